@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* Surface and tetrahedral meshes: generators, readers, checks, TetGen front end. */
+#ifndef SIM_MESH_H
+#define SIM_MESH_H
+#include "../base/status.h"
+
+/* Closed or open triangle surface. Indices are 0-based, flat arrays. */
+typedef struct sim_surface {
+  int nv, nt;
+  double *x; /* 3 * nv */
+  int *tri;  /* 3 * nt, counter-clockwise seen from outside */
+} sim_surface;
+
+/* Tetrahedral mesh, positively oriented tets. */
+typedef struct sim_tetmesh {
+  int nv, ntet;
+  double *x; /* 3 * nv */
+  int *tet;  /* 4 * ntet */
+} sim_tetmesh;
+
+void sim_surface_free(sim_surface *s); /* frees arrays, zeroes the struct */
+void sim_tetmesh_free(sim_tetmesh *m);
+
+/* ---- procedural generators (core/mesh/gen_*.c) ---- */
+/* Box [lo, hi] split into nx*ny*nz vertices (>= 2 each); every hex into 6 tets. */
+int sim_gen_box_tets(const double lo[3], const double hi[3], const int nverts[3],
+                     sim_tetmesh *out, sim_status *st);
+int sim_gen_icosphere(double radius, int subdivisions, sim_surface *out, sim_status *st);
+/* Closed box surface, each face split into segs x segs quads (2 triangles each). */
+int sim_gen_box_surface(const double lo[3], const double hi[3], int segs, sim_surface *out,
+                        sim_status *st);
+/* Closed cylinder along y, centred at the origin. */
+int sim_gen_cylinder(double radius, double height, int segments, int rings, sim_surface *out,
+                     sim_status *st);
+/* Capsule along y: a cylinder of the given height plus two hemispheres. */
+int sim_gen_capsule(double radius, double height, int segments, int rings, sim_surface *out,
+                    sim_status *st);
+/* Square cloth in the x-z plane of side `size`, centred at the origin, with a grid of
+   k x k vertices where k*k is the square nearest target_vertices (open surface). */
+int sim_gen_cloth(double size, int target_vertices, sim_surface *out, sim_status *st);
+
+/* ---- readers (core/mesh/read_*.c); `path` appears in every error message ---- */
+int sim_read_surface(const char *path, sim_surface *out, sim_status *st); /* by extension */
+int sim_read_obj(const char *path, sim_surface *out, sim_status *st);
+int sim_read_off(const char *path, sim_surface *out, sim_status *st);
+int sim_read_stl(const char *path, sim_surface *out, sim_status *st); /* ascii or binary */
+int sim_read_tetmesh(const char *path, sim_tetmesh *out, sim_status *st); /* by extension */
+/* path of the .node file; the .ele beside it (same stem) is read too */
+int sim_read_tetgen(const char *node_path, sim_tetmesh *out, sim_status *st);
+int sim_read_msh(const char *path, sim_tetmesh *out, sim_status *st); /* Gmsh 4.1 ascii */
+int sim_read_vtk(const char *path, sim_tetmesh *out, sim_status *st); /* legacy, ascii/binary */
+
+/* ---- checks ---- */
+/* Fails with a message naming what is wrong (open edges, non-manifold edges, degenerate
+   triangles, inconsistent orientation) and where (first offending edge / triangle). */
+int sim_surface_check_closed(const sim_surface *s, const char *name, sim_status *st);
+/* Orient every tet positively; fails on degenerate (zero-volume) tets. */
+int sim_tetmesh_orient(sim_tetmesh *m, const char *name, sim_status *st);
+/* Boundary triangles of a tet mesh (faces used by one tet), oriented outward. */
+int sim_tetmesh_boundary(const sim_tetmesh *m, int *ntri, int **tri, sim_status *st);
+
+/* ---- TetGen (core/mesh/tetgen_run.c) ---- */
+typedef struct sim_tetgen_opts {
+  double quality;    /* radius-edge bound for -q (0 = no quality switch) */
+  double max_volume; /* -a bound (0 = none) */
+  const char *extra; /* extra switches appended verbatim (validated: letters/digits/./) */
+  const char *cache_dir; /* NULL = no cache */
+} sim_tetgen_opts;
+/* Writes the surface as .smesh in a temporary directory, runs the `tetgen` program as a
+   child process (a crash becomes an error), reads .node/.ele back. Results are cached under
+   cache_dir keyed by a hash of the surface bytes and the switches. */
+int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
+               sim_tetmesh *out, sim_status *st);
+
+#endif

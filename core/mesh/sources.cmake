@@ -1,0 +1,1 @@
+# sources of core/mesh (listed explicitly)

@@ -1,0 +1,1 @@
+# sources of core/model (listed explicitly)
