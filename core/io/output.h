@@ -59,5 +59,29 @@ void sim_camera_fit(const sim_frame_view *f, sim_camera *cam);
    one colour per body, light grey background; written as 8-bit RGB PNG with libpng. */
 int sim_render_png(const char *path, const sim_frame_view *f, const sim_camera *cam, int width,
                    int height, sim_status *st);
+/* Grey level (R = G = B) of the preview background. */
+enum { SIM_RENDER_BG = 230 };
+/* Checks the view's counts, required arrays and index ranges (tet / tri vertices in [0, nv),
+   tri_body in [0, nbodies)); SIM_ERR_INTERNAL naming the first bad entry. Every writer above
+   calls it before opening its file. */
+int sim_frame_view_check(const sim_frame_view *f, sim_status *st);
+
+/* ---- CSV tables (timing.csv, memory.csv): rows kept as text, written in one go ---- */
+typedef struct sim_csv sim_csv;
+/* header: the column names joined by commas ("frame,time,collision"); NULL and
+   SIM_ERR_MEMORY / SIM_ERR_INTERNAL in st on failure. */
+sim_csv *sim_csv_create(const char *header, sim_status *st);
+/* A row of numbers, each "%.6g"; NaN is written as an empty field. n must equal the number
+   of columns. */
+int sim_csv_add_row(sim_csv *t, const double *values, int n, sim_status *st);
+/* A row of text fields (key,value tables); a field holding a comma, quote or newline is
+   quoted as RFC 4180 says. NULL fields are empty. */
+int sim_csv_add_text_row(sim_csv *t, const char *const *fields, int n, sim_status *st);
+int sim_csv_cols(const sim_csv *t);
+int sim_csv_rows(const sim_csv *t);   /* data rows, header not counted */
+const char *sim_csv_text(const sim_csv *t); /* the whole table, header first */
+/* Writes the table to path atomically. */
+int sim_csv_write(const sim_csv *t, const char *path, sim_status *st);
+void sim_csv_destroy(sim_csv *t);
 
 #endif

@@ -2,6 +2,8 @@
 /* Surface and tetrahedral meshes: generators, readers, checks, TetGen front end. */
 #ifndef SIM_MESH_H
 #define SIM_MESH_H
+#include <stddef.h>
+
 #include "../base/status.h"
 
 /* Closed or open triangle surface. Indices are 0-based, flat arrays. */
@@ -71,5 +73,48 @@ typedef struct sim_tetgen_opts {
    cache_dir keyed by a hash of the surface bytes and the switches. */
 int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
                sim_tetmesh *out, sim_status *st);
+
+/* Writes NODE (a path ending in .node) and the .ele beside it, each atomically, 0-based. */
+int sim_write_tetgen(const char *node_path, const sim_tetmesh *m, sim_status *st);
+/* $SIMCTL_CACHE_DIR, else $XDG_CACHE_HOME/simctl/tetgen, else $HOME/.cache/simctl/tetgen;
+   NULL when none of these is set. Returns a static buffer (not thread-safe). */
+const char *sim_tetgen_default_cache_dir(void);
+
+/* ---- measures (core/mesh/mesh.c) ---- */
+double sim_surface_volume(const sim_surface *s); /* enclosed volume, > 0 when outward */
+double sim_tetmesh_volume(const sim_tetmesh *m); /* sum of signed tet volumes */
+
+/* ---- text scanning shared by the readers (core/mesh/mesh_text.c; internal) ---- */
+typedef struct sim_mesh_cursor {
+  const char *path;
+  const char *p, *end; /* unread input */
+  int line;            /* 1-based line of p */
+  char comment;        /* starts a comment running to the end of the line; 0 = none */
+} sim_mesh_cursor;
+/* Whole file into a NUL-terminated sim_malloc'ed buffer ("PATH: cannot open: ..."). */
+int sim_mesh_load_file(const char *path, char **buf, size_t *len, sim_status *st);
+void sim_mesh_cursor_init(sim_mesh_cursor *c, const char *path, const char *buf, size_t len,
+                          char comment);
+/* Next whitespace-separated token, skipping comments and counting lines; 0 at the end. */
+int sim_mesh_token(sim_mesh_cursor *c, const char **tok, int *len);
+/* Skips blanks and a comment on the current line; 1 when the line (or input) ends there. */
+int sim_mesh_at_eol(sim_mesh_cursor *c);
+/* Consumes the rest of the current line including its newline. */
+void sim_mesh_skip_line(sim_mesh_cursor *c);
+/* Failure "PATH:LINE: ..." at the cursor's line. */
+int sim_mesh_fail(const sim_mesh_cursor *c, sim_status *st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Parse the next token: "PATH:LINE: expected WHAT, found 'TOK'" (or "... end of file"). */
+int sim_mesh_read_double(sim_mesh_cursor *c, double *v, const char *what, sim_status *st);
+int sim_mesh_read_long(sim_mesh_cursor *c, long long *v, const char *what, sim_status *st);
+/* Integer in [lo, hi]: "PATH:LINE: WHAT N out of range (expected LO..HI)". */
+int sim_mesh_read_int(sim_mesh_cursor *c, int *v, long long lo, long long hi, const char *what,
+                      sim_status *st);
+/* Next token must equal WORD: "PATH:LINE: expected 'WORD', found 'TOK'". */
+int sim_mesh_expect(sim_mesh_cursor *c, const char *word, sim_status *st);
+/* Writes TOK (len bytes) for a message: at most 40 printable characters. */
+void sim_mesh_quote(char out[48], const char *tok, int len);
+/* Grows *p (elem bytes each) to hold at least need elements; 0 on success. */
+int sim_mesh_grow(void **p, int *cap, long long need, size_t elem);
 
 #endif

@@ -1,1 +1,1 @@
-# sources of core/solve (listed explicitly)
+list(APPEND SIM_CORE_SOURCES core/solve/factor.c core/solve/sparse_inverse.c)

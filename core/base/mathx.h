@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Small math helpers shared by host and device code (SIM_HD marks both). */
+#ifndef SIM_MATHX_H
+#define SIM_MATHX_H
+#include <math.h>
+
+#ifdef __CUDACC__
+#define SIM_HD __host__ __device__ static inline
+#else
+#define SIM_HD static inline
+#endif
+
+#define SIM_PI 3.14159265358979323846
+
+SIM_HD double sim_dot3(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+SIM_HD void sim_cross3(const double a[3], const double b[3], double c[3]) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+SIM_HD double sim_norm3(const double a[3]) { return sqrt(sim_dot3(a, a)); }
+/* 3x3 matrices are row-major double[9]. */
+SIM_HD double sim_det3(const double m[9]) {
+  return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+         m[2] * (m[3] * m[7] - m[4] * m[6]);
+}
+/* Inverse; returns the determinant (the inverse is garbage when it is 0). */
+SIM_HD double sim_inv3(const double m[9], double inv[9]) {
+  double d = sim_det3(m);
+  double id = 1.0 / d;
+  inv[0] = (m[4] * m[8] - m[5] * m[7]) * id;
+  inv[1] = (m[2] * m[7] - m[1] * m[8]) * id;
+  inv[2] = (m[1] * m[5] - m[2] * m[4]) * id;
+  inv[3] = (m[5] * m[6] - m[3] * m[8]) * id;
+  inv[4] = (m[0] * m[8] - m[2] * m[6]) * id;
+  inv[5] = (m[2] * m[3] - m[0] * m[5]) * id;
+  inv[6] = (m[3] * m[7] - m[4] * m[6]) * id;
+  inv[7] = (m[1] * m[6] - m[0] * m[7]) * id;
+  inv[8] = (m[0] * m[4] - m[1] * m[3]) * id;
+  return d;
+}
+
+#endif

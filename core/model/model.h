@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* The simulation model: all bodies concatenated into flat arrays, elements, pins, system. */
+#ifndef SIM_MODEL_H
+#define SIM_MODEL_H
+#include "../base/status.h"
+#include "../scene/scene.h"
+
+/* Per-tet rest data for the ARAP constraint: F = sum_a x_a g_a^T with g_0 = -(g_1+g_2+g_3)
+   and g_1..g_3 the rows of Dm^{-1} (Dm = [X1-X0, X2-X0, X3-X0]). */
+typedef struct sim_tet {
+  int v[4];
+  double g[4][3]; /* gradient vectors g_a */
+  double vol;     /* rest volume V_i */
+  double w;       /* constraint weight w_i = 2 mu V_i */
+  double mu;      /* shear modulus of the body's material */
+} sim_tet;
+
+typedef struct sim_pin_group {
+  const sim_pin_def *def; /* script from the scene */
+  double start_time;      /* always 0 for now */
+} sim_pin_group;
+
+typedef struct sim_model {
+  const sim_scene *scene;
+  int n;                /* vertices, all bodies */
+  int nbodies;
+  int *body_vert_start; /* nbodies + 1 */
+  int *vert_body;       /* n */
+  double *x_rest;       /* 3n world-space rest (initial) positions */
+  double *v_init;       /* 3n initial velocities */
+  double *mass;         /* n lumped masses, kg */
+  int ntet;
+  sim_tet *tets;
+  int *tet_body; /* ntet */
+  int ntri;      /* boundary triangles, for OBJ / PNG */
+  int *tri;
+  int *tri_body;
+  /* vertex -> incident (tet, corner) pairs, CSR, for the gather form of the local step */
+  int *vt_ptr; /* n + 1 */
+  int *vt_idx; /* tet * 4 + corner */
+  /* pins: vertex -> pin group (or -1); free unknowns */
+  int *pin_of; /* n */
+  int npinned;
+  int *pinned; /* npinned vertex ids */
+  int nfree;
+  int *free_of;   /* n: unknown index or -1 */
+  int *free_vert; /* nfree: vertex id */
+  /* the scalar system over free unknowns: A_s = M + h^2 sum w_i G_i^T G_i, upper triangle in
+     CSC (column pointers, row indices <= column), and the coupling to pinned vertices in CSR
+     (rows = free unknowns, columns = index into `pinned`) */
+  double h;
+  int *A_colptr, *A_rowidx;
+  double *A_val;
+  long long A_nnz;
+  int *C_ptr, *C_idx;
+  double *C_val;
+  double total_mass, total_volume;
+} sim_model;
+
+/* Build meshes (generators / files / TetGen through the cache dir), transform them, lump
+   masses, build elements, pins and the system matrix. */
+int sim_model_build(const sim_scene *sc, const char *cache_dir, sim_model *m, sim_status *st);
+void sim_model_free(sim_model *m);
+
+/* Build every body's tet mesh in world space (used by the model and `simctl info`). */
+struct sim_tetmesh;
+int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, struct sim_tetmesh *out,
+                  sim_status *st);
+
+/* World position of pinned vertex `pv` (an index into m->pinned) at time t. */
+void sim_pin_position(const sim_model *m, int pv, double t, double out[3]);
+/* Rigid motion of a pin script at time t applied to point x0. */
+void sim_pin_script_apply(const sim_pin_def *p, double t, const double x0[3], double out[3]);
+
+/* Whether each vertex lies in the box (inclusive). */
+static inline int sim_in_box(const double b[6], const double x[3]) {
+  return x[0] >= b[0] && x[1] >= b[1] && x[2] >= b[2] && x[0] <= b[3] && x[1] <= b[4] &&
+         x[2] <= b[5];
+}
+
+#endif

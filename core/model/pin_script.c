@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* Scripted pin motions: PULLING, ROLLING and WAIT steps run in sequence (rigid motions). */
+#include <math.h>
+
+#include "../base/mathx.h"
+#include "model.h"
+
+/* Rodrigues rotation of x about the unit axis a through c by angle th (radians). */
+static void rotate_about(const double a[3], const double c[3], double th, const double x[3],
+                         double out[3]) {
+  double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+  double ct = cos(th), s = sin(th);
+  double d = a[0] * r[0] + a[1] * r[1] + a[2] * r[2];
+  double cr[3] = {a[1] * r[2] - a[2] * r[1], a[2] * r[0] - a[0] * r[2],
+                  a[0] * r[1] - a[1] * r[0]};
+  for (int k = 0; k < 3; k++) out[k] = c[k] + r[k] * ct + cr[k] * s + a[k] * d * (1.0 - ct);
+}
+
+/* How long a step lasts, s. */
+static double step_duration(const sim_pin_step *s) {
+  switch (s->kind) {
+    case SIM_STEP_PULLING: return s->length / s->speed;
+    case SIM_STEP_ROLLING: return s->angle / fabs(s->speed);
+    case SIM_STEP_WAIT: return s->duration;
+  }
+  return 0.0;
+}
+
+void sim_pin_script_apply(const sim_pin_def *p, double t, const double x0[3], double out[3]) {
+  double x[3] = {x0[0], x0[1], x0[2]};
+  double remaining = t;
+  for (int i = 0; i < p->nsteps && remaining > 0.0; i++) {
+    const sim_pin_step *s = &p->steps[i];
+    double dur = step_duration(s);
+    double tau = remaining < dur ? remaining : dur; /* time spent in this step */
+    remaining -= tau;
+    if (s->kind == SIM_STEP_PULLING) {
+      for (int k = 0; k < 3; k++) x[k] += s->direction[k] * s->speed * tau;
+    } else if (s->kind == SIM_STEP_ROLLING) {
+      double th = s->speed * tau * (SIM_PI / 180.0);
+      double y[3];
+      rotate_about(s->axis, s->center, th, x, y);
+      for (int k = 0; k < 3; k++) x[k] = y[k];
+    }
+  }
+  for (int k = 0; k < 3; k++) out[k] = x[k];
+}
+
+void sim_pin_position(const sim_model *m, int pv, double t, double out[3]) {
+  int v = m->pinned[pv];
+  const sim_pin_def *p = &m->scene->pins[m->pin_of[v]];
+  sim_pin_script_apply(p, t, &m->x_rest[3 * v], out);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* The scalar system A_s factored once by CHOLMOD (METIS or AMD ordering), and its sparse
+   inverse factor S = L^{-1} P (Sec. 4 of the paper; DESIGN.md Sec. 5). */
+#ifndef SIM_FACTOR_H
+#define SIM_FACTOR_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/status.h"
+#include "../scene/scene.h"
+
+typedef struct sim_factor sim_factor; /* opaque: CHOLMOD objects */
+
+/* Factor the SPD matrix given by its upper triangle in CSC (n x n). `simplicial` asks for an
+   exact-pattern LL^T factor (needed for S); otherwise CHOLMOD picks supernodal. Fails with
+   SIM_ERR_NUMERIC when A is not positive definite. */
+int sim_factor_create(int n, const int *colptr, const int *rowidx, const double *val,
+                      sim_ordering ord, int simplicial, sim_factor **out, sim_status *st);
+void sim_factor_destroy(sim_factor *f);
+/* x = A^{-1} b for 3 columns; b and x are n x 3 interleaved (x0 y0 z0 x1 ...). */
+int sim_factor_solve3(sim_factor *f, const double *b, double *x, sim_status *st);
+
+typedef struct sim_factor_info {
+  int n;
+  long long nnz_A;  /* of the full symmetric matrix */
+  long long nnz_L;  /* of the factor (including the diagonal) */
+  double analyze_ms, factor_ms;
+  const char *ordering; /* the ordering CHOLMOD used: "metis", "amd", ... */
+  int supernodal;
+} sim_factor_info;
+void sim_factor_get_info(const sim_factor *f, sim_factor_info *info);
+
+/* Sparse inverse factor, stored twice so both products are row gathers:
+   - rows: CSR of L^{-1} with column indices mapped through P (S itself: y = S b);
+   - cols: CSC of L^{-1} (column k holds the elimination-tree path from k to the root),
+           whose column k is written to original index perm[k] (q = S^T y).
+   Values in double, or float when precision is float. */
+typedef struct sim_sparse_inverse {
+  int n;
+  long long nnz;
+  sim_precision precision;
+  int *perm;                  /* n: P */
+  int *row_ptr, *row_col;     /* n + 1, nnz: CSR of S, columns in original numbering */
+  int *col_ptr, *col_row;     /* n + 1, nnz: CSC of L^{-1}, rows in permuted numbering */
+  double *row_val, *col_val;  /* double precision values (or NULL) */
+  float *row_valf, *col_valf; /* float precision values (or NULL) */
+  int etree_height;
+  double build_ms;
+} sim_sparse_inverse;
+
+/* Build S from a simplicial factor by the recurrence
+   L^{-1}(:,k) = (e_k - sum_{i > k, L(i,k) != 0} L(i,k) L^{-1}(:,i)) / L(k,k),
+   level by level from the root of the elimination tree (columns on a level are independent).
+   `max_bytes` > 0 refuses (SIM_ERR_MEMORY, naming the size) before allocating more. */
+int sim_sparse_inverse_build(sim_factor *f, sim_precision prec, size_t max_bytes,
+                             sim_sparse_inverse *S, sim_status *st);
+void sim_sparse_inverse_free(sim_sparse_inverse *S);
+/* nnz(S) from the elimination tree alone (sum of path lengths), without building S. */
+long long sim_sparse_inverse_count(sim_factor *f);
+/* Bytes of one copy of S (values + column indices + row pointers). */
+size_t sim_sparse_inverse_bytes(long long nnz, int n, sim_precision prec);
+/* y = S b, x = S^T y for 3 interleaved columns (one pass over S for x, y, z). */
+void sim_sparse_inverse_apply(const sim_sparse_inverse *S, const double *b, double *y,
+                              double *x);
+
+#endif

@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+sim_unit_test(test_io test_io.c)

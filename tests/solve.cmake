@@ -1,0 +1,1 @@
+sim_unit_test(test_sparse_inverse test_sparse_inverse.c)
