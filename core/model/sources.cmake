@@ -1,1 +1,2 @@
-# sources of core/model (listed explicitly)
+list(APPEND SIM_CORE_SOURCES core/model/pin_script.c core/model/body_mesh.c core/model/model_build.c
+  core/model/system.c)

@@ -113,9 +113,12 @@ typedef struct sim_scene {
   sim_output_def output;
 } sim_scene;
 
-/* Defaults for every field (Box2D style). */
+/* Defaults for every field (Box2D style). The scene default has no bodies; the body default
+   is an icosphere of radius 1. sim_default_mesh gives a mesh of `kind` its defaults (bar and
+   box: lo -1, hi 1; bar vertices 2 per axis; cylinder/capsule radius 1, height 2). */
 void sim_default_scene(sim_scene *s);
 void sim_default_body(sim_body_def *b);
+void sim_default_mesh(sim_mesh_def *m, sim_mesh_source_kind kind);
 
 /* Load FILE, apply `noverrides` "PATH=VALUE" strings (--set), fill and validate. On failure
    st->msg is one line "FILE:LINE:COL: JSON.PATH: what was expected" (for --set overrides
@@ -125,5 +128,11 @@ int sim_scene_load(const char *file, const char *const *overrides, int noverride
 /* The same from a string (tests); `file` is used in messages and for relative paths. */
 int sim_scene_load_string(const char *text, const char *file, const char *const *overrides,
                           int noverrides, sim_scene *out, sim_status *st);
+/* Check a filled scene (the loaders call it); messages are "FILE: JSON.PATH: what". */
+int sim_scene_validate(const sim_scene *s, sim_status *st);
+/* The resolved scene as pretty JSON that loads back to the same struct (mesh paths are as
+   resolved, i.e. relative to the current directory). *out_text is malloc'ed; free() it.
+   Returns SIM_OK or SIM_ERR_MEMORY. */
+int sim_scene_to_json(const sim_scene *s, char **out_text);
 
 #endif

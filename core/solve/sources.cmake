@@ -1,1 +1,1 @@
-list(APPEND SIM_CORE_SOURCES core/solve/factor.c core/solve/sparse_inverse.c)
+list(APPEND SIM_CORE_SOURCES core/solve/factor.c core/solve/sparse_inverse.c core/solve/backend_cpu.c core/solve/stepper.c)

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: MIT */
+/* Assembly of the constant scalar system matrix A_s = M + h^2 sum_i w_i G_i^T G_i. */
+#ifndef SIM_SYSTEM_H
+#define SIM_SYSTEM_H
+#include "model.h"
+
+/* Fills m->A_* (upper triangle, CSC over free unknowns) and m->C_* (free x pinned coupling). */
+int sim_system_assemble(sim_model *m, sim_status *st);
+
+#endif

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* Default values for every scene struct, and the JSON names of the enums. */
+#include <string.h>
+
+#include "scene_private.h"
+
+const char *const scene_global_names[3] = {"auto", "sparse_inverse", "cholesky"};
+const char *const scene_device_names[3] = {"auto", "cpu", "cuda"};
+const char *const scene_precision_names[2] = {"double", "float"};
+const char *const scene_ordering_names[2] = {"metis", "amd"};
+const char *const scene_mesh_names[6] = {"bar", "icosphere", "box", "cylinder", "capsule", "file"};
+const char *const scene_model_names[1] = {"arap"};
+const char *const scene_lumping_names[2] = {"uniform", "volume"};
+const char *const scene_step_names[3] = {"pulling", "rolling", "wait"};
+const char *const scene_format_names[4] = {"vtk", "obj", "png", "csv"};
+
+void scene_set_str(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  if (n >= cap) n = cap - 1;
+  memset(dst, 0, cap);
+  memcpy(dst, src, n);
+}
+
+void sim_default_mesh(sim_mesh_def *m, sim_mesh_source_kind kind) {
+  memset(m, 0, sizeof *m);
+  m->kind = kind;
+  for (int k = 0; k < 3; k++) {
+    m->lo[k] = -1;
+    m->hi[k] = 1;
+    m->vertices[k] = 2;
+  }
+  m->radius = 1;
+  m->height = 2;
+  m->subdivisions = 3;
+  m->segments = kind == SIM_SRC_BOX ? 4 : 24;
+  m->rings = 8;
+  m->tet_quality = 1.414;
+  m->tet_max_volume = 0;
+}
+
+void sim_default_body(sim_body_def *b) {
+  memset(b, 0, sizeof *b);
+  scene_set_str(b->name, sizeof b->name, "body");
+  sim_default_mesh(&b->mesh, SIM_SRC_ICOSPHERE);
+  for (int k = 0; k < 3; k++) b->transform.scale[k] = 1;
+  b->material.model = SIM_MAT_ARAP;
+  b->material.density = 1000;
+  b->material.mass = 0;
+  b->material.lumping = SIM_LUMP_VOLUME;
+  b->material.youngs_modulus = 1e6;
+  b->material.poisson_ratio = 0.45;
+}
+
+void sim_default_scene(sim_scene *s) {
+  memset(s, 0, sizeof *s);
+  scene_set_str(s->name, sizeof s->name, "scene");
+  s->solver.dt = 0.01;
+  s->solver.frames = 100;
+  s->solver.lg_iterations = 5;
+  s->solver.global = SIM_GLOBAL_AUTO;
+  s->solver.device = SIM_DEVICE_AUTO;
+  s->solver.precision = SIM_PREC_DOUBLE;
+  s->solver.ordering = SIM_ORDER_METIS;
+  s->solver.threads = 0;
+  s->nbodies = 0;
+  for (int i = 0; i < SIM_MAX_BODIES; i++) sim_default_body(&s->bodies[i]);
+  s->npins = 0;
+  scene_set_str(s->output.dir, sizeof s->output.dir, "out/scene");
+  s->output.every = 1;
+  s->output.formats = SIM_OUT_VTK | SIM_OUT_OBJ | SIM_OUT_CSV;
+  s->output.png_width = 640;
+  s->output.png_height = 480;
+}

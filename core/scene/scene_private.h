@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to core/scene: JSON paths, the error context, the text locator and shared helpers. */
+#ifndef SIM_SCENE_PRIVATE_H
+#define SIM_SCENE_PRIVATE_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "scene.h"
+
+#define SCENE_PATH_DEPTH 16
+
+/* One step of a JSON path: an object key (the occ-th occurrence, for duplicate keys) or,
+   when key is NULL, an array index. */
+typedef struct scene_seg {
+  const char *key;
+  int index;
+  int occ;
+} scene_seg;
+
+typedef struct scene_path {
+  int n; /* may exceed SCENE_PATH_DEPTH; only the first SCENE_PATH_DEPTH are stored */
+  scene_seg seg[SCENE_PATH_DEPTH];
+} scene_path;
+
+/* One applied --set override: its text as given and the path it replaced. */
+typedef struct scene_override {
+  const char *text; /* "PATH=VALUE" */
+  char *buf;        /* owned: PATH with '.' replaced by '\0'; path keys point into it */
+  scene_path path;
+} scene_override;
+
+/* Where errors go and how they are located: the scene text (NULL for a scene built in code),
+   the overrides applied to it, and the path of the value being read or checked. */
+typedef struct scene_ctx {
+  const char *file;
+  const char *text;
+  const scene_override *ovr;
+  int novr;
+  sim_status *st;
+  scene_path path;
+} scene_ctx;
+
+/* ---- scene_error.c ---- */
+void scene_push_key(scene_ctx *c, const char *key);
+void scene_push_index(scene_ctx *c, int index);
+void scene_pop(scene_ctx *c);
+/* Record "LOCATION: PATH: what" for the current path (at_key: point at the key, not the
+   value) and return SIM_ERR_SCENE. */
+int scene_fail(scene_ctx *c, int at_key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Whether the current path plus `key` is written in the text or set by an override. */
+int scene_given(const scene_ctx *c, const char *key);
+void scene_path_format(const scene_path *p, char *buf, size_t cap);
+/* Shortest decimal that reads back as v. */
+void scene_fmt_num(double v, char buf[40]);
+/* Printable copy of user text for messages (control bytes as '?', long text cut). */
+void scene_quote(const char *s, char *buf, size_t cap);
+/* Closest of `allowed` to `key` (Levenshtein <= 2, or a prefix), or NULL. */
+const char *scene_suggest(const char *key, const char *const *allowed, int n);
+
+/* ---- json_locate.c ---- */
+/* Strict RFC 8259 check of NUL-terminated text; 0 when valid, else -1 with *err_off and msg. */
+int scene_json_check(const char *text, size_t *err_off, char *msg, size_t cap);
+/* Offset in `text` (valid JSON) where the value at `p` starts (or its key, if at_key and the
+   last step is a key). Stops at the deepest step found; *matched says how many matched. */
+size_t scene_json_locate(const char *text, const scene_path *p, int at_key, int *matched);
+void scene_line_col(const char *text, size_t off, int *line, int *col);
+
+/* ---- scene_override.c ---- */
+/* Apply "PATH=VALUE" to root; fills *rec (free with scene_override_free). */
+int scene_override_apply(cJSON *root, const char *text, scene_override *rec, sim_status *st);
+void scene_override_free(scene_override *rec);
+
+/* ---- scene_json_read.c: typed reads from cJSON into struct fields ---- */
+const char *scene_type_name(const cJSON *v);
+const cJSON *scene_item(const cJSON *obj, const char *key);
+/* Reject unknown and duplicate keys; `note` (may be NULL) follows "unknown key "x"". */
+int scene_keys(scene_ctx *c, const cJSON *obj, const char *const *allowed, int n,
+               const char *note);
+int scene_rd_num(scene_ctx *c, const cJSON *obj, const char *key, double *out);
+int scene_rd_int(scene_ctx *c, const cJSON *obj, const char *key, int *out);
+int scene_rd_vec(scene_ctx *c, const cJSON *obj, const char *key, double *out, int n);
+int scene_rd_ivec(scene_ctx *c, const cJSON *obj, const char *key, int *out, int n);
+int scene_rd_str(scene_ctx *c, const cJSON *obj, const char *key, char *out, size_t cap);
+int scene_rd_enum(scene_ctx *c, const cJSON *obj, const char *key, const char *const *names,
+                  int n, int *out);
+/* The object at key (NULL when absent); an error when present but not an object. */
+int scene_rd_obj(scene_ctx *c, const cJSON *obj, const char *key, const cJSON **out);
+int scene_num_value(scene_ctx *c, const cJSON *v, double *out);
+int scene_int_value(scene_ctx *c, const cJSON *v, int *out);
+/* "\"a\", \"b\", \"c\"" */
+void scene_names_list(const char *const *names, int n, char *buf, size_t cap);
+
+/* ---- scene_load_body.c ---- */
+int scene_load_body(scene_ctx *c, const cJSON *o, int index, sim_body_def *b);
+
+/* ---- scene_validate.c ---- */
+int scene_validate_ctx(scene_ctx *c, const sim_scene *s);
+
+/* ---- scene_defaults.c: names of enum values, indexed by the enum ---- */
+extern const char *const scene_global_names[3];
+extern const char *const scene_device_names[3];
+extern const char *const scene_precision_names[2];
+extern const char *const scene_ordering_names[2];
+extern const char *const scene_mesh_names[6];
+extern const char *const scene_model_names[1];
+extern const char *const scene_lumping_names[2];
+extern const char *const scene_step_names[3];
+extern const char *const scene_format_names[4]; /* bit k of formats */
+/* Copy src into dst[cap], zero-filling the rest (structs stay memcmp-comparable). */
+void scene_set_str(char *dst, size_t cap, const char *src);
+
+/* Limits shared by the loader and validation. */
+#define SCENE_FRAMES_MAX 10000000
+#define SCENE_LG_MAX 100000
+#define SCENE_SUBDIV_MAX 7
+#define SCENE_SEGMENTS_MAX 1024
+#define SCENE_BOX_SEGMENTS_MAX 200
+#define SCENE_RINGS_MAX 1024
+#define SCENE_PNG_MIN 16
+#define SCENE_PNG_MAX 8192
+#define SCENE_BAR_VERTICES_MAX 100000000.0
+
+#endif

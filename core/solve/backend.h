@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* The backend seam (ggml style): a table of function pointers for the frame's hot operations.
+   The CPU implementation is in core/solve/backend_cpu.c, the CUDA one in gpu/. State arrays
+   (q, v, ...) live wherever the backend keeps them; the stepper only passes handles. */
+#ifndef SIM_BACKEND_H
+#define SIM_BACKEND_H
+#include <stddef.h>
+
+#include "../base/status.h"
+#include "../model/model.h"
+#include "factor.h"
+
+typedef enum { SIM_VEC_Q, SIM_VEC_QT, SIM_VEC_QTILDE, SIM_VEC_V, SIM_VEC_COUNT } sim_vec_id;
+
+typedef struct sim_global_stats {
+  long long S_nnz;      /* 0 when the global solver is not the sparse inverse */
+  size_t S_bytes;       /* one copy of S in the chosen precision */
+  size_t S_resident;    /* what the backend keeps for S (both orientations) */
+  double S_build_ms;
+  int etree_height;
+  sim_factor_info factor;
+} sim_global_stats;
+
+typedef struct sim_backend sim_backend;
+struct sim_backend {
+  const char *name; /* "cpu" or "cuda" */
+  sim_global_kind global; /* resolved (never AUTO) */
+  void *ctx;
+  /* Whole-state transfers: vector `id` (3n doubles) to and from the host. */
+  int (*upload)(sim_backend *be, sim_vec_id id, const double *host, sim_status *st);
+  int (*download)(sim_backend *be, sim_vec_id id, double *host, sim_status *st);
+  /* Pinned vertices' positions for the coming step (npinned x 3). */
+  int (*set_pins)(sim_backend *be, const double *pin_pos, sim_status *st);
+  /* q~ = q_t + h v + h^2 g on free vertices; q = q~ there; pinned q and q~ = targets. */
+  int (*predict)(sim_backend *be, const double gravity[3], sim_status *st);
+  /* Local step (Eq. 5): per-element projections p_i, then
+     rhs = M q~ + h^2 sum_i w_i G_i^T p_i - C q_pinned over the free unknowns. */
+  int (*local_step)(sim_backend *be, sim_status *st);
+  /* Global step: q_free = A_s^{-1} rhs for the 3 columns. */
+  int (*global_step)(sim_backend *be, sim_status *st);
+  /* v = (q - q_t) / h; q_t = q. */
+  int (*integrate)(sim_backend *be, sim_status *st);
+  /* Incremental potential e(q) = 1/(2h^2) |q - q~|_M^2 + sum_i w_i/2 |G_i q - p_i(q)|^2, and
+     per-element elastic energy density (J/m^3) into `elem` when non-NULL (host, ntet). */
+  double (*energy)(sim_backend *be, double *elem);
+  void (*global_stats)(sim_backend *be, sim_global_stats *out);
+  void (*destroy)(sim_backend *be);
+};
+
+typedef struct sim_backend_opts {
+  sim_global_kind global;
+  sim_precision precision;
+  sim_ordering ordering;
+  size_t max_S_bytes; /* 0 = no limit */
+} sim_backend_opts;
+
+int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
+                           sim_status *st);
+/* gpu/: SIM_ERR_DEVICE with a reason when CUDA cannot run (not built, no device, ...). */
+int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
+                            sim_status *st);
+/* 1 when a CUDA device is usable; otherwise 0 and a reason in `why`. */
+int sim_cuda_available(char *why, size_t len);
+
+#endif

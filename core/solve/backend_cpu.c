@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* CPU backend (OpenMP): ARAP local step, global step with S or CHOLMOD, vector stages.
+   Every loop is a gather with a fixed order, so results do not depend on the thread count. */
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../base/timer.h"
+#include "backend.h"
+#include "local_arap.h"
+
+typedef struct cpu_ctx {
+  const sim_model *m;
+  double *vec[SIM_VEC_COUNT]; /* 3n each */
+  double *pin_pos;            /* 3 * npinned */
+  double *R;                  /* 9 * ntet: projections p_i */
+  double *rhs, *xfree, *y;    /* 3 * nfree */
+  sim_factor *fac;
+  sim_sparse_inverse S;
+  int use_S;
+  sim_global_stats stats;
+} cpu_ctx;
+
+#define CTX(be) ((cpu_ctx *)(be)->ctx)
+
+static int cpu_upload(sim_backend *be, sim_vec_id id, const double *host, sim_status *st) {
+  memcpy(CTX(be)->vec[id], host, sizeof(double) * 3 * (size_t)CTX(be)->m->n);
+  return SIM_OK;
+}
+
+static int cpu_download(sim_backend *be, sim_vec_id id, double *host, sim_status *st) {
+  memcpy(host, CTX(be)->vec[id], sizeof(double) * 3 * (size_t)CTX(be)->m->n);
+  return SIM_OK;
+}
+
+static int cpu_set_pins(sim_backend *be, const double *pin_pos, sim_status *st) {
+  memcpy(CTX(be)->pin_pos, pin_pos, sizeof(double) * 3 * (size_t)CTX(be)->m->npinned);
+  return SIM_OK;
+}
+
+static int cpu_predict(sim_backend *be, const double g[3], sim_status *st) {
+  cpu_ctx *c = CTX(be);
+  const sim_model *m = c->m;
+  double h = m->h, *q = c->vec[SIM_VEC_Q], *qt = c->vec[SIM_VEC_QT];
+  double *qh = c->vec[SIM_VEC_QTILDE], *v = c->vec[SIM_VEC_V];
+#pragma omp parallel for schedule(static)
+  for (int f = 0; f < m->nfree; f++) {
+    int i = m->free_vert[f];
+    for (int k = 0; k < 3; k++) {
+      qh[3 * i + k] = qt[3 * i + k] + h * v[3 * i + k] + h * h * g[k];
+      q[3 * i + k] = qh[3 * i + k];
+    }
+  }
+  for (int p = 0; p < m->npinned; p++) {
+    int i = m->pinned[p];
+    for (int k = 0; k < 3; k++) q[3 * i + k] = qh[3 * i + k] = c->pin_pos[3 * p + k];
+  }
+  return SIM_OK;
+}
+
+static int cpu_local_step(sim_backend *be, sim_status *st) {
+  cpu_ctx *c = CTX(be);
+  const sim_model *m = c->m;
+  const double *q = c->vec[SIM_VEC_Q], *qh = c->vec[SIM_VEC_QTILDE];
+#pragma omp parallel for schedule(static, 256)
+  for (int e = 0; e < m->ntet; e++) sim_arap_project(&m->tets[e], q, c->R + 9 * (size_t)e);
+  double h2 = m->h * m->h;
+#pragma omp parallel for schedule(static, 256)
+  for (int f = 0; f < m->nfree; f++) {
+    int i = m->free_vert[f];
+    double b[3];
+    for (int k = 0; k < 3; k++) b[k] = m->mass[i] * qh[3 * i + k];
+    for (int p = m->vt_ptr[i]; p < m->vt_ptr[i + 1]; p++) {
+      int e = m->vt_idx[p] >> 2, a = m->vt_idx[p] & 3;
+      sim_arap_rhs_add(&m->tets[e], c->R + 9 * (size_t)e, a, h2, b);
+    }
+    for (int p = m->C_ptr[f]; p < m->C_ptr[f + 1]; p++) {
+      const double *x = c->pin_pos + 3 * (size_t)m->C_idx[p];
+      for (int k = 0; k < 3; k++) b[k] -= m->C_val[p] * x[k];
+    }
+    for (int k = 0; k < 3; k++) c->rhs[3 * f + k] = b[k];
+  }
+  return SIM_OK;
+}
+
+static int cpu_global_step(sim_backend *be, sim_status *st) {
+  cpu_ctx *c = CTX(be);
+  const sim_model *m = c->m;
+  if (c->use_S) sim_sparse_inverse_apply(&c->S, c->rhs, c->y, c->xfree);
+  else if (sim_factor_solve3(c->fac, c->rhs, c->xfree, st)) return st->code;
+  double *q = c->vec[SIM_VEC_Q];
+#pragma omp parallel for schedule(static)
+  for (int f = 0; f < m->nfree; f++)
+    for (int k = 0; k < 3; k++) q[3 * m->free_vert[f] + k] = c->xfree[3 * f + k];
+  return SIM_OK;
+}
+
+static int cpu_integrate(sim_backend *be, sim_status *st) {
+  cpu_ctx *c = CTX(be);
+  size_t n3 = 3 * (size_t)c->m->n;
+  double ih = 1.0 / c->m->h, *q = c->vec[SIM_VEC_Q], *qt = c->vec[SIM_VEC_QT];
+  double *v = c->vec[SIM_VEC_V];
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n3; i++) {
+    v[i] = (q[i] - qt[i]) * ih;
+    qt[i] = q[i];
+  }
+  return SIM_OK;
+}
+
+static double cpu_energy(sim_backend *be, double *elem) {
+  cpu_ctx *c = CTX(be);
+  const sim_model *m = c->m;
+  const double *q = c->vec[SIM_VEC_Q], *qh = c->vec[SIM_VEC_QTILDE];
+  double el = 0, in = 0;
+#pragma omp parallel for schedule(static, 256) reduction(+ : el)
+  for (int e = 0; e < m->ntet; e++) {
+    double E = sim_arap_energy(&m->tets[e], q);
+    if (elem) elem[e] = E / m->tets[e].vol;
+    el += E;
+  }
+  for (int f = 0; f < m->nfree; f++) {
+    int i = m->free_vert[f];
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) d2 += (q[3 * i + k] - qh[3 * i + k]) * (q[3 * i + k] - qh[3 * i + k]);
+    in += m->mass[i] * d2;
+  }
+  return in / (2.0 * m->h * m->h) + el;
+}
+
+static void cpu_global_stats(sim_backend *be, sim_global_stats *out) { *out = CTX(be)->stats; }
+
+static void cpu_destroy(sim_backend *be) {
+  if (!be) return;
+  cpu_ctx *c = CTX(be);
+  if (c) {
+    for (int i = 0; i < SIM_VEC_COUNT; i++) sim_free(c->vec[i]);
+    sim_free(c->pin_pos);
+    sim_free(c->R);
+    sim_free(c->rhs);
+    sim_free(c->xfree);
+    sim_free(c->y);
+    sim_factor_destroy(c->fac);
+    sim_sparse_inverse_free(&c->S);
+    sim_free(c);
+  }
+  sim_free(be);
+}
+
+int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
+                           sim_status *st) {
+  *out = NULL;
+  sim_backend *be = SIM_NEW0(sim_backend, 1);
+  cpu_ctx *c = SIM_NEW0(cpu_ctx, 1);
+  if (!be || !c) {
+    sim_free(be);
+    sim_free(c);
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (backend)");
+  }
+  be->ctx = c;
+  be->name = "cpu";
+  /* On the CPU CHOLMOD's supernodal solve beats the two products with S (measured by
+     `make bench`, README), so auto picks cholesky here. */
+  be->global = o->global == SIM_GLOBAL_AUTO ? SIM_GLOBAL_CHOLESKY : o->global;
+  be->upload = cpu_upload;
+  be->download = cpu_download;
+  be->set_pins = cpu_set_pins;
+  be->predict = cpu_predict;
+  be->local_step = cpu_local_step;
+  be->global_step = cpu_global_step;
+  be->integrate = cpu_integrate;
+  be->energy = cpu_energy;
+  be->global_stats = cpu_global_stats;
+  be->destroy = cpu_destroy;
+  c->m = m;
+  size_t n3 = 3 * (size_t)m->n, f3 = 3 * (size_t)m->nfree;
+  int ok = 1;
+  for (int i = 0; i < SIM_VEC_COUNT; i++) ok &= (c->vec[i] = SIM_NEW0(double, n3)) != NULL;
+  ok &= (c->pin_pos = SIM_NEW0(double, 3 * (size_t)m->npinned + 3)) != NULL;
+  ok &= (c->R = SIM_NEW(double, 9 * (size_t)m->ntet + 9)) != NULL;
+  ok &= (c->rhs = SIM_NEW(double, f3)) != NULL;
+  ok &= (c->xfree = SIM_NEW(double, f3)) != NULL;
+  ok &= (c->y = SIM_NEW(double, f3)) != NULL;
+  int rc = ok ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (backend state)");
+  c->use_S = be->global == SIM_GLOBAL_SPARSE_INVERSE;
+  if (rc == SIM_OK)
+    rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, c->use_S,
+                           &c->fac, st);
+  if (rc == SIM_OK) sim_factor_get_info(c->fac, &c->stats.factor);
+  if (rc == SIM_OK && c->use_S) {
+    rc = sim_sparse_inverse_build(c->fac, o->precision, o->max_S_bytes, &c->S, st);
+    if (rc == SIM_OK) {
+      c->stats.S_nnz = c->S.nnz;
+      c->stats.S_bytes = sim_sparse_inverse_bytes(c->S.nnz, c->S.n, o->precision);
+      c->stats.S_resident = 2 * c->stats.S_bytes + sizeof(int) * (size_t)c->S.n;
+      c->stats.S_build_ms = c->S.build_ms;
+      c->stats.etree_height = c->S.etree_height;
+    }
+  }
+  if (rc != SIM_OK) {
+    cpu_destroy(be);
+    return rc;
+  }
+  *out = be;
+  return SIM_OK;
+}
