@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* `simctl run`: model, backend, frame loop, outputs; a failure keeps what was written. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../base/timer.h"
+#include "../simctl.h"
+#include "../solve/backend.h"
+#include "../solve/stepper.h"
+#include "summary.h"
+#include "writer.h"
+
+const char *sim_version(void) { return SIMCTL_VERSION; }
+
+/* Pick and create the backend: auto falls back to the CPU with a note. */
+static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, sim_backend **be,
+                          sim_status *st) {
+  sim_backend_opts o = {sc->solver.global, sc->solver.precision, sc->solver.ordering, 0};
+  char why[SIM_MSG_MAX] = "";
+  if (sc->solver.device == SIM_DEVICE_CUDA) return sim_backend_cuda_create(m, &o, be, st);
+  if (sc->solver.device == SIM_DEVICE_AUTO) {
+    if (sim_cuda_available(why, sizeof why)) {
+      sim_status cst = {0};
+      if (sim_backend_cuda_create(m, &o, be, &cst) == SIM_OK) return SIM_OK;
+      snprintf(why, sizeof why, "%s", cst.msg);
+    }
+    if (!quiet) fprintf(stderr, "simctl: note: running on the CPU (%s)\n", why);
+  }
+  return sim_backend_cpu_create(m, &o, be, st);
+}
+
+/* Positions must stay finite and within 1e3 x the scene's size of where they started. */
+static int check_state(const sim_model *m, const double *q, int frame, sim_status *st) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = 0; i < m->n; i++)
+    for (int k = 0; k < 3; k++) {
+      double x = m->x_rest[3 * i + k];
+      lo[k] = x < lo[k] ? x : lo[k];
+      hi[k] = x > hi[k] ? x : hi[k];
+    }
+  double size = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  for (int i = 0; i < 3 * m->n; i++) {
+    if (!isfinite(q[i]))
+      return sim_fail(st, SIM_ERR_NUMERIC, "%s: frame %d: a position became %s (vertex %d)",
+                      m->scene->file, frame, isnan(q[i]) ? "NaN" : "infinite", i / 3);
+    if (fabs(q[i] - m->x_rest[i]) > 1e3 * size + 1e3)
+      return sim_fail(st, SIM_ERR_NUMERIC,
+                      "%s: frame %d: the simulation exploded (vertex %d moved %.3g m); try a "
+                      "smaller solver.dt or more solver.lg_iterations",
+                      m->scene->file, frame, i / 3, fabs(q[i] - m->x_rest[i]));
+  }
+  return SIM_OK;
+}
+
+typedef struct run_ctx {
+  sim_model m;
+  sim_backend *be;
+  sim_stepper step;
+  sim_writer w;
+  double *q, *v, *energy;
+  int writer_open;
+} run_ctx;
+
+static int write_output_frame(run_ctx *r, int frame, double *out_ms, sim_status *st) {
+  double t0 = sim_now_ms();
+  sim_backend *be = r->be;
+  int rc = be->download(be, SIM_VEC_Q, r->q, st);
+  if (!rc) rc = be->download(be, SIM_VEC_V, r->v, st);
+  if (!rc) rc = check_state(&r->m, r->q, frame, st);
+  if (!rc) {
+    be->energy(be, r->energy);
+    rc = sim_writer_frame(&r->w, frame, r->step.t, r->q, r->v, r->energy, st);
+  }
+  *out_ms = sim_now_ms() - t0;
+  return rc;
+}
+
+static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, sim_run_result *res,
+                      sim_status *st) {
+  double out_ms = 0;
+  int rc = write_output_frame(r, 0, &out_ms, st);
+  if (!rc) res->frames_written = 1;
+  double t_start = sim_now_ms(), frame_sum = 0;
+  for (int f = 1; !rc && f <= sc->solver.frames; f++) {
+    sim_profile prof;
+    rc = sim_stepper_step(&r->step, &prof, NULL, st);
+    if (rc) break;
+    frame_sum += prof.frame_ms;
+    res->frames = f;
+    out_ms = 0;
+    if (f % sc->output.every == 0 || f == sc->solver.frames) {
+      rc = write_output_frame(r, f, &out_ms, st);
+      if (!rc) res->frames_written++;
+    } else if (f % 10 == 0) {
+      rc = r->be->download(r->be, SIM_VEC_Q, r->q, st);
+      if (!rc) rc = check_state(&r->m, r->q, f, st);
+    }
+    sim_status ignore = {0};
+    sim_writer_timing_row(&r->w, f, r->step.t, &prof, out_ms, rc ? &ignore : st);
+    if (!rc && (f % sc->output.every == 0 || f == sc->solver.frames)) rc = sim_writer_flush(&r->w, st);
+    if (o->progress) o->progress(f, sc->solver.frames, sim_now_ms() - t_start, o->user);
+  }
+  res->mean_frame_ms = res->frames ? frame_sum / res->frames : 0;
+  return rc;
+}
+
+int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim_status *st) {
+  double t0 = sim_now_ms();
+  memset(res, 0, sizeof *res);
+  snprintf(res->out_dir, sizeof res->out_dir, "%s", sc->output.dir);
+  if (sc->solver.threads > 0) omp_set_num_threads(sc->solver.threads);
+  run_ctx r;
+  memset(&r, 0, sizeof r);
+  const char *cache = o->cache_dir ? o->cache_dir : sim_cache_dir();
+  int rc = sim_model_build(sc, cache, &r.m, st);
+  if (!rc) rc = create_backend(sc, &r.m, o->quiet, &r.be, st);
+  if (!rc) {
+    snprintf(res->backend, sizeof res->backend, "%s", r.be->name);
+    snprintf(res->global, sizeof res->global, "%s",
+             r.be->global == SIM_GLOBAL_SPARSE_INVERSE ? "sparse_inverse" : "cholesky");
+    rc = sim_stepper_init(&r.step, &r.m, r.be, st);
+  }
+  if (!rc) {
+    r.q = SIM_NEW(double, 3 * (size_t)r.m.n);
+    r.v = SIM_NEW(double, 3 * (size_t)r.m.n);
+    r.energy = SIM_NEW(double, (size_t)r.m.ntet + 1);
+    if (!r.q || !r.v || !r.energy) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (run)");
+  }
+  if (!rc) {
+    rc = sim_writer_open(&r.w, &r.m, sc->output.dir, st);
+    r.writer_open = rc == SIM_OK;
+  }
+  sim_global_stats gs = {0};
+  if (r.be) r.be->global_stats(r.be, &gs);
+  if (!rc) rc = sim_writer_memory(&r.w, &gs, st);
+  res->setup_ms = sim_now_ms() - t0;
+  if (!rc) rc = run_frames(sc, o, &r, res, st);
+  res->wall_ms = sim_now_ms() - t0;
+  if (r.writer_open) {
+    /* keep what was written: timing rows so far and the series, even after a failure */
+    sim_status ignore = {0};
+    sim_writer_flush(&r.w, rc ? &ignore : st);
+    if (!rc) rc = st->code;
+    sim_summary_write(sc, r.be ? &r.m : NULL, &gs, res, st->code ? st : NULL, rc ? &ignore : st);
+    if (!rc) rc = st->code;
+    sim_writer_close(&r.w);
+  }
+  sim_free(r.q);
+  sim_free(r.v);
+  sim_free(r.energy);
+  sim_stepper_free(&r.step);
+  if (r.be) r.be->destroy(r.be);
+  sim_model_free(&r.m);
+  return rc;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* summary.json writer (cJSON), atomic. */
+#include "summary.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../io/output.h"
+
+int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_stats *gs,
+                      const sim_run_result *res, const sim_status *failure, sim_status *st) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "simctl", sim_version());
+  cJSON_AddStringToObject(root, "scene", sc->name);
+  cJSON_AddStringToObject(root, "scene_file", sc->file);
+  cJSON_AddStringToObject(root, "status", failure ? "failed" : "ok");
+  if (failure) cJSON_AddStringToObject(root, "error", failure->msg);
+  cJSON_AddStringToObject(root, "backend", res->backend);
+  cJSON_AddStringToObject(root, "global_solver", res->global);
+  cJSON_AddStringToObject(root, "precision",
+                          sc->solver.precision == SIM_PREC_FLOAT ? "float" : "double");
+  cJSON_AddNumberToObject(root, "threads", sc->solver.threads);
+  cJSON_AddNumberToObject(root, "frames", res->frames);
+  cJSON_AddNumberToObject(root, "frames_written", res->frames_written);
+  cJSON_AddNumberToObject(root, "wall_ms", res->wall_ms);
+  cJSON_AddNumberToObject(root, "setup_ms", res->setup_ms);
+  cJSON_AddNumberToObject(root, "mean_frame_ms", res->mean_frame_ms);
+  if (m) {
+    cJSON *mo = cJSON_AddObjectToObject(root, "model");
+    cJSON_AddNumberToObject(mo, "vertices", m->n);
+    cJSON_AddNumberToObject(mo, "free_vertices", m->nfree);
+    cJSON_AddNumberToObject(mo, "pinned_vertices", m->npinned);
+    cJSON_AddNumberToObject(mo, "tets", m->ntet);
+    cJSON_AddNumberToObject(mo, "surface_triangles", m->ntri);
+    cJSON_AddNumberToObject(mo, "total_mass", m->total_mass);
+    cJSON_AddNumberToObject(mo, "total_volume", m->total_volume);
+  }
+  cJSON *so = cJSON_AddObjectToObject(root, "system");
+  cJSON_AddStringToObject(so, "ordering", gs->factor.ordering ? gs->factor.ordering : "");
+  cJSON_AddNumberToObject(so, "nnz_A", (double)gs->factor.nnz_A);
+  cJSON_AddNumberToObject(so, "nnz_L", (double)gs->factor.nnz_L);
+  cJSON_AddNumberToObject(so, "nnz_S", (double)gs->S_nnz);
+  cJSON_AddNumberToObject(so, "S_MB", gs->S_bytes / 1e6);
+  cJSON_AddNumberToObject(so, "S_resident_MB", gs->S_resident / 1e6);
+  cJSON_AddNumberToObject(so, "analyze_ms", gs->factor.analyze_ms);
+  cJSON_AddNumberToObject(so, "factor_ms", gs->factor.factor_ms);
+  cJSON_AddNumberToObject(so, "S_build_ms", gs->S_build_ms);
+  cJSON_AddNumberToObject(so, "host_peak_MB", sim_mem_peak() / 1e6);
+  char *scene_text = NULL;
+  if (sim_scene_to_json(sc, &scene_text) == SIM_OK && scene_text) {
+    cJSON *sj = cJSON_Parse(scene_text);
+    if (sj) cJSON_AddItemToObject(root, "resolved_scene", sj);
+    free(scene_text);
+  }
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!text) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (summary.json)");
+  char path[SIM_PATH_MAX + 64];
+  snprintf(path, sizeof path, "%s/summary.json", sc->output.dir);
+  size_t len = strlen(text);
+  text[len] = '\n'; /* cJSON_Print's terminator becomes the final newline */
+  int rc = sim_write_file_atomic(path, text, len + 1, st);
+  free(text);
+  return rc;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* A run's output directory: frames (VTK + series, OBJ, PNG), timing.csv, memory.csv,
+   summary.json, every file written atomically. */
+#ifndef SIM_WRITER_H
+#define SIM_WRITER_H
+#include "../io/output.h"
+#include "../model/model.h"
+#include "../solve/backend.h"
+#include "../solve/stepper.h"
+
+typedef struct sim_writer {
+  const sim_model *m;
+  int formats;
+  char dir[SIM_PATH_MAX];
+  char frames_dir[SIM_PATH_MAX + 16];
+  int nframes, cap;
+  char **files;   /* series entries, relative to frames/ */
+  double *times;
+  sim_csv *timing;
+  sim_camera cam;
+  int have_cam;
+  int png_w, png_h;
+  const char *body_names[SIM_MAX_BODIES];
+} sim_writer;
+
+int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st);
+/* Write output frame `frame` (positions q, velocities v, element energy densities). */
+int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
+                     const double *elem_energy, sim_status *st);
+int sim_writer_timing_row(sim_writer *w, int frame, double t, const sim_profile *p,
+                          double output_ms, sim_status *st);
+/* timing.csv and the series file as they stand now. */
+int sim_writer_flush(sim_writer *w, sim_status *st);
+int sim_writer_memory(sim_writer *w, const sim_global_stats *gs, sim_status *st);
+void sim_writer_close(sim_writer *w);
+
+#endif

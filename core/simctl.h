@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* simctl's public API: the one header the command-line front end includes. */
+#ifndef SIMCTL_H
+#define SIMCTL_H
+#include <stdio.h>
+
+#include "base/status.h"
+#include "scene/scene.h"
+
+const char *sim_version(void);
+
+/* Called after every frame with the frame number, the total and the wall time so far. */
+typedef void (*sim_progress_fn)(int frame, int nframes, double elapsed_ms, void *user);
+
+typedef struct sim_run_opts {
+  int quiet;             /* no notes on stderr */
+  sim_progress_fn progress;
+  void *user;
+  const char *cache_dir; /* TetGen cache; NULL = the default cache directory */
+} sim_run_opts;
+
+typedef struct sim_run_result {
+  int frames;            /* frames simulated */
+  int frames_written;    /* output frames written */
+  double wall_ms;        /* whole run, set-up included */
+  double setup_ms;       /* meshing, model, factor, S */
+  double mean_frame_ms;  /* mean frame time (without output) */
+  char backend[16];      /* "cpu" or "cuda" */
+  char global[32];       /* resolved global solver */
+  char out_dir[SIM_PATH_MAX];
+} sim_run_result;
+
+/* Runs the scene end to end and writes DIR/frames/, timing.csv, memory.csv, summary.json. On a
+   failure during the run, what was written stays and summary.json records the error. */
+int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim_status *st);
+
+/* Mesh sizes, nnz of A, L and S, memory of S now and as a 3n system would store it, dense
+   inverse memory, factor and S build times; printed to `out` (as text). */
+int sim_info(const sim_scene *sc, const char *cache_dir, FILE *out, sim_status *st);
+
+/* `simctl mesh`: surface file -> TetGen -> tet mesh written by extension (.node or .vtk). */
+int sim_mesh_file(const char *surface, double quality, double max_volume, const char *switches,
+                  const char *out_path, FILE *log, sim_status *st);
+
+/* The default TetGen cache directory. */
+const char *sim_cache_dir(void);
+
+#endif
