@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Gmsh .msh 4.1 ascii reader: $Nodes and $Elements, keeping 4-node tets (type 4). */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,14 +202,11 @@ int sim_read_msh(const char *path, sim_tetmesh *out, sim_status *st) {
     rc = sim_fail(st, SIM_ERR_MESH, "%s: no tetrahedra (expected elements of type 4)", path);
   sim_free(buf);
   sim_free(s.tags);
-  if (rc) {
-    sim_free(s.x);
-    sim_free(s.tet);
-    return rc;
-  }
   out->nv = s.nv;
   out->ntet = s.ntet;
   out->x = s.x;
   out->tet = s.tet;
-  return SIM_OK;
+  if (rc == SIM_OK) rc = sim_tetmesh_compact(out, st); /* nodes of skipped elements */
+  if (rc) sim_tetmesh_free(out);
+  return rc;
 }

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: MIT
+# simctl: the Makefile wraps CMake. `make demo` and `make test` install missing packages first.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+CUDA ?= auto
+WERROR ?= OFF
+JOBS ?= $(shell nproc)
+
+ifeq ($(CUDA),0)
+  CUDA_FLAG := -DSIMCTL_CUDA=OFF
+else ifeq ($(CUDA),1)
+  CUDA_FLAG := -DSIMCTL_CUDA=ON
+else
+  CUDA_FLAG := -DSIMCTL_CUDA=AUTO
+endif
+
+.PHONY: all deps build demo test test-asan bench clean
+
+all: build
+
+deps:
+	@bash scripts/install_deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CUDA_FLAG) -DSIMCTL_WERROR=$(WERROR) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@$(BUILD)/simctl run scenes/demo.json --out out/demo
+	@echo "Open out/demo/frames/frames.vtk.series in ParaView (or the OBJ files in Blender/MeshLab);"
+	@echo "look at out/demo/frames/*.png for quick previews, out/demo/timing.csv for timings."
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure --no-tests=error -j 2
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build running the unit tests (label "unit").
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSIMCTL_CUDA=OFF -DSIMCTL_SANITIZE=ON \
+	  -DSIMCTL_WERROR=$(WERROR) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest -L unit --output-on-failure --no-tests=error -j 2
+
+bench: build
+	@bash scripts/bench_global.sh $(BUILD)/simctl
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Sub-commands of the simctl program and their shared option parsing. */
+#ifndef SIM_CLI_H
+#define SIM_CLI_H
+
+#define CLI_MAX_SETS 256
+
+/* Options common to the scene sub-commands (run, validate, info). */
+typedef struct cli_scene_args {
+  const char *scene;
+  const char *sets[CLI_MAX_SETS + 4]; /* --set values plus the ones options turn into */
+  int nsets;
+  const char *out, *frames, *device, *threads;
+  int quiet;
+  char owned[4][1100]; /* storage for the override strings built from options */
+} cli_scene_args;
+
+/* Parses argv[first..]; returns -1 to continue, or an exit code (help printed / usage error). */
+int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, int allow_run_opts,
+                         cli_scene_args *a);
+/* "--name value" or "--name=value"; returns 1 and advances *i when argv[*i] matches. */
+int cli_take_value(int argc, char **argv, int *i, const char *name, const char **value);
+int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cmd_run(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_mesh(int argc, char **argv);
+
+/* Progress bar with ETA on a TTY (stderr); nothing otherwise. */
+void cli_progress(int frame, int nframes, double elapsed_ms, void *user);
+
+#endif

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* The resolved scene as JSON (summary.json, `simctl validate`); it loads back to the same struct. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_private.h"
+
+/* cJSON_Add* return NULL on failure; one flag collects them all. */
+typedef struct jw {
+  int bad;
+} jw;
+
+static cJSON *obj(jw *w, cJSON *parent, const char *key) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o || !(key ? cJSON_AddItemToObject(parent, key, o) : cJSON_AddItemToArray(parent, o))) {
+    cJSON_Delete(o);
+    w->bad = 1;
+    return NULL;
+  }
+  return o;
+}
+
+static void num(jw *w, cJSON *o, const char *key, double v) {
+  if (o && !cJSON_AddNumberToObject(o, key, v)) w->bad = 1;
+  if (!o) w->bad = 1;
+}
+
+static void str(jw *w, cJSON *o, const char *key, const char *v) {
+  if (!o || !cJSON_AddStringToObject(o, key, v)) w->bad = 1;
+}
+
+static void vec(jw *w, cJSON *o, const char *key, const double *v, int n) {
+  cJSON *a = cJSON_CreateDoubleArray(v, n);
+  if (!o || !a || !cJSON_AddItemToObject(o, key, a)) {
+    cJSON_Delete(a);
+    w->bad = 1;
+  }
+}
+
+static void ivec(jw *w, cJSON *o, const char *key, const int *v, int n) {
+  cJSON *a = cJSON_CreateIntArray(v, n);
+  if (!o || !a || !cJSON_AddItemToObject(o, key, a)) {
+    cJSON_Delete(a);
+    w->bad = 1;
+  }
+}
+
+static const char *name_of(const char *const *names, int n, int v) {
+  return v >= 0 && v < n ? names[v] : "?";
+}
+
+static void put_mesh(jw *w, cJSON *m, const sim_mesh_def *d) {
+  str(w, m, "type", name_of(scene_mesh_names, 6, (int)d->kind));
+  switch (d->kind) {
+    case SIM_SRC_BAR:
+      vec(w, m, "lo", d->lo, 3);
+      vec(w, m, "hi", d->hi, 3);
+      ivec(w, m, "vertices", d->vertices, 3);
+      return; /* no TetGen */
+    case SIM_SRC_ICOSPHERE:
+      num(w, m, "radius", d->radius);
+      num(w, m, "subdivisions", d->subdivisions);
+      break;
+    case SIM_SRC_BOX:
+      vec(w, m, "lo", d->lo, 3);
+      vec(w, m, "hi", d->hi, 3);
+      num(w, m, "segments", d->segments);
+      break;
+    case SIM_SRC_CYLINDER:
+    case SIM_SRC_CAPSULE:
+      num(w, m, "radius", d->radius);
+      num(w, m, "height", d->height);
+      num(w, m, "segments", d->segments);
+      num(w, m, "rings", d->rings);
+      break;
+    case SIM_SRC_FILE: str(w, m, "path", d->path); break;
+  }
+  cJSON *t = obj(w, m, "tetgen");
+  num(w, t, "quality", d->tet_quality);
+  num(w, t, "max_volume", d->tet_max_volume);
+}
+
+static void put_body(jw *w, cJSON *b, const sim_body_def *d) {
+  str(w, b, "name", d->name);
+  put_mesh(w, obj(w, b, "mesh"), &d->mesh);
+  cJSON *t = obj(w, b, "transform");
+  vec(w, t, "translate", d->transform.translate, 3);
+  vec(w, t, "rotate", d->transform.rotate_deg, 3);
+  const double *s = d->transform.scale;
+  if (s[0] == s[1] && s[1] == s[2]) num(w, t, "scale", s[0]);
+  else vec(w, t, "scale", s, 3);
+  cJSON *m = obj(w, b, "material");
+  str(w, m, "model", name_of(scene_model_names, 1, (int)d->material.model));
+  if (d->material.mass != 0) num(w, m, "mass", d->material.mass);
+  else num(w, m, "density", d->material.density);
+  str(w, m, "lumping", name_of(scene_lumping_names, 2, (int)d->material.lumping));
+  num(w, m, "youngs_modulus", d->material.youngs_modulus);
+  num(w, m, "poisson_ratio", d->material.poisson_ratio);
+  vec(w, b, "velocity", d->velocity, 3);
+}
+
+static void put_step(jw *w, cJSON *o, const sim_pin_step *s) {
+  str(w, o, "type", name_of(scene_step_names, 3, (int)s->kind));
+  switch (s->kind) {
+    case SIM_STEP_PULLING:
+      vec(w, o, "direction", s->direction, 3);
+      num(w, o, "speed", s->speed);
+      num(w, o, "length", s->length);
+      break;
+    case SIM_STEP_ROLLING:
+      vec(w, o, "axis", s->axis, 3);
+      vec(w, o, "center", s->center, 3);
+      num(w, o, "speed", s->speed);
+      num(w, o, "angle", s->angle);
+      break;
+    case SIM_STEP_WAIT: num(w, o, "duration", s->duration); break;
+  }
+}
+
+static cJSON *build(const sim_scene *s, jw *w) {
+  cJSON *root = cJSON_CreateObject();
+  if (!root) return NULL;
+  str(w, root, "name", s->name);
+  cJSON *so = obj(w, root, "solver");
+  num(w, so, "dt", s->solver.dt);
+  num(w, so, "frames", s->solver.frames);
+  num(w, so, "lg_iterations", s->solver.lg_iterations);
+  str(w, so, "global", name_of(scene_global_names, 3, (int)s->solver.global));
+  str(w, so, "device", name_of(scene_device_names, 3, (int)s->solver.device));
+  str(w, so, "precision", name_of(scene_precision_names, 2, (int)s->solver.precision));
+  str(w, so, "ordering", name_of(scene_ordering_names, 2, (int)s->solver.ordering));
+  num(w, so, "threads", s->solver.threads);
+  vec(w, root, "gravity", s->gravity, 3);
+
+  cJSON *bodies = cJSON_CreateArray();
+  if (!bodies || !cJSON_AddItemToObject(root, "bodies", bodies)) {
+    cJSON_Delete(bodies);
+    w->bad = 1;
+  }
+  for (int i = 0; i < s->nbodies && i < SIM_MAX_BODIES && !w->bad; i++)
+    put_body(w, obj(w, bodies, NULL), &s->bodies[i]);
+
+  cJSON *pins = cJSON_CreateArray();
+  if (!pins || !cJSON_AddItemToObject(root, "pins", pins)) {
+    cJSON_Delete(pins);
+    w->bad = 1;
+  }
+  for (int i = 0; i < s->npins && i < SIM_MAX_PINS && !w->bad; i++) {
+    const sim_pin_def *p = &s->pins[i];
+    cJSON *po = obj(w, pins, NULL);
+    num(w, po, "body", p->body);
+    vec(w, po, "box", p->box, 6);
+    cJSON *script = cJSON_CreateArray();
+    if (!po || !script || !cJSON_AddItemToObject(po, "script", script)) {
+      cJSON_Delete(script);
+      w->bad = 1;
+      break;
+    }
+    for (int j = 0; j < p->nsteps && j < SIM_MAX_STEPS && !w->bad; j++)
+      put_step(w, obj(w, script, NULL), &p->steps[j]);
+  }
+
+  cJSON *out = obj(w, root, "output");
+  str(w, out, "dir", s->output.dir);
+  num(w, out, "every", s->output.every);
+  const char *fmts[4];
+  int nf = 0;
+  for (int k = 0; k < 4; k++)
+    if (s->output.formats & (1 << k)) fmts[nf++] = scene_format_names[k];
+  cJSON *fa = cJSON_CreateStringArray(fmts, nf);
+  if (!out || !fa || !cJSON_AddItemToObject(out, "formats", fa)) {
+    cJSON_Delete(fa);
+    w->bad = 1;
+  }
+  const int png[2] = {s->output.png_width, s->output.png_height};
+  ivec(w, out, "png_size", png, 2);
+  return root;
+}
+
+int sim_scene_to_json(const sim_scene *s, char **out_text) {
+  jw w = {0};
+  *out_text = NULL;
+  cJSON *root = build(s, &w);
+  char *printed = root && !w.bad ? cJSON_Print(root) : NULL;
+  cJSON_Delete(root);
+  if (!printed) return SIM_ERR_MEMORY;
+  /* copy so that the caller's free() is right whatever allocator cJSON was given */
+  size_t n = strlen(printed);
+  char *copy = malloc(n + 2);
+  if (copy) {
+    memcpy(copy, printed, n);
+    copy[n] = '\n';
+    copy[n + 1] = '\0';
+  }
+  cJSON_free(printed);
+  if (!copy) return SIM_ERR_MEMORY;
+  *out_text = copy;
+  return SIM_OK;
+}

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/* Scene validation: every range and cross-field rule, checked once on the filled structs. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "scene_private.h"
+
+enum { NONE, GT, GE, LT, LE }; /* bound operators */
+
+/* v against lower bound (GT/GE lo) and upper bound (LT/LE hi); the message names the bound that
+   failed: "expected a number > 0, got -5". key may be NULL (the current path). */
+static int num_range(scene_ctx *c, const char *key, double v, int lop, double lo, int hip,
+                     double hi) {
+  static const char *const ops[] = {"", ">", ">=", "<", "<="};
+  char got[40], b[40];
+  int rc = SIM_OK;
+  if (key) scene_push_key(c, key);
+  scene_fmt_num(v, got);
+  if (!isfinite(v)) {
+    rc = scene_fail(c, 0, "expected a finite number, got %s", got);
+  } else if ((lop == GT && !(v > lo)) || (lop == GE && !(v >= lo))) {
+    scene_fmt_num(lo, b);
+    rc = scene_fail(c, 0, "expected a number %s %s, got %s", ops[lop], b, got);
+  } else if ((hip == LT && !(v < hi)) || (hip == LE && !(v <= hi))) {
+    scene_fmt_num(hi, b);
+    rc = scene_fail(c, 0, "expected a number %s %s, got %s", ops[hip], b, got);
+  }
+  if (key) scene_pop(c);
+  return rc;
+}
+
+static int int_range(scene_ctx *c, const char *key, int v, int lo, int hi) {
+  int rc = SIM_OK;
+  if (key) scene_push_key(c, key);
+  if (v < lo) rc = scene_fail(c, 0, "expected an integer >= %d, got %d", lo, v);
+  else if (v > hi) rc = scene_fail(c, 0, "expected an integer <= %d, got %d", hi, v);
+  if (key) scene_pop(c);
+  return rc;
+}
+
+static int finite_vec(scene_ctx *c, const char *key, const double *v, int n) {
+  int rc = SIM_OK;
+  scene_push_key(c, key);
+  for (int i = 0; i < n && rc == SIM_OK; i++) {
+    scene_push_index(c, i);
+    rc = num_range(c, NULL, v[i], NONE, 0, NONE, 0);
+    scene_pop(c);
+  }
+  scene_pop(c);
+  return rc;
+}
+
+static int nonzero_vec(scene_ctx *c, const char *key, const double *v) {
+  if (finite_vec(c, key, v, 3)) return c->st->code;
+  if (v[0] != 0 || v[1] != 0 || v[2] != 0) return SIM_OK;
+  scene_push_key(c, key);
+  int rc = scene_fail(c, 0, "expected a nonzero vector, got [0, 0, 0]");
+  scene_pop(c);
+  return rc;
+}
+
+static int enum_range(scene_ctx *c, const char *key, int v, const char *const *names, int n) {
+  if (v >= 0 && v < n) return SIM_OK;
+  char list[200];
+  scene_names_list(names, n, list, sizeof list);
+  scene_push_key(c, key);
+  int rc = scene_fail(c, 0, "expected one of %s, got enum value %d", list, v);
+  scene_pop(c);
+  return rc;
+}
+
+/* A name used in output paths: 1..63 of letters, digits, '_', '-', '.'. */
+static int check_name(scene_ctx *c, const char *name) {
+  int rc = SIM_OK;
+  scene_push_key(c, "name");
+  if (!name[0]) rc = scene_fail(c, 0, "expected a non-empty name");
+  for (const char *p = name; *p && rc == SIM_OK; p++) {
+    char ch = *p;
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+          ch == '_' || ch == '-' || ch == '.'))
+      rc = scene_fail(c, 0, "expected a name of letters, digits, '_', '-' and '.', got \"%.63s\"",
+                      name);
+  }
+  scene_pop(c);
+  return rc;
+}
+
+static int validate_solver(scene_ctx *c, const sim_solver_def *d) {
+  scene_push_key(c, "solver");
+  int rc = num_range(c, "dt", d->dt, GT, 0, LE, 1);
+  if (!rc) rc = int_range(c, "frames", d->frames, 1, SCENE_FRAMES_MAX);
+  if (!rc) rc = int_range(c, "lg_iterations", d->lg_iterations, 1, SCENE_LG_MAX);
+  if (!rc) rc = enum_range(c, "global", (int)d->global, scene_global_names, 3);
+  if (!rc) rc = enum_range(c, "device", (int)d->device, scene_device_names, 3);
+  if (!rc) rc = enum_range(c, "precision", (int)d->precision, scene_precision_names, 2);
+  if (!rc) rc = enum_range(c, "ordering", (int)d->ordering, scene_ordering_names, 2);
+  if (!rc) rc = int_range(c, "threads", d->threads, 0, 1 << 20);
+  scene_pop(c);
+  return rc;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int validate_file_mesh(scene_ctx *c, const sim_mesh_def *m) {
+  static const char *const ext[] = {".obj", ".off", ".stl", ".node", ".ele", ".msh", ".vtk"};
+  int rc = SIM_OK, known = 0;
+  scene_push_key(c, "path");
+  for (int i = 0; i < 7; i++) known |= ends_with(m->path, ext[i]);
+  struct stat sb;
+  if (!m->path[0]) {
+    rc = scene_fail(c, 0, "expected a non-empty path");
+  } else if (!known) {
+    char q[128];
+    scene_quote(m->path, q, sizeof q);
+    rc = scene_fail(c, 0,
+                    "expected a file ending in .obj, .off or .stl (surface, meshed by TetGen) or "
+                    ".node, .ele, .msh or .vtk (tet mesh), got \"%s\"",
+                    q);
+  } else if (stat(m->path, &sb) != 0) {
+    rc = scene_fail(c, 0, "file not found: %s", m->path);
+  } else if (!S_ISREG(sb.st_mode)) {
+    rc = scene_fail(c, 0, "not a regular file: %s", m->path);
+  }
+  scene_pop(c);
+  return rc;
+}
+
+/* lo < hi in each component; the error points at hi.k. */
+static int lo_below_hi(scene_ctx *c, const double lo[3], const double hi[3]) {
+  if (finite_vec(c, "lo", lo, 3) || finite_vec(c, "hi", hi, 3)) return c->st->code;
+  for (int k = 0; k < 3; k++) {
+    if (hi[k] > lo[k]) continue;
+    char a[40], b[40];
+    scene_fmt_num(lo[k], a);
+    scene_fmt_num(hi[k], b);
+    scene_push_key(c, "hi");
+    scene_push_index(c, k);
+    int rc = scene_fail(c, 0, "expected a number > %s (lo.%d), got %s", a, k, b);
+    scene_pop(c);
+    scene_pop(c);
+    return rc;
+  }
+  return SIM_OK;
+}
+
+static int validate_mesh(scene_ctx *c, const sim_mesh_def *m) {
+  int rc = enum_range(c, "type", (int)m->kind, scene_mesh_names, 6);
+  if (rc) return rc;
+  switch (m->kind) {
+    case SIM_SRC_BAR: {
+      if (lo_below_hi(c, m->lo, m->hi)) return c->st->code;
+      scene_push_key(c, "vertices");
+      double total = 1;
+      for (int k = 0; k < 3 && !rc; k++) {
+        scene_push_index(c, k);
+        rc = int_range(c, NULL, m->vertices[k], 2, 1 << 30);
+        scene_pop(c);
+        total *= m->vertices[k];
+      }
+      if (!rc && total > SCENE_BAR_VERTICES_MAX)
+        rc = scene_fail(c, 0, "expected at most %.0f vertices in all, got %.0f",
+                        SCENE_BAR_VERTICES_MAX, total);
+      scene_pop(c);
+      return rc; /* no TetGen for a bar */
+    }
+    case SIM_SRC_ICOSPHERE:
+      rc = num_range(c, "radius", m->radius, GT, 0, NONE, 0);
+      if (!rc) rc = int_range(c, "subdivisions", m->subdivisions, 0, SCENE_SUBDIV_MAX);
+      break;
+    case SIM_SRC_BOX:
+      rc = lo_below_hi(c, m->lo, m->hi);
+      if (!rc) rc = int_range(c, "segments", m->segments, 1, SCENE_BOX_SEGMENTS_MAX);
+      break;
+    case SIM_SRC_CYLINDER:
+    case SIM_SRC_CAPSULE:
+      rc = num_range(c, "radius", m->radius, GT, 0, NONE, 0);
+      /* a capsule of height 0 is a sphere */
+      if (!rc) rc = num_range(c, "height", m->height, m->kind == SIM_SRC_CAPSULE ? GE : GT, 0, NONE, 0);
+      if (!rc) rc = int_range(c, "segments", m->segments, 3, SCENE_SEGMENTS_MAX);
+      if (!rc) rc = int_range(c, "rings", m->rings, 1, SCENE_RINGS_MAX);
+      break;
+    case SIM_SRC_FILE: rc = validate_file_mesh(c, m); break;
+  }
+  if (rc) return rc;
+  scene_push_key(c, "tetgen");
+  scene_push_key(c, "quality");
+  if (!isfinite(m->tet_quality) || (m->tet_quality != 0 && !(m->tet_quality >= 1.0))) {
+    char got[40];
+    scene_fmt_num(m->tet_quality, got);
+    rc = scene_fail(c, 0, "expected 0 (off) or a number >= 1, got %s", got);
+  }
+  scene_pop(c);
+  if (!rc) rc = num_range(c, "max_volume", m->tet_max_volume, GE, 0, NONE, 0);
+  scene_pop(c);
+  return rc;
+}
+
+static int validate_material(scene_ctx *c, const sim_material_def *m) {
+  int rc = enum_range(c, "model", (int)m->model, scene_model_names, 1);
+  /* mass > 0 selects the total mass (density unused); mass == 0 selects density */
+  if (!rc && (m->mass != 0 || (m->density == 0 && scene_given(c, "mass"))))
+    rc = num_range(c, "mass", m->mass, GT, 0, NONE, 0);
+  else if (!rc)
+    rc = num_range(c, "density", m->density, GT, 0, NONE, 0);
+  if (!rc) rc = enum_range(c, "lumping", (int)m->lumping, scene_lumping_names, 2);
+  if (!rc) rc = num_range(c, "youngs_modulus", m->youngs_modulus, GT, 0, NONE, 0);
+  if (!rc) rc = num_range(c, "poisson_ratio", m->poisson_ratio, GT, -1, LT, 0.5);
+  return rc;
+}
+
+static int validate_body(scene_ctx *c, const sim_scene *s, int i) {
+  const sim_body_def *b = &s->bodies[i];
+  if (check_name(c, b->name)) return c->st->code;
+  for (int j = 0; j < i; j++)
+    if (strcmp(s->bodies[j].name, b->name) == 0) {
+      scene_push_key(c, "name");
+      int rc = scene_fail(c, 0, "duplicate body name \"%s\" (also bodies.%d)", b->name, j);
+      scene_pop(c);
+      return rc;
+    }
+  scene_push_key(c, "mesh");
+  int rc = validate_mesh(c, &b->mesh);
+  scene_pop(c);
+  if (rc) return rc;
+  const sim_transform_def *t = &b->transform;
+  scene_push_key(c, "transform");
+  rc = finite_vec(c, "translate", t->translate, 3);
+  if (!rc) rc = finite_vec(c, "rotate", t->rotate_deg, 3);
+  if (!rc && t->scale[0] == t->scale[1] && t->scale[1] == t->scale[2]) {
+    rc = num_range(c, "scale", t->scale[0], GT, 0, NONE, 0);
+  } else if (!rc) {
+    scene_push_key(c, "scale");
+    for (int k = 0; k < 3 && !rc; k++) {
+      scene_push_index(c, k);
+      rc = num_range(c, NULL, t->scale[k], GT, 0, NONE, 0);
+      scene_pop(c);
+    }
+    scene_pop(c);
+  }
+  scene_pop(c);
+  if (rc) return rc;
+  scene_push_key(c, "material");
+  rc = validate_material(c, &b->material);
+  scene_pop(c);
+  if (!rc) rc = finite_vec(c, "velocity", b->velocity, 3);
+  return rc;
+}
+
+static int validate_step(scene_ctx *c, const sim_pin_step *s) {
+  switch (s->kind) {
+    case SIM_STEP_PULLING: {
+      int rc = nonzero_vec(c, "direction", s->direction);
+      if (!rc) rc = num_range(c, "speed", s->speed, GT, 0, NONE, 0);
+      if (!rc) rc = num_range(c, "length", s->length, GT, 0, NONE, 0);
+      return rc;
+    }
+    case SIM_STEP_ROLLING: {
+      int rc = nonzero_vec(c, "axis", s->axis);
+      if (!rc) rc = finite_vec(c, "center", s->center, 3);
+      if (!rc) rc = num_range(c, "speed", s->speed, NONE, 0, NONE, 0);
+      if (!rc && s->speed == 0) {
+        scene_push_key(c, "speed");
+        rc = scene_fail(c, 0, "expected a nonzero number (deg/s; the sign sets the sense), got 0");
+        scene_pop(c);
+      }
+      if (!rc) rc = num_range(c, "angle", s->angle, GT, 0, NONE, 0);
+      return rc;
+    }
+    case SIM_STEP_WAIT: return num_range(c, "duration", s->duration, GT, 0, NONE, 0);
+  }
+  return enum_range(c, "type", (int)s->kind, scene_step_names, 3);
+}
+
+static int validate_pin(scene_ctx *c, const sim_scene *s, const sim_pin_def *p) {
+  scene_push_key(c, "body");
+  int rc = SIM_OK;
+  if (p->body < 0 || p->body >= s->nbodies)
+    rc = scene_fail(c, 0, "expected a body index 0..%d, got %d", s->nbodies - 1, p->body);
+  scene_pop(c);
+  if (rc || finite_vec(c, "box", p->box, 6)) return c->st->code;
+  for (int k = 0; k < 3; k++) {
+    if (p->box[k] <= p->box[k + 3]) continue;
+    char a[40], b[40];
+    scene_fmt_num(p->box[k], a);
+    scene_fmt_num(p->box[k + 3], b);
+    scene_push_key(c, "box");
+    scene_push_index(c, k + 3);
+    rc = scene_fail(c, 0, "expected a number >= %s (box.%d, the %c minimum), got %s", a, k,
+                    "xyz"[k], b);
+    scene_pop(c);
+    scene_pop(c);
+    return rc;
+  }
+  if (p->nsteps < 0 || p->nsteps > SIM_MAX_STEPS) {
+    scene_push_key(c, "script");
+    rc = scene_fail(c, 0, "expected at most %d steps, got %d", SIM_MAX_STEPS, p->nsteps);
+    scene_pop(c);
+    return rc;
+  }
+  scene_push_key(c, "script");
+  for (int j = 0; j < p->nsteps && !rc; j++) {
+    scene_push_index(c, j);
+    rc = validate_step(c, &p->steps[j]);
+    scene_pop(c);
+  }
+  scene_pop(c);
+  return rc;
+}
+
+static int validate_output(scene_ctx *c, const sim_output_def *o) {
+  int rc = SIM_OK;
+  scene_push_key(c, "output");
+  if (!o->dir[0]) {
+    scene_push_key(c, "dir");
+    rc = scene_fail(c, 0, "expected a non-empty directory");
+    scene_pop(c);
+  }
+  if (!rc) rc = int_range(c, "every", o->every, 1, 1 << 30);
+  if (!rc && (o->formats & ~(SIM_OUT_VTK | SIM_OUT_OBJ | SIM_OUT_PNG | SIM_OUT_CSV))) {
+    scene_push_key(c, "formats");
+    rc = scene_fail(c, 0, "expected SIM_OUT_* bits, got 0x%x", (unsigned)o->formats);
+    scene_pop(c);
+  }
+  if (!rc) {
+    scene_push_key(c, "png_size");
+    const int wh[2] = {o->png_width, o->png_height};
+    for (int k = 0; k < 2 && !rc; k++) {
+      scene_push_index(c, k);
+      rc = int_range(c, NULL, wh[k], SCENE_PNG_MIN, SCENE_PNG_MAX);
+      scene_pop(c);
+    }
+    scene_pop(c);
+  }
+  scene_pop(c);
+  return rc;
+}
+
+int scene_validate_ctx(scene_ctx *c, const sim_scene *s) {
+  int rc = check_name(c, s->name);
+  if (!rc) rc = validate_solver(c, &s->solver);
+  if (!rc) rc = finite_vec(c, "gravity", s->gravity, 3);
+  if (rc) return rc;
+  if (s->nbodies < 1 || s->nbodies > SIM_MAX_BODIES) {
+    scene_push_key(c, "bodies");
+    rc = scene_fail(c, 0, "expected 1..%d bodies, got %d", SIM_MAX_BODIES, s->nbodies);
+    scene_pop(c);
+    return rc;
+  }
+  scene_push_key(c, "bodies");
+  for (int i = 0; i < s->nbodies && !rc; i++) {
+    scene_push_index(c, i);
+    rc = validate_body(c, s, i);
+    scene_pop(c);
+  }
+  scene_pop(c);
+  if (rc) return rc;
+  if (s->npins < 0 || s->npins > SIM_MAX_PINS) {
+    scene_push_key(c, "pins");
+    rc = scene_fail(c, 0, "expected 0..%d pins, got %d", SIM_MAX_PINS, s->npins);
+    scene_pop(c);
+    return rc;
+  }
+  scene_push_key(c, "pins");
+  for (int i = 0; i < s->npins && !rc; i++) {
+    scene_push_index(c, i);
+    rc = validate_pin(c, s, &s->pins[i]);
+    scene_pop(c);
+  }
+  scene_pop(c);
+  if (!rc) rc = validate_output(c, &s->output);
+  return rc;
+}
+
+int sim_scene_validate(const sim_scene *s, sim_status *st) {
+  sim_status_clear(st);
+  scene_ctx c = {s->file[0] ? s->file : "scene", NULL, NULL, 0, st, {0}};
+  return scene_validate_ctx(&c, s);
+}
