@@ -137,7 +137,9 @@ void sim_mesh_quote(char out[48], const char *tok, int len) {
 static int need_token(sim_mesh_cursor *c, const char **tok, int *len, const char *what,
                       sim_status *st) {
   if (sim_mesh_token(c, tok, len)) return SIM_OK;
-  return sim_mesh_fail(c, st, "expected %s, found end of file (truncated file?)", what);
+  sim_mesh_cursor last = *c; /* name the last line, not the empty one after its newline */
+  if (last.line > 1 && last.end[-1] == '\n') last.line--;
+  return sim_mesh_fail(&last, st, "expected %s, found end of file (truncated file?)", what);
 }
 
 static int bad_token(sim_mesh_cursor *c, const char *tok, int len, const char *what,
@@ -181,7 +183,7 @@ int sim_mesh_read_long(sim_mesh_cursor *c, long long *v, const char *what, sim_s
 
 int sim_mesh_read_int(sim_mesh_cursor *c, int *v, long long lo, long long hi, const char *what,
                       sim_status *st) {
-  long long x;
+  long long x = 0;
   if (sim_mesh_read_long(c, &x, what, st)) return st->code;
   if (x < lo || x > hi)
     return sim_mesh_fail(c, st, "%s %lld out of range (expected %lld..%lld)", what, x, lo, hi);

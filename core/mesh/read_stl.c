@@ -160,7 +160,7 @@ int sim_read_stl(const char *path, sim_surface *out, sim_status *st) {
       rc = read_binary(path, b, n, &m, tri, st);
       nt = (int)n;
     }
-  } else if (len >= 5 && memcmp(buf, "solid", 5) == 0) {
+  } else if (len >= 5 && memcmp(buf, "solid", 5) == 0 && memchr(buf, '\0', len) == NULL) {
     sim_mesh_cursor c;
     sim_mesh_cursor_init(&c, path, buf, len, 0);
     rc = read_ascii(&c, &m, &tri, &nt, st);

@@ -63,10 +63,14 @@ static int hex4(const char *s, unsigned *out) {
   for (int i = 0; i < 4; i++) {
     char c = s[i];
     unsigned d;
-    if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
-    else return -1;
+    if (c >= '0' && c <= '9')
+      d = (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      d = (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      d = (unsigned)(c - 'A' + 10);
+    else
+      return -1;
     v = v * 16 + d;
   }
   *out = v;
@@ -84,7 +88,8 @@ static int check_string(jcheck *j) {
       j->pos++;
       return 0;
     }
-    if (c < 0x20) return jfail(j, j->pos, "control character 0x%02x in a string (write it escaped)", c);
+    if (c < 0x20)
+      return jfail(j, j->pos, "control character 0x%02x in a string (write it escaped)", c);
     if (c != '\\') {
       j->pos++;
       continue;
@@ -119,7 +124,8 @@ static int check_number(jcheck *j) {
   if (s[j->pos] == '-') j->pos++;
   if (s[j->pos] == '0') {
     j->pos++;
-    if (is_digit(s[j->pos])) return jfail(j, start, "invalid number: leading zeros are not allowed");
+    if (is_digit(s[j->pos]))
+      return jfail(j, start, "invalid number: leading zeros are not allowed");
   } else if (is_digit(s[j->pos])) {
     while (is_digit(s[j->pos])) j->pos++;
   } else {
@@ -146,7 +152,8 @@ static int check_container(jcheck *j, int depth) {
   const char *s = j->s;
   char open = s[j->pos], close = open == '{' ? '}' : ']';
   char got[80];
-  if (depth >= JSON_DEPTH_MAX) return jfail(j, j->pos, "nesting deeper than %d levels", JSON_DEPTH_MAX);
+  if (depth >= JSON_DEPTH_MAX)
+    return jfail(j, j->pos, "nesting deeper than %d levels", JSON_DEPTH_MAX);
   j->pos++;
   skip_ws(s, &j->pos);
   if (s[j->pos] == close) {
@@ -159,7 +166,8 @@ static int check_container(jcheck *j, int depth) {
       if (s[j->pos] != '"') {
         describe(s, j->pos, got, sizeof got);
         if (!first && s[j->pos] == '}')
-          return jfail(j, j->pos, "expected a string key, got '}' (no comma after the last member)");
+          return jfail(j, j->pos,
+                       "expected a string key, got '}' (no comma after the last member)");
         return jfail(j, j->pos, "expected a string key%s, %s", first ? " or '}'" : "", got);
       }
       if (check_string(j)) return -1;
@@ -290,11 +298,21 @@ static int key_equals(const char *s, size_t *p, const char *key) {
       char e = s[*p + 1];
       *p += 2;
       switch (e) {
-        case 'b': buf[0] = '\b'; break;
-        case 'f': buf[0] = '\f'; break;
-        case 'n': buf[0] = '\n'; break;
-        case 'r': buf[0] = '\r'; break;
-        case 't': buf[0] = '\t'; break;
+        case 'b':
+          buf[0] = '\b';
+          break;
+        case 'f':
+          buf[0] = '\f';
+          break;
+        case 'n':
+          buf[0] = '\n';
+          break;
+        case 'r':
+          buf[0] = '\r';
+          break;
+        case 't':
+          buf[0] = '\t';
+          break;
         case 'u': {
           unsigned u = 0, lo = 0;
           if (hex4(s + *p, &u) == 0) *p += 4;
@@ -306,10 +324,12 @@ static int key_equals(const char *s, size_t *p, const char *key) {
           n = utf8_put(u, buf);
           break;
         }
-        default: buf[0] = e; break;
+        default:
+          buf[0] = e;
+          break;
       }
     }
-    for (size_t i = 0; i < n; i++, k++)
+    for (size_t i = 0; i < n && same; i++, k++)
       if (!key[k] || key[k] != buf[i]) same = 0;
   }
   if (s[*p]) ++*p;

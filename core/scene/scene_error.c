@@ -64,20 +64,28 @@ void scene_fmt_num(double v, char buf[40]) {
   if (strtod(buf, NULL) != v) snprintf(buf, 40, "%.17g", v);
 }
 
-/* The last override whose path is a prefix of p (it set the value at p), or -1. */
-static int override_for(const scene_ctx *c, const scene_path *p) {
-  for (int k = c->novr - 1; k >= 0; k--) {
-    const scene_path *o = &c->ovr[k].path;
-    if (o->n > p->n || o->n > SCENE_PATH_DEPTH) continue;
-    int same = 1;
-    for (int i = 0; i < o->n && same; i++) {
-      const scene_seg *a = &o->seg[i], *b = &p->seg[i];
-      if ((a->key == NULL) != (b->key == NULL)) same = 0;
-      else if (a->key) same = strcmp(a->key, b->key) == 0;
-      else same = a->index == b->index;
-    }
-    if (same) return k;
+/* Whether the steps of `pre` begin the steps of `p`. */
+static int path_prefix(const scene_path *pre, const scene_path *p) {
+  if (pre->n > p->n || pre->n > SCENE_PATH_DEPTH) return 0;
+  for (int i = 0; i < pre->n; i++) {
+    const scene_seg *a = &pre->seg[i], *b = &p->seg[i];
+    if ((a->key == NULL) != (b->key == NULL)) return 0;
+    if (a->key ? strcmp(a->key, b->key) != 0 : a->index != b->index) return 0;
   }
+  return 1;
+}
+
+/* The last override that set the value at p (its path is a prefix of p), or -1. */
+static int override_for(const scene_ctx *c, const scene_path *p) {
+  for (int k = c->novr - 1; k >= 0; k--)
+    if (path_prefix(&c->ovr[k].path, p)) return k;
+  return -1;
+}
+
+/* The last override below p (p is a prefix of its path): it created p, or -1. */
+static int override_below(const scene_ctx *c, const scene_path *p) {
+  for (int k = c->novr - 1; k >= 0; k--)
+    if (path_prefix(p, &c->ovr[k].path)) return k;
   return -1;
 }
 
@@ -103,15 +111,19 @@ int scene_fail(scene_ctx *c, int at_key, const char *fmt, ...) {
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
   scene_path_format(&c->path, path, sizeof path);
-  int k = override_for(c, &c->path);
+  int k = override_for(c, &c->path), matched = 0;
+  size_t off = 0;
+  if (k < 0 && c->text) {
+    off = scene_json_locate(c->text, &c->path, at_key, &matched);
+    if (matched < c->path.n) k = override_below(c, &c->path); /* created by an override */
+  }
   if (k >= 0) {
     char ov[320];
     scene_quote(c->ovr[k].text, ov, sizeof ov);
     return sim_fail(c->st, SIM_ERR_SCENE, "--set %s: %s: %s", ov, path, what);
   }
   if (c->text) {
-    int matched = 0, line = 1, col = 1;
-    size_t off = scene_json_locate(c->text, &c->path, at_key, &matched);
+    int line = 1, col = 1;
     scene_line_col(c->text, off, &line, &col);
     if (path[0])
       return sim_fail(c->st, SIM_ERR_SCENE, "%s:%d:%d: %s: %s", c->file, line, col, path, what);

@@ -78,7 +78,7 @@ int scene_num_value(scene_ctx *c, const cJSON *v, double *out) {
 }
 
 int scene_int_value(scene_ctx *c, const cJSON *v, int *out) {
-  double x;
+  double x = 0;
   if (!cJSON_IsNumber(v))
     return scene_fail(c, 0, "expected an integer, got %s", scene_type_name(v));
   if (scene_num_value(c, v, &x)) return c->st->code;
@@ -173,8 +173,8 @@ static int enum_value(scene_ctx *c, const cJSON *v, const char *const *names, in
   return scene_fail(c, 0, "expected one of %s, got \"%s\"", list, q);
 }
 
-int scene_rd_enum(scene_ctx *c, const cJSON *obj, const char *key, const char *const *names,
-                  int n, int *out) {
+int scene_rd_enum(scene_ctx *c, const cJSON *obj, const char *key, const char *const *names, int n,
+                  int *out) {
   const cJSON *v = scene_item(obj, key);
   if (!v) return SIM_OK;
   scene_push_key(c, key);

@@ -11,8 +11,8 @@
 #define SCENE_FILE_MAX (64u << 20)
 
 static int load_solver(scene_ctx *c, const cJSON *o, sim_solver_def *d) {
-  static const char *const keys[] = {"dt",        "frames",    "lg_iterations", "global",
-                                     "device",    "precision", "ordering",      "threads"};
+  static const char *const keys[] = {"dt",     "frames",    "lg_iterations", "global",
+                                     "device", "precision", "ordering",      "threads"};
   int g = (int)d->global, dev = (int)d->device, prec = (int)d->precision, ord = (int)d->ordering;
   if (scene_keys(c, o, keys, 8, NULL) || scene_rd_num(c, o, "dt", &d->dt) ||
       scene_rd_int(c, o, "frames", &d->frames) ||
@@ -77,8 +77,7 @@ static int load_pin(scene_ctx *c, const cJSON *o, sim_pin_def *p) {
     return scene_fail(c, 0, "expected an object (a pin), got %s", scene_type_name(o));
   if (scene_keys(c, o, keys, 3, NULL)) return c->st->code;
   if (!scene_item(o, "box"))
-    return scene_fail(c, 0,
-                      "missing required key \"box\" ([xmin, ymin, zmin, xmax, ymax, zmax])");
+    return scene_fail(c, 0, "missing required key \"box\" ([xmin, ymin, zmin, xmax, ymax, zmax])");
   if (scene_rd_int(c, o, "body", &p->body) || scene_rd_vec(c, o, "box", p->box, 6))
     return c->st->code;
   const cJSON *script = scene_item(o, "script");
@@ -182,7 +181,8 @@ static int load_root(scene_ctx *c, const cJSON *root, sim_scene *s) {
     if (!arr) continue;
     int rc = SIM_OK, i = 0, max = a == 0 ? SIM_MAX_BODIES : SIM_MAX_PINS;
     scene_push_key(c, arrays[a]);
-    if (!cJSON_IsArray(arr)) rc = scene_fail(c, 0, "expected an array, got %s", scene_type_name(arr));
+    if (!cJSON_IsArray(arr))
+      rc = scene_fail(c, 0, "expected an array, got %s", scene_type_name(arr));
     for (const cJSON *e = rc ? NULL : arr->child; e && rc == SIM_OK; e = e->next, i++) {
       scene_push_index(c, i);
       if (i >= max)
@@ -195,8 +195,10 @@ static int load_root(scene_ctx *c, const cJSON *root, sim_scene *s) {
     }
     scene_pop(c);
     if (rc) return rc;
-    if (a == 0) s->nbodies = i;
-    else s->npins = i;
+    if (a == 0)
+      s->nbodies = i;
+    else
+      s->npins = i;
   }
 
   int dir_given = 0;
@@ -270,8 +272,8 @@ done:
   return rc;
 }
 
-int sim_scene_load(const char *file, const char *const *overrides, int noverrides,
-                   sim_scene *out, sim_status *st) {
+int sim_scene_load(const char *file, const char *const *overrides, int noverrides, sim_scene *out,
+                   sim_status *st) {
   sim_status_clear(st);
   FILE *f = fopen(file, "rb");
   if (!f) return sim_fail(st, SIM_ERR_SCENE, "%s: cannot open: %s", file, strerror(errno));
@@ -306,8 +308,8 @@ int sim_scene_load(const char *file, const char *const *overrides, int noverride
     if (nul != len) {
       int line, col;
       scene_line_col(buf, nul, &line, &col);
-      rc = sim_fail(st, SIM_ERR_SCENE, "%s:%d:%d: invalid JSON: a NUL byte in the text", file,
-                    line, col);
+      rc = sim_fail(st, SIM_ERR_SCENE, "%s:%d:%d: invalid JSON: a NUL byte in the text", file, line,
+                    col);
     } else {
       rc = sim_scene_load_string(buf, file, overrides, noverrides, out, st);
     }

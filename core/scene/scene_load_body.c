@@ -54,7 +54,8 @@ static int load_mesh(scene_ctx *c, const cJSON *m, sim_mesh_def *d) {
   if (!cJSON_IsObject(m))
     return scene_fail(c, 0, "expected an object with \"type\": one of %s, got %s", list,
                       scene_type_name(m));
-  if (require(c, m, "type", "one of the mesh types")) return c->st->code;
+  if (!scene_item(m, "type"))
+    return scene_fail(c, 0, "missing required key \"type\" (one of %s)", list);
   int kind = 0;
   if (scene_rd_enum(c, m, "type", scene_mesh_names, 6, &kind)) return c->st->code;
   sim_default_mesh(d, (sim_mesh_source_kind)kind);
@@ -118,8 +119,8 @@ static int load_transform(scene_ctx *c, const cJSON *t, sim_transform_def *d) {
   }
   if (cJSON_IsArray(s)) return scene_rd_vec(c, t, "scale", d->scale, 3);
   scene_push_key(c, "scale");
-  int rc = scene_fail(c, 0, "expected a number or an array of 3 numbers, got %s",
-                      scene_type_name(s));
+  int rc =
+      scene_fail(c, 0, "expected a number or an array of 3 numbers, got %s", scene_type_name(s));
   scene_pop(c);
   return rc;
 }
@@ -128,8 +129,7 @@ static int load_material(scene_ctx *c, const cJSON *m, sim_material_def *d) {
   static const char *const keys[] = {"model",   "density",        "mass",
                                      "lumping", "youngs_modulus", "poisson_ratio"};
   int model = 0, lumping = 0;
-  if (scene_keys(c, m, keys, 6, NULL) ||
-      scene_rd_enum(c, m, "model", scene_model_names, 1, &model))
+  if (scene_keys(c, m, keys, 6, NULL) || scene_rd_enum(c, m, "model", scene_model_names, 1, &model))
     return c->st->code;
   d->model = (sim_material_model)model;
   const cJSON *density = scene_item(m, "density"), *mass = scene_item(m, "mass");
@@ -137,8 +137,10 @@ static int load_material(scene_ctx *c, const cJSON *m, sim_material_def *d) {
     /* point at whichever of the two comes second in the file */
     const cJSON *second = mass;
     for (const cJSON *it = m->child; it; it = it->next)
-      if (it == mass) second = density;
-      else if (it == density) break;
+      if (it == mass)
+        second = density;
+      else if (it == density)
+        break;
     scene_push_key(c, second == mass ? "mass" : "density");
     int rc = scene_fail(c, 0, "give either \"density\" or \"mass\", not both");
     scene_pop(c);

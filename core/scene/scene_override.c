@@ -125,9 +125,8 @@ int scene_override_apply(cJSON *root, const char *text, scene_override *rec, sim
       sg->key = NULL;
       sg->index = idx;
       if (idx > size) {
-        rc = ovr_fail(st, text,
-                      "%s has %d element%s: expected an index 0..%d (%d appends), got %d", where,
-                      size, size == 1 ? "" : "s", size, size, idx);
+        rc = ovr_fail(st, text, "%s has %d element%s: expected an index 0..%d (%d appends), got %d",
+                      where, size, size == 1 ? "" : "s", size, size, idx);
         break;
       }
       if (last) {
@@ -135,8 +134,10 @@ int scene_override_apply(cJSON *root, const char *text, scene_override *rec, sim
           rc = ovr_fail(st, text, "null removes object keys only, not array elements");
           break;
         }
-        if (idx < size) cJSON_ReplaceItemInArray(node, idx, value);
-        else cJSON_AddItemToArray(node, value);
+        if (idx < size)
+          cJSON_ReplaceItemInArray(node, idx, value);
+        else
+          cJSON_AddItemToArray(node, value);
         value = NULL;
         break;
       }

@@ -46,7 +46,8 @@ void scene_push_index(scene_ctx *c, int index);
 void scene_pop(scene_ctx *c);
 /* Record "LOCATION: PATH: what" for the current path (at_key: point at the key, not the
    value) and return SIM_ERR_SCENE. */
-int scene_fail(scene_ctx *c, int at_key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int scene_fail(scene_ctx *c, int at_key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Whether the current path plus `key` is written in the text or set by an override. */
 int scene_given(const scene_ctx *c, const char *key);
 void scene_path_format(const scene_path *p, char *buf, size_t cap);
@@ -74,15 +75,14 @@ void scene_override_free(scene_override *rec);
 const char *scene_type_name(const cJSON *v);
 const cJSON *scene_item(const cJSON *obj, const char *key);
 /* Reject unknown and duplicate keys; `note` (may be NULL) follows "unknown key "x"". */
-int scene_keys(scene_ctx *c, const cJSON *obj, const char *const *allowed, int n,
-               const char *note);
+int scene_keys(scene_ctx *c, const cJSON *obj, const char *const *allowed, int n, const char *note);
 int scene_rd_num(scene_ctx *c, const cJSON *obj, const char *key, double *out);
 int scene_rd_int(scene_ctx *c, const cJSON *obj, const char *key, int *out);
 int scene_rd_vec(scene_ctx *c, const cJSON *obj, const char *key, double *out, int n);
 int scene_rd_ivec(scene_ctx *c, const cJSON *obj, const char *key, int *out, int n);
 int scene_rd_str(scene_ctx *c, const cJSON *obj, const char *key, char *out, size_t cap);
-int scene_rd_enum(scene_ctx *c, const cJSON *obj, const char *key, const char *const *names,
-                  int n, int *out);
+int scene_rd_enum(scene_ctx *c, const cJSON *obj, const char *key, const char *const *names, int n,
+                  int *out);
 /* The object at key (NULL when absent); an error when present but not an object. */
 int scene_rd_obj(scene_ctx *c, const cJSON *obj, const char *key, const cJSON **out);
 int scene_num_value(scene_ctx *c, const cJSON *v, double *out);

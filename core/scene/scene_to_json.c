@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The resolved scene as JSON (summary.json, `simctl validate`); it loads back to the same struct. */
+/* The resolved scene as JSON (summary.json, `simctl validate`) that loads back identically. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,9 +21,21 @@ static cJSON *obj(jw *w, cJSON *parent, const char *key) {
   return o;
 }
 
+/* A number as raw text: the shortest decimal that reads back exactly (cJSON's own printer
+   accepts 15 digits when they come within an epsilon, which breaks exact round trips). */
+static cJSON *exact(double v) {
+  char buf[40];
+  if (!isfinite(v)) return cJSON_CreateNull();
+  scene_fmt_num(v, buf);
+  return cJSON_CreateRaw(buf);
+}
+
 static void num(jw *w, cJSON *o, const char *key, double v) {
-  if (o && !cJSON_AddNumberToObject(o, key, v)) w->bad = 1;
-  if (!o) w->bad = 1;
+  cJSON *n = exact(v);
+  if (!o || !n || !cJSON_AddItemToObject(o, key, n)) {
+    cJSON_Delete(n);
+    w->bad = 1;
+  }
 }
 
 static void str(jw *w, cJSON *o, const char *key, const char *v) {
@@ -30,7 +43,14 @@ static void str(jw *w, cJSON *o, const char *key, const char *v) {
 }
 
 static void vec(jw *w, cJSON *o, const char *key, const double *v, int n) {
-  cJSON *a = cJSON_CreateDoubleArray(v, n);
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; a && i < n; i++) {
+    cJSON *e = exact(v[i]);
+    if (!e || !cJSON_AddItemToArray(a, e)) {
+      cJSON_Delete(e);
+      w->bad = 1;
+    }
+  }
   if (!o || !a || !cJSON_AddItemToObject(o, key, a)) {
     cJSON_Delete(a);
     w->bad = 1;
@@ -73,7 +93,9 @@ static void put_mesh(jw *w, cJSON *m, const sim_mesh_def *d) {
       num(w, m, "segments", d->segments);
       num(w, m, "rings", d->rings);
       break;
-    case SIM_SRC_FILE: str(w, m, "path", d->path); break;
+    case SIM_SRC_FILE:
+      str(w, m, "path", d->path);
+      break;
   }
   cJSON *t = obj(w, m, "tetgen");
   num(w, t, "quality", d->tet_quality);
@@ -87,12 +109,16 @@ static void put_body(jw *w, cJSON *b, const sim_body_def *d) {
   vec(w, t, "translate", d->transform.translate, 3);
   vec(w, t, "rotate", d->transform.rotate_deg, 3);
   const double *s = d->transform.scale;
-  if (s[0] == s[1] && s[1] == s[2]) num(w, t, "scale", s[0]);
-  else vec(w, t, "scale", s, 3);
+  if (s[0] == s[1] && s[1] == s[2])
+    num(w, t, "scale", s[0]);
+  else
+    vec(w, t, "scale", s, 3);
   cJSON *m = obj(w, b, "material");
   str(w, m, "model", name_of(scene_model_names, 1, (int)d->material.model));
-  if (d->material.mass != 0) num(w, m, "mass", d->material.mass);
-  else num(w, m, "density", d->material.density);
+  if (d->material.mass != 0)
+    num(w, m, "mass", d->material.mass);
+  else
+    num(w, m, "density", d->material.density);
   str(w, m, "lumping", name_of(scene_lumping_names, 2, (int)d->material.lumping));
   num(w, m, "youngs_modulus", d->material.youngs_modulus);
   num(w, m, "poisson_ratio", d->material.poisson_ratio);
@@ -113,7 +139,9 @@ static void put_step(jw *w, cJSON *o, const sim_pin_step *s) {
       num(w, o, "speed", s->speed);
       num(w, o, "angle", s->angle);
       break;
-    case SIM_STEP_WAIT: num(w, o, "duration", s->duration); break;
+    case SIM_STEP_WAIT:
+      num(w, o, "duration", s->duration);
+      break;
   }
 }
 
@@ -177,23 +205,96 @@ static cJSON *build(const sim_scene *s, jw *w) {
   return root;
 }
 
+/* Output text grown with realloc: the result is handed to the caller, who free()s it. */
+typedef struct tbuf {
+  char *p;
+  size_t len, cap;
+  int bad;
+} tbuf;
+
+static void put(tbuf *t, const char *s, size_t n) {
+  if (t->bad) return;
+  if (t->len + n + 1 > t->cap) {
+    size_t cap = t->cap ? t->cap : 4096;
+    while (t->len + n + 1 > cap) cap *= 2;
+    char *np = realloc(t->p, cap);
+    if (!np) {
+      t->bad = 1;
+      return;
+    }
+    t->p = np;
+    t->cap = cap;
+  }
+  memcpy(t->p + t->len, s, n);
+  t->len += n;
+  t->p[t->len] = '\0';
+}
+
+static void puts_(tbuf *t, const char *s) { put(t, s, strlen(s)); }
+
+static void indent(tbuf *t, int depth) {
+  for (int i = 0; i < depth; i++) put(t, "  ", 2);
+}
+
+static int is_flat(const cJSON *v) {
+  for (const cJSON *e = v->child; e; e = e->next)
+    if (cJSON_IsObject(e) || cJSON_IsArray(e)) return 0;
+  return 1;
+}
+
+/* Two-space indentation; arrays of scalars on one line ("[0, -9.81, 0]"). */
+static void emit(tbuf *t, const cJSON *v, int depth) {
+  if (cJSON_IsObject(v) || (cJSON_IsArray(v) && !is_flat(v))) {
+    const int obj_ = cJSON_IsObject(v);
+    if (!v->child) {
+      puts_(t, obj_ ? "{}" : "[]");
+      return;
+    }
+    puts_(t, obj_ ? "{\n" : "[\n");
+    for (const cJSON *e = v->child; e; e = e->next) {
+      indent(t, depth + 1);
+      if (obj_) { /* keys are the schema's own names: nothing to escape */
+        puts_(t, "\"");
+        puts_(t, e->string);
+        puts_(t, "\": ");
+      }
+      emit(t, e, depth + 1);
+      puts_(t, e->next ? ",\n" : "\n");
+    }
+    indent(t, depth);
+    puts_(t, obj_ ? "}" : "]");
+  } else if (cJSON_IsArray(v)) {
+    puts_(t, "[");
+    for (const cJSON *e = v->child; e; e = e->next) {
+      emit(t, e, depth);
+      if (e->next) puts_(t, ", ");
+    }
+    puts_(t, "]");
+  } else {
+    char *s = cJSON_PrintUnformatted(v); /* scalars: numbers raw, strings escaped */
+    if (!s) {
+      t->bad = 1;
+      return;
+    }
+    puts_(t, s);
+    cJSON_free(s);
+  }
+}
+
 int sim_scene_to_json(const sim_scene *s, char **out_text) {
   jw w = {0};
+  tbuf t = {0};
   *out_text = NULL;
   cJSON *root = build(s, &w);
-  char *printed = root && !w.bad ? cJSON_Print(root) : NULL;
-  cJSON_Delete(root);
-  if (!printed) return SIM_ERR_MEMORY;
-  /* copy so that the caller's free() is right whatever allocator cJSON was given */
-  size_t n = strlen(printed);
-  char *copy = malloc(n + 2);
-  if (copy) {
-    memcpy(copy, printed, n);
-    copy[n] = '\n';
-    copy[n + 1] = '\0';
+  if (root && !w.bad) {
+    emit(&t, root, 0);
+    puts_(&t, "\n");
   }
-  cJSON_free(printed);
-  if (!copy) return SIM_ERR_MEMORY;
-  *out_text = copy;
+  cJSON_Delete(root);
+  if (!root || w.bad || t.bad) {
+    free(t.p);
+    return SIM_ERR_MEMORY;
+  }
+  *out_text = t.p;
   return SIM_OK;
 }

@@ -34,8 +34,10 @@ static int num_range(scene_ctx *c, const char *key, double v, int lop, double lo
 static int int_range(scene_ctx *c, const char *key, int v, int lo, int hi) {
   int rc = SIM_OK;
   if (key) scene_push_key(c, key);
-  if (v < lo) rc = scene_fail(c, 0, "expected an integer >= %d, got %d", lo, v);
-  else if (v > hi) rc = scene_fail(c, 0, "expected an integer <= %d, got %d", hi, v);
+  if (v < lo)
+    rc = scene_fail(c, 0, "expected an integer >= %d, got %d", lo, v);
+  else if (v > hi)
+    rc = scene_fail(c, 0, "expected an integer <= %d, got %d", hi, v);
   if (key) scene_pop(c);
   return rc;
 }
@@ -180,11 +182,14 @@ static int validate_mesh(scene_ctx *c, const sim_mesh_def *m) {
     case SIM_SRC_CAPSULE:
       rc = num_range(c, "radius", m->radius, GT, 0, NONE, 0);
       /* a capsule of height 0 is a sphere */
-      if (!rc) rc = num_range(c, "height", m->height, m->kind == SIM_SRC_CAPSULE ? GE : GT, 0, NONE, 0);
+      if (!rc)
+        rc = num_range(c, "height", m->height, m->kind == SIM_SRC_CAPSULE ? GE : GT, 0, NONE, 0);
       if (!rc) rc = int_range(c, "segments", m->segments, 3, SCENE_SEGMENTS_MAX);
       if (!rc) rc = int_range(c, "rings", m->rings, 1, SCENE_RINGS_MAX);
       break;
-    case SIM_SRC_FILE: rc = validate_file_mesh(c, m); break;
+    case SIM_SRC_FILE:
+      rc = validate_file_mesh(c, m);
+      break;
   }
   if (rc) return rc;
   scene_push_key(c, "tetgen");
@@ -271,7 +276,8 @@ static int validate_step(scene_ctx *c, const sim_pin_step *s) {
       if (!rc) rc = num_range(c, "angle", s->angle, GT, 0, NONE, 0);
       return rc;
     }
-    case SIM_STEP_WAIT: return num_range(c, "duration", s->duration, GT, 0, NONE, 0);
+    case SIM_STEP_WAIT:
+      return num_range(c, "duration", s->duration, GT, 0, NONE, 0);
   }
   return enum_range(c, "type", (int)s->kind, scene_step_names, 3);
 }

@@ -1,0 +1,538 @@
+/* SPDX-License-Identifier: MIT */
+/* Scene loader tests: a full scene, defaults, a table of bad scenes with exact messages,
+   --set overrides, and the sim_scene_to_json round trip. Runs in tests/. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "check.h"
+#include "scene/scene.h"
+
+/* Test scenes are written with ' for " (and ` for ') to stay readable. */
+static const char *q(const char *text) {
+  static char buf[4096];
+  size_t n = strlen(text);
+  if (n >= sizeof buf) n = sizeof buf - 1;
+  for (size_t i = 0; i < n; i++) buf[i] = text[i] == '\'' ? '"' : text[i] == '`' ? '\'' : text[i];
+  buf[n] = '\0';
+  return buf;
+}
+
+static sim_scene g_scene, g_scene2; /* large: keep them off the stack */
+
+static int load(const char *text, const char *const *ovr, int novr, sim_status *st) {
+  return sim_scene_load_string(q(text), "bad.json", ovr, novr, &g_scene, st);
+}
+
+#define CHECK_MSG(st, want)                                       \
+  check_report(strcmp((st).msg, (want)) == 0, __FILE__, __LINE__, \
+               "message\n  got:  %s\n  want: %s", (st).msg, (want))
+
+static void test_full_scene(void) {
+  sim_status st;
+  sim_scene *s = &g_scene;
+  int rc = sim_scene_load("data/scenes/loader_full.json", NULL, 0, s, &st);
+  CHECK_INT(rc, SIM_OK);
+  if (rc) fprintf(stderr, "  %s\n", st.msg);
+  CHECK(strcmp(s->file, "data/scenes/loader_full.json") == 0);
+  CHECK(strcmp(s->name, "loader_full") == 0);
+  CHECK_NEAR(s->solver.dt, 0.005, 0);
+  CHECK_INT(s->solver.frames, 250);
+  CHECK_INT(s->solver.lg_iterations, 7);
+  CHECK_INT(s->solver.global, SIM_GLOBAL_CHOLESKY);
+  CHECK_INT(s->solver.device, SIM_DEVICE_CPU);
+  CHECK_INT(s->solver.precision, SIM_PREC_FLOAT);
+  CHECK_INT(s->solver.ordering, SIM_ORDER_AMD);
+  CHECK_INT(s->solver.threads, 3);
+  CHECK_NEAR(s->gravity[0], 0, 0);
+  CHECK_NEAR(s->gravity[1], -9.81, 0);
+  CHECK_NEAR(s->gravity[2], 0.5, 0);
+  CHECK_INT(s->nbodies, 6);
+
+  const sim_body_def *b = &s->bodies[0];
+  CHECK(strcmp(b->name, "bar") == 0);
+  CHECK_INT(b->mesh.kind, SIM_SRC_BAR);
+  CHECK_NEAR(b->mesh.lo[0], -1, 0);
+  CHECK_NEAR(b->mesh.lo[1], -2, 0);
+  CHECK_NEAR(b->mesh.lo[2], -1, 0);
+  CHECK_NEAR(b->mesh.hi[0], 1, 0);
+  CHECK_NEAR(b->mesh.hi[1], 2, 0);
+  CHECK_NEAR(b->mesh.hi[2], 1, 0);
+  CHECK_INT(b->mesh.vertices[0], 14);
+  CHECK_INT(b->mesh.vertices[1], 27);
+  CHECK_INT(b->mesh.vertices[2], 14);
+  CHECK_NEAR(b->transform.translate[1], 1, 0);
+  CHECK_NEAR(b->transform.rotate_deg[0], 90, 0);
+  CHECK_NEAR(b->transform.rotate_deg[1], 0, 0);
+  CHECK_NEAR(b->transform.rotate_deg[2], -30, 0);
+  CHECK_NEAR(b->transform.scale[0], 1, 0);
+  CHECK_NEAR(b->transform.scale[1], 2, 0);
+  CHECK_NEAR(b->transform.scale[2], 3, 0);
+  CHECK_INT(b->material.model, SIM_MAT_ARAP);
+  CHECK_NEAR(b->material.mass, 1000, 0);
+  CHECK_INT(b->material.lumping, SIM_LUMP_UNIFORM); /* mass given */
+  CHECK_NEAR(b->material.youngs_modulus, 1e9, 0);
+  CHECK_NEAR(b->material.poisson_ratio, 0.45, 0);
+  CHECK_NEAR(b->velocity[2], -1, 0);
+
+  b = &s->bodies[1];
+  CHECK(strcmp(b->name, "ball") == 0);
+  CHECK_INT(b->mesh.kind, SIM_SRC_ICOSPHERE);
+  CHECK_NEAR(b->mesh.radius, 0.5, 0);
+  CHECK_INT(b->mesh.subdivisions, 2);
+  CHECK_NEAR(b->mesh.tet_quality, 2, 0);
+  CHECK_NEAR(b->mesh.tet_max_volume, 0.01, 0);
+  for (int k = 0; k < 3; k++) CHECK_NEAR(b->transform.scale[k], 3, 0);
+  CHECK_NEAR(b->material.density, 500, 0);
+  CHECK_NEAR(b->material.mass, 0, 0);
+  CHECK_INT(b->material.lumping, SIM_LUMP_UNIFORM); /* explicit */
+  CHECK_NEAR(b->material.youngs_modulus, 1e4, 0);
+  CHECK_NEAR(b->material.poisson_ratio, 0.4, 0);
+
+  b = &s->bodies[2];
+  CHECK_INT(b->mesh.kind, SIM_SRC_BOX);
+  CHECK_NEAR(b->mesh.hi[1], 0.5, 0);
+  CHECK_NEAR(b->mesh.hi[2], 2, 0);
+  CHECK_INT(b->mesh.segments, 6);
+  CHECK_NEAR(b->mesh.tet_quality, 0, 0);
+  CHECK_INT(b->material.lumping, SIM_LUMP_VOLUME); /* default density */
+  CHECK_NEAR(b->material.density, 1000, 0);
+
+  b = &s->bodies[3];
+  CHECK_INT(b->mesh.kind, SIM_SRC_CYLINDER);
+  CHECK_NEAR(b->mesh.radius, 0.25, 0);
+  CHECK_NEAR(b->mesh.height, 3, 0);
+  CHECK_INT(b->mesh.segments, 12);
+  CHECK_INT(b->mesh.rings, 4);
+
+  b = &s->bodies[4];
+  CHECK_INT(b->mesh.kind, SIM_SRC_CAPSULE);
+  CHECK_NEAR(b->mesh.height, 0, 0);
+  CHECK_INT(b->mesh.rings, 3);
+  CHECK_NEAR(b->material.mass, 2, 0);
+  CHECK_INT(b->material.lumping, SIM_LUMP_VOLUME); /* explicit with mass */
+  CHECK_NEAR(b->material.poisson_ratio, -0.2, 0);
+
+  b = &s->bodies[5];
+  CHECK_INT(b->mesh.kind, SIM_SRC_FILE);
+  CHECK(strcmp(b->mesh.path, "data/scenes/meshes/unit_cube.obj") == 0);
+  CHECK_NEAR(b->mesh.tet_quality, 1.414, 0);
+  CHECK_NEAR(b->mesh.tet_max_volume, 0.5, 0);
+
+  CHECK_INT(s->npins, 2);
+  const sim_pin_def *p = &s->pins[0];
+  CHECK_INT(p->body, 0);
+  CHECK_NEAR(p->box[1], 1.99, 0);
+  CHECK_NEAR(p->box[4], 2.1, 0);
+  CHECK_INT(p->nsteps, 3);
+  CHECK_INT(p->steps[0].kind, SIM_STEP_ROLLING);
+  CHECK_NEAR(p->steps[0].axis[0], 0, 0);
+  CHECK_NEAR(p->steps[0].axis[1], 1, 0); /* normalised */
+  CHECK_NEAR(p->steps[0].center[2], 0.5, 0);
+  CHECK_NEAR(p->steps[0].speed, -10, 0);
+  CHECK_NEAR(p->steps[0].angle, 90, 0);
+  CHECK_INT(p->steps[1].kind, SIM_STEP_WAIT);
+  CHECK_NEAR(p->steps[1].duration, 2, 0);
+  CHECK_INT(p->steps[2].kind, SIM_STEP_PULLING);
+  CHECK_NEAR(p->steps[2].direction[0], 0.6, 1e-15);
+  CHECK_NEAR(p->steps[2].direction[1], 0, 0);
+  CHECK_NEAR(p->steps[2].direction[2], 0.8, 1e-15);
+  CHECK_NEAR(p->steps[2].speed, 0.1, 0);
+  CHECK_NEAR(p->steps[2].length, 1.5, 0);
+  CHECK_INT(s->pins[1].body, 3);
+  CHECK_INT(s->pins[1].nsteps, 0);
+
+  CHECK(strcmp(s->output.dir, "out/custom") == 0);
+  CHECK_INT(s->output.every, 5);
+  CHECK_INT(s->output.formats, SIM_OUT_CSV | SIM_OUT_PNG);
+  CHECK_INT(s->output.png_width, 320);
+  CHECK_INT(s->output.png_height, 200);
+}
+
+static void test_paper_scene(void) {
+  sim_status st;
+  sim_scene *s = &g_scene;
+  int rc = sim_scene_load("data/scenes/twisting_bar.json", NULL, 0, s, &st);
+  CHECK_INT(rc, SIM_OK);
+  CHECK_INT(s->solver.frames, 810);
+  CHECK_INT(s->nbodies, 1);
+  CHECK_INT(
+      s->bodies[0].mesh.vertices[0] * s->bodies[0].mesh.vertices[1] * s->bodies[0].mesh.vertices[2],
+      5292);
+  CHECK_NEAR(s->bodies[0].material.mass, 1000, 0);
+  CHECK_INT(s->bodies[0].material.lumping, SIM_LUMP_UNIFORM);
+  CHECK_INT(s->npins, 2);
+  CHECK_NEAR(s->pins[0].steps[0].speed, 10, 0);
+  CHECK_NEAR(s->pins[1].steps[0].speed, -10, 0);
+  CHECK(strcmp(s->output.dir, "out/twisting_bar") == 0);
+  CHECK_INT(s->output.every, 10);
+}
+
+static void test_defaults(void) {
+  sim_scene *s = &g_scene;
+  sim_default_scene(s);
+  CHECK(strcmp(s->name, "scene") == 0);
+  CHECK_NEAR(s->solver.dt, 0.01, 0);
+  CHECK_INT(s->solver.frames, 100);
+  CHECK_INT(s->solver.lg_iterations, 5);
+  CHECK_INT(s->solver.global, SIM_GLOBAL_AUTO);
+  CHECK_INT(s->solver.device, SIM_DEVICE_AUTO);
+  CHECK_INT(s->solver.precision, SIM_PREC_DOUBLE);
+  CHECK_INT(s->solver.ordering, SIM_ORDER_METIS);
+  CHECK_INT(s->solver.threads, 0);
+  CHECK_INT(s->nbodies, 0);
+  CHECK_INT(s->npins, 0);
+  CHECK_INT(s->output.every, 1);
+  CHECK_INT(s->output.formats, SIM_OUT_VTK | SIM_OUT_OBJ | SIM_OUT_CSV);
+
+  sim_body_def b;
+  sim_default_body(&b);
+  CHECK_INT(b.mesh.kind, SIM_SRC_ICOSPHERE);
+  CHECK_NEAR(b.mesh.radius, 1, 0);
+  CHECK_INT(b.mesh.subdivisions, 3);
+  CHECK_NEAR(b.mesh.tet_quality, 1.414, 0);
+  CHECK_NEAR(b.mesh.tet_max_volume, 0, 0);
+  for (int k = 0; k < 3; k++) {
+    CHECK_NEAR(b.transform.scale[k], 1, 0);
+    CHECK_NEAR(b.transform.translate[k], 0, 0);
+    CHECK_NEAR(b.velocity[k], 0, 0);
+  }
+  CHECK_NEAR(b.material.youngs_modulus, 1e6, 0);
+  CHECK_NEAR(b.material.poisson_ratio, 0.45, 0);
+  CHECK_NEAR(b.material.density, 1000, 0);
+  CHECK_NEAR(b.material.mass, 0, 0);
+  CHECK_INT(b.material.lumping, SIM_LUMP_VOLUME);
+
+  /* a built-in scene with one default body validates */
+  sim_status st;
+  s->nbodies = 1;
+  CHECK_INT(sim_scene_validate(s, &st), SIM_OK);
+  s->bodies[0].material.youngs_modulus = -1;
+  CHECK_INT(sim_scene_validate(s, &st), SIM_ERR_SCENE);
+  CHECK_MSG(st, "scene: bodies.0.material.youngs_modulus: expected a number > 0, got -1");
+
+  /* the smallest scene: everything else from the defaults */
+  int rc = sim_scene_load_string(q("{'bodies': [{'mesh': {'type': 'icosphere'}}]}"),
+                                 "some/dir/minimal.json", NULL, 0, s, &st);
+  CHECK_INT(rc, SIM_OK);
+  CHECK(strcmp(s->name, "minimal") == 0);
+  CHECK(strcmp(s->output.dir, "out/minimal") == 0);
+  CHECK(strcmp(s->bodies[0].name, "body0") == 0);
+  CHECK_NEAR(s->bodies[0].mesh.radius, 1, 0);
+  CHECK_INT(s->bodies[0].mesh.subdivisions, 3);
+  CHECK_NEAR(s->gravity[1], 0, 0);
+  CHECK_NEAR(s->solver.dt, 0.01, 0);
+  CHECK_INT(s->output.png_width, 640);
+  CHECK_INT(s->output.png_height, 480);
+
+  /* per-type mesh defaults; bodies named "body<i>" */
+  rc = sim_scene_load_string(
+      q("{'bodies': [{'mesh': {'type': 'cylinder', 'radius': 1, 'height': 2}},"
+        " {'mesh': {'type': 'capsule', 'radius': 1, 'height': 1}},"
+        " {'mesh': {'type': 'box', 'lo': [0, 0, 0], 'hi': [1, 1, 1]}}],"
+        " 'pins': [{'box': [0, 0, 0, 1, 1, 1]}]}"),
+      "x.json", NULL, 0, s, &st);
+  CHECK_INT(rc, SIM_OK);
+  CHECK_INT(s->bodies[0].mesh.segments, 24);
+  CHECK_INT(s->bodies[0].mesh.rings, 8);
+  CHECK_INT(s->bodies[1].mesh.segments, 24);
+  CHECK_INT(s->bodies[1].mesh.rings, 8);
+  CHECK_INT(s->bodies[2].mesh.segments, 4);
+  CHECK(strcmp(s->bodies[2].name, "body2") == 0);
+  CHECK_INT(s->pins[0].body, 0);
+  CHECK_INT(s->pins[0].nsteps, 0);
+}
+
+typedef struct bad_case {
+  const char *text; /* ' for ", ` for ' */
+  const char *want; /* the whole message */
+} bad_case;
+
+#define B "{'mesh': {'type': 'icosphere'}}"
+#define BOX "'box': [0, 0, 0, 1, 1, 1]"
+static const bad_case bad_cases[] = {
+    /* malformed JSON */
+    {"{'solver': {'dt': 0.01,}}",
+     "bad.json:1:24: invalid JSON: expected a string key, got '}' (no comma after the last "
+     "member)"},
+    {"{\n  'name': 'a'\n  'bodies': []\n}",
+     "bad.json:3:3: invalid JSON: expected ',' or '}', got '\"'"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}}]} extra",
+     "bad.json:1:47: invalid JSON: expected the end of the file after the top-level value, got "
+     "'extra'"},
+    {"", "bad.json:1:1: invalid JSON: the file is empty (expected an object)"},
+    {"{\n  // a comment\n  'bodies': []\n}",
+     "bad.json:2:3: invalid JSON: expected a string key or '}', got a comment (JSON has no "
+     "comments)"},
+    {"{`name`: 1}",
+     "bad.json:1:2: invalid JSON: expected a string key or '}', got ' (JSON strings use double "
+     "quotes)"},
+    {"{'name': 'abc}",
+     "bad.json:1:10: invalid JSON: unterminated string (a string must end with '\"' on its line)"},
+    {"{'solver': {'frames': 010}}",
+     "bad.json:1:23: invalid JSON: invalid number: leading zeros are not allowed"},
+    {"{'gravity': [0, NaN, 0]}", "bad.json:1:17: invalid JSON: expected a value, got 'NaN'"},
+    {"[1, 2]", "bad.json:1:1: expected an object at the top level, got an array"},
+    /* columns count characters, not bytes; escaped keys are found too */
+    {"{'name': 'h\xC3\xA9llo', 'zz': 1}",
+     "bad.json:1:19: zz: unknown key \"zz\" (allowed: \"name\", \"solver\", \"gravity\", "
+     "\"bodies\", \"pins\", \"output\")"},
+    {"{'solver': {'d\\u0074t': 1}}",
+     "bad.json:1:13: solver.dtt: unknown key \"dtt\" (did you mean \"dt\"?)"},
+    /* unknown and duplicate keys */
+    {"{\n  'solver': {'dtt': 0.01},\n  'bodies': [" B "]\n}",
+     "bad.json:2:14: solver.dtt: unknown key \"dtt\" (did you mean \"dt\"?)"},
+    {"{'bodys': []}", "bad.json:1:2: bodys: unknown key \"bodys\" (did you mean \"bodies\"?)"},
+    {"{'solver': {'zzz': 1}}",
+     "bad.json:1:13: solver.zzz: unknown key \"zzz\" (allowed: \"dt\", \"frames\", "
+     "\"lg_iterations\", \"global\", \"device\", \"precision\", \"ordering\", \"threads\")"},
+    {"{'bodies': [{'mesh': {'type': 'bar', 'radius': 1}}]}",
+     "bad.json:1:38: bodies.0.mesh.radius: unknown key \"radius\" for mesh type \"bar\" (allowed: "
+     "\"type\", \"lo\", \"hi\", \"vertices\")"},
+    {"{'solver': {'dt': 0.01, 'dt': 0.02}}",
+     "bad.json:1:25: solver.dt: duplicate key \"dt\" (each key may appear once)"},
+    {"{'bodies': [" B "], 'pins': [{" BOX
+     ", 'script': [{'type': 'rolling', 'axis': [0, 1, 0], 'speed': 5, 'angle': 9, 'length': 1}]}]}",
+     "bad.json:1:158: pins.0.script.0.length: unknown key \"length\" for a \"rolling\" step "
+     "(allowed: \"type\", \"axis\", \"center\", \"speed\", \"angle\")"},
+    /* types and shapes */
+    {"{\n  'solver': {\n    'dt': '0.01'\n  }\n}",
+     "bad.json:3:11: solver.dt: expected a number, got a string"},
+    {"{'gravity': [0, -9.81], 'bodies': [" B "]}",
+     "bad.json:1:13: gravity: expected an array of 3 numbers, got an array of 2"},
+    {"{'solver': {'frames': 2.5}, 'bodies': [" B "]}",
+     "bad.json:1:23: solver.frames: expected an integer, got 2.5"},
+    {"{'gravity': [0, 'down', 0], 'bodies': [" B "]}",
+     "bad.json:1:17: gravity.1: expected a number, got a string"},
+    {"{'solver': {'dt': 1e999}, 'bodies': [" B "]}",
+     "bad.json:1:19: solver.dt: expected a finite number, got one too large for a double"},
+    {"{'bodies': {}}", "bad.json:1:12: bodies: expected an array, got an object"},
+    {"{'solver': {'global': 'chol'}, 'bodies': [" B "]}",
+     "bad.json:1:23: solver.global: expected one of \"auto\", \"sparse_inverse\", \"cholesky\", "
+     "got "
+     "\"chol\""},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'model': 'neo_hookean'}}]}",
+     "bad.json:1:67: bodies.0.material.model: expected one of \"arap\", got \"neo_hookean\""},
+    /* required keys */
+    {"{}", "bad.json:1:1: bodies: expected 1..16 bodies, got 0"},
+    {"{'bodies': [{}]}",
+     "bad.json:1:13: bodies.0: missing required key \"mesh\" (where the body comes from)"},
+    {"{'bodies': [{'mesh': {}}]}",
+     "bad.json:1:22: bodies.0.mesh: missing required key \"type\" (one of \"bar\", \"icosphere\", "
+     "\"box\", \"cylinder\", \"capsule\", \"file\")"},
+    {"{'bodies': [{'mesh': {'type': 'bar', 'hi': [1, 1, 1], 'vertices': [2, 2, 2]}}]}",
+     "bad.json:1:22: bodies.0.mesh: missing required key \"lo\" (required for mesh type \"bar\")"},
+    {"{'bodies': [{'mesh': {'type': 'cylinder', 'radius': 1}}]}",
+     "bad.json:1:22: bodies.0.mesh: missing required key \"height\" (required for mesh type "
+     "\"cylinder\")"},
+    {"{'bodies': [" B "], 'pins': [{" BOX ", 'script': [{'speed': 1}]}]}",
+     "bad.json:1:95: pins.0.script.0: missing required key \"type\" (\"pulling\", \"rolling\" or "
+     "\"wait\")"},
+    /* ranges */
+    {"{\n  'bodies': [\n    {\n      'mesh': {'type': 'icosphere'},\n"
+     "      'material': {'youngs_modulus': -5}\n    }\n  ]\n}",
+     "bad.json:5:38: bodies.0.material.youngs_modulus: expected a number > 0, got -5"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'poisson_ratio': 0.5}}]}",
+     "bad.json:1:75: bodies.0.material.poisson_ratio: expected a number < 0.5, got 0.5"},
+    {"{'solver': {'dt': 2}, 'bodies': [" B "]}",
+     "bad.json:1:19: solver.dt: expected a number <= 1, got 2"},
+    {"{'solver': {'frames': 0}, 'bodies': [" B "]}",
+     "bad.json:1:23: solver.frames: expected an integer >= 1, got 0"},
+    {"{'solver': {'threads': -1}, 'bodies': [" B "]}",
+     "bad.json:1:24: solver.threads: expected an integer >= 0, got -1"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'mass': 0}}]}",
+     "bad.json:1:66: bodies.0.material.mass: expected a number > 0, got 0"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'density': 500, 'mass': 10}}]}",
+     "bad.json:1:82: bodies.0.material.mass: give either \"density\" or \"mass\", not both"},
+    {"{'bodies': [{'mesh': {'type': 'bar', 'lo': [0, 0, 0], 'hi': [1, 1, 1], 'vertices': [14, 1, "
+     "14]}}]}",
+     "bad.json:1:89: bodies.0.mesh.vertices.1: expected an integer >= 2, got 1"},
+    {"{'bodies': [{'mesh': {'type': 'bar', 'lo': [0, 2, 0], 'hi': [1, -2, 1], 'vertices': [2, 2, "
+     "2]}}]}",
+     "bad.json:1:65: bodies.0.mesh.hi.1: expected a number > 2 (lo.1), got -2"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere', 'subdivisions': 8}}]}",
+     "bad.json:1:60: bodies.0.mesh.subdivisions: expected an integer <= 7, got 8"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere', 'tetgen': {'quality': 0.5}}}]}",
+     "bad.json:1:66: bodies.0.mesh.tetgen.quality: expected 0 (off) or a number >= 1, got 0.5"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'transform': {'scale': -1}}]}",
+     "bad.json:1:68: bodies.0.transform.scale: expected a number > 0, got -1"},
+    {"{'bodies': [" B "], 'pins': [{'body': 3, " BOX "}]}",
+     "bad.json:1:65: pins.0.body: expected a body index 0..0, got 3"},
+    {"{'bodies': [" B "], 'pins': [{'box': [0, 2, 0, 1, 1, 1]}]}",
+     "bad.json:1:77: pins.0.box.4: expected a number >= 2 (box.1, the y minimum), got 1"},
+    {"{'bodies': [" B "], 'pins': [{" BOX
+     ", 'script': [{'type': 'rolling', 'axis': [0, 1, 0], 'speed': 0, 'angle': 90}]}]}",
+     "bad.json:1:143: pins.0.script.0.speed: expected a nonzero number (deg/s; the sign sets the "
+     "sense), got 0"},
+    {"{'bodies': [" B "], 'pins': [{" BOX
+     ", 'script': [{'type': 'pulling', 'direction': [0, 0, 0], 'speed': 1, 'length': 1}]}]}",
+     "bad.json:1:128: pins.0.script.0.direction: expected a nonzero vector, got [0, 0, 0]"},
+    {"{'bodies': [" B "], 'output': {'formats': ['vtk', 'vtk']}}",
+     "bad.json:1:77: output.formats.1: duplicate format \"vtk\""},
+    {"{'bodies': [" B "], 'output': {'png_size': [8, 480]}}",
+     "bad.json:1:71: output.png_size.0: expected an integer >= 16, got 8"},
+    {"{'bodies': [" B "], 'output': {'every': 0}}",
+     "bad.json:1:67: output.every: expected an integer >= 1, got 0"},
+    {"{'bodies': [{'mesh': {'type': 'file', 'path': 'meshes/nope.obj'}}]}",
+     "bad.json:1:47: bodies.0.mesh.path: file not found: meshes/nope.obj"},
+    {"{'name': 'my scene', 'bodies': [" B "]}",
+     "bad.json:1:10: name: expected a name of letters, digits, '_', '-' and '.', got \"my scene\""},
+    {"{'bodies': [" B ", {'name': 'body0', 'mesh': {'type': 'icosphere'}}]}",
+     "bad.json:1:55: bodies.1.name: duplicate body name \"body0\" (also bodies.0)"},
+};
+
+static void test_bad_scenes(void) {
+  const int n = (int)(sizeof bad_cases / sizeof bad_cases[0]);
+  CHECK(n >= 25);
+  for (int i = 0; i < n; i++) {
+    sim_status st;
+    int rc = load(bad_cases[i].text, NULL, 0, &st);
+    check_report(rc == SIM_ERR_SCENE && st.code == SIM_ERR_SCENE, __FILE__, __LINE__,
+                 "bad case %d fails with SIM_ERR_SCENE (rc %d)", i, rc);
+    check_report(strcmp(st.msg, bad_cases[i].want) == 0, __FILE__, __LINE__,
+                 "bad case %d message\n  got:  %s\n  want: %s", i, st.msg, bad_cases[i].want);
+    CHECK(strchr(st.msg, '\n') == NULL); /* one line */
+  }
+
+  /* a file mesh of an unknown kind; a file that is missing altogether */
+  sim_status st;
+  CHECK_INT(load("{'bodies': [{'mesh': {'type': 'file', 'path': 'm.ply'}}]}", NULL, 0, &st),
+            SIM_ERR_SCENE);
+  CHECK_STR_CONTAINS(st.msg, "bad.json:1:47: bodies.0.mesh.path: expected a file ending in .obj");
+  CHECK_INT(sim_scene_load("data/scenes/no_such_scene.json", NULL, 0, &g_scene, &st),
+            SIM_ERR_SCENE);
+  CHECK_MSG(st, "data/scenes/no_such_scene.json: cannot open: No such file or directory");
+}
+
+#define BASE                                     \
+  "{\n  'solver': {'dt': 0.01, 'frames': 10},\n" \
+  "  'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'density': 900}}]\n}"
+
+static void test_overrides(void) {
+  sim_status st;
+  sim_scene *s = &g_scene;
+  const char *good[] = {"solver.dt=0.005",        "bodies.0.material.youngs_modulus=2e7",
+                        "solver.global=cholesky", "name=\"renamed\"",
+                        "gravity=[0, -1, 0]",     "gravity.1=-2",
+                        "solver.threads=4"};
+  int rc = load(BASE, good, 7, &st);
+  CHECK_INT(rc, SIM_OK);
+  if (rc) fprintf(stderr, "  %s\n", st.msg);
+  CHECK_NEAR(s->solver.dt, 0.005, 0);
+  CHECK_INT(s->solver.frames, 10);
+  CHECK_NEAR(s->bodies[0].material.youngs_modulus, 2e7, 0);
+  CHECK_INT(s->solver.global, SIM_GLOBAL_CHOLESKY);
+  CHECK(strcmp(s->name, "renamed") == 0);
+  CHECK(strcmp(s->output.dir, "out/renamed") == 0);
+  CHECK_NEAR(s->gravity[1], -2, 0);
+  CHECK_INT(s->solver.threads, 4);
+
+  /* missing keys are created, arrays grow by one, null removes a key */
+  const char *grow[] = {
+      "pins.0.box=[0,0,0,1,1,1]", "bodies.1={\"mesh\": {\"type\": \"icosphere\", \"radius\": 2}}",
+      "bodies.0.material.density=null", "bodies.0.material.mass=5", "output.every=2"};
+  rc = load(BASE, grow, 5, &st);
+  CHECK_INT(rc, SIM_OK);
+  if (rc) fprintf(stderr, "  %s\n", st.msg);
+  CHECK_INT(s->npins, 1);
+  CHECK_NEAR(s->pins[0].box[3], 1, 0);
+  CHECK_INT(s->nbodies, 2);
+  CHECK_NEAR(s->bodies[1].mesh.radius, 2, 0);
+  CHECK_NEAR(s->bodies[0].material.mass, 5, 0);
+  CHECK_INT(s->bodies[0].material.lumping, SIM_LUMP_UNIFORM);
+  CHECK_INT(s->output.every, 2);
+
+  /* bad overrides, and bad values set by overrides */
+  static const struct {
+    const char *ovr, *want;
+  } bad[] = {
+      {"solver.dt", "--set solver.dt: expected PATH=VALUE (e.g. solver.dt=0.005)"},
+      {"=3", "--set =3: expected a path before '=' (e.g. solver.dt=0.005)"},
+      {"solver..dt=1", "--set solver..dt=1: expected a key between dots in the path"},
+      {"bodies.5.name=x",
+       "--set bodies.5.name=x: bodies has 1 element: expected an index 0..1 (1 appends), got 5"},
+      {"bodies.x.name=a",
+       "--set bodies.x.name=a: bodies is an array: expected an index 0..1, got "
+       "\"x\""},
+      {"solver.dt.x=1",
+       "--set solver.dt.x=1: expected solver.dt to be an object or array, but it is a number"},
+      {"pins.0.script.0.type=wait",
+       "--set pins.0.script.0.type=wait: pins.0: missing required key \"box\" ([xmin, ymin, "
+       "zmin, xmax, ymax, zmax])"},
+      {"bodies.0=null", "--set bodies.0=null: null removes object keys only, not array elements"},
+      {"solver.dt=-1", "--set solver.dt=-1: solver.dt: expected a number > 0, got -1"},
+      {"solver.dtt=1",
+       "--set solver.dtt=1: solver.dtt: unknown key \"dtt\" (did you mean \"dt\"?)"},
+      {"solver.frames=ten",
+       "--set solver.frames=ten: solver.frames: expected an integer, got a "
+       "string"},
+      {"solver.global=chol",
+       "--set solver.global=chol: solver.global: expected one of \"auto\", "
+       "\"sparse_inverse\", \"cholesky\", got \"chol\""},
+      {"solver={\"dt\": 0.5, \"frames\": 0}",
+       "--set solver={\"dt\": 0.5, \"frames\": 0}: solver.frames: expected an integer >= 1, got 0"},
+      {"bodies.0.material.mass=3",
+       "--set bodies.0.material.mass=3: bodies.0.material.mass: give either \"density\" or "
+       "\"mass\", not both"},
+  };
+  for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+    rc = load(BASE, &bad[i].ovr, 1, &st);
+    check_report(rc == SIM_ERR_SCENE, __FILE__, __LINE__, "override %d fails (rc %d)", i, rc);
+    check_report(strcmp(st.msg, bad[i].want) == 0, __FILE__, __LINE__,
+                 "override %d message\n  got:  %s\n  want: %s", i, st.msg, bad[i].want);
+  }
+
+  /* an error outside the overridden values still points into the file */
+  const char *dt = "solver.dt=0.02";
+  rc = load("{\n  'solver': {'dt': 0.01, 'frames': -3},\n  'bodies': [" B "]\n}", &dt, 1, &st);
+  CHECK_INT(rc, SIM_ERR_SCENE);
+  CHECK_MSG(st, "bad.json:2:36: solver.frames: expected an integer >= 1, got -3");
+  /* the last override of a value is the one blamed */
+  const char *two[] = {"solver.dt=-1", "solver.dt=-2"};
+  rc = load(BASE, two, 2, &st);
+  CHECK_MSG(st, "--set solver.dt=-2: solver.dt: expected a number > 0, got -2");
+}
+
+static void test_round_trip(void) {
+  sim_status st;
+  const char *files[] = {"data/scenes/loader_full.json", "data/scenes/twisting_bar.json"};
+  for (int f = 0; f < 2; f++) {
+    int rc = sim_scene_load(files[f], NULL, 0, &g_scene, &st);
+    CHECK_INT(rc, SIM_OK);
+    char *text = NULL, *text2 = NULL;
+    CHECK_INT(sim_scene_to_json(&g_scene, &text), SIM_OK);
+    if (!text) continue;
+    /* loaded from the current directory, the resolved mesh paths stay as they are */
+    rc = sim_scene_load_string(text, "roundtrip.json", NULL, 0, &g_scene2, &st);
+    CHECK_INT(rc, SIM_OK);
+    if (rc) fprintf(stderr, "  %s\n%s\n", st.msg, text);
+    CHECK(strcmp(g_scene2.file, "roundtrip.json") == 0);
+    memcpy(g_scene2.file, g_scene.file, sizeof g_scene.file);
+    check_report(memcmp(&g_scene, &g_scene2, sizeof g_scene) == 0, __FILE__, __LINE__,
+                 "%s: sim_scene_to_json -> load gives the same struct", files[f]);
+    CHECK_INT(sim_scene_to_json(&g_scene2, &text2), SIM_OK);
+    CHECK(text2 && strcmp(text, text2) == 0);
+    free(text);
+    free(text2);
+  }
+  /* a value that needs 17 digits survives */
+  const char *ovr = "solver.dt=0.30000000000000004";
+  CHECK_INT(load(BASE, &ovr, 1, &st), SIM_OK);
+  char *text = NULL;
+  CHECK_INT(sim_scene_to_json(&g_scene, &text), SIM_OK);
+  CHECK_INT(sim_scene_load_string(text, "rt.json", NULL, 0, &g_scene2, &st), SIM_OK);
+  CHECK(g_scene2.solver.dt == 0.1 + 0.2);
+  free(text);
+}
+
+int main(void) {
+  size_t mem0 = sim_mem_in_use();
+  test_defaults();
+  test_full_scene();
+  test_paper_scene();
+  test_bad_scenes();
+  test_overrides();
+  test_round_trip();
+  CHECK_INT(sim_mem_in_use(), mem0); /* every sim_malloc freed */
+  return check_summary("test_scene");
+}
