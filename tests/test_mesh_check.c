@@ -6,8 +6,8 @@
 #include "check.h"
 #include "mesh/mesh.h"
 
-static double cube_x[9 * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1,
-                               1, 0, 1, 0, 1, 1, 1, 1, 1, 0.5, 0.5, -1};
+static double cube_x[9 * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1,   0,   0, 0,
+                               1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0.5, 0.5, -1};
 static const int kCubeQ[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
                                  {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
 
@@ -25,8 +25,8 @@ static void expect_fail(const sim_surface *s, const char *want) {
   sim_status_clear(&st);
   int rc = sim_surface_check_closed(s, "cube", &st);
   check_report(rc == SIM_ERR_MESH, __FILE__, __LINE__, "rc %d for \"%s\"", rc, want);
-  check_report(strstr(st.msg, want) != NULL, __FILE__, __LINE__, "\"%s\" contains \"%s\"",
-               st.msg, want);
+  check_report(strstr(st.msg, want) != NULL, __FILE__, __LINE__, "\"%s\" contains \"%s\"", st.msg,
+               want);
 }
 
 static void test_closed(void) {
@@ -55,7 +55,8 @@ static void test_closed(void) {
 
   /* all flipped */
   cube_tris(tri);
-  for (int t = 0; t < 12; t++) sw = tri[3 * t + 1], tri[3 * t + 1] = tri[3 * t + 2], tri[3 * t + 2] = sw;
+  for (int t = 0; t < 12; t++)
+    sw = tri[3 * t + 1], tri[3 * t + 1] = tri[3 * t + 2], tri[3 * t + 2] = sw;
   expect_fail(&s, "cube: surface is inside out (enclosed volume -1 < 0)");
 
   /* repeated vertex, then three collinear ones */
@@ -171,7 +172,7 @@ static void test_compact(void) {
   CHECK_INT(m.tet[1], 0);
   CHECK_INT(m.tet[2], 1);
   CHECK_INT(m.tet[3], 2);
-  CHECK_NEAR(m.x[0], 3.0, 0);  /* old vertex 1 */
+  CHECK_NEAR(m.x[0], 3.0, 0);   /* old vertex 1 */
   CHECK_NEAR(m.x[11], 17.0, 0); /* old vertex 5 */
   sim_tetmesh_free(&m);
   CHECK(m.x == NULL && m.nv == 0);

@@ -17,7 +17,8 @@ static double tet_vol(const sim_tetmesh *m, int t) {
     for (int d = 0; d < 3; d++) e[i][d] = m->x[3 * k[i + 1] + d] - m->x[3 * k[0] + d];
   return (e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
           e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) / 6.0;
+          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) /
+         6.0;
 }
 
 /* Counts, volume, positivity, and a conforming split: the boundary has exactly the
@@ -140,7 +141,8 @@ static void test_revolution(void) {
   /* an inscribed prism: (seg / 2) r^2 sin(2 pi / seg) h */
   CHECK_NEAR(sim_surface_volume(&s), 0.5 * seg * r * r * sin(2 * kPi / seg) * h, 1e-12);
   double ymin = INFINITY, ymax = -INFINITY;
-  for (int i = 0; i < s.nv; i++) ymin = fmin(ymin, s.x[3 * i + 1]), ymax = fmax(ymax, s.x[3 * i + 1]);
+  for (int i = 0; i < s.nv; i++)
+    ymin = fmin(ymin, s.x[3 * i + 1]), ymax = fmax(ymax, s.x[3 * i + 1]);
   CHECK_NEAR(ymin, -0.6, 1e-15);
   CHECK_NEAR(ymax, 0.6, 1e-15);
   sim_surface_free(&s);
@@ -152,7 +154,8 @@ static void test_revolution(void) {
   const double vcap = kPi * r * r * h + 4.0 / 3.0 * kPi * r * r * r;
   CHECK_NEAR(sim_surface_volume(&s) / vcap, 1.0, 0.03);
   ymin = INFINITY, ymax = -INFINITY;
-  for (int i = 0; i < s.nv; i++) ymin = fmin(ymin, s.x[3 * i + 1]), ymax = fmax(ymax, s.x[3 * i + 1]);
+  for (int i = 0; i < s.nv; i++)
+    ymin = fmin(ymin, s.x[3 * i + 1]), ymax = fmax(ymax, s.x[3 * i + 1]);
   CHECK_NEAR(ymax, 0.6 + r, 1e-15);
   CHECK_NEAR(ymin, -0.6 - r, 1e-15);
   sim_surface_free(&s);

@@ -20,8 +20,8 @@ static void tmp_path(char *out, size_t cap, const char *name) {
 }
 
 /* A surface read from a unit cube file: 8 vertices, 12 triangles, closed, volume 1. */
-static void check_cube_surface(const char *path, int (*reader)(const char *, sim_surface *,
-                                                               sim_status *)) {
+static void check_cube_surface(const char *path,
+                               int (*reader)(const char *, sim_surface *, sim_status *)) {
   sim_surface s;
   sim_status st;
   sim_status_clear(&st);
@@ -65,8 +65,8 @@ static void expect_surface_error(const char *path, const char *want) {
   int rc = sim_read_surface(path, &s, &st);
   check_report(rc == SIM_ERR_MESH && st.code == SIM_ERR_MESH, __FILE__, __LINE__,
                "%s fails (rc %d)", path, rc);
-  check_report(strstr(st.msg, want) != NULL, __FILE__, __LINE__, "%s: \"%s\" contains \"%s\"",
-               path, st.msg, want);
+  check_report(strstr(st.msg, want) != NULL, __FILE__, __LINE__, "%s: \"%s\" contains \"%s\"", path,
+               st.msg, want);
   CHECK(s.x == NULL && s.tri == NULL && s.nv == 0 && s.nt == 0);
 }
 
@@ -77,8 +77,8 @@ static void expect_tet_error(const char *path, const char *want) {
   int rc = sim_read_tetmesh(path, &m, &st);
   check_report(rc == SIM_ERR_MESH && st.code == SIM_ERR_MESH, __FILE__, __LINE__,
                "%s fails (rc %d)", path, rc);
-  check_report(strstr(st.msg, want) != NULL, __FILE__, __LINE__, "%s: \"%s\" contains \"%s\"",
-               path, st.msg, want);
+  check_report(strstr(st.msg, want) != NULL, __FILE__, __LINE__, "%s: \"%s\" contains \"%s\"", path,
+               st.msg, want);
   CHECK(m.x == NULL && m.tet == NULL && m.nv == 0 && m.ntet == 0);
 }
 
@@ -248,12 +248,14 @@ static void test_tetmeshes(void) {
 
 static void test_errors(void) {
   expect_surface_error(D "nope.obj", D "nope.obj: cannot open: No such file or directory");
-  expect_surface_error(D "cube.ply", "cube.ply: unknown surface file extension (expected .obj, "
-                                     ".off or .stl)");
-  expect_tet_error(D "cube.obj", "cube.obj: unknown tet mesh file extension (expected .node, "
-                                 ".ele, .msh or .vtk)");
-  expect_surface_error(D "bad_index.obj",
-                       D "bad_index.obj:4: vertex index 9 out of range (3 vertices defined so far)");
+  expect_surface_error(D "cube.ply",
+                       "cube.ply: unknown surface file extension (expected .obj, "
+                       ".off or .stl)");
+  expect_tet_error(D "cube.obj",
+                   "cube.obj: unknown tet mesh file extension (expected .node, "
+                   ".ele, .msh or .vtk)");
+  expect_surface_error(D "bad_index.obj", D
+                       "bad_index.obj:4: vertex index 9 out of range (3 vertices defined so far)");
   expect_surface_error(D "bad_number.obj",
                        D "bad_number.obj:2: expected a vertex coordinate, found 'abc'");
   expect_surface_error(D "no_faces.obj", D "no_faces.obj: no faces (expected 'f' lines)");
@@ -283,19 +285,23 @@ static void test_errors(void) {
   write_binary_stl(p, 0, 0, 0);
   expect_surface_error(p, "zero.stl: binary STL: expected 1..");
 
-  expect_tet_error(D "bad_index.node", D "bad_index.ele:2: point index 5 out of range "
-                                       "(expected 1..4)");
-  expect_tet_error(D "bad_first.node", D "bad_first.node:2: expected first point index 0 or 1, "
-                                       "found 3");
+  expect_tet_error(D "bad_index.node", D
+                   "bad_index.ele:2: point index 5 out of range "
+                   "(expected 1..4)");
+  expect_tet_error(D "bad_first.node", D
+                   "bad_first.node:2: expected first point index 0 or 1, "
+                   "found 3");
   expect_tet_error(D "missing.node", D "missing.ele: cannot open: No such file or directory");
   expect_tet_error(D "v22.msh", D "v22.msh:2: expected MeshFormat version 4.1, found 2.2");
   expect_tet_error(D "badtag.msh", D "badtag.msh:19: node tag 99 of element 1 is not in $Nodes");
   expect_tet_error(D "notets.msh", D "notets.msh: no tetrahedra (expected elements of type 4)");
   expect_tet_error(D "truncated.msh", "expected a node tag, found end of file");
-  expect_tet_error(D "polydata.vtk", D "polydata.vtk:4: expected DATASET UNSTRUCTURED_GRID, "
-                                     "found 'POLYDATA'");
-  expect_tet_error(D "badidx.vtk", D "badidx.vtk:10: cell 0: point index 9 out of range "
-                                   "(expected 0..3)");
+  expect_tet_error(D "polydata.vtk", D
+                   "polydata.vtk:4: expected DATASET UNSTRUCTURED_GRID, "
+                   "found 'POLYDATA'");
+  expect_tet_error(D "badidx.vtk", D
+                   "badidx.vtk:10: cell 0: point index 9 out of range "
+                   "(expected 0..3)");
   expect_tet_error(D "badtype.vtk", D "badtype.vtk:13: expected cell types, found 'ten'");
   tmp_path(p, sizeof p, "trunc_bin.vtk");
   write_binary_vtk(p, 0, 1);
@@ -304,8 +310,8 @@ static void test_errors(void) {
 
 /* Every prefix of every fixture fails cleanly or succeeds, and never leaks. */
 static void test_prefixes(void) {
-  static const char *const files[] = {"cube.obj", "cube.off", "cube_ascii.stl", "cube.msh",
-                                      "cube_ascii.vtk", "cube51.vtk"};
+  static const char *const files[] = {"cube.obj", "cube.off",       "cube_ascii.stl",
+                                      "cube.msh", "cube_ascii.vtk", "cube51.vtk"};
   int clean = 1;
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     char src[256], dst[512];

@@ -54,8 +54,8 @@ static void expect_fail(const sim_surface *s, const sim_tetgen_opts *o, const ch
   check_report(strstr(st.msg, want) != NULL, __FILE__, line, "\"%s\" contains \"%s\"", st.msg,
                want);
   if (want2)
-    check_report(strstr(st.msg, want2) != NULL, __FILE__, line, "\"%s\" contains \"%s\"",
-                 st.msg, want2);
+    check_report(strstr(st.msg, want2) != NULL, __FILE__, line, "\"%s\" contains \"%s\"", st.msg,
+                 want2);
   check_report(m.x == NULL && m.ntet == 0, __FILE__, line, "output empty");
 }
 
@@ -105,8 +105,10 @@ static void test_icosphere(void) {
 
   /* other switches miss the cache and run /bin/false */
   o.max_volume = 0.001;
-  expect_fail(&s, &o, "body: tetgen failed (exit 1): (no output); a self-intersecting surface "
-              "is the usual cause (list them with: tetgen -d ", "/in.smesh)", __LINE__);
+  expect_fail(&s, &o,
+              "body: tetgen failed (exit 1): (no output); a self-intersecting surface "
+              "is the usual cause (list them with: tetgen -d ",
+              "/in.smesh)", __LINE__);
   o.max_volume = 0;
   o.cache_dir = NULL;
   expect_fail(&s, &o, "body: tetgen failed (exit 1)", NULL, __LINE__);
@@ -134,8 +136,8 @@ static void test_icosphere(void) {
 
   /* extra switches: allowed characters only, and none that change the files */
   o.extra = "V;rm";
-  expect_fail(&s, &o, "body: tetgen: extra switches \"V;rm\": character ';' is not allowed",
-              NULL, __LINE__);
+  expect_fail(&s, &o, "body: tetgen: extra switches \"V;rm\": character ';' is not allowed", NULL,
+              __LINE__);
   o.extra = "r";
   expect_fail(&s, &o, "character 'r' is not allowed", NULL, __LINE__);
   o.extra = "Y";

@@ -68,7 +68,11 @@ int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const 
   }
   if (!rc && (w->formats & SIM_OUT_PNG)) {
     if (!w->have_cam) {
-      sim_camera_fit(&fv, &w->cam); /* fixed for the whole run, so the view does not jump */
+      /* fixed for the whole run, so the view does not jump; pulled back so that motion away
+         from the rest shape stays in the picture */
+      sim_camera_fit(&fv, &w->cam);
+      for (int k = 0; k < 3; k++)
+        w->cam.eye[k] = w->cam.target[k] + 1.6 * (w->cam.eye[k] - w->cam.target[k]);
       w->have_cam = 1;
     }
     snprintf(path, sizeof path, "%s/%05d.png", w->frames_dir, frame);

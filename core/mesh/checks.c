@@ -45,12 +45,15 @@ int sim_surface_check_closed(const sim_surface *s, const char *name, sim_status 
   if (s->nv < 4 || s->nt < 4)
     return sim_fail(st, SIM_ERR_MESH,
                     "%s: surface is not closed: %d vertices and %d triangles (a closed surface "
-                    "needs at least 4 of each)", name, s->nv, s->nt);
+                    "needs at least 4 of each)",
+                    name, s->nv, s->nt);
   for (int t = 0; t < s->nt; t++)
     for (int k = 0; k < 3; k++)
       if (s->tri[3 * t + k] < 0 || s->tri[3 * t + k] >= s->nv)
-        return sim_fail(st, SIM_ERR_MESH, "%s: triangle %d has vertex index %d out of range "
-                        "(expected 0..%d)", name, t, s->tri[3 * t + k], s->nv - 1);
+        return sim_fail(st, SIM_ERR_MESH,
+                        "%s: triangle %d has vertex index %d out of range "
+                        "(expected 0..%d)",
+                        name, t, s->tri[3 * t + k], s->nv - 1);
   if (check_coords(s->x, s->nv, name, st)) return st->code;
   const double diag = bbox_diag(s->x, s->nv), tiny = 1e-14 * diag * diag;
   for (int t = 0; t < s->nt; t++) {
@@ -83,7 +86,8 @@ int sim_surface_check_closed(const sim_surface *s, const char *name, sim_status 
     size_t j = i + 1;
     while (j < ne && e[j].a == e[i].a && e[j].b == e[i].b) j++;
     if (j - i == 1) {
-      if (nopen++ == 0 || e[i].tri < open_tri) open_tri = e[i].tri, open_a = e[i].a, open_b = e[i].b;
+      if (nopen++ == 0 || e[i].tri < open_tri)
+        open_tri = e[i].tri, open_a = e[i].a, open_b = e[i].b;
     } else if (j - i > 2) {
       if (nm < 0) nm = (int)i, nm_count = (int)(j - i);
     } else if (e[i].fwd == e[i + 1].fwd && bad < 0) {
@@ -107,8 +111,10 @@ int sim_surface_check_closed(const sim_surface *s, const char *name, sim_status 
   if (rc) return rc;
   double vol = sim_surface_volume(s);
   if (vol < 0)
-    return sim_fail(st, SIM_ERR_MESH, "%s: surface is inside out (enclosed volume %g < 0): "
-                    "expected counter-clockwise triangles seen from outside", name, vol);
+    return sim_fail(st, SIM_ERR_MESH,
+                    "%s: surface is inside out (enclosed volume %g < 0): "
+                    "expected counter-clockwise triangles seen from outside",
+                    name, vol);
   return SIM_OK;
 }
 
@@ -120,8 +126,10 @@ int sim_tetmesh_orient(sim_tetmesh *m, const char *name, sim_status *st) {
                     name, m->nv, m->ntet);
   for (long long i = 0; i < 4LL * m->ntet; i++)
     if (m->tet[i] < 0 || m->tet[i] >= m->nv)
-      return sim_fail(st, SIM_ERR_MESH, "%s: tet %lld has vertex index %d out of range "
-                      "(expected 0..%d)", name, i / 4, m->tet[i], m->nv - 1);
+      return sim_fail(st, SIM_ERR_MESH,
+                      "%s: tet %lld has vertex index %d out of range "
+                      "(expected 0..%d)",
+                      name, i / 4, m->tet[i], m->nv - 1);
   if (check_coords(m->x, m->nv, name, st)) return st->code;
   const double diag = bbox_diag(m->x, m->nv), tiny = 1e-14 * diag * diag * diag;
   for (int t = 0; t < m->ntet; t++) {
@@ -133,7 +141,8 @@ int sim_tetmesh_orient(sim_tetmesh *m, const char *name, sim_status *st) {
     /* V = det(x1 - x0, x2 - x0, x3 - x0) / 6 */
     double vol = (e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
                   e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-                  e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) / 6.0;
+                  e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) /
+                 6.0;
     if (fabs(vol) < tiny || k[0] == k[1] || k[0] == k[2] || k[0] == k[3] || k[1] == k[2] ||
         k[1] == k[3] || k[2] == k[3])
       return sim_fail(st, SIM_ERR_MESH, "%s: degenerate tet %d (vertices %d %d %d %d, volume %g)",
@@ -173,8 +182,10 @@ int sim_tetmesh_boundary(const sim_tetmesh *m, int *ntri, int **tri, sim_status 
   if (m->ntet <= 0) return SIM_OK;
   for (long long i = 0; i < 4LL * m->ntet; i++)
     if (m->tet[i] < 0 || m->tet[i] >= m->nv)
-      return sim_fail(st, SIM_ERR_MESH, "boundary: tet %lld has vertex index %d out of range "
-                      "(expected 0..%d)", i / 4, m->tet[i], m->nv - 1);
+      return sim_fail(st, SIM_ERR_MESH,
+                      "boundary: tet %lld has vertex index %d out of range "
+                      "(expected 0..%d)",
+                      i / 4, m->tet[i], m->nv - 1);
   const size_t nf = 4 * (size_t)m->ntet;
   tet_face *f = SIM_NEW(tet_face, nf);
   int *ids = SIM_NEW(int, nf);

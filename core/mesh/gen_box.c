@@ -21,8 +21,8 @@ static int check_box(const double lo[3], const double hi[3], const char *what, s
    conforming across hex faces. */
 static const int kPerm[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
 
-int sim_gen_box_tets(const double lo[3], const double hi[3], const int nverts[3],
-                     sim_tetmesh *out, sim_status *st) {
+int sim_gen_box_tets(const double lo[3], const double hi[3], const int nverts[3], sim_tetmesh *out,
+                     sim_status *st) {
   memset(out, 0, sizeof *out);
   if (check_box(lo, hi, "box tets", st)) return st->code;
   long long nv = 1, nh = 1;

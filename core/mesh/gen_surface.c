@@ -217,8 +217,8 @@ int sim_gen_capsule(double radius, double height, int segments, int rings, sim_s
       y[n] = 0.5 * height + radius * (k == 0 ? 0.0 : sin(phi));
       rho[n++] = k == 0 ? radius : radius * cos(phi);
     }
-    rc = revolve(y, rho, nring, -0.5 * height - radius, 0.5 * height + radius, segments,
-                 "capsule", out, st);
+    rc = revolve(y, rho, nring, -0.5 * height - radius, 0.5 * height + radius, segments, "capsule",
+                 out, st);
     (void)n;
   }
   sim_free(y);

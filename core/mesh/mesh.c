@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Mesh lifetime, volumes, and the reader dispatch on file extension. */
+#include "mesh.h"
+
 #include <string.h>
 #include <strings.h>
 
 #include "../base/alloc.h"
-#include "mesh.h"
 
 void sim_surface_free(sim_surface *s) {
   if (!s) return;
@@ -68,6 +69,5 @@ int sim_read_tetmesh(const char *path, sim_tetmesh *out, sim_status *st) {
   if (has_ext(path, ".msh")) return sim_read_msh(path, out, st);
   if (has_ext(path, ".vtk")) return sim_read_vtk(path, out, st);
   return sim_fail(st, SIM_ERR_MESH,
-                  "%s: unknown tet mesh file extension (expected .node, .ele, .msh or .vtk)",
-                  path);
+                  "%s: unknown tet mesh file extension (expected .node, .ele, .msh or .vtk)", path);
 }

@@ -60,7 +60,9 @@ void sim_mesh_cursor_init(sim_mesh_cursor *c, const char *path, const char *buf,
   c->comment = comment;
 }
 
-static int is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f'; }
+static int is_blank(char ch) {
+  return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
 
 /* Skips whitespace and comments across lines. */
 static void skip_space(sim_mesh_cursor *c) {

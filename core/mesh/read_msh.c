@@ -35,11 +35,12 @@ static int read_format(msh_state *s, sim_status *st) {
   int type, dsize;
   if (sim_mesh_read_double(&s->c, &version, "a format version", st)) return st->code;
   if (version != 4.1)
-    return sim_mesh_fail(&s->c, st, "expected MeshFormat version 4.1, found %g (re-export with "
-                                    "gmsh -format msh41)", version);
+    return sim_mesh_fail(&s->c, st,
+                         "expected MeshFormat version 4.1, found %g (re-export with "
+                         "gmsh -format msh41)",
+                         version);
   if (sim_mesh_read_int(&s->c, &type, 0, 1, "file-type", st)) return st->code;
-  if (type != 0)
-    return sim_mesh_fail(&s->c, st, "expected file-type 0 (ascii), found 1 (binary)");
+  if (type != 0) return sim_mesh_fail(&s->c, st, "expected file-type 0 (ascii), found 1 (binary)");
   if (sim_mesh_read_int(&s->c, &dsize, 1, 16, "data-size", st)) return st->code;
   return sim_mesh_expect(&s->c, "$EndMeshFormat", st);
 }
@@ -131,8 +132,7 @@ static int read_elements(msh_state *s, sim_status *st, long long cap) {
         tag_pair key = {nt[k], 0};
         const tag_pair *hit = bsearch(&key, s->tags, (size_t)s->nv, sizeof key, cmp_tag);
         if (!hit)
-          return sim_mesh_fail(c, st, "node tag %lld of element %lld is not in $Nodes", nt[k],
-                               tag);
+          return sim_mesh_fail(c, st, "node tag %lld of element %lld is not in $Nodes", nt[k], tag);
         s->tet[4 * s->ntet + k] = hit->index;
       }
       s->ntet++;

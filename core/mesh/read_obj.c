@@ -29,8 +29,7 @@ static int corner_index(sim_mesh_cursor *c, const char *tok, int len, int nv, in
   long long i = strtoll(buf, &end, 10);
   if (end != buf + n || errno == ERANGE || i == 0) {
     sim_mesh_quote(q, tok, len);
-    return sim_mesh_fail(c, st, "expected a vertex index (1..N or -N..-1) in face, found '%s'",
-                         q);
+    return sim_mesh_fail(c, st, "expected a vertex index (1..N or -N..-1) in face, found '%s'", q);
   }
   long long k = i > 0 ? i - 1 : nv + i;
   if (k < 0 || k >= nv)

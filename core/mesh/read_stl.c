@@ -54,7 +54,8 @@ static int vmap_get(vmap *m, const double p[3]) {
     if (q[0] == p[0] && q[1] == p[1] && q[2] == p[2]) return m->slot[j] - 1;
     j = (j + 1) & m->mask;
   }
-  if (m->nv >= INT_MAX / 3 || sim_mesh_grow((void **)&m->x, &m->capx, 3LL * m->nv + 3, sizeof *m->x))
+  if (m->nv >= INT_MAX / 3 ||
+      sim_mesh_grow((void **)&m->x, &m->capx, 3LL * m->nv + 3, sizeof *m->x))
     return -1;
   memcpy(m->x + 3 * m->nv, p, 3 * sizeof *p);
   m->slot[j] = m->nv + 1;
@@ -77,8 +78,8 @@ static int read_binary(const char *path, const unsigned char *b, uint32_t n, vma
         memcpy(&f, &u, sizeof f);
         if (!isfinite(f))
           return sim_fail(st, SIM_ERR_MESH,
-                          "%s: triangle %u corner %d: expected a finite coordinate, found %g",
-                          path, (unsigned)t, k, (double)f);
+                          "%s: triangle %u corner %d: expected a finite coordinate, found %g", path,
+                          (unsigned)t, k, (double)f);
         p[d] = f;
       }
       int v = vmap_get(m, p);
@@ -107,8 +108,9 @@ static int read_ascii(sim_mesh_cursor *c, vmap *m, int **tri, int *nt, sim_statu
     sim_mesh_skip_line(c); /* solid name */
     for (;;) {
       if (!sim_mesh_token(c, &tok, &tl))
-        return sim_mesh_fail(c, st, "expected 'facet' or 'endsolid', found end of file "
-                                    "(truncated file?)");
+        return sim_mesh_fail(c, st,
+                             "expected 'facet' or 'endsolid', found end of file "
+                             "(truncated file?)");
       if (tl == 8 && memcmp(tok, "endsolid", 8) == 0) {
         sim_mesh_skip_line(c);
         break;
@@ -134,8 +136,7 @@ static int read_ascii(sim_mesh_cursor *c, vmap *m, int **tri, int *nt, sim_statu
         if (v < 0) return sim_fail(st, SIM_ERR_MEMORY, "%s:%d: out of memory", c->path, c->line);
         (*tri)[3 * *nt + k] = v;
       }
-      if (sim_mesh_expect(c, "endloop", st) || sim_mesh_expect(c, "endfacet", st))
-        return st->code;
+      if (sim_mesh_expect(c, "endloop", st) || sim_mesh_expect(c, "endfacet", st)) return st->code;
       (*nt)++;
     }
   }

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Legacy VTK UNSTRUCTURED_GRID reader (ascii or big-endian binary; CELLS in the classic or
-   the VTK 5.1 OFFSETS/CONNECTIVITY layout), keeping tets (cell type 10). */
+/* Legacy VTK UNSTRUCTURED_GRID reader (ascii/binary, classic or 5.1 cells), keeping tets. */
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -28,9 +27,8 @@ static int type_size(const char *tok, int len) {
   if (is_tok(tok, len, "float") || is_tok(tok, len, "int") || is_tok(tok, len, "unsigned_int") ||
       is_tok(tok, len, "vtktypeint32"))
     return 4;
-  if (is_tok(tok, len, "double") || is_tok(tok, len, "long") ||
-      is_tok(tok, len, "unsigned_long") || is_tok(tok, len, "vtktypeint64") ||
-      is_tok(tok, len, "vtktypeuint64"))
+  if (is_tok(tok, len, "double") || is_tok(tok, len, "long") || is_tok(tok, len, "unsigned_long") ||
+      is_tok(tok, len, "vtktypeint64") || is_tok(tok, len, "vtktypeuint64"))
     return 8;
   if (is_tok(tok, len, "short") || is_tok(tok, len, "unsigned_short")) return 2;
   if (is_tok(tok, len, "char") || is_tok(tok, len, "unsigned_char")) return 1;
@@ -58,8 +56,10 @@ static int begin_data(vtk_state *v, long long n, int size, int at_data, const ch
   if (v->binary && !at_data) sim_mesh_skip_line(&v->c);
   long long left = (long long)(v->c.end - v->c.p);
   if (n < 0 || n > (v->binary ? left / size : left))
-    return sim_mesh_fail(&v->c, st, "expected %lld values of %s, found only %lld bytes left "
-                                    "(truncated file?)", n, what, left);
+    return sim_mesh_fail(&v->c, st,
+                         "expected %lld values of %s, found only %lld bytes left "
+                         "(truncated file?)",
+                         n, what, left);
   return SIM_OK;
 }
 
@@ -106,8 +106,7 @@ static int read_reals(vtk_state *v, long long n, int size, double *out, const ch
       memcpy(&out[i], &u, sizeof out[i]);
     }
     if (out[i] != out[i] || out[i] - out[i] != 0)
-      return sim_mesh_fail(&v->c, st, "expected finite %s, found %g (value %lld)", what, out[i],
-                           i);
+      return sim_mesh_fail(&v->c, st, "expected finite %s, found %g (value %lld)", what, out[i], i);
   }
   v->c.p += n * size;
   return SIM_OK;
@@ -146,19 +145,20 @@ static int skip_field(vtk_state *v, sim_status *st) {
 
 /* Keeps type-10 cells as tets; off[i]..off[i+1] indexes conn. */
 static int collect_tets(vtk_state *v, int line, long long ncell, const long long *off,
-                        const long long *conn, const long long *types, int npts,
-                        sim_tetmesh *m, sim_status *st) {
+                        const long long *conn, const long long *types, int npts, sim_tetmesh *m,
+                        sim_status *st) {
   long long nt = 0;
   for (long long i = 0; i < ncell; i++) {
     if (types[i] != 10) continue;
     if (off[i + 1] - off[i] != 4)
-      return sim_fail(st, SIM_ERR_MESH, "%s:%d: cell %lld has type 10 (tetra) but %lld points, "
-                      "expected 4", v->c.path, line, i, off[i + 1] - off[i]);
+      return sim_fail(st, SIM_ERR_MESH,
+                      "%s:%d: cell %lld has type 10 (tetra) but %lld points, "
+                      "expected 4",
+                      v->c.path, line, i, off[i + 1] - off[i]);
     nt++;
   }
   if (nt == 0)
-    return sim_fail(st, SIM_ERR_MESH, "%s: no tetrahedra (expected cells of type 10)",
-                    v->c.path);
+    return sim_fail(st, SIM_ERR_MESH, "%s: no tetrahedra (expected cells of type 10)", v->c.path);
   if (nt > INT_MAX / 4)
     return sim_fail(st, SIM_ERR_MESH, "%s: too many tetrahedra (%lld)", v->c.path, nt);
   m->tet = SIM_NEW(int, 4 * nt);
@@ -169,8 +169,10 @@ static int collect_tets(vtk_state *v, int line, long long ncell, const long long
     for (int j = 0; j < 4; j++) {
       long long p = conn[off[i] + j];
       if (p < 0 || p >= npts)
-        return sim_fail(st, SIM_ERR_MESH, "%s:%d: cell %lld: point index %lld out of range "
-                        "(expected 0..%d)", v->c.path, line, i, p, npts - 1);
+        return sim_fail(st, SIM_ERR_MESH,
+                        "%s:%d: cell %lld: point index %lld out of range "
+                        "(expected 0..%d)",
+                        v->c.path, line, i, p, npts - 1);
       m->tet[k++] = (int)p;
     }
   }
@@ -258,12 +260,14 @@ int sim_read_vtk(const char *path, sim_tetmesh *out, sim_status *st) {
         }
         if ((rc = read_type(&v, &size, 1, st)) ||
             (rc = read_ints(&v, a, size, 0, off, "cell offsets", st)) ||
-            (rc = sim_mesh_expect(&v.c, "CONNECTIVITY", st)) || (rc = read_type(&v, &size, 1, st)) ||
+            (rc = sim_mesh_expect(&v.c, "CONNECTIVITY", st)) ||
+            (rc = read_type(&v, &size, 1, st)) ||
             (rc = read_ints(&v, b, size, 0, conn, "cell connectivity", st)))
           break;
         if (a < 1 || off[0] != 0 || off[a - 1] != b) {
-          rc = sim_fail(st, SIM_ERR_MESH, "%s:%d: expected OFFSETS from 0 to %lld, found %lld..%lld",
-                        path, cells_line, b, a ? off[0] : 0, a ? off[a - 1] : 0);
+          rc =
+              sim_fail(st, SIM_ERR_MESH, "%s:%d: expected OFFSETS from 0 to %lld, found %lld..%lld",
+                       path, cells_line, b, a ? off[0] : 0, a ? off[a - 1] : 0);
           break;
         }
         for (long long i = 0; i < ncell; i++)
@@ -288,8 +292,8 @@ int sim_read_vtk(const char *path, sim_tetmesh *out, sim_status *st) {
         long long pos = 0, w = 0;
         for (long long i = 0; i < a; i++) {
           if (pos >= b || flat[pos] < 0 || flat[pos] > b - pos - 1) {
-            rc = sim_fail(st, SIM_ERR_MESH, "%s:%d: cell %lld runs past the CELLS size %lld",
-                          path, cells_line, i, b);
+            rc = sim_fail(st, SIM_ERR_MESH, "%s:%d: cell %lld runs past the CELLS size %lld", path,
+                          cells_line, i, b);
             break;
           }
           long long n = flat[pos];
@@ -329,11 +333,16 @@ int sim_read_vtk(const char *path, sim_tetmesh *out, sim_status *st) {
     }
   }
   if (rc == SIM_OK && (!x || !off || !types))
-    rc = sim_fail(st, SIM_ERR_MESH, "%s: expected POINTS, CELLS and CELL_TYPES sections, "
-                  "missing %s", path, !x ? "POINTS" : !off ? "CELLS" : "CELL_TYPES");
+    rc = sim_fail(st, SIM_ERR_MESH,
+                  "%s: expected POINTS, CELLS and CELL_TYPES sections, "
+                  "missing %s",
+                  path,
+                  !x     ? "POINTS"
+                  : !off ? "CELLS"
+                         : "CELL_TYPES");
   if (rc == SIM_OK && ncell != ntypes)
-    rc = sim_fail(st, SIM_ERR_MESH, "%s: expected %lld CELL_TYPES (one per cell), found %lld",
-                  path, ncell, ntypes);
+    rc = sim_fail(st, SIM_ERR_MESH, "%s: expected %lld CELL_TYPES (one per cell), found %lld", path,
+                  ncell, ntypes);
   if (rc == SIM_OK) {
     out->x = x;
     out->nv = npts;

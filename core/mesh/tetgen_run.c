@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* TetGen front end: .smesh in a temporary directory, the tetgen program as a child process,
-   .node/.ele read back, results cached by a hash of the surface and the switches. */
+/* TetGen front end: run the tetgen program on a .smesh, read .node/.ele back, cache them. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -60,8 +59,10 @@ static int build_switches(const sim_tetgen_opts *o, const char *name, char *sw, 
   int n = snprintf(sw, cap, "pQ");
   if (o->quality < 0 || o->max_volume < 0 || o->quality != o->quality ||
       o->max_volume != o->max_volume)
-    return sim_fail(st, SIM_ERR_MESH, "%s: tetgen: expected quality >= 0 and max_volume >= 0, "
-                    "found %g and %g", name, o->quality, o->max_volume);
+    return sim_fail(st, SIM_ERR_MESH,
+                    "%s: tetgen: expected quality >= 0 and max_volume >= 0, "
+                    "found %g and %g",
+                    name, o->quality, o->max_volume);
   if (o->quality > 0) n += snprintf(sw + n, cap - (size_t)n, "q%.9g", o->quality);
   if (o->max_volume > 0) n += snprintf(sw + n, cap - (size_t)n, "a%.9g", o->max_volume);
   if (o->extra) {
@@ -101,8 +102,7 @@ static void remove_dir(const char *dir) {
   rmdir(dir);
 }
 
-static int write_smesh(const char *path, const sim_surface *s, const char *name,
-                       sim_status *st) {
+static int write_smesh(const char *path, const sim_surface *s, const char *name, sim_status *st) {
   FILE *f = fopen(path, "w");
   if (!f) return sim_fail(st, SIM_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
   fprintf(f, "# simctl surface %s\n# part 1: nodes\n%d 3 0 0\n", name, s->nv);
@@ -125,8 +125,10 @@ static void last_log_line(const char *log, char *out, size_t cap) {
   if (!f) return;
   char buf[4096];
   long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  if (size > (long)sizeof buf - 1) fseek(f, size - (long)(sizeof buf - 1), SEEK_SET);
-  else fseek(f, 0, SEEK_SET);
+  if (size > (long)sizeof buf - 1)
+    fseek(f, size - (long)(sizeof buf - 1), SEEK_SET);
+  else
+    fseek(f, 0, SEEK_SET);
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   fclose(f);
   while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ')) n--;
@@ -155,8 +157,10 @@ static int run_tetgen(const char *prog, const char *sw, const char *smesh, const
   int err = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   if (err)
-    return sim_fail(st, SIM_ERR_MESH, "%s: cannot run the tetgen program '%s': %s (set "
-                    "SIMCTL_TETGEN to its path)", name, prog, strerror(err));
+    return sim_fail(st, SIM_ERR_MESH,
+                    "%s: cannot run the tetgen program '%s': %s (set "
+                    "SIMCTL_TETGEN to its path)",
+                    name, prog, strerror(err));
   int status;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR)
@@ -170,8 +174,10 @@ static int run_tetgen(const char *prog, const char *sw, const char *smesh, const
     snprintf(how, sizeof how, "exit %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   last_log_line(log, last, sizeof last);
   *failed = 1;
-  return sim_fail(st, SIM_ERR_MESH, "%s: tetgen failed (%s): %s; a self-intersecting surface "
-                  "is the usual cause (list them with: tetgen -d %s)", name, how, last, smesh);
+  return sim_fail(st, SIM_ERR_MESH,
+                  "%s: tetgen failed (%s): %s; a self-intersecting surface "
+                  "is the usual cause (list them with: tetgen -d %s)",
+                  name, how, last, smesh);
 }
 
 /* Cache hit: CACHE/<hex>.node and .ele read and valid. */
@@ -186,8 +192,8 @@ static int cache_load(const char *node, const char *name, sim_tetmesh *out) {
   return 1;
 }
 
-int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
-               sim_tetmesh *out, sim_status *st) {
+int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name, sim_tetmesh *out,
+               sim_status *st) {
   memset(out, 0, sizeof *out);
   const sim_tetgen_opts none = {0};
   if (!o) o = &none;
@@ -206,8 +212,7 @@ int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
   if (o->cache_dir && *o->cache_dir) {
     if (strlen(o->cache_dir) > 1000)
       return sim_fail(st, SIM_ERR_IO, "%s: cache directory path too long", o->cache_dir);
-    snprintf(cache_node, sizeof cache_node, "%s/%016llx.node", o->cache_dir,
-             (unsigned long long)h);
+    snprintf(cache_node, sizeof cache_node, "%s/%016llx.node", o->cache_dir, (unsigned long long)h);
     if (cache_load(cache_node, name, out)) return SIM_OK;
   }
   const char *tmp = getenv("TMPDIR");
