@@ -42,12 +42,12 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   cJSON_AddNumberToObject(so, "nnz_A", (double)gs->factor.nnz_A);
   cJSON_AddNumberToObject(so, "nnz_L", (double)gs->factor.nnz_L);
   cJSON_AddNumberToObject(so, "nnz_S", (double)gs->S_nnz);
-  cJSON_AddNumberToObject(so, "S_MB", gs->S_bytes / 1e6);
-  cJSON_AddNumberToObject(so, "S_resident_MB", gs->S_resident / 1e6);
+  cJSON_AddNumberToObject(so, "S_MiB", gs->S_bytes / 1048576.0);
+  cJSON_AddNumberToObject(so, "S_resident_MiB", gs->S_resident / 1048576.0);
   cJSON_AddNumberToObject(so, "analyze_ms", gs->factor.analyze_ms);
   cJSON_AddNumberToObject(so, "factor_ms", gs->factor.factor_ms);
   cJSON_AddNumberToObject(so, "S_build_ms", gs->S_build_ms);
-  cJSON_AddNumberToObject(so, "host_peak_MB", sim_mem_peak() / 1e6);
+  cJSON_AddNumberToObject(so, "host_peak_MiB", sim_mem_peak() / 1048576.0);
   char *scene_text = NULL;
   if (sim_scene_to_json(sc, &scene_text) == SIM_OK && scene_text) {
     cJSON *sj = cJSON_Parse(scene_text);
