@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Per-iteration local-step and global-step milliseconds on the twisting bar for each global
+# solver (and S in float), plus `simctl info` for the paper's three bars.
+# usage: scripts/bench_global.sh [SIMCTL] [FRAMES]      (make bench runs it)
+set -euo pipefail
+SIMCTL=${1:-build/simctl}
+FRAMES=${2:-40}
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo
+echo "| scene | global solver | precision | local ms/iter | global ms/iter | frame ms |"
+echo "| --- | --- | --- | --- | --- | --- |"
+for scene in twisting_bar twisting_bar_11k; do
+  for cfg in cholesky:double sparse_inverse:double sparse_inverse:float; do
+    g=${cfg%%:*}; p=${cfg##*:}
+    "$SIMCTL" run "scenes/$scene.json" --quiet --device cpu --frames "$FRAMES" --out "$OUT/$scene-$g-$p" \
+      --set solver.global="$g" --set solver.precision="$p" --set 'output.formats=["csv"]' \
+      --set output.every=1000000
+    # skip the first 5 frames (warm-up); columns: local=5 global=6 frame_ms=11 lg_iterations=15
+    awk -F, -v s="$scene" -v g="$g" -v p="$p" 'NR > 6 { l += $5; gl += $6; f += $11; it += $15; n++ }
+      END { printf "| %s | %s | %s | %.3f | %.3f | %.2f |\n", s, g, p, l / it, gl / it, f / n }' \
+      "$OUT/$scene-$g-$p/timing.csv"
+  done
+done
+echo
+for scene in twisting_bar twisting_bar_11k twisting_bar_20k; do
+  echo "== simctl info scenes/$scene.json"
+  "$SIMCTL" info "scenes/$scene.json" | sed -n '/all vertices/,$p'
+done
