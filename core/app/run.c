@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/alloc.h"
 #include "../base/timer.h"
@@ -18,7 +19,10 @@ const char *sim_version(void) { return SIMCTL_VERSION; }
 /* Pick and create the backend: auto falls back to the CPU with a note. */
 static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, sim_backend **be,
                           sim_status *st) {
-  sim_backend_opts o = {sc->solver.global, sc->solver.precision, sc->solver.ordering, 0};
+  /* refuse to build an S that would not fit in 80% of physical memory, before allocating */
+  double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  sim_backend_opts o = {sc->solver.global, sc->solver.precision, sc->solver.ordering,
+                        phys > 0 ? (size_t)(0.8 * phys) : 0};
   char why[SIM_MSG_MAX] = "";
   if (sc->solver.device == SIM_DEVICE_CUDA) return sim_backend_cuda_create(m, &o, be, st);
   if (sc->solver.device == SIM_DEVICE_AUTO) {
