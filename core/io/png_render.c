@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../base/mathx.h"
 #include "output.h"
 
 /* Body colours (Tableau 10, grey left out so bodies stay apart from the background). */
@@ -14,19 +15,10 @@ static const unsigned char k_palette[9][3] = {
     {31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},  {148, 103, 189},
     {140, 86, 75},  {227, 119, 194}, {188, 189, 34}, {23, 190, 207}};
 
-#define SIM_RENDER_PI 3.14159265358979323846
 #define SS_MAX_PIXELS (4096L * 4096L) /* supersample 2x2 only up to this many samples */
 
-static double dot3(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-static void cross3(const double a[3], const double b[3], double c[3]) {
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
 static double normalize3(double a[3]) {
-  double n = sqrt(dot3(a, a));
+  double n = sqrt(sim_dot3(a, a));
   if (n > 0) {
     a[0] /= n;
     a[1] /= n;
@@ -66,7 +58,7 @@ void sim_camera_fit(const sim_frame_view *f, sim_camera *cam) {
   /* front (+z), right (+x), above (+y: y is up) */
   double dir[3] = {0.6, 0.5, 1.0};
   normalize3(dir);
-  double dist = 1.08 * r / sin(0.5 * cam->fov_deg * SIM_RENDER_PI / 180.0);
+  double dist = 1.08 * r / sin(0.5 * cam->fov_deg * SIM_PI / 180.0);
   for (int d = 0; d < 3; d++) cam->eye[d] = cam->target[d] + dist * dir[d];
   cam->up[0] = 0.0;
   cam->up[1] = 1.0;
@@ -87,15 +79,15 @@ static int view_setup(view *v, const sim_camera *cam, int w, int h) {
   }
   double dist = normalize3(v->w);
   if (!(dist > 0) || !isfinite(dist) || !(cam->fov_deg > 0 && cam->fov_deg < 180)) return -1;
-  cross3(v->w, cam->up, v->s);
-  if (!(normalize3(v->s) > 1e-12 * sqrt(dot3(cam->up, cam->up)))) {
+  sim_cross3(v->w, cam->up, v->s);
+  if (!(normalize3(v->s) > 1e-12 * sqrt(sim_dot3(cam->up, cam->up)))) {
     /* up parallel to the view direction: take any perpendicular */
     double alt[3] = {fabs(v->w[0]) < 0.9 ? 1.0 : 0.0, fabs(v->w[0]) < 0.9 ? 0.0 : 1.0, 0.0};
-    cross3(v->w, alt, v->s);
+    sim_cross3(v->w, alt, v->s);
     normalize3(v->s);
   }
-  cross3(v->s, v->w, v->u);
-  v->focal = 0.5 * h / tan(0.5 * cam->fov_deg * SIM_RENDER_PI / 180.0);
+  sim_cross3(v->s, v->w, v->u);
+  v->focal = 0.5 * h / tan(0.5 * cam->fov_deg * SIM_PI / 180.0);
   v->cx = 0.5 * w;
   v->cy = 0.5 * h;
   v->znear = 1e-4 * dist;
@@ -194,12 +186,12 @@ static void shade(const view *v, const double *p0, const double *p1, const doubl
     e2[d] = p2[d] - p0[d];
     toeye[d] = v->eye[d] - (p0[d] + p1[d] + p2[d]) / 3.0;
   }
-  cross3(e1, e2, n);
+  sim_cross3(e1, e2, n);
   normalize3(n);
-  if (dot3(n, toeye) < 0)
+  if (sim_dot3(n, toeye) < 0)
     for (int d = 0; d < 3; d++) n[d] = -n[d];
-  double key = fmax(0.0, dot3(n, v->light));
-  double fill = fmax(0.0, dot3(n, v->u)); /* soft light from the top of the frame */
+  double key = fmax(0.0, sim_dot3(n, v->light));
+  double fill = fmax(0.0, sim_dot3(n, v->u)); /* soft light from the top of the frame */
   double li = fmin(1.0, 0.25 + 0.65 * key + 0.15 * fill);
   for (int c = 0; c < 3; c++) out[c] = (unsigned char)lrint(fmin(255.0, base[c] * li));
 }
@@ -216,9 +208,9 @@ static void render(target *t, const view *v, const sim_frame_view *f) {
     if (!ok) continue;
     for (int k = 0; k < 3; k++) {
       double dp[3] = {p[k][0] - v->eye[0], p[k][1] - v->eye[1], p[k][2] - v->eye[2]};
-      c[k].p[0] = dot3(dp, v->s);
-      c[k].p[1] = dot3(dp, v->u);
-      c[k].p[2] = dot3(dp, v->w);
+      c[k].p[0] = sim_dot3(dp, v->s);
+      c[k].p[1] = sim_dot3(dp, v->u);
+      c[k].p[2] = sim_dot3(dp, v->w);
     }
     int body = f->tri_body ? f->tri_body[tr] : 0;
     unsigned char col[3];
