@@ -18,6 +18,19 @@ int cli_error(int code, const char *fmt, ...) {
   return code;
 }
 
+void cli_print_scene_error(const cli_scene_args *a, const char *msg) {
+  /* an error on an override made from an option names the option the user typed */
+  for (int k = 0; k < a->nowned; k++) {
+    char prefix[1200];
+    int n = snprintf(prefix, sizeof prefix, "--set %s:", a->owned[k]);
+    if (n > 0 && strncmp(msg, prefix, (size_t)n) == 0) {
+      fprintf(stderr, "simctl: error: %s:%s\n", a->label[k], msg + n);
+      return;
+    }
+  }
+  fprintf(stderr, "simctl: error: %s\n", msg);
+}
+
 int cli_take_value(int argc, char **argv, int *i, const char *name, const char **value) {
   size_t n = strlen(name);
   const char *arg = argv[*i];
@@ -35,13 +48,18 @@ int cli_take_value(int argc, char **argv, int *i, const char *name, const char *
   return 1;
 }
 
-/* JSON string literal of s (quotes and backslashes escaped). */
+/* JSON string literal of s (quotes, backslashes and control characters escaped). */
 static void json_quote(const char *s, char *out, size_t len) {
   size_t k = 0;
   out[k++] = '"';
-  for (; *s && k + 3 < len; s++) {
-    if (*s == '"' || *s == '\\') out[k++] = '\\';
-    out[k++] = *s;
+  for (; *s && k + 8 < len; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch < 0x20) {
+      k += (size_t)snprintf(out + k, len - k, "\\u%04x", ch);
+      continue;
+    }
+    if (ch == '"' || ch == '\\') out[k++] = '\\';
+    out[k++] = (char)ch;
   }
   out[k++] = '"';
   out[k] = '\0';
@@ -90,19 +108,18 @@ int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, in
     char q[1060];
     json_quote(a->out, q, sizeof q);
     snprintf(a->owned[k], sizeof a->owned[k], "output.dir=%s", q);
+    snprintf(a->label[k], sizeof a->label[k], "--out %s", a->out);
     a->sets[a->nsets++] = a->owned[k++];
   }
-  if (a->frames) {
-    snprintf(a->owned[k], sizeof a->owned[k], "solver.frames=%s", a->frames);
+  const char *opt[3][3] = {{"--frames", "solver.frames", a->frames},
+                           {"--device", "solver.device", a->device},
+                           {"--threads", "solver.threads", a->threads}};
+  for (int o = 0; o < 3; o++) {
+    if (!opt[o][2]) continue;
+    snprintf(a->owned[k], sizeof a->owned[k], "%s=%s", opt[o][1], opt[o][2]);
+    snprintf(a->label[k], sizeof a->label[k], "%s %s", opt[o][0], opt[o][2]);
     a->sets[a->nsets++] = a->owned[k++];
   }
-  if (a->device) {
-    snprintf(a->owned[k], sizeof a->owned[k], "solver.device=%s", a->device);
-    a->sets[a->nsets++] = a->owned[k++];
-  }
-  if (a->threads) {
-    snprintf(a->owned[k], sizeof a->owned[k], "solver.threads=%s", a->threads);
-    a->sets[a->nsets++] = a->owned[k++];
-  }
+  a->nowned = k;
   return -1;
 }

@@ -13,6 +13,8 @@ typedef struct cli_scene_args {
   const char *out, *frames, *device, *threads;
   int quiet;
   char owned[4][1100]; /* storage for the override strings built from options */
+  char label[4][1100];  /* the option as typed ("--frames 0"), for error messages */
+  int nowned;
 } cli_scene_args;
 
 /* Parses argv[first..]; returns -1 to continue, or an exit code (help printed / usage error). */
@@ -20,6 +22,8 @@ int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, in
                          cli_scene_args *a);
 /* "--name value" or "--name=value"; returns 1 and advances *i when argv[*i] matches. */
 int cli_take_value(int argc, char **argv, int *i, const char *name, const char **value);
+/* One error line for a scene failure; names the option when an option made the override. */
+void cli_print_scene_error(const cli_scene_args *a, const char *msg);
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int cmd_run(int argc, char **argv);

@@ -10,8 +10,9 @@ static const char *RUN_USAGE =
     "usage: simctl run SCENE [--out DIR] [--frames N] [--set PATH=VALUE]... [--device D]\n"
     "                  [--threads N] [--quiet]\n"
     "\n"
-    "Simulates SCENE (JSON) and writes DIR/frames/NNNNN.{vtk,obj,png}, frames.vtk.series,\n"
-    "DIR/timing.csv, DIR/memory.csv and DIR/summary.json.\n"
+    "Simulates SCENE (JSON) and writes DIR/frames/NNNNN.{vtk,obj,png} and frames.vtk.series,\n"
+    "DIR/timing.csv and DIR/memory.csv, as output.formats selects (vtk, obj, png, csv), and\n"
+    "always DIR/summary.json.\n"
     "\n"
     "  --out DIR          output directory (scene key output.dir; default out/NAME)\n"
     "  --frames N         number of frames (solver.frames)\n"
@@ -38,8 +39,10 @@ static const char *INFO_USAGE =
 
 static int load(const cli_scene_args *a, sim_scene *sc) {
   sim_status st = {0};
-  if (sim_scene_load(a->scene, a->sets, a->nsets, sc, &st))
-    return cli_error(st.code, "%s", st.msg);
+  if (sim_scene_load(a->scene, a->sets, a->nsets, sc, &st)) {
+    cli_print_scene_error(a, st.msg);
+    return st.code;
+  }
   return 0;
 }
 

@@ -15,7 +15,7 @@ int sim_atomic_open(sim_atomic_file *af, const char *path, const char *mode, sim
   snprintf(af->path, sizeof af->path, "%s", path);
   snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
   af->f = fopen(af->tmp, mode);
-  if (!af->f) return sim_fail(st, SIM_ERR_IO, "%s: cannot create: %s", af->tmp, strerror(errno));
+  if (!af->f) return sim_fail(st, SIM_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
   return SIM_OK;
 }
 

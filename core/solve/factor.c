@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* CHOLMOD factorisation of the scalar system matrix A_s and 3-column solves. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "factor.h"
+
+#include <dlfcn.h>
 
 #include <string.h>
 #include <suitesparse/cholmod.h>
@@ -21,12 +24,22 @@ static const char *ordering_name(int ord) {
   }
 }
 
+/* OpenBLAS (pthreads build, Debian's default) keeps its threads spinning after each call;
+   with OpenMP's threads on the same cores each stalls the other. The 3-column solves gain
+   nothing from threaded BLAS, so CHOLMOD's BLAS runs on one thread (looked up at run time
+   so that any BLAS works). */
+static void blas_single_thread(void) {
+  void (*set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (set) set(1);
+}
+
 int sim_factor_create(int n, const int *colptr, const int *rowidx, const double *val,
                       sim_ordering ord, int simplicial, sim_factor **out, sim_status *st) {
   *out = NULL;
   sim_factor *f = sim_calloc(1, sizeof *f);
   if (!f) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (factor)");
   f->n = n;
+  blas_single_thread();
   cholmod_start(&f->cc);
   f->cc.print = 0;
   f->cc.error_handler = NULL;

@@ -1,0 +1,385 @@
+#!/usr/bin/env bash
+# Checks are eval strings, so shellcheck cannot see some uses of variables.
+# shellcheck disable=SC2034,SC2016
+# SPDX-License-Identifier: MIT
+# End-to-end tests of the simctl program: options, exit codes, one-line errors, output files.
+# usage: test_cli.sh PATH/TO/simctl   (fixtures in tests/data/cli; everything else in a temp dir)
+set -u
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 PATH/TO/simctl" >&2
+  exit 2
+fi
+SIMCTL=$1
+case $SIMCTL in /*) ;; *) SIMCTL=$PWD/$SIMCTL ;; esac
+if [ ! -x "$SIMCTL" ]; then
+  echo "$0: $SIMCTL is not an executable" >&2
+  exit 2
+fi
+DATA=$(cd "$(dirname "$0")" && pwd)/data/cli
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/simctl-cli.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+# keep the user's TetGen cache (and anything else under $HOME) out of it
+export SIMCTL_CACHE_DIR=$T/cache HOME=$T/home
+unset XDG_CACHE_HOME SIMCTL_TETGEN
+mkdir -p "$T/home"
+# relative paths in commands and messages are relative to the temp dir
+cd "$T" || exit 2
+cp "$DATA/tiny_bar.json" "$T/tiny.json"
+TINY=tiny.json
+
+PASS=0
+FAIL=0
+CMD=""
+RC=0
+
+# sc ARGS...: runs simctl; sets RC, CMD; stdout in $T/out.txt, stderr in $T/err.txt.
+sc() {
+  CMD="simctl $*"
+  "$SIMCTL" "$@" >"$T/out.txt" 2>"$T/err.txt"
+  RC=$?
+}
+pass() { PASS=$((PASS + 1)); echo "ok - $1"; }
+fail() {
+  FAIL=$((FAIL + 1))
+  echo "not ok - $1"
+  shift
+  local text
+  for text in "$@"; do printf '%s\n' "$text" | sed 's/^/    /'; done
+}
+# Details of the last command, for a failure report.
+last() {
+  echo "command: $CMD"
+  echo "exit code: $RC"
+  echo "stdout: $(head -c 600 "$T/out.txt")"
+  echo "stderr: $(head -c 600 "$T/err.txt")"
+}
+# check DESC COMMAND...: passes when COMMAND succeeds.
+check() {
+  local desc=$1
+  shift
+  if "$@"; then pass "$desc"; else fail "$desc" "$(last)"; fi
+}
+
+# Predicates on the last command.
+rc_is() { [ "$RC" -eq "$1" ]; }
+stdout_empty() { [ ! -s "$T/out.txt" ]; }
+stderr_empty() { [ ! -s "$T/err.txt" ]; }
+# stderr is exactly the one line $1
+err_is() { printf '%s\n' "$1" | cmp -s - "$T/err.txt"; }
+# stderr is exactly one line, starting with "simctl: error: "
+err_one_line() { [ "$(wc -l <"$T/err.txt")" -eq 1 ] && [ "$(wc -c <"$T/err.txt")" -gt 0 ] &&
+  head -n 1 "$T/err.txt" | grep -q '^simctl: error: ' && [ "$(tail -c 1 "$T/err.txt" | od -An -c | tr -d ' ')" = '\n' ]; }
+err_has() { grep -qF -- "$1" "$T/err.txt"; }
+err_lacks() { ! grep -qF -- "$1" "$T/err.txt"; }
+out_has() { grep -qF -- "$1" "$T/out.txt"; }
+out_lines() { [ "$(wc -l <"$T/out.txt")" -eq "$1" ]; }
+# Exit code $1, stderr exactly the line $2, nothing on stdout.
+fails_with() { rc_is "$1" && err_is "$2" && stdout_empty; }
+# Exit code $1, one "simctl: error: " line on stderr, nothing on stdout.
+fails_one_line() { rc_is "$1" && err_one_line && stdout_empty; }
+
+nonempty() { [ -s "$1" ]; }
+absent() { [ ! -e "$1" ]; }
+# json_has FILE KEY VALUE: a line "KEY": VALUE (whitespace as summary.json writes it)
+json_has() { grep -Eq "^[[:space:]]*\"$2\":[[:space:]]*$3,?\$" "$1"; }
+# csv_value FILE NAME: column 2 of the row whose column 1 is NAME (memory.csv)
+csv_value() { awk -F, -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+no_tmp_files() { [ -z "$(find "$1" -name '*.tmp.*' 2>/dev/null)" ]; }
+snapshot() { (cd "$1" && find . -print0 | sort -z | xargs -0 cksum 2>/dev/null; find . | sort); }
+
+# ---------------------------------------------------------------------------------------------
+# 1. version, help, usage errors
+sc --version
+check "--version prints 'simctl 0.1.0'" eval 'rc_is 0 && [ "$(cat "$T/out.txt")" = "simctl 0.1.0" ] && out_lines 1 && stderr_empty'
+
+sc --help
+check "--help lists the commands and --version" eval 'rc_is 0 && out_has "run SCENE" && out_has "validate SCENE" && out_has "info SCENE" && out_has "mesh SURFACE" && out_has "--version" && out_has "exit codes"'
+sc help
+check "help is --help" eval 'rc_is 0 && out_has "usage: simctl COMMAND"'
+sc run --help
+check "run --help lists its options" eval 'rc_is 0 && stderr_empty && out_has "usage: simctl run SCENE" && out_has "--out DIR" && out_has "--frames N" && out_has "--set PATH=VALUE" && out_has "--device D" && out_has "--threads N" && out_has "--quiet"'
+sc validate --help
+check "validate --help lists its options" eval 'rc_is 0 && stderr_empty && out_has "usage: simctl validate SCENE" && out_has "--set PATH=VALUE" && out_has "--quiet"'
+sc info --help
+check "info --help lists its options" eval 'rc_is 0 && stderr_empty && out_has "usage: simctl info SCENE" && out_has "--set PATH=VALUE"'
+sc mesh --help
+check "mesh --help lists its options" eval 'rc_is 0 && stderr_empty && out_has "usage: simctl mesh SURFACE" && out_has "--quality Q" && out_has "--max-volume V" && out_has "--switches S" && out_has "-o, --output OUT"'
+sc run $TINY -h
+check "-h after a scene prints help and runs nothing" eval 'rc_is 0 && out_has "usage: simctl run" && absent out'
+
+sc
+check "no command: exit 2 with the usage on stderr" eval 'rc_is 2 && stdout_empty && err_has "usage: simctl COMMAND"'
+sc frob
+check "unknown command: exit 2, one error line" eval 'fails_with 2 "simctl: error: unknown command '\''frob'\'' (commands: run, validate, info, mesh)"'
+sc run $TINY --bogus
+check "run: unknown option: exit 2, one error line" eval 'fails_with 2 "simctl: error: unknown option --bogus (see --help)"'
+sc validate $TINY --out x
+check "validate: a run-only option is unknown: exit 2" eval 'fails_with 2 "simctl: error: unknown option --out (see --help)"'
+sc mesh "$DATA/octahedron.obj" --bogus -o x.node
+check "mesh: unknown option: exit 2" eval 'fails_one_line 2 && err_has "unknown option --bogus"'
+for c in run validate info; do
+  sc $c
+  check "$c without a scene: exit 2, one error line" eval 'fails_with 2 "simctl: error: no scene file given (see --help)"'
+done
+sc run --quiet
+check "run with options but no scene: exit 2" eval 'fails_with 2 "simctl: error: no scene file given (see --help)"'
+sc run $TINY other.json
+check "two scenes: exit 2" eval 'fails_with 2 "simctl: error: unexpected argument other.json: one scene file only"'
+sc run $TINY --frames
+check "--frames without its value: exit 2" eval 'fails_with 2 "simctl: error: --frames needs a number"'
+sc validate $TINY --set
+check "--set without its value: exit 2" eval 'fails_with 2 "simctl: error: --set needs PATH=VALUE"'
+sc mesh
+check "mesh without a surface: exit 2" eval 'fails_with 2 "simctl: error: no surface file given (see simctl mesh --help)"'
+sc mesh "$DATA/octahedron.obj" --quality abc -o x.node
+check "mesh --quality abc: exit 2" eval "fails_with 2 \"simctl: error: --quality: expected a number >= 0, got 'abc'\""
+
+# ---------------------------------------------------------------------------------------------
+# 2. bad scenes: validate, run and info exit 3 with exactly one stderr line
+# bad_scene NAME CONTENT EXPECTED-LINE: writes NAME.json (CONTENT plus a newline) into the temp dir
+bad_scene() {
+  local name=$1 content=$2 want=$3
+  printf '%s\n' "$content" >"$T/$name.json"
+  sc validate "$name.json"
+  check "validate $name: exit 3, one line" fails_with 3 "$want"
+  sc run "$name.json" --out "$T/never_$name" --quiet
+  check "run $name: exit 3, one line, no output dir" eval 'fails_with 3 "$want" && absent "$T/never_$name"'
+}
+ICO='"bodies": [{"mesh": {"type": "icosphere"}}]'
+bad_scene neg_dt "{\"solver\": {\"dt\": -1}, $ICO}" \
+  "simctl: error: neg_dt.json:1:19: solver.dt: expected a number > 0, got -1"
+bad_scene typo_key $'{\n  "solver": {"dtt": 0.1},\n  '"$ICO"$'\n}' \
+  'simctl: error: typo_key.json:2:14: solver.dtt: unknown key "dtt" (did you mean "dt"?)'
+bad_scene typo_top '{"bodys": []}' \
+  'simctl: error: typo_top.json:1:2: bodys: unknown key "bodys" (did you mean "bodies"?)'
+bad_scene no_comma $'{\n  "solver": {"dt": 0.1}\n  "bodies": []\n}' \
+  "simctl: error: no_comma.json:3:3: invalid JSON: expected ',' or '}', got '\"'"
+bad_scene trailing_comma "{$ICO,}" \
+  "simctl: error: trailing_comma.json:1:46: invalid JSON: expected a string key, got '}' (no comma after the last member)"
+bad_scene garbage_after "{$ICO} x" \
+  "simctl: error: garbage_after.json:1:47: invalid JSON: expected the end of the file after the top-level value, got 'x'"
+bad_scene nu_range '{"bodies": [{"mesh": {"type": "icosphere"}, "material": {"poisson_ratio": 0.5}}]}' \
+  "simctl: error: nu_range.json:1:75: bodies.0.material.poisson_ratio: expected a number < 0.5, got 0.5"
+bad_scene fraction "{\"solver\": {\"frames\": 2.5}, $ICO}" \
+  "simctl: error: fraction.json:1:23: solver.frames: expected an integer, got 2.5"
+bad_scene huge "{\"gravity\": [0, 1e999, 0], $ICO}" \
+  "simctl: error: huge.json:1:17: gravity.1: expected a finite number, got one too large for a double"
+bad_scene dup_key "{$ICO, \"bodies\": []}" \
+  'simctl: error: dup_key.json:1:47: bodies: duplicate key "bodies" (each key may appear once)'
+bad_scene no_bodies '{"bodies": []}' \
+  "simctl: error: no_bodies.json:1:12: bodies: expected 1..16 bodies, got 0"
+bad_scene missing_req '{"bodies": [{"mesh": {"type": "bar", "lo": [0,0,0], "hi": [1,1,1]}}]}' \
+  'simctl: error: missing_req.json:1:22: bodies.0.mesh: missing required key "vertices" (required for mesh type "bar")'
+bad_scene wrong_mesh_key '{"bodies": [{"mesh": {"type": "bar", "lo": [0,0,0], "hi": [1,1,1], "vertices": [4,4,4], "radius": 1}}]}' \
+  'simctl: error: wrong_mesh_key.json:1:89: bodies.0.mesh.radius: unknown key "radius" for mesh type "bar" (allowed: "type", "lo", "hi", "vertices")'
+bad_scene mesh_file_missing '{"bodies": [{"mesh": {"type": "file", "path": "nothere.obj"}}]}' \
+  "simctl: error: mesh_file_missing.json:1:47: bodies.0.mesh.path: file not found: nothere.obj"
+bad_scene pin_body "{$ICO, \"pins\": [{\"body\": 3, \"box\": [0,0,0,1,1,1]}]}" \
+  "simctl: error: pin_body.json:1:65: pins.0.body: expected a body index 0..0, got 3"
+bad_scene dup_format "{\"output\": {\"formats\": [\"vtk\", \"vtk\"]}, $ICO}" \
+  'simctl: error: dup_format.json:1:32: output.formats.1: duplicate format "vtk"'
+# columns count characters, not bytes
+bad_scene utf8_columns "{\"output\": {\"dir\": \"ééé\", \"every\": 0}, $ICO}" \
+  "simctl: error: utf8_columns.json:1:36: output.every: expected an integer >= 1, got 0"
+bad_scene crlf $'{"name": "x",\r\n "solver": {"dt": -1}, '"$ICO"$'}\r' \
+  "simctl: error: crlf.json:2:19: solver.dt: expected a number > 0, got -1"
+bad_scene bad_name "{\"name\": \"bad name\", $ICO}" \
+  "simctl: error: bad_name.json:1:10: name: expected a name of letters, digits, '_', '-' and '.', got \"bad name\""
+: >"$T/empty.json"
+sc validate empty.json
+check "validate an empty file: exit 3, one line" fails_with 3 "simctl: error: empty.json:1:1: invalid JSON: the file is empty (expected an object)"
+
+sc validate missing.json
+check "validate a missing file: exit 3, one line" fails_with 3 "simctl: error: missing.json: cannot open: No such file or directory"
+sc run missing.json --quiet
+check "run a missing file: exit 3, one line" fails_with 3 "simctl: error: missing.json: cannot open: No such file or directory"
+sc info missing.json
+check "info a missing file: exit 3, one line" fails_with 3 "simctl: error: missing.json: cannot open: No such file or directory"
+sc info neg_dt.json
+check "info a bad scene: exit 3, one line" fails_with 3 "simctl: error: neg_dt.json:1:19: solver.dt: expected a number > 0, got -1"
+sc validate "$T"
+check "validate a directory: exit 3, one line" fails_one_line 3
+
+# bad --set on a good scene, through validate and run
+bad_set() {
+  local set=$1 want=$2
+  sc validate $TINY --set "$set"
+  check "validate --set $set: exit 3, one line" fails_with 3 "$want"
+  sc run $TINY --set "$set" --out "$T/never_set" --quiet
+  check "run --set $set: exit 3, one line" eval 'fails_with 3 "$want" && absent "$T/never_set"'
+}
+bad_set solver.dt=-1 "simctl: error: --set solver.dt=-1: solver.dt: expected a number > 0, got -1"
+bad_set solver.dtt=1 'simctl: error: --set solver.dtt=1: solver.dtt: unknown key "dtt" (did you mean "dt"?)'
+bad_set bodies.5.name=x "simctl: error: --set bodies.5.name=x: bodies has 1 element: expected an index 0..1 (1 appends), got 5"
+bad_set solver.global=foo 'simctl: error: --set solver.global=foo: solver.global: expected one of "auto", "sparse_inverse", "cholesky", got "foo"'
+bad_set nokey "simctl: error: --set nokey: expected PATH=VALUE (e.g. solver.dt=0.005)"
+bad_set '=1' "simctl: error: --set =1: expected a path before '=' (e.g. solver.dt=0.005)"
+bad_set bodies.0.material.poisson_ratio=0.7 "simctl: error: --set bodies.0.material.poisson_ratio=0.7: bodies.0.material.poisson_ratio: expected a number < 0.5, got 0.7"
+sc run $TINY --frames 0 --out "$T/never_f0" --quiet
+check "run --frames 0: exit 3, one line" eval 'fails_one_line 3 && err_has "solver.frames" && absent "$T/never_f0"'
+sc run $TINY --threads -1 --out "$T/never_t" --quiet
+check "run --threads -1: exit 3, one line" eval 'fails_one_line 3 && err_has "solver.threads"'
+
+# validate prints the resolved scene; that JSON is itself a valid scene
+sc validate $TINY
+check "validate: exit 0, resolved scene on stdout, note on stderr" eval 'rc_is 0 && out_has "\"ordering\": \"metis\"" && out_has "\"lg_iterations\": 2" && err_is "simctl: tiny.json is valid"'
+cp "$T/out.txt" "$T/resolved.json"
+sc validate resolved.json --set solver.dt=0.005 --quiet
+check "validate --quiet: the resolved scene validates again, silently" eval 'nonempty "$T/resolved.json" && rc_is 0 && stdout_empty && stderr_empty'
+
+# ---------------------------------------------------------------------------------------------
+# 3. a good run
+sc run $TINY --out "$T/o1" --frames 6 --set output.every=2 --set 'output.formats=["vtk","obj","png","csv"]' --quiet
+check "run --quiet: exit 0, silent" eval 'rc_is 0 && stdout_empty && stderr_empty && nonempty "$T/o1/summary.json"'
+F=$T/o1/frames
+for n in 00000 00002 00004 00006; do
+  for e in vtk obj png; do
+    check "run wrote frames/$n.$e" nonempty "$F/$n.$e"
+  done
+done
+check "output.every=2: no odd frames" eval 'nonempty "$F/00000.vtk" && absent "$F/00001.vtk" && absent "$F/00003.obj" && absent "$F/00005.png" && absent "$F/00008.vtk"'
+check "frame files have their formats' headers" eval '[ "$(head -c 22 "$F/00002.vtk")" = "# vtk DataFile Version" ] &&
+  [ "$(head -c 8 "$F/00002.png" | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a ] && grep -q "^v " "$F/00002.obj" && grep -q "^f " "$F/00002.obj"'
+check "frames.vtk.series lists the 4 frames" eval '[ "$(grep -c "\"name\"" "$F/frames.vtk.series")" -eq 4 ] &&
+  grep -q "\"00000.vtk\"" "$F/frames.vtk.series" && grep -q "\"00002.vtk\"" "$F/frames.vtk.series" &&
+  grep -q "\"00004.vtk\"" "$F/frames.vtk.series" && grep -q "\"00006.vtk\"" "$F/frames.vtk.series"'
+HEAD=$(head -n 1 "$T/o1/timing.csv" 2>/dev/null)
+cols_ok=1
+for c in frame time cd schur local global assemble cst_solve corr cst_global frame_ms; do
+  case ",$HEAD," in *",$c,"*) ;; *) cols_ok=0 ;; esac
+done
+check "timing.csv header has the timing columns" eval '[ $cols_ok -eq 1 ] && [ "${HEAD%%,*}" = frame ]'
+check "timing.csv has 6 rows numbered 1..6, as wide as the header" eval '[ "$(wc -l <"$T/o1/timing.csv")" -eq 7 ] &&
+  [ "$(awk -F, "NR > 1 { printf \"%s \", \$1 }" "$T/o1/timing.csv")" = "1 2 3 4 5 6 " ] &&
+  [ "$(awk -F, "{ print NF }" "$T/o1/timing.csv" | sort -u | wc -l)" -eq 1 ]'
+check "memory.csv has its header and nnz rows" eval '[ "$(head -n 1 "$T/o1/memory.csv")" = "quantity,value,unit" ] &&
+  [ -n "$(csv_value "$T/o1/memory.csv" nnz_A)" ] && [ -n "$(csv_value "$T/o1/memory.csv" nnz_S)" ]'
+check "summary.json: status ok, 6 frames, 4 written" eval 'json_has "$T/o1/summary.json" status "\"ok\"" &&
+  json_has "$T/o1/summary.json" frames 6 && json_has "$T/o1/summary.json" frames_written 4'
+check "no *.tmp.* files left" eval 'nonempty "$T/o1/summary.json" && no_tmp_files "$T/o1"'
+
+sc run $TINY --out "$T/o2" --frames 6 --device cpu
+check "run without --quiet: one summary line with '6 frames'" eval 'rc_is 0 && out_lines 1 && out_has "6 frames" && out_has "$T/o2"'
+
+# ---------------------------------------------------------------------------------------------
+# 4. --set and --frames reach the run
+sc run $TINY --out "$T/si" --frames 3 --set solver.global=sparse_inverse --quiet
+check "--set solver.global=sparse_inverse: summary and nnz_S > 0" eval 'rc_is 0 &&
+  json_has "$T/si/summary.json" global_solver "\"sparse_inverse\"" &&
+  awk -v v="$(csv_value "$T/si/memory.csv" nnz_S)" "BEGIN { exit !(v + 0 > 0) }"'
+sc run $TINY --out "$T/ch" --frames 3 --set solver.global=cholesky --quiet
+check "--set solver.global=cholesky: summary and nnz_S = 0" eval 'rc_is 0 &&
+  json_has "$T/ch/summary.json" global_solver "\"cholesky\"" && [ "$(csv_value "$T/ch/memory.csv" nnz_S)" = 0 ]'
+check "--frames 3: 3 timing rows, 3 frames in summary" eval '[ "$(wc -l <"$T/ch/timing.csv")" -eq 4 ] &&
+  json_has "$T/ch/summary.json" frames 3 && nonempty "$T/ch/frames/00003.vtk" && absent "$T/ch/frames/00004.vtk"'
+sc run $TINY --out="$T/dt" --frames=2 --set=solver.dt=0.005 --quiet
+check "--opt=value forms; --set solver.dt=0.005 sets the frame times" eval 'rc_is 0 &&
+  [ "$(awk -F, "NR == 2 { print \$2 }" "$T/dt/timing.csv")" = 0.005 ] && json_has "$T/dt/summary.json" dt 0.005'
+sc run $TINY --out "$T/nocsv" --frames 1 --set 'output.formats=[]' --set bodies.0.velocity='[0, 1, 0]' --quiet
+check "--set output.formats=[]: no frame files, summary still written" eval 'rc_is 0 &&
+  absent "$T/nocsv/frames/00000.vtk" && json_has "$T/nocsv/summary.json" status "\"ok\"" &&
+  grep -Eq "\"velocity\":[[:space:]]*\[0, 1, 0\]" "$T/nocsv/summary.json"'
+
+# ---------------------------------------------------------------------------------------------
+# 5. --device
+sc run $TINY --device cuda --out "$T/cu" --frames 2 --quiet
+if [ "$RC" -eq 0 ]; then
+  check "--device cuda ran on CUDA" json_has "$T/cu/summary.json" backend '"cuda"'
+else
+  check "--device cuda without a usable GPU: exit 7, one line, nothing written" eval 'fails_one_line 7 &&
+    err_has "--device cuda" && absent "$T/cu"'
+fi
+sc run $TINY --device cpu --out "$T/cpu" --frames 2 --quiet
+check "--device cpu: exit 0, backend cpu" eval 'rc_is 0 && json_has "$T/cpu/summary.json" backend "\"cpu\""'
+sc run $TINY --device gpu --out "$T/gpu" --quiet
+check "--device gpu: exit 3, one line" eval 'fails_one_line 3 && err_has "solver.device" && err_has "\"gpu\"" && absent "$T/gpu"'
+sc validate $TINY --device cpu
+check "validate --device: exit 2 (a run option)" fails_one_line 2
+
+# ---------------------------------------------------------------------------------------------
+# 6. no loss; output directories that cannot be made
+mkdir -p "$T/keep/frames"
+echo precious >"$T/keep/notes.txt"
+echo '{"old": true}' >"$T/keep/summary.json"
+echo old >"$T/keep/frames/00000.vtk"
+BEFORE=$(snapshot "$T/keep")
+sc run neg_dt.json --out "$T/keep" --quiet
+check "bad scene with --out at an existing dir: exit 3, dir untouched" eval 'rc_is 3 && [ "$(snapshot "$T/keep")" = "$BEFORE" ]'
+sc run $TINY --set solver.dt=0 --out "$T/keep" --quiet
+check "bad --set with --out at an existing dir: exit 3, dir untouched" eval 'rc_is 3 && [ "$(snapshot "$T/keep")" = "$BEFORE" ]'
+sc run $TINY --device cuda --out "$T/keep" --frames 1 --quiet
+if [ "$RC" -ne 0 ]; then
+  check "--device cuda failure with --out at an existing dir: dir untouched" eval 'rc_is 7 && [ "$(snapshot "$T/keep")" = "$BEFORE" ]'
+fi
+sc run $TINY --out "$T/keep" --frames 1 --quiet
+check "good run into an existing dir keeps an unrelated file" eval 'rc_is 0 && [ "$(cat "$T/keep/notes.txt")" = precious ] &&
+  json_has "$T/keep/summary.json" status "\"ok\""'
+echo plain >"$T/plain"
+sc run $TINY --out "$T/plain/sub" --quiet
+check "--out under a regular file: exit 6, one line naming the path" eval 'fails_one_line 6 && err_has "$T/plain/sub" &&
+  [ "$(cat "$T/plain")" = plain ]'
+sc run $TINY --out "$T/plain" --quiet
+check "--out at a regular file: exit 6, one line naming the path" eval 'fails_one_line 6 && err_has "$T/plain" &&
+  [ "$(cat "$T/plain")" = plain ]'
+# an --out with a control character names exactly that directory
+mkdir -p "$T/ctl"
+TAB=$'\t'
+CMD="(cd ctl && simctl run ../tiny.json --out 'tab<TAB>dir' --frames 1 --quiet; ls -b ctl)"
+(cd "$T/ctl" && "$SIMCTL" run ../tiny.json --out "tab${TAB}dir" --frames 1 --quiet >"$T/out.txt" 2>"$T/err.txt")
+RC=$?
+ls -b "$T/ctl" >>"$T/out.txt" # shown on failure: what was created
+check "--out with a tab character writes to exactly that directory" eval 'rc_is 0 && nonempty "$T/ctl/tab${TAB}dir/summary.json" &&
+  [ "$(ls "$T/ctl" | wc -l)" -eq 1 ]'
+
+# ---------------------------------------------------------------------------------------------
+# 7. info
+sc info $TINY
+check "info: exit 0, reports nnz(S) and the dense inverse" eval 'rc_is 0 && out_has "nnz(S)" && out_has "dense inverse" &&
+  out_has "nnz(L)" && out_has "96 vertices"'
+sc info $TINY --set 'bodies.0.mesh.vertices=[3, 4, 3]'
+check "info --set: the override changes the mesh" eval 'rc_is 0 && out_has "36 vertices"'
+
+# ---------------------------------------------------------------------------------------------
+# 8. mesh
+sc mesh "$DATA/octahedron.obj" -o "$T/oct.node"
+check "mesh closed OBJ -> .node: exit 0, .node and .ele written" eval 'rc_is 0 && nonempty "$T/oct.node" && nonempty "$T/oct.ele" &&
+  awk "!/^#/ && NF { exit !(\$1 >= 6 && \$2 == 3) }" "$T/oct.node" && awk "!/^#/ && NF { exit !(\$1 >= 1 && \$2 == 4) }" "$T/oct.ele"'
+check "mesh used SIMCTL_CACHE_DIR and left \$HOME alone" eval '[ -n "$(ls "$T/cache" 2>/dev/null)" ] && [ -z "$(ls -A "$T/home")" ]'
+CMD="SIMCTL_TETGEN=/nonexistent/tetgen simctl mesh octahedron.obj -o oct2.node"
+SIMCTL_TETGEN=/nonexistent/tetgen "$SIMCTL" mesh "$DATA/octahedron.obj" -o "$T/oct2.node" >"$T/out.txt" 2>"$T/err.txt"
+RC=$?
+check "a second mesh of the same surface comes from the cache" eval 'rc_is 0 && cmp -s "$T/oct.node" "$T/oct2.node"'
+sc mesh "$DATA/octahedron.obj" --output "$T/oct.vtk" --quality 0
+check "mesh -> .vtk: exit 0, a legacy VTK unstructured grid" eval 'rc_is 0 &&
+  [ "$(head -c 22 "$T/oct.vtk")" = "# vtk DataFile Version" ] && grep -aq "^DATASET UNSTRUCTURED_GRID" "$T/oct.vtk"'
+sc mesh "$DATA/triangle.obj" -o "$T/tri.node"
+check "mesh a single triangle: exit 4, 'not closed'" eval 'fails_one_line 4 && err_has "not closed" && absent "$T/tri.node"'
+sc mesh "$DATA/open_octahedron.obj" -o "$T/open.node"
+check "mesh an octahedron missing a face: exit 4, 'not closed'" eval 'fails_one_line 4 && err_has "not closed" && absent "$T/open.node"'
+sc mesh "$DATA/octahedron.obj"
+check "mesh without -o: exit 2" fails_with 2 "simctl: error: no output given: -o OUT.node or -o OUT.vtk"
+sc mesh "$DATA/octahedron.obj" -o "$T/oct.stl"
+check "mesh -o with another extension: exit 2" eval 'fails_one_line 2 && absent "$T/oct.stl"'
+sc mesh "$T/nothere.obj" -o "$T/x.node"
+check "mesh a missing surface: exit 4, one line" eval 'fails_one_line 4 && err_has "$T/nothere.obj"'
+sc mesh "$DATA/octahedron.obj" -o "$T/nodir/oct.node"
+check "mesh -o into a missing directory: exit 6, the error names OUT (not a temp file)" eval 'fails_one_line 6 &&
+  err_has "$T/nodir/oct.node:" && err_lacks ".tmp."'
+check "no *.tmp.* files left by mesh" eval 'nonempty "$T/oct.ele" && no_tmp_files "$T"'
+
+# ---------------------------------------------------------------------------------------------
+# 9. a scene meshing a file relative to the scene (TetGen path), run from another directory
+sc validate "$DATA/file_mesh.json"
+check "validate file_mesh.json from another directory: exit 0" eval 'rc_is 0 && out_has "cube.obj\"" && err_has "is valid"'
+sc run "$DATA/file_mesh.json" --out "$T/fm" --frames 2 --quiet
+check "run file_mesh.json (cube.obj through TetGen): 2 frames" eval 'rc_is 0 && stdout_empty &&
+  json_has "$T/fm/summary.json" status "\"ok\"" && json_has "$T/fm/summary.json" frames 2 &&
+  nonempty "$T/fm/frames/00002.vtk" && [ "$(wc -l <"$T/fm/timing.csv")" -eq 3 ]'
+check "file mesh: the model has tets" eval 'grep -Eq "\"tets\":[[:space:]]*[1-9]" "$T/fm/summary.json"'
+check "\$HOME is still untouched" eval '[ -n "$(ls "$T/cache" 2>/dev/null)" ] && [ -z "$(ls -A "$T/home")" ]'
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
