@@ -58,7 +58,8 @@ int cmd_run(int argc, char **argv) {
   rc = sim_run(&sc, &o, &res, &st);
   if (rc) {
     if (res.frames_written > 0)
-      fprintf(stderr, "simctl: note: %d frames kept in %s\n", res.frames_written, res.out_dir);
+      return cli_error(rc, "%s (%d frame%s kept in %s)", st.msg, res.frames_written,
+                       res.frames_written == 1 ? "" : "s", res.out_dir);
     return cli_error(rc, "%s", st.msg);
   }
   if (!a.quiet)

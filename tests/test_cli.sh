@@ -381,5 +381,16 @@ check "run file_mesh.json (cube.obj through TetGen): 2 frames" eval 'rc_is 0 && 
 check "file mesh: the model has tets" eval 'grep -Eq "\"tets\":[[:space:]]*[1-9]" "$T/fm/summary.json"'
 check "\$HOME is still untouched" eval '[ -n "$(ls "$T/cache" 2>/dev/null)" ] && [ -z "$(ls -A "$T/home")" ]'
 
+# ---------------------------------------------------------------------------------------------
+# 10. a run that blows up stops with exit 5, names the frame, keeps what it wrote
+sc run tiny.json --out "$T/boom" --frames 5 --set 'bodies.0.velocity=[1e9,0,0]' \
+  --set output.every=1 --set 'output.formats=["vtk","csv"]' --quiet
+check "exploding run: exit 5, one line naming frame 1" eval 'fails_one_line 5 && err_has "frame 1:" &&
+  err_has "exploded"'
+check "exploding run: frame 0 kept, summary.json says failed with the error" eval '
+  nonempty "$T/boom/frames/00000.vtk" && absent "$T/boom/frames/00001.vtk" &&
+  json_has "$T/boom/summary.json" status "\"failed\"" && grep -q "\"error\":.*exploded" "$T/boom/summary.json" &&
+  [ "$(wc -l <"$T/boom/timing.csv")" -eq 2 ] && no_tmp_files "$T/boom"'
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
