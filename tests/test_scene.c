@@ -115,7 +115,10 @@ static void test_full_scene(void) {
 
   b = &s->bodies[5];
   CHECK_INT(b->mesh.kind, SIM_SRC_FILE);
-  CHECK(strcmp(b->mesh.path, "data/scenes/meshes/unit_cube.obj") == 0);
+  /* resolved against the scene file's directory, then made absolute */
+  const char *suffix = "/tests/data/scenes/meshes/unit_cube.obj";
+  size_t pl = strlen(b->mesh.path), sl = strlen(suffix);
+  CHECK(b->mesh.path[0] == '/' && pl > sl && strcmp(b->mesh.path + pl - sl, suffix) == 0);
   CHECK_NEAR(b->mesh.tet_quality, 1.414, 0);
   CHECK_NEAR(b->mesh.tet_max_volume, 0.5, 0);
 

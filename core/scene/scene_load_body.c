@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Reads one body (mesh source, transform, material, velocity) from cJSON into sim_body_def. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scene_private.h"
@@ -95,7 +97,11 @@ static int load_mesh(scene_ctx *c, const cJSON *m, sim_mesh_def *d) {
       if (rel[0]) {
         char full[SIM_PATH_MAX];
         if (resolve_path(c, rel, full, sizeof full)) return c->st->code;
-        scene_set_str(d->path, sizeof d->path, full);
+        /* absolute when the file exists, so the resolved scene (summary.json, validate) loads
+           from anywhere; a missing file keeps the joined path for validation's message */
+        char *abs = realpath(full, NULL);
+        scene_set_str(d->path, sizeof d->path, abs && strlen(abs) < sizeof d->path ? abs : full);
+        free(abs);
       }
       break;
     }
