@@ -56,11 +56,14 @@ typedef struct sim_ctx {
   sim_stepper s;
 } sim_ctx;
 
+static double g_rho; /* Chebyshev rho for jacobi runs */
+
 static int setup(sim_ctx *c, const sim_scene *sc, sim_global_kind g) {
   sim_status st = {0};
   memset(c, 0, sizeof *c);
   int rc = sim_model_build(sc, NULL, &c->m, &st);
-  sim_backend_opts o = {g, SIM_PREC_DOUBLE, SIM_ORDER_METIS, 0};
+  sim_backend_opts o = {.global = g, .precision = SIM_PREC_DOUBLE, .ordering = SIM_ORDER_METIS,
+                        .chebyshev_rho = g_rho};
   if (!rc) rc = sim_backend_cpu_create(&c->m, &o, &c->be, &st);
   if (!rc) rc = sim_stepper_init(&c->s, &c->m, c->be, &st);
   if (rc) fprintf(stderr, "setup: %s\n", st.msg);
@@ -223,6 +226,74 @@ static void test_determinism(void) {
   omp_set_num_threads(2);
 }
 
+/* Positions after `frames` frames of `iters` L-G iterations with solver g. */
+static double *run_bar(sim_global_kind g, int frames, int iters, int *n) {
+  sim_scene *sc = &g_scene;
+  bar_scene(sc, 1, -9.81);
+  sc->solver.lg_iterations = iters;
+  sim_ctx c;
+  if (setup(&c, sc, g)) return NULL;
+  sim_status st = {0};
+  sim_profile p;
+  for (int f = 0; f < frames; f++) sim_stepper_step(&c.s, &p, NULL, &st);
+  *n = 3 * c.m.n;
+  double *q = malloc(sizeof(double) * *n);
+  c.be->download(c.be, SIM_VEC_Q, q, &st);
+  teardown(&c);
+  return q;
+}
+
+static double max_abs_diff(const double *a, const double *b, int n) {
+  double d = 0;
+  for (int i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+  return d;
+}
+
+/* dense_inverse is an exact solve: the same trajectory as cholesky; over its memory limit it
+   is refused with the size it would need. */
+static void test_dense_inverse(void) {
+  int n1, n2;
+  double *a = run_bar(SIM_GLOBAL_CHOLESKY, 5, 5, &n1), *b = run_bar(SIM_GLOBAL_DENSE_INVERSE, 5, 5, &n2);
+  CHECK(a && b && n1 == n2);
+  if (a && b) CHECK(max_abs_diff(a, b, n1) < 1e-10);
+  free(a), free(b);
+  sim_scene *sc = &g_scene;
+  bar_scene(sc, 1, 0);
+  sim_model m;
+  sim_status st = {0};
+  CHECK_INT(sim_model_build(sc, NULL, &m, &st), SIM_OK);
+  sim_backend_opts o = {.global = SIM_GLOBAL_DENSE_INVERSE, .max_dense_bytes = 1000};
+  sim_backend *be = NULL;
+  CHECK_INT(sim_backend_cpu_create(&m, &o, &be, &st), SIM_ERR_MEMORY);
+  CHECK_STR_CONTAINS(st.msg, "dense_inverse needs 0.4 MiB for 225 unknowns");
+  CHECK(be == NULL);
+  sim_model_free(&m);
+}
+
+/* Jacobi (one iteration per L-G iteration) reaches the same L-G fixed point as the exact
+   solve, slowly; Chebyshev acceleration gets closer in the same number of iterations. */
+static void test_jacobi(void) {
+  int n;
+  double *exact = run_bar(SIM_GLOBAL_CHOLESKY, 1, 400, &n);
+  g_rho = 0;
+  double *j100 = run_bar(SIM_GLOBAL_JACOBI, 1, 100, &n);
+  double *j400 = run_bar(SIM_GLOBAL_JACOBI, 1, 400, &n);
+  g_rho = 0.95;
+  double *c100 = run_bar(SIM_GLOBAL_JACOBI, 1, 100, &n);
+  g_rho = 0;
+  CHECK(exact && j100 && j400 && c100);
+  if (exact && j100 && j400 && c100) {
+    double e100 = max_abs_diff(j100, exact, n), e400 = max_abs_diff(j400, exact, n);
+    double ec = max_abs_diff(c100, exact, n);
+    CHECK(e400 < e100);  /* converging */
+    CHECK(e100 > 1e-9);  /* but not an exact solve */
+    CHECK(ec < 0.5 * e100); /* Chebyshev accelerates */
+    printf("jacobi error after 100 / 400 iterations: %.3g / %.3g; chebyshev(0.95) after 100: %.3g\n",
+           e100, e400, ec);
+  }
+  free(exact), free(j100), free(j400), free(c100);
+}
+
 int main(void) {
   test_energy_descent(SIM_GLOBAL_CHOLESKY);
   test_energy_descent(SIM_GLOBAL_SPARSE_INVERSE);
@@ -230,6 +301,8 @@ int main(void) {
   test_free_fall();
   test_pins();
   test_determinism();
+  test_dense_inverse();
+  test_jacobi();
   CHECK_INT(sim_mem_in_use(), 0);
   return check_summary("test_arap");
 }

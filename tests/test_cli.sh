@@ -214,7 +214,7 @@ bad_set() {
 bad_set solver.dt=-1 "simctl: error: --set solver.dt=-1: solver.dt: expected a number > 0, got -1"
 bad_set solver.dtt=1 'simctl: error: --set solver.dtt=1: solver.dtt: unknown key "dtt" (did you mean "dt"?)'
 bad_set bodies.5.name=x "simctl: error: --set bodies.5.name=x: bodies has 1 element: expected an index 0..1 (1 appends), got 5"
-bad_set solver.global=foo 'simctl: error: --set solver.global=foo: solver.global: expected one of "auto", "sparse_inverse", "cholesky", got "foo"'
+bad_set solver.global=foo 'simctl: error: --set solver.global=foo: solver.global: expected one of "auto", "sparse_inverse", "cholesky", "jacobi", "dense_inverse", got "foo"'
 bad_set nokey "simctl: error: --set nokey: expected PATH=VALUE (e.g. solver.dt=0.005)"
 bad_set '=1' "simctl: error: --set =1: expected a path before '=' (e.g. solver.dt=0.005)"
 bad_set bodies.0.material.poisson_ratio=0.7 "simctl: error: --set bodies.0.material.poisson_ratio=0.7: bodies.0.material.poisson_ratio: expected a number < 0.5, got 0.7"

@@ -288,7 +288,8 @@ static const bad_case bad_cases[] = {
     {"{'bodys': []}", "bad.json:1:2: bodys: unknown key \"bodys\" (did you mean \"bodies\"?)"},
     {"{'solver': {'zzz': 1}}",
      "bad.json:1:13: solver.zzz: unknown key \"zzz\" (allowed: \"dt\", \"frames\", "
-     "\"lg_iterations\", \"global\", \"device\", \"precision\", \"ordering\", \"threads\")"},
+     "\"lg_iterations\", \"global\", \"device\", \"precision\", \"ordering\", \"threads\", "
+     "\"chebyshev_rho\", \"dense_max_mib\")"},
     {"{'bodies': [{'mesh': {'type': 'bar', 'radius': 1}}]}",
      "bad.json:1:38: bodies.0.mesh.radius: unknown key \"radius\" for mesh type \"bar\" (allowed: "
      "\"type\", \"lo\", \"hi\", \"vertices\")"},
@@ -312,7 +313,7 @@ static const bad_case bad_cases[] = {
     {"{'bodies': {}}", "bad.json:1:12: bodies: expected an array, got an object"},
     {"{'solver': {'global': 'chol'}, 'bodies': [" B "]}",
      "bad.json:1:23: solver.global: expected one of \"auto\", \"sparse_inverse\", \"cholesky\", "
-     "got "
+     "\"jacobi\", \"dense_inverse\", got "
      "\"chol\""},
     {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'model': 'neo_hookean'}}]}",
      "bad.json:1:67: bodies.0.material.model: expected one of \"arap\", got \"neo_hookean\""},
@@ -471,7 +472,7 @@ static void test_overrides(void) {
        "string"},
       {"solver.global=chol",
        "--set solver.global=chol: solver.global: expected one of \"auto\", "
-       "\"sparse_inverse\", \"cholesky\", got \"chol\""},
+       "\"sparse_inverse\", \"cholesky\", \"jacobi\", \"dense_inverse\", got \"chol\""},
       {"solver={\"dt\": 0.5, \"frames\": 0}",
        "--set solver={\"dt\": 0.5, \"frames\": 0}: solver.frames: expected an integer >= 1, got 0"},
       {"bodies.0.material.mass=3",

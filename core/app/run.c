@@ -22,7 +22,8 @@ static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, si
   /* refuse to build an S that would not fit in 80% of physical memory, before allocating */
   double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
   sim_backend_opts o = {sc->solver.global, sc->solver.precision, sc->solver.ordering,
-                        phys > 0 ? (size_t)(0.8 * phys) : 0};
+                        phys > 0 ? (size_t)(0.8 * phys) : 0, sc->solver.chebyshev_rho,
+                        (size_t)(sc->solver.dense_max_mib * 1048576.0)};
   char why[SIM_MSG_MAX] = "";
   if (sc->solver.device == SIM_DEVICE_CUDA) return sim_backend_cuda_create(m, &o, be, st);
   if (sc->solver.device == SIM_DEVICE_AUTO) {
@@ -123,8 +124,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   if (!rc) rc = create_backend(sc, &r.m, o->quiet, &r.be, st);
   if (!rc) {
     snprintf(res->backend, sizeof res->backend, "%s", r.be->name);
-    snprintf(res->global, sizeof res->global, "%s",
-             r.be->global == SIM_GLOBAL_SPARSE_INVERSE ? "sparse_inverse" : "cholesky");
+    snprintf(res->global, sizeof res->global, "%s", sim_global_name(r.be->global));
     rc = sim_stepper_init(&r.step, &r.m, r.be, st);
   }
   if (!rc) {

@@ -9,7 +9,14 @@
 #define SIM_MAX_STEPS 16
 #define SIM_PATH_MAX 1024
 
-typedef enum { SIM_GLOBAL_AUTO, SIM_GLOBAL_SPARSE_INVERSE, SIM_GLOBAL_CHOLESKY } sim_global_kind;
+typedef enum {
+  SIM_GLOBAL_AUTO,
+  SIM_GLOBAL_SPARSE_INVERSE, /* q = S^T (S b), the paper's method */
+  SIM_GLOBAL_CHOLESKY,       /* CHOLMOD triangular solves */
+  SIM_GLOBAL_JACOBI,         /* one Jacobi iteration per L-G iteration (Wang 2015) */
+  SIM_GLOBAL_DENSE_INVERSE   /* a dense A_s^{-1}, small meshes only */
+} sim_global_kind;
+#define SIM_GLOBAL_COUNT 5
 typedef enum { SIM_DEVICE_AUTO, SIM_DEVICE_CPU, SIM_DEVICE_CUDA } sim_device_kind;
 typedef enum { SIM_PREC_DOUBLE, SIM_PREC_FLOAT } sim_precision;
 typedef enum { SIM_ORDER_METIS, SIM_ORDER_AMD } sim_ordering;
@@ -23,6 +30,9 @@ typedef struct sim_solver_def {
   sim_precision precision;
   sim_ordering ordering;
   int threads; /* 0 = OpenMP default */
+  double chebyshev_rho; /* jacobi only: Chebyshev acceleration with this spectral radius
+                           estimate (Wang 2015); 0 = off; in [0, 1) */
+  double dense_max_mib; /* dense_inverse only: refuse when A_s^{-1} would need more (MiB) */
 } sim_solver_def;
 
 typedef enum {

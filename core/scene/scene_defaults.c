@@ -4,7 +4,8 @@
 
 #include "scene_private.h"
 
-const char *const scene_global_names[3] = {"auto", "sparse_inverse", "cholesky"};
+const char *const scene_global_names[SIM_GLOBAL_COUNT] = {"auto", "sparse_inverse", "cholesky",
+                                                         "jacobi", "dense_inverse"};
 const char *const scene_device_names[3] = {"auto", "cpu", "cuda"};
 const char *const scene_precision_names[2] = {"double", "float"};
 const char *const scene_ordering_names[2] = {"metis", "amd"};
@@ -62,6 +63,8 @@ void sim_default_scene(sim_scene *s) {
   s->solver.precision = SIM_PREC_DOUBLE;
   s->solver.ordering = SIM_ORDER_METIS;
   s->solver.threads = 0;
+  s->solver.chebyshev_rho = 0;
+  s->solver.dense_max_mib = 2048;
   s->nbodies = 0;
   for (int i = 0; i < SIM_MAX_BODIES; i++) sim_default_body(&s->bodies[i]);
   s->npins = 0;

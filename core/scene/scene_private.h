@@ -97,7 +97,7 @@ int scene_load_body(scene_ctx *c, const cJSON *o, int index, sim_body_def *b);
 int scene_validate_ctx(scene_ctx *c, const sim_scene *s);
 
 /* ---- scene_defaults.c: names of enum values, indexed by the enum ---- */
-extern const char *const scene_global_names[3];
+extern const char *const scene_global_names[SIM_GLOBAL_COUNT];
 extern const char *const scene_device_names[3];
 extern const char *const scene_precision_names[2];
 extern const char *const scene_ordering_names[2];

@@ -153,11 +153,13 @@ static cJSON *build(const sim_scene *s, jw *w) {
   num(w, so, "dt", s->solver.dt);
   num(w, so, "frames", s->solver.frames);
   num(w, so, "lg_iterations", s->solver.lg_iterations);
-  str(w, so, "global", name_of(scene_global_names, 3, (int)s->solver.global));
+  str(w, so, "global", name_of(scene_global_names, SIM_GLOBAL_COUNT, (int)s->solver.global));
   str(w, so, "device", name_of(scene_device_names, 3, (int)s->solver.device));
   str(w, so, "precision", name_of(scene_precision_names, 2, (int)s->solver.precision));
   str(w, so, "ordering", name_of(scene_ordering_names, 2, (int)s->solver.ordering));
   num(w, so, "threads", s->solver.threads);
+  num(w, so, "chebyshev_rho", s->solver.chebyshev_rho);
+  num(w, so, "dense_max_mib", s->solver.dense_max_mib);
   vec(w, root, "gravity", s->gravity, 3);
 
   cJSON *bodies = cJSON_CreateArray();

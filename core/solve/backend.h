@@ -52,7 +52,12 @@ typedef struct sim_backend_opts {
   sim_precision precision;
   sim_ordering ordering;
   size_t max_S_bytes; /* 0 = no limit */
+  double chebyshev_rho; /* jacobi: Chebyshev acceleration (0 = off) */
+  size_t max_dense_bytes; /* dense_inverse: refuse above this (0 = no limit) */
 } sim_backend_opts;
+
+/* Scene name of a global solver ("sparse_inverse", "cholesky", ...). */
+const char *sim_global_name(sim_global_kind g);
 
 int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
                            sim_status *st);

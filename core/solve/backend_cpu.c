@@ -6,6 +6,7 @@
 #include "../base/alloc.h"
 #include "../base/timer.h"
 #include "backend.h"
+#include "global_variants.h"
 #include "local_arap.h"
 
 typedef struct cpu_ctx {
@@ -17,6 +18,11 @@ typedef struct cpu_ctx {
   sim_factor *fac;
   sim_sparse_inverse S;
   int use_S;
+  sim_jacobi J;
+  sim_dense_inverse D;
+  double *xcur, *xprev; /* jacobi: q^k and q^{k-1} on the free unknowns */
+  double rho, omega;    /* Chebyshev (Wang 2015) */
+  int iter;             /* global steps taken in this frame */
   sim_global_stats stats;
 } cpu_ctx;
 
@@ -54,6 +60,7 @@ static int cpu_predict(sim_backend *be, const double g[3], sim_status *st) {
     int i = m->pinned[p];
     for (int k = 0; k < 3; k++) q[3 * i + k] = qh[3 * i + k] = c->pin_pos[3 * p + k];
   }
+  c->iter = 0;
   return SIM_OK;
 }
 
@@ -82,11 +89,35 @@ static int cpu_local_step(sim_backend *be, sim_status *st) {
   return SIM_OK;
 }
 
+/* One Jacobi iteration from the current q, then Chebyshev's extrapolation (Wang 2015):
+   q^{k+1} = omega_{k+1} (q_hat^{k+1} - q^{k-1}) + q^{k-1}. */
+static void jacobi_step(cpu_ctx *c) {
+  const sim_model *m = c->m;
+  const double *q = c->vec[SIM_VEC_Q];
+  size_t f3 = 3 * (size_t)m->nfree;
+  for (int f = 0; f < m->nfree; f++)
+    for (int k = 0; k < 3; k++) c->xcur[3 * f + k] = q[3 * m->free_vert[f] + k];
+  sim_jacobi_iterate(&c->J, c->rhs, c->xcur, c->xfree);
+  c->iter++;
+  if (c->rho > 0) {
+    c->omega = sim_chebyshev_omega(c->iter, c->rho, c->omega);
+    if (c->iter >= 2)
+      for (size_t i = 0; i < f3; i++)
+        c->xfree[i] = c->omega * (c->xfree[i] - c->xprev[i]) + c->xprev[i];
+  }
+  memcpy(c->xprev, c->xcur, sizeof(double) * f3);
+}
+
 static int cpu_global_step(sim_backend *be, sim_status *st) {
   cpu_ctx *c = CTX(be);
   const sim_model *m = c->m;
-  if (c->use_S) sim_sparse_inverse_apply(&c->S, c->rhs, c->y, c->xfree);
-  else if (sim_factor_solve3(c->fac, c->rhs, c->xfree, st)) return st->code;
+  switch (be->global) {
+    case SIM_GLOBAL_SPARSE_INVERSE: sim_sparse_inverse_apply(&c->S, c->rhs, c->y, c->xfree); break;
+    case SIM_GLOBAL_JACOBI: jacobi_step(c); break;
+    case SIM_GLOBAL_DENSE_INVERSE: sim_dense_inverse_apply(&c->D, c->rhs, c->xfree); break;
+    default:
+      if (sim_factor_solve3(c->fac, c->rhs, c->xfree, st)) return st->code;
+  }
   double *q = c->vec[SIM_VEC_Q];
 #pragma omp parallel for schedule(static)
   for (int f = 0; f < m->nfree; f++)
@@ -141,9 +172,19 @@ static void cpu_destroy(sim_backend *be) {
     sim_free(c->y);
     sim_factor_destroy(c->fac);
     sim_sparse_inverse_free(&c->S);
+    sim_jacobi_free(&c->J);
+    sim_dense_inverse_free(&c->D);
+    sim_free(c->xcur);
+    sim_free(c->xprev);
     sim_free(c);
   }
   sim_free(be);
+}
+
+const char *sim_global_name(sim_global_kind g) {
+  static const char *const names[SIM_GLOBAL_COUNT] = {"auto", "sparse_inverse", "cholesky",
+                                                      "jacobi", "dense_inverse"};
+  return (int)g >= 0 && (int)g < SIM_GLOBAL_COUNT ? names[g] : "unknown";
 }
 
 int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
@@ -182,10 +223,19 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
   ok &= (c->y = SIM_NEW(double, f3)) != NULL;
   int rc = ok ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (backend state)");
   c->use_S = be->global == SIM_GLOBAL_SPARSE_INVERSE;
-  if (rc == SIM_OK)
+  c->rho = o->chebyshev_rho;
+  if (rc == SIM_OK && be->global == SIM_GLOBAL_JACOBI) {
+    rc = sim_jacobi_build(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, &c->J, st);
+    c->xcur = SIM_NEW(double, f3 + 3);
+    c->xprev = SIM_NEW(double, f3 + 3);
+    if (!rc && (!c->xcur || !c->xprev)) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (Jacobi)");
+  }
+  if (rc == SIM_OK && be->global != SIM_GLOBAL_JACOBI)
     rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, c->use_S,
                            &c->fac, st);
-  if (rc == SIM_OK) sim_factor_get_info(c->fac, &c->stats.factor);
+  if (rc == SIM_OK && c->fac) sim_factor_get_info(c->fac, &c->stats.factor);
+  if (rc == SIM_OK && be->global == SIM_GLOBAL_DENSE_INVERSE)
+    rc = sim_dense_inverse_build(c->fac, m->nfree, o->max_dense_bytes, &c->D, st);
   if (rc == SIM_OK && c->use_S) {
     rc = sim_sparse_inverse_build(c->fac, o->precision, o->max_S_bytes, &c->S, st);
     if (rc == SIM_OK) {
