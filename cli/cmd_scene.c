@@ -37,6 +37,24 @@ static const char *INFO_USAGE =
     "inverse, and factor and S build times, for the system a run solves and for the system\n"
     "over all vertices (what the paper's Tables 1-2 count).\n";
 
+static const char *CONVERGE_USAGE =
+    "usage: simctl converge SCENE --frame F --iterations K [--out DIR] [--rho R]\n"
+    "                       [--ref-tol T] [--ref-max N] [--set PATH=VALUE]...\n"
+    "\n"
+    "The paper's Fig. 9: runs SCENE to frame F (its own L-G iterations, exact global solve),\n"
+    "then from that state runs K local-global iterations of the next step with each global\n"
+    "solver (sparse_inverse, cholesky, jacobi, jacobi_chebyshev) and writes, per solver,\n"
+    "DIR/converge_SOLVER.csv (iteration, ms, energy, rel_error) and DIR/converge_summary.csv\n"
+    "(iterations and ms to 1e-3). rel_error = (e(q_k) - e(q*)) / (e(q_0) - e(q*)), e the\n"
+    "incremental potential; q* is the complete method iterated until max |dq| < T.\n"
+    "\n"
+    "  --frame F        frames to run first (default 800)\n"
+    "  --iterations K   iterations per solver (default 1000)\n"
+    "  --out DIR        output directory (default out/NAME_converge)\n"
+    "  --rho R          Chebyshev spectral radius for jacobi_chebyshev (default 0.95)\n"
+    "  --ref-tol T      reference tolerance in metres (default 1e-12)\n"
+    "  --ref-max N      reference iteration cap (default 100000)\n";
+
 static int load(const cli_scene_args *a, sim_scene *sc) {
   sim_status st = {0};
   if (sim_scene_load(a->scene, a->sets, a->nsets, sc, &st)) {
@@ -85,6 +103,59 @@ int cmd_validate(int argc, char **argv) {
     fprintf(stderr, "simctl: %s is valid\n", a.scene);
   }
   return 0;
+}
+
+/* Strips the converge options from argv (so the shared parser sees the rest). */
+int cmd_converge(int argc, char **argv) {
+  sim_converge_opts o = {800, 1000, 100000, 1e-12, 0.95, NULL, NULL};
+  char **rest = calloc((size_t)argc + 1, sizeof *rest);
+  if (!rest) return cli_error(SIM_ERR_MEMORY, "out of memory");
+  int nrest = 0;
+  static const char *const names[] = {"", "--frame", "--iterations", "--out", "--rho",
+                                      "--ref-tol", "--ref-max"};
+  for (int i = 0; i < argc; i++) {
+    const char *v = NULL;
+    int which = 0;
+    if (i >= 2 && cli_take_value(argc, argv, &i, "--frame", &v)) which = 1;
+    else if (i >= 2 && cli_take_value(argc, argv, &i, "--iterations", &v)) which = 2;
+    else if (i >= 2 && cli_take_value(argc, argv, &i, "--out", &v)) which = 3;
+    else if (i >= 2 && cli_take_value(argc, argv, &i, "--rho", &v)) which = 4;
+    else if (i >= 2 && cli_take_value(argc, argv, &i, "--ref-tol", &v)) which = 5;
+    else if (i >= 2 && cli_take_value(argc, argv, &i, "--ref-max", &v)) which = 6;
+    if (!which) {
+      rest[nrest++] = argv[i];
+      continue;
+    }
+    char *end = NULL;
+    double x = v ? strtod(v, &end) : 0;
+    int bad = !v || end == v || *end != '\0';
+    if (which == 1) bad |= x < 0 || x != (int)x, o.frame = (int)x;
+    if (which == 2) bad |= x < 1 || x != (int)x, o.iterations = (int)x;
+    if (which == 3) bad = !v, o.out_dir = v;
+    if (which == 4) bad |= x < 0 || x >= 1, o.chebyshev_rho = x;
+    if (which == 5) bad |= !(x > 0), o.ref_tol = x;
+    if (which == 6) bad |= x < 1 || x != (int)x, o.ref_max_iterations = (int)x;
+    if (bad) {
+      free(rest);
+      return cli_error(SIM_ERR_USAGE, "%s: bad value '%s' (see simctl converge --help)",
+                       names[which], v ? v : "");
+    }
+  }
+  cli_scene_args a;
+  int rc = cli_parse_scene_args(nrest, rest, 2, CONVERGE_USAGE, 0, &a);
+  static sim_scene sc;
+  if (rc < 0) rc = load(&a, &sc);
+  if (rc == 0 && a.scene) {
+    char dir[SIM_PATH_MAX + 16];
+    if (!o.out_dir) {
+      snprintf(dir, sizeof dir, "out/%s_converge", sc.name);
+      o.out_dir = dir;
+    }
+    sim_status st = {0};
+    if (sim_converge(&sc, &o, a.quiet ? NULL : stdout, &st)) rc = cli_error(st.code, "%s", st.msg);
+  }
+  free(rest);
+  return rc;
 }
 
 int cmd_info(int argc, char **argv) {

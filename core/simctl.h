@@ -42,6 +42,18 @@ int sim_info(const sim_scene *sc, const char *cache_dir, FILE *out, sim_status *
 int sim_mesh_file(const char *surface, double quality, double max_volume, const char *switches,
                   const char *out_path, FILE *log, sim_status *st);
 
+/* `simctl converge` (Fig. 9 of the paper). */
+typedef struct sim_converge_opts {
+  int frame;              /* run to this frame first */
+  int iterations;         /* K L-G iterations per global solver */
+  int ref_max_iterations; /* cap for the reference q* */
+  double ref_tol;         /* reference stops when max |q_{k+1} - q_k| < ref_tol (m) */
+  double chebyshev_rho;   /* for the jacobi_chebyshev variant */
+  const char *out_dir;    /* converge_<solver>.csv, converge_summary.csv */
+  const char *cache_dir;  /* NULL = default */
+} sim_converge_opts;
+int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim_status *st);
+
 /* The default TetGen cache directory. */
 const char *sim_cache_dir(void);
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages simctl needs, only those missing (idempotent).
+# Extra packages named as arguments are installed too (scripts/fig9.sh asks for gnuplot-nox).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsuitesparse-dev libmetis-dev libcjson-dev libpng-dev
-      libopenblas-dev tetgen)
+      libopenblas-dev tetgen "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

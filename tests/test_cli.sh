@@ -113,7 +113,7 @@ check "-h after a scene prints help and runs nothing" eval 'rc_is 0 && out_has "
 sc
 check "no command: exit 2 with the usage on stderr" eval 'rc_is 2 && stdout_empty && err_has "usage: simctl COMMAND"'
 sc frob
-check "unknown command: exit 2, one error line" eval 'fails_with 2 "simctl: error: unknown command '\''frob'\'' (commands: run, validate, info, mesh)"'
+check "unknown command: exit 2, one error line" eval 'fails_with 2 "simctl: error: unknown command '\''frob'\'' (commands: run, validate, info, mesh, converge)"'
 sc run $TINY --bogus
 check "run: unknown option: exit 2, one error line" eval 'fails_with 2 "simctl: error: unknown option --bogus (see --help)"'
 sc validate $TINY --out x
@@ -391,6 +391,16 @@ check "exploding run: frame 0 kept, summary.json says failed with the error" eva
   nonempty "$T/boom/frames/00000.vtk" && absent "$T/boom/frames/00001.vtk" &&
   json_has "$T/boom/summary.json" status "\"failed\"" && grep -q "\"error\":.*exploded" "$T/boom/summary.json" &&
   [ "$(wc -l <"$T/boom/timing.csv")" -eq 2 ] && no_tmp_files "$T/boom"'
+
+# ---------------------------------------------------------------------------------------------
+# 11. converge (Fig. 9): every solver's CSV, exact solvers below 1e-3 at once
+sc converge tiny.json --frame 3 --iterations 40 --out "$T/cv" --quiet
+check "converge: exit 0, a summary row per solver" eval 'rc_is 0 && stdout_empty &&
+  [ "$(wc -l <"$T/cv/converge_summary.csv")" -eq 5 ] && [ "$(wc -l <"$T/cv/converge_jacobi.csv")" -eq 42 ]'
+check "converge: cholesky and sparse_inverse reach 1e-3 in one iteration" eval '
+  grep -q "^cholesky,1," "$T/cv/converge_summary.csv" && grep -q "^sparse_inverse,1," "$T/cv/converge_summary.csv"'
+sc converge tiny.json --iterations 0
+check "converge --iterations 0: exit 2" fails_with 2 "simctl: error: --iterations: bad value '0' (see simctl converge --help)"
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
