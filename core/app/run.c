@@ -37,8 +37,8 @@ static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, si
   return sim_backend_cpu_create(m, &o, be, st);
 }
 
-/* Positions must stay finite and within 1e3 x the scene's size of where they started. */
-static int check_state(const sim_model *m, const double *q, int frame, sim_status *st) {
+/* Largest extent of the rest configuration, m. */
+static double scene_size(const sim_model *m) {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int i = 0; i < m->n; i++)
     for (int k = 0; k < 3; k++) {
@@ -46,7 +46,12 @@ static int check_state(const sim_model *m, const double *q, int frame, sim_statu
       lo[k] = x < lo[k] ? x : lo[k];
       hi[k] = x > hi[k] ? x : hi[k];
     }
-  double size = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+}
+
+/* Positions must stay finite and within 1e3 x the scene's size of where they started. */
+static int check_state(const sim_model *m, double size, const double *q, int frame,
+                       sim_status *st) {
   for (int i = 0; i < 3 * m->n; i++) {
     if (!isfinite(q[i]))
       return sim_fail(st, SIM_ERR_NUMERIC, "%s: frame %d: a position became %s (vertex %d)",
@@ -66,6 +71,7 @@ typedef struct run_ctx {
   sim_stepper step;
   sim_writer w;
   double *q, *v, *energy;
+  double size; /* rest extent, for the explosion check */
   int writer_open;
 } run_ctx;
 
@@ -74,7 +80,7 @@ static int write_output_frame(run_ctx *r, int frame, double *out_ms, sim_status 
   sim_backend *be = r->be;
   int rc = be->download(be, SIM_VEC_Q, r->q, st);
   if (!rc) rc = be->download(be, SIM_VEC_V, r->v, st);
-  if (!rc) rc = check_state(&r->m, r->q, frame, st);
+  if (!rc) rc = check_state(&r->m, r->size, r->q, frame, st);
   if (!rc) {
     be->energy(be, r->energy);
     rc = sim_writer_frame(&r->w, frame, r->step.t, r->q, r->v, r->energy, st);
@@ -101,7 +107,7 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
       if (!rc) res->frames_written++;
     } else if (f % 10 == 0) {
       rc = r->be->download(r->be, SIM_VEC_Q, r->q, st);
-      if (!rc) rc = check_state(&r->m, r->q, f, st);
+      if (!rc) rc = check_state(&r->m, r->size, r->q, f, st);
     }
     sim_status ignore = {0};
     sim_writer_timing_row(&r->w, f, r->step.t, &prof, out_ms, rc ? &ignore : st);
@@ -121,6 +127,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   memset(&r, 0, sizeof r);
   const char *cache = o->cache_dir ? o->cache_dir : sim_cache_dir();
   int rc = sim_model_build(sc, cache, &r.m, st);
+  if (!rc) r.size = scene_size(&r.m);
   if (!rc) rc = create_backend(sc, &r.m, o->quiet, &r.be, st);
   if (!rc) {
     snprintf(res->backend, sizeof res->backend, "%s", r.be->name);

@@ -24,6 +24,9 @@ int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_stat
   snprintf(w->frames_dir, sizeof w->frames_dir, "%s/frames", dir);
   for (int b = 0; b < m->nbodies; b++) w->body_names[b] = m->scene->bodies[b].name;
   if (sim_mkdirs(w->frames_dir, st)) return st->code;
+  w->tet = SIM_NEW(int, 4 * (size_t)m->ntet + 4);
+  if (!w->tet) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (frame output)");
+  for (int e = 0; e < m->ntet; e++) memcpy(&w->tet[4 * e], m->tets[e].v, sizeof(int) * 4);
   w->timing = sim_csv_create(TIMING_HEADER, st);
   return w->timing ? SIM_OK : st->code;
 }
@@ -50,11 +53,7 @@ static int add_series(sim_writer *w, const char *file, double t, sim_status *st)
 int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
                      const double *elem_energy, sim_status *st) {
   const sim_model *m = w->m;
-  /* element connectivity from the tets (sim_tet holds it interleaved with rest data) */
-  int *tet = SIM_NEW(int, 4 * (size_t)m->ntet);
-  if (!tet) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (frame output)");
-  for (int e = 0; e < m->ntet; e++) memcpy(&tet[4 * e], m->tets[e].v, sizeof(int) * 4);
-  sim_frame_view fv = {frame, t, m->n, q, v, m->vert_body, m->ntet, tet, elem_energy,
+  sim_frame_view fv = {frame, t, m->n, q, v, m->vert_body, m->ntet, w->tet, elem_energy,
                        m->ntri, m->tri, m->tri_body, m->nbodies, w->body_names};
   char path[SIM_PATH_MAX + 64], name[32];
   int rc = SIM_OK;
@@ -80,7 +79,6 @@ int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const 
     snprintf(path, sizeof path, "%s/%05d.png", w->frames_dir, frame);
     rc = sim_render_png(path, &fv, &w->cam, w->png_w, w->png_h, st);
   }
-  sim_free(tet);
   return rc;
 }
 
@@ -148,5 +146,6 @@ void sim_writer_close(sim_writer *w) {
   sim_free(w->files);
   sim_free(w->times);
   sim_csv_destroy(w->timing);
+  sim_free(w->tet);
   memset(w, 0, sizeof *w);
 }
