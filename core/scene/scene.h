@@ -30,8 +30,9 @@ typedef struct sim_solver_def {
   sim_precision precision;
   sim_ordering ordering;
   int threads; /* 0 = OpenMP default */
-  double chebyshev_rho; /* jacobi only: Chebyshev acceleration with this spectral radius
-                           estimate (Wang 2015); 0 = off; in [0, 1) */
+  double chebyshev_rho; /* Chebyshev acceleration of the L-G iterations with this spectral
+                           radius estimate (Wang 2015): on top of jacobi, or of an exact global
+                           solver (accelerated complete solver); 0 = off; in [0, 1) */
   double dense_max_mib; /* dense_inverse only: refuse when A_s^{-1} would need more (MiB) */
 } sim_solver_def;
 
@@ -41,14 +42,16 @@ typedef enum {
   SIM_SRC_BOX,       /* closed box surface lo, hi, segments -> TetGen */
   SIM_SRC_CYLINDER,  /* radius, height, segments, rings -> TetGen */
   SIM_SRC_CAPSULE,   /* radius, height, segments, rings -> TetGen */
-  SIM_SRC_FILE       /* surface file (-> TetGen) or tet mesh file (used as is) */
+  SIM_SRC_FILE,      /* surface file (-> TetGen) or tet mesh file (used as is) */
+  SIM_SRC_CLOTH      /* flat triangle grid in the x-z plane: size[2], vertices[0..1] */
 } sim_mesh_source_kind;
 
 typedef struct sim_mesh_def {
   sim_mesh_source_kind kind;
   double lo[3], hi[3]; /* bar, box */
-  int vertices[3];     /* bar: vertex counts per axis (>= 2) */
+  int vertices[3];     /* bar: vertex counts per axis (>= 2); cloth: [nx, nz] (>= 2 each) */
   double radius, height;
+  double size[2];      /* cloth: side lengths along x and z, m (default 1 x 1) */
   int subdivisions, segments, rings;
   char path[SIM_PATH_MAX]; /* file: resolved relative to the scene file's directory */
   /* TetGen switches for surface sources */
@@ -62,7 +65,14 @@ typedef struct sim_transform_def {
   double scale[3];      /* applied first */
 } sim_transform_def;
 
-typedef enum { SIM_MAT_ARAP } sim_material_model;
+typedef enum {
+  SIM_MAT_ARAP,         /* "arap": projective dynamics, zeta = rotations */
+  SIM_MAT_COROTATIONAL, /* "corotational": linear corotated, through ADMM-PD */
+  SIM_MAT_NEOHOOKEAN    /* "neo_hookean": stable Neo-Hookean (Smith 2018), through ADMM-PD */
+} sim_material_model;
+#define SIM_MAT_COUNT 3
+typedef enum { SIM_BEND_NONE, SIM_BEND_ISOMETRIC, SIM_BEND_LAPLACE_BELTRAMI } sim_bending_kind;
+#define SIM_BEND_COUNT 3
 typedef enum { SIM_LUMP_UNIFORM, SIM_LUMP_VOLUME } sim_lumping;
 
 typedef struct sim_material_def {
@@ -72,13 +82,20 @@ typedef struct sim_material_def {
   sim_lumping lumping; /* uniform: m_i = mass / n (paper); volume: a quarter of each tet */
   double youngs_modulus; /* Pa, > 0 */
   double poisson_ratio;  /* in (-1, 0.5) */
+  double thickness;      /* cloth only: shell thickness, m (> 0, default 0.001); V = area x it */
 } sim_material_def;
+
+typedef struct sim_bending_def {
+  sim_bending_kind type; /* cloth only; default none */
+  double stiffness;      /* k >= 0, N m (energy k/2 x integral of squared curvature) */
+} sim_bending_def;
 
 typedef struct sim_body_def {
   char name[64];
   sim_mesh_def mesh;
   sim_transform_def transform;
   sim_material_def material;
+  sim_bending_def bending;
   double velocity[3]; /* initial velocity, m/s */
 } sim_body_def;
 
