@@ -89,35 +89,39 @@ static int cpu_local_step(sim_backend *be, sim_status *st) {
   return SIM_OK;
 }
 
-/* One Jacobi iteration from the current q, then Chebyshev's extrapolation (Wang 2015):
-   q^{k+1} = omega_{k+1} (q_hat^{k+1} - q^{k-1}) + q^{k-1}. */
-static void jacobi_step(cpu_ctx *c) {
+/* q^k on the free unknowns into xcur (the Jacobi input, and Chebyshev's q^{k-1} next time). */
+static void gather_free(cpu_ctx *c) {
   const sim_model *m = c->m;
   const double *q = c->vec[SIM_VEC_Q];
-  size_t f3 = 3 * (size_t)m->nfree;
   for (int f = 0; f < m->nfree; f++)
     for (int k = 0; k < 3; k++) c->xcur[3 * f + k] = q[3 * m->free_vert[f] + k];
-  sim_jacobi_iterate(&c->J, c->rhs, c->xcur, c->xfree);
+}
+
+/* Chebyshev's extrapolation (Wang 2015) of the iterate xfree = global(q^k):
+   q^{k+1} = omega_{k+1} (xfree - q^{k-1}) + q^{k-1}. On top of Jacobi it is Wang's method; on top
+   of an exact global solve it accelerates the local-global fixed point itself. */
+static void chebyshev(cpu_ctx *c) {
+  size_t f3 = 3 * (size_t)c->m->nfree;
   c->iter++;
-  if (c->rho > 0) {
-    c->omega = sim_chebyshev_omega(c->iter, c->rho, c->omega);
-    if (c->iter >= 2)
-      for (size_t i = 0; i < f3; i++)
-        c->xfree[i] = c->omega * (c->xfree[i] - c->xprev[i]) + c->xprev[i];
-  }
+  c->omega = sim_chebyshev_omega(c->iter, c->rho, c->omega);
+  if (c->iter >= 2)
+    for (size_t i = 0; i < f3; i++)
+      c->xfree[i] = c->omega * (c->xfree[i] - c->xprev[i]) + c->xprev[i];
   memcpy(c->xprev, c->xcur, sizeof(double) * f3);
 }
 
 static int cpu_global_step(sim_backend *be, sim_status *st) {
   cpu_ctx *c = CTX(be);
   const sim_model *m = c->m;
+  if (c->xcur) gather_free(c);
   switch (be->global) {
     case SIM_GLOBAL_SPARSE_INVERSE: sim_sparse_inverse_apply(&c->S, c->rhs, c->y, c->xfree); break;
-    case SIM_GLOBAL_JACOBI: jacobi_step(c); break;
+    case SIM_GLOBAL_JACOBI: sim_jacobi_iterate(&c->J, c->rhs, c->xcur, c->xfree); break;
     case SIM_GLOBAL_DENSE_INVERSE: sim_dense_inverse_apply(&c->D, c->rhs, c->xfree); break;
     default:
       if (sim_factor_solve3(c->fac, c->rhs, c->xfree, st)) return st->code;
   }
+  if (c->rho > 0) chebyshev(c);
   double *q = c->vec[SIM_VEC_Q];
 #pragma omp parallel for schedule(static)
   for (int f = 0; f < m->nfree; f++)
@@ -224,11 +228,12 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
   int rc = ok ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (backend state)");
   c->use_S = be->global == SIM_GLOBAL_SPARSE_INVERSE;
   c->rho = o->chebyshev_rho;
-  if (rc == SIM_OK && be->global == SIM_GLOBAL_JACOBI) {
+  if (rc == SIM_OK && be->global == SIM_GLOBAL_JACOBI)
     rc = sim_jacobi_build(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, &c->J, st);
+  if (rc == SIM_OK && (be->global == SIM_GLOBAL_JACOBI || c->rho > 0)) {
     c->xcur = SIM_NEW(double, f3 + 3);
     c->xprev = SIM_NEW(double, f3 + 3);
-    if (!rc && (!c->xcur || !c->xprev)) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (Jacobi)");
+    if (!c->xcur || !c->xprev) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (iterates)");
   }
   if (rc == SIM_OK && be->global != SIM_GLOBAL_JACOBI)
     rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, c->use_S,
