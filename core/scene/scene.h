@@ -52,6 +52,9 @@ typedef struct sim_mesh_def {
   int vertices[3];     /* bar: vertex counts per axis (>= 2); cloth: [nx, nz] (>= 2 each) */
   double radius, height;
   double size[2];      /* cloth: side lengths along x and z, m (default 1 x 1) */
+  int cloth_cross;     /* cloth "pattern": 0 "diagonal" (2 triangles per grid cell, alternating
+                          diagonals), 1 "cross" (4 triangles around a centre vertex per cell,
+                          the paper's cloth: 51 x 51 corners give 5,101 vertices, 10,000 tris) */
   int subdivisions, segments, rings;
   char path[SIM_PATH_MAX]; /* file: resolved relative to the scene file's directory */
   /* TetGen switches for surface sources */
