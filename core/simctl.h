@@ -27,6 +27,8 @@ typedef struct sim_run_result {
   double mean_frame_ms;  /* mean frame time (without output) */
   char backend[16];      /* "cpu" or "cuda" */
   char global[32];       /* resolved global solver */
+  double measure_rest;   /* total element measure (volume; area x thickness for cloth), m^3 */
+  double measure_final;  /* the same in the last state simulated (signed: inverted < 0) */
   char out_dir[SIM_PATH_MAX];
 } sim_run_result;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../model/bending.h"
 #include "../mesh/mesh.h"
 #include "../model/system.h"
 #include "../simctl.h"
@@ -63,13 +64,14 @@ int sim_info(const sim_scene *sc, const char *cache_dir, FILE *out, sim_status *
   fprintf(out, "scene %s (%s)\n", sc->name, sc->file);
   for (int b = 0; b < m.nbodies; b++) {
     int nt = 0;
-    for (int e = 0; e < m.ntet; e++) nt += m.tet_body[e] == b;
-    fprintf(out, "  body %d %-20s %d vertices, %d tets\n", b, sc->bodies[b].name,
-            m.body_vert_start[b + 1] - m.body_vert_start[b], nt);
+    for (int e = 0; e < m.nelem; e++) nt += m.elem_body[e] == b;
+    fprintf(out, "  body %d %-20s %d vertices, %d %s\n", b, sc->bodies[b].name,
+            m.body_vert_start[b + 1] - m.body_vert_start[b], nt,
+            sc->bodies[b].mesh.kind == SIM_SRC_CLOTH ? "cloth triangles" : "tets");
   }
-  fprintf(out, "  total                      %d vertices (%d pinned), %d tets, %d surface "
-          "triangles, mass %.6g kg, volume %.6g m^3\n",
-          m.n, m.npinned, m.ntet, m.ntri, m.total_mass, m.total_volume);
+  fprintf(out, "  total                      %d vertices (%d pinned), %d tets, %d cloth "
+          "triangles, %d bending stencils, %d surface triangles, mass %.6g kg, volume %.6g m^3\n",
+          m.n, m.npinned, m.ntet, m.ncloth, m.bend->nst, m.ntri, m.total_mass, m.total_volume);
   rc = report_system(out, "system solved by a run (pinned vertices eliminated):", &m, sc, st);
   if (!rc && m.npinned > 0) {
     /* the same model with no pins: every vertex an unknown, as in the paper's tables */

@@ -115,6 +115,8 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     if (o->progress) o->progress(f, sc->solver.frames, sim_now_ms() - t_start, o->user);
   }
   res->mean_frame_ms = res->frames ? frame_sum / res->frames : 0;
+  /* the last output frame downloaded q (the final frame is always written) */
+  if (!rc) res->measure_final = sim_model_measure(&r->m, r->q);
   return rc;
 }
 
@@ -127,7 +129,10 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   memset(&r, 0, sizeof r);
   const char *cache = o->cache_dir ? o->cache_dir : sim_cache_dir();
   int rc = sim_model_build(sc, cache, &r.m, st);
-  if (!rc) r.size = scene_size(&r.m);
+  if (!rc) {
+    r.size = scene_size(&r.m);
+    res->measure_rest = sim_model_measure(&r.m, r.m.x_rest);
+  }
   if (!rc) rc = create_backend(sc, &r.m, o->quiet, &r.be, st);
   if (!rc) {
     snprintf(res->backend, sizeof res->backend, "%s", r.be->name);
@@ -137,7 +142,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   if (!rc) {
     r.q = SIM_NEW(double, 3 * (size_t)r.m.n);
     r.v = SIM_NEW(double, 3 * (size_t)r.m.n);
-    r.energy = SIM_NEW(double, (size_t)r.m.ntet + 1);
+    r.energy = SIM_NEW(double, (size_t)r.m.nelem + 1);
     if (!r.q || !r.v || !r.energy) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (run)");
   }
   if (!rc) {

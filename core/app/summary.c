@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../model/bending.h"
 #include "../io/output.h"
 
 int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_stats *gs,
@@ -33,9 +34,19 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(mo, "free_vertices", m->nfree);
     cJSON_AddNumberToObject(mo, "pinned_vertices", m->npinned);
     cJSON_AddNumberToObject(mo, "tets", m->ntet);
+    cJSON_AddNumberToObject(mo, "cloth_triangles", m->ncloth);
+    cJSON_AddNumberToObject(mo, "bending_stencils", m->bend ? m->bend->nst : 0);
     cJSON_AddNumberToObject(mo, "surface_triangles", m->ntri);
     cJSON_AddNumberToObject(mo, "total_mass", m->total_mass);
     cJSON_AddNumberToObject(mo, "total_volume", m->total_volume);
+  }
+  if (!failure && res->measure_rest > 0) {
+    /* area (cloth) or volume change at the end: Fig. 10 of the paper */
+    cJSON *de = cJSON_AddObjectToObject(root, "measure");
+    cJSON_AddNumberToObject(de, "rest", res->measure_rest);
+    cJSON_AddNumberToObject(de, "final", res->measure_final);
+    cJSON_AddNumberToObject(de, "change_percent",
+                            100.0 * (res->measure_final / res->measure_rest - 1.0));
   }
   cJSON *so = cJSON_AddObjectToObject(root, "system");
   cJSON_AddStringToObject(so, "ordering", gs->factor.ordering ? gs->factor.ordering : "");

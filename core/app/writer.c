@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../model/bending.h"
 
 #define MIB 1048576.0 /* the paper's unit */
 
@@ -24,9 +25,9 @@ int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_stat
   snprintf(w->frames_dir, sizeof w->frames_dir, "%s/frames", dir);
   for (int b = 0; b < m->nbodies; b++) w->body_names[b] = m->scene->bodies[b].name;
   if (sim_mkdirs(w->frames_dir, st)) return st->code;
-  w->tet = SIM_NEW(int, 4 * (size_t)m->ntet + 4);
+  w->tet = SIM_NEW(int, 4 * (size_t)m->nelem + 4);
   if (!w->tet) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (frame output)");
-  for (int e = 0; e < m->ntet; e++) memcpy(&w->tet[4 * e], m->tets[e].v, sizeof(int) * 4);
+  for (int e = 0; e < m->nelem; e++) memcpy(&w->tet[4 * e], m->elems[e].v, sizeof(int) * 4);
   w->timing = sim_csv_create(TIMING_HEADER, st);
   return w->timing ? SIM_OK : st->code;
 }
@@ -53,7 +54,7 @@ static int add_series(sim_writer *w, const char *file, double t, sim_status *st)
 int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
                      const double *elem_energy, sim_status *st) {
   const sim_model *m = w->m;
-  sim_frame_view fv = {frame, t, m->n, q, v, m->vert_body, m->ntet, w->tet, elem_energy,
+  sim_frame_view fv = {frame, t, m->n, q, v, m->vert_body, m->nelem, w->tet, elem_energy,
                        m->ntri, m->tri, m->tri_body, m->nbodies, w->body_names};
   char path[SIM_PATH_MAX + 64], name[32];
   int rc = SIM_OK;
@@ -123,6 +124,8 @@ int sim_writer_memory(sim_writer *w, const sim_global_stats *gs, sim_status *st)
   add_kv(t, "vertices", m->n, "", st);
   add_kv(t, "free_vertices", m->nfree, "", st);
   add_kv(t, "tets", m->ntet, "", st);
+  add_kv(t, "cloth_triangles", m->ncloth, "", st);
+  add_kv(t, "bending_stencils", m->bend->nst, "", st);
   add_kv(t, "nnz_A", (double)gs->factor.nnz_A, "", st);
   add_kv(t, "nnz_L", (double)gs->factor.nnz_L, "", st);
   add_kv(t, "nnz_S", (double)gs->S_nnz, "", st);

@@ -21,7 +21,7 @@ typedef struct sim_writer {
   int have_cam;
   int png_w, png_h;
   const char *body_names[SIM_MAX_BODIES];
-  int *tet; /* 4 * ntet connectivity, copied once from the model's elements */
+  int *tet; /* 4 * nelem connectivity (-1 4th corner: triangle), copied once from the model */
 } sim_writer;
 
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st);

@@ -14,7 +14,7 @@ typedef struct sim_frame_view {
   const double *x;        /* 3 * nv positions */
   const double *v;        /* 3 * nv velocities (may be NULL: written as zeros) */
   const int *vert_body;   /* nv body ids */
-  int ntet;
+  int ntet;               /* cells: tetrahedra, and cloth triangles with a 4th corner of -1 */
   const int *tet;         /* 4 * ntet */
   const double *tet_energy_density; /* ntet, J/m^3 (may be NULL: zeros) */
   int ntri;

@@ -18,7 +18,7 @@ int sim_frame_view_check(const sim_frame_view *f, sim_status *st) {
   if ((f->nv > 0 && !f->x) || (f->ntet > 0 && !f->tet) || (f->ntri > 0 && !f->tri))
     return sim_fail(st, SIM_ERR_INTERNAL, "frame %d: missing x, tet or tri array", f->frame);
   for (long k = 0; k < 4L * f->ntet; k++)
-    if (f->tet[k] < 0 || f->tet[k] >= f->nv)
+    if ((f->tet[k] < 0 && (k % 4 != 3 || f->tet[k] != -1)) || f->tet[k] >= f->nv)
       return sim_fail(st, SIM_ERR_INTERNAL, "frame %d: tet %ld vertex %d out of range [0, %d)",
                       f->frame, k / 4, f->tet[k], f->nv);
   for (long k = 0; k < 3L * f->ntri; k++)
@@ -90,14 +90,17 @@ int sim_write_vtk(const char *path, const sim_frame_view *f, sim_status *st) {
   for (long k = 0; k < 3L * nv; k++) be_f64(o, f->x[k]);
   be_end(o);
 
-  fprintf(af.f, "CELLS %d %ld\n", ntet, 5L * ntet);
+  long ntri_cells = 0; /* cloth triangles: a 4th corner of -1 */
+  for (long e = 0; e < ntet; e++) ntri_cells += f->tet[4 * e + 3] < 0;
+  fprintf(af.f, "CELLS %d %ld\n", ntet, 5L * ntet - ntri_cells);
   for (long e = 0; e < ntet; e++) {
-    be_i32(o, 4);
-    for (int j = 0; j < 4; j++) be_i32(o, f->tet[4 * e + j]);
+    int nc = f->tet[4 * e + 3] < 0 ? 3 : 4;
+    be_i32(o, nc);
+    for (int j = 0; j < nc; j++) be_i32(o, f->tet[4 * e + j]);
   }
   be_end(o);
   fprintf(af.f, "CELL_TYPES %d\n", ntet);
-  for (long e = 0; e < ntet; e++) be_i32(o, 10); /* VTK_TETRA */
+  for (long e = 0; e < ntet; e++) be_i32(o, f->tet[4 * e + 3] < 0 ? 5 : 10); /* TRIANGLE, TETRA */
   be_end(o);
 
   if (nv > 0) {

@@ -40,6 +40,11 @@ int sim_gen_capsule(double radius, double height, int segments, int rings, sim_s
 /* Square cloth in the x-z plane of side `size`, centred at the origin, with a grid of
    k x k vertices where k*k is the square nearest target_vertices (open surface). */
 int sim_gen_cloth(double size, int target_vertices, sim_surface *out, sim_status *st);
+/* Rectangular cloth of size[0] x size[1] (x, z) with nx x nz grid vertices, centred at the
+   origin, normal +y. cross = 0: two triangles per cell; cross = 1: a centre vertex per cell and
+   four triangles around it (nx nz + (nx-1)(nz-1) vertices, 4 (nx-1)(nz-1) triangles). */
+int sim_gen_cloth_grid(const double size[2], int nx, int nz, int cross, sim_surface *out,
+                       sim_status *st);
 
 /* ---- readers (core/mesh/read_*.c); `path` appears in every error message ---- */
 int sim_read_surface(const char *path, sim_surface *out, sim_status *st); /* by extension */

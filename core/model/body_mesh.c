@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A body's tet mesh in world space: generator, file or TetGen, then the scene transform. */
+/* A body's mesh in world space: generator, file or TetGen, then the scene transform. */
 #include <stdio.h>
 #include <string.h>
 
@@ -47,10 +47,17 @@ static void apply_transform(const sim_transform_def *t, double *x, int nv) {
 }
 
 int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, sim_tetmesh *out,
-                  sim_status *st) {
+                  sim_surface *cloth, sim_status *st) {
   const sim_body_def *b = &sc->bodies[body];
   const sim_mesh_def *md = &b->mesh;
   memset(out, 0, sizeof *out);
+  memset(cloth, 0, sizeof *cloth);
+  if (md->kind == SIM_SRC_CLOTH) {
+    int rc = sim_gen_cloth_grid(md->size, md->vertices[0], md->vertices[1], md->cloth_cross,
+                                cloth, st);
+    if (rc == SIM_OK) apply_transform(&b->transform, cloth->x, cloth->nv);
+    return rc;
+  }
   sim_surface surf = {0};
   int rc = SIM_OK;
   char name[SIM_PATH_MAX + 64];
@@ -65,6 +72,7 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, sim_tetm
     case SIM_SRC_CAPSULE:
       rc = sim_gen_capsule(md->radius, md->height, md->segments, md->rings, &surf, st);
       break;
+    case SIM_SRC_CLOTH: break; /* handled above */
     case SIM_SRC_FILE:
       if (is_tet_file(md->path)) rc = sim_read_tetmesh(md->path, out, st);
       else rc = sim_read_surface(md->path, &surf, st);

@@ -5,15 +5,20 @@
 #include "../base/status.h"
 #include "../scene/scene.h"
 
-/* Per-tet rest data for the ARAP constraint: F = sum_a x_a g_a^T with g_0 = -(g_1+g_2+g_3)
-   and g_1..g_3 the rows of Dm^{-1} (Dm = [X1-X0, X2-X0, X3-X0]). */
-typedef struct sim_tet {
-  int v[4];
+/* Per-element rest data. Tetrahedra: F = sum_a x_a g_a^T (3x3) with g_0 = -(g_1+g_2+g_3) and
+   g_1..g_3 the rows of Dm^{-1} (Dm = [X1-X0, X2-X0, X3-X0]). Cloth triangles: the same with three
+   corners and g_a[2] = 0, g_1, g_2 the rows of the 2x2 Dm^{-1} in the rest triangle's own
+   orthonormal frame, so F = sum_a x_a g_a^T is the 3x2 deformation gradient (third column 0). */
+typedef struct sim_elem {
+  int v[4];       /* corners; v[3] = -1 for a triangle */
   double g[4][3]; /* gradient vectors g_a */
-  double vol;     /* rest volume V_i */
-  double w;       /* constraint weight w_i = 2 mu V_i */
-  double mu;      /* shear modulus of the body's material */
-} sim_tet;
+  double vol;     /* rest measure V_i: volume, or area x thickness for cloth */
+  double w;       /* constraint weight w_i (ARAP: 2 mu V_i; ADMM-PD materials: see material.h) */
+  double mu, lambda; /* Lame parameters of the body's material (plane stress for cloth) */
+  unsigned char nv;    /* 4 (tetrahedron) or 3 (cloth triangle) */
+  unsigned char dim;   /* 3 or 2: columns of F */
+  unsigned char model; /* sim_material_model */
+} sim_elem;
 
 typedef struct sim_pin_group {
   const sim_pin_def *def; /* script from the scene */
@@ -29,15 +34,23 @@ typedef struct sim_model {
   double *x_rest;       /* 3n world-space rest (initial) positions */
   double *v_init;       /* 3n initial velocities */
   double *mass;         /* n lumped masses, kg */
-  int ntet;
-  sim_tet *tets;
-  int *tet_body; /* ntet */
+  int nelem;       /* elements: tetrahedra and cloth triangles, body by body */
+  int ntet, ncloth; /* of which tetrahedra / cloth triangles */
+  sim_elem *elems;
+  int *elem_body; /* nelem */
+  int admm;       /* some element uses an ADMM-PD material (needs a dual per element) */
+  /* cloth bending stencils (core/model/bending.h), constant terms of A_s, and the vertex ->
+     (stencil entry) incidence in CSR for the gather form of the right-hand side */
+  struct sim_bending *bend;
+  int *vb_ptr; /* n + 1 */
+  int *vb_idx; /* entry index into bend->vid / coef */
+  int *ent_st; /* entry -> its stencil */
   int ntri;      /* boundary triangles, for OBJ / PNG */
   int *tri;
   int *tri_body;
-  /* vertex -> incident (tet, corner) pairs, CSR, for the gather form of the local step */
+  /* vertex -> incident (element, corner) pairs, CSR, for the gather form of the local step */
   int *vt_ptr; /* n + 1 */
-  int *vt_idx; /* tet * 4 + corner */
+  int *vt_idx; /* element * 4 + corner */
   /* pins: vertex -> pin group (or -1); free unknowns */
   int *pin_of; /* n */
   int npinned;
@@ -62,10 +75,16 @@ typedef struct sim_model {
 int sim_model_build(const sim_scene *sc, const char *cache_dir, sim_model *m, sim_status *st);
 void sim_model_free(sim_model *m);
 
-/* Build every body's tet mesh in world space (used by the model and `simctl info`). */
+/* Build a body's mesh in world space: a tet mesh, or for a cloth body the triangle surface
+   (`cloth`; `out` is then empty). */
 struct sim_tetmesh;
+struct sim_surface;
 int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, struct sim_tetmesh *out,
-                  sim_status *st);
+                  struct sim_surface *cloth, sim_status *st);
+
+/* Total current measure of the elements at positions q: tet volumes plus cloth areas x
+   thickness (tets count signed, so inverted ones subtract). */
+double sim_model_measure(const sim_model *m, const double *q);
 
 /* World position of pinned vertex `pv` (an index into m->pinned) at time t. */
 void sim_pin_position(const sim_model *m, int pv, double t, double out[3]);

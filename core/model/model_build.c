@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Model assembly: bodies concatenated, lumped masses, ARAP elements (G_i, w_i), pins. */
+/* Model assembly: bodies concatenated, lumped masses, elements (G_i, w_i), bending, pins. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../base/alloc.h"
 #include "../base/mathx.h"
 #include "../mesh/mesh.h"
+#include "../solve/material.h"
+#include "bending.h"
 #include "model.h"
 #include "system.h"
 
 /* Rest gradients g_a of one tet (F = sum_a x_a g_a^T) and its volume; 0 if degenerate. */
-static int tet_rest(const double *x, const int v[4], sim_tet *t) {
+static int tet_rest(const double *x, const int v[4], sim_elem *t) {
   double Dm[9];
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++) Dm[3 * r + c] = x[3 * v[c + 1] + r] - x[3 * v[0] + r];
@@ -23,51 +27,146 @@ static int tet_rest(const double *x, const int v[4], sim_tet *t) {
   return 1;
 }
 
-static int append_body(sim_model *m, int b, const sim_tetmesh *tm, const sim_body_def *bd,
-                       sim_status *st) {
-  int v0 = m->body_vert_start[b], t0 = m->ntet;
-  double mu = bd->material.youngs_modulus / (2.0 * (1.0 + bd->material.poisson_ratio));
-  memcpy(m->x_rest + 3 * v0, tm->x, sizeof(double) * 3 * (size_t)tm->nv);
-  double vol = 0;
-  for (int e = 0; e < tm->ntet; e++) {
-    sim_tet *t = &m->tets[t0 + e];
-    for (int a = 0; a < 4; a++) t->v[a] = v0 + tm->tet[4 * e + a];
-    if (!tet_rest(m->x_rest, t->v, t))
-      return sim_fail(st, SIM_ERR_MESH, "%s: bodies.%d (%s): tet %d is degenerate or inverted",
-                      m->scene->file, b, bd->name, e);
-    t->mu = mu;
-    t->w = 2.0 * mu * t->vol;
-    m->tet_body[t0 + e] = b;
-    vol += t->vol;
+/* Rest gradients of one cloth triangle in its own frame (e1 along the first edge, e2 in the
+   plane, so the rest Dm is 2x2 with a positive determinant) and its area; 0 if degenerate. */
+static int tri_rest(const double *x, const int v[3], sim_elem *t, double *area) {
+  double d1[3], d2[3], n[3], e1[3], e2[3];
+  for (int k = 0; k < 3; k++) {
+    d1[k] = x[3 * v[1] + k] - x[3 * v[0] + k];
+    d2[k] = x[3 * v[2] + k] - x[3 * v[0] + k];
   }
-  double total = bd->material.mass > 0 ? bd->material.mass : bd->material.density * vol;
-  for (int i = 0; i < tm->nv; i++) {
+  sim_cross3(d1, d2, n);
+  double l1 = sqrt(sim_dot3(d1, d1)), ln = sqrt(sim_dot3(n, n));
+  if (!(ln > 1e-14 * sim_dot3(d1, d1) + 1e-300) || !(l1 > 0)) return 0;
+  for (int k = 0; k < 3; k++) {
+    e1[k] = d1[k] / l1;
+    n[k] /= ln;
+  }
+  sim_cross3(n, e1, e2);
+  /* Dm = [[e1.d1, e1.d2], [0, e2.d2]]; Dm^{-1} rows are g_1, g_2 */
+  double a = sim_dot3(e1, d1), b = sim_dot3(e1, d2), d = sim_dot3(e2, d2);
+  double det = a * d;
+  if (!(det > 0)) return 0;
+  double inv[4] = {d / det, -b / det, 0.0, a / det};
+  memset(t->g, 0, sizeof t->g);
+  for (int c = 0; c < 2; c++) {
+    t->g[1][c] = inv[c];     /* row 0 of Dm^{-1} */
+    t->g[2][c] = inv[2 + c]; /* row 1 */
+    t->g[0][c] = -(t->g[1][c] + t->g[2][c]);
+  }
+  *area = 0.5 * det;
+  return 1;
+}
+
+static void set_material(sim_elem *t, const sim_material_def *md) {
+  sim_material mat;
+  mat.model = md->model;
+  mat.dim = t->dim;
+  sim_material_lame(md->youngs_modulus, md->poisson_ratio, t->dim, &mat.mu, &mat.lambda);
+  t->mu = mat.mu;
+  t->lambda = mat.lambda;
+  t->model = (unsigned char)md->model;
+  t->w = sim_material_weight(&mat, t->vol);
+}
+
+/* Lumped masses of a body's vertices [v0, v0 + nv) from its elements [e0, e0 + ne). */
+static int lump_masses(sim_model *m, int b, int v0, int nv, int e0, int ne, double measure,
+                       sim_status *st) {
+  const sim_body_def *bd = &m->scene->bodies[b];
+  double total = bd->material.mass > 0 ? bd->material.mass : bd->material.density * measure;
+  for (int i = 0; i < nv; i++) {
     m->vert_body[v0 + i] = b;
     for (int k = 0; k < 3; k++) m->v_init[3 * (v0 + i) + k] = bd->velocity[k];
-    m->mass[v0 + i] = bd->material.lumping == SIM_LUMP_UNIFORM ? total / tm->nv : 0.0;
+    m->mass[v0 + i] = bd->material.lumping == SIM_LUMP_UNIFORM ? total / nv : 0.0;
   }
   if (bd->material.lumping == SIM_LUMP_VOLUME)
-    for (int e = 0; e < tm->ntet; e++) {
-      const sim_tet *t = &m->tets[t0 + e];
-      for (int a = 0; a < 4; a++) m->mass[t->v[a]] += 0.25 * total * t->vol / vol;
+    for (int e = e0; e < e0 + ne; e++) {
+      const sim_elem *t = &m->elems[e];
+      for (int a = 0; a < t->nv; a++) m->mass[t->v[a]] += total * t->vol / measure / t->nv;
     }
-  for (int i = 0; i < tm->nv; i++)
+  for (int i = 0; i < nv; i++)
     if (!(m->mass[v0 + i] > 0))
-      return sim_fail(st, SIM_ERR_MESH, "%s: bodies.%d (%s): vertex %d belongs to no tet",
+      return sim_fail(st, SIM_ERR_MESH, "%s: bodies.%d (%s): vertex %d belongs to no element",
                       m->scene->file, b, bd->name, i);
-  m->ntet += tm->ntet;
   m->total_mass += total;
-  m->total_volume += vol;
   return SIM_OK;
 }
 
-static int build_surfaces(sim_model *m, sim_tetmesh *meshes, sim_status *st) {
+static int append_cloth(sim_model *m, int b, const sim_surface *cs, sim_status *st) {
+  const sim_body_def *bd = &m->scene->bodies[b];
+  int v0 = m->body_vert_start[b], e0 = m->nelem;
+  memcpy(m->x_rest + 3 * v0, cs->x, sizeof(double) * 3 * (size_t)cs->nv);
+  double measure = 0;
+  for (int e = 0; e < cs->nt; e++) {
+    sim_elem *t = &m->elems[e0 + e];
+    for (int a = 0; a < 3; a++) t->v[a] = v0 + cs->tri[3 * e + a];
+    t->v[3] = -1;
+    t->nv = 3;
+    t->dim = 2;
+    double area = 0;
+    if (!tri_rest(m->x_rest, t->v, t, &area))
+      return sim_fail(st, SIM_ERR_MESH, "%s: bodies.%d (%s): cloth triangle %d is degenerate",
+                      m->scene->file, b, bd->name, e);
+    t->vol = area * bd->material.thickness;
+    set_material(t, &bd->material);
+    m->elem_body[e0 + e] = b;
+    measure += t->vol;
+  }
+  m->nelem += cs->nt;
+  m->ncloth += cs->nt;
+  m->total_volume += measure;
+  int rc = lump_masses(m, b, v0, cs->nv, e0, cs->nt, measure, st);
+  if (rc == SIM_OK && bd->bending.type != SIM_BEND_NONE) {
+    sim_bending one;
+    char name[96];
+    snprintf(name, sizeof name, "bodies.%d (%s)", b, bd->name);
+    rc = sim_bending_build(bd->bending.type, bd->bending.stiffness, cs->nv, cs->x, cs->nt,
+                           cs->tri, v0, name, &one, st);
+    if (rc == SIM_OK) rc = sim_bending_append(m->bend, &one, st);
+    sim_bending_free(&one);
+  }
+  return rc;
+}
+
+static int append_body(sim_model *m, int b, const sim_tetmesh *tm, sim_status *st) {
+  const sim_body_def *bd = &m->scene->bodies[b];
+  int v0 = m->body_vert_start[b], e0 = m->nelem;
+  memcpy(m->x_rest + 3 * v0, tm->x, sizeof(double) * 3 * (size_t)tm->nv);
+  double vol = 0;
+  for (int e = 0; e < tm->ntet; e++) {
+    sim_elem *t = &m->elems[e0 + e];
+    for (int a = 0; a < 4; a++) t->v[a] = v0 + tm->tet[4 * e + a];
+    t->nv = 4;
+    t->dim = 3;
+    if (!tet_rest(m->x_rest, t->v, t))
+      return sim_fail(st, SIM_ERR_MESH, "%s: bodies.%d (%s): tet %d is degenerate or inverted",
+                      m->scene->file, b, bd->name, e);
+    set_material(t, &bd->material);
+    m->elem_body[e0 + e] = b;
+    vol += t->vol;
+  }
+  m->nelem += tm->ntet;
+  m->ntet += tm->ntet;
+  m->total_volume += vol;
+  return lump_masses(m, b, v0, tm->nv, e0, tm->ntet, vol, st);
+}
+
+/* Render / OBJ surface: the boundary of each tet mesh, and a cloth body's own triangles. */
+static int build_surfaces(sim_model *m, sim_tetmesh *meshes, sim_surface *cloths,
+                          sim_status *st) {
   int total = 0;
   int *ntri = SIM_NEW0(int, m->nbodies);
   int **tri = SIM_NEW0(int *, m->nbodies);
   int rc = (ntri && tri) ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (surfaces)");
   for (int b = 0; rc == SIM_OK && b < m->nbodies; b++) {
-    rc = sim_tetmesh_boundary(&meshes[b], &ntri[b], &tri[b], st);
+    if (cloths[b].nt > 0) {
+      ntri[b] = cloths[b].nt;
+      tri[b] = SIM_NEW(int, 3 * (size_t)ntri[b]);
+      if (!tri[b]) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (surfaces)");
+      else memcpy(tri[b], cloths[b].tri, sizeof(int) * 3 * (size_t)ntri[b]);
+    } else {
+      rc = sim_tetmesh_boundary(&meshes[b], &ntri[b], &tri[b], st);
+    }
     if (rc == SIM_OK) total += ntri[b];
   }
   if (rc == SIM_OK) {
@@ -87,19 +186,32 @@ static int build_surfaces(sim_model *m, sim_tetmesh *meshes, sim_status *st) {
   return rc;
 }
 
-/* vertex -> (tet, corner) incidence in CSR */
+/* vertex -> (element, corner) incidence in CSR, and vertex -> bending stencil entry */
 static int build_incidence(sim_model *m, sim_status *st) {
+  const sim_bending *bd = m->bend;
+  long long nent = bd->nst > 0 ? bd->ptr[bd->nst] : 0;
   m->vt_ptr = SIM_NEW0(int, m->n + 1);
-  m->vt_idx = SIM_NEW(int, 4 * (size_t)m->ntet);
-  if (!m->vt_ptr || !m->vt_idx) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (incidence)");
-  for (int e = 0; e < m->ntet; e++)
-    for (int a = 0; a < 4; a++) m->vt_ptr[m->tets[e].v[a] + 1]++;
+  m->vt_idx = SIM_NEW(int, 4 * (size_t)m->nelem + 1);
+  m->vb_ptr = SIM_NEW0(int, m->n + 1);
+  m->vb_idx = SIM_NEW(int, (size_t)nent + 1);
+  m->ent_st = SIM_NEW(int, (size_t)nent + 1);
+  int *next = SIM_NEW(int, m->n + 1);
+  if (!m->vt_ptr || !m->vt_idx || !m->vb_ptr || !m->vb_idx || !m->ent_st || !next) {
+    sim_free(next);
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (incidence)");
+  }
+  for (int e = 0; e < m->nelem; e++)
+    for (int a = 0; a < m->elems[e].nv; a++) m->vt_ptr[m->elems[e].v[a] + 1]++;
   for (int i = 0; i < m->n; i++) m->vt_ptr[i + 1] += m->vt_ptr[i];
-  int *next = SIM_NEW(int, m->n);
-  if (!next) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (incidence)");
   memcpy(next, m->vt_ptr, sizeof(int) * (size_t)m->n);
-  for (int e = 0; e < m->ntet; e++)
-    for (int a = 0; a < 4; a++) m->vt_idx[next[m->tets[e].v[a]]++] = 4 * e + a;
+  for (int e = 0; e < m->nelem; e++)
+    for (int a = 0; a < m->elems[e].nv; a++) m->vt_idx[next[m->elems[e].v[a]]++] = 4 * e + a;
+  for (int s = 0; s < bd->nst; s++)
+    for (int k = bd->ptr[s]; k < bd->ptr[s + 1]; k++) m->ent_st[k] = s;
+  for (long long k = 0; k < nent; k++) m->vb_ptr[bd->vid[k] + 1]++;
+  for (int i = 0; i < m->n; i++) m->vb_ptr[i + 1] += m->vb_ptr[i];
+  memcpy(next, m->vb_ptr, sizeof(int) * (size_t)m->n);
+  for (long long k = 0; k < nent; k++) m->vb_idx[next[bd->vid[k]]++] = (int)k;
   sim_free(next);
   return SIM_OK;
 }
@@ -149,17 +261,21 @@ int sim_model_build(const sim_scene *sc, const char *cache_dir, sim_model *m, si
   m->nbodies = sc->nbodies;
   m->h = sc->solver.dt;
   sim_tetmesh meshes[SIM_MAX_BODIES];
+  sim_surface cloths[SIM_MAX_BODIES];
   memset(meshes, 0, sizeof meshes);
+  memset(cloths, 0, sizeof cloths);
   int rc = SIM_OK;
   m->body_vert_start = SIM_NEW0(int, sc->nbodies + 1);
-  if (!m->body_vert_start) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (model)");
-  long long ntet = 0;
+  m->bend = SIM_NEW0(sim_bending, 1);
+  if (!m->body_vert_start || !m->bend) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (model)");
+  long long nelem = 0;
   for (int b = 0; rc == SIM_OK && b < sc->nbodies; b++) {
-    rc = sim_body_mesh(sc, b, cache_dir, &meshes[b], st);
+    rc = sim_body_mesh(sc, b, cache_dir, &meshes[b], &cloths[b], st);
     if (rc == SIM_OK) {
-      m->body_vert_start[b + 1] = m->body_vert_start[b] + meshes[b].nv;
-      ntet += meshes[b].ntet;
+      m->body_vert_start[b + 1] = m->body_vert_start[b] + meshes[b].nv + cloths[b].nv;
+      nelem += meshes[b].ntet + cloths[b].nt;
     }
+    m->admm |= sc->bodies[b].material.model != SIM_MAT_ARAP;
   }
   if (rc == SIM_OK) {
     m->n = m->body_vert_start[sc->nbodies];
@@ -167,27 +283,50 @@ int sim_model_build(const sim_scene *sc, const char *cache_dir, sim_model *m, si
     m->x_rest = SIM_NEW(double, 3 * (size_t)m->n);
     m->v_init = SIM_NEW(double, 3 * (size_t)m->n);
     m->mass = SIM_NEW0(double, m->n);
-    m->tets = SIM_NEW(sim_tet, ntet);
-    m->tet_body = SIM_NEW(int, ntet);
-    if (!m->vert_body || !m->x_rest || !m->v_init || !m->mass || !m->tets || !m->tet_body)
+    m->elems = SIM_NEW(sim_elem, nelem + 1);
+    m->elem_body = SIM_NEW(int, nelem + 1);
+    if (!m->vert_body || !m->x_rest || !m->v_init || !m->mass || !m->elems || !m->elem_body)
       rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (model of %d vertices)", m->n);
   }
   for (int b = 0; rc == SIM_OK && b < sc->nbodies; b++)
-    rc = append_body(m, b, &meshes[b], &sc->bodies[b], st);
-  if (rc == SIM_OK) rc = build_surfaces(m, meshes, st);
+    rc = cloths[b].nv > 0 ? append_cloth(m, b, &cloths[b], st) : append_body(m, b, &meshes[b], st);
+  if (rc == SIM_OK) rc = build_surfaces(m, meshes, cloths, st);
   if (rc == SIM_OK) rc = build_incidence(m, st);
   if (rc == SIM_OK) rc = select_pins(m, st);
   if (rc == SIM_OK) rc = sim_system_assemble(m, st);
-  for (int b = 0; b < sc->nbodies; b++) sim_tetmesh_free(&meshes[b]);
+  for (int b = 0; b < sc->nbodies; b++) {
+    sim_tetmesh_free(&meshes[b]);
+    sim_surface_free(&cloths[b]);
+  }
   if (rc != SIM_OK) sim_model_free(m);
   return rc;
 }
 
 void sim_model_free(sim_model *m) {
-  void *arrays[] = {m->body_vert_start, m->vert_body, m->x_rest, m->v_init, m->mass, m->tets,
-                    m->tet_body, m->tri, m->tri_body, m->vt_ptr, m->vt_idx, m->pin_of,
+  if (m->bend) sim_bending_free(m->bend);
+  void *arrays[] = {m->body_vert_start, m->vert_body, m->x_rest, m->v_init, m->mass, m->elems,
+                    m->elem_body, m->tri, m->tri_body, m->vt_ptr, m->vt_idx, m->pin_of,
                     m->pinned, m->free_of, m->free_vert, m->A_colptr, m->A_rowidx, m->A_val,
-                    m->C_ptr, m->C_idx, m->C_val};
+                    m->C_ptr, m->C_idx, m->C_val, m->bend, m->vb_ptr, m->vb_idx, m->ent_st};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) sim_free(arrays[i]);
   memset(m, 0, sizeof *m);
+}
+
+double sim_model_measure(const sim_model *m, const double *q) {
+  double total = 0;
+  for (int e = 0; e < m->nelem; e++) {
+    const sim_elem *t = &m->elems[e];
+    double F[9] = {0};
+    for (int a = 0; a < t->nv; a++)
+      for (int r = 0; r < 3; r++)
+        for (int d = 0; d < 3; d++) F[3 * r + d] += q[3 * t->v[a] + r] * t->g[a][d];
+    if (t->dim == 3) {
+      total += t->vol * sim_det3(F);
+    } else {
+      double c0[3] = {F[0], F[3], F[6]}, c1[3] = {F[1], F[4], F[7]}, n[3];
+      sim_cross3(c0, c1, n);
+      total += t->vol * sim_norm3(n); /* area ratio |F e1 x F e2| */
+    }
+  }
+  return total;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A_s = M + h^2 sum_i w_i G_i^T G_i over the free unknowns (scalar: the three coordinates
+/* A_s = M + h^2 sum_i w_i G_i^T G_i + h^2 sum_s k_s L_s^T L_s (bending) over the free unknowns (scalar: the three coordinates
    share it, DESIGN.md Sec. 3), and C, the coupling to pinned vertices whose motion enters b. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "../base/alloc.h"
 #include "../base/mathx.h"
+#include "bending.h"
 #include "system.h"
 
 typedef struct {
@@ -31,40 +32,62 @@ static size_t compress(trip *t, size_t n) {
   return u + 1;
 }
 
+typedef struct {
+  trip *ta, *tc;
+  size_t na, nc;
+  uint64_t nf, np;
+  const int *pin_index;
+} assembly;
+
+/* The entry k between vertices i and j: into A (upper triangle) when both are free, into C
+   when only j is pinned, dropped when i is pinned (its row is not an unknown). */
+static void add_pair(const sim_model *m, assembly *as, int i, int j, double k) {
+  int fa = m->free_of[i], fb = m->free_of[j];
+  if (fa < 0) return;
+  if (fb < 0) as->tc[as->nc++] = (trip){(uint64_t)fa * as->np + (uint64_t)as->pin_index[j], k};
+  else if (fa <= fb) as->ta[as->na++] = (trip){(uint64_t)fb * as->nf + (uint64_t)fa, k};
+}
+
 int sim_system_assemble(sim_model *m, sim_status *st) {
-  size_t cap = 10 * (size_t)m->ntet + (size_t)m->nfree;
-  trip *ta = SIM_NEW(trip, cap);
-  trip *tc = SIM_NEW(trip, 16 * (size_t)m->ntet + 1);
-  if (!ta || !tc) {
-    sim_free(ta);
-    sim_free(tc);
+  const sim_bending *bd = m->bend;
+  size_t pairs = 0;
+  for (int e = 0; e < m->nelem; e++) pairs += (size_t)m->elems[e].nv * m->elems[e].nv;
+  for (int s = 0; bd && s < bd->nst; s++) {
+    size_t len = (size_t)(bd->ptr[s + 1] - bd->ptr[s]);
+    pairs += len * len;
+  }
+  assembly as = {0};
+  as.ta = SIM_NEW(trip, pairs + (size_t)m->nfree + 1);
+  as.tc = SIM_NEW(trip, pairs + 1);
+  int *pin_index = SIM_NEW(int, m->n + 1);
+  if (!as.ta || !as.tc || !pin_index) {
+    sim_free(as.ta);
+    sim_free(as.tc);
+    sim_free(pin_index);
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (system assembly)");
   }
-  uint64_t nf = (uint64_t)m->nfree, np = (uint64_t)m->npinned;
-  int *pin_index = SIM_NEW(int, m->n);
-  if (!pin_index) {
-    sim_free(ta);
-    sim_free(tc);
-    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (system assembly)");
-  }
+  as.nf = (uint64_t)m->nfree;
+  as.np = (uint64_t)m->npinned;
+  as.pin_index = pin_index;
   for (int i = 0; i < m->npinned; i++) pin_index[m->pinned[i]] = i;
-  size_t na = 0, nc = 0;
   double h2 = m->h * m->h;
   for (int f = 0; f < m->nfree; f++)
-    ta[na++] = (trip){(uint64_t)f * nf + (uint64_t)f, m->mass[m->free_vert[f]]};
-  for (int e = 0; e < m->ntet; e++) {
-    const sim_tet *t = &m->tets[e];
-    for (int a = 0; a < 4; a++) {
-      int fa = m->free_of[t->v[a]];
-      if (fa < 0) continue;
-      for (int b = 0; b < 4; b++) {
-        double k = h2 * t->w * sim_dot3(t->g[a], t->g[b]);
-        int fb = m->free_of[t->v[b]];
-        if (fb < 0) tc[nc++] = (trip){(uint64_t)fa * np + (uint64_t)pin_index[t->v[b]], k};
-        else if (fa <= fb) ta[na++] = (trip){(uint64_t)fb * nf + (uint64_t)fa, k};
-      }
-    }
+    as.ta[as.na++] = (trip){(uint64_t)f * as.nf + (uint64_t)f, m->mass[m->free_vert[f]]};
+  /* h^2 w_i G_i^T G_i: (G_i^T G_i)_ab = g_a . g_b */
+  for (int e = 0; e < m->nelem; e++) {
+    const sim_elem *t = &m->elems[e];
+    for (int a = 0; a < t->nv; a++)
+      for (int b = 0; b < t->nv; b++)
+        add_pair(m, &as, t->v[a], t->v[b], h2 * t->w * sim_dot3(t->g[a], t->g[b]));
   }
+  /* h^2 k_s L_s^T L_s: (L_s^T L_s)_ij = c_si c_sj */
+  for (int s = 0; bd && s < bd->nst; s++)
+    for (int a = bd->ptr[s]; a < bd->ptr[s + 1]; a++)
+      for (int b = bd->ptr[s]; b < bd->ptr[s + 1]; b++)
+        add_pair(m, &as, bd->vid[a], bd->vid[b], h2 * bd->k[s] * bd->coef[a] * bd->coef[b]);
+  trip *ta = as.ta, *tc = as.tc;
+  size_t na = as.na, nc = as.nc;
+  uint64_t nf = as.nf, np = as.np;
   sim_free(pin_index);
   na = compress(ta, na);
   nc = compress(tc, nc);

@@ -40,8 +40,9 @@ struct sim_backend {
   int (*global_step)(sim_backend *be, sim_status *st);
   /* v = (q - q_t) / h; q_t = q. */
   int (*integrate)(sim_backend *be, sim_status *st);
-  /* Incremental potential e(q) = 1/(2h^2) |q - q~|_M^2 + sum_i w_i/2 |G_i q - p_i(q)|^2, and
-     per-element elastic energy density (J/m^3) into `elem` when non-NULL (host, ntet). */
+  /* Incremental potential e(q) = 1/(2h^2) |q - q~|_M^2 + sum_i V_i Psi_i(G_i q) + bending
+     (ARAP: V_i Psi_i = w_i/2 |G_i q - R_i(q)|^2), and per-element elastic energy density (J/m^3)
+     into `elem` when non-NULL (host, nelem). */
   double (*energy)(sim_backend *be, double *elem);
   void (*global_stats)(sim_backend *be, sim_global_stats *out);
   void (*destroy)(sim_backend *be);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* CPU backend (OpenMP): ARAP local step, global step with S or CHOLMOD, vector stages.
+/* CPU backend (OpenMP): local step (ARAP, ADMM-PD materials, bending), global step with S or CHOLMOD, vector stages.
    Every loop is a gather with a fixed order, so results do not depend on the thread count. */
 #include <string.h>
 
@@ -7,13 +7,17 @@
 #include "../base/timer.h"
 #include "backend.h"
 #include "global_variants.h"
+#include "../model/bending.h"
 #include "local_arap.h"
+#include "material.h"
 
 typedef struct cpu_ctx {
   const sim_model *m;
   double *vec[SIM_VEC_COUNT]; /* 3n each */
   double *pin_pos;            /* 3 * npinned */
-  double *R;                  /* 9 * ntet: projections p_i */
+  double *R;                  /* 9 * nelem: projections p_i (ADMM-PD: z_i - u_i) */
+  double *U;                  /* 9 * nelem: ADMM-PD duals u_i (NULL for pure ARAP) */
+  double *P;                  /* 3 * nst: bending projections p_s */
   double *rhs, *xfree, *y;    /* 3 * nfree */
   sim_factor *fac;
   sim_sparse_inverse S;
@@ -60,16 +64,50 @@ static int cpu_predict(sim_backend *be, const double g[3], sim_status *st) {
     int i = m->pinned[p];
     for (int k = 0; k < 3; k++) q[3 * i + k] = qh[3 * i + k] = c->pin_pos[3 * p + k];
   }
+  if (c->U) memset(c->U, 0, sizeof(double) * 9 * (size_t)m->nelem); /* Overby 2017: u = 0 */
   c->iter = 0;
   return SIM_OK;
+}
+
+static sim_material elem_material(const sim_elem *t) {
+  sim_material mat = {(sim_material_model)t->model, t->dim, t->mu, t->lambda};
+  return mat;
+}
+
+/* Element e's projection: ARAP p = R(F); ADMM-PD (Overby 2017) z = prox(F + u), u += F - z,
+   p = z - u. */
+static void project_elem(cpu_ctx *c, int e, const double *q) {
+  const sim_elem *t = &c->m->elems[e];
+  double *R = c->R + 9 * (size_t)e;
+  if (t->model == SIM_MAT_ARAP) {
+    sim_arap_project(t, q, R);
+    return;
+  }
+  double F[9], Y[9], Z[9];
+  double *u = c->U + 9 * (size_t)e;
+  sim_elem_deformation(t, q, F);
+  for (int i = 0; i < 9; i++) Y[i] = F[i] + u[i];
+  sim_material mat = elem_material(t);
+  sim_admm_local(&mat, t->vol, t->w, Y, Z);
+  for (int i = 0; i < 9; i++) {
+    u[i] = Y[i] - Z[i];
+    R[i] = Z[i] - u[i];
+  }
 }
 
 static int cpu_local_step(sim_backend *be, sim_status *st) {
   cpu_ctx *c = CTX(be);
   const sim_model *m = c->m;
+  const sim_bending *bd = m->bend;
   const double *q = c->vec[SIM_VEC_Q], *qh = c->vec[SIM_VEC_QTILDE];
 #pragma omp parallel for schedule(static, 256)
-  for (int e = 0; e < m->ntet; e++) sim_arap_project(&m->tets[e], q, c->R + 9 * (size_t)e);
+  for (int e = 0; e < m->nelem; e++) project_elem(c, e, q);
+#pragma omp parallel for schedule(static, 256)
+  for (int s = 0; s < bd->nst; s++) {
+    double Lq[3];
+    sim_bending_apply(bd, s, q, Lq);
+    sim_bending_project(bd, s, Lq, c->P + 3 * (size_t)s);
+  }
   double h2 = m->h * m->h;
 #pragma omp parallel for schedule(static, 256)
   for (int f = 0; f < m->nfree; f++) {
@@ -78,7 +116,12 @@ static int cpu_local_step(sim_backend *be, sim_status *st) {
     for (int k = 0; k < 3; k++) b[k] = m->mass[i] * qh[3 * i + k];
     for (int p = m->vt_ptr[i]; p < m->vt_ptr[i + 1]; p++) {
       int e = m->vt_idx[p] >> 2, a = m->vt_idx[p] & 3;
-      sim_arap_rhs_add(&m->tets[e], c->R + 9 * (size_t)e, a, h2, b);
+      sim_arap_rhs_add(&m->elems[e], c->R + 9 * (size_t)e, a, h2, b);
+    }
+    for (int p = m->vb_ptr[i]; p < m->vb_ptr[i + 1]; p++) {
+      int k = m->vb_idx[p], s = m->ent_st[k];
+      double w = h2 * bd->k[s] * bd->coef[k];
+      for (int d = 0; d < 3; d++) b[d] += w * c->P[3 * (size_t)s + d];
     }
     for (int p = m->C_ptr[f]; p < m->C_ptr[f + 1]; p++) {
       const double *x = c->pin_pos + 3 * (size_t)m->C_idx[p];
@@ -142,15 +185,24 @@ static int cpu_integrate(sim_backend *be, sim_status *st) {
   return SIM_OK;
 }
 
+/* Elastic energy of element e: ARAP w/2 |F - R|^2, otherwise V Psi(F). */
+static double elem_energy(const sim_elem *t, const double *q) {
+  if (t->model == SIM_MAT_ARAP) return sim_arap_energy(t, q);
+  double F[9];
+  sim_elem_deformation(t, q, F);
+  sim_material mat = elem_material(t);
+  return t->vol * sim_psi_F(&mat, F);
+}
+
 static double cpu_energy(sim_backend *be, double *elem) {
   cpu_ctx *c = CTX(be);
   const sim_model *m = c->m;
   const double *q = c->vec[SIM_VEC_Q], *qh = c->vec[SIM_VEC_QTILDE];
   double el = 0, in = 0;
 #pragma omp parallel for schedule(static, 256) reduction(+ : el)
-  for (int e = 0; e < m->ntet; e++) {
-    double E = sim_arap_energy(&m->tets[e], q);
-    if (elem) elem[e] = E / m->tets[e].vol;
+  for (int e = 0; e < m->nelem; e++) {
+    double E = elem_energy(&m->elems[e], q);
+    if (elem) elem[e] = E / m->elems[e].vol;
     el += E;
   }
   for (int f = 0; f < m->nfree; f++) {
@@ -159,7 +211,7 @@ static double cpu_energy(sim_backend *be, double *elem) {
     for (int k = 0; k < 3; k++) d2 += (q[3 * i + k] - qh[3 * i + k]) * (q[3 * i + k] - qh[3 * i + k]);
     in += m->mass[i] * d2;
   }
-  return in / (2.0 * m->h * m->h) + el;
+  return in / (2.0 * m->h * m->h) + el + sim_bending_energy(m->bend, q);
 }
 
 static void cpu_global_stats(sim_backend *be, sim_global_stats *out) { *out = CTX(be)->stats; }
@@ -171,6 +223,8 @@ static void cpu_destroy(sim_backend *be) {
     for (int i = 0; i < SIM_VEC_COUNT; i++) sim_free(c->vec[i]);
     sim_free(c->pin_pos);
     sim_free(c->R);
+    sim_free(c->U);
+    sim_free(c->P);
     sim_free(c->rhs);
     sim_free(c->xfree);
     sim_free(c->y);
@@ -221,7 +275,9 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
   int ok = 1;
   for (int i = 0; i < SIM_VEC_COUNT; i++) ok &= (c->vec[i] = SIM_NEW0(double, n3)) != NULL;
   ok &= (c->pin_pos = SIM_NEW0(double, 3 * (size_t)m->npinned + 3)) != NULL;
-  ok &= (c->R = SIM_NEW(double, 9 * (size_t)m->ntet + 9)) != NULL;
+  ok &= (c->R = SIM_NEW(double, 9 * (size_t)m->nelem + 9)) != NULL;
+  ok &= (c->P = SIM_NEW0(double, 3 * (size_t)m->bend->nst + 3)) != NULL;
+  if (m->admm) ok &= (c->U = SIM_NEW0(double, 9 * (size_t)m->nelem + 9)) != NULL;
   ok &= (c->rhs = SIM_NEW(double, f3)) != NULL;
   ok &= (c->xfree = SIM_NEW(double, f3)) != NULL;
   ok &= (c->y = SIM_NEW(double, f3)) != NULL;
