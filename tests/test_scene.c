@@ -189,6 +189,8 @@ static void test_cloth_scene(void) {
   CHECK_NEAR(b->mesh.size[1], 1.5, 0);
   CHECK_INT(b->mesh.vertices[0], 41);
   CHECK_INT(b->mesh.vertices[1], 31);
+  CHECK_INT(b->mesh.cloth_cross, 1);
+  CHECK_INT(s->bodies[1].mesh.cloth_cross, 0);
   CHECK_NEAR(b->transform.rotate_deg[0], 90, 0);
   CHECK_INT(b->material.model, SIM_MAT_NEOHOOKEAN);
   CHECK_NEAR(b->material.density, 200, 0);
@@ -469,6 +471,9 @@ static const bad_case bad_cases[] = {
     {"{'bodies': [{'mesh': {'type': 'clth'}}]}",
      "bad.json:1:31: bodies.0.mesh.type: expected one of \"bar\", \"icosphere\", \"box\", "
      "\"cylinder\", \"capsule\", \"file\", \"cloth\", got \"clth\" (did you mean \"cloth\"?)"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'pattern': 'crosss'}}]}",
+     "bad.json:1:51: bodies.0.mesh.pattern: expected one of \"diagonal\", \"cross\", got "
+     "\"crosss\" (did you mean \"cross\"?)"},
     {"{'bodies': [{'mesh': {'type': 'cloth', 'size': [1, 0]}}]}",
      "bad.json:1:52: bodies.0.mesh.size.1: expected a number > 0, got 0"},
     {"{'bodies': [{'mesh': {'type': 'cloth', 'size': [-2, 1]}}]}",
@@ -494,10 +499,10 @@ static const bad_case bad_cases[] = {
      "25005000"},
     {"{'bodies': [{'mesh': {'type': 'cloth', 'lo': [0, 0, 0]}}]}",
      "bad.json:1:40: bodies.0.mesh.lo: unknown key \"lo\" for mesh type \"cloth\" (allowed: "
-     "\"type\", \"size\", \"vertices\")"},
+     "\"type\", \"size\", \"vertices\", \"pattern\")"},
     {"{'bodies': [{'mesh': {'type': 'cloth', 'tetgen': {'quality': 2}}}]}",
      "bad.json:1:40: bodies.0.mesh.tetgen: unknown key \"tetgen\" for mesh type \"cloth\" "
-     "(allowed: \"type\", \"size\", \"vertices\")"},
+     "(allowed: \"type\", \"size\", \"vertices\", \"pattern\")"},
     {"{'bodies': [{'mesh': {'type': 'icosphere', 'size': [1, 1]}}]}",
      "bad.json:1:44: bodies.0.mesh.size: unknown key \"size\" for mesh type \"icosphere\" "
      "(allowed: \"type\", \"radius\", \"subdivisions\", \"tetgen\")"},
@@ -731,7 +736,7 @@ static void test_round_trip(void) {
   if (!text) return;
   CHECK_STR_CONTAINS(text,
                      "\"type\": \"cloth\",\n        \"size\": [1, 1],\n"
-                     "        \"vertices\": [5, 7]\n");
+                     "        \"vertices\": [5, 7],\n        \"pattern\": \"diagonal\"\n");
   CHECK_STR_CONTAINS(text, "\"model\": \"arap\"");
   CHECK_STR_CONTAINS(text, "\"thickness\": 0.001\n");
   CHECK_STR_CONTAINS(text,

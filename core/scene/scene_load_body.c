@@ -13,10 +13,11 @@ static const char *const k_ico[] = {"type", "radius", "subdivisions", "tetgen"};
 static const char *const k_box[] = {"type", "lo", "hi", "segments", "tetgen"};
 static const char *const k_cyl[] = {"type", "radius", "height", "segments", "rings", "tetgen"};
 static const char *const k_file[] = {"type", "path", "tetgen"};
-static const char *const k_cloth[] = {"type", "size", "vertices"};
+static const char *const k_cloth[] = {"type", "size", "vertices", "pattern"};
+static const char *const cloth_patterns[] = {"diagonal", "cross"};
 static const char *const *const mesh_keys[SCENE_MESH_COUNT] = {k_bar, k_ico,  k_box,  k_cyl,
                                                                k_cyl, k_file, k_cloth};
-static const int mesh_nkeys[SCENE_MESH_COUNT] = {4, 4, 5, 6, 6, 3, 3};
+static const int mesh_nkeys[SCENE_MESH_COUNT] = {4, 4, 5, 6, 6, 3, 4};
 
 static int require(scene_ctx *c, const cJSON *obj, const char *key, const char *why) {
   if (scene_item(obj, key)) return SIM_OK;
@@ -92,7 +93,8 @@ static int load_mesh(scene_ctx *c, const cJSON *m, sim_mesh_def *d) {
         return c->st->code;
       return SIM_OK;
     case SIM_SRC_CLOTH: /* no TetGen: the triangle grid is built directly */
-      if (scene_rd_vec(c, m, "size", d->size, 2) || load_vertices(c, m, kind, d->vertices))
+      if (scene_rd_vec(c, m, "size", d->size, 2) || load_vertices(c, m, kind, d->vertices) ||
+          scene_rd_enum(c, m, "pattern", cloth_patterns, 2, &d->cloth_cross))
         return c->st->code;
       return SIM_OK;
     case SIM_SRC_ICOSPHERE:

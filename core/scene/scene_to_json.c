@@ -80,6 +80,7 @@ static void put_mesh(jw *w, cJSON *m, const sim_mesh_def *d) {
     case SIM_SRC_CLOTH:
       vec(w, m, "size", d->size, 2);
       ivec(w, m, "vertices", d->vertices, 2);
+      str(w, m, "pattern", d->cloth_cross ? "cross" : "diagonal");
       return; /* no TetGen */
     case SIM_SRC_ICOSPHERE:
       num(w, m, "radius", d->radius);
