@@ -171,6 +171,69 @@ static void test_paper_scene(void) {
   CHECK_INT(s->output.every, 10);
 }
 
+/* Cloth, bending, the material models and thickness; chebyshev_rho with an exact solver. */
+static void test_cloth_scene(void) {
+  sim_status st;
+  sim_scene *s = &g_scene;
+  int rc = sim_scene_load("data/scenes/loader_cloth.json", NULL, 0, s, &st);
+  CHECK_INT(rc, SIM_OK);
+  if (rc) fprintf(stderr, "  %s\n", st.msg);
+  CHECK_INT(s->solver.global, SIM_GLOBAL_CHOLESKY);
+  CHECK_NEAR(s->solver.chebyshev_rho, 0.9, 0);
+  CHECK_INT(s->nbodies, 3);
+
+  const sim_body_def *b = &s->bodies[0];
+  CHECK(strcmp(b->name, "sheet") == 0);
+  CHECK_INT(b->mesh.kind, SIM_SRC_CLOTH);
+  CHECK_NEAR(b->mesh.size[0], 2, 0);
+  CHECK_NEAR(b->mesh.size[1], 1.5, 0);
+  CHECK_INT(b->mesh.vertices[0], 41);
+  CHECK_INT(b->mesh.vertices[1], 31);
+  CHECK_INT(b->mesh.cloth_cross, 1);
+  CHECK_INT(s->bodies[1].mesh.cloth_cross, 0);
+  CHECK_NEAR(b->transform.rotate_deg[0], 90, 0);
+  CHECK_INT(b->material.model, SIM_MAT_NEOHOOKEAN);
+  CHECK_NEAR(b->material.density, 200, 0);
+  CHECK_INT(b->material.lumping, SIM_LUMP_VOLUME);
+  CHECK_NEAR(b->material.thickness, 0.0005, 0);
+  CHECK_NEAR(b->material.youngs_modulus, 5e5, 0);
+  CHECK_NEAR(b->material.poisson_ratio, 0.3, 0);
+  CHECK_INT(b->bending.type, SIM_BEND_LAPLACE_BELTRAMI);
+  CHECK_NEAR(b->bending.stiffness, 0.02, 0);
+
+  b = &s->bodies[1]; /* cloth defaults */
+  CHECK_INT(b->mesh.kind, SIM_SRC_CLOTH);
+  CHECK_NEAR(b->mesh.size[0], 1, 0);
+  CHECK_NEAR(b->mesh.size[1], 1, 0);
+  CHECK_INT(b->mesh.vertices[0], 2);
+  CHECK_INT(b->mesh.vertices[1], 2);
+  CHECK_INT(b->material.model, SIM_MAT_COROTATIONAL);
+  CHECK_NEAR(b->material.mass, 0.1, 0);
+  CHECK_INT(b->material.lumping, SIM_LUMP_UNIFORM);
+  CHECK_NEAR(b->material.thickness, 0.001, 0);
+  CHECK_INT(b->bending.type, SIM_BEND_ISOMETRIC);
+  CHECK_NEAR(b->bending.stiffness, 1e-3, 0);
+
+  b = &s->bodies[2]; /* thickness on a tet body: allowed, ignored */
+  CHECK_INT(b->mesh.kind, SIM_SRC_BAR);
+  CHECK_INT(b->material.model, SIM_MAT_COROTATIONAL);
+  CHECK_NEAR(b->material.thickness, 0.01, 0);
+  CHECK_INT(b->bending.type, SIM_BEND_NONE);
+  CHECK_NEAR(b->bending.stiffness, 1e-3, 0);
+
+  /* chebyshev_rho is valid with every global solver */
+  for (int g = 0; g < SIM_GLOBAL_COUNT; g++) {
+    static const char *const names[SIM_GLOBAL_COUNT] = {
+        "solver.global=auto", "solver.global=sparse_inverse", "solver.global=cholesky",
+        "solver.global=jacobi", "solver.global=dense_inverse"};
+    const char *ovr[2] = {names[g], "solver.chebyshev_rho=0.99"};
+    rc = sim_scene_load("data/scenes/loader_cloth.json", ovr, 2, s, &st);
+    CHECK_INT(rc, SIM_OK);
+    CHECK_INT(s->solver.global, g);
+    CHECK_NEAR(s->solver.chebyshev_rho, 0.99, 0);
+  }
+}
+
 static void test_defaults(void) {
   sim_scene *s = &g_scene;
   sim_default_scene(s);
@@ -205,6 +268,17 @@ static void test_defaults(void) {
   CHECK_NEAR(b.material.density, 1000, 0);
   CHECK_NEAR(b.material.mass, 0, 0);
   CHECK_INT(b.material.lumping, SIM_LUMP_VOLUME);
+  CHECK_INT(b.material.model, SIM_MAT_ARAP);
+  CHECK_NEAR(b.material.thickness, 0.001, 0);
+  CHECK_INT(b.bending.type, SIM_BEND_NONE);
+  CHECK_NEAR(b.bending.stiffness, 1e-3, 0);
+  sim_mesh_def m;
+  sim_default_mesh(&m, SIM_SRC_CLOTH);
+  CHECK_NEAR(m.size[0], 1, 0);
+  CHECK_NEAR(m.size[1], 1, 0);
+  CHECK_INT(m.vertices[0], 2);
+  CHECK_INT(m.vertices[1], 2);
+  CHECK_INT(m.vertices[2], 1); /* unused: the product is the vertex count */
 
   /* a built-in scene with one default body validates */
   sim_status st;
@@ -314,16 +388,20 @@ static const bad_case bad_cases[] = {
     {"{'solver': {'global': 'chol'}, 'bodies': [" B "]}",
      "bad.json:1:23: solver.global: expected one of \"auto\", \"sparse_inverse\", \"cholesky\", "
      "\"jacobi\", \"dense_inverse\", got "
-     "\"chol\""},
-    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'model': 'neo_hookean'}}]}",
-     "bad.json:1:67: bodies.0.material.model: expected one of \"arap\", got \"neo_hookean\""},
+     "\"chol\" (did you mean \"cholesky\"?)"},
+    {"{'solver': {'global': 'foo'}, 'bodies': [" B "]}",
+     "bad.json:1:23: solver.global: expected one of \"auto\", \"sparse_inverse\", \"cholesky\", "
+     "\"jacobi\", \"dense_inverse\", got \"foo\""},
+    {"{'bodies': [" B "], 'output': {'formats': ['vtx']}}",
+     "bad.json:1:70: output.formats.0: expected one of \"vtk\", \"obj\", \"png\", \"csv\", got "
+     "\"vtx\" (did you mean \"vtk\"?)"},
     /* required keys */
     {"{}", "bad.json:1:1: bodies: expected 1..16 bodies, got 0"},
     {"{'bodies': [{}]}",
      "bad.json:1:13: bodies.0: missing required key \"mesh\" (where the body comes from)"},
     {"{'bodies': [{'mesh': {}}]}",
      "bad.json:1:22: bodies.0.mesh: missing required key \"type\" (one of \"bar\", \"icosphere\", "
-     "\"box\", \"cylinder\", \"capsule\", \"file\")"},
+     "\"box\", \"cylinder\", \"capsule\", \"file\", \"cloth\")"},
     {"{'bodies': [{'mesh': {'type': 'bar', 'hi': [1, 1, 1], 'vertices': [2, 2, 2]}}]}",
      "bad.json:1:22: bodies.0.mesh: missing required key \"lo\" (required for mesh type \"bar\")"},
     {"{'bodies': [{'mesh': {'type': 'cylinder', 'radius': 1}}]}",
@@ -379,6 +457,75 @@ static const bad_case bad_cases[] = {
      "bad.json:1:67: output.every: expected an integer >= 1, got 0"},
     {"{'bodies': [{'mesh': {'type': 'file', 'path': 'meshes/nope.obj'}}]}",
      "bad.json:1:47: bodies.0.mesh.path: file not found: meshes/nope.obj"},
+    /* material models, thickness, cloth meshes, bending */
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'model': 'neohookean'}}]}",
+     "bad.json:1:67: bodies.0.material.model: expected one of \"arap\", \"corotational\", "
+     "\"neo_hookean\", got \"neohookean\" (did you mean \"neo_hookean\"?)"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'model': 'linear'}}]}",
+     "bad.json:1:67: bodies.0.material.model: expected one of \"arap\", \"corotational\", "
+     "\"neo_hookean\", got \"linear\""},
+    {"{'bodies': [{'mesh': {'type': 'cloth'}, 'material': {'thickness': 0}}]}",
+     "bad.json:1:67: bodies.0.material.thickness: expected a number > 0, got 0"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'thickness': -0.001}}]}",
+     "bad.json:1:71: bodies.0.material.thickness: expected a number > 0, got -0.001"},
+    {"{'bodies': [{'mesh': {'type': 'clth'}}]}",
+     "bad.json:1:31: bodies.0.mesh.type: expected one of \"bar\", \"icosphere\", \"box\", "
+     "\"cylinder\", \"capsule\", \"file\", \"cloth\", got \"clth\" (did you mean \"cloth\"?)"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'pattern': 'crosss'}}]}",
+     "bad.json:1:51: bodies.0.mesh.pattern: expected one of \"diagonal\", \"cross\", got "
+     "\"crosss\" (did you mean \"cross\"?)"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'size': [1, 0]}}]}",
+     "bad.json:1:52: bodies.0.mesh.size.1: expected a number > 0, got 0"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'size': [-2, 1]}}]}",
+     "bad.json:1:49: bodies.0.mesh.size.0: expected a number > 0, got -2"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'size': [1, 1, 1]}}]}",
+     "bad.json:1:48: bodies.0.mesh.size: expected an array of 2 numbers, got an array of 3"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'vertices': [10, 10, 10]}}]}",
+     "bad.json:1:52: bodies.0.mesh.vertices: expected an array of 2 integers [nx, nz] for mesh "
+     "type \"cloth\", got an array of 3"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'vertices': 10}}]}",
+     "bad.json:1:52: bodies.0.mesh.vertices: expected an array of 2 integers [nx, nz] for mesh "
+     "type \"cloth\", got a number"},
+    {"{'bodies': [{'mesh': {'type': 'bar', 'lo': [0, 0, 0], 'hi': [1, 1, 1], 'vertices': [2, "
+     "2]}}]}",
+     "bad.json:1:84: bodies.0.mesh.vertices: expected an array of 3 integers [nx, ny, nz] for mesh "
+     "type \"bar\", got an array of 2"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'vertices': [10, 1]}}]}",
+     "bad.json:1:57: bodies.0.mesh.vertices.1: expected an integer >= 2, got 1"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'vertices': [0, 10]}}]}",
+     "bad.json:1:53: bodies.0.mesh.vertices.0: expected an integer >= 2, got 0"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'vertices': [5001, 5000]}}]}",
+     "bad.json:1:52: bodies.0.mesh.vertices: expected at most 25000000 vertices in all, got "
+     "25005000"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'lo': [0, 0, 0]}}]}",
+     "bad.json:1:40: bodies.0.mesh.lo: unknown key \"lo\" for mesh type \"cloth\" (allowed: "
+     "\"type\", \"size\", \"vertices\", \"pattern\")"},
+    {"{'bodies': [{'mesh': {'type': 'cloth', 'tetgen': {'quality': 2}}}]}",
+     "bad.json:1:40: bodies.0.mesh.tetgen: unknown key \"tetgen\" for mesh type \"cloth\" "
+     "(allowed: \"type\", \"size\", \"vertices\", \"pattern\")"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere', 'size': [1, 1]}}]}",
+     "bad.json:1:44: bodies.0.mesh.size: unknown key \"size\" for mesh type \"icosphere\" "
+     "(allowed: \"type\", \"radius\", \"subdivisions\", \"tetgen\")"},
+    {"{'bodies': [{'mesh': {'type': 'cloth'}, 'bending': {'type': 'isometrc'}}]}",
+     "bad.json:1:61: bodies.0.bending.type: expected one of \"none\", \"isometric\", "
+     "\"laplace_beltrami\", got \"isometrc\" (did you mean \"isometric\"?)"},
+    {"{'bodies': [{'mesh': {'type': 'cloth'}, 'bending': {'type': 'dihedral'}}]}",
+     "bad.json:1:61: bodies.0.bending.type: expected one of \"none\", \"isometric\", "
+     "\"laplace_beltrami\", got \"dihedral\""},
+    {"{'bodies': [{'mesh': {'type': 'cloth'}, 'bending': {'type': 'isometric', 'stiffness': -1}}]}",
+     "bad.json:1:87: bodies.0.bending.stiffness: expected a number >= 0, got -1"},
+    {"{'bodies': [{'mesh': {'type': 'cloth'}, 'bending': {'stifness': 1}}]}",
+     "bad.json:1:53: bodies.0.bending.stifness: unknown key \"stifness\" (did you mean "
+     "\"stiffness\"?)"},
+    {"{'bodies': [{'mesh': {'type': 'cloth'}, 'bending': 'isometric'}]}",
+     "bad.json:1:52: bodies.0.bending: expected an object, got a string"},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'bending': {'type': 'isometric'}}]}",
+     "bad.json:1:65: bodies.0.bending.type: expected \"none\" (bending needs a cloth mesh; this "
+     "body's mesh is \"icosphere\"), got \"isometric\""},
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'bending': {'stiffness': -1}}]}",
+     "bad.json:1:70: bodies.0.bending.stiffness: expected a number >= 0, got -1"},
+    {"{'solver': {'global': 'cholesky', 'chebyshev_rho': 1}, 'bodies': [" B "]}",
+     "bad.json:1:52: solver.chebyshev_rho: expected a number < 1, got 1"},
     {"{'name': 'my scene', 'bodies': [" B "]}",
      "bad.json:1:10: name: expected a name of letters, digits, '_', '-' and '.', got \"my scene\""},
     {"{'bodies': [" B ", {'name': 'body0', 'mesh': {'type': 'icosphere'}}]}",
@@ -446,6 +593,39 @@ static void test_overrides(void) {
   CHECK_INT(s->bodies[0].material.lumping, SIM_LUMP_UNIFORM);
   CHECK_INT(s->output.every, 2);
 
+  /* the new fields: material model and thickness, a cloth mesh, bending */
+  const char *cloth[] = {"bodies.0.mesh.type=cloth",          "bodies.0.mesh.vertices=[101,100]",
+                         "bodies.0.mesh.size=[2, 0.5]",       "bodies.0.material.model=neo_hookean",
+                         "bodies.0.material.thickness=0.002", "bodies.0.bending.type=isometric",
+                         "bodies.0.bending.stiffness=0.25",   "solver.global=sparse_inverse",
+                         "solver.chebyshev_rho=0.9"};
+  rc = load(BASE, cloth, 9, &st);
+  CHECK_INT(rc, SIM_OK);
+  if (rc) fprintf(stderr, "  %s\n", st.msg);
+  CHECK_INT(s->bodies[0].mesh.kind, SIM_SRC_CLOTH);
+  CHECK_INT(s->bodies[0].mesh.vertices[0], 101);
+  CHECK_INT(s->bodies[0].mesh.vertices[1], 100);
+  CHECK_NEAR(s->bodies[0].mesh.size[0], 2, 0);
+  CHECK_NEAR(s->bodies[0].mesh.size[1], 0.5, 0);
+  CHECK_INT(s->bodies[0].material.model, SIM_MAT_NEOHOOKEAN);
+  CHECK_NEAR(s->bodies[0].material.thickness, 0.002, 0);
+  CHECK_NEAR(s->bodies[0].material.density, 900, 0);
+  CHECK_INT(s->bodies[0].bending.type, SIM_BEND_ISOMETRIC);
+  CHECK_NEAR(s->bodies[0].bending.stiffness, 0.25, 0);
+  CHECK_INT(s->solver.global, SIM_GLOBAL_SPARSE_INVERSE);
+  CHECK_NEAR(s->solver.chebyshev_rho, 0.9, 0);
+  const char *whole[] = {"bodies.0.mesh={\"type\": \"cloth\", \"size\": [3, 3]}",
+                         "bodies.0.bending={\"type\": \"laplace_beltrami\"}",
+                         "bodies.0.material.model=corotational"};
+  rc = load(BASE, whole, 3, &st);
+  CHECK_INT(rc, SIM_OK);
+  if (rc) fprintf(stderr, "  %s\n", st.msg);
+  CHECK_INT(s->bodies[0].mesh.vertices[0], 2);
+  CHECK_NEAR(s->bodies[0].mesh.size[1], 3, 0);
+  CHECK_INT(s->bodies[0].bending.type, SIM_BEND_LAPLACE_BELTRAMI);
+  CHECK_NEAR(s->bodies[0].bending.stiffness, 1e-3, 0);
+  CHECK_INT(s->bodies[0].material.model, SIM_MAT_COROTATIONAL);
+
   /* bad overrides, and bad values set by overrides */
   static const struct {
     const char *ovr, *want;
@@ -472,12 +652,33 @@ static void test_overrides(void) {
        "string"},
       {"solver.global=chol",
        "--set solver.global=chol: solver.global: expected one of \"auto\", "
-       "\"sparse_inverse\", \"cholesky\", \"jacobi\", \"dense_inverse\", got \"chol\""},
+       "\"sparse_inverse\", \"cholesky\", \"jacobi\", \"dense_inverse\", got \"chol\" (did you "
+       "mean \"cholesky\"?)"},
       {"solver={\"dt\": 0.5, \"frames\": 0}",
        "--set solver={\"dt\": 0.5, \"frames\": 0}: solver.frames: expected an integer >= 1, got 0"},
       {"bodies.0.material.mass=3",
        "--set bodies.0.material.mass=3: bodies.0.material.mass: give either \"density\" or "
        "\"mass\", not both"},
+      {"bodies.0.material.model=neo",
+       "--set bodies.0.material.model=neo: bodies.0.material.model: expected one of \"arap\", "
+       "\"corotational\", \"neo_hookean\", got \"neo\" (did you mean \"neo_hookean\"?)"},
+      {"bodies.0.material.thickness=0",
+       "--set bodies.0.material.thickness=0: bodies.0.material.thickness: expected a number > 0, "
+       "got 0"},
+      {"bodies.0.bending.type=isometric",
+       "--set bodies.0.bending.type=isometric: bodies.0.bending.type: expected \"none\" (bending "
+       "needs a cloth mesh; this body's mesh is \"icosphere\"), got \"isometric\""},
+      {"bodies.0.bending.stiffness=-0.5",
+       "--set bodies.0.bending.stiffness=-0.5: bodies.0.bending.stiffness: expected a number >= 0, "
+       "got -0.5"},
+      {"bodies.0.mesh.vertices=[101,100]",
+       "--set bodies.0.mesh.vertices=[101,100]: bodies.0.mesh.vertices: unknown key \"vertices\" "
+       "for mesh type \"icosphere\" (allowed: \"type\", \"radius\", \"subdivisions\", "
+       "\"tetgen\")"},
+      {"bodies.0.mesh={\"type\": \"cloth\", \"vertices\": [4, 4, 4]}",
+       "--set bodies.0.mesh={\"type\": \"cloth\", \"vertices\": [4, 4, 4]}: "
+       "bodies.0.mesh.vertices: expected an array of 2 integers [nx, nz] for mesh type \"cloth\", "
+       "got an array of 3"},
   };
   for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
     rc = load(BASE, &bad[i].ovr, 1, &st);
@@ -499,8 +700,9 @@ static void test_overrides(void) {
 
 static void test_round_trip(void) {
   sim_status st;
-  const char *files[] = {"data/scenes/loader_full.json", "data/scenes/twisting_bar.json"};
-  for (int f = 0; f < 2; f++) {
+  const char *files[] = {"data/scenes/loader_full.json", "data/scenes/twisting_bar.json",
+                         "data/scenes/loader_cloth.json"};
+  for (int f = 0; f < 3; f++) {
     int rc = sim_scene_load(files[f], NULL, 0, &g_scene, &st);
     CHECK_INT(rc, SIM_OK);
     char *text = NULL, *text2 = NULL;
@@ -527,6 +729,23 @@ static void test_round_trip(void) {
   CHECK_INT(sim_scene_load_string(text, "rt.json", NULL, 0, &g_scene2, &st), SIM_OK);
   CHECK(g_scene2.solver.dt == 0.1 + 0.2);
   free(text);
+  /* the new fields are written out, defaults included */
+  const char *cloth = "bodies.0.mesh={\"type\": \"cloth\", \"vertices\": [5, 7]}";
+  CHECK_INT(load(BASE, &cloth, 1, &st), SIM_OK);
+  CHECK_INT(sim_scene_to_json(&g_scene, &text), SIM_OK);
+  if (!text) return;
+  CHECK_STR_CONTAINS(text,
+                     "\"type\": \"cloth\",\n        \"size\": [1, 1],\n"
+                     "        \"vertices\": [5, 7],\n        \"pattern\": \"diagonal\"\n");
+  CHECK_STR_CONTAINS(text, "\"model\": \"arap\"");
+  CHECK_STR_CONTAINS(text, "\"thickness\": 0.001\n");
+  CHECK_STR_CONTAINS(text,
+                     "\"bending\": {\n        \"type\": \"none\",\n"
+                     "        \"stiffness\": 0.001\n      }");
+  CHECK_INT(sim_scene_load_string(text, "rt.json", NULL, 0, &g_scene2, &st), SIM_OK);
+  memcpy(g_scene2.file, g_scene.file, sizeof g_scene.file);
+  CHECK(memcmp(&g_scene, &g_scene2, sizeof g_scene) == 0);
+  free(text);
 }
 
 int main(void) {
@@ -534,6 +753,7 @@ int main(void) {
   test_defaults();
   test_full_scene();
   test_paper_scene();
+  test_cloth_scene();
   test_bad_scenes();
   test_overrides();
   test_round_trip();

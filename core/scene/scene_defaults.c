@@ -9,8 +9,10 @@ const char *const scene_global_names[SIM_GLOBAL_COUNT] = {"auto", "sparse_invers
 const char *const scene_device_names[3] = {"auto", "cpu", "cuda"};
 const char *const scene_precision_names[2] = {"double", "float"};
 const char *const scene_ordering_names[2] = {"metis", "amd"};
-const char *const scene_mesh_names[6] = {"bar", "icosphere", "box", "cylinder", "capsule", "file"};
-const char *const scene_model_names[1] = {"arap"};
+const char *const scene_mesh_names[SCENE_MESH_COUNT] = {"bar",     "icosphere", "box",  "cylinder",
+                                                        "capsule", "file",      "cloth"};
+const char *const scene_model_names[SIM_MAT_COUNT] = {"arap", "corotational", "neo_hookean"};
+const char *const scene_bending_names[SIM_BEND_COUNT] = {"none", "isometric", "laplace_beltrami"};
 const char *const scene_lumping_names[2] = {"uniform", "volume"};
 const char *const scene_step_names[3] = {"pulling", "rolling", "wait"};
 const char *const scene_format_names[4] = {"vtk", "obj", "png", "csv"};
@@ -30,6 +32,9 @@ void sim_default_mesh(sim_mesh_def *m, sim_mesh_source_kind kind) {
     m->hi[k] = 1;
     m->vertices[k] = 2;
   }
+  /* cloth: vertices [nx, nz]; the unused third count is 1, so the product is the vertex count */
+  if (kind == SIM_SRC_CLOTH) m->vertices[2] = 1;
+  m->size[0] = m->size[1] = 1;
   m->radius = 1;
   m->height = 2;
   m->subdivisions = 3;
@@ -50,6 +55,9 @@ void sim_default_body(sim_body_def *b) {
   b->material.lumping = SIM_LUMP_VOLUME;
   b->material.youngs_modulus = 1e6;
   b->material.poisson_ratio = 0.45;
+  b->material.thickness = 0.001;
+  b->bending.type = SIM_BEND_NONE;
+  b->bending.stiffness = 1e-3;
 }
 
 void sim_default_scene(sim_scene *s) {

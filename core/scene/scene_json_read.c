@@ -170,6 +170,9 @@ static int enum_value(scene_ctx *c, const cJSON *v, const char *const *names, in
     }
   char q[96];
   scene_quote(v->valuestring, q, sizeof q);
+  const char *hint = scene_suggest(v->valuestring, names, n);
+  if (hint)
+    return scene_fail(c, 0, "expected one of %s, got \"%s\" (did you mean \"%s\"?)", list, q, hint);
   return scene_fail(c, 0, "expected one of %s, got \"%s\"", list, q);
 }
 

@@ -132,7 +132,12 @@ static int load_output(scene_ctx *c, const cJSON *o, sim_output_def *d) {
     } else if (k < 0) {
       char q[96];
       scene_quote(e->valuestring, q, sizeof q);
-      rc = scene_fail(c, 0, "expected one of %s, got \"%s\"", list, q);
+      const char *hint = scene_suggest(e->valuestring, scene_format_names, 4);
+      if (hint)
+        rc = scene_fail(c, 0, "expected one of %s, got \"%s\" (did you mean \"%s\"?)", list, q,
+                        hint);
+      else
+        rc = scene_fail(c, 0, "expected one of %s, got \"%s\"", list, q);
     } else if (bits & (1 << k)) {
       rc = scene_fail(c, 0, "duplicate format \"%s\"", scene_format_names[k]);
     } else {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Reads one body (mesh source, transform, material, velocity) from cJSON into sim_body_def. */
+/* Reads one body (mesh source, transform, material, bending, velocity) into sim_body_def. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +13,33 @@ static const char *const k_ico[] = {"type", "radius", "subdivisions", "tetgen"};
 static const char *const k_box[] = {"type", "lo", "hi", "segments", "tetgen"};
 static const char *const k_cyl[] = {"type", "radius", "height", "segments", "rings", "tetgen"};
 static const char *const k_file[] = {"type", "path", "tetgen"};
-static const char *const *const mesh_keys[6] = {k_bar, k_ico, k_box, k_cyl, k_cyl, k_file};
-static const int mesh_nkeys[6] = {4, 4, 5, 6, 6, 3};
+static const char *const k_cloth[] = {"type", "size", "vertices", "pattern"};
+static const char *const cloth_patterns[] = {"diagonal", "cross"};
+static const char *const *const mesh_keys[SCENE_MESH_COUNT] = {k_bar, k_ico,  k_box,  k_cyl,
+                                                               k_cyl, k_file, k_cloth};
+static const int mesh_nkeys[SCENE_MESH_COUNT] = {4, 4, 5, 6, 6, 3, 4};
 
 static int require(scene_ctx *c, const cJSON *obj, const char *key, const char *why) {
   if (scene_item(obj, key)) return SIM_OK;
   return scene_fail(c, 0, "missing required key \"%s\" (%s)", key, why);
+}
+
+/* `vertices`: 3 counts for a bar, 2 for a cloth; a wrong shape names the one expected. */
+static int load_vertices(scene_ctx *c, const cJSON *m, int kind, int *out) {
+  const int n = kind == SIM_SRC_CLOTH ? 2 : 3;
+  const cJSON *v = scene_item(m, "vertices");
+  if (!v || (cJSON_IsArray(v) && cJSON_GetArraySize(v) == n))
+    return scene_rd_ivec(c, m, "vertices", out, n);
+  char got[40];
+  if (cJSON_IsArray(v))
+    snprintf(got, sizeof got, "an array of %d", cJSON_GetArraySize(v));
+  else
+    snprintf(got, sizeof got, "%s", scene_type_name(v));
+  scene_push_key(c, "vertices");
+  int rc = scene_fail(c, 0, "expected an array of %d integers %s for mesh type \"%s\", got %s", n,
+                      n == 2 ? "[nx, nz]" : "[nx, ny, nz]", scene_mesh_names[kind], got);
+  scene_pop(c);
+  return rc;
 }
 
 static int load_tetgen(scene_ctx *c, const cJSON *m, sim_mesh_def *d) {
@@ -52,14 +73,14 @@ static int resolve_path(scene_ctx *c, const char *rel, char *out, size_t cap) {
 
 static int load_mesh(scene_ctx *c, const cJSON *m, sim_mesh_def *d) {
   char list[200], note[64];
-  scene_names_list(scene_mesh_names, 6, list, sizeof list);
+  scene_names_list(scene_mesh_names, SCENE_MESH_COUNT, list, sizeof list);
   if (!cJSON_IsObject(m))
     return scene_fail(c, 0, "expected an object with \"type\": one of %s, got %s", list,
                       scene_type_name(m));
   if (!scene_item(m, "type"))
     return scene_fail(c, 0, "missing required key \"type\" (one of %s)", list);
   int kind = 0;
-  if (scene_rd_enum(c, m, "type", scene_mesh_names, 6, &kind)) return c->st->code;
+  if (scene_rd_enum(c, m, "type", scene_mesh_names, SCENE_MESH_COUNT, &kind)) return c->st->code;
   sim_default_mesh(d, (sim_mesh_source_kind)kind);
   snprintf(note, sizeof note, "for mesh type \"%s\"", scene_mesh_names[kind]);
   if (scene_keys(c, m, mesh_keys[kind], mesh_nkeys[kind], note)) return c->st->code;
@@ -68,7 +89,12 @@ static int load_mesh(scene_ctx *c, const cJSON *m, sim_mesh_def *d) {
     case SIM_SRC_BAR:
       if (require(c, m, "lo", note) || require(c, m, "hi", note) ||
           require(c, m, "vertices", note) || scene_rd_vec(c, m, "lo", d->lo, 3) ||
-          scene_rd_vec(c, m, "hi", d->hi, 3) || scene_rd_ivec(c, m, "vertices", d->vertices, 3))
+          scene_rd_vec(c, m, "hi", d->hi, 3) || load_vertices(c, m, kind, d->vertices))
+        return c->st->code;
+      return SIM_OK;
+    case SIM_SRC_CLOTH: /* no TetGen: the triangle grid is built directly */
+      if (scene_rd_vec(c, m, "size", d->size, 2) || load_vertices(c, m, kind, d->vertices) ||
+          scene_rd_enum(c, m, "pattern", cloth_patterns, 2, &d->cloth_cross))
         return c->st->code;
       return SIM_OK;
     case SIM_SRC_ICOSPHERE:
@@ -132,10 +158,11 @@ static int load_transform(scene_ctx *c, const cJSON *t, sim_transform_def *d) {
 }
 
 static int load_material(scene_ctx *c, const cJSON *m, sim_material_def *d) {
-  static const char *const keys[] = {"model",   "density",        "mass",
-                                     "lumping", "youngs_modulus", "poisson_ratio"};
-  int model = 0, lumping = 0;
-  if (scene_keys(c, m, keys, 6, NULL) || scene_rd_enum(c, m, "model", scene_model_names, 1, &model))
+  static const char *const keys[] = {"model",          "density",       "mass",     "lumping",
+                                     "youngs_modulus", "poisson_ratio", "thickness"};
+  int model = (int)d->model, lumping = 0;
+  if (scene_keys(c, m, keys, 7, NULL) ||
+      scene_rd_enum(c, m, "model", scene_model_names, SIM_MAT_COUNT, &model))
     return c->st->code;
   d->model = (sim_material_model)model;
   const cJSON *density = scene_item(m, "density"), *mass = scene_item(m, "mass");
@@ -166,22 +193,35 @@ static int load_material(scene_ctx *c, const cJSON *m, sim_material_def *d) {
     d->lumping = (sim_lumping)lumping;
   }
   if (scene_rd_num(c, m, "youngs_modulus", &d->youngs_modulus) ||
-      scene_rd_num(c, m, "poisson_ratio", &d->poisson_ratio))
+      scene_rd_num(c, m, "poisson_ratio", &d->poisson_ratio) ||
+      scene_rd_num(c, m, "thickness", &d->thickness))
     return c->st->code;
   return SIM_OK;
 }
 
+static int load_bending(scene_ctx *c, const cJSON *o, sim_bending_def *d) {
+  static const char *const keys[] = {"type", "stiffness"};
+  int type = (int)d->type;
+  if (scene_keys(c, o, keys, 2, NULL) ||
+      scene_rd_enum(c, o, "type", scene_bending_names, SIM_BEND_COUNT, &type) ||
+      scene_rd_num(c, o, "stiffness", &d->stiffness))
+    return c->st->code;
+  d->type = (sim_bending_kind)type;
+  return SIM_OK;
+}
+
 int scene_load_body(scene_ctx *c, const cJSON *o, int index, sim_body_def *b) {
-  static const char *const keys[] = {"name", "mesh", "transform", "material", "velocity"};
+  static const char *const keys[] = {"name",     "mesh",    "transform",
+                                     "material", "bending", "velocity"};
   char name[32];
   sim_default_body(b);
   snprintf(name, sizeof name, "body%d", index);
   scene_set_str(b->name, sizeof b->name, name);
   if (!cJSON_IsObject(o))
     return scene_fail(c, 0, "expected an object (a body), got %s", scene_type_name(o));
-  if (scene_keys(c, o, keys, 5, NULL) || scene_rd_str(c, o, "name", b->name, sizeof b->name))
+  if (scene_keys(c, o, keys, 6, NULL) || scene_rd_str(c, o, "name", b->name, sizeof b->name))
     return c->st->code;
-  const cJSON *mesh = scene_item(o, "mesh"), *t, *m;
+  const cJSON *mesh = scene_item(o, "mesh"), *t, *m, *bend;
   if (!mesh) return scene_fail(c, 0, "missing required key \"mesh\" (where the body comes from)");
   scene_push_key(c, "mesh");
   int rc = load_mesh(c, mesh, &b->mesh);
@@ -198,6 +238,13 @@ int scene_load_body(scene_ctx *c, const cJSON *o, int index, sim_body_def *b) {
   if (m) {
     scene_push_key(c, "material");
     rc = load_material(c, m, &b->material);
+    scene_pop(c);
+    if (rc) return rc;
+  }
+  if (scene_rd_obj(c, o, "bending", &bend)) return c->st->code;
+  if (bend) {
+    scene_push_key(c, "bending");
+    rc = load_bending(c, bend, &b->bending);
     scene_pop(c);
     if (rc) return rc;
   }

@@ -55,7 +55,8 @@ void scene_path_format(const scene_path *p, char *buf, size_t cap);
 void scene_fmt_num(double v, char buf[40]);
 /* Printable copy of user text for messages (control bytes as '?', long text cut). */
 void scene_quote(const char *s, char *buf, size_t cap);
-/* Closest of `allowed` to `key` (Levenshtein <= 2, or a prefix), or NULL. */
+/* Closest of `allowed` to `key` (Levenshtein <= 2, or a prefix), or NULL; used for unknown
+   keys and unknown enum values alike. */
 const char *scene_suggest(const char *key, const char *const *allowed, int n);
 
 /* ---- json_locate.c ---- */
@@ -97,12 +98,14 @@ int scene_load_body(scene_ctx *c, const cJSON *o, int index, sim_body_def *b);
 int scene_validate_ctx(scene_ctx *c, const sim_scene *s);
 
 /* ---- scene_defaults.c: names of enum values, indexed by the enum ---- */
+#define SCENE_MESH_COUNT 7 /* sim_mesh_source_kind values */
 extern const char *const scene_global_names[SIM_GLOBAL_COUNT];
 extern const char *const scene_device_names[3];
 extern const char *const scene_precision_names[2];
 extern const char *const scene_ordering_names[2];
-extern const char *const scene_mesh_names[6];
-extern const char *const scene_model_names[1];
+extern const char *const scene_mesh_names[SCENE_MESH_COUNT];
+extern const char *const scene_model_names[SIM_MAT_COUNT];
+extern const char *const scene_bending_names[SIM_BEND_COUNT];
 extern const char *const scene_lumping_names[2];
 extern const char *const scene_step_names[3];
 extern const char *const scene_format_names[4]; /* bit k of formats */
@@ -119,5 +122,6 @@ void scene_set_str(char *dst, size_t cap, const char *src);
 #define SCENE_PNG_MIN 16
 #define SCENE_PNG_MAX 8192
 #define SCENE_BAR_VERTICES_MAX 100000000.0
+#define SCENE_CLOTH_VERTICES_MAX 25000000.0
 
 #endif

@@ -70,12 +70,17 @@ static const char *name_of(const char *const *names, int n, int v) {
 }
 
 static void put_mesh(jw *w, cJSON *m, const sim_mesh_def *d) {
-  str(w, m, "type", name_of(scene_mesh_names, 6, (int)d->kind));
+  str(w, m, "type", name_of(scene_mesh_names, SCENE_MESH_COUNT, (int)d->kind));
   switch (d->kind) {
     case SIM_SRC_BAR:
       vec(w, m, "lo", d->lo, 3);
       vec(w, m, "hi", d->hi, 3);
       ivec(w, m, "vertices", d->vertices, 3);
+      return; /* no TetGen */
+    case SIM_SRC_CLOTH:
+      vec(w, m, "size", d->size, 2);
+      ivec(w, m, "vertices", d->vertices, 2);
+      str(w, m, "pattern", d->cloth_cross ? "cross" : "diagonal");
       return; /* no TetGen */
     case SIM_SRC_ICOSPHERE:
       num(w, m, "radius", d->radius);
@@ -114,7 +119,7 @@ static void put_body(jw *w, cJSON *b, const sim_body_def *d) {
   else
     vec(w, t, "scale", s, 3);
   cJSON *m = obj(w, b, "material");
-  str(w, m, "model", name_of(scene_model_names, 1, (int)d->material.model));
+  str(w, m, "model", name_of(scene_model_names, SIM_MAT_COUNT, (int)d->material.model));
   if (d->material.mass != 0)
     num(w, m, "mass", d->material.mass);
   else
@@ -122,6 +127,10 @@ static void put_body(jw *w, cJSON *b, const sim_body_def *d) {
   str(w, m, "lumping", name_of(scene_lumping_names, 2, (int)d->material.lumping));
   num(w, m, "youngs_modulus", d->material.youngs_modulus);
   num(w, m, "poisson_ratio", d->material.poisson_ratio);
+  num(w, m, "thickness", d->material.thickness); /* always, though only a cloth uses it */
+  cJSON *bend = obj(w, b, "bending"); /* always, "none" included: the simplest round trip */
+  str(w, bend, "type", name_of(scene_bending_names, SIM_BEND_COUNT, (int)d->bending.type));
+  num(w, bend, "stiffness", d->bending.stiffness);
   vec(w, b, "velocity", d->velocity, 3);
 }
 

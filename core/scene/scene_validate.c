@@ -152,26 +152,40 @@ static int lo_below_hi(scene_ctx *c, const double lo[3], const double hi[3]) {
   return SIM_OK;
 }
 
+/* `vertices`: n counts >= 2 each, at most `max` in all (the error points at the array). */
+static int vertex_counts(scene_ctx *c, const int *v, int n, double max) {
+  int rc = SIM_OK;
+  double total = 1;
+  scene_push_key(c, "vertices");
+  for (int k = 0; k < n && !rc; k++) {
+    scene_push_index(c, k);
+    rc = int_range(c, NULL, v[k], 2, 1 << 30);
+    scene_pop(c);
+    total *= v[k];
+  }
+  if (!rc && total > max)
+    rc = scene_fail(c, 0, "expected at most %.0f vertices in all, got %.0f", max, total);
+  scene_pop(c);
+  return rc;
+}
+
 static int validate_mesh(scene_ctx *c, const sim_mesh_def *m) {
-  int rc = enum_range(c, "type", (int)m->kind, scene_mesh_names, 6);
+  int rc = enum_range(c, "type", (int)m->kind, scene_mesh_names, SCENE_MESH_COUNT);
   if (rc) return rc;
   switch (m->kind) {
-    case SIM_SRC_BAR: {
+    case SIM_SRC_BAR:
       if (lo_below_hi(c, m->lo, m->hi)) return c->st->code;
-      scene_push_key(c, "vertices");
-      double total = 1;
-      for (int k = 0; k < 3 && !rc; k++) {
+      return vertex_counts(c, m->vertices, 3, SCENE_BAR_VERTICES_MAX); /* no TetGen for a bar */
+    case SIM_SRC_CLOTH:
+      scene_push_key(c, "size");
+      for (int k = 0; k < 2 && !rc; k++) {
         scene_push_index(c, k);
-        rc = int_range(c, NULL, m->vertices[k], 2, 1 << 30);
+        rc = num_range(c, NULL, m->size[k], GT, 0, NONE, 0);
         scene_pop(c);
-        total *= m->vertices[k];
       }
-      if (!rc && total > SCENE_BAR_VERTICES_MAX)
-        rc = scene_fail(c, 0, "expected at most %.0f vertices in all, got %.0f",
-                        SCENE_BAR_VERTICES_MAX, total);
       scene_pop(c);
-      return rc; /* no TetGen for a bar */
-    }
+      if (rc) return rc;
+      return vertex_counts(c, m->vertices, 2, SCENE_CLOTH_VERTICES_MAX); /* nor for a cloth */
     case SIM_SRC_ICOSPHERE:
       rc = num_range(c, "radius", m->radius, GT, 0, NONE, 0);
       if (!rc) rc = int_range(c, "subdivisions", m->subdivisions, 0, SCENE_SUBDIV_MAX);
@@ -208,7 +222,7 @@ static int validate_mesh(scene_ctx *c, const sim_mesh_def *m) {
 }
 
 static int validate_material(scene_ctx *c, const sim_material_def *m) {
-  int rc = enum_range(c, "model", (int)m->model, scene_model_names, 1);
+  int rc = enum_range(c, "model", (int)m->model, scene_model_names, SIM_MAT_COUNT);
   /* mass > 0 selects the total mass (density unused); mass == 0 selects density */
   if (!rc && (m->mass != 0 || (m->density == 0 && scene_given(c, "mass"))))
     rc = num_range(c, "mass", m->mass, GT, 0, NONE, 0);
@@ -217,6 +231,24 @@ static int validate_material(scene_ctx *c, const sim_material_def *m) {
   if (!rc) rc = enum_range(c, "lumping", (int)m->lumping, scene_lumping_names, 2);
   if (!rc) rc = num_range(c, "youngs_modulus", m->youngs_modulus, GT, 0, NONE, 0);
   if (!rc) rc = num_range(c, "poisson_ratio", m->poisson_ratio, GT, -1, LT, 0.5);
+  /* checked on every body so that a scene stays valid when its mesh becomes a cloth */
+  if (!rc) rc = num_range(c, "thickness", m->thickness, GT, 0, NONE, 0);
+  return rc;
+}
+
+static int validate_bending(scene_ctx *c, const sim_bending_def *d, sim_mesh_source_kind mesh) {
+  int rc = enum_range(c, "type", (int)d->type, scene_bending_names, SIM_BEND_COUNT);
+  if (!rc && d->type != SIM_BEND_NONE && mesh != SIM_SRC_CLOTH) {
+    const int m = (int)mesh;
+    scene_push_key(c, "type");
+    rc = scene_fail(c, 0,
+                    "expected \"none\" (bending needs a cloth mesh; this body's mesh is "
+                    "\"%s\"), got \"%s\"",
+                    m >= 0 && m < SCENE_MESH_COUNT ? scene_mesh_names[m] : "?",
+                    scene_bending_names[d->type]);
+    scene_pop(c);
+  }
+  if (!rc) rc = num_range(c, "stiffness", d->stiffness, GE, 0, NONE, 0);
   return rc;
 }
 
@@ -253,6 +285,10 @@ static int validate_body(scene_ctx *c, const sim_scene *s, int i) {
   if (rc) return rc;
   scene_push_key(c, "material");
   rc = validate_material(c, &b->material);
+  scene_pop(c);
+  if (rc) return rc;
+  scene_push_key(c, "bending");
+  rc = validate_bending(c, &b->bending, b->mesh.kind);
   scene_pop(c);
   if (!rc) rc = finite_vec(c, "velocity", b->velocity, 3);
   return rc;
