@@ -1,0 +1,1 @@
+sim_unit_test(test_material test_material.c)
