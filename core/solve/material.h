@@ -270,6 +270,41 @@ SIM_HD double sim_admm_pgrad(int d, const double t[3], const double g[3]) {
   return sqrt(n);
 }
 
+/* Cholesky factor L (lower, row-major) of a symmetric 3x3 A; 0 unless every pivot exceeds
+   1e-10 of the largest diagonal entry (A then counts as positive definite for Newton). */
+SIM_HD int sim_admm_chol3(const double A[9], double L[9]) {
+  double dmax = fmax(fabs(A[0]), fmax(fabs(A[4]), fabs(A[8])));
+  double tol = 1e-10 * dmax + 1e-300;
+  for (int i = 0; i < 9; i++) L[i] = 0.0;
+  for (int j = 0; j < 3; j++) {
+    double d = A[4 * j];
+    for (int k = 0; k < j; k++) d -= L[3 * j + k] * L[3 * j + k];
+    if (!(d > tol)) return 0;
+    L[4 * j] = sqrt(d);
+    for (int i = j + 1; i < 3; i++) {
+      double v = A[3 * i + j];
+      for (int k = 0; k < j; k++) v -= L[3 * i + k] * L[3 * j + k];
+      L[3 * i + j] = v / L[4 * j];
+    }
+  }
+  return 1;
+}
+
+/* x = A^{-1} b from sim_admm_chol3's factor. */
+SIM_HD void sim_admm_chol3_solve(const double L[9], const double b[3], double x[3]) {
+  double y[3];
+  for (int i = 0; i < 3; i++) {
+    double v = b[i];
+    for (int k = 0; k < i; k++) v -= L[3 * i + k] * y[k];
+    y[i] = v / L[4 * i];
+  }
+  for (int i = 2; i >= 0; i--) {
+    double v = y[i];
+    for (int k = i + 1; k < 3; k++) v -= L[3 * k + i] * x[k];
+    x[i] = v / L[4 * i];
+  }
+}
+
 /* Projected backtracking line search from t along dir (t stays >= 0). With strict = 0 it asks
    for Armijo decrease, with strict = 1 for a decrease of f beyond roundoff. Returns 1 and the new
    point tt, its objective *ft, on success. */
@@ -334,8 +369,17 @@ SIM_HD int sim_admm_local(const sim_material *m, double V, double w, const doubl
     for (int k = 0; k < 3; k++)
       for (int l = 0; l < 3; l++)
         Hf[3 * k + l] = (fr[k] && fr[l]) ? H[3 * k + l] : (k == l ? hd : 0.0);
-    sim_sym_eig3(Hf, e, Q);
-    double emax = fmax(fabs(e[0]), fmax(fabs(e[1]), fabs(e[2])));
+    /* fast path: Hf positive definite (the usual case near rest), Newton's step by Cholesky;
+       otherwise the eigen-decomposition below makes the step descend */
+    double Lc[9], emax = 0.0;
+    int spd = gn > SIM_ADMM_GTOL * gscale && sim_admm_chol3(Hf, Lc);
+    if (spd) {
+      for (int k = 0; k < 3; k++)
+        emax = fmax(emax, fabs(Hf[3 * k]) + fabs(Hf[3 * k + 1]) + fabs(Hf[3 * k + 2]));
+    } else {
+      sim_sym_eig3(Hf, e, Q);
+      emax = fmax(fabs(e[0]), fmax(fabs(e[1]), fabs(e[2])));
+    }
     if (!(gn > SIM_ADMM_GTOL * gscale)) { /* stationary (or NaN) */
       /* a feasible direction of negative curvature: combinations c in {-1, 0, 1}^3 of the
          eigenvectors with negative eigenvalues, clipped to d_k >= 0 where t_k = 0; the one of
@@ -370,13 +414,18 @@ SIM_HD int sim_admm_local(const sim_material *m, double V, double w, const doubl
       if (!sim_admm_line_search(m, V, w, sig, t, f, g, dir, 1, tt, &ft)) break;
       for (int k = 0; k < 3; k++) t[k] = tt[k];
     } else {
-      double qg[3];
-      for (int k = 0; k < 3; k++) {
-        double ek = fmax(fabs(e[k]), 1e-10 * emax + 1e-300);
-        qg[k] = (Q[k] * gf[0] + Q[3 + k] * gf[1] + Q[6 + k] * gf[2]) / ek;
+      if (spd) {
+        sim_admm_chol3_solve(Lc, gf, dir);
+        for (int k = 0; k < 3; k++) dir[k] = fr[k] ? -dir[k] : 0.0;
+      } else {
+        double qg[3];
+        for (int k = 0; k < 3; k++) {
+          double ek = fmax(fabs(e[k]), 1e-10 * emax + 1e-300);
+          qg[k] = (Q[k] * gf[0] + Q[3 + k] * gf[1] + Q[6 + k] * gf[2]) / ek;
+        }
+        for (int k = 0; k < 3; k++)
+          dir[k] = fr[k] ? -(Q[3 * k] * qg[0] + Q[3 * k + 1] * qg[1] + Q[3 * k + 2] * qg[2]) : 0.0;
       }
-      for (int k = 0; k < 3; k++)
-        dir[k] = fr[k] ? -(Q[3 * k] * qg[0] + Q[3 * k + 1] * qg[1] + Q[3 * k + 2] * qg[2]) : 0.0;
       /* predicted decrease of the full step against the roundoff of f (its terms are
          ~ V (mu + |lambda|) |s - 1| near rest, where f itself is much smaller) */
       double dec = 0.0, fnoise = 0.0;
