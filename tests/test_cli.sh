@@ -402,5 +402,27 @@ check "converge: cholesky and sparse_inverse reach 1e-3 in one iteration" eval '
 sc converge tiny.json --iterations 0
 check "converge --iterations 0: exit 2" fails_with 2 "simctl: error: --iterations: bad value '0' (see simctl converge --help)"
 
+# ---------------------------------------------------------------------------------------------
+# 12. cloth: Neo-Hookean triangles with isometric bending, pinned along an edge
+cp "$DATA/tiny_cloth.json" "$T/cloth.json"
+sc run cloth.json --out "$T/cl" --quiet
+check "cloth run: exit 0, frames 0, 2, 4 in every format" eval 'rc_is 0 && stdout_empty &&
+  nonempty "$T/cl/frames/00004.vtk" && nonempty "$T/cl/frames/00004.obj" && nonempty "$T/cl/frames/00004.png"'
+check "cloth summary: 61 vertices (cross pattern), 100 triangles, bending stencils, an area change" eval '
+  json_has "$T/cl/summary.json" vertices 61 && json_has "$T/cl/summary.json" cloth_triangles 100 &&
+  json_has "$T/cl/summary.json" tets 0 && grep -Eq "\"bending_stencils\":[[:space:]]*[1-9]" "$T/cl/summary.json" &&
+  grep -q "\"change_percent\":" "$T/cl/summary.json"'
+check "cloth VTK: 100 triangle cells (type 5)" eval 'grep -aq "^CELLS 100 400$" "$T/cl/frames/00004.vtk" &&
+  grep -aq "^CELL_TYPES 100$" "$T/cl/frames/00004.vtk"'
+check "cloth OBJ: 100 faces" eval '[ "$(grep -c "^f " "$T/cl/frames/00004.obj")" -eq 100 ]'
+check "the cloth falls: frame 4 differs from frame 0" eval '! cmp -s "$T/cl/frames/00000.obj" "$T/cl/frames/00004.obj"'
+sc run cloth.json --out "$T/cl2" --quiet --set bodies.0.bending.type=laplace_beltrami \
+  --set bodies.0.material.model=corotational --set solver.global=sparse_inverse
+check "cloth with Laplace-Beltrami bending, corotational, sparse_inverse: exit 0" eval 'rc_is 0 &&
+  json_has "$T/cl2/summary.json" status "\"ok\"" && json_has "$T/cl2/summary.json" global_solver "\"sparse_inverse\""'
+sc run cloth.json --out "$T/cl3" --quiet --set 'bodies.0.mesh={"type": "icosphere"}'
+check "bending on a non-cloth body: exit 3, one line" eval 'fails_one_line 3 && err_has "bodies.0.bending.type" &&
+  err_has "bending needs a cloth mesh"'
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
