@@ -14,7 +14,7 @@ else
   CUDA_FLAG := -DSIMCTL_CUDA=AUTO
 endif
 
-.PHONY: all deps build demo test test-asan bench clean
+.PHONY: all deps build demo test test-asan bench bench-materials clean
 
 all: build
 
@@ -42,6 +42,10 @@ test-asan: deps
 
 bench: build
 	@bash scripts/bench_global.sh $(BUILD)/simctl
+
+# per-iteration local / global ms per material (cloth extension, twisting bar NH)
+bench-materials: build
+	@bash scripts/bench_materials.sh $(BUILD)/simctl
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
