@@ -2,6 +2,7 @@
 /* simctl run / validate / info. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/simctl.h"
 #include "cli.h"
@@ -39,19 +40,27 @@ static const char *INFO_USAGE =
 
 static const char *CONVERGE_USAGE =
     "usage: simctl converge SCENE --frame F --iterations K [--out DIR] [--rho R]\n"
+    "                       [--chebyshev R] [--solvers LIST] [--start predicted|previous]\n"
     "                       [--ref-tol T] [--ref-max N] [--set PATH=VALUE]...\n"
     "\n"
     "The paper's Fig. 9: runs SCENE to frame F (its own L-G iterations, exact global solve),\n"
     "then from that state runs K local-global iterations of the next step with each global\n"
-    "solver (sparse_inverse, cholesky, jacobi, jacobi_chebyshev) and writes, per solver,\n"
-    "DIR/converge_SOLVER.csv (iteration, ms, energy, rel_error) and DIR/converge_summary.csv\n"
-    "(iterations and ms to 1e-3). rel_error = (e(q_k) - e(q*)) / (e(q_0) - e(q*)), e the\n"
-    "incremental potential; q* is the complete method iterated until max |dq| < T.\n"
+    "solver (sparse_inverse, cholesky, jacobi, jacobi_chebyshev, cholesky_chebyshev) and\n"
+    "writes, per solver, DIR/converge_SOLVER.csv (iteration, ms, energy, rel_error) and\n"
+    "DIR/converge_summary.csv (iterations and ms to 1e-3, final error, rho, ms per iteration).\n"
+    "rel_error = (e(q_k) - e(q*)) / (e(q_0) - e(q*)), e the incremental potential summed from\n"
+    "per-element differences against q*; q* is the complete method iterated until\n"
+    "max |dq| < T.\n"
     "\n"
     "  --frame F        frames to run first (default 800)\n"
     "  --iterations K   iterations per solver (default 1000)\n"
     "  --out DIR        output directory (default out/NAME_converge)\n"
     "  --rho R          Chebyshev spectral radius for jacobi_chebyshev (default 0.95)\n"
+    "  --chebyshev R    Chebyshev rho on top of the exact global step, cholesky_chebyshev\n"
+    "                   (default 0.5)\n"
+    "  --solvers LIST   comma-separated subset of the solvers above (default all)\n"
+    "  --start S        q_0: predicted (q~ = q_t + h v, pins at their new targets; what every\n"
+    "                   frame starts from; default) or previous (q_t, pins at their new targets)\n"
     "  --ref-tol T      reference tolerance in metres (default 1e-12)\n"
     "  --ref-max N      reference iteration cap (default 100000)\n";
 
@@ -107,21 +116,19 @@ int cmd_validate(int argc, char **argv) {
 
 /* Strips the converge options from argv (so the shared parser sees the rest). */
 int cmd_converge(int argc, char **argv) {
-  sim_converge_opts o = {800, 1000, 100000, 1e-12, 0.95, NULL, NULL};
+  sim_converge_opts o = {.frame = 800, .iterations = 1000, .ref_max_iterations = 100000,
+                         .ref_tol = 1e-12, .chebyshev_rho = 0.95, .complete_chebyshev_rho = 0.5};
   char **rest = calloc((size_t)argc + 1, sizeof *rest);
   if (!rest) return cli_error(SIM_ERR_MEMORY, "out of memory");
   int nrest = 0;
-  static const char *const names[] = {"", "--frame", "--iterations", "--out", "--rho",
-                                      "--ref-tol", "--ref-max"};
+  static const char *const names[] = {"",          "--frame",   "--iterations", "--out",
+                                      "--rho",     "--ref-tol", "--ref-max",    "--chebyshev",
+                                      "--solvers", "--start"};
   for (int i = 0; i < argc; i++) {
     const char *v = NULL;
     int which = 0;
-    if (i >= 2 && cli_take_value(argc, argv, &i, "--frame", &v)) which = 1;
-    else if (i >= 2 && cli_take_value(argc, argv, &i, "--iterations", &v)) which = 2;
-    else if (i >= 2 && cli_take_value(argc, argv, &i, "--out", &v)) which = 3;
-    else if (i >= 2 && cli_take_value(argc, argv, &i, "--rho", &v)) which = 4;
-    else if (i >= 2 && cli_take_value(argc, argv, &i, "--ref-tol", &v)) which = 5;
-    else if (i >= 2 && cli_take_value(argc, argv, &i, "--ref-max", &v)) which = 6;
+    for (int w = 1; i >= 2 && !which && w < (int)(sizeof names / sizeof names[0]); w++)
+      if (cli_take_value(argc, argv, &i, names[w], &v)) which = w;
     if (!which) {
       rest[nrest++] = argv[i];
       continue;
@@ -135,6 +142,12 @@ int cmd_converge(int argc, char **argv) {
     if (which == 4) bad |= x < 0 || x >= 1, o.chebyshev_rho = x;
     if (which == 5) bad |= !(x > 0), o.ref_tol = x;
     if (which == 6) bad |= x < 1 || x != (int)x, o.ref_max_iterations = (int)x;
+    if (which == 7) bad |= x < 0 || x >= 1, o.complete_chebyshev_rho = x;
+    if (which == 8) bad = !v || !*v, o.solvers = v;
+    if (which == 9) {
+      bad = !v || (strcmp(v, "predicted") != 0 && strcmp(v, "previous") != 0);
+      o.start_previous = v && strcmp(v, "previous") == 0;
+    }
     if (bad) {
       free(rest);
       return cli_error(SIM_ERR_USAGE, "%s: bad value '%s' (see simctl converge --help)",

@@ -53,6 +53,9 @@ typedef struct sim_converge_opts {
   double chebyshev_rho;   /* for the jacobi_chebyshev variant */
   const char *out_dir;    /* converge_<solver>.csv, converge_summary.csv */
   const char *cache_dir;  /* NULL = default */
+  double complete_chebyshev_rho; /* for the cholesky_chebyshev variant (exact global step) */
+  const char *solvers;    /* comma-separated subset of the variants; NULL = all */
+  int start_previous;     /* q_0 = q_t with the pins at their new targets (default: q~) */
 } sim_converge_opts;
 int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim_status *st);
 

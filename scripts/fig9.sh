@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Reproduces the paper's Fig. 9 on the 5.3k twisting bar: for E = 1e5, 1e7, 1e9, runs to
-# frame 800 and compares the global solvers over K iterations; writes CSVs and PNG plots.
-# usage: scripts/fig9.sh [SIMCTL] [OUT] [K]
+# frame 800 and compares the global solvers over K iterations (sparse_inverse, cholesky,
+# jacobi, jacobi_chebyshev, cholesky_chebyshev); writes CSVs, one summary table
+# (OUT/fig9_summary.csv: iterations and ms to 1e-3 and the final error per E and solver) and
+# PNG plots. Extra arguments go to every `simctl converge` (for example --start previous,
+# --chebyshev 0.5, --solvers cholesky,jacobi).
+# usage: scripts/fig9.sh [SIMCTL] [OUT] [K] [CONVERGE OPTIONS...]
 set -euo pipefail
 SIMCTL=${1:-build/simctl}
 OUT=${2:-out/fig9}
 K=${3:-1000}
+shift $(($# < 3 ? $# : 3))
 for E in 1e5 1e7 1e9; do
   echo "== E = $E"
   "$SIMCTL" converge scenes/twisting_bar.json --frame 800 --iterations "$K" --out "$OUT/E$E" \
-    --set bodies.0.material.youngs_modulus="$E"
+    --set bodies.0.material.youngs_modulus="$E" "$@"
 done
+{
+  echo "E,solver,iterations_to_1e-3,ms_to_1e-3,final_error,rho,ms_per_iteration"
+  for E in 1e5 1e7 1e9; do tail -n +2 "$OUT/E$E/converge_summary.csv" | sed "s/^/$E,/"; done
+} >"$OUT/fig9_summary.csv"
+column -s, -t "$OUT/fig9_summary.csv" 2>/dev/null || cat "$OUT/fig9_summary.csv"
 bash "$(dirname "$0")/install_deps.sh" gnuplot-nox
 gnuplot -e "dirs='$OUT/E1e5 $OUT/E1e7 $OUT/E1e9'; out='$OUT'" "$(dirname "$0")/plot_converge.gp"
-echo "plots: $OUT/fig9_iterations.png $OUT/fig9_ms.png"
+echo "plots: $OUT/fig9_iterations.png $OUT/fig9_ms.png; table: $OUT/fig9_summary.csv"

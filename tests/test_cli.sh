@@ -396,9 +396,14 @@ check "exploding run: frame 0 kept, summary.json says failed with the error" eva
 # 11. converge (Fig. 9): every solver's CSV, exact solvers below 1e-3 at once
 sc converge tiny.json --frame 3 --iterations 40 --out "$T/cv" --quiet
 check "converge: exit 0, a summary row per solver" eval 'rc_is 0 && stdout_empty &&
-  [ "$(wc -l <"$T/cv/converge_summary.csv")" -eq 5 ] && [ "$(wc -l <"$T/cv/converge_jacobi.csv")" -eq 42 ]'
+  [ "$(wc -l <"$T/cv/converge_summary.csv")" -eq 6 ] && [ "$(wc -l <"$T/cv/converge_jacobi.csv")" -eq 42 ]'
 check "converge: cholesky and sparse_inverse reach 1e-3 in one iteration" eval '
   grep -q "^cholesky,1," "$T/cv/converge_summary.csv" && grep -q "^sparse_inverse,1," "$T/cv/converge_summary.csv"'
+sc converge tiny.json --frame 3 --iterations 10 --out "$T/cv2" --solvers jacobi,cholesky_chebyshev --start previous --quiet
+check "converge --solvers: only the named solvers' CSVs" eval 'rc_is 0 && [ "$(wc -l <"$T/cv2/converge_summary.csv")" -eq 3 ] &&
+  nonempty "$T/cv2/converge_cholesky_chebyshev.csv" && absent "$T/cv2/converge_cholesky.csv"'
+sc converge tiny.json --solvers jacobi,gauss
+check "converge --solvers with an unknown name: exit 2, names it" eval 'fails_one_line 2 && err_has "unknown solver '\''gauss'\''"'
 sc converge tiny.json --iterations 0
 check "converge --iterations 0: exit 2" fails_with 2 "simctl: error: --iterations: bad value '0' (see simctl converge --help)"
 
