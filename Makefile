@@ -14,7 +14,7 @@ else
   CUDA_FLAG := -DSIMCTL_CUDA=AUTO
 endif
 
-.PHONY: all deps build demo test test-asan bench bench-materials clean
+.PHONY: all deps build demo test test-asan bench bench-materials tables clean
 
 all: build
 
@@ -46,6 +46,10 @@ bench: build
 # per-iteration local / global ms per material (cloth extension, twisting bar NH)
 bench-materials: build
 	@bash scripts/bench_materials.sh $(BUILD)/simctl
+
+# the paper's Tables 1-2 (memory of S) beside ours: out/tables/tables.md and tables.csv
+tables: build
+	@bash scripts/paper_tables.sh --simctl $(BUILD)/simctl --out out/tables
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -31,12 +31,15 @@ static const char *VALIDATE_USAGE =
     "Exit code 0 when valid, 3 with one error line when not.\n";
 
 static const char *INFO_USAGE =
-    "usage: simctl info SCENE [--set PATH=VALUE]...\n"
+    "usage: simctl info SCENE [--csv] [--set PATH=VALUE]...\n"
     "\n"
     "Builds the scene's meshes and system and reports mesh sizes, nnz of A_s, L and S, the\n"
     "memory of S (double and float, and as a 3n system would store it), the memory of a dense\n"
     "inverse, and factor and S build times, for the system a run solves and for the system\n"
-    "over all vertices (what the paper's Tables 1-2 count).\n";
+    "over all vertices (what the paper's Tables 1-2 count).\n"
+    "\n"
+    "  --csv   print a CSV header and one row per system (system = run, all) instead of text;\n"
+    "          MiB are 2^20 bytes, the unit of the paper's tables\n";
 
 static const char *CONVERGE_USAGE =
     "usage: simctl converge SCENE --frame F --iterations K [--out DIR] [--rho R]\n"
@@ -172,12 +175,17 @@ int cmd_converge(int argc, char **argv) {
 }
 
 int cmd_info(int argc, char **argv) {
+  int csv = 0, n = 0;
+  for (int i = 0; i < argc; i++) /* strip --csv (after the command) */
+    if (i >= 2 && strcmp(argv[i], "--csv") == 0) csv = 1;
+    else argv[n++] = argv[i];
+  argc = n;
   cli_scene_args a;
   int rc = cli_parse_scene_args(argc, argv, 2, INFO_USAGE, 0, &a);
   if (rc >= 0) return rc;
   static sim_scene sc;
   if ((rc = load(&a, &sc))) return rc;
   sim_status st = {0};
-  if (sim_info(&sc, NULL, stdout, &st)) return cli_error(st.code, "%s", st.msg);
+  if (sim_info(&sc, NULL, csv, stdout, &st)) return cli_error(st.code, "%s", st.msg);
   return 0;
 }

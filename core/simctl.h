@@ -37,8 +37,9 @@ typedef struct sim_run_result {
 int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim_status *st);
 
 /* Mesh sizes, nnz of A, L and S, memory of S now and as a 3n system would store it, dense
-   inverse memory, factor and S build times; printed to `out` (as text). */
-int sim_info(const sim_scene *sc, const char *cache_dir, FILE *out, sim_status *st);
+   inverse memory, factor and S build times; printed to `out` as text, or (csv != 0) as a CSV
+   header and two rows: the system a run solves ("run") and the one over all vertices ("all"). */
+int sim_info(const sim_scene *sc, const char *cache_dir, int csv, FILE *out, sim_status *st);
 
 /* `simctl mesh`: surface file -> TetGen -> tet mesh written by extension (.node or .vtk). */
 int sim_mesh_file(const char *surface, double quality, double max_volume, const char *switches,

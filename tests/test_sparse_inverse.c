@@ -175,6 +175,33 @@ static void check_dense(void) {
   free(Ld), free(Xd), free(Sd), free(cp), free(ri), free(v);
 }
 
+/* "best" keeps the ordering with the fewest nonzeros in S among metis, nesdis and amd. */
+static void check_best(void) {
+  int *cp, *ri;
+  double *v;
+  int n = grid_matrix(12, 10, 9, &cp, &ri, &v);
+  sim_status st = {0};
+  long long least = -1, got = 0;
+  const sim_ordering ords[] = {SIM_ORDER_METIS, SIM_ORDER_NESDIS, SIM_ORDER_AMD};
+  for (int t = 0; t < 3; t++) {
+    sim_factor *f = NULL;
+    CHECK_INT(sim_factor_create(n, cp, ri, v, ords[t], 1, &f, &st), SIM_OK);
+    long long c = sim_sparse_inverse_count(f);
+    if (least < 0 || c < least) least = c;
+    sim_factor_destroy(f);
+  }
+  sim_factor *fb = NULL;
+  CHECK_INT(sim_factor_create(n, cp, ri, v, SIM_ORDER_BEST, 1, &fb, &st), SIM_OK);
+  got = sim_sparse_inverse_count(fb);
+  CHECK(got == least);
+  sim_factor_info fi;
+  sim_factor_get_info(fb, &fi);
+  CHECK(strcmp(fi.ordering, "metis") == 0 || strcmp(fi.ordering, "nesdis") == 0 ||
+        strcmp(fi.ordering, "amd") == 0);
+  sim_factor_destroy(fb);
+  free(cp), free(ri), free(v);
+}
+
 static void check_not_spd(void) {
   int cp[3] = {0, 1, 3}, ri[3] = {0, 0, 1};
   double v[3] = {1.0, 2.0, 1.0}; /* [[1,2],[2,1]] is indefinite */
@@ -191,8 +218,11 @@ static void check_not_spd(void) {
 int main(void) {
   check_against_cholmod(12, 10, 9, SIM_ORDER_METIS);
   check_against_cholmod(12, 10, 9, SIM_ORDER_AMD);
+  check_against_cholmod(12, 10, 9, SIM_ORDER_NESDIS);
+  check_against_cholmod(12, 10, 9, SIM_ORDER_BEST);
   check_against_cholmod(30, 1, 20, SIM_ORDER_METIS);
   check_dense();
+  check_best();
   check_not_spd();
   CHECK_INT(sim_mem_in_use(), 0);
   return check_summary("test_sparse_inverse");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* `simctl info`: sizes of the model, A_s, L and S, memory, build times. Two systems are
    reported: the one a run solves (free vertices; pins eliminated) and the one over all
-   vertices, which is what the paper's memory tables count. */
+   vertices, which is what the paper's memory tables count. As text, or as CSV (one row per
+   system) for scripts/paper_tables.sh. */
 #include <string.h>
 
 #include "../base/alloc.h"
@@ -15,8 +16,17 @@
 
 const char *sim_cache_dir(void) { return sim_tetgen_default_cache_dir(); }
 
-static int report_system(FILE *out, const char *title, const sim_model *m, const sim_scene *sc,
-                         sim_status *st) {
+/* What is reported of one system. */
+typedef struct sys_figures {
+  int unknowns, etree_height;
+  long long nnz_A, nnz_L, nnz_S;
+  const char *ordering;
+  double s_double, s_float, s_3n, dense; /* MiB (2^20 bytes): the unit of the paper's tables */
+  double analyze_ms, factor_ms, supernodal_ms, s_build_ms;
+} sys_figures;
+
+static int measure_system(const sim_model *m, const sim_scene *sc, sys_figures *f,
+                          sim_status *st) {
   sim_factor *fs = NULL, *fc = NULL;
   int rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, sc->solver.ordering,
                              1, &fs, st);
@@ -31,25 +41,20 @@ static int report_system(FILE *out, const char *title, const sim_model *m, const
     sim_factor_get_info(fs, &fi);
     sim_factor_get_info(fc, &ci);
     double n3 = 3.0 * m->nfree;
-    /* MiB (2^20 bytes): the unit of the paper's tables */
-    double sd = sim_sparse_inverse_bytes(S.nnz, S.n, SIM_PREC_DOUBLE) / MIB;
-    double sf = sim_sparse_inverse_bytes(S.nnz, S.n, SIM_PREC_FLOAT) / MIB;
-    fprintf(out, "%s\n", title);
-    fprintf(out, "  unknowns n                 %d\n", m->nfree);
-    fprintf(out, "  nnz(A_s)                   %lld\n", fi.nnz_A);
-    fprintf(out, "  ordering                   %s\n", fi.ordering);
-    fprintf(out, "  nnz(L)                     %lld\n", fi.nnz_L);
-    fprintf(out, "  nnz(S)                     %lld (%.2f x nnz(L)), etree height %d\n", S.nnz,
-            (double)S.nnz / (double)fi.nnz_L, S.etree_height);
-    fprintf(out, "  S, double + int32          %.2f MiB\n", sd);
-    fprintf(out, "  S, float + int32           %.2f MiB\n", sf);
-    fprintf(out, "  S as a 3n system           %.2f MiB (kron(S, I3), double + int32)\n",
-            S.nnz * 3.0 * 12.0 / MIB);
-    fprintf(out, "  dense inverse              %.2f MiB (paper's convention (3n)^2 x 8 / 2)\n",
-            n3 * n3 * 8.0 / 2.0 / MIB);
-    fprintf(out, "  analyze / factor           %.1f / %.1f ms (simplicial), %.1f ms (supernodal)\n",
-            fi.analyze_ms, fi.factor_ms, ci.factor_ms);
-    fprintf(out, "  S build                    %.1f ms\n", S.build_ms);
+    *f = (sys_figures){.unknowns = m->nfree,
+                       .etree_height = S.etree_height,
+                       .nnz_A = fi.nnz_A,
+                       .nnz_L = fi.nnz_L,
+                       .nnz_S = S.nnz,
+                       .ordering = fi.ordering,
+                       .s_double = sim_sparse_inverse_bytes(S.nnz, S.n, SIM_PREC_DOUBLE) / MIB,
+                       .s_float = sim_sparse_inverse_bytes(S.nnz, S.n, SIM_PREC_FLOAT) / MIB,
+                       .s_3n = S.nnz * 3.0 * 12.0 / MIB,
+                       .dense = n3 * n3 * 8.0 / 2.0 / MIB,
+                       .analyze_ms = fi.analyze_ms,
+                       .factor_ms = fi.factor_ms,
+                       .supernodal_ms = ci.factor_ms,
+                       .s_build_ms = S.build_ms};
   }
   sim_sparse_inverse_free(&S);
   sim_factor_destroy(fs);
@@ -57,45 +62,101 @@ static int report_system(FILE *out, const char *title, const sim_model *m, const
   return rc;
 }
 
-int sim_info(const sim_scene *sc, const char *cache_dir, FILE *out, sim_status *st) {
+static void print_text(FILE *out, const char *title, const sys_figures *f) {
+  fprintf(out, "%s\n", title);
+  fprintf(out, "  unknowns n                 %d\n", f->unknowns);
+  fprintf(out, "  nnz(A_s)                   %lld\n", f->nnz_A);
+  fprintf(out, "  ordering                   %s\n", f->ordering);
+  fprintf(out, "  nnz(L)                     %lld\n", f->nnz_L);
+  fprintf(out, "  nnz(S)                     %lld (%.2f x nnz(L)), etree height %d\n", f->nnz_S,
+          (double)f->nnz_S / (double)f->nnz_L, f->etree_height);
+  fprintf(out, "  S, double + int32          %.2f MiB\n", f->s_double);
+  fprintf(out, "  S, float + int32           %.2f MiB\n", f->s_float);
+  fprintf(out, "  S as a 3n system           %.2f MiB (kron(S, I3), double + int32)\n", f->s_3n);
+  fprintf(out, "  dense inverse              %.2f MiB (paper's convention (3n)^2 x 8 / 2)\n",
+          f->dense);
+  fprintf(out, "  analyze / factor           %.1f / %.1f ms (simplicial), %.1f ms (supernodal)\n",
+          f->analyze_ms, f->factor_ms, f->supernodal_ms);
+  fprintf(out, "  S build                    %.1f ms\n", f->s_build_ms);
+}
+
+static const char *CSV_HEADER =
+    "scene,system,vertices,pinned,tets,cloth_triangles,bending_stencils,unknowns,nnz_A,"
+    "ordering,nnz_L,nnz_S,etree_height,S_double_MiB,S_float_MiB,S_3n_double_MiB,"
+    "dense_inverse_MiB,analyze_ms,factor_ms,supernodal_factor_ms,S_build_ms\n";
+
+static void print_csv(FILE *out, const sim_scene *sc, const sim_model *m, const char *system,
+                      const sys_figures *f) {
+  if (strpbrk(sc->name, ",\"\n")) { /* RFC 4180 quoting */
+    fputc('"', out);
+    for (const char *p = sc->name; *p; p++) fputs(*p == '"' ? "\"\"" : (char[2]){*p, 0}, out);
+    fputc('"', out);
+  } else {
+    fputs(sc->name, out);
+  }
+  fprintf(out, ",%s,%d,%d,%d,%d,%d,%d,%lld,%s,%lld,%lld,%d,%.2f,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,"
+               "%.1f\n",
+          system, m->n, m->npinned, m->ntet, m->ncloth, m->bend->nst, f->unknowns,
+          f->nnz_A, f->ordering, f->nnz_L, f->nnz_S, f->etree_height, f->s_double, f->s_float,
+          f->s_3n, f->dense, f->analyze_ms, f->factor_ms, f->supernodal_ms, f->s_build_ms);
+}
+
+/* The figures of the system over every vertex (the model with its pins released). */
+static int measure_all_vertices(const sim_model *m, const sim_scene *sc, sys_figures *f,
+                                sim_status *st) {
+  sim_model all = *m;
+  all.A_colptr = all.A_rowidx = all.C_ptr = all.C_idx = NULL;
+  all.A_val = all.C_val = NULL;
+  all.free_of = SIM_NEW(int, m->n);
+  all.free_vert = SIM_NEW(int, m->n);
+  all.pinned = NULL;
+  all.npinned = 0;
+  all.nfree = m->n;
+  int rc = all.free_of && all.free_vert ? SIM_OK
+                                        : sim_fail(st, SIM_ERR_MEMORY, "out of memory (info)");
+  for (int i = 0; !rc && i < m->n; i++) all.free_of[i] = all.free_vert[i] = i;
+  if (!rc) rc = sim_system_assemble(&all, st);
+  if (!rc) rc = measure_system(&all, sc, f, st);
+  sim_free(all.free_of);
+  sim_free(all.free_vert);
+  sim_free(all.A_colptr);
+  sim_free(all.A_rowidx);
+  sim_free(all.A_val);
+  sim_free(all.C_ptr);
+  sim_free(all.C_idx);
+  sim_free(all.C_val);
+  return rc;
+}
+
+int sim_info(const sim_scene *sc, const char *cache_dir, int csv, FILE *out, sim_status *st) {
   sim_model m;
   int rc = sim_model_build(sc, cache_dir ? cache_dir : sim_cache_dir(), &m, st);
   if (rc) return rc;
-  fprintf(out, "scene %s (%s)\n", sc->name, sc->file);
-  for (int b = 0; b < m.nbodies; b++) {
-    int nt = 0;
-    for (int e = 0; e < m.nelem; e++) nt += m.elem_body[e] == b;
-    fprintf(out, "  body %d %-20s %d vertices, %d %s\n", b, sc->bodies[b].name,
-            m.body_vert_start[b + 1] - m.body_vert_start[b], nt,
-            sc->bodies[b].mesh.kind == SIM_SRC_CLOTH ? "cloth triangles" : "tets");
-  }
-  fprintf(out, "  total                      %d vertices (%d pinned), %d tets, %d cloth "
-          "triangles, %d bending stencils, %d surface triangles, mass %.6g kg, volume %.6g m^3\n",
-          m.n, m.npinned, m.ntet, m.ncloth, m.bend->nst, m.ntri, m.total_mass, m.total_volume);
-  rc = report_system(out, "system solved by a run (pinned vertices eliminated):", &m, sc, st);
-  if (!rc && m.npinned > 0) {
-    /* the same model with no pins: every vertex an unknown, as in the paper's tables */
-    sim_model all = m;
-    all.A_colptr = all.A_rowidx = all.C_ptr = all.C_idx = NULL;
-    all.A_val = all.C_val = NULL;
-    all.free_of = SIM_NEW(int, m.n);
-    all.free_vert = SIM_NEW(int, m.n);
-    all.pinned = NULL;
-    all.npinned = 0;
-    all.nfree = m.n;
-    if (!all.free_of || !all.free_vert) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (info)");
-    for (int i = 0; !rc && i < m.n; i++) all.free_of[i] = all.free_vert[i] = i;
-    if (!rc) rc = sim_system_assemble(&all, st);
-    if (!rc) rc = report_system(out, "system over all vertices (as the paper's Tables 1-2):", &all,
-                                sc, st);
-    sim_free(all.free_of);
-    sim_free(all.free_vert);
-    sim_free(all.A_colptr);
-    sim_free(all.A_rowidx);
-    sim_free(all.A_val);
-    sim_free(all.C_ptr);
-    sim_free(all.C_idx);
-    sim_free(all.C_val);
+  sys_figures run, all;
+  rc = measure_system(&m, sc, &run, st);
+  all = run;
+  if (!rc && m.npinned > 0) rc = measure_all_vertices(&m, sc, &all, st);
+  if (!rc && csv) {
+    fputs(CSV_HEADER, out);
+    print_csv(out, sc, &m, "run", &run);
+    print_csv(out, sc, &m, "all", &all);
+  } else if (!rc) {
+    fprintf(out, "scene %s (%s)\n", sc->name, sc->file);
+    for (int b = 0; b < m.nbodies; b++) {
+      int nt = 0;
+      for (int e = 0; e < m.nelem; e++) nt += m.elem_body[e] == b;
+      fprintf(out, "  body %d %-20s %d vertices, %d %s\n", b, sc->bodies[b].name,
+              m.body_vert_start[b + 1] - m.body_vert_start[b], nt,
+              sc->bodies[b].mesh.kind == SIM_SRC_CLOTH ? "cloth triangles" : "tets");
+    }
+    fprintf(out,
+            "  total                      %d vertices (%d pinned), %d tets, %d cloth "
+            "triangles, %d bending stencils, %d surface triangles, mass %.6g kg, volume %.6g "
+            "m^3\n",
+            m.n, m.npinned, m.ntet, m.ncloth, m.bend->nst, m.ntri, m.total_mass,
+            m.total_volume);
+    print_text(out, "system solved by a run (pinned vertices eliminated):", &run);
+    if (m.npinned > 0) print_text(out, "system over all vertices (as the paper's Tables 1-2):", &all);
   }
   sim_model_free(&m);
   return rc;

@@ -19,7 +19,13 @@ typedef enum {
 #define SIM_GLOBAL_COUNT 5
 typedef enum { SIM_DEVICE_AUTO, SIM_DEVICE_CPU, SIM_DEVICE_CUDA } sim_device_kind;
 typedef enum { SIM_PREC_DOUBLE, SIM_PREC_FLOAT } sim_precision;
-typedef enum { SIM_ORDER_METIS, SIM_ORDER_AMD } sim_ordering;
+typedef enum {
+  SIM_ORDER_METIS,
+  SIM_ORDER_AMD,
+  SIM_ORDER_NESDIS,
+  SIM_ORDER_BEST, /* the one of the three with the fewest nonzeros in S */
+  SIM_ORDER_COUNT
+} sim_ordering;
 
 typedef struct sim_solver_def {
   double dt;         /* time step h, s (> 0) */

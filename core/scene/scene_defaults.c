@@ -8,7 +8,7 @@ const char *const scene_global_names[SIM_GLOBAL_COUNT] = {"auto", "sparse_invers
                                                          "jacobi", "dense_inverse"};
 const char *const scene_device_names[3] = {"auto", "cpu", "cuda"};
 const char *const scene_precision_names[2] = {"double", "float"};
-const char *const scene_ordering_names[2] = {"metis", "amd"};
+const char *const scene_ordering_names[SIM_ORDER_COUNT] = {"metis", "amd", "nesdis", "best"};
 const char *const scene_mesh_names[SCENE_MESH_COUNT] = {"bar",     "icosphere", "box",  "cylinder",
                                                         "capsule", "file",      "cloth"};
 const char *const scene_model_names[SIM_MAT_COUNT] = {"arap", "corotational", "neo_hookean"};

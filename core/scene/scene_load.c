@@ -22,7 +22,7 @@ static int load_solver(scene_ctx *c, const cJSON *o, sim_solver_def *d) {
       scene_rd_enum(c, o, "global", scene_global_names, SIM_GLOBAL_COUNT, &g) ||
       scene_rd_enum(c, o, "device", scene_device_names, 3, &dev) ||
       scene_rd_enum(c, o, "precision", scene_precision_names, 2, &prec) ||
-      scene_rd_enum(c, o, "ordering", scene_ordering_names, 2, &ord) ||
+      scene_rd_enum(c, o, "ordering", scene_ordering_names, SIM_ORDER_COUNT, &ord) ||
       scene_rd_int(c, o, "threads", &d->threads) ||
       scene_rd_num(c, o, "chebyshev_rho", &d->chebyshev_rho) ||
       scene_rd_num(c, o, "dense_max_mib", &d->dense_max_mib))

@@ -102,7 +102,7 @@ int scene_validate_ctx(scene_ctx *c, const sim_scene *s);
 extern const char *const scene_global_names[SIM_GLOBAL_COUNT];
 extern const char *const scene_device_names[3];
 extern const char *const scene_precision_names[2];
-extern const char *const scene_ordering_names[2];
+extern const char *const scene_ordering_names[SIM_ORDER_COUNT];
 extern const char *const scene_mesh_names[SCENE_MESH_COUNT];
 extern const char *const scene_model_names[SIM_MAT_COUNT];
 extern const char *const scene_bending_names[SIM_BEND_COUNT];

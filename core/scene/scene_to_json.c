@@ -165,7 +165,7 @@ static cJSON *build(const sim_scene *s, jw *w) {
   str(w, so, "global", name_of(scene_global_names, SIM_GLOBAL_COUNT, (int)s->solver.global));
   str(w, so, "device", name_of(scene_device_names, 3, (int)s->solver.device));
   str(w, so, "precision", name_of(scene_precision_names, 2, (int)s->solver.precision));
-  str(w, so, "ordering", name_of(scene_ordering_names, 2, (int)s->solver.ordering));
+  str(w, so, "ordering", name_of(scene_ordering_names, SIM_ORDER_COUNT, (int)s->solver.ordering));
   num(w, so, "threads", s->solver.threads);
   num(w, so, "chebyshev_rho", s->solver.chebyshev_rho);
   num(w, so, "dense_max_mib", s->solver.dense_max_mib);

@@ -97,7 +97,7 @@ static int validate_solver(scene_ctx *c, const sim_solver_def *d) {
   if (!rc) rc = enum_range(c, "global", (int)d->global, scene_global_names, SIM_GLOBAL_COUNT);
   if (!rc) rc = enum_range(c, "device", (int)d->device, scene_device_names, 3);
   if (!rc) rc = enum_range(c, "precision", (int)d->precision, scene_precision_names, 2);
-  if (!rc) rc = enum_range(c, "ordering", (int)d->ordering, scene_ordering_names, 2);
+  if (!rc) rc = enum_range(c, "ordering", (int)d->ordering, scene_ordering_names, SIM_ORDER_COUNT);
   if (!rc) rc = int_range(c, "threads", d->threads, 0, 1 << 20);
   if (!rc) rc = num_range(c, "chebyshev_rho", d->chebyshev_rho, GE, 0, LT, 1);
   if (!rc) rc = num_range(c, "dense_max_mib", d->dense_max_mib, GT, 0, LE, 1 << 30);
