@@ -7,7 +7,7 @@
    V_i Psi(F*_i + G_i d) - V_i Psi(F*_i) (F*_i stored once, so F_k is never re-formed from
    absolute positions, which costs about 50 ulp of F), the inertia term
    sum_j m_j/(2h^2) d_j . (d_j + 2 (q*_j - q~_j)). This keeps the error's round-off floor near
-   1e-8 instead of 1e-5 (the step changes e by 1e-10 of its value). */
+   1e-7 instead of 1e-5 (the step changes e by 1e-10 of its value). */
 #include <math.h>
 #include <omp.h>
 #include <string.h>
