@@ -454,13 +454,13 @@ def main():
                    "surface nets at grid spacing %g m; written by scripts/gen_standins.py" % h])
         print("%s: %d vertices, %d triangles, volume %.5g m^3, min angle %.1f deg"
               % (name, len(V), len(F), vol, min_angle_deg(V, F)))
-    if not only or "icosphere4" in only:
-        V, F = icosphere(4)
-        check_closed_manifold(V, F, "icosphere4")
-        write_obj(os.path.join(outdir, "icosphere4.obj"), V, F,
-                  ["unit icosphere, 4 subdivisions (the same surface as simctl's icosphere "
-                   "type); ball rows", "written by scripts/gen_standins.py"])
-        print("icosphere4: %d vertices, %d triangles" % (len(V), len(F)))
+    if not only or "icosphere2" in only:
+        V, F = icosphere(2)
+        check_closed_manifold(V, F, "icosphere2")
+        write_obj(os.path.join(outdir, "icosphere2.obj"), V, F,
+                  ["unit icosphere, 2 subdivisions (TetGen input of the ball rows of "
+                   "scripts/paper_tables.sh)", "written by scripts/gen_standins.py"])
+        print("icosphere2: %d vertices, %d triangles" % (len(V), len(F)))
 
 
 if __name__ == "__main__":
