@@ -188,6 +188,10 @@ bad_scene crlf $'{"name": "x",\r\n "solver": {"dt": -1}, '"$ICO"$'}\r' \
   "simctl: error: crlf.json:2:19: solver.dt: expected a number > 0, got -1"
 bad_scene bad_name "{\"name\": \"bad name\", $ICO}" \
   "simctl: error: bad_name.json:1:10: name: expected a name of letters, digits, '_', '-' and '.', got \"bad name\""
+bad_scene obstacle_type "{$ICO, \"obstacles\": [{\"type\": \"sphre\", \"radius\": 1}]}" \
+  'simctl: error: obstacle_type.json:1:70: obstacles.0.type: expected one of "plane", "box", "sphere", "capsule", "cylinder", "torus", "mesh", got "sphre" (did you mean "sphere"?)'
+bad_scene min_separation "{$ICO, \"contact\": {\"margin\": 0.01, \"min_separation\": 0.02}}" \
+  "simctl: error: min_separation.json:1:93: contact.min_separation: expected a number <= 0.01 (contact.margin), got 0.02"
 : >"$T/empty.json"
 sc validate empty.json
 check "validate an empty file: exit 3, one line" fails_with 3 "simctl: error: empty.json:1:1: invalid JSON: the file is empty (expected an object)"
@@ -213,6 +217,7 @@ bad_set() {
 }
 bad_set solver.dt=-1 "simctl: error: --set solver.dt=-1: solver.dt: expected a number > 0, got -1"
 bad_set solver.dtt=1 'simctl: error: --set solver.dtt=1: solver.dtt: unknown key "dtt" (did you mean "dt"?)'
+bad_set contact.margin=-1 "simctl: error: --set contact.margin=-1: contact.margin: expected a number >= 0, got -1"
 bad_set bodies.5.name=x "simctl: error: --set bodies.5.name=x: bodies has 1 element: expected an index 0..1 (1 appends), got 5"
 bad_set solver.global=foo 'simctl: error: --set solver.global=foo: solver.global: expected one of "auto", "sparse_inverse", "cholesky", "jacobi", "dense_inverse", got "foo"'
 bad_set nokey "simctl: error: --set nokey: expected PATH=VALUE (e.g. solver.dt=0.005)"

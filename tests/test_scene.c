@@ -353,7 +353,7 @@ static const bad_case bad_cases[] = {
     /* columns count characters, not bytes; escaped keys are found too */
     {"{'name': 'h\xC3\xA9llo', 'zz': 1}",
      "bad.json:1:19: zz: unknown key \"zz\" (allowed: \"name\", \"solver\", \"gravity\", "
-     "\"bodies\", \"pins\", \"output\")"},
+     "\"bodies\", \"pins\", \"contact\", \"obstacles\", \"output\")"},
     {"{'solver': {'d\\u0074t': 1}}",
      "bad.json:1:13: solver.dtt: unknown key \"dtt\" (did you mean \"dt\"?)"},
     /* unknown and duplicate keys */

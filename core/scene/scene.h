@@ -7,6 +7,7 @@
 #define SIM_MAX_BODIES 16
 #define SIM_MAX_PINS 16
 #define SIM_MAX_STEPS 16
+#define SIM_MAX_OBSTACLES 64
 #define SIM_PATH_MAX 1024
 
 typedef enum {
@@ -128,6 +129,69 @@ typedef struct sim_pin_def {
   sim_pin_step steps[SIM_MAX_STEPS];
 } sim_pin_def;
 
+/* Contact solve and collision detection settings (DESIGN.md Secs. 6-7; the paper's scenes:
+   Fischer-Burmeister, 10 CR iterations, a force cap "maxforce"). */
+typedef enum {
+  SIM_SCENE_NCP_FISCHER_BURMEISTER, /* "fischer_burmeister" (default), = SIM_NCP_* of ncp.h */
+  SIM_SCENE_NCP_MIN_MAP             /* "min_map" */
+} sim_scene_ncp;
+#define SIM_SCENE_NCP_COUNT 2
+typedef enum {
+  SIM_SCENE_PRECOND_DELASSUS, /* "delassus": r = h^2 W_jj (Eq. 28, the paper) */
+  SIM_SCENE_PRECOND_MASS      /* "mass": h^2 [H M^-1 H^T]_jj (Macklin et al. 2019) */
+} sim_scene_precond;
+#define SIM_SCENE_PRECOND_COUNT 2
+
+typedef struct sim_contact_def {
+  double margin;         /* m, >= 0: a contact exists within this distance (default 0.01) */
+  double min_separation; /* m, in [0, margin]: the gap the normal rows enforce (default 0) */
+  sim_scene_ncp ncp;
+  sim_scene_precond preconditioner;
+  int cr_iterations;   /* Conjugate Residual iterations per L-G iteration, 1..1000 (10) */
+  double cr_tolerance; /* >= 0; 0 = the fixed count cr_iterations */
+  double max_force;    /* N, >= 0: cap on a contact's normal force; 0 = no cap */
+  int warm_start;      /* 0/1: start lambda from the previous step's contacts (1) */
+  int bodies;          /* 0/1: deformable-deformable contact between different bodies (1) */
+  int self_collision;  /* 0/1: a body against its own surface (0) */
+} sim_contact_def;
+
+/* Obstacle shapes; the first six in the order of sim_obstacle_kind (core/contact/sdf.h). */
+typedef enum {
+  SIM_OBST_PLANE,    /* point, normal (unit): the solid is the half space behind the normal */
+  SIM_OBST_BOX,      /* center, half_extents, rotate_deg */
+  SIM_OBST_SPHERE,   /* center, radius */
+  SIM_OBST_CAPSULE,  /* a, b (distinct), radius */
+  SIM_OBST_CYLINDER, /* point, axis (unit), radius, height (0 = infinite), spin */
+  SIM_OBST_TORUS,    /* center, axis (unit), major > minor */
+  SIM_OBST_MESH      /* path (OBJ/OFF/STL surface), transform, closed */
+} sim_obstacle_type;
+#define SIM_OBST_COUNT 7
+#define SIM_TOUCHES_ALL 0xffffffffu /* touches: every body (a loaded scene lists them) */
+enum { SIM_CLOSED_AUTO = -1, SIM_CLOSED_NO = 0, SIM_CLOSED_YES = 1 }; /* mesh obstacle closed */
+
+typedef struct sim_obstacle_def {
+  char name[64]; /* default "obstacle<i>" */
+  sim_obstacle_type type;
+  double point[3];         /* plane: a point on it; cylinder: on the axis (the middle if finite) */
+  double normal[3];        /* plane: unit outward normal (normalised on load) */
+  double center[3];        /* box, sphere, torus */
+  double half_extents[3];  /* box, m (> 0 each) */
+  double rotate_deg[3];    /* box: about x, then y, then z (R = Rz Ry Rx), like a body */
+  double a[3], b[3];       /* capsule: segment end points (distinct) */
+  double axis[3];          /* cylinder, torus: unit axis (normalised on load) */
+  double radius;           /* sphere, capsule, cylinder, m (> 0) */
+  double height;           /* cylinder: length along the axis centred at point; 0 = infinite */
+  double spin;             /* cylinder: rad/s about axis, right-handed (the surface moves) */
+  double major, minor;     /* torus: radius of the core circle and of the tube, major > minor > 0 */
+  char path[SIM_PATH_MAX]; /* mesh: resolved relative to the scene file's directory */
+  sim_transform_def transform; /* mesh: scale, rotate, translate, as for bodies */
+  int closed;                  /* mesh: SIM_CLOSED_AUTO (decided from the mesh), _NO, _YES */
+  double mu;                   /* friction coefficient, >= 0 (default 0) */
+  unsigned touches;            /* bit b: collides with body b; SIM_TOUCHES_ALL: every body */
+  int nsteps;                  /* scripted motion, the same steps as a pin's */
+  sim_pin_step steps[SIM_MAX_STEPS];
+} sim_obstacle_def;
+
 enum { SIM_OUT_VTK = 1, SIM_OUT_OBJ = 2, SIM_OUT_PNG = 4, SIM_OUT_CSV = 8 };
 
 typedef struct sim_output_def {
@@ -146,6 +210,9 @@ typedef struct sim_scene {
   sim_body_def bodies[SIM_MAX_BODIES];
   int npins;
   sim_pin_def pins[SIM_MAX_PINS];
+  sim_contact_def contact;
+  int nobstacles;
+  sim_obstacle_def obstacles[SIM_MAX_OBSTACLES];
   sim_output_def output;
 } sim_scene;
 
@@ -155,6 +222,13 @@ typedef struct sim_scene {
 void sim_default_scene(sim_scene *s);
 void sim_default_body(sim_body_def *b);
 void sim_default_mesh(sim_mesh_def *m, sim_mesh_source_kind kind);
+/* Contact: margin 0.01, min_separation 0, Fischer-Burmeister, Delassus preconditioner, 10 CR
+   iterations, tolerance 0, no force cap, warm start, body-body contact on, self-collision off. */
+void sim_default_contact(sim_contact_def *c);
+/* An obstacle of `type` at the origin: normal and axis +y, half_extents 0.5, radius 0.5,
+   a/b (0, -+0.5, 0), major 1, minor 0.25, infinite cylinder, identity transform, closed
+   "auto", mu 0, touches every body, no script; name "obstacle". */
+void sim_default_obstacle_def(sim_obstacle_def *o, sim_obstacle_type type);
 
 /* Load FILE, apply `noverrides` "PATH=VALUE" strings (--set), fill and validate. On failure
    st->msg is one line "FILE:LINE:COL: JSON.PATH: what was expected" (for --set overrides

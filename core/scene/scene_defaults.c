@@ -16,6 +16,10 @@ const char *const scene_bending_names[SIM_BEND_COUNT] = {"none", "isometric", "l
 const char *const scene_lumping_names[2] = {"uniform", "volume"};
 const char *const scene_step_names[3] = {"pulling", "rolling", "wait"};
 const char *const scene_format_names[4] = {"vtk", "obj", "png", "csv"};
+const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT] = {"fischer_burmeister", "min_map"};
+const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT] = {"delassus", "mass"};
+const char *const scene_obstacle_names[SIM_OBST_COUNT] = {"plane",    "box",   "sphere", "capsule",
+                                                          "cylinder", "torus", "mesh"};
 
 void scene_set_str(char *dst, size_t cap, const char *src) {
   size_t n = strlen(src);
@@ -60,6 +64,40 @@ void sim_default_body(sim_body_def *b) {
   b->bending.stiffness = 1e-3;
 }
 
+void sim_default_contact(sim_contact_def *c) {
+  memset(c, 0, sizeof *c);
+  c->margin = 0.01;
+  c->min_separation = 0;
+  c->ncp = SIM_SCENE_NCP_FISCHER_BURMEISTER;
+  c->preconditioner = SIM_SCENE_PRECOND_DELASSUS;
+  c->cr_iterations = 10;
+  c->cr_tolerance = 0;
+  c->max_force = 0;
+  c->warm_start = 1;
+  c->bodies = 1;
+  c->self_collision = 0;
+}
+
+void sim_default_obstacle_def(sim_obstacle_def *o, sim_obstacle_type type) {
+  memset(o, 0, sizeof *o);
+  scene_set_str(o->name, sizeof o->name, "obstacle");
+  o->type = type;
+  o->normal[1] = o->axis[1] = 1;
+  for (int k = 0; k < 3; k++) {
+    o->half_extents[k] = 0.5;
+    o->transform.scale[k] = 1;
+  }
+  o->a[1] = -0.5;
+  o->b[1] = 0.5;
+  o->radius = 0.5;
+  o->height = 0; /* infinite */
+  o->major = 1;
+  o->minor = 0.25;
+  o->closed = SIM_CLOSED_AUTO;
+  o->mu = 0;
+  o->touches = SIM_TOUCHES_ALL;
+}
+
 void sim_default_scene(sim_scene *s) {
   memset(s, 0, sizeof *s);
   scene_set_str(s->name, sizeof s->name, "scene");
@@ -76,6 +114,10 @@ void sim_default_scene(sim_scene *s) {
   s->nbodies = 0;
   for (int i = 0; i < SIM_MAX_BODIES; i++) sim_default_body(&s->bodies[i]);
   s->npins = 0;
+  sim_default_contact(&s->contact);
+  s->nobstacles = 0;
+  for (int i = 0; i < SIM_MAX_OBSTACLES; i++)
+    sim_default_obstacle_def(&s->obstacles[i], SIM_OBST_PLANE);
   scene_set_str(s->output.dir, sizeof s->output.dir, "out/scene");
   s->output.every = 1;
   s->output.formats = SIM_OUT_VTK | SIM_OUT_OBJ | SIM_OUT_CSV;

@@ -199,3 +199,16 @@ int scene_rd_obj(scene_ctx *c, const cJSON *obj, const char *key, const cJSON **
   scene_pop(c);
   return rc;
 }
+
+int scene_rd_bool(scene_ctx *c, const cJSON *obj, const char *key, int *out) {
+  const cJSON *v = scene_item(obj, key);
+  if (!v) return SIM_OK;
+  if (cJSON_IsBool(v)) {
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return SIM_OK;
+  }
+  scene_push_key(c, key);
+  int rc = scene_fail(c, 0, "expected true or false, got %s", scene_type_name(v));
+  scene_pop(c);
+  return rc;
+}

@@ -34,8 +34,7 @@ static int load_solver(scene_ctx *c, const cJSON *o, sim_solver_def *d) {
   return SIM_OK;
 }
 
-/* Scale v to unit length unless it is zero (validation reports that) or already unit. */
-static void normalise(double v[3]) {
+void scene_normalise(double v[3]) {
   double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (n > 0 && isfinite(n) && fabs(n - 1) > 4e-16)
     for (int k = 0; k < 3; k++) v[k] /= n;
@@ -69,9 +68,33 @@ static int load_step(scene_ctx *c, const cJSON *o, sim_pin_step *s) {
       scene_rd_num(c, o, "length", &s->length) || scene_rd_num(c, o, "angle", &s->angle) ||
       scene_rd_num(c, o, "duration", &s->duration))
     return c->st->code;
-  normalise(s->direction);
-  normalise(s->axis);
+  scene_normalise(s->direction);
+  scene_normalise(s->axis);
   return SIM_OK;
+}
+
+int scene_load_script(scene_ctx *c, const cJSON *obj, const char *owner, sim_pin_step *steps,
+                      int *nsteps) {
+  const cJSON *script = scene_item(obj, "script");
+  if (!script) return SIM_OK;
+  scene_push_key(c, "script");
+  int rc = SIM_OK;
+  if (!cJSON_IsArray(script)) {
+    rc = scene_fail(c, 0, "expected an array of steps, got %s", scene_type_name(script));
+  } else {
+    int i = 0;
+    for (const cJSON *e = script->child; e && rc == SIM_OK; e = e->next, i++) {
+      scene_push_index(c, i);
+      if (i >= SIM_MAX_STEPS)
+        rc = scene_fail(c, 0, "expected at most %d steps per %s", SIM_MAX_STEPS, owner);
+      else
+        rc = load_step(c, e, &steps[i]);
+      scene_pop(c);
+    }
+    *nsteps = i;
+  }
+  scene_pop(c);
+  return rc;
 }
 
 static int load_pin(scene_ctx *c, const cJSON *o, sim_pin_def *p) {
@@ -84,26 +107,7 @@ static int load_pin(scene_ctx *c, const cJSON *o, sim_pin_def *p) {
     return scene_fail(c, 0, "missing required key \"box\" ([xmin, ymin, zmin, xmax, ymax, zmax])");
   if (scene_rd_int(c, o, "body", &p->body) || scene_rd_vec(c, o, "box", p->box, 6))
     return c->st->code;
-  const cJSON *script = scene_item(o, "script");
-  if (!script) return SIM_OK;
-  scene_push_key(c, "script");
-  int rc = SIM_OK;
-  if (!cJSON_IsArray(script)) {
-    rc = scene_fail(c, 0, "expected an array of steps, got %s", scene_type_name(script));
-  } else {
-    int i = 0;
-    for (const cJSON *e = script->child; e && rc == SIM_OK; e = e->next, i++) {
-      scene_push_index(c, i);
-      if (i >= SIM_MAX_STEPS)
-        rc = scene_fail(c, 0, "expected at most %d steps per pin", SIM_MAX_STEPS);
-      else
-        rc = load_step(c, e, &p->steps[i]);
-      scene_pop(c);
-    }
-    p->nsteps = i;
-  }
-  scene_pop(c);
-  return rc;
+  return scene_load_script(c, o, "pin", p->steps, &p->nsteps);
 }
 
 static int load_output(scene_ctx *c, const cJSON *o, sim_output_def *d) {
@@ -168,11 +172,12 @@ static void stem_name(const char *file, char *out, size_t cap) {
 }
 
 static int load_root(scene_ctx *c, const cJSON *root, sim_scene *s) {
-  static const char *const keys[] = {"name", "solver", "gravity", "bodies", "pins", "output"};
+  static const char *const keys[] = {"name", "solver",  "gravity",   "bodies",
+                                     "pins", "contact", "obstacles", "output"};
   const cJSON *o;
   if (!cJSON_IsObject(root))
     return scene_fail(c, 0, "expected an object at the top level, got %s", scene_type_name(root));
-  if (scene_keys(c, root, keys, 6, NULL)) return c->st->code;
+  if (scene_keys(c, root, keys, 8, NULL)) return c->st->code;
   stem_name(c->file, s->name, sizeof s->name);
   if (scene_rd_str(c, root, "name", s->name, sizeof s->name)) return c->st->code;
   if (scene_rd_obj(c, root, "solver", &o)) return c->st->code;
@@ -209,6 +214,8 @@ static int load_root(scene_ctx *c, const cJSON *root, sim_scene *s) {
     else
       s->npins = i;
   }
+
+  if (scene_load_contact(c, root, s)) return c->st->code;
 
   int dir_given = 0;
   if (scene_rd_obj(c, root, "output", &o)) return c->st->code;

@@ -71,6 +71,17 @@ static int resolve_path(scene_ctx *c, const char *rel, char *out, size_t cap) {
   return SIM_OK;
 }
 
+int scene_resolve_file(scene_ctx *c, const char *rel, char *out, size_t cap) {
+  char full[SIM_PATH_MAX];
+  if (resolve_path(c, rel, full, sizeof full)) return c->st->code;
+  /* absolute when the file exists, so the resolved scene (summary.json, validate) loads
+     from anywhere; a missing file keeps the joined path for validation's message */
+  char *abs = realpath(full, NULL);
+  scene_set_str(out, cap, abs && strlen(abs) < cap ? abs : full);
+  free(abs);
+  return SIM_OK;
+}
+
 static int load_mesh(scene_ctx *c, const cJSON *m, sim_mesh_def *d) {
   char list[200], note[64];
   scene_names_list(scene_mesh_names, SCENE_MESH_COUNT, list, sizeof list);
@@ -120,22 +131,14 @@ static int load_mesh(scene_ctx *c, const cJSON *m, sim_mesh_def *d) {
       rel[0] = '\0';
       if (require(c, m, "path", note) || scene_rd_str(c, m, "path", rel, sizeof rel))
         return c->st->code;
-      if (rel[0]) {
-        char full[SIM_PATH_MAX];
-        if (resolve_path(c, rel, full, sizeof full)) return c->st->code;
-        /* absolute when the file exists, so the resolved scene (summary.json, validate) loads
-           from anywhere; a missing file keeps the joined path for validation's message */
-        char *abs = realpath(full, NULL);
-        scene_set_str(d->path, sizeof d->path, abs && strlen(abs) < sizeof d->path ? abs : full);
-        free(abs);
-      }
+      if (rel[0] && scene_resolve_file(c, rel, d->path, sizeof d->path)) return c->st->code;
       break;
     }
   }
   return load_tetgen(c, m, d);
 }
 
-static int load_transform(scene_ctx *c, const cJSON *t, sim_transform_def *d) {
+int scene_load_transform(scene_ctx *c, const cJSON *t, sim_transform_def *d) {
   static const char *const keys[] = {"translate", "rotate", "scale"};
   if (scene_keys(c, t, keys, 3, NULL) || scene_rd_vec(c, t, "translate", d->translate, 3) ||
       scene_rd_vec(c, t, "rotate", d->rotate_deg, 3))
@@ -230,7 +233,7 @@ int scene_load_body(scene_ctx *c, const cJSON *o, int index, sim_body_def *b) {
   if (scene_rd_obj(c, o, "transform", &t)) return c->st->code;
   if (t) {
     scene_push_key(c, "transform");
-    rc = load_transform(c, t, &b->transform);
+    rc = scene_load_transform(c, t, &b->transform);
     scene_pop(c);
     if (rc) return rc;
   }

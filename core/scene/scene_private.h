@@ -91,8 +91,42 @@ int scene_int_value(scene_ctx *c, const cJSON *v, int *out);
 /* "\"a\", \"b\", \"c\"" */
 void scene_names_list(const char *const *names, int n, char *buf, size_t cap);
 
+/* 0/1 from true/false. */
+int scene_rd_bool(scene_ctx *c, const cJSON *obj, const char *key, int *out);
+
+/* ---- scene_load.c ---- */
+/* The pin-script step list at obj.script (pins and obstacles alike; `owner` names the
+   owner in the too-many-steps message: "pin", "obstacle"). */
+int scene_load_script(scene_ctx *c, const cJSON *obj, const char *owner, sim_pin_step *steps,
+                      int *nsteps);
+/* v / |v| unless v is zero (validation reports that) or already unit. */
+void scene_normalise(double v[3]);
+
 /* ---- scene_load_body.c ---- */
 int scene_load_body(scene_ctx *c, const cJSON *o, int index, sim_body_def *b);
+int scene_load_transform(scene_ctx *c, const cJSON *t, sim_transform_def *d);
+/* A mesh path relative to the scene file's directory, made absolute when the file exists. */
+int scene_resolve_file(scene_ctx *c, const char *rel, char *out, size_t cap);
+
+/* ---- scene_load_contact.c: top-level "contact" and "obstacles" (after the bodies) ---- */
+int scene_load_contact(scene_ctx *c, const cJSON *root, sim_scene *s);
+
+/* ---- scene_check.c: validation helpers ---- */
+enum { SCENE_NONE, SCENE_GT, SCENE_GE, SCENE_LT, SCENE_LE }; /* bound operators */
+/* v against lower bound (GT/GE lo) and upper bound (LT/LE hi); the message names the bound
+   that failed: "expected a number > 0, got -5". key may be NULL (the current path). */
+int scene_chk_num(scene_ctx *c, const char *key, double v, int lop, double lo, int hip, double hi);
+int scene_chk_int(scene_ctx *c, const char *key, int v, int lo, int hi);
+int scene_chk_finite(scene_ctx *c, const char *key, const double *v, int n);
+int scene_chk_nonzero(scene_ctx *c, const char *key, const double *v);
+int scene_chk_enum(scene_ctx *c, const char *key, int v, const char *const *names, int n);
+/* A name used in output paths: 1..63 of letters, digits, '_', '-', '.'. */
+int scene_chk_name(scene_ctx *c, const char *name);
+int scene_chk_transform(scene_ctx *c, const sim_transform_def *t);
+int scene_chk_script(scene_ctx *c, const sim_pin_step *steps, int nsteps);
+
+/* ---- scene_validate_contact.c ---- */
+int scene_validate_contact(scene_ctx *c, const sim_scene *s);
 
 /* ---- scene_validate.c ---- */
 int scene_validate_ctx(scene_ctx *c, const sim_scene *s);
@@ -109,6 +143,9 @@ extern const char *const scene_bending_names[SIM_BEND_COUNT];
 extern const char *const scene_lumping_names[2];
 extern const char *const scene_step_names[3];
 extern const char *const scene_format_names[4]; /* bit k of formats */
+extern const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT];
+extern const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT];
+extern const char *const scene_obstacle_names[SIM_OBST_COUNT];
 /* Copy src into dst[cap], zero-filling the rest (structs stay memcmp-comparable). */
 void scene_set_str(char *dst, size_t cap, const char *src);
 
@@ -123,5 +160,6 @@ void scene_set_str(char *dst, size_t cap, const char *src);
 #define SCENE_PNG_MAX 8192
 #define SCENE_BAR_VERTICES_MAX 100000000.0
 #define SCENE_CLOTH_VERTICES_MAX 25000000.0
+#define SCENE_CR_ITERATIONS_MAX 1000
 
 #endif

@@ -107,17 +107,20 @@ static void put_mesh(jw *w, cJSON *m, const sim_mesh_def *d) {
   num(w, t, "max_volume", d->tet_max_volume);
 }
 
-static void put_body(jw *w, cJSON *b, const sim_body_def *d) {
-  str(w, b, "name", d->name);
-  put_mesh(w, obj(w, b, "mesh"), &d->mesh);
-  cJSON *t = obj(w, b, "transform");
-  vec(w, t, "translate", d->transform.translate, 3);
-  vec(w, t, "rotate", d->transform.rotate_deg, 3);
-  const double *s = d->transform.scale;
+static void put_transform(jw *w, cJSON *t, const sim_transform_def *d) {
+  vec(w, t, "translate", d->translate, 3);
+  vec(w, t, "rotate", d->rotate_deg, 3);
+  const double *s = d->scale;
   if (s[0] == s[1] && s[1] == s[2])
     num(w, t, "scale", s[0]);
   else
     vec(w, t, "scale", s, 3);
+}
+
+static void put_body(jw *w, cJSON *b, const sim_body_def *d) {
+  str(w, b, "name", d->name);
+  put_mesh(w, obj(w, b, "mesh"), &d->mesh);
+  put_transform(w, obj(w, b, "transform"), &d->transform);
   cJSON *m = obj(w, b, "material");
   str(w, m, "model", name_of(scene_model_names, SIM_MAT_COUNT, (int)d->material.model));
   if (d->material.mass != 0)
@@ -152,6 +155,99 @@ static void put_step(jw *w, cJSON *o, const sim_pin_step *s) {
       num(w, o, "duration", s->duration);
       break;
   }
+}
+
+static void bool_(jw *w, cJSON *o, const char *key, int v) {
+  if (!o || !cJSON_AddBoolToObject(o, key, v)) w->bad = 1;
+}
+
+/* An array that takes ownership of its elements; NULL (and w->bad) on failure. */
+static cJSON *arr(jw *w, cJSON *o, const char *key) {
+  cJSON *a = cJSON_CreateArray();
+  if (!o || !a || !cJSON_AddItemToObject(o, key, a)) {
+    cJSON_Delete(a);
+    w->bad = 1;
+    return NULL;
+  }
+  return a;
+}
+
+static void put_script(jw *w, cJSON *o, const sim_pin_step *steps, int nsteps) {
+  cJSON *script = arr(w, o, "script");
+  for (int j = 0; script && j < nsteps && j < SIM_MAX_STEPS && !w->bad; j++)
+    put_step(w, obj(w, script, NULL), &steps[j]);
+}
+
+static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
+  num(w, o, "margin", d->margin);
+  num(w, o, "min_separation", d->min_separation);
+  str(w, o, "ncp", name_of(scene_ncp_names, SIM_SCENE_NCP_COUNT, (int)d->ncp));
+  str(w, o, "preconditioner",
+      name_of(scene_precond_names, SIM_SCENE_PRECOND_COUNT, (int)d->preconditioner));
+  num(w, o, "cr_iterations", d->cr_iterations);
+  num(w, o, "cr_tolerance", d->cr_tolerance);
+  num(w, o, "max_force", d->max_force);
+  bool_(w, o, "warm_start", d->warm_start);
+  bool_(w, o, "bodies", d->bodies);
+  bool_(w, o, "self_collision", d->self_collision);
+}
+
+/* Only the keys of the obstacle's type; "touches" lists body names (every body by default). */
+static void put_obstacle(jw *w, cJSON *o, const sim_obstacle_def *d, const sim_scene *s) {
+  str(w, o, "name", d->name);
+  str(w, o, "type", name_of(scene_obstacle_names, SIM_OBST_COUNT, (int)d->type));
+  switch (d->type) {
+    case SIM_OBST_PLANE:
+      vec(w, o, "point", d->point, 3);
+      vec(w, o, "normal", d->normal, 3);
+      break;
+    case SIM_OBST_BOX:
+      vec(w, o, "center", d->center, 3);
+      vec(w, o, "half_extents", d->half_extents, 3);
+      vec(w, o, "rotate", d->rotate_deg, 3);
+      break;
+    case SIM_OBST_SPHERE:
+      vec(w, o, "center", d->center, 3);
+      num(w, o, "radius", d->radius);
+      break;
+    case SIM_OBST_CAPSULE:
+      vec(w, o, "a", d->a, 3);
+      vec(w, o, "b", d->b, 3);
+      num(w, o, "radius", d->radius);
+      break;
+    case SIM_OBST_CYLINDER:
+      vec(w, o, "point", d->point, 3);
+      vec(w, o, "axis", d->axis, 3);
+      num(w, o, "radius", d->radius);
+      num(w, o, "height", d->height);
+      num(w, o, "spin", d->spin);
+      break;
+    case SIM_OBST_TORUS:
+      vec(w, o, "center", d->center, 3);
+      vec(w, o, "axis", d->axis, 3);
+      num(w, o, "major", d->major);
+      num(w, o, "minor", d->minor);
+      break;
+    case SIM_OBST_MESH:
+      str(w, o, "path", d->path);
+      put_transform(w, obj(w, o, "transform"), &d->transform);
+      if (d->closed == SIM_CLOSED_AUTO)
+        str(w, o, "closed", "auto");
+      else
+        bool_(w, o, "closed", d->closed == SIM_CLOSED_YES);
+      break;
+  }
+  num(w, o, "mu", d->mu);
+  const char *names[SIM_MAX_BODIES];
+  int n = 0;
+  for (int b = 0; b < s->nbodies && b < SIM_MAX_BODIES; b++)
+    if (d->touches & (1u << b)) names[n++] = s->bodies[b].name;
+  cJSON *t = cJSON_CreateStringArray(names, n);
+  if (!o || !t || !cJSON_AddItemToObject(o, "touches", t)) {
+    cJSON_Delete(t);
+    w->bad = 1;
+  }
+  put_script(w, o, d->steps, d->nsteps);
 }
 
 static cJSON *build(const sim_scene *s, jw *w) {
@@ -189,15 +285,13 @@ static cJSON *build(const sim_scene *s, jw *w) {
     cJSON *po = obj(w, pins, NULL);
     num(w, po, "body", p->body);
     vec(w, po, "box", p->box, 6);
-    cJSON *script = cJSON_CreateArray();
-    if (!po || !script || !cJSON_AddItemToObject(po, "script", script)) {
-      cJSON_Delete(script);
-      w->bad = 1;
-      break;
-    }
-    for (int j = 0; j < p->nsteps && j < SIM_MAX_STEPS && !w->bad; j++)
-      put_step(w, obj(w, script, NULL), &p->steps[j]);
+    put_script(w, po, p->steps, p->nsteps);
   }
+
+  put_contact(w, obj(w, root, "contact"), &s->contact);
+  cJSON *obs = arr(w, root, "obstacles");
+  for (int i = 0; obs && i < s->nobstacles && i < SIM_MAX_OBSTACLES && !w->bad; i++)
+    put_obstacle(w, obj(w, obs, NULL), &s->obstacles[i], s);
 
   cJSON *out = obj(w, root, "output");
   str(w, out, "dir", s->output.dir);

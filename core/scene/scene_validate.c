@@ -7,100 +7,19 @@
 
 #include "scene_private.h"
 
-enum { NONE, GT, GE, LT, LE }; /* bound operators */
-
-/* v against lower bound (GT/GE lo) and upper bound (LT/LE hi); the message names the bound that
-   failed: "expected a number > 0, got -5". key may be NULL (the current path). */
-static int num_range(scene_ctx *c, const char *key, double v, int lop, double lo, int hip,
-                     double hi) {
-  static const char *const ops[] = {"", ">", ">=", "<", "<="};
-  char got[40], b[40];
-  int rc = SIM_OK;
-  if (key) scene_push_key(c, key);
-  scene_fmt_num(v, got);
-  if (!isfinite(v)) {
-    rc = scene_fail(c, 0, "expected a finite number, got %s", got);
-  } else if ((lop == GT && !(v > lo)) || (lop == GE && !(v >= lo))) {
-    scene_fmt_num(lo, b);
-    rc = scene_fail(c, 0, "expected a number %s %s, got %s", ops[lop], b, got);
-  } else if ((hip == LT && !(v < hi)) || (hip == LE && !(v <= hi))) {
-    scene_fmt_num(hi, b);
-    rc = scene_fail(c, 0, "expected a number %s %s, got %s", ops[hip], b, got);
-  }
-  if (key) scene_pop(c);
-  return rc;
-}
-
-static int int_range(scene_ctx *c, const char *key, int v, int lo, int hi) {
-  int rc = SIM_OK;
-  if (key) scene_push_key(c, key);
-  if (v < lo)
-    rc = scene_fail(c, 0, "expected an integer >= %d, got %d", lo, v);
-  else if (v > hi)
-    rc = scene_fail(c, 0, "expected an integer <= %d, got %d", hi, v);
-  if (key) scene_pop(c);
-  return rc;
-}
-
-static int finite_vec(scene_ctx *c, const char *key, const double *v, int n) {
-  int rc = SIM_OK;
-  scene_push_key(c, key);
-  for (int i = 0; i < n && rc == SIM_OK; i++) {
-    scene_push_index(c, i);
-    rc = num_range(c, NULL, v[i], NONE, 0, NONE, 0);
-    scene_pop(c);
-  }
-  scene_pop(c);
-  return rc;
-}
-
-static int nonzero_vec(scene_ctx *c, const char *key, const double *v) {
-  if (finite_vec(c, key, v, 3)) return c->st->code;
-  if (v[0] != 0 || v[1] != 0 || v[2] != 0) return SIM_OK;
-  scene_push_key(c, key);
-  int rc = scene_fail(c, 0, "expected a nonzero vector, got [0, 0, 0]");
-  scene_pop(c);
-  return rc;
-}
-
-static int enum_range(scene_ctx *c, const char *key, int v, const char *const *names, int n) {
-  if (v >= 0 && v < n) return SIM_OK;
-  char list[200];
-  scene_names_list(names, n, list, sizeof list);
-  scene_push_key(c, key);
-  int rc = scene_fail(c, 0, "expected one of %s, got enum value %d", list, v);
-  scene_pop(c);
-  return rc;
-}
-
-/* A name used in output paths: 1..63 of letters, digits, '_', '-', '.'. */
-static int check_name(scene_ctx *c, const char *name) {
-  int rc = SIM_OK;
-  scene_push_key(c, "name");
-  if (!name[0]) rc = scene_fail(c, 0, "expected a non-empty name");
-  for (const char *p = name; *p && rc == SIM_OK; p++) {
-    char ch = *p;
-    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-          ch == '_' || ch == '-' || ch == '.'))
-      rc = scene_fail(c, 0, "expected a name of letters, digits, '_', '-' and '.', got \"%.63s\"",
-                      name);
-  }
-  scene_pop(c);
-  return rc;
-}
-
 static int validate_solver(scene_ctx *c, const sim_solver_def *d) {
   scene_push_key(c, "solver");
-  int rc = num_range(c, "dt", d->dt, GT, 0, LE, 1);
-  if (!rc) rc = int_range(c, "frames", d->frames, 1, SCENE_FRAMES_MAX);
-  if (!rc) rc = int_range(c, "lg_iterations", d->lg_iterations, 1, SCENE_LG_MAX);
-  if (!rc) rc = enum_range(c, "global", (int)d->global, scene_global_names, SIM_GLOBAL_COUNT);
-  if (!rc) rc = enum_range(c, "device", (int)d->device, scene_device_names, 3);
-  if (!rc) rc = enum_range(c, "precision", (int)d->precision, scene_precision_names, 2);
-  if (!rc) rc = enum_range(c, "ordering", (int)d->ordering, scene_ordering_names, SIM_ORDER_COUNT);
-  if (!rc) rc = int_range(c, "threads", d->threads, 0, 1 << 20);
-  if (!rc) rc = num_range(c, "chebyshev_rho", d->chebyshev_rho, GE, 0, LT, 1);
-  if (!rc) rc = num_range(c, "dense_max_mib", d->dense_max_mib, GT, 0, LE, 1 << 30);
+  int rc = scene_chk_num(c, "dt", d->dt, SCENE_GT, 0, SCENE_LE, 1);
+  if (!rc) rc = scene_chk_int(c, "frames", d->frames, 1, SCENE_FRAMES_MAX);
+  if (!rc) rc = scene_chk_int(c, "lg_iterations", d->lg_iterations, 1, SCENE_LG_MAX);
+  if (!rc) rc = scene_chk_enum(c, "global", (int)d->global, scene_global_names, SIM_GLOBAL_COUNT);
+  if (!rc) rc = scene_chk_enum(c, "device", (int)d->device, scene_device_names, 3);
+  if (!rc) rc = scene_chk_enum(c, "precision", (int)d->precision, scene_precision_names, 2);
+  if (!rc)
+    rc = scene_chk_enum(c, "ordering", (int)d->ordering, scene_ordering_names, SIM_ORDER_COUNT);
+  if (!rc) rc = scene_chk_int(c, "threads", d->threads, 0, 1 << 20);
+  if (!rc) rc = scene_chk_num(c, "chebyshev_rho", d->chebyshev_rho, SCENE_GE, 0, SCENE_LT, 1);
+  if (!rc) rc = scene_chk_num(c, "dense_max_mib", d->dense_max_mib, SCENE_GT, 0, SCENE_LE, 1 << 30);
   scene_pop(c);
   return rc;
 }
@@ -136,7 +55,7 @@ static int validate_file_mesh(scene_ctx *c, const sim_mesh_def *m) {
 
 /* lo < hi in each component; the error points at hi.k. */
 static int lo_below_hi(scene_ctx *c, const double lo[3], const double hi[3]) {
-  if (finite_vec(c, "lo", lo, 3) || finite_vec(c, "hi", hi, 3)) return c->st->code;
+  if (scene_chk_finite(c, "lo", lo, 3) || scene_chk_finite(c, "hi", hi, 3)) return c->st->code;
   for (int k = 0; k < 3; k++) {
     if (hi[k] > lo[k]) continue;
     char a[40], b[40];
@@ -159,7 +78,7 @@ static int vertex_counts(scene_ctx *c, const int *v, int n, double max) {
   scene_push_key(c, "vertices");
   for (int k = 0; k < n && !rc; k++) {
     scene_push_index(c, k);
-    rc = int_range(c, NULL, v[k], 2, 1 << 30);
+    rc = scene_chk_int(c, NULL, v[k], 2, 1 << 30);
     scene_pop(c);
     total *= v[k];
   }
@@ -170,7 +89,7 @@ static int vertex_counts(scene_ctx *c, const int *v, int n, double max) {
 }
 
 static int validate_mesh(scene_ctx *c, const sim_mesh_def *m) {
-  int rc = enum_range(c, "type", (int)m->kind, scene_mesh_names, SCENE_MESH_COUNT);
+  int rc = scene_chk_enum(c, "type", (int)m->kind, scene_mesh_names, SCENE_MESH_COUNT);
   if (rc) return rc;
   switch (m->kind) {
     case SIM_SRC_BAR:
@@ -180,28 +99,29 @@ static int validate_mesh(scene_ctx *c, const sim_mesh_def *m) {
       scene_push_key(c, "size");
       for (int k = 0; k < 2 && !rc; k++) {
         scene_push_index(c, k);
-        rc = num_range(c, NULL, m->size[k], GT, 0, NONE, 0);
+        rc = scene_chk_num(c, NULL, m->size[k], SCENE_GT, 0, SCENE_NONE, 0);
         scene_pop(c);
       }
       scene_pop(c);
       if (rc) return rc;
       return vertex_counts(c, m->vertices, 2, SCENE_CLOTH_VERTICES_MAX); /* nor for a cloth */
     case SIM_SRC_ICOSPHERE:
-      rc = num_range(c, "radius", m->radius, GT, 0, NONE, 0);
-      if (!rc) rc = int_range(c, "subdivisions", m->subdivisions, 0, SCENE_SUBDIV_MAX);
+      rc = scene_chk_num(c, "radius", m->radius, SCENE_GT, 0, SCENE_NONE, 0);
+      if (!rc) rc = scene_chk_int(c, "subdivisions", m->subdivisions, 0, SCENE_SUBDIV_MAX);
       break;
     case SIM_SRC_BOX:
       rc = lo_below_hi(c, m->lo, m->hi);
-      if (!rc) rc = int_range(c, "segments", m->segments, 1, SCENE_BOX_SEGMENTS_MAX);
+      if (!rc) rc = scene_chk_int(c, "segments", m->segments, 1, SCENE_BOX_SEGMENTS_MAX);
       break;
     case SIM_SRC_CYLINDER:
     case SIM_SRC_CAPSULE:
-      rc = num_range(c, "radius", m->radius, GT, 0, NONE, 0);
+      rc = scene_chk_num(c, "radius", m->radius, SCENE_GT, 0, SCENE_NONE, 0);
       /* a capsule of height 0 is a sphere */
       if (!rc)
-        rc = num_range(c, "height", m->height, m->kind == SIM_SRC_CAPSULE ? GE : GT, 0, NONE, 0);
-      if (!rc) rc = int_range(c, "segments", m->segments, 3, SCENE_SEGMENTS_MAX);
-      if (!rc) rc = int_range(c, "rings", m->rings, 1, SCENE_RINGS_MAX);
+        rc = scene_chk_num(c, "height", m->height, m->kind == SIM_SRC_CAPSULE ? SCENE_GE : SCENE_GT,
+                           0, SCENE_NONE, 0);
+      if (!rc) rc = scene_chk_int(c, "segments", m->segments, 3, SCENE_SEGMENTS_MAX);
+      if (!rc) rc = scene_chk_int(c, "rings", m->rings, 1, SCENE_RINGS_MAX);
       break;
     case SIM_SRC_FILE:
       rc = validate_file_mesh(c, m);
@@ -216,28 +136,28 @@ static int validate_mesh(scene_ctx *c, const sim_mesh_def *m) {
     rc = scene_fail(c, 0, "expected 0 (off) or a number >= 1, got %s", got);
   }
   scene_pop(c);
-  if (!rc) rc = num_range(c, "max_volume", m->tet_max_volume, GE, 0, NONE, 0);
+  if (!rc) rc = scene_chk_num(c, "max_volume", m->tet_max_volume, SCENE_GE, 0, SCENE_NONE, 0);
   scene_pop(c);
   return rc;
 }
 
 static int validate_material(scene_ctx *c, const sim_material_def *m) {
-  int rc = enum_range(c, "model", (int)m->model, scene_model_names, SIM_MAT_COUNT);
+  int rc = scene_chk_enum(c, "model", (int)m->model, scene_model_names, SIM_MAT_COUNT);
   /* mass > 0 selects the total mass (density unused); mass == 0 selects density */
   if (!rc && (m->mass != 0 || (m->density == 0 && scene_given(c, "mass"))))
-    rc = num_range(c, "mass", m->mass, GT, 0, NONE, 0);
+    rc = scene_chk_num(c, "mass", m->mass, SCENE_GT, 0, SCENE_NONE, 0);
   else if (!rc)
-    rc = num_range(c, "density", m->density, GT, 0, NONE, 0);
-  if (!rc) rc = enum_range(c, "lumping", (int)m->lumping, scene_lumping_names, 2);
-  if (!rc) rc = num_range(c, "youngs_modulus", m->youngs_modulus, GT, 0, NONE, 0);
-  if (!rc) rc = num_range(c, "poisson_ratio", m->poisson_ratio, GT, -1, LT, 0.5);
+    rc = scene_chk_num(c, "density", m->density, SCENE_GT, 0, SCENE_NONE, 0);
+  if (!rc) rc = scene_chk_enum(c, "lumping", (int)m->lumping, scene_lumping_names, 2);
+  if (!rc) rc = scene_chk_num(c, "youngs_modulus", m->youngs_modulus, SCENE_GT, 0, SCENE_NONE, 0);
+  if (!rc) rc = scene_chk_num(c, "poisson_ratio", m->poisson_ratio, SCENE_GT, -1, SCENE_LT, 0.5);
   /* checked on every body so that a scene stays valid when its mesh becomes a cloth */
-  if (!rc) rc = num_range(c, "thickness", m->thickness, GT, 0, NONE, 0);
+  if (!rc) rc = scene_chk_num(c, "thickness", m->thickness, SCENE_GT, 0, SCENE_NONE, 0);
   return rc;
 }
 
 static int validate_bending(scene_ctx *c, const sim_bending_def *d, sim_mesh_source_kind mesh) {
-  int rc = enum_range(c, "type", (int)d->type, scene_bending_names, SIM_BEND_COUNT);
+  int rc = scene_chk_enum(c, "type", (int)d->type, scene_bending_names, SIM_BEND_COUNT);
   if (!rc && d->type != SIM_BEND_NONE && mesh != SIM_SRC_CLOTH) {
     const int m = (int)mesh;
     scene_push_key(c, "type");
@@ -248,13 +168,13 @@ static int validate_bending(scene_ctx *c, const sim_bending_def *d, sim_mesh_sou
                     scene_bending_names[d->type]);
     scene_pop(c);
   }
-  if (!rc) rc = num_range(c, "stiffness", d->stiffness, GE, 0, NONE, 0);
+  if (!rc) rc = scene_chk_num(c, "stiffness", d->stiffness, SCENE_GE, 0, SCENE_NONE, 0);
   return rc;
 }
 
 static int validate_body(scene_ctx *c, const sim_scene *s, int i) {
   const sim_body_def *b = &s->bodies[i];
-  if (check_name(c, b->name)) return c->st->code;
+  if (scene_chk_name(c, b->name)) return c->st->code;
   for (int j = 0; j < i; j++)
     if (strcmp(s->bodies[j].name, b->name) == 0) {
       scene_push_key(c, "name");
@@ -266,21 +186,8 @@ static int validate_body(scene_ctx *c, const sim_scene *s, int i) {
   int rc = validate_mesh(c, &b->mesh);
   scene_pop(c);
   if (rc) return rc;
-  const sim_transform_def *t = &b->transform;
   scene_push_key(c, "transform");
-  rc = finite_vec(c, "translate", t->translate, 3);
-  if (!rc) rc = finite_vec(c, "rotate", t->rotate_deg, 3);
-  if (!rc && t->scale[0] == t->scale[1] && t->scale[1] == t->scale[2]) {
-    rc = num_range(c, "scale", t->scale[0], GT, 0, NONE, 0);
-  } else if (!rc) {
-    scene_push_key(c, "scale");
-    for (int k = 0; k < 3 && !rc; k++) {
-      scene_push_index(c, k);
-      rc = num_range(c, NULL, t->scale[k], GT, 0, NONE, 0);
-      scene_pop(c);
-    }
-    scene_pop(c);
-  }
+  rc = scene_chk_transform(c, &b->transform);
   scene_pop(c);
   if (rc) return rc;
   scene_push_key(c, "material");
@@ -290,34 +197,8 @@ static int validate_body(scene_ctx *c, const sim_scene *s, int i) {
   scene_push_key(c, "bending");
   rc = validate_bending(c, &b->bending, b->mesh.kind);
   scene_pop(c);
-  if (!rc) rc = finite_vec(c, "velocity", b->velocity, 3);
+  if (!rc) rc = scene_chk_finite(c, "velocity", b->velocity, 3);
   return rc;
-}
-
-static int validate_step(scene_ctx *c, const sim_pin_step *s) {
-  switch (s->kind) {
-    case SIM_STEP_PULLING: {
-      int rc = nonzero_vec(c, "direction", s->direction);
-      if (!rc) rc = num_range(c, "speed", s->speed, GT, 0, NONE, 0);
-      if (!rc) rc = num_range(c, "length", s->length, GT, 0, NONE, 0);
-      return rc;
-    }
-    case SIM_STEP_ROLLING: {
-      int rc = nonzero_vec(c, "axis", s->axis);
-      if (!rc) rc = finite_vec(c, "center", s->center, 3);
-      if (!rc) rc = num_range(c, "speed", s->speed, NONE, 0, NONE, 0);
-      if (!rc && s->speed == 0) {
-        scene_push_key(c, "speed");
-        rc = scene_fail(c, 0, "expected a nonzero number (deg/s; the sign sets the sense), got 0");
-        scene_pop(c);
-      }
-      if (!rc) rc = num_range(c, "angle", s->angle, GT, 0, NONE, 0);
-      return rc;
-    }
-    case SIM_STEP_WAIT:
-      return num_range(c, "duration", s->duration, GT, 0, NONE, 0);
-  }
-  return enum_range(c, "type", (int)s->kind, scene_step_names, 3);
 }
 
 static int validate_pin(scene_ctx *c, const sim_scene *s, const sim_pin_def *p) {
@@ -326,7 +207,7 @@ static int validate_pin(scene_ctx *c, const sim_scene *s, const sim_pin_def *p) 
   if (p->body < 0 || p->body >= s->nbodies)
     rc = scene_fail(c, 0, "expected a body index 0..%d, got %d", s->nbodies - 1, p->body);
   scene_pop(c);
-  if (rc || finite_vec(c, "box", p->box, 6)) return c->st->code;
+  if (rc || scene_chk_finite(c, "box", p->box, 6)) return c->st->code;
   for (int k = 0; k < 3; k++) {
     if (p->box[k] <= p->box[k + 3]) continue;
     char a[40], b[40];
@@ -340,20 +221,7 @@ static int validate_pin(scene_ctx *c, const sim_scene *s, const sim_pin_def *p) 
     scene_pop(c);
     return rc;
   }
-  if (p->nsteps < 0 || p->nsteps > SIM_MAX_STEPS) {
-    scene_push_key(c, "script");
-    rc = scene_fail(c, 0, "expected at most %d steps, got %d", SIM_MAX_STEPS, p->nsteps);
-    scene_pop(c);
-    return rc;
-  }
-  scene_push_key(c, "script");
-  for (int j = 0; j < p->nsteps && !rc; j++) {
-    scene_push_index(c, j);
-    rc = validate_step(c, &p->steps[j]);
-    scene_pop(c);
-  }
-  scene_pop(c);
-  return rc;
+  return scene_chk_script(c, p->steps, p->nsteps);
 }
 
 static int validate_output(scene_ctx *c, const sim_output_def *o) {
@@ -364,7 +232,7 @@ static int validate_output(scene_ctx *c, const sim_output_def *o) {
     rc = scene_fail(c, 0, "expected a non-empty directory");
     scene_pop(c);
   }
-  if (!rc) rc = int_range(c, "every", o->every, 1, 1 << 30);
+  if (!rc) rc = scene_chk_int(c, "every", o->every, 1, 1 << 30);
   if (!rc && (o->formats & ~(SIM_OUT_VTK | SIM_OUT_OBJ | SIM_OUT_PNG | SIM_OUT_CSV))) {
     scene_push_key(c, "formats");
     rc = scene_fail(c, 0, "expected SIM_OUT_* bits, got 0x%x", (unsigned)o->formats);
@@ -375,7 +243,7 @@ static int validate_output(scene_ctx *c, const sim_output_def *o) {
     const int wh[2] = {o->png_width, o->png_height};
     for (int k = 0; k < 2 && !rc; k++) {
       scene_push_index(c, k);
-      rc = int_range(c, NULL, wh[k], SCENE_PNG_MIN, SCENE_PNG_MAX);
+      rc = scene_chk_int(c, NULL, wh[k], SCENE_PNG_MIN, SCENE_PNG_MAX);
       scene_pop(c);
     }
     scene_pop(c);
@@ -385,9 +253,9 @@ static int validate_output(scene_ctx *c, const sim_output_def *o) {
 }
 
 int scene_validate_ctx(scene_ctx *c, const sim_scene *s) {
-  int rc = check_name(c, s->name);
+  int rc = scene_chk_name(c, s->name);
   if (!rc) rc = validate_solver(c, &s->solver);
-  if (!rc) rc = finite_vec(c, "gravity", s->gravity, 3);
+  if (!rc) rc = scene_chk_finite(c, "gravity", s->gravity, 3);
   if (rc) return rc;
   if (s->nbodies < 1 || s->nbodies > SIM_MAX_BODIES) {
     scene_push_key(c, "bodies");
@@ -416,6 +284,7 @@ int scene_validate_ctx(scene_ctx *c, const sim_scene *s) {
     scene_pop(c);
   }
   scene_pop(c);
+  if (!rc) rc = scene_validate_contact(c, s);
   if (!rc) rc = validate_output(c, &s->output);
   return rc;
 }
