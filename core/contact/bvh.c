@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/* Bounding volume hierarchy over a triangle mesh: median-split build, refit, point queries.
+   Inputs: vertex positions (3 nv doubles) and triangles (3 nt ints). Workspace: centroids and
+   a permutation during the build only. Fails on bad indices, non-finite coordinates and out
+   of memory (bvh.h). */
+#include "contact/bvh.h"
+
+#include <float.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#define STACK_MAX 64 /* the tree is balanced: depth <= ceil(log2 nt) + 1 <= 33 */
+
+/* total order on triangles along an axis: (centroid coordinate, index) */
+static int key_less(const double *cen, int axis, int i, int j) {
+  const double a = cen[3 * i + axis], b = cen[3 * j + axis];
+  return a < b || (a == b && i < j);
+}
+
+/* Rearranges v[0..n) so that v[k] is the k-th smallest and v[<k] <= v[k] <= v[>k]
+   (quickselect with Hoare partition about a median of three). */
+static void select_kth(const double *cen, int axis, int *v, int n, int k) {
+  int lo = 0, hi = n - 1;
+  while (hi > lo) {
+    const int mid = lo + (hi - lo) / 2;
+    int t;
+    if (key_less(cen, axis, v[mid], v[lo])) t = v[mid], v[mid] = v[lo], v[lo] = t;
+    if (key_less(cen, axis, v[hi], v[lo])) t = v[hi], v[hi] = v[lo], v[lo] = t;
+    if (key_less(cen, axis, v[hi], v[mid])) t = v[hi], v[hi] = v[mid], v[mid] = t;
+    const int pivot = v[mid];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (key_less(cen, axis, v[i], pivot)) i++;
+      while (key_less(cen, axis, pivot, v[j])) j--;
+      if (i <= j) t = v[i], v[i] = v[j], v[j] = t, i++, j--;
+    }
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return;
+  }
+}
+
+/* Node for ord[first .. first + count), children in pre-order; returns its index. */
+static int build_node(sim_bvh *b, const double *cen, int *ord, int first, int count) {
+  const int me = b->nnodes++;
+  sim_bvh_node *nd = &b->node[me];
+  if (count <= SIM_BVH_LEAF) {
+    nd->first = first;
+    nd->count = count;
+    return me;
+  }
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int s = first; s < first + count; s++)
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], cen[3 * ord[s] + k]);
+      hi[k] = fmax(hi[k], cen[3 * ord[s] + k]);
+    }
+  int axis = 0;
+  for (int k = 1; k < 3; k++)
+    if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
+  const int half = count / 2;
+  select_kth(cen, axis, ord + first, count, half);
+  nd->count = 0;
+  build_node(b, cen, ord, first, half);
+  const int right = build_node(b, cen, ord, first + half, count - half);
+  nd->first = right; /* b->node is preallocated: nd stays valid */
+  return me;
+}
+
+int sim_bvh_build(int nv, const double *x, int nt, const int *tri, sim_bvh *out, sim_status *st) {
+  memset(out, 0, sizeof *out);
+  if (nv < 0 || nt < 0)
+    return sim_fail(st, SIM_ERR_MESH, "bvh: negative counts (%d vertices, %d triangles)", nv, nt);
+  for (int i = 0; i < 3 * nt; i++)
+    if (tri[i] < 0 || tri[i] >= nv)
+      return sim_fail(st, SIM_ERR_MESH,
+                      "bvh: triangle %d has vertex index %d out of range (expected 0..%d)", i / 3,
+                      tri[i], nv - 1);
+  for (int i = 0; i < 3 * nv; i++)
+    if (!isfinite(x[i]))
+      return sim_fail(st, SIM_ERR_MESH, "bvh: vertex %d has a non-finite coordinate", i / 3);
+  out->nv = nv;
+  out->nt = nt;
+  if (nt == 0) return SIM_OK;
+
+  int rc = SIM_OK;
+  double *cen = SIM_NEW(double, 3 * (size_t)nt);
+  int *ord = SIM_NEW(int, nt);
+  out->node = SIM_NEW(sim_bvh_node, 2 * (size_t)nt - 1);
+  out->tri = SIM_NEW(int, 3 * (size_t)nt);
+  out->id = SIM_NEW(int, nt);
+  if (!cen || !ord || !out->node || !out->tri || !out->id) {
+    rc = sim_fail(st, SIM_ERR_MEMORY, "bvh: out of memory for %d triangles", nt);
+    sim_bvh_free(out);
+    goto done;
+  }
+  for (int t = 0; t < nt; t++) {
+    ord[t] = t;
+    for (int k = 0; k < 3; k++) /* 3 x centroid: only the order matters */
+      cen[3 * t + k] =
+          x[3 * tri[3 * t] + k] + x[3 * tri[3 * t + 1] + k] + x[3 * tri[3 * t + 2] + k];
+  }
+  build_node(out, cen, ord, 0, nt);
+  for (int s = 0; s < nt; s++) {
+    out->id[s] = ord[s];
+    for (int k = 0; k < 3; k++) out->tri[3 * s + k] = tri[3 * ord[s] + k];
+  }
+  if (out->nnodes < 2 * nt - 1) { /* shrink; keep the larger block if that fails */
+    sim_bvh_node *p = sim_realloc(out->node, sizeof(sim_bvh_node) * (size_t)out->nnodes);
+    if (p) out->node = p;
+  }
+  sim_bvh_refit(out, x);
+done:
+  sim_free(cen);
+  sim_free(ord);
+  return rc;
+}
+
+/* Children have larger indices than their parent (pre-order): one backward sweep. */
+void sim_bvh_refit(sim_bvh *b, const double *x) {
+  for (int i = b->nnodes - 1; i >= 0; i--) {
+    sim_bvh_node *nd = &b->node[i];
+    if (nd->count > 0) {
+      for (int k = 0; k < 3; k++) nd->lo[k] = INFINITY, nd->hi[k] = -INFINITY;
+      for (int s = nd->first; s < nd->first + nd->count; s++)
+        for (int j = 0; j < 3; j++) {
+          const double *v = x + 3 * b->tri[3 * s + j];
+          for (int k = 0; k < 3; k++) {
+            if (v[k] < nd->lo[k]) nd->lo[k] = v[k];
+            if (v[k] > nd->hi[k]) nd->hi[k] = v[k];
+          }
+        }
+      for (int k = 0; k < 3; k++) { /* closest points are convex combinations, rounded */
+        const double pad = 16 * DBL_EPSILON * fmax(fabs(nd->lo[k]), fabs(nd->hi[k]));
+        nd->lo[k] -= pad;
+        nd->hi[k] += pad;
+      }
+    } else {
+      const sim_bvh_node *l = &b->node[i + 1], *r = &b->node[nd->first];
+      for (int k = 0; k < 3; k++) {
+        nd->lo[k] = l->lo[k] < r->lo[k] ? l->lo[k] : r->lo[k];
+        nd->hi[k] = l->hi[k] > r->hi[k] ? l->hi[k] : r->hi[k];
+      }
+    }
+  }
+}
+
+void sim_bvh_free(sim_bvh *b) {
+  sim_free(b->node);
+  sim_free(b->tri);
+  sim_free(b->id);
+  memset(b, 0, sizeof *b);
+}
+
+/* Squared distance from p to the box, summed in the order sim_dot3 uses, so that it never
+   exceeds the (rounded) squared distance to a point inside the box. */
+static double box_d2(const sim_bvh_node *nd, const double p[3]) {
+  double d2 = 0.0;
+  for (int k = 0; k < 3; k++) {
+    double d = 0.0;
+    if (p[k] < nd->lo[k])
+      d = nd->lo[k] - p[k];
+    else if (p[k] > nd->hi[k])
+      d = p[k] - nd->hi[k];
+    d2 += d * d;
+  }
+  return d2;
+}
+
+static void closest_in_slot(const sim_bvh *b, const double *x, const double p[3], int s,
+                            sim_tri_closest *q) {
+  const int *t = b->tri + 3 * s;
+  sim_tri_closest_point(p, x + 3 * t[0], x + 3 * t[1], x + 3 * t[2], q);
+}
+
+int sim_bvh_query(const sim_bvh *b, const double *x, const double p[3], double margin,
+                  sim_bvh_visit visit, void *ctx) {
+  if (b->nnodes == 0 || !(margin >= 0)) return 0;
+  const double m2 = margin * margin;
+  int stack[STACK_MAX], top = 0, found = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const int i = stack[--top];
+    const sim_bvh_node *nd = &b->node[i];
+    if (box_d2(nd, p) > m2) continue;
+    if (nd->count == 0) {
+      stack[top++] = nd->first; /* right after left */
+      stack[top++] = i + 1;
+      continue;
+    }
+    for (int s = nd->first; s < nd->first + nd->count; s++) {
+      sim_bvh_hit h;
+      closest_in_slot(b, x, p, s, &h.q);
+      if (!(h.q.d2 <= m2)) continue;
+      h.tri = b->id[s];
+      found++;
+      if (visit(ctx, &h)) return found;
+    }
+  }
+  return found;
+}
+
+typedef struct {
+  sim_bvh_hits *out;
+  sim_status *st;
+  int rc;
+} hits_ctx;
+
+static int push_hit(void *ctx, const sim_bvh_hit *h) {
+  hits_ctx *c = ctx;
+  sim_bvh_hits *o = c->out;
+  if (o->n == o->cap) {
+    const int cap = o->cap < 16 ? 16 : 2 * o->cap;
+    sim_bvh_hit *p = sim_realloc(o->hit, sizeof(sim_bvh_hit) * (size_t)cap);
+    if (!p) {
+      c->rc = sim_fail(c->st, SIM_ERR_MEMORY, "bvh: out of memory for %d hits", cap);
+      return 1;
+    }
+    o->hit = p;
+    o->cap = cap;
+  }
+  o->hit[o->n++] = *h;
+  return 0;
+}
+
+int sim_bvh_query_hits(const sim_bvh *b, const double *x, const double p[3], double margin,
+                       sim_bvh_hits *out, sim_status *st) {
+  hits_ctx c = {out, st, SIM_OK};
+  sim_bvh_query(b, x, p, margin, push_hit, &c);
+  return c.rc;
+}
+
+void sim_bvh_hits_free(sim_bvh_hits *h) {
+  sim_free(h->hit);
+  memset(h, 0, sizeof *h);
+}
+
+/* Depth first, nearer child first; a box is skipped when its distance exceeds the best
+   found so far (ties are kept, so the smallest index among equal distances wins). */
+int sim_bvh_nearest(const sim_bvh *b, const double *x, const double p[3], double margin,
+                    sim_bvh_hit *hit) {
+  if (b->nnodes == 0 || !(margin >= 0)) return 0;
+  double best = margin * margin;
+  int found = 0, top = 0, stack[STACK_MAX];
+  double sd[STACK_MAX];
+  stack[top] = 0, sd[top++] = box_d2(&b->node[0], p);
+  while (top > 0) {
+    const int i = stack[--top];
+    if (sd[top] > best) continue;
+    const sim_bvh_node *nd = &b->node[i];
+    if (nd->count == 0) {
+      const int l = i + 1, r = nd->first;
+      const double dl = box_d2(&b->node[l], p), dr = box_d2(&b->node[r], p);
+      const int swap = dr < dl; /* push the farther child first */
+      stack[top] = swap ? l : r, sd[top++] = swap ? dl : dr;
+      stack[top] = swap ? r : l, sd[top++] = swap ? dr : dl;
+      continue;
+    }
+    for (int s = nd->first; s < nd->first + nd->count; s++) {
+      sim_tri_closest q;
+      closest_in_slot(b, x, p, s, &q);
+      const int id = b->id[s];
+      if (found ? (q.d2 < best || (q.d2 == best && id < hit->tri)) : q.d2 <= best) {
+        best = q.d2;
+        hit->tri = id;
+        hit->q = q;
+        found = 1;
+      }
+    }
+  }
+  return found;
+}

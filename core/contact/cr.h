@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Conjugate Residual for a symmetric system M x = b given by its product (the contact solve
+   (Omega W Omega + E) dlambda = rhs of Sec. 5.2, Eq. 22; Macklin et al. 2019 Sec. 6).
+   Algorithm (Saad 2003, Alg. 6.20), one product per iteration:
+     r = b - M x, p = r, Mr = M r, Mp = Mr
+     repeat: alpha = (r, Mr) / (Mp, Mp); x += alpha p; r -= alpha Mp; Mr' = M r;
+             beta = (r', Mr') / (r, Mr); p = r' + beta p; Mp = Mr' + beta Mp.
+   CR minimises |b - M x| over x0 + K_k(M, r0): the residual norm never increases. M must be
+   symmetric; for positive semidefinite M a breakdown ((r, Mr) <= 0 or Mp = 0 with r != 0) means
+   r lies in M's null space (an inconsistent system) and the solve stops there.
+   Stops after max_iters iterations or when |r| <= rel_tol |b| (rel_tol = 0: the fixed count),
+   whichever comes first; x holds the start (warm start) on entry and the result on exit.
+   Workspace: 4 m doubles (sim_cr_work_size); NULL makes the call allocate it once and free it.
+   |r| is the recurrence's residual (it drifts from b - M x only by rounding). */
+#ifndef SIM_CR_H
+#define SIM_CR_H
+#include <stddef.h>
+
+typedef void (*sim_cr_apply_fn)(void *ctx, const double *x, double *y); /* y = M x */
+
+typedef struct sim_cr_result {
+  int iters;       /* iterations done */
+  double residual; /* |b - M x| at exit */
+  double bnorm;    /* |b| */
+  int breakdown;   /* 1 when a zero denominator stopped the iteration */
+} sim_cr_result;
+
+size_t sim_cr_work_size(int m); /* doubles of workspace */
+
+/* Returns the iterations done (>= 0), or -1 when the workspace could not be allocated (x is
+   then unchanged). res may be NULL. */
+int sim_cr_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *b, double *x, int max_iters,
+                 double rel_tol, double *work, sim_cr_result *res);
+
+/* Dense symmetric M (row-major m x m), for tests and small systems: ctx is a sim_cr_dense. */
+typedef struct sim_cr_dense {
+  int m;
+  const double *a;
+} sim_cr_dense;
+void sim_cr_dense_apply(void *ctx, const double *x, double *y);
+
+#endif

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* Conjugate Residual (core/contact/cr.h) against a dense LU solve on random SPD systems and on
+   the contact system's shape Omega W Omega + E (W positive semidefinite, E > 0 diagonal); the
+   fixed-count mode, tolerance mode, warm start, monotone residual, workspace and memory. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/base/alloc.h"
+#include "../core/contact/cr.h"
+#include "check.h"
+
+static double urand(void) { return 2.0 * rand() / (double)RAND_MAX - 1.0; }
+
+typedef struct counted {
+  sim_cr_dense d;
+  int calls;
+} counted;
+
+static void counted_apply(void *ctx, const double *x, double *y) {
+  counted *c = (counted *)ctx;
+  c->calls++;
+  sim_cr_dense_apply(&c->d, x, y);
+}
+
+/* x = A^{-1} b by Gaussian elimination with partial pivoting (A copied). */
+static void dense_solve(int m, const double *A, const double *b, double *x) {
+  double *T = malloc(sizeof(double) * (size_t)m * (size_t)(m + 1));
+  for (int i = 0; i < m; i++) {
+    memcpy(T + (size_t)i * (m + 1), A + (size_t)i * m, sizeof(double) * (size_t)m);
+    T[(size_t)i * (m + 1) + m] = b[i];
+  }
+  for (int k = 0; k < m; k++) {
+    int piv = k;
+    for (int i = k + 1; i < m; i++)
+      if (fabs(T[(size_t)i * (m + 1) + k]) > fabs(T[(size_t)piv * (m + 1) + k])) piv = i;
+    for (int j = 0; j <= m; j++) {
+      double t = T[(size_t)k * (m + 1) + j];
+      T[(size_t)k * (m + 1) + j] = T[(size_t)piv * (m + 1) + j];
+      T[(size_t)piv * (m + 1) + j] = t;
+    }
+    for (int i = k + 1; i < m; i++) {
+      double f = T[(size_t)i * (m + 1) + k] / T[(size_t)k * (m + 1) + k];
+      for (int j = k; j <= m; j++) T[(size_t)i * (m + 1) + j] -= f * T[(size_t)k * (m + 1) + j];
+    }
+  }
+  for (int i = m - 1; i >= 0; i--) {
+    double s = T[(size_t)i * (m + 1) + m];
+    for (int j = i + 1; j < m; j++) s -= T[(size_t)i * (m + 1) + j] * x[j];
+    x[i] = s / T[(size_t)i * (m + 1) + i];
+  }
+  free(T);
+}
+
+/* A = B B^T / m + shift I (SPD for shift > 0). */
+static void random_spd(int m, double shift, double *A) {
+  double *B = malloc(sizeof(double) * (size_t)m * m);
+  for (int i = 0; i < m * m; i++) B[i] = urand();
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) {
+      double s = 0.0;
+      for (int k = 0; k < m; k++) s += B[i * m + k] * B[j * m + k];
+      A[i * m + j] = s / m + (i == j ? shift : 0.0);
+    }
+  free(B);
+}
+
+/* The contact system's shape: Omega W Omega + E with W = Y^T Y (k x m, rank k < m), Omega in
+   {1, 0.29, 0} and E > 0 (E = 1 where Omega = 0, as for inactive friction rows). */
+static void random_contact_system(int m, int k, double *A) {
+  double *Y = malloc(sizeof(double) * (size_t)k * m), om[256], e[256];
+  for (int i = 0; i < k * m; i++) Y[i] = urand();
+  for (int i = 0; i < m; i++) {
+    int c = rand() % 3;
+    om[i] = c == 0 ? 1.0 : c == 1 ? 0.29289321881345248 : 0.0;
+    e[i] = c == 2 ? 1.0 : 1e-3 + 0.5 * (urand() + 1.0);
+  }
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) {
+      double s = 0.0;
+      for (int q = 0; q < k; q++) s += Y[q * m + i] * Y[q * m + j];
+      A[i * m + j] = om[i] * s * om[j] + (i == j ? e[i] : 0.0);
+    }
+  free(Y);
+}
+
+static double max_abs_diff(int m, const double *a, const double *b) {
+  double d = 0.0;
+  for (int i = 0; i < m; i++) d = fmax(d, fabs(a[i] - b[i]));
+  return d;
+}
+
+static double true_residual(int m, const double *A, const double *b, const double *x) {
+  double s = 0.0;
+  for (int i = 0; i < m; i++) {
+    double r = b[i];
+    for (int j = 0; j < m; j++) r -= A[i * m + j] * x[j];
+    s += r * r;
+  }
+  return sqrt(s);
+}
+
+static void test_against_dense(void) {
+  for (int t = 0; t < 12; t++) {
+    int m = 5 + rand() % 60;
+    double *A = malloc(sizeof(double) * (size_t)m * m), b[64], x[64], xs[64];
+    if (t % 2 == 0)
+      random_spd(m, 0.05, A);
+    else
+      random_contact_system(m, 1 + m / 3, A);
+    for (int i = 0; i < m; i++) {
+      b[i] = urand();
+      x[i] = 0.0;
+    }
+    dense_solve(m, A, b, xs);
+    sim_cr_dense d = {m, A};
+    sim_cr_result res;
+    int it = sim_cr_solve(m, sim_cr_dense_apply, &d, b, x, 20 * m, 1e-14, NULL, &res);
+    CHECK(it > 0 && it < 20 * m && res.iters == it && !res.breakdown);
+    double xn = 0.0;
+    for (int i = 0; i < m; i++) xn = fmax(xn, fabs(xs[i]));
+    CHECK_NEAR(max_abs_diff(m, x, xs) / xn, 0.0, 1e-10);
+    CHECK(res.residual <= 1e-14 * res.bnorm);
+    CHECK_NEAR(true_residual(m, A, b, x), res.residual, 1e-12 * res.bnorm);
+    free(A);
+  }
+}
+
+/* Singular PSD W with b in its range: CR still drives the residual to 0. */
+static void test_singular_consistent(void) {
+  int m = 30, k = 10;
+  double A[900], b[30], z[30], x[30] = {0};
+  double Y[300];
+  for (int i = 0; i < k * m; i++) Y[i] = urand();
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) {
+      double s = 0.0;
+      for (int q = 0; q < k; q++) s += Y[q * m + i] * Y[q * m + j];
+      A[i * m + j] = s;
+    }
+  for (int i = 0; i < m; i++) z[i] = urand();
+  sim_cr_dense d = {m, A};
+  sim_cr_dense_apply(&d, z, b);
+  sim_cr_result res;
+  sim_cr_solve(m, sim_cr_dense_apply, &d, b, x, 200, 1e-12, NULL, &res);
+  CHECK(true_residual(m, A, b, x) <= 1e-10 * res.bnorm);
+}
+
+static void test_modes(void) {
+  int m = 40;
+  double A[1600], b[40], x[40], xs[40], work[160];
+  random_spd(m, 0.02, A);
+  for (int i = 0; i < m; i++) b[i] = urand();
+  dense_solve(m, A, b, xs);
+  counted c = {{m, A}, 0};
+  sim_cr_result res;
+
+  /* fixed count: exactly N iterations and N + 1 products; residual non-increasing and equal to
+     the true residual */
+  double prev = INFINITY;
+  for (int n = 1; n <= 12; n++) {
+    memset(x, 0, sizeof x);
+    c.calls = 0;
+    int it = sim_cr_solve(m, counted_apply, &c, b, x, n, 0.0, work, &res);
+    CHECK_INT(it, n);
+    CHECK_INT(c.calls, n + 1);
+    CHECK(res.residual <= prev * (1.0 + 1e-12));
+    CHECK(res.residual < res.bnorm);
+    CHECK_NEAR(true_residual(m, A, b, x), res.residual, 1e-12 * res.bnorm);
+    prev = res.residual;
+  }
+  CHECK(prev < 0.5 * res.bnorm);
+
+  /* tolerance mode stops at the first iterate with |r| <= tol |b| */
+  double tol = 1e-6;
+  memset(x, 0, sizeof x);
+  int it = sim_cr_solve(m, counted_apply, &c, b, x, 1000, tol, work, &res);
+  CHECK(it > 1 && it < 1000);
+  CHECK(res.residual <= tol * res.bnorm);
+  CHECK(true_residual(m, A, b, x) <= 1.001 * tol * res.bnorm);
+  memset(x, 0, sizeof x);
+  sim_cr_solve(m, counted_apply, &c, b, x, it - 1, 0.0, work, &res);
+  CHECK(res.residual > tol * res.bnorm);
+  /* a larger tolerance stops earlier */
+  memset(x, 0, sizeof x);
+  int it2 = sim_cr_solve(m, counted_apply, &c, b, x, 1000, 1e-2, work, &res);
+  CHECK(it2 < it);
+
+  /* warm start from the solution: returns at once, x untouched, one product */
+  memcpy(x, xs, sizeof x);
+  c.calls = 0;
+  it = sim_cr_solve(m, counted_apply, &c, b, x, 100, 1e-10, work, &res);
+  CHECK_INT(it, 0);
+  CHECK_INT(c.calls, 1);
+  CHECK(memcmp(x, xs, sizeof x) == 0);
+  /* warm start near the solution needs fewer iterations than a cold start */
+  for (int i = 0; i < m; i++) x[i] = xs[i] + 1e-4 * urand();
+  int warm = sim_cr_solve(m, counted_apply, &c, b, x, 1000, 1e-10, work, &res);
+  memset(x, 0, sizeof x);
+  int cold = sim_cr_solve(m, counted_apply, &c, b, x, 1000, 1e-10, work, &res);
+  CHECK(warm < cold);
+
+  /* workspace: NULL (allocated once, freed) gives the same bits as the caller's; no leak */
+  double x1[40] = {0}, x2[40] = {0};
+  size_t before = sim_mem_in_use();
+  sim_cr_solve(m, sim_cr_dense_apply, &c.d, b, x1, 15, 0.0, work, NULL);
+  sim_cr_solve(m, sim_cr_dense_apply, &c.d, b, x2, 15, 0.0, NULL, NULL);
+  CHECK(memcmp(x1, x2, sizeof x1) == 0);
+  CHECK(sim_mem_in_use() == before);
+  CHECK(sim_cr_work_size(m) == 4 * (size_t)m);
+
+  /* zero right-hand side and zero size */
+  double zb[40] = {0};
+  memset(x, 0, sizeof x);
+  CHECK_INT(sim_cr_solve(m, sim_cr_dense_apply, &c.d, zb, x, 10, 1e-8, work, &res), 0);
+  CHECK(res.residual == 0.0);
+  CHECK_INT(sim_cr_solve(0, sim_cr_dense_apply, &c.d, zb, x, 10, 1e-8, NULL, &res), 0);
+}
+
+int main(void) {
+  srand(4242);
+  test_against_dense();
+  test_singular_consistent();
+  test_modes();
+  return check_summary("test_cr");
+}
