@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* A contact found by collision detection (DESIGN.md Secs. 6-7) and its three constraint
+   rows. One contact joins a simulated vertex v to a point on something else:
+   - an analytic obstacle or a triangle-mesh obstacle: the point p (fixed for the step);
+   - another deformable body's surface triangle (tri, barycentric weights w): the point
+     moves with that body, x_c = w0 q_tri0 + w1 q_tri1 + w2 q_tri2.
+   Rows (r = 0 normal, 1 and 2 the tangents), each a direction c_r times a combination of
+   vertices, C q = q_v - sum_k w_k q_tri_k (only q_v for obstacles):
+     H_r q = c_r . (C q),       c_0 = n, c_1 = t1, c_2 = t2;
+   targets:
+     normal   d_n = n . p + min_sep (obstacles), d_n = min_sep (bodies); gap H_n q - d_n >= 0;
+     friction d_f = c_r . u (the obstacle's surface velocity u_hat at p; 0 for bodies),
+              h * dot(delta_f) = H_f (q - q_t) - h d_f (Eq. 40).
+   n points from the obstacle (or the other body) towards v. */
+#ifndef SIM_CONTACT_CONTACT_H
+#define SIM_CONTACT_CONTACT_H
+
+typedef enum {
+  SIM_CONTACT_OBSTACLE, /* analytic obstacle (core/contact/sdf.h) */
+  SIM_CONTACT_MESH,     /* triangle-mesh obstacle (core/contact/bvh.h) */
+  SIM_CONTACT_BODY      /* another deformable body's surface triangle */
+} sim_contact_kind;
+
+typedef struct sim_contact {
+  sim_contact_kind kind;
+  int v;           /* the simulated vertex (global index) */
+  int source;      /* obstacle index (OBSTACLE), mesh obstacle index (MESH), body (BODY) */
+  int tri[3];      /* BODY: the triangle's global vertex indices; otherwise -1 */
+  double w[3];     /* BODY: barycentric weights of the closest point; otherwise 0 */
+  double n[3];     /* unit normal, from the obstacle towards v */
+  double t1[3];    /* unit tangents: (t1, t2, n) right-handed (sim_tangent_basis) */
+  double t2[3];
+  double p[3];     /* closest point on the obstacle at detection (OBSTACLE, MESH) */
+  double u[3];     /* obstacle surface velocity at p (u_hat); 0 for BODY */
+  double gap;      /* signed distance at detection (negative: penetrating) */
+  double mu;       /* friction coefficient */
+} sim_contact;
+
+#endif
