@@ -346,6 +346,16 @@ check "info: exit 0, reports nnz(S) and the dense inverse" eval 'rc_is 0 && out_
   out_has "nnz(L)" && out_has "96 vertices"'
 sc info $TINY --set 'bodies.0.mesh.vertices=[3, 4, 3]'
 check "info --set: the override changes the mesh" eval 'rc_is 0 && out_has "36 vertices"'
+sc info $TINY --csv
+check "info --csv: a header and the run and all rows, same column count" eval 'rc_is 0 && stderr_empty &&
+  [ "$(wc -l <"$T/out.txt")" -eq 3 ] && head -1 "$T/out.txt" | grep -q "^scene,system,vertices,pinned," &&
+  awk -F, "NR == 2 && \$2 != \"run\" || NR == 3 && \$2 != \"all\" || NF != 21 { exit 1 }" "$T/out.txt" &&
+  awk -F, "NR == 3 { exit !(\$3 == 96 && \$8 == 96) }" "$T/out.txt"'
+sc info $TINY --csv --set solver.ordering=best
+check "info with ordering best: reports the ordering it kept" eval 'rc_is 0 &&
+  awk -F, "NR == 2 { exit !(\$10 == \"metis\" || \$10 == \"nesdis\" || \$10 == \"amd\") }" "$T/out.txt"'
+sc info $TINY --set solver.ordering=nesdi
+check "a misspelt ordering: exit 3, names the choices" eval 'fails_one_line 3 && err_has "did you mean \"nesdis\""'
 
 # ---------------------------------------------------------------------------------------------
 # 8. mesh

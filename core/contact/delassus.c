@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/* Dense Delassus operator W = H_free A^{-1} H_free^T from K = [A_s^{-1}] restricted to the
+   contact vertices (DESIGN.md Sec. 6, "cheaper still"); see delassus.h for the formulas.
+   Inputs: contacts, free_of, the factor of A_s and/or its sparse inverse S. Workspace: the
+   term table (4 nc), a vertex marker (nfree), K (m^2), g_js (nc^2). Fails on a memory limit, a
+   missing factor/S, or a CHOLMOD solve failure; every exit frees the temporaries. */
+#include "delassus.h"
+
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../base/timer.h"
+#include "rows.h"
+
+/* The contact terms restricted to free vertices: tloc[4j + t] is the local index (0..m-1) of
+   term t of contact j, or -1 (pinned or absent); tbeta its weight; unk[a] the unknown. */
+typedef struct terms {
+  int m;
+  int *tloc, *unk;
+  double *tbeta;
+} terms;
+
+static void terms_free(terms *T) {
+  sim_free(T->tloc);
+  sim_free(T->unk);
+  sim_free(T->tbeta);
+}
+
+static int terms_build(const sim_contact *c, int nc, const int *free_of, int nfree, terms *T,
+                       sim_status *st) {
+  memset(T, 0, sizeof *T);
+  int *mark = SIM_NEW(int, nfree);
+  T->tloc = SIM_NEW(int, 4 * (size_t)nc);
+  T->tbeta = SIM_NEW(double, 4 * (size_t)nc);
+  T->unk = SIM_NEW(int, 4 * (size_t)nc);
+  if (!mark || !T->tloc || !T->tbeta || !T->unk) {
+    sim_free(mark);
+    terms_free(T);
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus contact vertices)");
+  }
+  for (int i = 0; i < nfree; i++) mark[i] = -1;
+  for (int j = 0; j < nc; j++) {
+    int vert[4];
+    double beta[4];
+    int nt = sim_rows_terms(&c[j], vert, beta);
+    for (int t = 0; t < 4; t++) {
+      int u = t < nt ? (free_of ? free_of[vert[t]] : vert[t]) : -1;
+      T->tloc[4 * j + t] = -1;
+      T->tbeta[4 * j + t] = t < nt ? beta[t] : 0.0;
+      if (u < 0) continue;
+      if (mark[u] < 0) {
+        mark[u] = T->m;
+        T->unk[T->m++] = u;
+      }
+      T->tloc[4 * j + t] = mark[u];
+    }
+  }
+  sim_free(mark);
+  return SIM_OK;
+}
+
+/* [A_s^{-1}]_{ab} = (S e_a) . (S e_b): columns ka, kb of L^{-1} are the tree paths from ka and
+   kb to the root (rows ascending), equal exactly on their common tail from the lowest common
+   ancestor up. Its length T is the largest t with ra[la - t] == rb[lb - t] (monotone in t). */
+static double path_dot(const sim_sparse_inverse *S, int ka, int kb) {
+  int pa = S->col_ptr[ka], la = S->col_ptr[ka + 1] - pa;
+  int pb = S->col_ptr[kb], lb = S->col_ptr[kb + 1] - pb;
+  const int *ra = S->col_row + pa, *rb = S->col_row + pb;
+  int lo = 0, hi = la < lb ? la : lb;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (ra[la - mid] == rb[lb - mid])
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  double s = 0.0;
+  if (S->col_val) {
+    const double *xa = S->col_val + pa + (la - lo), *xb = S->col_val + pb + (lb - lo);
+    for (int t = 0; t < lo; t++) s += xa[t] * xb[t];
+  } else {
+    const float *xa = S->col_valf + pa + (la - lo), *xb = S->col_valf + pb + (lb - lo);
+    for (int t = 0; t < lo; t++) s += (double)xa[t] * (double)xb[t];
+  }
+  return s;
+}
+
+/* kcol[a] = P^{-1}(unk[a]): the column of L^{-1} that is column unk[a] of S = L^{-1} P */
+static int *inverse_perm_of(const sim_sparse_inverse *S, const int *unk, int m) {
+  int *ip = SIM_NEW(int, S->n), *k = SIM_NEW(int, m > 0 ? m : 1);
+  if (ip && k) {
+    for (int i = 0; i < S->n; i++) ip[S->perm[i]] = i;
+    for (int a = 0; a < m; a++) k[a] = ip[unk[a]];
+  } else {
+    sim_free(k);
+    k = NULL;
+  }
+  sim_free(ip);
+  return k;
+}
+
+/* A (m x m) := its upper triangle mirrored (avg = 0) or (A + A^T) / 2 (avg = 1), in 32 x 32
+   tiles so the transposed reads stay in cache. */
+static void symmetrize(double *A, int m, int avg) {
+  const int B = 32;
+  size_t ms = (size_t)m;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int i0 = 0; i0 < m; i0 += B)
+    for (int j0 = i0; j0 < m; j0 += B)
+      for (int i = i0; i < i0 + B && i < m; i++)
+        for (int j = j0 > i + 1 ? j0 : i + 1; j < j0 + B && j < m; j++) {
+          double v = avg ? 0.5 * (A[i * ms + j] + A[j * ms + i]) : A[i * ms + j];
+          A[i * ms + j] = A[j * ms + i] = v;
+        }
+}
+
+/* K = Y^T Y, Y = S[:, unk] (upper triangle by path dot products, mirrored). */
+static int k_sparse_inverse(const sim_sparse_inverse *S, const terms *T, double *K,
+                            sim_status *st) {
+  int m = T->m;
+  int *kc = inverse_perm_of(S, T->unk, m);
+  if (!kc) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus permutation)");
+#pragma omp parallel for schedule(dynamic, 8)
+  for (int a = 0; a < m; a++)
+    for (int b = a; b < m; b++) K[(size_t)a * m + b] = path_dot(S, kc[a], kc[b]);
+  symmetrize(K, m, 0);
+  sim_free(kc);
+  return SIM_OK;
+}
+
+/* X = A_s^{-1} E_m three columns per solve, K = E_m^T X, then K = (K + K^T) / 2. */
+static int k_cholmod(sim_factor *f, int nfree, const terms *T, double *K, sim_status *st) {
+  int m = T->m, rc = SIM_OK;
+  double *b = SIM_NEW0(double, 3 * (size_t)nfree), *x = SIM_NEW(double, 3 * (size_t)nfree);
+  if (!b || !x) {
+    rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus solve workspace)");
+    goto done;
+  }
+  for (int a0 = 0; a0 < m && rc == SIM_OK; a0 += 3) {
+    int nb = m - a0 < 3 ? m - a0 : 3;
+    for (int c = 0; c < nb; c++) b[3 * (size_t)T->unk[a0 + c] + c] = 1.0;
+    rc = sim_factor_solve3(f, b, x, st);
+    for (int c = 0; c < nb; c++) {
+      b[3 * (size_t)T->unk[a0 + c] + c] = 0.0;
+      for (int bb = 0; bb < m; bb++) K[(size_t)(a0 + c) * m + bb] = x[3 * (size_t)T->unk[bb] + c];
+    }
+  }
+  if (rc == SIM_OK) symmetrize(K, m, 1);
+done:
+  sim_free(b);
+  sim_free(x);
+  return rc;
+}
+
+static double dot3(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* g_js = sum_{a in j, b in s} beta_a beta_b K_ab for s >= j, mirrored (G is exactly
+   symmetric); then W_{3j+r,3s+r'} = g_js c_{j,r} . c_{s,r'} row by row. dot3(a, b) and
+   dot3(b, a) round alike, so W is exactly symmetric too. G: nc^2 doubles of workspace. */
+static void w_from_k(const sim_contact *c, int nc, const terms *T, const double *K, double *G,
+                     double *W) {
+  size_t N = 3 * (size_t)nc, m = (size_t)T->m, ncs = (size_t)nc;
+#pragma omp parallel for schedule(dynamic, 4)
+  for (int j = 0; j < nc; j++)
+    for (int s = j; s < nc; s++) {
+      double g = 0.0;
+      for (int ta = 0; ta < 4; ta++) {
+        int a = T->tloc[4 * j + ta];
+        if (a < 0) continue;
+        for (int tb = 0; tb < 4; tb++) {
+          int b = T->tloc[4 * s + tb];
+          if (b >= 0) g += T->tbeta[4 * j + ta] * T->tbeta[4 * s + tb] * K[(size_t)a * m + b];
+        }
+      }
+      G[j * ncs + s] = g;
+    }
+  symmetrize(G, nc, 0);
+#pragma omp parallel for schedule(static, 4)
+  for (int j = 0; j < nc; j++) {
+    const double *cj[3] = {c[j].n, c[j].t1, c[j].t2};
+    for (int r = 0; r < 3; r++) {
+      double *row = W + (3 * (size_t)j + r) * N;
+      for (int s = 0; s < nc; s++) {
+        double g = G[j * ncs + s];
+        row[3 * s] = g * dot3(cj[r], c[s].n);
+        row[3 * s + 1] = g * dot3(cj[r], c[s].t1);
+        row[3 * s + 2] = g * dot3(cj[r], c[s].t2);
+      }
+    }
+  }
+}
+
+size_t sim_delassus_bytes(int nc, int m, int nfree) {
+  return sizeof(double) * (10 * (size_t)nc * nc + (size_t)m * m + 6 * (size_t)nfree) +
+         (sizeof(int) * 2 + sizeof(double)) * 4 * (size_t)nc;
+}
+
+static int n_unknowns(sim_factor *f, const sim_sparse_inverse *S) {
+  if (S) return S->n;
+  sim_factor_info fi;
+  sim_factor_get_info(f, &fi);
+  return fi.n;
+}
+
+int sim_delassus_build(const sim_contact *c, int nc, const int *free_of, sim_factor *f,
+                       const sim_sparse_inverse *S, sim_delassus_method method, size_t max_bytes,
+                       double **W, size_t *W_cap, sim_delassus_info *info, sim_status *st) {
+  double *K = NULL, *G = NULL;
+  terms T = {0};
+  int rc = SIM_OK;
+  if (method == SIM_DELASSUS_AUTO) method = S ? SIM_DELASSUS_SPARSE_INVERSE : SIM_DELASSUS_CHOLMOD;
+  if (info) {
+    memset(info, 0, sizeof *info);
+    info->method = method;
+  }
+  if (method == SIM_DELASSUS_SPARSE_INVERSE && !S)
+    rc = sim_fail(st, SIM_ERR_INTERNAL, "Delassus operator: sparse_inverse method without S");
+  if (method == SIM_DELASSUS_CHOLMOD && !f)
+    rc = sim_fail(st, SIM_ERR_INTERNAL, "Delassus operator: cholmod method without a factor");
+  if (rc != SIM_OK) goto done;
+  if (nc <= 0) return SIM_OK;
+  if (*W_cap < 9 * (size_t)nc * nc) { /* grow: the old contents are not needed */
+    sim_free(*W);
+    *W = NULL;
+    *W_cap = 0;
+  }
+  double t0 = sim_now_ms();
+  int nfree = method == SIM_DELASSUS_SPARSE_INVERSE ? n_unknowns(NULL, S) : n_unknowns(f, NULL);
+  rc = terms_build(c, nc, free_of, nfree, &T, st);
+  if (rc != SIM_OK) goto done;
+  size_t need = sim_delassus_bytes(nc, T.m, nfree);
+  if (max_bytes > 0 && need > max_bytes) {
+    rc = sim_fail(st, SIM_ERR_MEMORY,
+                  "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
+                  "%.1f MB, over the limit of %.1f MB",
+                  3 * nc, 3 * nc, T.m, need / 1e6, max_bytes / 1e6);
+    goto done;
+  }
+  size_t mm = (size_t)T.m * (size_t)T.m, nn = (size_t)nc * (size_t)nc;
+  K = SIM_NEW(double, mm + 1);
+  G = SIM_NEW(double, nn);
+  if (!*W) {
+    *W = SIM_NEW(double, 9 * nn);
+    if (*W) *W_cap = 9 * nn;
+  }
+  if (!K || !G || !*W) {
+    rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory: the dense Delassus operator needs %.1f MB",
+                  need / 1e6);
+    goto done;
+  }
+  rc = method == SIM_DELASSUS_SPARSE_INVERSE ? k_sparse_inverse(S, &T, K, st)
+                                             : k_cholmod(f, nfree, &T, K, st);
+  if (rc != SIM_OK) goto done;
+  double t1 = sim_now_ms();
+  w_from_k(c, nc, &T, K, G, *W);
+  if (info) {
+    info->m = T.m;
+    info->k_ms = t1 - t0;
+    info->w_ms = sim_now_ms() - t1;
+  }
+done:
+  if (rc != SIM_OK) {
+    sim_free(*W);
+    *W = NULL;
+    *W_cap = 0;
+  }
+  sim_free(K);
+  sim_free(G);
+  terms_free(&T);
+  return rc;
+}
+
+/* beta^T K_j beta for each contact from CHOLMOD solves: column a of X gives K_ab for all b. */
+static int diag_cholmod(const sim_contact *c, int nc, sim_factor *f, int nfree, const terms *T,
+                        double *g, sim_status *st) {
+  int rc = SIM_OK;
+  double *b = SIM_NEW0(double, 3 * (size_t)nfree), *x = SIM_NEW(double, 3 * (size_t)nfree);
+  if (!b || !x) {
+    rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus diagonal workspace)");
+    goto done;
+  }
+  for (int j = 0; j < nc; j++) g[j] = 0.0;
+  for (int a0 = 0; a0 < T->m && rc == SIM_OK; a0 += 3) {
+    int nb = T->m - a0 < 3 ? T->m - a0 : 3;
+    for (int q = 0; q < nb; q++) b[3 * (size_t)T->unk[a0 + q] + q] = 1.0;
+    rc = sim_factor_solve3(f, b, x, st);
+    for (int q = 0; q < nb; q++) b[3 * (size_t)T->unk[a0 + q] + q] = 0.0;
+    for (int j = 0; j < nc && rc == SIM_OK; j++)
+      for (int ta = 0; ta < 4; ta++) {
+        int a = T->tloc[4 * j + ta];
+        if (a < a0 || a >= a0 + nb) continue;
+        for (int tb = 0; tb < 4; tb++) {
+          int bb = T->tloc[4 * j + tb];
+          if (bb >= 0)
+            g[j] +=
+                T->tbeta[4 * j + ta] * T->tbeta[4 * j + tb] * x[3 * (size_t)T->unk[bb] + a - a0];
+        }
+      }
+  }
+done:
+  sim_free(b);
+  sim_free(x);
+  return rc;
+}
+
+int sim_delassus_diag(const sim_contact *c, int nc, const int *free_of, sim_factor *f,
+                      const sim_sparse_inverse *S, double *diag, sim_status *st) {
+  if (nc <= 0) return SIM_OK;
+  if (!S && !f) return sim_fail(st, SIM_ERR_INTERNAL, "Delassus diagonal: no factor and no S");
+  int nfree = n_unknowns(f, S);
+  terms T;
+  int rc = terms_build(c, nc, free_of, nfree, &T, st);
+  if (rc != SIM_OK) return rc;
+  double *g = SIM_NEW(double, nc);
+  int *kc = NULL;
+  if (!g) {
+    rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus diagonal)");
+    goto done;
+  }
+  if (S) {
+    kc = inverse_perm_of(S, T.unk, T.m);
+    if (!kc) {
+      rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus permutation)");
+      goto done;
+    }
+#pragma omp parallel for schedule(static, 64) if (nc > 256)
+    for (int j = 0; j < nc; j++) {
+      double s = 0.0;
+      for (int ta = 0; ta < 4; ta++) {
+        int a = T.tloc[4 * j + ta];
+        if (a < 0) continue;
+        for (int tb = 0; tb < 4; tb++) {
+          int b = T.tloc[4 * j + tb];
+          if (b >= 0) s += T.tbeta[4 * j + ta] * T.tbeta[4 * j + tb] * path_dot(S, kc[a], kc[b]);
+        }
+      }
+      g[j] = s;
+    }
+  } else {
+    rc = diag_cholmod(c, nc, f, nfree, &T, g, st);
+    if (rc != SIM_OK) goto done;
+  }
+  for (int j = 0; j < nc; j++) {
+    diag[3 * j] = g[j] * dot3(c[j].n, c[j].n);
+    diag[3 * j + 1] = g[j] * dot3(c[j].t1, c[j].t1);
+    diag[3 * j + 2] = g[j] * dot3(c[j].t2, c[j].t2);
+  }
+done:
+  sim_free(g);
+  sim_free(kc);
+  terms_free(&T);
+  return rc;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* Collision detection, once per time step (DESIGN.md Sec. 7): every simulated vertex against
+   analytic obstacles, triangle-mesh obstacles and the surface triangles of the other bodies.
+
+   What is a contact (one per vertex and obstacle / mesh obstacle / other body, the nearest):
+   - analytic obstacle o (sdf.h): phi(x_v) <= margin. gap = phi, p = the closest point,
+     n = the outward normal of the SDF (points from the obstacle towards v), u = the
+     obstacle's rigid velocity at p (sim_obstacle_velocity: omega r tangential on a spinning
+     cylinder).
+   - triangle-mesh obstacle: the nearest triangle (smallest distance, then lowest triangle
+     index) with unsigned distance d <= margin. p = the closest point c on it.
+       closed (a watertight, outward-oriented, indexed mesh: shared vertices): signed.
+         The side is that of the nearest face, or, when c lies on an edge or a vertex, of the
+         pseudo-normal there (Baerentzen and Aanaes 2005: the sum of the incident face
+         normals, angle-weighted at a vertex), so a vertex behind the surface is inside:
+         gap = -d, n = (c - x)/d (pointing out). Outside gap = d, n = (x - c)/d. In a face's
+         region n is the face normal itself (the same in exact arithmetic, free of rounding). Touching
+         (d <= 8 eps max_i |c_i|, i.e. zero to rounding): gap 0, n the outward
+         (pseudo-)normal.
+       open (thin blades, codimensional): unsigned: gap = d, n = (x - c)/d (side times the
+         face normal in a face's region); touching (as above), gap 0 and the triangle's
+         normal turned towards the side x_prev (the caller's positions at the previous step)
+         was on, or the front normal when there is no x_prev or x_prev lies in the plane.
+     Deeply penetrating vertices (d > margin from every triangle) are not found: the margin
+     must exceed the motion of a step. u = vel + omega x (p - center) (rigid motion).
+   - another body B (kind SIM_CONTACT_BODY, source B): the nearest surface triangle of B with
+     d <= margin, signed as for a closed mesh obstacle (body surfaces are closed and
+     outward). tri = its global vertex indices, w = barycentrics of the closest point
+     (sum 1), p = w0 x_tri0 + w1 x_tri1 + w2 x_tri2, u = 0, mu = sqrt(mu_A mu_B) (Box2D's
+     friction mixing). With self_collision, B = A is tested too, without the triangles
+     incident to v (a ring of neighbours may then touch when margin nears the edge length).
+   For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY.
+
+   Filters: a pinned vertex (pinned[v] != 0) is skipped (its triangles still count). An obstacle or mesh obstacle touches
+   the vertices of body b when bit b of its bodies mask is set (bodies >= 64: only with the
+   full mask SIM_DETECT_ALL); a vertex in no body's range is touched by every obstacle.
+
+   Order: contacts sorted by (v, kind, source), which is the order they are generated in; the
+   vertices are split into fixed chunks processed by OpenMP threads into per-thread buffers
+   and concatenated in chunk order, so the output is identical for any thread count.
+
+   Lifetime: sim_detect_init builds a BVH per mesh obstacle and per body surface (the caller
+   keeps the scene's arrays alive and may change the positions between steps: bodies'
+   BVHs are refit from x every step, mesh obstacles' when moving != 0). Failure: SIM_ERR_MESH
+   on bad input (counts, indices, overlapping body ranges, non-finite mesh coordinates),
+   SIM_ERR_MEMORY; the output then holds no contacts. */
+#ifndef SIM_CONTACT_DETECT_H
+#define SIM_CONTACT_DETECT_H
+#include <stdint.h>
+
+#include "base/status.h"
+#include "contact/bvh.h"
+#include "contact/contact.h"
+#include "contact/sdf.h"
+
+#define SIM_DETECT_ALL (~(uint64_t)0) /* bodies mask: every body */
+#define SIM_DETECT_CHUNK 256          /* vertices per work chunk (fixed: determinism) */
+
+typedef struct {
+  double margin;      /* contact when the (signed) distance <= margin; >= 0 */
+  double min_sep;     /* separation the normal rows enforce (stored in the output) */
+  int self_collision; /* 0 (default): a body's vertices ignore its own triangles */
+} sim_detect_params;
+
+typedef struct {
+  sim_obstacle shape;
+  double mu;       /* friction coefficient */
+  uint64_t bodies; /* bit b: touches body b */
+} sim_detect_obstacle;
+
+typedef struct {
+  int nv, nt;
+  const double *x; /* 3 nv world positions at this step (the caller applies the motion) */
+  const int *tri;  /* 3 nt vertex indices, counter-clockwise seen from outside */
+  int closed;      /* 1: watertight and outward (signed); 0: open or thin (unsigned) */
+  int moving;      /* 1: x changes between steps (refit every step) */
+  double vel[3], omega[3], center[3]; /* rigid velocity u(p) = vel + omega x (p - center) */
+  double mu;
+  uint64_t bodies;
+} sim_detect_mesh;
+
+typedef struct {
+  int v0, nv;     /* the body's vertices: global indices v0 .. v0 + nv - 1 */
+  int nt;         /* surface triangles, outward, global vertex indices (closed surface) */
+  const int *tri; /* 3 nt */
+  double mu;
+} sim_detect_body;
+
+typedef struct {
+  int nv;
+  const double *x;               /* 3 nv current positions */
+  const double *x_prev;          /* 3 nv positions at the previous step, or NULL */
+  const unsigned char *pinned;   /* nv flags, or NULL */
+  int nobs, nmesh, nbodies;
+  const sim_detect_obstacle *obs;
+  const sim_detect_mesh *mesh;
+  const sim_detect_body *body;
+} sim_detect_scene;
+
+/* Caller-owned output (start from {0}; sim_detect_run resets n). */
+typedef struct {
+  sim_contact *c;
+  int n, cap;
+  int count[3];   /* per sim_contact_kind */
+  double min_sep; /* copied from the parameters */
+} sim_detect_contacts;
+
+typedef struct sim_detect_buf_ sim_detect_buf_;
+typedef struct {
+  int nv, nmesh, nbodies;
+  int *body_of;        /* nv: the vertex's body, -1 for none */
+  sim_bvh *mesh_bvh;   /* nmesh */
+  sim_bvh *body_bvh;   /* nbodies, over the global positions */
+  int nbuf;            /* per-thread buffers, kept between steps */
+  sim_detect_buf_ *buf;
+  int nchunk;
+  int *chunk_thread, *chunk_first, *chunk_count; /* where each chunk's contacts went */
+} sim_detect;
+
+sim_detect_params sim_default_detect_params(void); /* margin 1e-3, min_sep 0, no self */
+sim_detect_obstacle sim_default_detect_obstacle(sim_obstacle_kind kind); /* mu 0.5, all */
+sim_detect_mesh sim_default_detect_mesh(void); /* empty, closed, static, mu 0.5, all */
+
+int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st);
+int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
+                   sim_detect_contacts *out, sim_status *st);
+void sim_detect_free(sim_detect *d);
+void sim_detect_contacts_free(sim_detect_contacts *c);
+
+#endif

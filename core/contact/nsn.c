@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* Non-smooth Newton contact stage (nsn.h): inputs W (borrowed), mu, d, H q_t, H q^k,
+   H A^{-1} b^k; workspace 12 x 3nc doubles plus CR's 4 x 3nc, grown on demand; fails only
+   on allocation. */
+#include "nsn.h"
+
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../base/timer.h"
+#include "cr.h"
+
+sim_nsn_options sim_default_nsn_options(void) {
+  sim_nsn_options o;
+  o.ncp = SIM_NCP_FISCHER_BURMEISTER;
+  o.precond = SIM_NSN_PRECOND_DELASSUS;
+  o.cr_iters = 10;
+  o.cr_tol = 0.0;
+  o.max_force = 0.0;
+  o.h = 0.01;
+  o.warm_start = 1;
+  return o;
+}
+
+int sim_nsn_init(sim_nsn *s, const sim_nsn_options *opt) {
+  memset(s, 0, sizeof(*s));
+  s->opt = opt ? *opt : sim_default_nsn_options();
+  if (!(s->opt.h > 0.0) || s->opt.cr_iters < 1) return -1;
+  return 0;
+}
+
+static void free_buffers(sim_nsn *s) {
+  double **b[] = {&s->mu, &s->d,   &s->hqt,  &s->w, &s->lambda, &s->f,   &s->omega,
+                  &s->e,  &s->rhs, &s->dlam, &s->y, &s->tmp,    &s->work};
+  for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+    sim_free(*b[i]);
+    *b[i] = NULL;
+  }
+  s->cap = 0;
+}
+
+void sim_nsn_destroy(sim_nsn *s) {
+  free_buffers(s);
+  s->nc = 0;
+}
+
+static int grow(sim_nsn *s, int nc) {
+  if (nc <= s->cap) return 0;
+  free_buffers(s);
+  size_t m = 3 * (size_t)nc;
+  s->mu = SIM_NEW0(double, nc);
+  s->d = SIM_NEW0(double, m);
+  s->hqt = SIM_NEW0(double, m);
+  s->w = SIM_NEW0(double, m);
+  s->lambda = SIM_NEW0(double, m);
+  s->f = SIM_NEW0(double, m);
+  s->omega = SIM_NEW0(double, m);
+  s->e = SIM_NEW0(double, m);
+  s->rhs = SIM_NEW0(double, m);
+  s->dlam = SIM_NEW0(double, m);
+  s->y = SIM_NEW0(double, m);
+  s->tmp = SIM_NEW0(double, m);
+  s->work = SIM_NEW0(double, sim_cr_work_size((int)m));
+  if (!s->mu || !s->d || !s->hqt || !s->w || !s->lambda || !s->f || !s->omega || !s->e || !s->rhs ||
+      !s->dlam || !s->y || !s->tmp || !s->work) {
+    free_buffers(s);
+    return -1;
+  }
+  s->cap = nc;
+  return 0;
+}
+
+int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu, const double *d,
+                       const double *hqt, const double *minv_diag) {
+  int keep = s->opt.warm_start && nc == s->nc && nc <= s->cap;
+  int m = 3 * nc, mass = s->opt.precond == SIM_NSN_PRECOND_MASS_INVERSE;
+  if (nc < 0 || (mass && nc > 0 && !minv_diag)) return -1;
+  if (grow(s, nc)) {
+    s->nc = 0;
+    return -1;
+  }
+  s->nc = nc;
+  s->W = W;
+  if (nc == 0) return 0;
+  memcpy(s->mu, mu, sizeof(double) * (size_t)nc);
+  memcpy(s->d, d, sizeof(double) * (size_t)m);
+  memcpy(s->hqt, hqt, sizeof(double) * (size_t)m);
+  for (int i = 0; i < m; i++) {
+    s->w[i] = mass ? minv_diag[i] : W[(size_t)i * (size_t)m + (size_t)i];
+    s->f[i] = 0.0;
+    if (!keep) s->lambda[i] = 0.0;
+  }
+  return 0;
+}
+
+/* out = W x (dense, row-major m x m) */
+static void w_apply(const double *W, int m, const double *x, double *out) {
+  for (int i = 0; i < m; i++) {
+    const double *row = W + (size_t)i * (size_t)m;
+    double acc = 0.0;
+    for (int j = 0; j < m; j++) acc += row[j] * x[j];
+    out[i] = acc;
+  }
+}
+
+/* y = Omega W (Omega x) + (E / h^2) x */
+static void system_apply(void *ctx, const double *x, double *y) {
+  sim_nsn *s = (sim_nsn *)ctx;
+  int m = 3 * s->nc;
+  for (int i = 0; i < m; i++) s->tmp[i] = s->omega[i] * x[i];
+  w_apply(s->W, m, s->tmp, y);
+  for (int i = 0; i < m; i++) y[i] = s->omega[i] * y[i] + s->e[i] * x[i];
+}
+
+int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
+  int nc = s->nc, m = 3 * nc;
+  double h = s->opt.h, ih2 = 1.0 / (h * h), t0 = sim_now_ms();
+  double *phi = s->dlam; /* phi is held in dlam until the solve starts */
+  s->stats.newton_steps++;
+  if (nc == 0) return 0;
+  double phi_max = 0.0;
+  /* Step 2: NCP values and the diagonal Omega, E (Appendix B) at (H q^k, lambda^k). */
+  for (int j = 0; j < nc; j++) {
+    const double *lam = s->lambda + 3 * j;
+    int i = 3 * j;
+    double r_n = sim_ncp_precond_normal(h, s->w[i]);
+    double om, en;
+    phi[i] = sim_ncp_normal(s->opt.ncp, hq[i] - s->d[i], lam[0], r_n, &om, &en);
+    s->omega[i] = om;
+    s->e[i] = en * ih2;
+    /* displacement form: u = h dot(delta_f), r = h^2 w (ncp.h, last paragraph on units) */
+    double u[2], r_f = sim_ncp_precond_normal(h, 0.5 * (s->w[i + 1] + s->w[i + 2]));
+    for (int a = 0; a < 2; a++) u[a] = hq[i + 1 + a] - s->hqt[i + 1 + a] - h * s->d[i + 1 + a];
+    sim_ncp_fric fr = sim_ncp_friction(s->opt.ncp, u, lam + 1, lam[0], s->mu[j], r_f);
+    for (int a = 0; a < 2; a++) {
+      phi[i + 1 + a] = fr.phi[a];
+      s->omega[i + 1 + a] = fr.omega;
+      /* inactive rows: phi_f = lambda_f with E = I in phi's units; keep it relative to W */
+      s->e[i + 1 + a] = fr.omega > 0.0 ? fr.e * ih2 : s->w[i + 1 + a] > 0.0 ? s->w[i + 1 + a] : 1.0;
+      if (fr.omega == 0.0) phi[i + 1 + a] *= h * h * s->e[i + 1 + a];
+    }
+  }
+  /* y = H A^{-1} g = hab + h^2 W Omega lambda^k (g = b^k + h^2 J^T lambda^k) */
+  for (int i = 0; i < m; i++) {
+    s->tmp[i] = s->omega[i] * s->lambda[i];
+    if (fabs(phi[i]) > phi_max) phi_max = fabs(phi[i]);
+  }
+  w_apply(s->W, m, s->tmp, s->y);
+  /* Step 3 right-hand side: (1/h^2)(h_vec - J A^{-1} g), h_vec = Omega H q^k - phi */
+  for (int i = 0; i < m; i++)
+    s->rhs[i] = ih2 * (s->omega[i] * (hq[i] - hab[i]) - phi[i]) - s->omega[i] * s->y[i];
+  s->stats.phi_max = phi_max;
+  double t1 = sim_now_ms();
+  s->stats.assemble_ms += t1 - t0;
+  for (int i = 0; i < m; i++) s->dlam[i] = 0.0;
+  int it = sim_cr_solve(m, system_apply, s, s->rhs, s->dlam, s->opt.cr_iters, s->opt.cr_tol,
+                        s->work, NULL);
+  double t2 = sim_now_ms();
+  s->stats.cst_solve_ms += t2 - t1;
+  if (it < 0) return -1;
+  s->stats.cr_iters += it;
+  /* Step 4: lambda += dlambda, cap, cone; f = Omega lambda for q = A^{-1}(b + h^2 H^T f). */
+  for (int j = 0; j < nc; j++) {
+    double *lam = s->lambda + 3 * j;
+    for (int a = 0; a < 3; a++) lam[a] += s->dlam[3 * j + a];
+    if (s->opt.max_force > 0.0 && lam[0] > s->opt.max_force) lam[0] = s->opt.max_force;
+    sim_ncp_cone_clamp(s->mu[j], lam);
+    for (int a = 0; a < 3; a++) s->f[3 * j + a] = s->omega[3 * j + a] * lam[a];
+  }
+  s->stats.assemble_ms += sim_now_ms() - t2;
+  return it;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* Non-smooth Newton contact stage (paper Sec. 5.2, Algorithm 4 steps 2-4; DESIGN.md Sec. 6),
+   independent of the frame loop: it sees only constraint-space vectors (3 nc, row 3j + r of
+   contact j: r = 0 normal, 1 and 2 the tangents), the dense Delassus W = H A^{-1} H^T
+   (core/contact/delassus.h, borrowed), targets d, mu, and a preconditioner.
+
+   Units and the caller's convention (A = M + h^2 L in mass units, DESIGN.md Sec. 4):
+     q = A^{-1} (b + h^2 H^T f),  f = Omega lambda = the "force" vector (newtons) returned by
+   sim_nsn_force(); H^T f = J^T lambda with J = Omega H, exactly the paper's step 4
+   q^{k+1} = A^{-1}(b + h^2 J^T lambda^{k+1}). The caller applies H^T (never Omega itself).
+   lambda (sim_nsn_lambda) is the multiplier in the cone (lambda_n >= 0, |lambda_f| <= mu
+   lambda_n, lambda_n <= max_force); at convergence Omega = 1 on every row with lambda != 0,
+   so f = lambda: lambda_n is the normal contact force (m g for a resting particle).
+   W is in 1/mass; H q, d_n in length; d_f (friction rows) is the obstacle surface velocity
+   c_r . u_hat (m/s, core/contact/rows.h).
+
+   One call per L-G iteration k (sim_nsn_iterate), given hq = H q^k, hab = H A^{-1} b^k (b^k
+   from this iteration's local step) and, once per step, hqt = H q_t:
+     y = H A^{-1} g = hab + h^2 W Omega lambda^k   (g = b^k + h^2 J^T lambda^k)
+     normal:   delta = hq_n - d_n,  r = h^2 w_jj,  phi_n = phi(delta, r lambda_n)   (length)
+     friction: u = (hq_f - hqt_f) - h d_f = h dot(delta_f) (Eq. 40, displacement, length),
+               r = h^2 w_f (w_f = mean of the two tangent rows' w_jj): by homogeneity this is
+               ncp.h's velocity form times h, phi_f = u + e lambda_f with e in length/newton
+     (w_jj = W_jj, Eq. 28, or the caller's [H M^{-1} H^T]_jj for the mass-inverse variant).
+   Linearising phi(q, lambda) + J dq + E dlambda = 0 with dq = A^{-1} g + h^2 A^{-1} J^T
+   dlambda - q^k and dividing by h^2 gives step 3:
+     (Omega W Omega + E / h^2) dlambda = (1/h^2) (h_vec - Omega y),  h_vec = Omega hq - phi
+   (h_vec in length, both sides in length/mass = 1/mass * newton; E/h^2 in 1/mass like W).
+   Omega in g is this iteration's (evaluated first), so the Newton prediction
+   H q^{k+1} = y + h^2 W Omega dlambda is exactly what step 4 applies (before the clamps) and a
+   warm-started lambda is not counted twice. CR (core/contact/cr.h) solves it from
+   dlambda = 0 with the product x -> Omega W (Omega x) + (E/h^2) x. Then lambda += dlambda,
+   lambda_n capped at max_force (> 0), sim_ncp_cone_clamp, and f = Omega lambda. Inactive
+   friction rows (phi_f = lambda_f, Omega = 0, E = I) are scaled by h^2 w_jj (row and E/h^2
+   both w_jj) so their dlambda = -lambda_f sits on W's scale.
+   The caller's loop: q^{k+1} = A^{-1} b^k + h^2 A^{-1} H^T f, i.e. one unconstrained solve
+   and one correction solve; hq for the next call is H q^{k+1}.
+   Warm start: sim_nsn_begin_step keeps lambda when warm_start is set and nc is unchanged
+   (otherwise zeroes it); the caller may overwrite sim_nsn_lambda() after begin_step (contacts
+   matched across steps). q^0 is any linearisation point; A^{-1}(b + h^2 H^T lambda_warm) is
+   the best (FB friction converges from it in far fewer steps than from q~). f is 0 there. */
+#ifndef SIM_CONTACT_NSN_H
+#define SIM_CONTACT_NSN_H
+#include "ncp.h"
+
+typedef enum {
+  SIM_NSN_PRECOND_DELASSUS = 0,    /* w_jj = W_jj (Eq. 28) */
+  SIM_NSN_PRECOND_MASS_INVERSE = 1 /* w_jj = [H M^{-1} H^T]_jj from the caller */
+} sim_nsn_precond;
+
+typedef struct sim_nsn_options {
+  sim_ncp_kind ncp;        /* Fischer-Burmeister (default) or minimum map */
+  sim_nsn_precond precond; /* Delassus diagonal (default) */
+  int cr_iters;            /* CR iterations per Newton step (10) */
+  double cr_tol;           /* CR relative tolerance (0: the fixed count) */
+  double max_force;        /* cap on lambda_n in newtons (0: none) */
+  double h;                /* time step (s) */
+  int warm_start;          /* keep lambda across steps (1) */
+} sim_nsn_options;
+
+sim_nsn_options sim_default_nsn_options(void);
+
+typedef struct sim_nsn_stats {
+  double assemble_ms;  /* Table 3 "assemble": H A^{-1} g, NCP evaluation, right-hand side */
+  double cst_solve_ms; /* Table 3 "cst_solve": CR */
+  long cr_iters;       /* CR iterations, summed */
+  int newton_steps;    /* sim_nsn_iterate calls */
+  double phi_max;      /* max |phi| (length) at the last call's linearisation point */
+} sim_nsn_stats;
+
+typedef struct sim_nsn {
+  sim_nsn_options opt;
+  int nc, cap;     /* contacts; capacity of the buffers (contacts) */
+  const double *W; /* 3nc x 3nc row-major, borrowed */
+  double *mu;      /* nc */
+  double *d;       /* 3nc targets (d_n length, d_f velocity) */
+  double *hqt;     /* 3nc H q_t */
+  double *w;       /* 3nc preconditioner diagonal w_jj */
+  double *lambda;  /* 3nc multipliers (in the cone) */
+  double *f;       /* 3nc Omega lambda: what the caller applies with H^T */
+  double *omega, *e, *rhs, *dlam, *y, *tmp, *work; /* workspace (e: E / h^2) */
+  sim_nsn_stats stats;
+} sim_nsn;
+
+/* Returns 0, or -1 on a bad option (h <= 0, cr_iters < 1). Allocates nothing. */
+int sim_nsn_init(sim_nsn *s, const sim_nsn_options *opt);
+void sim_nsn_destroy(sim_nsn *s);
+
+/* Start a time step with nc contacts: W (3nc x 3nc, borrowed until the next begin_step), mu
+   (nc), d (3nc), hqt = H q_t (3nc), minv_diag ([H M^{-1} H^T]_jj, 3nc; needed for
+   MASS_INVERSE, ignored otherwise). Copies mu, d, hqt. Returns 0, or -1 (allocation failure,
+   nc < 0, or MASS_INVERSE without minv_diag). */
+int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu, const double *d,
+                       const double *hqt, const double *minv_diag);
+
+/* One Newton step (Algorithm 4 steps 2-4), see above. hq = H q^k, hab = H A^{-1} b^k (3nc).
+   Returns the CR iterations done, or -1 when the CR workspace could not be allocated. */
+int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab);
+
+static inline const double *sim_nsn_force(const sim_nsn *s) { return s->f; }
+static inline double *sim_nsn_lambda(sim_nsn *s) { return s->lambda; }
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* Contact rows H (3 per contact): products H x and H^T lambda, and the targets (DESIGN.md
+   Sec. 6; Eq. 40 for the friction targets). */
+#include "rows.h"
+
+#include <stddef.h>
+
+int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]) {
+  vert[0] = c->v;
+  beta[0] = 1.0;
+  if (c->kind != SIM_CONTACT_BODY) return 1;
+  for (int k = 0; k < 3; k++) {
+    vert[k + 1] = c->tri[k];
+    beta[k + 1] = -c->w[k];
+  }
+  return 4;
+}
+
+static const double *dir(const sim_contact *c, int r) {
+  return r == 0 ? c->n : (r == 1 ? c->t1 : c->t2);
+}
+
+/* index of vertex v in the vector, or -1 when it is pinned (free_of given) */
+static int slot(const int *free_of, int v) { return free_of ? free_of[v] : v; }
+
+void sim_rows_apply(const sim_contact *c, int nc, const int *free_of, const double *x,
+                    double *out) {
+#pragma omp parallel for schedule(static, 64) if (nc > 512)
+  for (int j = 0; j < nc; j++) {
+    int vert[4];
+    double beta[4];
+    int nt = sim_rows_terms(&c[j], vert, beta);
+    /* C_j x = sum_a beta_a x_a, then H_{3j+r} x = c_r . (C_j x) */
+    double y[3] = {0, 0, 0};
+    for (int a = 0; a < nt; a++) {
+      int s = slot(free_of, vert[a]);
+      if (s < 0) continue;
+      for (int d = 0; d < 3; d++) y[d] += beta[a] * x[3 * (size_t)s + d];
+    }
+    for (int r = 0; r < 3; r++) {
+      const double *cr = dir(&c[j], r);
+      out[3 * j + r] = cr[0] * y[0] + cr[1] * y[1] + cr[2] * y[2];
+    }
+  }
+}
+
+void sim_rows_apply_T(const sim_contact *c, int nc, const int *free_of, const double *lambda,
+                      double *f) {
+  for (int j = 0; j < nc; j++) {
+    /* H_j^T lambda_j = C_j^T (sum_r lambda_{3j+r} c_r) */
+    double g[3] = {0, 0, 0};
+    for (int r = 0; r < 3; r++) {
+      const double *cr = dir(&c[j], r);
+      for (int d = 0; d < 3; d++) g[d] += lambda[3 * j + r] * cr[d];
+    }
+    int vert[4];
+    double beta[4];
+    int nt = sim_rows_terms(&c[j], vert, beta);
+    for (int a = 0; a < nt; a++) {
+      int s = slot(free_of, vert[a]);
+      if (s < 0) continue;
+      for (int d = 0; d < 3; d++) f[3 * (size_t)s + d] += beta[a] * g[d];
+    }
+  }
+}
+
+void sim_rows_targets(const sim_contact *c, int nc, double min_sep, double *d) {
+  for (int j = 0; j < nc; j++) {
+    const sim_contact *cj = &c[j];
+    if (cj->kind == SIM_CONTACT_BODY) {
+      d[3 * j] = min_sep;
+      d[3 * j + 1] = 0.0;
+      d[3 * j + 2] = 0.0;
+      continue;
+    }
+    const double *n = cj->n, *p = cj->p, *u = cj->u;
+    d[3 * j] = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] + min_sep;
+    for (int r = 1; r < 3; r++) {
+      const double *cr = dir(cj, r);
+      d[3 * j + r] = cr[0] * u[0] + cr[1] * u[1] + cr[2] * u[2];
+    }
+  }
+}

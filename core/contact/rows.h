@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* The three constraint rows of each contact (core/contact/contact.h; DESIGN.md Sec. 6) as an
+   operator: row 3j + r of H belongs to contact j, r = 0 normal, 1 and 2 the tangents,
+     H_{3j+r} q = c_r . (q_v - sum_k w_k q_tri_k)      (BODY; q_v alone otherwise).
+   Vectors of positions are 3 interleaved columns (x0 y0 z0 x1 ...).
+   free_of == NULL: H acts on the positions of all vertices (pinned ones included, they simply
+   have known positions). free_of != NULL: the vector lives on the free unknowns (3 nfree,
+   unknown free_of[vertex]) and pinned vertices (free_of = -1) are skipped: H_free. */
+#ifndef SIM_CONTACT_ROWS_H
+#define SIM_CONTACT_ROWS_H
+
+#include "contact.h"
+
+/* Up to 4 (vertex, beta) terms of C_j: (v, 1) and, for BODY, (tri_k, -w_k). Returns the count. */
+int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]);
+
+/* out[3j + r] = H_{3j+r} x for the 3 nc rows. Rows are independent (parallel, deterministic). */
+void sim_rows_apply(const sim_contact *c, int nc, const int *free_of, const double *x, double *out);
+
+/* f += H^T lambda (lambda: 3 nc). Serial, in contact order: bitwise reproducible. */
+void sim_rows_apply_T(const sim_contact *c, int nc, const int *free_of, const double *lambda,
+                      double *f);
+
+/* Targets d (3 nc), per contact.h:
+     normal   d_n = n . p + min_sep (OBSTACLE, MESH), min_sep (BODY);
+     friction d_r = c_r . u (r = 1, 2; u = obstacle surface velocity), 0 for BODY. */
+void sim_rows_targets(const sim_contact *c, int nc, double min_sep, double *d);
+
+#endif

@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: MIT
+# Unit tests of core/contact/nsn.c (non-smooth Newton contact stage) on free particles.
+sim_unit_test(test_nsn test_nsn.c)

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* Delassus operator W = H_free A^{-1} H_free^T: both methods (sparse inverse, CHOLMOD solves)
+   against a dense product built from CHOLMOD solves on unit vectors; symmetry, positive
+   semidefiniteness, the diagonal, pinned vertices, the memory limit. Set SIMCTL_BENCH_DELASSUS=1
+   to time both methods on a 20 x 20 x 20 grid with 1000 contact vertices. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/base/alloc.h"
+#include "../core/base/timer.h"
+#include "../core/contact/delassus.h"
+#include "../core/contact/rows.h"
+#include "check.h"
+#include "grid_matrix.h"
+
+static double rnd(void) { return rand() / (double)RAND_MAX - 0.5; }
+
+static void unit(double *a) {
+  double s = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  for (int d = 0; d < 3; d++) a[d] /= s;
+}
+
+/* contact j on vertex v: obstacle (j even) or body with 3 random triangle vertices (j odd) */
+static void make_contact(sim_contact *k, int j, int v, int n) {
+  memset(k, 0, sizeof *k);
+  k->v = v;
+  for (int d = 0; d < 3; d++) k->n[d] = rnd();
+  unit(k->n);
+  double a[3] = {fabs(k->n[0]) > 0.8 ? 0 : 1, fabs(k->n[0]) > 0.8 ? 1 : 0, 0};
+  k->t1[0] = k->n[1] * a[2] - k->n[2] * a[1];
+  k->t1[1] = k->n[2] * a[0] - k->n[0] * a[2];
+  k->t1[2] = k->n[0] * a[1] - k->n[1] * a[0];
+  unit(k->t1);
+  k->t2[0] = k->t1[1] * k->n[2] - k->t1[2] * k->n[1];
+  k->t2[1] = k->t1[2] * k->n[0] - k->t1[0] * k->n[2];
+  k->t2[2] = k->t1[0] * k->n[1] - k->t1[1] * k->n[0];
+  if (j % 2 == 0) {
+    k->kind = SIM_CONTACT_OBSTACLE;
+    k->tri[0] = k->tri[1] = k->tri[2] = -1;
+  } else {
+    k->kind = SIM_CONTACT_BODY;
+    double w0 = rand() / (double)RAND_MAX, w1 = (1 - w0) * rand() / (double)RAND_MAX;
+    k->w[0] = w0, k->w[1] = w1, k->w[2] = 1 - w0 - w1;
+    for (int t = 0; t < 3; t++) k->tri[t] = rand() % n;
+  }
+}
+
+/* A_s^{-1} densely (nf x nf) from CHOLMOD solves on unit vectors, 3 at a time */
+static double *dense_inverse(sim_factor *f, int nf) {
+  double *Ai = malloc(sizeof(double) * (size_t)nf * nf), *b = calloc(3 * nf, sizeof(double));
+  double *x = malloc(sizeof(double) * 3 * nf);
+  sim_status st = {0};
+  for (int a0 = 0; a0 < nf; a0 += 3) {
+    int nb = nf - a0 < 3 ? nf - a0 : 3;
+    for (int c = 0; c < nb; c++) b[3 * (a0 + c) + c] = 1;
+    CHECK_INT(sim_factor_solve3(f, b, x, &st), SIM_OK);
+    for (int c = 0; c < nb; c++) {
+      b[3 * (a0 + c) + c] = 0;
+      for (int i = 0; i < nf; i++) Ai[(size_t)i * nf + a0 + c] = x[3 * i + c];
+    }
+  }
+  free(b), free(x);
+  return Ai;
+}
+
+/* W_ref = H_free kron(A_s^{-1}, I3) H_free^T, H_free densely from sim_rows_apply on unit vectors */
+static double *dense_w(const sim_contact *c, int nc, const int *free_of, const double *Ai, int nf) {
+  int nr = 3 * nc, nx = 3 * nf;
+  double *H = malloc(sizeof(double) * (size_t)nr * nx), *e = calloc(nx, sizeof(double));
+  double *col = malloc(sizeof(double) * nr);
+  for (int k = 0; k < nx; k++) {
+    e[k] = 1;
+    sim_rows_apply(c, nc, free_of, e, col);
+    e[k] = 0;
+    for (int i = 0; i < nr; i++) H[(size_t)i * nx + k] = col[i];
+  }
+  double *T = calloc((size_t)nr * nx, sizeof(double)), *W = calloc((size_t)nr * nr, sizeof(double));
+  for (int i = 0; i < nr; i++)
+    for (int u = 0; u < nf; u++)
+      for (int d = 0; d < 3; d++) {
+        double h = H[(size_t)i * nx + 3 * u + d];
+        if (h == 0) continue;
+        for (int v = 0; v < nf; v++) T[(size_t)i * nx + 3 * v + d] += h * Ai[(size_t)u * nf + v];
+      }
+  for (int i = 0; i < nr; i++)
+    for (int k = 0; k < nr; k++) {
+      double s = 0;
+      for (int t = 0; t < nx; t++) s += T[(size_t)i * nx + t] * H[(size_t)k * nx + t];
+      W[(size_t)i * nr + k] = s;
+    }
+  free(H), free(e), free(col), free(T);
+  return W;
+}
+
+/* dense Cholesky of M (nr x nr, destroyed); 0 when a pivot is not positive */
+static int cholesky_ok(double *M, int nr) {
+  for (int j = 0; j < nr; j++) {
+    double d = M[(size_t)j * nr + j];
+    for (int k = 0; k < j; k++) d -= M[(size_t)j * nr + k] * M[(size_t)j * nr + k];
+    if (!(d > 0)) return 0;
+    d = sqrt(d);
+    M[(size_t)j * nr + j] = d;
+    for (int i = j + 1; i < nr; i++) {
+      double s = M[(size_t)i * nr + j];
+      for (int k = 0; k < j; k++) s -= M[(size_t)i * nr + k] * M[(size_t)j * nr + k];
+      M[(size_t)i * nr + j] = s / d;
+    }
+  }
+  return 1;
+}
+
+static double max_abs(const double *a, size_t m) {
+  double s = 0;
+  for (size_t i = 0; i < m; i++) s = fmax(s, fabs(a[i]));
+  return s;
+}
+
+static double max_diff(const double *a, const double *b, size_t m) {
+  double s = 0;
+  for (size_t i = 0; i < m; i++) s = fmax(s, fabs(a[i] - b[i]));
+  return s;
+}
+
+static void check_against_dense(sim_ordering ord) {
+  int *cp, *ri;
+  double *v;
+  int nf = grid_matrix(6, 5, 4, &cp, &ri, &v);
+  /* model vertices: every 7th (from 3) pinned, the others the grid's unknowns in order */
+  int n = nf + nf / 6, *free_of = malloc(sizeof(int) * n), k = 0, npin = 0;
+  for (int i = 0; i < n; i++) {
+    int pin = (i % 7 == 3 && npin < n - nf) || k == nf;
+    free_of[i] = pin ? -1 : k++;
+    npin += pin;
+  }
+  CHECK_INT(k, nf);
+  sim_status st = {0};
+  sim_factor *fs = NULL, *fc = NULL;
+  CHECK_INT(sim_factor_create(nf, cp, ri, v, ord, 1, &fs, &st), SIM_OK);
+  CHECK_INT(sim_factor_create(nf, cp, ri, v, ord, 0, &fc, &st), SIM_OK);
+  sim_sparse_inverse S, Sf;
+  CHECK_INT(sim_sparse_inverse_build(fs, SIM_PREC_DOUBLE, 0, &S, &st), SIM_OK);
+  CHECK_INT(sim_sparse_inverse_build(fs, SIM_PREC_FLOAT, 0, &Sf, &st), SIM_OK);
+  int nc = 40, nr = 3 * nc;
+  sim_contact *c = malloc(sizeof(sim_contact) * nc);
+  for (int j = 0; j < nc; j++) make_contact(&c[j], j, rand() % n, n);
+  make_contact(&c[6], 6, 3, n); /* an obstacle contact on a pinned vertex: a zero row */
+  c[9].v = c[7].tri[1];         /* a vertex shared by two contacts */
+  double *Ai = dense_inverse(fc, nf);
+  double *Wr = dense_w(c, nc, free_of, Ai, nf);
+  double scale = max_abs(Wr, (size_t)nr * nr);
+  CHECK(scale > 0);
+  const sim_delassus_method meth[3] = {SIM_DELASSUS_SPARSE_INVERSE, SIM_DELASSUS_CHOLMOD,
+                                       SIM_DELASSUS_AUTO};
+  double *W = NULL, *W0 = NULL;
+  size_t cap = 0;
+  for (int t = 0; t < 3; t++) {
+    sim_delassus_info info;
+    CHECK_INT(sim_delassus_build(c, nc, free_of, t == 1 ? fc : fs, t == 1 ? NULL : &S, meth[t], 0,
+                                 &W, &cap, &info, &st),
+              SIM_OK);
+    if (!W) continue;
+    if (t == 0) W0 = W;
+    CHECK(W == W0 && cap == (size_t)nr * nr); /* the buffer is reused */
+    CHECK(max_diff(W, Wr, (size_t)nr * nr) <= 1e-10 * scale);
+    CHECK(info.method == (t == 1 ? SIM_DELASSUS_CHOLMOD : SIM_DELASSUS_SPARSE_INVERSE));
+    CHECK(info.m > 0 && info.m <= 4 * nc);
+    int sym = 1;
+    for (int i = 0; i < nr; i++)
+      for (int j = 0; j < nr; j++) sym &= W[(size_t)i * nr + j] == W[(size_t)j * nr + i];
+    CHECK(sym);
+    CHECK(max_abs(W + 18 * nr, nr) == 0); /* row 18 = normal row of contact 6 (pinned) */
+    /* positive semidefinite: W + eps I factors; W - (larger eps) I does not (zero row) */
+    double *M = malloc(sizeof(double) * nr * nr);
+    memcpy(M, W, sizeof(double) * nr * nr);
+    for (int i = 0; i < nr; i++) M[(size_t)i * nr + i] += 1e-10 * scale;
+    CHECK(cholesky_ok(M, nr));
+    memcpy(M, W, sizeof(double) * nr * nr);
+    for (int i = 0; i < nr; i++) M[(size_t)i * nr + i] -= 1e-10 * scale;
+    CHECK(!cholesky_ok(M, nr));
+    /* the diagonal without W, from S and from solves (simplicial and supernodal) */
+    double *dg = malloc(sizeof(double) * nr);
+    for (int q = 0; q < 3; q++) {
+      CHECK_INT(sim_delassus_diag(c, nc, free_of, q == 2 ? fc : fs, q == 0 ? &S : NULL, dg, &st),
+                SIM_OK);
+      double e = 0;
+      for (int i = 0; i < nr; i++) e = fmax(e, fabs(dg[i] - W[(size_t)i * nr + i]));
+      CHECK(e <= 1e-10 * scale);
+    }
+    free(M), free(dg);
+  }
+  /* float S: W to float accuracy, and really from the float values */
+  double *Wf = NULL;
+  size_t capf = 0;
+  CHECK_INT(sim_delassus_build(c, nc, free_of, NULL, &Sf, SIM_DELASSUS_SPARSE_INVERSE, 0, &Wf,
+                               &capf, NULL, &st),
+            SIM_OK);
+  if (Wf) {
+    double e = max_diff(Wf, Wr, (size_t)nr * nr);
+    CHECK(e <= 1e-5 * scale);
+    CHECK(e > 1e-13 * scale);
+  }
+  sim_free(Wf);
+  /* a memory limit below the need is refused before allocating W, naming the size */
+  sim_status st2 = {0};
+  double *W2 = NULL;
+  size_t cap2 = 0;
+  CHECK_INT(
+      sim_delassus_build(c, nc, free_of, fs, &S, SIM_DELASSUS_AUTO, 4096, &W2, &cap2, NULL, &st2),
+      SIM_ERR_MEMORY);
+  CHECK(W2 == NULL && cap2 == 0);
+  CHECK_STR_CONTAINS(st2.msg, "MB, over the limit");
+  CHECK_STR_CONTAINS(st2.msg, "120 x 120");
+  /* a method without its input is an error, nc = 0 is fine */
+  sim_status st3 = {0};
+  CHECK_INT(sim_delassus_build(c, nc, free_of, fs, NULL, SIM_DELASSUS_SPARSE_INVERSE, 0, &W2, &cap2,
+                               NULL, &st3),
+            SIM_ERR_INTERNAL);
+  CHECK_INT(sim_delassus_build(c, 0, free_of, fs, &S, SIM_DELASSUS_AUTO, 0, &W2, &cap2, NULL, &st),
+            SIM_OK);
+  CHECK(W2 == NULL);
+  /* a failure frees the caller's buffer; a smaller problem reuses it */
+  CHECK_INT(
+      sim_delassus_build(c, nc / 2, free_of, fs, &S, SIM_DELASSUS_AUTO, 0, &W, &cap, NULL, &st),
+      SIM_OK);
+  CHECK(W == W0 && cap == (size_t)nr * nr);
+  sim_status st4 = {0};
+  CHECK_INT(
+      sim_delassus_build(c, nc, free_of, fs, &S, SIM_DELASSUS_AUTO, 4096, &W, &cap, NULL, &st4),
+      SIM_ERR_MEMORY);
+  CHECK(W == NULL && cap == 0);
+  sim_sparse_inverse_free(&S);
+  sim_sparse_inverse_free(&Sf);
+  sim_factor_destroy(fs);
+  sim_factor_destroy(fc);
+  free(cp), free(ri), free(v), free(free_of), free(c), free(Ai), free(Wr);
+}
+
+/* timings of both methods on a 20^3 grid with 1000 contact vertices (random or on a face) */
+static void bench(int on_surface) {
+  int *cp, *ri;
+  double *v;
+  int nf = grid_matrix(20, 20, 20, &cp, &ri, &v);
+  sim_status st = {0};
+  sim_factor *fs = NULL, *fc = NULL;
+  CHECK_INT(sim_factor_create(nf, cp, ri, v, SIM_ORDER_METIS, 1, &fs, &st), SIM_OK);
+  CHECK_INT(sim_factor_create(nf, cp, ri, v, SIM_ORDER_METIS, 0, &fc, &st), SIM_OK);
+  sim_sparse_inverse S;
+  CHECK_INT(sim_sparse_inverse_build(fs, SIM_PREC_DOUBLE, 0, &S, &st), SIM_OK);
+  int nc = 1000, *perm = malloc(sizeof(int) * nf);
+  for (int i = 0; i < nf; i++) perm[i] = i;
+  for (int i = nf - 1; i > 0; i--) { /* shuffle */
+    int j = rand() % (i + 1), t = perm[i];
+    perm[i] = perm[j], perm[j] = t;
+  }
+  sim_contact *c = malloc(sizeof(sim_contact) * nc);
+  /* surface: the z = 0 and z = 1 layers, then part of z = 2 (a thick contact patch) */
+  for (int j = 0; j < nc; j++) make_contact(&c[j], 0, on_surface ? j : perm[j], nf);
+  double *W = NULL;
+  size_t cap = 0;
+  sim_delassus_info info;
+  /* the first call allocates W (page faults); the timed calls reuse it, as a simulation does */
+  CHECK_INT(
+      sim_delassus_build(c, nc, NULL, fs, &S, SIM_DELASSUS_SPARSE_INVERSE, 0, &W, &cap, &info, &st),
+      SIM_OK);
+  printf("bench first call (allocating W): K %.1f ms, W %.1f ms\n", info.k_ms, info.w_ms);
+  for (int t = 0; t < 2; t++) {
+    sim_delassus_method m = t == 0 ? SIM_DELASSUS_SPARSE_INVERSE : SIM_DELASSUS_CHOLMOD;
+    double t0 = sim_now_ms();
+    CHECK_INT(sim_delassus_build(c, nc, NULL, t == 0 ? fs : fc, &S, m, 0, &W, &cap, &info, &st),
+              SIM_OK);
+    double ms = sim_now_ms() - t0;
+    printf(
+        "bench %s: n %d, nnz(S) %lld, etree height %d, %d contacts, m %d, %s: K %.1f ms, W "
+        "%.1f ms, total %.1f ms\n",
+        on_surface ? "surface" : "random", nf, S.nnz, S.etree_height, nc, info.m,
+        t == 0 ? "sparse_inverse" : "cholmod(supernodal)", info.k_ms, info.w_ms, ms);
+  }
+  sim_free(W);
+  double *dg = malloc(sizeof(double) * 3 * nc), t0 = sim_now_ms();
+  CHECK_INT(sim_delassus_diag(c, nc, NULL, fs, &S, dg, &st), SIM_OK);
+  printf("bench diag from S: %.2f ms\n", sim_now_ms() - t0);
+  free(dg);
+  sim_sparse_inverse_free(&S);
+  sim_factor_destroy(fs);
+  sim_factor_destroy(fc);
+  free(cp), free(ri), free(v), free(perm), free(c);
+}
+
+int main(void) {
+  srand(5);
+  check_against_dense(SIM_ORDER_METIS);
+  check_against_dense(SIM_ORDER_AMD);
+  if (getenv("SIMCTL_BENCH_DELASSUS")) {
+    bench(0);
+    bench(1);
+  }
+  CHECK_INT(sim_mem_in_use(), 0);
+  return check_summary("test_delassus");
+}

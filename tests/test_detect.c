@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/* Collision detection (core/contact/detect.c): a grid against a plane and a sphere (exactly
+   the vertices within the margin, gap, normal, p, mu, body filter), a spinning cylinder's u,
+   a closed cube mesh (outside, inside, on edges and corners), a random star-shaped closed
+   mesh against brute force and winding numbers (signs at concave features), an open blade
+   from both sides, two deformable boxes and self-collision, pinned vertices, margins 0 and
+   large, identical output for 1 and 4 threads, bad input, no leaks. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "check.h"
+#include "contact/detect.h"
+#include "mesh/mesh.h"
+
+static double rnd(unsigned long long *s) { /* uniform in [-1, 1) */
+  *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(*s >> 11) / 4503599627370496.0 - 1.0;
+}
+
+/* init + run + free; returns the status code */
+static int detect(const sim_detect_scene *s, const sim_detect_params *p, sim_detect_contacts *o) {
+  sim_detect d;
+  sim_status st = {0};
+  int rc = sim_detect_init(&d, s, &st);
+  if (rc == SIM_OK) {
+    rc = sim_detect_run(&d, s, p, o, &st);
+    sim_detect_free(&d);
+  }
+  return rc;
+}
+
+/* the contact of v with (kind, source), or NULL */
+static const sim_contact *find(const sim_detect_contacts *o, int v, int kind, int source) {
+  for (int i = 0; i < o->n; i++)
+    if (o->c[i].v == v && (int)o->c[i].kind == kind && o->c[i].source == source) return &o->c[i];
+  return NULL;
+}
+
+static double dist3(const double a[3], const double b[3]) {
+  const double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+  return sim_norm3(d);
+}
+
+/* Checks shared by every contact: unit n, right-handed orthonormal (t1, t2, n), sorted order,
+   the BODY-only fields, counts per kind. */
+static void check_common(const sim_detect_contacts *o) {
+  int bad = 0, cnt[3] = {0, 0, 0};
+  for (int i = 0; i < o->n; i++) {
+    const sim_contact *c = &o->c[i];
+    double x[3];
+    sim_cross3(c->t1, c->t2, x);
+    bad += fabs(sim_norm3(c->n) - 1) > 1e-12 || fabs(sim_dot3(c->n, c->t1)) > 1e-12 ||
+           fabs(sim_dot3(c->n, c->t2)) > 1e-12 || dist3(x, c->n) > 1e-12;
+    if (i > 0) {
+      const sim_contact *a = &o->c[i - 1];
+      bad += !(a->v < c->v || (a->v == c->v && (a->kind < c->kind ||
+                                                (a->kind == c->kind && a->source < c->source))));
+    }
+    if (c->kind != SIM_CONTACT_BODY)
+      bad += c->tri[0] != -1 || c->tri[2] != -1 || c->w[0] != 0 || c->w[1] != 0;
+    cnt[c->kind]++;
+  }
+  check_report(bad == 0, __FILE__, __LINE__, "%d contacts break frame/order conventions", bad);
+  for (int k = 0; k < 3; k++) CHECK_INT(o->count[k], cnt[k]);
+}
+
+/* ---------------- analytic obstacles ---------------- */
+
+static void test_grid_plane_sphere(void) {
+  enum { NX = 9, NY = 12, NZ = 9, NV = NX * NY * NZ };
+  static double x[3 * NV];
+  for (int i = 0; i < NX; i++)
+    for (int j = 0; j < NY; j++)
+      for (int k = 0; k < NZ; k++) {
+        double *p = x + 3 * ((i * NY + j) * NZ + k);
+        p[0] = -1 + 0.25 * i, p[1] = -0.03 + 0.05 * j, p[2] = -1 + 0.25 * k;
+      }
+  sim_detect_obstacle ob[2] = {sim_default_detect_obstacle(SIM_OBS_PLANE),
+                               sim_default_detect_obstacle(SIM_OBS_SPHERE)};
+  ob[0].mu = 0.3;
+  const double sc[3] = {0.1, 0.3, -0.05}, R = 0.37;
+  for (int k = 0; k < 3; k++) ob[1].shape.frame.pos[k] = sc[k];
+  ob[1].shape.radius = R;
+  ob[1].mu = 0.7;
+  ob[1].bodies = 2; /* body 1 only */
+  /* body 0: i < 4 slices, body 1: the rest */
+  const int nb0 = 4 * NY * NZ;
+  sim_detect_body bodies[2] = {{0, nb0, 0, NULL, 0.5}, {nb0, NV - nb0, 0, NULL, 0.5}};
+  sim_detect_scene s = {NV, x, NULL, NULL, 2, 0, 2, ob, NULL, bodies};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.06;
+  p.min_sep = 1e-4;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  CHECK(o.min_sep == 1e-4);
+  int expect_plane = 0, expect_sphere = 0, bad = 0, filtered = 0;
+  for (int v = 0; v < NV; v++) {
+    const double *q = x + 3 * v;
+    const sim_contact *c = find(&o, v, SIM_CONTACT_OBSTACLE, 0);
+    if (q[1] <= p.margin) {
+      expect_plane++;
+      bad += !c || fabs(c->gap - q[1]) > 1e-15 || c->n[1] != 1 || c->p[0] != q[0] ||
+             c->p[1] != 0 || c->p[2] != q[2] || c->mu != 0.3 || c->u[0] != 0;
+    } else {
+      bad += c != NULL;
+    }
+    const double r = dist3(q, sc), phi = r - R;
+    c = find(&o, v, SIM_CONTACT_OBSTACLE, 1);
+    if (phi <= p.margin && v < nb0) filtered++;
+    if (phi <= p.margin && v >= nb0) {
+      expect_sphere++;
+      double e = 0;
+      for (int k = 0; k < 3; k++)
+        e += c ? fabs(c->n[k] - (q[k] - sc[k]) / r) + fabs(c->p[k] - (sc[k] + R * (q[k] - sc[k]) / r))
+               : 1;
+      bad += !c || fabs(c->gap - phi) > 1e-14 || e > 1e-14 || c->mu != 0.7;
+    } else {
+      bad += c != NULL;
+    }
+  }
+  check_report(bad == 0, __FILE__, __LINE__, "%d vertices disagree with plane/sphere", bad);
+  CHECK_INT(o.count[SIM_CONTACT_OBSTACLE], expect_plane + expect_sphere);
+  CHECK(expect_plane > 100 && expect_sphere > 5 && filtered > 0); /* the test covers both */
+  CHECK_INT(o.count[SIM_CONTACT_MESH] + o.count[SIM_CONTACT_BODY], 0);
+
+  /* margin 0: exactly the vertices with y <= 0 (y = 0 is touching: gap 0) */
+  x[1] = 0.0;
+  p.margin = 0.0;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  int m0 = 0;
+  for (int v = 0; v < NV; v++) m0 += (x[3 * v + 1] <= 0) + (v >= nb0 && dist3(x + 3 * v, sc) <= R);
+  CHECK_INT(o.count[SIM_CONTACT_OBSTACLE], m0);
+  const sim_contact *c0 = find(&o, 0, SIM_CONTACT_OBSTACLE, 0);
+  CHECK(c0 && c0->gap == 0);
+  /* large margin: every vertex against the plane, body 1's against the sphere */
+  p.margin = 100;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_OBSTACLE], NV + (NV - nb0));
+  /* pinned vertices are skipped, the others unchanged */
+  static unsigned char pin[NV];
+  for (int v = 0; v < NV; v++) pin[v] = v % 3 == 0;
+  s.pinned = pin;
+  sim_detect_contacts o2 = {0};
+  CHECK_INT(detect(&s, &p, &o2), SIM_OK);
+  int j = 0, badpin = 0;
+  for (int i = 0; i < o.n; i++) {
+    if (pin[o.c[i].v]) continue;
+    badpin += j >= o2.n || memcmp(&o.c[i], &o2.c[j], sizeof(sim_contact)) != 0;
+    j++;
+  }
+  CHECK_INT(badpin, 0);
+  CHECK_INT(j, o2.n);
+  sim_detect_contacts_free(&o);
+  sim_detect_contacts_free(&o2);
+}
+
+static void test_spinning_cylinder(void) {
+  sim_detect_obstacle ob = sim_default_detect_obstacle(SIM_OBS_CYLINDER);
+  const double c0[3] = {0.2, -0.1, 0.4}, axis[3] = {0, 0, 1}, r = 0.3, w = 2.5;
+  ob.shape.frame = sim_frame_from_axis(c0, axis);
+  ob.shape.radius = r;
+  ob.shape.half_height = 1.0;
+  ob.shape.omega = w;
+  ob.mu = 0.9;
+  /* vertices at distance 0.01 from the side at several angles, one far */
+  enum { N = 7 };
+  double x[3 * N];
+  for (int i = 0; i < N; i++) {
+    const double th = 0.9 * i, rr = i == N - 1 ? r + 0.5 : r + 0.01;
+    x[3 * i] = c0[0] + rr * cos(th), x[3 * i + 1] = c0[1] + rr * sin(th), x[3 * i + 2] = 0.3;
+  }
+  sim_detect_scene s = {N, x, NULL, NULL, 1, 0, 0, &ob, NULL, NULL};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.02;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  CHECK_INT(o.n, N - 1);
+  for (int i = 0; i < o.n; i++) {
+    const sim_contact *c = &o.c[i];
+    const double th = 0.9 * c->v;
+    /* u = omega e_z x (p - c0) = omega r (-sin, cos, 0): tangential, |u| = omega r */
+    CHECK_NEAR(c->u[0], -w * r * sin(th), 1e-14);
+    CHECK_NEAR(c->u[1], w * r * cos(th), 1e-14);
+    CHECK_NEAR(c->u[2], 0, 1e-14);
+    CHECK_NEAR(sim_dot3(c->u, c->n), 0, 1e-14);
+    CHECK_NEAR(c->gap, 0.01, 1e-14);
+    CHECK_NEAR(c->n[0], cos(th), 1e-14);
+    CHECK(c->mu == 0.9);
+  }
+  sim_detect_contacts_free(&o);
+}
+
+/* ---------------- mesh obstacles ---------------- */
+
+/* Unit cube [0,1]^3 + off, 8 vertices (bit 0: x, 1: y, 2: z) from vbase, 12 outward
+   triangles. */
+static void make_cube(const double lo[3], const double hi[3], int vbase, double *x, int *tri) {
+  static const int q[6][4] = {{0, 2, 6, 4}, {1, 3, 7, 5}, {0, 1, 5, 4},
+                              {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 5, 7, 6}};
+  for (int i = 0; i < 8; i++)
+    for (int k = 0; k < 3; k++) x[3 * i + k] = (i >> k) & 1 ? hi[k] : lo[k];
+  for (int f = 0; f < 6; f++)
+    for (int h = 0; h < 2; h++) {
+      int *t = tri + 3 * (2 * f + h);
+      t[0] = q[f][0], t[1] = q[f][1 + h], t[2] = q[f][2 + h];
+      const double *a = x + 3 * t[0], *b = x + 3 * t[1], *c = x + 3 * t[2];
+      double e1[3], e2[3], n[3], m[3];
+      for (int k = 0; k < 3; k++)
+        e1[k] = b[k] - a[k], e2[k] = c[k] - a[k], m[k] = a[k] + b[k] + c[k] - 1.5 * (lo[k] + hi[k]);
+      sim_cross3(e1, e2, n);
+      if (sim_dot3(n, m) < 0) { /* turn it outward */
+        const int s = t[1];
+        t[1] = t[2], t[2] = s;
+      }
+      for (int k = 0; k < 3; k++) t[k] += vbase;
+    }
+}
+
+static void test_cube_mesh(void) {
+  double cx[24];
+  int ct[36];
+  make_cube((const double[3]){0, 0, 0}, (const double[3]){1, 1, 1}, 0, cx, ct);
+  sim_detect_mesh m = sim_default_detect_mesh();
+  m.nv = 8, m.nt = 12, m.x = cx, m.tri = ct, m.mu = 0.4;
+  const double x[][3] = {
+      {0.3, 0.6, 1.02},   /* 0 outside above the top face */
+      {0.3, 0.6, 0.98},   /* 1 inside below it */
+      {1.01, 0.5, 1.01},  /* 2 outside near an edge */
+      {0.99, 0.5, 0.995}, /* 3 inside near that edge: nearest face z = 1 */
+      {1, 1, 1},          /* 4 on a corner */
+      {1, 0.5, 1},        /* 5 on an edge */
+      {0.5, 0.5, 1.5},    /* 6 far */
+      {0.5, 0.5, 0.5},    /* 7 deep inside: beyond the margin, not found */
+      {-0.02, 0.3, 0.7},  /* 8 outside the x = 0 face */
+      {0.4, 0.01, 0.2},   /* 9 inside near y = 0 */
+  };
+  const int N = (int)(sizeof x / sizeof x[0]);
+  sim_detect_scene s = {N, &x[0][0], NULL, NULL, 0, 1, 0, NULL, &m, NULL};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.05;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  CHECK_INT(o.count[SIM_CONTACT_MESH], N - 2);
+  const double s2 = sqrt(0.5), s3 = sqrt(1.0 / 3);
+  const struct {
+    int v;
+    double gap, n[3], p[3];
+  } want[] = {{0, 0.02, {0, 0, 1}, {0.3, 0.6, 1}},       {1, -0.02, {0, 0, 1}, {0.3, 0.6, 1}},
+              {2, 0.01 * sqrt(2), {s2, 0, s2}, {1, 0.5, 1}}, {3, -0.005, {0, 0, 1}, {0.99, 0.5, 1}},
+              {4, 0, {s3, s3, s3}, {1, 1, 1}},           {5, 0, {s2, 0, s2}, {1, 0.5, 1}},
+              {8, 0.02, {-1, 0, 0}, {0, 0.3, 0.7}},      {9, -0.01, {0, -1, 0}, {0.4, 0, 0.2}}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    const sim_contact *c = find(&o, want[i].v, SIM_CONTACT_MESH, 0);
+    check_report(c != NULL, __FILE__, __LINE__, "cube: vertex %d found", want[i].v);
+    if (!c) continue;
+    double e = fabs(c->gap - want[i].gap);
+    for (int k = 0; k < 3; k++) e += fabs(c->n[k] - want[i].n[k]) + fabs(c->p[k] - want[i].p[k]);
+    check_report(e <= 1e-14 && c->mu == 0.4 && c->u[0] == 0, __FILE__, __LINE__,
+                 "cube vertex %d: gap %g n (%g %g %g) error %g", want[i].v, c->gap, c->n[0],
+                 c->n[1], c->n[2], e);
+  }
+  CHECK(find(&o, 6, SIM_CONTACT_MESH, 0) == NULL && find(&o, 7, SIM_CONTACT_MESH, 0) == NULL);
+  /* body filter: the mesh touches body 1 only; the vertices are in body 0 */
+  sim_detect_body b0 = {0, N, 0, NULL, 0.5};
+  s.nbodies = 1, s.body = &b0, m.bodies = 2;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0);
+  /* a rigidly moving mesh: u = vel + omega x (p - center) */
+  s.nbodies = 0, m.bodies = SIM_DETECT_ALL, m.moving = 1;
+  m.vel[0] = 1, m.omega[2] = 2, m.center[0] = 0.5, m.center[1] = 0.5;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  const sim_contact *c = find(&o, 0, SIM_CONTACT_MESH, 0); /* p = (0.3, 0.6, 1) */
+  CHECK(c && fabs(c->u[0] - (1 - 2 * 0.1)) < 1e-15 && fabs(c->u[1] - 2 * -0.2) < 1e-15 &&
+        c->u[2] == 0);
+  sim_detect_contacts_free(&o);
+}
+
+/* solid angle of triangle (a, b, c) seen from p (Van Oosterom and Strackee 1983) */
+static double solid_angle(const double *p, const double *a, const double *b, const double *c) {
+  double r[3][3], l[3];
+  for (int k = 0; k < 3; k++) r[0][k] = a[k] - p[k], r[1][k] = b[k] - p[k], r[2][k] = c[k] - p[k];
+  for (int i = 0; i < 3; i++) l[i] = sim_norm3(r[i]);
+  double x[3];
+  sim_cross3(r[1], r[2], x);
+  const double num = sim_dot3(r[0], x);
+  const double den = l[0] * l[1] * l[2] + sim_dot3(r[0], r[1]) * l[2] +
+                     sim_dot3(r[0], r[2]) * l[1] + sim_dot3(r[1], r[2]) * l[0];
+  return 2 * atan2(num, den);
+}
+
+/* A star-shaped, non-convex closed mesh (an icosphere with random radii): the signed gap
+   against brute force distance and the winding number, over points near the surface. */
+static void test_star_mesh(void) {
+  sim_surface sf;
+  sim_status st = {0};
+  CHECK_INT(sim_gen_icosphere(1.0, 2, &sf, &st), SIM_OK);
+  unsigned long long sd = 7;
+  for (int v = 0; v < sf.nv; v++) {
+    const double f = 1 + 0.25 * rnd(&sd);
+    for (int k = 0; k < 3; k++) sf.x[3 * v + k] *= f;
+  }
+  enum { N = 3000 };
+  double *x = SIM_NEW(double, 3 * N);
+  for (int i = 0; i < N; i++) { /* near a random surface vertex, edge midpoint or anywhere */
+    const int t = (int)((0.5 + 0.5 * rnd(&sd)) * sf.nt), mode = i % 3;
+    const double *a = sf.x + 3 * sf.tri[3 * t], *b = sf.x + 3 * sf.tri[3 * t + 1];
+    const double sp = mode == 2 ? 0.15 : 0.04;
+    for (int k = 0; k < 3; k++)
+      x[3 * i + k] = (mode == 0 ? a[k] : mode == 1 ? 0.5 * (a[k] + b[k]) : 0.5 * a[k] + 0.3 * b[k]) +
+                     sp * rnd(&sd);
+  }
+  sim_detect_mesh m = sim_default_detect_mesh();
+  m.nv = sf.nv, m.nt = sf.nt, m.x = sf.x, m.tri = sf.tri;
+  sim_detect_scene s = {N, x, NULL, NULL, 0, 1, 0, NULL, &m, NULL};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.05;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  int bad = 0, expect = 0, inside = 0, ci = 0;
+  for (int i = 0; i < N; i++) {
+    const double *q = x + 3 * i;
+    double dmin = INFINITY, wn = 0;
+    for (int t = 0; t < sf.nt; t++) {
+      const double *a = sf.x + 3 * sf.tri[3 * t], *b = sf.x + 3 * sf.tri[3 * t + 1],
+                   *c = sf.x + 3 * sf.tri[3 * t + 2];
+      sim_tri_closest tq = {0};
+      dmin = fmin(dmin, sqrt(sim_tri_closest_point(q, a, b, c, &tq)));
+      wn += solid_angle(q, a, b, c);
+    }
+    wn /= 4 * SIM_PI;
+    if (dmin > p.margin) continue;
+    expect++;
+    const int in = wn > 0.5;
+    inside += in;
+    while (ci < o.n && o.c[ci].v < i) ci++;
+    const sim_contact *c = ci < o.n && o.c[ci].v == i ? &o.c[ci] : NULL;
+    if (!c) {
+      bad++;
+      continue;
+    }
+    const double g = in ? -dmin : dmin;
+    double xc[3]; /* x = p + gap n */
+    for (int k = 0; k < 3; k++) xc[k] = c->p[k] + c->gap * c->n[k];
+    bad += fabs(c->gap - g) > 1e-12 || dist3(xc, q) > 1e-12;
+  }
+  check_report(bad == 0, __FILE__, __LINE__, "star mesh: %d of %d contacts wrong", bad, expect);
+  CHECK_INT(o.n, expect);
+  CHECK(inside > 100 && expect - inside > 100);
+  sim_detect_contacts_free(&o);
+  sim_free(x);
+  sim_surface_free(&sf);
+}
+
+static void test_blade(void) {
+  const double bx[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}; /* front normal +z */
+  const int bt[3] = {0, 1, 2};
+  sim_detect_mesh m = sim_default_detect_mesh();
+  m.nv = 3, m.nt = 1, m.x = bx, m.tri = bt, m.closed = 0;
+  const double x[][3] = {{0.2, 0.2, 0.01}, {0.2, 0.2, -0.01}, {0.2, 0.2, 0},
+                         {0.2, 0.3, 0},    {0.5, -0.01, 0},   {0.2, 0.2, 0.5}};
+  const double xp[][3] = {{0.2, 0.2, 0.02}, {0.2, 0.2, -0.02}, {0.2, 0.2, -0.05},
+                          {0.2, 0.3, 0.05}, {0.5, -0.01, 0},   {0.2, 0.2, 0.5}};
+  sim_detect_scene s = {6, &x[0][0], &xp[0][0], NULL, 0, 1, 0, NULL, &m, NULL};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.02;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  CHECK_INT(o.n, 5);
+  const double nz[6] = {1, -1, -1, 1, 0, 0}, gap[6] = {0.01, 0.01, 0, 0, 0.01, 0};
+  for (int i = 0; i < o.n; i++) {
+    const sim_contact *c = &o.c[i];
+    CHECK_INT(c->v, i);
+    CHECK_NEAR(c->gap, gap[i], 1e-15);
+    CHECK_NEAR(c->n[2], nz[i], 1e-15);
+  }
+  CHECK(o.n == 5 && fabs(o.c[4].n[1] + 1) < 1e-15);
+  /* without previous positions, touching vertices take the front normal */
+  s.x_prev = NULL;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK(o.n == 5 && o.c[2].n[2] == 1 && o.c[3].n[2] == 1);
+  /* the same triangle taken as closed: the vertex behind it is penetrating */
+  m.closed = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK(o.n == 5 && fabs(o.c[1].gap + 0.01) < 1e-15 && fabs(o.c[1].n[2] - 1) < 1e-15);
+  sim_detect_contacts_free(&o);
+}
+
+/* ---------------- deformable bodies ---------------- */
+
+static void test_bodies(void) {
+  /* body 0: cube [0,1]^3 (vertices 0-7) and an inner vertex 8 near its top; body 1: a cube
+     [0.2,0.8]^2 x [0.99,1.59] (vertices 9-16) sinking 0.01 into body 0, and a vertex 17 of it
+     hovering 0.01 above body 0's x = 1 face */
+  enum { NV = 18 };
+  double x[3 * NV];
+  int t0[36], t1[36];
+  make_cube((const double[3]){0, 0, 0}, (const double[3]){1, 1, 1}, 0, x, t0);
+  make_cube((const double[3]){0.2, 0.2, 0.99}, (const double[3]){0.8, 0.8, 1.59}, 9, x + 27, t1);
+  x[24] = 0.1, x[25] = 0.5, x[26] = 0.995;
+  x[51] = 1.01, x[52] = 0.4, x[53] = 0.3;
+  sim_detect_body b[2] = {{0, 9, 12, t0, 0.4}, {9, 9, 12, t1, 0.9}};
+  sim_detect_scene s = {NV, x, NULL, NULL, 0, 0, 2, NULL, NULL, b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.02;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  CHECK_INT(o.count[SIM_CONTACT_BODY], 5); /* body 1's 4 bottom corners and vertex 17 */
+  int bad = 0;
+  for (int i = 0; i < o.n; i++) {
+    const sim_contact *c = &o.c[i];
+    double bp[3] = {0, 0, 0}, ws = 0;
+    for (int k = 0; k < 3; k++) {
+      ws += c->w[k];
+      bad += c->w[k] < 0 || c->tri[k] < 0 || c->tri[k] > 8 || c->u[k] != 0;
+      for (int j = 0; j < 3; j++) bp[j] += c->w[k] * x[3 * c->tri[k] + j];
+    }
+    bad += c->source != 0 || fabs(ws - 1) > 1e-15 || dist3(bp, c->p) > 1e-15;
+    bad += fabs(c->mu - sqrt(0.4 * 0.9)) > 1e-15;
+    if (c->v == 17)
+      bad += fabs(c->gap - 0.01) > 1e-14 || fabs(c->n[0] - 1) > 1e-14;
+    else
+      bad += c->v < 9 || c->v > 16 || (c->v - 9) >> 2 != 0 || fabs(c->gap + 0.01) > 1e-14 ||
+             fabs(c->n[2] - 1) > 1e-14 || fabs(c->p[2] - 1) > 1e-15;
+  }
+  check_report(bad == 0, __FILE__, __LINE__, "%d body contact fields wrong", bad);
+  /* self-collision: vertex 8 touches its own body's top face; corners stay clear */
+  p.self_collision = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_BODY], 6);
+  const sim_contact *c = find(&o, 8, SIM_CONTACT_BODY, 0);
+  CHECK(c && fabs(c->gap + 0.005) < 1e-14 && fabs(c->n[2] - 1) < 1e-14 && c->tri[0] >= 0);
+  /* pinned vertices skipped */
+  unsigned char pin[NV] = {0};
+  pin[9] = pin[17] = 1;
+  s.pinned = pin;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK(o.count[SIM_CONTACT_BODY] == 4 && !find(&o, 9, SIM_CONTACT_BODY, 0));
+  /* overlapping bodies and out-of-body triangles are rejected; so is a negative margin */
+  b[1].v0 = 8;
+  CHECK_INT(detect(&s, &p, &o), SIM_ERR_MESH);
+  b[1].v0 = 9, t1[5] = 3;
+  CHECK_INT(detect(&s, &p, &o), SIM_ERR_MESH);
+  make_cube((const double[3]){0.2, 0.2, 0.99}, (const double[3]){0.8, 0.8, 1.59}, 9, x + 27, t1);
+  p.margin = -1;
+  CHECK_INT(detect(&s, &p, &o), SIM_ERR_SCENE);
+  CHECK_INT(o.n, 0);
+  sim_detect_contacts_free(&o);
+}
+
+/* ---------------- determinism ---------------- */
+
+static void test_threads(void) {
+  enum { G = 30, NV = G * G * G + 8 };
+  double *x = SIM_NEW(double, 3 * NV);
+  unsigned long long sd = 3;
+  for (int v = 0; v < G * G * G; v++) {
+    x[3 * v] = -1.2 + 2.4 * (v % G) / (G - 1) + 0.01 * rnd(&sd);
+    x[3 * v + 1] = -0.1 + 1.4 * ((v / G) % G) / (G - 1) + 0.01 * rnd(&sd);
+    x[3 * v + 2] = -1.2 + 2.4 * (v / (G * G)) / (G - 1) + 0.01 * rnd(&sd);
+  }
+  int bt[36];
+  make_cube((const double[3]){-0.3, 0.3, -0.3}, (const double[3]){0.3, 0.9, 0.3}, G * G * G,
+            x + 3 * G * G * G, bt);
+  sim_surface sf;
+  sim_status st = {0};
+  CHECK_INT(sim_gen_icosphere(0.4, 2, &sf, &st), SIM_OK);
+  for (int v = 0; v < sf.nv; v++) sf.x[3 * v] += 0.6, sf.x[3 * v + 1] += 0.5;
+  sim_detect_obstacle ob[2] = {sim_default_detect_obstacle(SIM_OBS_PLANE),
+                               sim_default_detect_obstacle(SIM_OBS_CYLINDER)};
+  ob[1].shape.frame.pos[0] = -0.6, ob[1].shape.omega = 3;
+  sim_detect_mesh m = sim_default_detect_mesh();
+  m.nv = sf.nv, m.nt = sf.nt, m.x = sf.x, m.tri = sf.tri;
+  sim_detect_body b[2] = {{0, G * G * G, 0, NULL, 0.5}, {G * G * G, 8, 12, bt, 0.5}};
+  sim_detect_scene s = {NV, x, NULL, NULL, 2, 1, 2, ob, &m, b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.03;
+  sim_detect_contacts o1 = {0}, o4 = {0};
+  omp_set_num_threads(1);
+  CHECK_INT(detect(&s, &p, &o1), SIM_OK);
+  omp_set_num_threads(4);
+  CHECK_INT(detect(&s, &p, &o4), SIM_OK);
+  check_common(&o4);
+  CHECK(o1.count[0] > 100 && o1.count[1] > 100 && o1.count[2] > 20);
+  CHECK(o1.n == o4.n && memcmp(o1.c, o4.c, sizeof(sim_contact) * (size_t)o1.n) == 0);
+  /* a reused detector and output give the same again */
+  sim_detect d;
+  CHECK_INT(sim_detect_init(&d, &s, &st), SIM_OK);
+  for (int r = 0; r < 2; r++) {
+    omp_set_num_threads(r ? 3 : 2);
+    CHECK_INT(sim_detect_run(&d, &s, &p, &o4, &st), SIM_OK);
+    CHECK(o1.n == o4.n && memcmp(o1.c, o4.c, sizeof(sim_contact) * (size_t)o1.n) == 0);
+  }
+  sim_detect_free(&d);
+  sim_detect_contacts_free(&o1);
+  sim_detect_contacts_free(&o4);
+  sim_surface_free(&sf);
+  sim_free(x);
+}
+
+int main(void) {
+  test_grid_plane_sphere();
+  test_spinning_cylinder();
+  test_cube_mesh();
+  test_star_mesh();
+  test_blade();
+  test_bodies();
+  test_threads();
+  CHECK_INT(sim_mem_in_use(), 0);
+  return check_summary("test_detect");
+}

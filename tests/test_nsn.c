@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/* Non-smooth Newton contact stage (core/contact/nsn.h) on free particles: A = M (mass units,
+   A^{-1} = M^{-1} exact), b = M q~, q = A^{-1}(b + h^2 H^T f), several Newton steps per time
+   step; resting, sliding, slope stick/slip at mu* +- 0.01, a moving belt, warm start, force
+   cap; both NCP functions and both preconditioners. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/base/alloc.h"
+#include "../core/contact/nsn.h"
+#include "check.h"
+
+#define G 9.81
+#define MAXP 2
+
+typedef struct world {
+  int np, nc;
+  double m[MAXP], q[3 * MAXP], v[3 * MAXP];
+  int part[MAXP];                /* contact -> particle */
+  double c[MAXP][3][3];          /* contact rows: n, t1, t2 */
+  double p[MAXP][3], u[MAXP][3]; /* plane point, surface velocity */
+  double mu[MAXP];
+  double W[9 * MAXP * MAXP], d[3 * MAXP], hqt[3 * MAXP], minv[3 * MAXP];
+} world;
+
+static double dot3(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void apply_h(const world *w, const double *q, double *out) {
+  for (int j = 0; j < w->nc; j++)
+    for (int r = 0; r < 3; r++) out[3 * j + r] = dot3(w->c[j][r], q + 3 * w->part[j]);
+}
+
+/* adds a contact of particle i with a plane through p with normal n (t1, t2, n right-handed) */
+static void add_contact(world *w, int i, const double n[3], const double t1[3], double mu,
+                        const double p[3], const double u[3]) {
+  int j = w->nc++;
+  w->part[j] = i;
+  w->mu[j] = mu;
+  memcpy(w->c[j][0], n, sizeof(double) * 3);
+  memcpy(w->c[j][1], t1, sizeof(double) * 3);
+  double t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2],
+                  n[0] * t1[1] - n[1] * t1[0]}; /* n x t1 = t2 */
+  memcpy(w->c[j][2], t2, sizeof(double) * 3);
+  memcpy(w->p[j], p, sizeof(double) * 3);
+  memcpy(w->u[j], u, sizeof(double) * 3);
+}
+
+/* One time step with `iters` Newton steps; returns lambda_n of contact 0. */
+static double step(world *w, sim_nsn *s, double h, int iters) {
+  int m = 3 * w->nc;
+  double qt[3 * MAXP], qs[3 * MAXP], hab[3 * MAXP], hq[3 * MAXP];
+  memcpy(qt, w->q, sizeof(double) * 3 * (size_t)w->np);
+  for (int i = 0; i < 3 * w->np; i++)
+    qs[i] = w->q[i] + h * w->v[i] - (i % 3 == 1 ? h * h * G : 0.0);
+  memset(w->W, 0, sizeof(w->W));
+  for (int j = 0; j < w->nc; j++)
+    for (int r = 0; r < 3; r++) {
+      w->d[3 * j + r] = dot3(w->c[j][r], r == 0 ? w->p[j] : w->u[j]);
+      for (int s2 = 0; s2 < w->nc; s2++)
+        for (int r2 = 0; r2 < 3; r2++)
+          if (w->part[j] == w->part[s2])
+            w->W[(3 * j + r) * m + 3 * s2 + r2] = dot3(w->c[j][r], w->c[s2][r2]) / w->m[w->part[j]];
+      w->minv[3 * j + r] = 1.0 / w->m[w->part[j]];
+    }
+  apply_h(w, qt, w->hqt);
+  apply_h(w, qs, hab); /* A^{-1} b = q~ */
+  CHECK(sim_nsn_begin_step(s, w->nc, w->W, w->mu, w->d, w->hqt, w->minv) == 0);
+  /* q^0 = A^{-1}(b + h^2 H^T lambda_warm): the warm start's linearisation point */
+  const double *f = sim_nsn_lambda(s);
+  int cone_ok = 1;
+  for (int k = 0; k <= iters; k++) {
+    memcpy(w->q, qs, sizeof(double) * 3 * (size_t)w->np);
+    for (int j = 0; j < w->nc; j++) /* q = q~ + h^2 M^{-1} H^T f */
+      for (int r = 0; r < 3; r++)
+        for (int a = 0; a < 3; a++)
+          w->q[3 * w->part[j] + a] += h * h * w->c[j][r][a] * f[3 * j + r] / w->m[w->part[j]];
+    if (k == iters) break;
+    apply_h(w, w->q, hq);
+    sim_nsn_iterate(s, hq, hab);
+    f = sim_nsn_force(s);
+    for (int j = 0; j < w->nc; j++) { /* lambda stays in the (capped) cone */
+      const double *l = sim_nsn_lambda(s) + 3 * j;
+      double cap = s->opt.max_force > 0.0 ? s->opt.max_force : INFINITY;
+      cone_ok &= l[0] >= 0.0 && l[0] <= cap && hypot(l[1], l[2]) <= w->mu[j] * l[0] * (1 + 1e-12);
+    }
+  }
+  CHECK(cone_ok);
+  for (int i = 0; i < 3 * w->np; i++) w->v[i] = (w->q[i] - qt[i]) / h;
+  return sim_nsn_lambda(s)[0];
+}
+
+static sim_nsn_options opts(int ncp, int pre, double h) {
+  sim_nsn_options o = sim_default_nsn_options();
+  o.ncp = (sim_ncp_kind)ncp;
+  o.precond = (sim_nsn_precond)pre;
+  o.h = h;
+  return o;
+}
+
+static const double N_UP[3] = {0, 1, 0}, T_X[3] = {1, 0, 0}, ZERO[3] = {0, 0, 0};
+
+static void test_resting(int ncp, int pre, int warm, double *err) {
+  double h = 0.01, m = 2.0;
+  world w = {0};
+  w.np = 1;
+  w.m[0] = m;
+  add_contact(&w, 0, N_UP, T_X, 0.5, ZERO, ZERO);
+  sim_nsn_options o = opts(ncp, pre, h);
+  o.warm_start = warm;
+  sim_nsn s;
+  CHECK(sim_nsn_init(&s, &o) == 0);
+  double worst = 0.0, drift = 0.0;
+  for (int t = 0; t < 50; t++) {
+    double ln = step(&w, &s, h, 10);
+    if (t >= 2 && fabs(ln - m * G) > worst) worst = fabs(ln - m * G);
+    drift = fmax(drift, fmax(fabs(w.q[0]), fabs(w.q[1])));
+  }
+  CHECK_NEAR(worst, 0.0, 1e-6);
+  CHECK_NEAR(drift, 0.0, 1e-9);
+  CHECK(s.stats.cr_iters > 0 && s.stats.newton_steps == 500);
+  *err = fmax(*err, worst);
+  sim_nsn_destroy(&s);
+}
+
+static void test_sliding(int ncp, int pre, double *err) {
+  double h = 0.01, mu = 0.3, v0 = 1.0;
+  world w = {0};
+  w.np = 1;
+  w.m[0] = 1.0;
+  w.v[0] = v0;
+  add_contact(&w, 0, N_UP, T_X, mu, ZERO, ZERO);
+  sim_nsn_options o = opts(ncp, pre, h);
+  sim_nsn s;
+  sim_nsn_init(&s, &o);
+  double worst = 0.0;
+  for (int k = 1; k <= 60; k++) {
+    step(&w, &s, h, 10);
+    double want = fmax(v0 - mu * G * k * h, 0.0);
+    worst = fmax(worst, fabs(w.v[0] - want));
+  }
+  CHECK_NEAR(worst, 0.0, 1e-6);
+  CHECK_NEAR(w.v[0], 0.0, 1e-9);
+  *err = fmax(*err, worst);
+  sim_nsn_destroy(&s);
+}
+
+/* returns the displacement along the slope after 1 s (positive: downhill) */
+static double slope_run(int ncp, int pre, double mu, double *accel) {
+  double h = 0.01, th = 10.0 * SIM_PI / 180.0;
+  double n[3] = {sin(th), cos(th), 0}, t1[3] = {cos(th), -sin(th), 0}; /* t1 downhill */
+  world w = {0};
+  w.np = 1;
+  w.m[0] = 1.5;
+  add_contact(&w, 0, n, t1, mu, ZERO, ZERO);
+  sim_nsn_options o = opts(ncp, pre, h);
+  o.cr_iters = 24;
+  sim_nsn s;
+  sim_nsn_init(&s, &o);
+  for (int k = 0; k < 100; k++) step(&w, &s, h, 10);
+  *accel = dot3(w.v, t1) / 1.0; /* v after 1 s = a * 1 s */
+  double x = dot3(w.q, t1);
+  CHECK_NEAR(dot3(w.q, n), 0.0, 1e-9); /* stays on the plane */
+  sim_nsn_destroy(&s);
+  return x;
+}
+
+static void test_belt(int ncp, int pre, double *err) {
+  double h = 0.01, U = 0.1;
+  world w = {0};
+  w.np = 2;
+  w.m[0] = 1.0;
+  w.m[1] = 2.0;
+  w.q[3] = 1.0; /* particle 1 at x = 1 */
+  double belt[3] = {U, 0, 0}, p1[3] = {1, 0, 0};
+  add_contact(&w, 0, N_UP, T_X, 0.5, ZERO, ZERO);
+  add_contact(&w, 1, N_UP, T_X, 0.5, p1, belt);
+  sim_nsn_options o = opts(ncp, pre, h);
+  sim_nsn s;
+  sim_nsn_init(&s, &o);
+  for (int k = 0; k < 30; k++) step(&w, &s, h, 10);
+  double e = fmax(fabs(w.v[3] - U), fabs(w.v[0]));
+  e = fmax(e, fabs(sim_nsn_lambda(&s)[3] - w.m[1] * G));
+  CHECK_NEAR(w.v[3], U, 1e-6);
+  CHECK_NEAR(w.v[0], 0.0, 1e-9);
+  CHECK_NEAR(fabs(w.q[1]) + fabs(w.q[4]), 0.0, 1e-9);
+  CHECK_NEAR(sim_nsn_lambda(&s)[3], w.m[1] * G, 1e-6);
+  CHECK_NEAR(sim_nsn_lambda(&s)[4], 0.0, 1e-6); /* dragged at the belt speed: no force left */
+  *err = fmax(*err, e);
+  sim_nsn_destroy(&s);
+}
+
+static void test_cap(void) {
+  double h = 0.01, cap = 0.5 * G;
+  world w = {0};
+  w.np = 1;
+  w.m[0] = 1.0;
+  add_contact(&w, 0, N_UP, T_X, 0.5, ZERO, ZERO);
+  sim_nsn_options o = opts(SIM_NCP_FISCHER_BURMEISTER, 0, h);
+  o.max_force = cap;
+  sim_nsn s;
+  sim_nsn_init(&s, &o);
+  double ln = 0.0;
+  for (int k = 0; k < 10; k++) ln = step(&w, &s, h, 10);
+  CHECK_NEAR(ln, cap, 1e-12);
+  CHECK(w.q[1] < -1e-4); /* sinks under half its weight */
+  sim_nsn_destroy(&s);
+}
+
+/* a resting particle (warm lambda = m g) kicked upwards and sideways leaves the plane: free
+   flight from the first step, lambda = 0 */
+static void test_liftoff(int ncp) {
+  double h = 0.01, vy = 0.5, vx = 0.3;
+  world w = {0};
+  w.np = 1;
+  w.m[0] = 1.0;
+  add_contact(&w, 0, N_UP, T_X, 0.5, ZERO, ZERO);
+  sim_nsn_options o = opts(ncp, 0, h);
+  sim_nsn s;
+  sim_nsn_init(&s, &o);
+  for (int k = 0; k < 5; k++) step(&w, &s, h, 10);
+  w.v[0] = vx;
+  w.v[1] = vy;
+  step(&w, &s, h, 10);
+  CHECK_NEAR(w.q[1], vy * h - G * h * h, 1e-12);
+  CHECK_NEAR(w.q[0], vx * h, 1e-12);
+  CHECK(sim_nsn_lambda(&s)[0] == 0.0 && sim_nsn_lambda(&s)[1] == 0.0);
+  sim_nsn_destroy(&s);
+}
+
+static double urand(void) { return 2.0 * rand() / (double)RAND_MAX - 1.0; }
+
+/* One Newton step on a random coupled system (4 contacts, W = B B^T + I/2 in 1/kg): where no
+   clamp acted, the step solves the linearisation of step 3,
+     phi + Omega (H q^{k+1} - H q^k) + E_phi dlambda = 0,  H q^{k+1} = hab + h^2 W f,
+   with phi, Omega, E_phi recomputed here from ncp.h (r = h^2 w, friction in displacements). */
+static void test_linearisation(int ncp, int pre, double *lin_err) {
+  enum { NC = 4, M = 12 };
+  double h = 0.01, W[M * M], B[M * M], mu[NC], d[M], hqt[M], hq[M], hab[M], minv[M], lam0[M];
+  for (int i = 0; i < M * M; i++) B[i] = urand();
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < M; j++) {
+      double acc = i == j ? 0.5 : 0.0;
+      for (int k = 0; k < M; k++) acc += B[i * M + k] * B[j * M + k] / M;
+      W[i * M + j] = acc;
+    }
+  for (int i = 0; i < M; i++) {
+    d[i] = 1e-3 * urand();
+    hqt[i] = 1e-3 * urand();
+    hq[i] = hqt[i] + 1e-3 * urand();
+    hab[i] = hq[i] + 1e-3 * urand();
+    minv[i] = 0.7 + 0.5 * rand() / (double)RAND_MAX;
+  }
+  for (int j = 0; j < NC; j++) {
+    mu[j] = 0.4 + 0.2 * j;
+    lam0[3 * j] = j == 0 ? 0.0 : 5.0 + rand() % 5;
+    lam0[3 * j + 1] = 0.3 * mu[j] * lam0[3 * j] * urand();
+    lam0[3 * j + 2] = 0.3 * mu[j] * lam0[3 * j] * urand();
+  }
+  sim_nsn_options o = opts(ncp, pre, h);
+  o.cr_iters = 200;
+  o.cr_tol = 1e-14;
+  sim_nsn s;
+  sim_nsn_init(&s, &o);
+  CHECK(sim_nsn_begin_step(&s, NC, W, mu, d, hqt, minv) == 0);
+  memcpy(sim_nsn_lambda(&s), lam0, sizeof(lam0));
+  CHECK(sim_nsn_iterate(&s, hq, hab) > 0);
+  /* Omega at (H q^k, lambda^k), then the unclamped prediction hab + h^2 W Omega (lambda + dl) */
+  double om[M], phi[M], ee[M], x[M], hq1[M], w[M];
+  for (int i = 0; i < M; i++) w[i] = pre ? minv[i] : W[i * M + i];
+  for (int j = 0; j < NC; j++) {
+    const double *l0 = lam0 + 3 * j;
+    int i = 3 * j;
+    phi[i] = sim_ncp_normal((sim_ncp_kind)ncp, hq[i] - d[i], l0[0], h * h * w[i], om + i, ee + i);
+    double u[2] = {hq[i + 1] - hqt[i + 1] - h * d[i + 1], hq[i + 2] - hqt[i + 2] - h * d[i + 2]};
+    sim_ncp_fric fr = sim_ncp_friction((sim_ncp_kind)ncp, u, l0 + 1, l0[0], mu[j],
+                                       h * h * 0.5 * (w[i + 1] + w[i + 2]));
+    for (int a = 1; a < 3; a++) {
+      phi[i + a] = fr.phi[a - 1];
+      om[i + a] = fr.omega;
+      ee[i + a] = fr.omega > 0.0 ? fr.e : 1.0; /* inactive: lambda_f + dl_f = 0 */
+    }
+  }
+  for (int i = 0; i < M; i++) x[i] = om[i] * (lam0[i] + s.dlam[i]);
+  double worst = 0.0;
+  for (int i = 0; i < M; i++) {
+    hq1[i] = hab[i];
+    for (int k = 0; k < M; k++) hq1[i] += h * h * W[i * M + k] * x[k];
+    double res = phi[i] + om[i] * (hq1[i] - hq[i]) + ee[i] * s.dlam[i];
+    worst = fmax(worst, fabs(res) / (1e-3 + fabs(phi[i])));
+  }
+  CHECK_NEAR(worst, 0.0, 1e-9);
+  *lin_err = fmax(*lin_err, worst);
+  sim_nsn_destroy(&s);
+}
+
+int main(void) {
+  size_t mem0 = sim_mem_in_use();
+  const char *nn[2] = {"FB", "min"}, *pn[2] = {"delassus", "mass-inverse"};
+  double th = 10.0 * SIM_PI / 180.0, mus = tan(th);
+  for (int ncp = 0; ncp < 2; ncp++)
+    for (int pre = 0; pre < 2; pre++) {
+      double e_rest = 0.0, e_slide = 0.0, e_belt = 0.0, a_stick, a_slip;
+      for (int warm = 0; warm < 2; warm++) test_resting(ncp, pre, warm, &e_rest);
+      test_sliding(ncp, pre, &e_slide);
+      test_belt(ncp, pre, &e_belt);
+      double x_stick = slope_run(ncp, pre, mus + 0.01, &a_stick);
+      double x_slip = slope_run(ncp, pre, mus - 0.01, &a_slip);
+      double a_want = G * (sin(th) - (mus - 0.01) * cos(th));
+      CHECK_NEAR(x_stick, 0.0, 1e-6);
+      CHECK_NEAR(a_slip / a_want - 1.0, 0.0, 1e-3);
+      CHECK_NEAR(x_slip / (a_want * 0.01 * 0.01 * 100 * 101 / 2) - 1.0, 0.0, 1e-3);
+      printf(
+          "%s/%s: rest |lambda_n - m g| %.2e, slide |v - v_exact| %.2e, belt %.2e, "
+          "slope stick x %.2e m, slip a rel err %.2e\n",
+          nn[ncp], pn[pre], e_rest, e_slide, e_belt, fabs(x_stick), fabs(a_slip / a_want - 1.0));
+    }
+  test_cap();
+  double lin_err = 0.0;
+  for (int ncp = 0; ncp < 2; ncp++)
+    for (int pre = 0; pre < 2; pre++)
+      for (int rep = 0; rep < 20; rep++) test_linearisation(ncp, pre, &lin_err);
+  printf("one Newton step vs its linearisation (relative): %.2e\n", lin_err);
+  test_liftoff(SIM_NCP_FISCHER_BURMEISTER);
+  test_liftoff(SIM_NCP_MIN_MAP);
+  CHECK_INT(sim_mem_in_use(), mem0);
+  return check_summary("test_nsn");
+}
