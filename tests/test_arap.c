@@ -10,6 +10,7 @@
 #include "../core/solve/backend.h"
 #include "../core/solve/stepper.h"
 #include "check.h"
+#include "lg_fixture.h"
 
 static sim_scene g_scene;
 
@@ -50,37 +51,13 @@ static void bar_scene(sim_scene *sc, int pinned, double gravity) {
   }
 }
 
-typedef struct sim_ctx {
-  sim_model m;
-  sim_backend *be;
-  sim_stepper s;
-} sim_ctx;
-
 static double g_rho; /* Chebyshev rho for jacobi runs */
-
-static int setup(sim_ctx *c, const sim_scene *sc, sim_global_kind g) {
-  sim_status st = {0};
-  memset(c, 0, sizeof *c);
-  int rc = sim_model_build(sc, NULL, &c->m, &st);
-  sim_backend_opts o = {.global = g, .precision = SIM_PREC_DOUBLE, .ordering = SIM_ORDER_METIS,
-                        .chebyshev_rho = g_rho};
-  if (!rc) rc = sim_backend_cpu_create(&c->m, &o, &c->be, &st);
-  if (!rc) rc = sim_stepper_init(&c->s, &c->m, c->be, &st);
-  if (rc) fprintf(stderr, "setup: %s\n", st.msg);
-  return rc;
-}
-
-static void teardown(sim_ctx *c) {
-  sim_stepper_free(&c->s);
-  if (c->be) c->be->destroy(c->be);
-  sim_model_free(&c->m);
-}
 
 static void test_energy_descent(sim_global_kind g) {
   sim_scene *sc = &g_scene;
   bar_scene(sc, 1, 0);
-  sim_ctx c;
-  CHECK_INT(setup(&c, sc, g), SIM_OK);
+  lg_ctx c;
+  CHECK_INT(lg_setup(&c, sc, g, g_rho), SIM_OK);
   double e[16];
   sim_profile p;
   sim_status st = {0};
@@ -93,10 +70,10 @@ static void test_energy_descent(sim_global_kind g) {
   }
   CHECK(monotone);
   CHECK_INT(steps, 15); /* every frame strictly lowers e(q) */
-  teardown(&c);
+  lg_teardown(&c);
 }
 
-static void momentum(const sim_ctx *c, const double *v, double P[3]) {
+static void momentum(const lg_ctx *c, const double *v, double P[3]) {
   P[0] = P[1] = P[2] = 0;
   for (int i = 0; i < c->m.n; i++)
     for (int k = 0; k < 3; k++) P[k] += c->m.mass[i] * v[3 * i + k];
@@ -105,8 +82,8 @@ static void momentum(const sim_ctx *c, const double *v, double P[3]) {
 static void test_momentum(void) {
   sim_scene *sc = &g_scene;
   bar_scene(sc, 0, 0);
-  sim_ctx c;
-  CHECK_INT(setup(&c, sc, SIM_GLOBAL_CHOLESKY), SIM_OK);
+  lg_ctx c;
+  CHECK_INT(lg_setup(&c, sc, SIM_GLOBAL_CHOLESKY, g_rho), SIM_OK);
   int n = c.m.n;
   double *v = malloc(sizeof(double) * 3 * n);
   srand(3);
@@ -129,15 +106,15 @@ static void test_momentum(void) {
   CHECK(e > 0);
   free(v);
   free(q);
-  teardown(&c);
+  lg_teardown(&c);
 }
 
 /* Implicit Euler free fall: v_k = k h g, x_k = x_0 + h^2 g k (k + 1) / 2. */
 static void test_free_fall(void) {
   sim_scene *sc = &g_scene;
   bar_scene(sc, 0, -9.81);
-  sim_ctx c;
-  CHECK_INT(setup(&c, sc, SIM_GLOBAL_SPARSE_INVERSE), SIM_OK);
+  lg_ctx c;
+  CHECK_INT(lg_setup(&c, sc, SIM_GLOBAL_SPARSE_INVERSE, g_rho), SIM_OK);
   sim_status st = {0};
   sim_profile p;
   int K = 25;
@@ -157,15 +134,15 @@ static void test_free_fall(void) {
   CHECK(errv < 1e-9);
   free(q);
   free(v);
-  teardown(&c);
+  lg_teardown(&c);
 }
 
 /* Pinned vertices follow the rolling script exactly. */
 static void test_pins(void) {
   sim_scene *sc = &g_scene;
   bar_scene(sc, 1, 0);
-  sim_ctx c;
-  CHECK_INT(setup(&c, sc, SIM_GLOBAL_CHOLESKY), SIM_OK);
+  lg_ctx c;
+  CHECK_INT(lg_setup(&c, sc, SIM_GLOBAL_CHOLESKY, g_rho), SIM_OK);
   CHECK_INT(c.m.npinned, 2 * 25);
   sim_status st = {0};
   sim_profile p;
@@ -184,7 +161,7 @@ static void test_pins(void) {
   }
   CHECK(maxerr < 1e-12);
   free(q);
-  teardown(&c);
+  lg_teardown(&c);
 }
 
 /* Trajectory after 10 frames with a given thread count and solver. */
@@ -192,15 +169,15 @@ static double *trajectory(int threads, sim_global_kind g, int *n) {
   omp_set_num_threads(threads);
   sim_scene *sc = &g_scene;
   bar_scene(sc, 1, -9.81);
-  sim_ctx c;
-  if (setup(&c, sc, g)) return NULL;
+  lg_ctx c;
+  if (lg_setup(&c, sc, g, g_rho)) return NULL;
   sim_status st = {0};
   sim_profile p;
   for (int f = 0; f < 10; f++) sim_stepper_step(&c.s, &p, NULL, &st);
   *n = 3 * c.m.n;
   double *q = malloc(sizeof(double) * *n);
   c.be->download(c.be, SIM_VEC_Q, q, &st);
-  teardown(&c);
+  lg_teardown(&c);
   return q;
 }
 
@@ -231,15 +208,15 @@ static double *run_bar(sim_global_kind g, int frames, int iters, int *n) {
   sim_scene *sc = &g_scene;
   bar_scene(sc, 1, -9.81);
   sc->solver.lg_iterations = iters;
-  sim_ctx c;
-  if (setup(&c, sc, g)) return NULL;
+  lg_ctx c;
+  if (lg_setup(&c, sc, g, g_rho)) return NULL;
   sim_status st = {0};
   sim_profile p;
   for (int f = 0; f < frames; f++) sim_stepper_step(&c.s, &p, NULL, &st);
   *n = 3 * c.m.n;
   double *q = malloc(sizeof(double) * *n);
   c.be->download(c.be, SIM_VEC_Q, q, &st);
-  teardown(&c);
+  lg_teardown(&c);
   return q;
 }
 

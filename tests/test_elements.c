@@ -13,19 +13,26 @@
 #include "../core/solve/material.h"
 #include "../core/solve/stepper.h"
 #include "check.h"
+#include "lg_fixture.h"
 
 static sim_scene g_sc;
 
-/* A 1 x 1 cloth of k x k grid vertices (cross or diagonal pattern), E 1e4, total mass 1. */
-static void cloth_scene(sim_scene *sc, int k, int cross, sim_material_model model,
-                        sim_bending_kind bend, double nu) {
+/* A default scene of one default body, h = 0.01, 5 L-G iterations, no pins. */
+static sim_body_def *one_body_scene(sim_scene *sc) {
   sim_default_scene(sc);
   snprintf(sc->file, sizeof sc->file, "test_elements");
   sc->solver.dt = 0.01;
   sc->solver.lg_iterations = 5;
   sc->nbodies = 1;
-  sim_body_def *b = &sc->bodies[0];
-  sim_default_body(b);
+  sc->npins = 0;
+  sim_default_body(&sc->bodies[0]);
+  return &sc->bodies[0];
+}
+
+/* A 1 x 1 cloth of k x k grid vertices (cross or diagonal pattern), E 1e4, total mass 1. */
+static void cloth_scene(sim_scene *sc, int k, int cross, sim_material_model model,
+                        sim_bending_kind bend, double nu) {
+  sim_body_def *b = one_body_scene(sc);
   b->mesh.kind = SIM_SRC_CLOTH;
   b->mesh.size[0] = b->mesh.size[1] = 1.0;
   b->mesh.vertices[0] = b->mesh.vertices[1] = k;
@@ -38,18 +45,11 @@ static void cloth_scene(sim_scene *sc, int k, int cross, sim_material_model mode
   b->material.poisson_ratio = nu;
   b->bending.type = bend;
   b->bending.stiffness = 1e-2;
-  sc->npins = 0;
 }
 
 /* A 0.4 x 1 x 0.4 bar of 3 x 6 x 3 vertices. */
 static void bar_scene(sim_scene *sc, sim_material_model model, double nu) {
-  sim_default_scene(sc);
-  snprintf(sc->file, sizeof sc->file, "test_elements");
-  sc->solver.dt = 0.01;
-  sc->solver.lg_iterations = 5;
-  sc->nbodies = 1;
-  sim_body_def *b = &sc->bodies[0];
-  sim_default_body(b);
+  sim_body_def *b = one_body_scene(sc);
   b->mesh.kind = SIM_SRC_BAR;
   double lo[3] = {-0.2, -0.5, -0.2}, hi[3] = {0.2, 0.5, 0.2};
   memcpy(b->mesh.lo, lo, sizeof lo);
@@ -60,35 +60,10 @@ static void bar_scene(sim_scene *sc, sim_material_model model, double nu) {
   b->material.density = 0;
   b->material.youngs_modulus = 1e5;
   b->material.poisson_ratio = nu;
-  sc->npins = 0;
-}
-
-typedef struct ctx {
-  sim_model m;
-  sim_backend *be;
-  sim_stepper s;
-} ctx;
-
-static int setup(ctx *c, const sim_scene *sc, sim_global_kind g, double rho) {
-  sim_status st = {0};
-  memset(c, 0, sizeof *c);
-  int rc = sim_model_build(sc, NULL, &c->m, &st);
-  sim_backend_opts o = {.global = g, .precision = SIM_PREC_DOUBLE, .ordering = SIM_ORDER_METIS,
-                        .chebyshev_rho = rho};
-  if (!rc) rc = sim_backend_cpu_create(&c->m, &o, &c->be, &st);
-  if (!rc) rc = sim_stepper_init(&c->s, &c->m, c->be, &st);
-  if (rc) fprintf(stderr, "setup: %s\n", st.msg);
-  return rc;
-}
-
-static void teardown(ctx *c) {
-  sim_stepper_free(&c->s);
-  if (c->be) c->be->destroy(c->be);
-  sim_model_free(&c->m);
 }
 
 /* Sets q = q~ = deformed rest positions (x -> stretch x) and evaluates the elastic energy. */
-static double stretched_energy(ctx *c, double sx, double sy) {
+static double stretched_energy(lg_ctx *c, double sx, double sy) {
   size_t n3 = 3 * (size_t)c->m.n;
   double *q = SIM_NEW(double, n3);
   for (int i = 0; i < c->m.n; i++) {
@@ -109,9 +84,9 @@ static double stretched_energy(ctx *c, double sx, double sy) {
 static void test_uniform_stretch(void) {
   for (int model = 0; model < SIM_MAT_COUNT; model++)
     for (int cross = 0; cross < 2; cross++) {
-      ctx c;
+      lg_ctx c;
       cloth_scene(&g_sc, 7, cross, (sim_material_model)model, SIM_BEND_NONE, 0.3);
-      if (setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
+      if (lg_setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
         CHECK(0);
         continue;
       }
@@ -123,12 +98,12 @@ static void test_uniform_stretch(void) {
       double s[3] = {1.3, 1.0, 0.0};
       double expect = c.m.total_volume * sim_psi_sigma(&mat, s, NULL, NULL);
       CHECK_NEAR(stretched_energy(&c, 1.3, 1), expect, 1e-9 * expect);
-      teardown(&c);
+      lg_teardown(&c);
     }
   for (int model = 0; model < SIM_MAT_COUNT; model++) {
-    ctx c;
+    lg_ctx c;
     bar_scene(&g_sc, (sim_material_model)model, 0.3);
-    if (setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
+    if (lg_setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
       CHECK(0);
       continue;
     }
@@ -138,16 +113,16 @@ static void test_uniform_stretch(void) {
     double expect = c.m.total_volume * sim_psi_sigma(&mat, s, NULL, NULL);
     CHECK_NEAR(stretched_energy(&c, 1.2, 0.9), expect, 1e-9 * expect);
     CHECK_NEAR(stretched_energy(&c, 1, 1), 0.0, 1e-12);
-    teardown(&c);
+    lg_teardown(&c);
   }
 }
 
 /* Rigid motion of a cloth with bending: zero energy, so rotations are rest states. */
 static void test_rigid_cloth(void) {
   for (int bend = 0; bend < SIM_BEND_COUNT; bend++) {
-    ctx c;
+    lg_ctx c;
     cloth_scene(&g_sc, 6, 1, SIM_MAT_ARAP, (sim_bending_kind)bend, 0.3);
-    if (setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
+    if (lg_setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
       CHECK(0);
       continue;
     }
@@ -165,14 +140,14 @@ static void test_rigid_cloth(void) {
     c.be->upload(c.be, SIM_VEC_QTILDE, q, &st);
     CHECK_NEAR(c.be->energy(c.be, NULL), 0.0, 1e-10);
     sim_free(q);
-    teardown(&c);
+    lg_teardown(&c);
   }
 }
 
 /* Projective dynamics (ARAP with either bending) never increases e(q) within a step. */
 static void test_pd_descent(void) {
   for (int bend = 0; bend < SIM_BEND_COUNT; bend++) {
-    ctx c;
+    lg_ctx c;
     cloth_scene(&g_sc, 9, 0, SIM_MAT_ARAP, (sim_bending_kind)bend, 0.3);
     g_sc.gravity[1] = -9.81;
     g_sc.npins = 1;
@@ -180,7 +155,7 @@ static void test_pd_descent(void) {
     memset(p, 0, sizeof *p);
     double box[6] = {-1, -1, -1, -0.49, 1, 1};
     memcpy(p->box, box, sizeof box);
-    if (setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
+    if (lg_setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
       CHECK(0);
       continue;
     }
@@ -194,12 +169,12 @@ static void test_pd_descent(void) {
       for (int k = 1; k <= 10; k++) worst |= e[k] > e[k - 1] * (1 + 1e-12) + 1e-15;
     }
     CHECK(!worst);
-    teardown(&c);
+    lg_teardown(&c);
   }
 }
 
 /* Gradient of e at q by central differences of the backend's energy over the free unknowns. */
-static double fd_gradient_norm(ctx *c, double *q) {
+static double fd_gradient_norm(lg_ctx *c, double *q) {
   sim_status st = {0};
   double g2 = 0, h = 1e-7;
   for (int f = 0; f < c->m.nfree; f++)
@@ -224,7 +199,7 @@ static double fd_gradient_norm(ctx *c, double *q) {
 static void test_admm_converges(void) {
   for (int model = SIM_MAT_COROTATIONAL; model < SIM_MAT_COUNT; model++)
     for (int kind = 0; kind < 2; kind++) {
-      ctx c;
+      lg_ctx c;
       if (kind == 0) cloth_scene(&g_sc, 5, 0, (sim_material_model)model, SIM_BEND_NONE, 0.3);
       else bar_scene(&g_sc, (sim_material_model)model, 0.3);
       g_sc.gravity[1] = -9.81;
@@ -233,7 +208,7 @@ static void test_admm_converges(void) {
       memset(p, 0, sizeof *p);
       double box[6] = {-1, 0.45, -1, 1, 1, 1}, cbox[6] = {-1, -1, -1, -0.49, 1, 1};
       memcpy(p->box, kind ? box : cbox, sizeof box);
-      if (setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
+      if (lg_setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
         CHECK(0);
         continue;
       }
@@ -259,7 +234,7 @@ static void test_admm_converges(void) {
              kind ? "bar" : "cloth", g_early, g_late);
       CHECK(g_late < 1e-3 * g_early);
       sim_free(q);
-      teardown(&c);
+      lg_teardown(&c);
     }
 }
 
@@ -280,9 +255,9 @@ static int inverted_count(const sim_model *m, const double *q) {
 /* Neo-Hookean from inverted tets: the upper half of the bar mirrored through its middle plane
    inverts every tet there; the simulation stays finite and recovers. */
 static void test_neohookean_inverted(void) {
-  ctx c;
+  lg_ctx c;
   bar_scene(&g_sc, SIM_MAT_NEOHOOKEAN, 0.3);
-  if (setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
+  if (lg_setup(&c, &g_sc, SIM_GLOBAL_CHOLESKY, 0)) {
     CHECK(0);
     return;
   }
@@ -309,7 +284,7 @@ static void test_neohookean_inverted(void) {
   CHECK(finite);
   CHECK_INT(inv1, 0);
   sim_free(q);
-  teardown(&c);
+  lg_teardown(&c);
 }
 
 /* The exact global solvers give the same first iterate; Chebyshev's first iterate is the plain
@@ -323,8 +298,8 @@ static void test_first_iterates(void) {
                           SIM_GLOBAL_DENSE_INVERSE, SIM_GLOBAL_CHOLESKY};
   double rhos[] = {0, 0, 0, 0.5};
   for (int v = 0; v < 4; v++) {
-    ctx c;
-    if (setup(&c, &g_sc, gs[v], rhos[v])) {
+    lg_ctx c;
+    if (lg_setup(&c, &g_sc, gs[v], rhos[v])) {
       CHECK(0);
       continue;
     }
@@ -346,7 +321,7 @@ static void test_first_iterates(void) {
       CHECK(d <= 1e-10 * s);
       sim_free(q);
     }
-    teardown(&c);
+    lg_teardown(&c);
   }
   sim_free(ref);
 }

@@ -144,31 +144,22 @@ static int reference_solve(sim_backend *be, int n, int max_iter, double tol, dou
   return rc;
 }
 
-/* Whether `name` is in the comma-separated list (NULL = every solver). */
-static int wanted(const char *list, const char *name) {
-  if (!list) return 1;
-  size_t len = strlen(name);
-  for (const char *p = list;;) {
-    const char *end = strchr(p, ',');
-    size_t l = end ? (size_t)(end - p) : strlen(p);
-    if (l == len && strncmp(p, name, len) == 0) return 1;
-    if (!end) return 0;
-    p = end + 1;
-  }
-}
-
-/* Every name in `list` is one of the variants'. */
-static int check_solvers(const char *list, const variant *vars, int nv, sim_status *st) {
+/* The variants named in the comma-separated `list` as a bit mask (NULL = every variant);
+   an unknown name is a usage error. */
+static int select_solvers(const char *list, const variant *vars, int nv, unsigned *mask,
+                          sim_status *st) {
+  *mask = list ? 0u : (1u << nv) - 1u;
   for (const char *p = list; p;) {
     const char *end = strchr(p, ',');
-    int l = end ? (int)(end - p) : (int)strlen(p), ok = 0;
-    for (int i = 0; i < nv && !ok; i++)
-      ok = (int)strlen(vars[i].name) == l && strncmp(p, vars[i].name, (size_t)l) == 0;
-    if (!ok)
+    int l = end ? (int)(end - p) : (int)strlen(p), hit = -1;
+    for (int i = 0; i < nv && hit < 0; i++)
+      if ((int)strlen(vars[i].name) == l && strncmp(p, vars[i].name, (size_t)l) == 0) hit = i;
+    if (hit < 0)
       return sim_fail(st, SIM_ERR_USAGE,
                       "--solvers: unknown solver '%.*s' (solvers: sparse_inverse, cholesky, "
                       "jacobi, jacobi_chebyshev, cholesky_chebyshev)",
                       l, p);
+    *mask |= 1u << hit;
     p = end ? end + 1 : NULL;
   }
   return SIM_OK;
@@ -188,13 +179,12 @@ static int run_variant(const sim_model *m, const sim_scene *sc, const sim_conver
   if (!rc && !t) rc = st->code;
   double e0 = 0, ms = 0, err = 1, hit_ms = NAN;
   int hit = -1;
-  if (!rc && o->start_previous) { /* q_0 = q_t, pins at their targets (set by predict) */
-    rc = be->download(be, SIM_VEC_Q, q, st);
-    for (size_t i = 0; !rc && i < 3 * (size_t)m->n; i++)
+  if (!rc) rc = be->download(be, SIM_VEC_Q, q, st); /* q~, pins at their targets */
+  if (!rc && o->start_previous) { /* q_0 = q_t for the free vertices */
+    for (size_t i = 0; i < 3 * (size_t)m->n; i++)
       if (m->free_of[i / 3] >= 0) q[i] = qt[i];
-    if (!rc) rc = be->upload(be, SIM_VEC_Q, q, st);
+    rc = be->upload(be, SIM_VEC_Q, q, st);
   }
-  if (!rc) rc = be->download(be, SIM_VEC_Q, q, st);
   if (!rc) {
     e0 = energy_diff(m, ref, q);
     double row[4] = {0, 0, e_star + e0, 1};
@@ -250,7 +240,8 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
                     {"jacobi_chebyshev", SIM_GLOBAL_JACOBI, o->chebyshev_rho},
                     {"cholesky_chebyshev", SIM_GLOBAL_CHOLESKY, o->complete_chebyshev_rho}};
   int nvars = (int)(sizeof vars / sizeof vars[0]);
-  if (o->solvers && check_solvers(o->solvers, vars, nvars, st)) return st->code;
+  unsigned chosen;
+  if (select_solvers(o->solvers, vars, nvars, &chosen, st)) return st->code;
   if (sc->solver.threads > 0) omp_set_num_threads(sc->solver.threads);
   sim_model m;
   int rc = sim_model_build(sc, o->cache_dir ? o->cache_dir : sim_cache_dir(), &m, st);
@@ -312,7 +303,7 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
             m.admm ? "; note: ADMM-PD duals start at zero in every solver" : "");
   /* 3. K iterations of each global solver from the same state */
   for (int vi = 0; !rc && vi < nvars; vi++)
-    if (wanted(o->solvers, vars[vi].name))
+    if (chosen & (1u << vi))
       rc = run_variant(&m, sc, o, &vars[vi], &ref, e_star, qt, v, pins, sum, log, st);
   if (!rc) {
     char path[SIM_PATH_MAX + 64];

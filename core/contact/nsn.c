@@ -48,24 +48,17 @@ static int grow(sim_nsn *s, int nc) {
   if (nc <= s->cap) return 0;
   free_buffers(s);
   size_t m = 3 * (size_t)nc;
-  s->mu = SIM_NEW0(double, nc);
-  s->d = SIM_NEW0(double, m);
-  s->hqt = SIM_NEW0(double, m);
-  s->w = SIM_NEW0(double, m);
-  s->lambda = SIM_NEW0(double, m);
-  s->f = SIM_NEW0(double, m);
-  s->omega = SIM_NEW0(double, m);
-  s->e = SIM_NEW0(double, m);
-  s->rhs = SIM_NEW0(double, m);
-  s->dlam = SIM_NEW0(double, m);
-  s->y = SIM_NEW0(double, m);
-  s->tmp = SIM_NEW0(double, m);
-  s->work = SIM_NEW0(double, sim_cr_work_size((int)m));
-  if (!s->mu || !s->d || !s->hqt || !s->w || !s->lambda || !s->f || !s->omega || !s->e || !s->rhs ||
-      !s->dlam || !s->y || !s->tmp || !s->work) {
-    free_buffers(s);
-    return -1;
-  }
+  struct {
+    double **p;
+    size_t n;
+  } b[] = {{&s->mu, (size_t)nc}, {&s->d, m},     {&s->hqt, m},  {&s->w, m},     {&s->lambda, m},
+           {&s->f, m},           {&s->omega, m}, {&s->e, m},    {&s->rhs, m},   {&s->dlam, m},
+           {&s->y, m},           {&s->tmp, m},   {&s->work, (size_t)sim_cr_work_size((int)m)}};
+  for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+    if (!(*b[i].p = SIM_NEW0(double, b[i].n))) {
+      free_buffers(s);
+      return -1;
+    }
   s->cap = nc;
   return 0;
 }

@@ -138,6 +138,7 @@ int sim_factor_create(int n, const int *colptr, const int *rowidx, const double 
   f->info.analyze_ms = t1 - t0;
   f->info.factor_ms = t2 - t1;
   f->info.ordering = ordering_name(f->L->ordering);
+  f->info.ordering_kind = ord;
   f->info.supernodal = (int)f->L->is_super;
   *out = f;
   return SIM_OK;

@@ -26,6 +26,7 @@ typedef struct sim_factor_info {
   long long nnz_L;  /* of the factor (including the diagonal) */
   double analyze_ms, factor_ms;
   const char *ordering; /* the ordering CHOLMOD used: "metis", "amd", ... */
+  sim_ordering ordering_kind; /* the same as an option (never SIM_ORDER_BEST) */
   int supernodal;
 } sim_factor_info;
 void sim_factor_get_info(const sim_factor *f, sim_factor_info *info);
