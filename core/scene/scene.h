@@ -153,6 +153,7 @@ typedef struct sim_contact_def {
   int warm_start;      /* 0/1: start lambda from the previous step's contacts (1) */
   int bodies;          /* 0/1: deformable-deformable contact between different bodies (1) */
   int self_collision;  /* 0/1: a body against its own surface (0) */
+  double mu;           /* >= 0: friction coefficient between bodies (and within one) (0) */
 } sim_contact_def;
 
 /* Obstacle shapes; the first six in the order of sim_obstacle_kind (core/contact/sdf.h). */

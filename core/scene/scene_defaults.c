@@ -76,6 +76,7 @@ void sim_default_contact(sim_contact_def *c) {
   c->warm_start = 1;
   c->bodies = 1;
   c->self_collision = 0;
+  c->mu = 0;
 }
 
 void sim_default_obstacle_def(sim_obstacle_def *o, sim_obstacle_type type) {

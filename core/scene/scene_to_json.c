@@ -190,6 +190,7 @@ static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
   bool_(w, o, "warm_start", d->warm_start);
   bool_(w, o, "bodies", d->bodies);
   bool_(w, o, "self_collision", d->self_collision);
+  num(w, o, "mu", d->mu);
 }
 
 /* Only the keys of the obstacle's type; "touches" lists body names (every body by default). */
