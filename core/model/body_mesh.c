@@ -17,8 +17,7 @@ static int is_tet_file(const char *path) {
          ends_with(path, ".vtk");
 }
 
-/* R = Rz Ry Rx from degrees */
-static void rotation_matrix(const double deg[3], double R[9]) {
+void sim_rotation_deg(const double deg[3], double R[9]) {
   double a = deg[0] * SIM_PI / 180, b = deg[1] * SIM_PI / 180, c = deg[2] * SIM_PI / 180;
   double Rx[9] = {1, 0, 0, 0, cos(a), -sin(a), 0, sin(a), cos(a)};
   double Ry[9] = {cos(b), 0, sin(b), 0, 1, 0, -sin(b), 0, cos(b)};
@@ -36,9 +35,9 @@ static void rotation_matrix(const double deg[3], double R[9]) {
     }
 }
 
-static void apply_transform(const sim_transform_def *t, double *x, int nv) {
+void sim_transform_points(const sim_transform_def *t, double *x, int nv) {
   double R[9];
-  rotation_matrix(t->rotate_deg, R);
+  sim_rotation_deg(t->rotate_deg, R);
   for (int v = 0; v < nv; v++) {
     double s[3] = {x[3 * v] * t->scale[0], x[3 * v + 1] * t->scale[1], x[3 * v + 2] * t->scale[2]};
     for (int i = 0; i < 3; i++)
@@ -55,7 +54,7 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, sim_tetm
   if (md->kind == SIM_SRC_CLOTH) {
     int rc = sim_gen_cloth_grid(md->size, md->vertices[0], md->vertices[1], md->cloth_cross,
                                 cloth, st);
-    if (rc == SIM_OK) apply_transform(&b->transform, cloth->x, cloth->nv);
+    if (rc == SIM_OK) sim_transform_points(&b->transform, cloth->x, cloth->nv);
     return rc;
   }
   sim_surface surf = {0};
@@ -85,7 +84,7 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, sim_tetm
   }
   sim_surface_free(&surf);
   if (rc == SIM_OK) {
-    apply_transform(&b->transform, out->x, out->nv);
+    sim_transform_points(&b->transform, out->x, out->nv);
     rc = sim_tetmesh_orient(out, name, st);
   }
   if (rc != SIM_OK) sim_tetmesh_free(out);

@@ -86,10 +86,16 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, struct s
    thickness (tets count signed, so inverted ones subtract). */
 double sim_model_measure(const sim_model *m, const double *q);
 
+/* R = Rz Ry Rx (row-major) from rotation angles about x, y, z in degrees. */
+void sim_rotation_deg(const double deg[3], double R[9]);
+/* A scene transform applied to nv points in place: scale, rotate, translate. */
+void sim_transform_points(const sim_transform_def *t, double *x, int nv);
+
 /* World position of pinned vertex `pv` (an index into m->pinned) at time t. */
 void sim_pin_position(const sim_model *m, int pv, double t, double out[3]);
-/* Rigid motion of a pin script at time t applied to point x0. */
-void sim_pin_script_apply(const sim_pin_def *p, double t, const double x0[3], double out[3]);
+/* Rigid motion of a script (a pin's or an obstacle's steps) at time t applied to point x0. */
+void sim_script_apply(const sim_pin_step *steps, int nsteps, double t, const double x0[3],
+                      double out[3]);
 
 /* Whether each vertex lies in the box (inclusive). */
 static inline int sim_in_box(const double b[6], const double x[3]) {

@@ -26,11 +26,12 @@ static double step_duration(const sim_pin_step *s) {
   return 0.0;
 }
 
-void sim_pin_script_apply(const sim_pin_def *p, double t, const double x0[3], double out[3]) {
+void sim_script_apply(const sim_pin_step *steps, int nsteps, double t, const double x0[3],
+                      double out[3]) {
   double x[3] = {x0[0], x0[1], x0[2]};
   double remaining = t;
-  for (int i = 0; i < p->nsteps && remaining > 0.0; i++) {
-    const sim_pin_step *s = &p->steps[i];
+  for (int i = 0; i < nsteps && remaining > 0.0; i++) {
+    const sim_pin_step *s = &steps[i];
     double dur = step_duration(s);
     double tau = remaining < dur ? remaining : dur; /* time spent in this step */
     remaining -= tau;
@@ -49,5 +50,5 @@ void sim_pin_script_apply(const sim_pin_def *p, double t, const double x0[3], do
 void sim_pin_position(const sim_model *m, int pv, double t, double out[3]) {
   int v = m->pinned[pv];
   const sim_pin_def *p = &m->scene->pins[m->pin_of[v]];
-  sim_pin_script_apply(p, t, &m->x_rest[3 * v], out);
+  sim_script_apply(p->steps, p->nsteps, t, &m->x_rest[3 * v], out);
 }

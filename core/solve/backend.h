@@ -21,6 +21,17 @@ typedef struct sim_global_stats {
   sim_factor_info factor;
 } sim_global_stats;
 
+/* Milliseconds of the contact stages (Table 3 buckets), added to by the contact operations. */
+typedef struct sim_cst_times {
+  double schur_ms;     /* W = H A^{-1} H^T, once per step */
+  double global_ms;    /* the unconstrained solve A^{-1} b */
+  double assemble_ms;  /* H q, H A^{-1} b, NCP functions and the Newton system */
+  double cst_solve_ms; /* Conjugate Residual */
+  double corr_ms;      /* H^T f and the correction solve */
+  long cr_iters;
+} sim_cst_times;
+
+struct sim_contact;
 typedef struct sim_backend sim_backend;
 struct sim_backend {
   const char *name; /* "cpu" or "cuda" */
@@ -38,6 +49,15 @@ struct sim_backend {
   int (*local_step)(sim_backend *be, sim_status *st);
   /* Global step: q_free = A_s^{-1} rhs for the 3 columns. */
   int (*global_step)(sim_backend *be, sim_status *st);
+  /* Contact (DESIGN.md Sec. 6; NULL where the backend has none). contact_begin starts a
+     step's contact solve with the nc contacts found at its start (host array): W, targets,
+     mu, the preconditioner, multipliers warm-started from the previous step's matching
+     contacts (scene contact.warm_start). nc = 0: no contact this step.
+     contact_global replaces global_step while nc > 0 (Algorithm 4 steps 2-4):
+     q_u = A^{-1} b, one non-smooth Newton step, q = q_u + h^2 A^{-1} H^T f. */
+  int (*contact_begin)(sim_backend *be, const struct sim_contact *c, int nc, sim_cst_times *t,
+                       sim_status *st);
+  int (*contact_global)(sim_backend *be, sim_cst_times *t, sim_status *st);
   /* v = (q - q_t) / h; q_t = q. */
   int (*integrate)(sim_backend *be, sim_status *st);
   /* Incremental potential e(q) = 1/(2h^2) |q - q~|_M^2 + sum_i V_i Psi_i(G_i q) + bending

@@ -5,32 +5,10 @@
 
 #include "../base/alloc.h"
 #include "../base/timer.h"
-#include "backend.h"
-#include "global_variants.h"
+#include "backend_cpu.h"
 #include "../model/bending.h"
 #include "local_arap.h"
 #include "material.h"
-
-typedef struct cpu_ctx {
-  const sim_model *m;
-  double *vec[SIM_VEC_COUNT]; /* 3n each */
-  double *pin_pos;            /* 3 * npinned */
-  double *R;                  /* 9 * nelem: projections p_i (ADMM-PD: z_i - u_i) */
-  double *U;                  /* 9 * nelem: ADMM-PD duals u_i (NULL for pure ARAP) */
-  double *P;                  /* 3 * nst: bending projections p_s */
-  double *rhs, *xfree, *y;    /* 3 * nfree */
-  sim_factor *fac;
-  sim_sparse_inverse S;
-  int use_S;
-  sim_jacobi J;
-  sim_dense_inverse D;
-  double *xcur, *xprev; /* jacobi: q^k and q^{k-1} on the free unknowns */
-  double rho, omega;    /* Chebyshev (Wang 2015) */
-  int iter;             /* global steps taken in this frame */
-  sim_global_stats stats;
-} cpu_ctx;
-
-#define CTX(be) ((cpu_ctx *)(be)->ctx)
 
 static int cpu_upload(sim_backend *be, sim_vec_id id, const double *host, sim_status *st) {
   memcpy(CTX(be)->vec[id], host, sizeof(double) * 3 * (size_t)CTX(be)->m->n);
@@ -132,6 +110,16 @@ static int cpu_local_step(sim_backend *be, sim_status *st) {
   return SIM_OK;
 }
 
+int sim_cpu_solve(cpu_ctx *c, const double *in, double *out, sim_status *st) {
+  if (c->use_S)
+    sim_sparse_inverse_apply(&c->S, in, c->y, out);
+  else if (c->D.n > 0)
+    sim_dense_inverse_apply(&c->D, in, out);
+  else
+    return sim_factor_solve3(c->fac, in, out, st);
+  return SIM_OK;
+}
+
 /* q^k on the free unknowns into xcur (the Jacobi input, and Chebyshev's q^{k-1} next time). */
 static void gather_free(cpu_ctx *c) {
   const sim_model *m = c->m;
@@ -157,13 +145,10 @@ static int cpu_global_step(sim_backend *be, sim_status *st) {
   cpu_ctx *c = CTX(be);
   const sim_model *m = c->m;
   if (c->xcur) gather_free(c);
-  switch (be->global) {
-    case SIM_GLOBAL_SPARSE_INVERSE: sim_sparse_inverse_apply(&c->S, c->rhs, c->y, c->xfree); break;
-    case SIM_GLOBAL_JACOBI: sim_jacobi_iterate(&c->J, c->rhs, c->xcur, c->xfree); break;
-    case SIM_GLOBAL_DENSE_INVERSE: sim_dense_inverse_apply(&c->D, c->rhs, c->xfree); break;
-    default:
-      if (sim_factor_solve3(c->fac, c->rhs, c->xfree, st)) return st->code;
-  }
+  if (be->global == SIM_GLOBAL_JACOBI)
+    sim_jacobi_iterate(&c->J, c->rhs, c->xcur, c->xfree);
+  else if (sim_cpu_solve(c, c->rhs, c->xfree, st))
+    return st->code;
   if (c->rho > 0) chebyshev(c);
   double *q = c->vec[SIM_VEC_Q];
 #pragma omp parallel for schedule(static)
@@ -234,6 +219,7 @@ static void cpu_destroy(sim_backend *be) {
     sim_dense_inverse_free(&c->D);
     sim_free(c->xcur);
     sim_free(c->xprev);
+    sim_cpu_contact_destroy(c);
     sim_free(c);
   }
   sim_free(be);
@@ -307,6 +293,8 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
       c->stats.etree_height = c->S.etree_height;
     }
   }
+  c->max_W_bytes = o->max_dense_bytes;
+  if (rc == SIM_OK) rc = sim_cpu_contact_create(be, st);
   if (rc != SIM_OK) {
     cpu_destroy(be);
     return rc;

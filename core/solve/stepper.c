@@ -23,17 +23,45 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
   if (!rc) rc = be->upload(be, SIM_VEC_QT, m->x_rest, st);
   if (!rc) rc = be->upload(be, SIM_VEC_QTILDE, m->x_rest, st);
   if (!rc) rc = be->upload(be, SIM_VEC_V, m->v_init, st);
+  if (!rc) rc = sim_world_init(&s->world, m, st);
+  if (!rc && s->world.active) {
+    s->contact = 1;
+    if (!be->contact_begin)
+      return sim_fail(st, SIM_ERR_DEVICE, "%s: the %s backend has no contact solver yet (use "
+                      "--device cpu)", m->scene->file, be->name);
+    s->x_t = SIM_NEW(double, 3 * (size_t)m->n);
+    s->x_prev = SIM_NEW(double, 3 * (size_t)m->n);
+    if (!s->x_t || !s->x_prev) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (detection)");
+  }
   return rc;
+}
+
+/* Collision detection from q_t (and the step before), then the backend's W and warm start. */
+static int begin_contact(sim_stepper *s, sim_profile *prof, sim_cst_times *ct, sim_status *st) {
+  double a = sim_now_ms();
+  int rc = s->be->download(s->be, SIM_VEC_QT, s->x_t, st);
+  if (!rc) rc = sim_world_detect(&s->world, s->t, s->m->h, s->x_t, s->have_prev ? s->x_prev : NULL,
+                                 st);
+  prof->cd_ms = sim_now_ms() - a;
+  if (rc) return rc;
+  const sim_detect_contacts *c = &s->world.out;
+  prof->contacts = c->n;
+  prof->rows = 3 * c->n;
+  return s->be->contact_begin(s->be, c->c, c->n, ct, st);
 }
 
 void sim_stepper_free(sim_stepper *s) {
   sim_free(s->pin_pos);
-  s->pin_pos = NULL;
+  sim_free(s->x_t);
+  sim_free(s->x_prev);
+  sim_world_free(&s->world);
+  s->pin_pos = s->x_t = s->x_prev = NULL;
 }
 
 int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_status *st) {
   sim_backend *be = s->be;
   memset(prof, 0, sizeof *prof);
+  sim_cst_times ct = {0};
   double t0 = sim_now_ms();
   double t_next = (s->step + 1) * s->m->h;
   pin_targets(s, t_next);
@@ -41,26 +69,40 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
   if (!rc) rc = be->predict(be, s->gravity, st);
   double t1 = sim_now_ms();
   prof->predict_ms = t1 - t0;
+  if (!rc && s->contact) rc = begin_contact(s, prof, &ct, st);
   if (!rc && energies) energies[0] = be->energy(be, NULL);
   for (int k = 0; !rc && k < s->lg_iterations; k++) {
     double a = sim_now_ms();
     rc = be->local_step(be, st);
     double b = sim_now_ms();
-    if (!rc) rc = be->global_step(be, st);
+    if (!rc) rc = prof->contacts > 0 ? be->contact_global(be, &ct, st) : be->global_step(be, st);
     double c = sim_now_ms();
     prof->local_ms += b - a;
-    prof->global_ms += c - b;
+    if (prof->contacts == 0) prof->global_ms += c - b;
     if (!rc && energies) energies[k + 1] = be->energy(be, NULL);
   }
   double t2 = sim_now_ms();
   if (!rc) rc = be->integrate(be, st);
   double t3 = sim_now_ms();
   prof->integrate_ms = t3 - t2;
-  prof->frame_ms = t3 - t0;
+  prof->frame_ms = t3 - t0 - prof->cd_ms;
   prof->lg_iterations = s->lg_iterations;
+  if (prof->contacts > 0) {
+    prof->global_ms = ct.global_ms;
+    prof->assemble_ms = ct.assemble_ms;
+    prof->cst_solve_ms = ct.cst_solve_ms;
+    prof->corr_ms = ct.corr_ms;
+    prof->cr_iterations = ct.cr_iters;
+  }
+  prof->schur_ms = ct.schur_ms;
   if (!rc) {
     s->step++;
     s->t = t_next;
+    if (s->contact) { /* q_t of this step is the next step's previous positions */
+      double *x = s->x_prev;
+      s->x_prev = s->x_t, s->x_t = x;
+      s->have_prev = 1;
+    }
   }
   return rc;
 }

@@ -2,14 +2,17 @@
 /* The frame: its stages in order (Algorithm 2 of the paper), each timed into a profile. */
 #ifndef SIM_STEPPER_H
 #define SIM_STEPPER_H
+#include "../contact/world.h"
 #include "backend.h"
 
-/* One row of timing.csv: milliseconds per stage, summed over the frame's L-G iterations.
-   Buckets of DESIGN.md Sec. 6 that do not exist yet (no contact) stay 0. */
+/* One row of timing.csv: milliseconds per stage, summed over the frame's L-G iterations
+   (DESIGN.md Sec. 6 buckets). frame_ms is the whole step without collision detection (cd_ms),
+   as the paper's Table 3 counts it. */
 typedef struct sim_profile {
   double cd_ms, schur_ms, predict_ms, local_ms, global_ms, assemble_ms, cst_solve_ms, corr_ms,
       integrate_ms, frame_ms;
   int lg_iterations, contacts, rows;
+  long cr_iterations;
 } sim_profile;
 
 typedef struct sim_stepper {
@@ -20,12 +23,17 @@ typedef struct sim_stepper {
   double gravity[3];
   int lg_iterations;
   double *pin_pos; /* host, 3 * npinned */
+  int contact;     /* the scene has something to collide */
+  sim_world world;
+  double *x_t, *x_prev; /* host copies of q_t and of the step before, for detection */
+  int have_prev;
 } sim_stepper;
 
 /* Uploads the initial state (rest positions, initial velocities; pins at t = 0). */
 int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_status *st);
 void sim_stepper_free(sim_stepper *s);
-/* Advance one time step h: pins, predict, K x (local, global), integrate. When `energies` is
+/* Advance one time step h: pins, predict, collision detection and W (with contact), K x (local,
+   global or global with contact), integrate. When `energies` is
    non-NULL it receives e(q) before the first and after every L-G iteration (K + 1 values;
    slower: for tests and convergence studies). */
 int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_status *st);

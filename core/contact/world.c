@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* The scene's obstacles and bodies for collision detection, posed every step (world.h). */
+#include "world.h"
+
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../mesh/mesh.h"
+
+/* M_t of a script: c = M(0), column j of Q = M(e_j) - c (a rigid motion). */
+static void script_motion(const sim_obstacle_def *o, double t, sim_world_motion *mo) {
+  static const double zero[3] = {0, 0, 0};
+  sim_script_apply(o->steps, o->nsteps, t, zero, mo->c);
+  for (int j = 0; j < 3; j++) {
+    double e[3] = {j == 0, j == 1, j == 2}, y[3];
+    sim_script_apply(o->steps, o->nsteps, t, e, y);
+    for (int i = 0; i < 3; i++) mo->Q[3 * i + j] = y[i] - mo->c[i];
+  }
+}
+
+static void motion_apply(const sim_world_motion *mo, const double x[3], double out[3]) {
+  for (int i = 0; i < 3; i++)
+    out[i] = mo->Q[3 * i] * x[0] + mo->Q[3 * i + 1] * x[1] + mo->Q[3 * i + 2] * x[2] + mo->c[i];
+}
+
+/* y = M^{-1}(x) = Q^T (x - c) */
+static void motion_inverse(const sim_world_motion *mo, const double x[3], double out[3]) {
+  double d[3] = {x[0] - mo->c[0], x[1] - mo->c[1], x[2] - mo->c[2]};
+  for (int i = 0; i < 3; i++)
+    out[i] = mo->Q[i] * d[0] + mo->Q[3 + i] * d[1] + mo->Q[6 + i] * d[2];
+}
+
+static uint64_t body_mask(unsigned touches) {
+  return touches == SIM_TOUCHES_ALL ? SIM_DETECT_ALL : (uint64_t)touches;
+}
+
+static sim_obstacle analytic_shape(const sim_obstacle_def *d) {
+  sim_obstacle o = sim_default_obstacle((sim_obstacle_kind)d->type);
+  switch (d->type) {
+    case SIM_OBST_PLANE: o.frame = sim_frame_from_axis(d->point, d->normal); break;
+    case SIM_OBST_BOX:
+      memcpy(o.frame.pos, d->center, sizeof o.frame.pos);
+      sim_rotation_deg(d->rotate_deg, o.frame.rot);
+      memcpy(o.half, d->half_extents, sizeof o.half);
+      break;
+    case SIM_OBST_SPHERE:
+      memcpy(o.frame.pos, d->center, sizeof o.frame.pos);
+      o.radius = d->radius;
+      break;
+    case SIM_OBST_CAPSULE:
+      sim_obstacle_set_segment(&o, d->a, d->b);
+      o.radius = d->radius;
+      break;
+    case SIM_OBST_CYLINDER:
+      o.frame = sim_frame_from_axis(d->point, d->axis);
+      o.radius = d->radius;
+      o.half_height = 0.5 * d->height; /* 0: infinite */
+      o.omega = d->spin;
+      break;
+    default: /* torus */
+      o.frame = sim_frame_from_axis(d->center, d->axis);
+      o.radius = d->minor;
+      o.major = d->major;
+  }
+  return o;
+}
+
+/* Read, transform and orient a mesh obstacle; closed "auto" asks the mesh. */
+static int load_mesh(sim_world *w, int i, const sim_obstacle_def *d, sim_status *st) {
+  sim_surface s = {0};
+  sim_status rd = {0};
+  int rc = sim_read_surface(d->path, &s, &rd);
+  if (rc) return sim_fail(st, rc, "obstacles.%d (%s): %s", i, d->name, rd.msg);
+  sim_transform_points(&d->transform, s.x, s.nv);
+  sim_status tmp = {0};
+  int closed = d->closed == SIM_CLOSED_AUTO ? sim_surface_check_closed(&s, d->name, &tmp) == SIM_OK
+                                            : d->closed == SIM_CLOSED_YES;
+  if (closed && d->closed == SIM_CLOSED_YES && sim_surface_check_closed(&s, d->name, &tmp)) {
+    sim_surface_free(&s);
+    return sim_fail(st, SIM_ERR_MESH, "obstacles.%d (%s): \"closed\": true, but %s", i, d->name,
+                    tmp.msg);
+  }
+  if (closed && sim_surface_volume(&s) < 0) /* inward: turn every triangle */
+    for (int t = 0; t < s.nt; t++) {
+      int a = s.tri[3 * t + 1];
+      s.tri[3 * t + 1] = s.tri[3 * t + 2];
+      s.tri[3 * t + 2] = a;
+    }
+  int k = w->nmesh++;
+  sim_detect_mesh *me = &w->mesh[k];
+  *me = sim_default_detect_mesh();
+  w->mesh_def[k] = i;
+  w->mesh_x0[k] = s.x;
+  w->mesh_tri[k] = s.tri;
+  w->mesh_x[k] = SIM_NEW(double, 3 * (size_t)s.nv + 3);
+  if (!w->mesh_x[k]) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (mesh obstacle)");
+  memcpy(w->mesh_x[k], s.x, sizeof(double) * 3 * (size_t)s.nv);
+  me->nv = s.nv, me->nt = s.nt, me->x = w->mesh_x[k], me->tri = s.tri;
+  me->closed = closed;
+  me->moving = d->nsteps > 0;
+  me->mu = d->mu;
+  me->bodies = body_mask(d->touches);
+  return SIM_OK;
+}
+
+static int is_cloth_body(const sim_model *m, int b) {
+  return m->scene->bodies[b].mesh.kind == SIM_SRC_CLOTH;
+}
+
+static void setup_bodies(sim_world *w) {
+  const sim_model *m = w->m;
+  const sim_contact_def *cd = &m->scene->contact;
+  int on = cd->bodies || cd->self_collision, t0 = 0, targets = 0;
+  for (int b = 0; b < m->nbodies; b++) {
+    int t1 = t0;
+    while (t1 < m->ntri && m->tri_body[t1] == b) t1++;
+    sim_detect_body *bd = &w->body[b];
+    bd->v0 = m->body_vert_start[b];
+    bd->nv = m->body_vert_start[b + 1] - bd->v0;
+    bd->tri = m->tri + 3 * (size_t)t0;
+    bd->nt = on && !is_cloth_body(m, b) ? t1 - t0 : 0;
+    bd->mu = cd->mu;
+    targets += bd->nt > 0;
+    t0 = t1;
+  }
+  if (targets > 0 && (m->nbodies > 1 || cd->self_collision)) w->active = 1;
+}
+
+static sim_detect_scene detect_scene(const sim_world *w, const double *x, const double *xp) {
+  sim_detect_scene s = {w->m->n, x,      xp,      w->pinned, w->nobs, w->nmesh, w->m->nbodies,
+                        w->obs,  w->mesh, w->body};
+  return s;
+}
+
+int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
+  memset(w, 0, sizeof *w);
+  w->m = m;
+  const sim_scene *sc = m->scene;
+  int no = sc->nobstacles;
+  w->par = sim_default_detect_params();
+  w->par.margin = sc->contact.margin;
+  w->par.min_sep = sc->contact.min_separation;
+  w->par.self_collision = sc->contact.self_collision;
+  w->obs = SIM_NEW0(sim_detect_obstacle, no + 1);
+  w->obs_frame0 = SIM_NEW0(sim_frame, no + 1);
+  w->obs_def = SIM_NEW0(int, no + 1);
+  w->mesh = SIM_NEW0(sim_detect_mesh, no + 1);
+  w->mesh_x0 = SIM_NEW0(double *, no + 1);
+  w->mesh_x = SIM_NEW0(double *, no + 1);
+  w->mesh_tri = SIM_NEW0(int *, no + 1);
+  w->mesh_def = SIM_NEW0(int, no + 1);
+  w->motion_t = SIM_NEW0(sim_world_motion, no + 1);
+  w->motion_t1 = SIM_NEW0(sim_world_motion, no + 1);
+  w->body = SIM_NEW0(sim_detect_body, m->nbodies + 1);
+  w->pinned = SIM_NEW0(unsigned char, m->n + 1);
+  if (!w->obs || !w->obs_frame0 || !w->obs_def || !w->mesh || !w->mesh_x0 || !w->mesh_x ||
+      !w->mesh_tri || !w->mesh_def || !w->motion_t || !w->motion_t1 || !w->body || !w->pinned) {
+    sim_world_free(w);
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact world)");
+  }
+  int rc = SIM_OK;
+  for (int i = 0; i < no && !rc; i++) {
+    const sim_obstacle_def *d = &sc->obstacles[i];
+    if (d->type == SIM_OBST_MESH) {
+      rc = load_mesh(w, i, d, st);
+      continue;
+    }
+    sim_detect_obstacle *o = &w->obs[w->nobs];
+    *o = sim_default_detect_obstacle((sim_obstacle_kind)d->type);
+    o->shape = analytic_shape(d);
+    o->mu = d->mu;
+    o->bodies = body_mask(d->touches);
+    w->obs_frame0[w->nobs] = o->shape.frame;
+    w->obs_def[w->nobs++] = i;
+  }
+  for (int v = 0; v < m->n; v++) w->pinned[v] = m->pin_of[v] >= 0;
+  if (!rc) {
+    setup_bodies(w);
+    if (w->nobs + w->nmesh > 0) w->active = 1;
+  }
+  if (!rc && w->active) {
+    sim_detect_scene s = detect_scene(w, m->x_rest, NULL);
+    rc = sim_detect_init(&w->det, &s, st);
+    w->det_ready = rc == SIM_OK;
+  }
+  if (rc) sim_world_free(w);
+  return rc;
+}
+
+/* Pose the scripted obstacles at t1 (motions at t and t1 kept for their velocities). */
+static void pose(sim_world *w, double t, double t1) {
+  const sim_scene *sc = w->m->scene;
+  for (int i = 0; i < sc->nobstacles; i++)
+    if (sc->obstacles[i].nsteps > 0) {
+      script_motion(&sc->obstacles[i], t, &w->motion_t[i]);
+      script_motion(&sc->obstacles[i], t1, &w->motion_t1[i]);
+    }
+  for (int k = 0; k < w->nobs; k++) {
+    const sim_world_motion *mo = &w->motion_t1[w->obs_def[k]];
+    if (sc->obstacles[w->obs_def[k]].nsteps == 0) continue;
+    const sim_frame *f0 = &w->obs_frame0[k];
+    sim_frame *f = &w->obs[k].shape.frame;
+    motion_apply(mo, f0->pos, f->pos);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        f->rot[3 * i + j] = mo->Q[3 * i] * f0->rot[j] + mo->Q[3 * i + 1] * f0->rot[3 + j] +
+                            mo->Q[3 * i + 2] * f0->rot[6 + j];
+  }
+  for (int k = 0; k < w->nmesh; k++) {
+    if (!w->mesh[k].moving) continue;
+    const sim_world_motion *mo = &w->motion_t1[w->mesh_def[k]];
+    for (int v = 0; v < w->mesh[k].nv; v++)
+      motion_apply(mo, w->mesh_x0[k] + 3 * (size_t)v, w->mesh_x[k] + 3 * (size_t)v);
+  }
+}
+
+int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
+                     sim_status *st) {
+  w->out.n = 0;
+  if (!w->active) return SIM_OK;
+  const sim_scene *sc = w->m->scene;
+  pose(w, t, t + h);
+  sim_detect_scene s = detect_scene(w, x, x_prev);
+  int rc = sim_detect_run(&w->det, &s, &w->par, &w->out, st);
+  if (rc) return rc;
+  for (int j = 0; j < w->out.n; j++) {
+    sim_contact *c = &w->out.c[j];
+    int def = c->kind == SIM_CONTACT_OBSTACLE ? w->obs_def[c->source]
+              : c->kind == SIM_CONTACT_MESH   ? w->mesh_def[c->source]
+                                              : -1;
+    if (def < 0 || sc->obstacles[def].nsteps == 0) continue;
+    double y[3], pt[3];
+    motion_inverse(&w->motion_t1[def], c->p, y);
+    motion_apply(&w->motion_t[def], y, pt);
+    for (int i = 0; i < 3; i++) c->u[i] += (c->p[i] - pt[i]) / h;
+  }
+  return SIM_OK;
+}
+
+void sim_world_free(sim_world *w) {
+  if (w->det_ready) sim_detect_free(&w->det);
+  sim_detect_contacts_free(&w->out);
+  for (int k = 0; k < w->nmesh; k++) {
+    sim_free(w->mesh_x0 ? w->mesh_x0[k] : NULL);
+    sim_free(w->mesh_x ? w->mesh_x[k] : NULL);
+    sim_free(w->mesh_tri ? w->mesh_tri[k] : NULL);
+  }
+  sim_free(w->obs);
+  sim_free(w->obs_frame0);
+  sim_free(w->obs_def);
+  sim_free(w->mesh);
+  sim_free(w->mesh_x0);
+  sim_free(w->mesh_x);
+  sim_free(w->mesh_tri);
+  sim_free(w->mesh_def);
+  sim_free(w->motion_t);
+  sim_free(w->motion_t1);
+  sim_free(w->body);
+  sim_free(w->pinned);
+  memset(w, 0, sizeof *w);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* The scene's contact world: its obstacles and bodies as collision detection sees them
+   (core/contact/detect.h), posed at each step's end.
+   - Analytic obstacles (plane, box, sphere, capsule, cylinder, torus) and triangle-mesh
+     obstacles (read from OBJ/OFF/STL, the scene transform applied; closed "auto" decided by
+     sim_surface_check_closed) with their mu and body filter (`touches`).
+   - A scripted obstacle moves rigidly by its script M_t (x -> Q_t x + c_t, the same steps as
+     pins). Contacts of the step from t to t + h are found against the pose at t + h (where the
+     rows hold at the end of the step), from the vertices at q_t. The obstacle's velocity at a
+     contact point p is its spin (cylinder) plus the script's motion over the step,
+     (p - M_t(M_{t+h}^{-1}(p))) / h.
+   - Bodies: every tetrahedral body's boundary surface is a target of the other bodies'
+     vertices when contact.bodies is on (and of its own with contact.self_collision), with mu =
+     contact.mu. Cloth bodies are open surfaces: their vertices touch obstacles and the other
+     bodies' surfaces, but nothing touches their triangles.
+   - Pinned vertices are skipped (they follow their script). */
+#ifndef SIM_CONTACT_WORLD_H
+#define SIM_CONTACT_WORLD_H
+#include "../model/model.h"
+#include "detect.h"
+
+typedef struct sim_world_motion {
+  double Q[9], c[3]; /* x -> Q x + c */
+} sim_world_motion;
+
+typedef struct sim_world {
+  const sim_model *m;
+  int active; /* 1 when anything can touch anything: obstacles, or body-body contact */
+  sim_detect_params par;
+  int nobs, nmesh;
+  sim_detect_obstacle *obs; /* analytic obstacles, posed */
+  sim_frame *obs_frame0;    /* their reference frames */
+  int *obs_def;             /* scene obstacle index of obs[i] */
+  sim_detect_mesh *mesh;
+  double **mesh_x0;    /* reference (transformed) vertices */
+  double **mesh_x;     /* posed vertices */
+  int **mesh_tri;
+  int *mesh_def;
+  sim_world_motion *motion_t, *motion_t1; /* per scene obstacle: M_t and M_{t+h} */
+  sim_detect_body *body;
+  unsigned char *pinned;
+  sim_detect det;
+  int det_ready;
+  sim_detect_contacts out; /* the last detection's contacts */
+} sim_world;
+
+/* Build the world of m's scene (reads mesh obstacles; errors name the obstacle and file). */
+int sim_world_init(sim_world *w, const sim_model *m, sim_status *st);
+/* Contacts for the step from t to t + h: vertices at x (q_t), x_prev (the step before, or
+   NULL); obstacles posed at t + h. Result in w->out (sorted by vertex, kind, source). */
+int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
+                     sim_status *st);
+void sim_world_free(sim_world *w);
+
+#endif

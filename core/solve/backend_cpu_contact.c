@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/* CPU backend, contact stage (Algorithm 4; DESIGN.md Sec. 6): W once per step from S (or
+   CHOLMOD solves), then per L-G iteration the unconstrained solve, one non-smooth Newton step
+   (core/contact/nsn.h) and the correction solve. */
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../base/timer.h"
+#include "../contact/delassus.h"
+#include "../contact/nsn.h"
+#include "../contact/rows.h"
+#include "backend_cpu.h"
+
+typedef struct cpu_contact {
+  sim_nsn nsn;
+  double min_sep;
+  int warm;
+  sim_contact *c, *pc; /* this step's contacts and the previous step's */
+  int nc, pnc, cap, pcap;
+  int first; /* the step's first L-G iteration is next */
+  double *plam; /* previous step's multipliers (3 pnc) */
+  double *W;
+  size_t W_cap;
+  double *d, *mu, *hqt, *hq, *hab, *minv; /* 3 nc (mu: nc) */
+  double *g, *xc;                         /* 3 nfree */
+} cpu_contact;
+
+static int grow(cpu_contact *k, int nc) {
+  if (nc <= k->cap) return 0;
+  int cap = nc + nc / 2 + 16;
+  sim_contact *c = SIM_NEW(sim_contact, cap);
+  double *b[6];
+  size_t sz[6] = {3, 1, 3, 3, 3, 3};
+  int ok = c != NULL;
+  for (int i = 0; i < 6; i++) ok &= (b[i] = SIM_NEW(double, sz[i] * (size_t)cap)) != NULL;
+  if (!ok) {
+    sim_free(c);
+    for (int i = 0; i < 6; i++) sim_free(b[i]);
+    return -1;
+  }
+  sim_free(k->c), sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq);
+  sim_free(k->hab), sim_free(k->minv);
+  k->c = c, k->d = b[0], k->mu = b[1], k->hqt = b[2], k->hq = b[3], k->hab = b[4];
+  k->minv = b[5];
+  k->cap = cap;
+  return 0;
+}
+
+/* Keep this step's contacts and multipliers for the next step's warm start. */
+static int keep_previous(cpu_contact *k) {
+  if (k->nc > k->pcap) {
+    int cap = k->nc + k->nc / 2 + 16;
+    sim_free(k->pc), sim_free(k->plam);
+    k->pc = SIM_NEW(sim_contact, cap);
+    k->plam = SIM_NEW(double, 3 * (size_t)cap);
+    k->pcap = k->pc && k->plam ? cap : 0;
+    if (!k->pcap) return -1;
+  }
+  k->pnc = k->nc;
+  if (k->nc > 0) {
+    memcpy(k->pc, k->c, sizeof(sim_contact) * (size_t)k->nc);
+    memcpy(k->plam, sim_nsn_lambda(&k->nsn), sizeof(double) * 3 * (size_t)k->nc);
+  }
+  return 0;
+}
+
+static int key_cmp(const sim_contact *a, const sim_contact *b) {
+  if (a->v != b->v) return a->v < b->v ? -1 : 1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  return a->source < b->source ? -1 : a->source > b->source;
+}
+
+/* Warm start: a contact with the same (vertex, kind, source) as one of the previous step
+   takes its multipliers, the friction part re-expressed in the new tangents. Both lists are
+   sorted by that key (core/contact/detect.h). */
+static void warm_start(cpu_contact *k, double *lam) {
+  int i = 0;
+  for (int j = 0; j < k->nc; j++) {
+    const sim_contact *c = &k->c[j];
+    double *l = lam + 3 * (size_t)j;
+    l[0] = l[1] = l[2] = 0.0;
+    while (i < k->pnc && key_cmp(&k->pc[i], c) < 0) i++;
+    if (i >= k->pnc || key_cmp(&k->pc[i], c) != 0) continue;
+    const sim_contact *p = &k->pc[i];
+    const double *pl = k->plam + 3 * (size_t)i;
+    double F[3];
+    for (int r = 0; r < 3; r++) F[r] = pl[1] * p->t1[r] + pl[2] * p->t2[r];
+    l[0] = pl[0];
+    l[1] = F[0] * c->t1[0] + F[1] * c->t1[1] + F[2] * c->t1[2];
+    l[2] = F[0] * c->t2[0] + F[1] * c->t2[1] + F[2] * c->t2[2];
+  }
+}
+
+/* [H M^{-1} H^T]_jj (Macklin et al. 2019): sum of beta^2 / m over the row's free vertices. */
+static void mass_inverse_diag(const cpu_ctx *cx, const cpu_contact *k) {
+  const sim_model *m = cx->m;
+  for (int j = 0; j < k->nc; j++) {
+    int vert[4];
+    double beta[4], s = 0.0;
+    int nt = sim_rows_terms(&k->c[j], vert, beta);
+    for (int a = 0; a < nt; a++)
+      if (m->free_of[vert[a]] >= 0) s += beta[a] * beta[a] / m->mass[vert[a]];
+    for (int r = 0; r < 3; r++) k->minv[3 * j + r] = s;
+  }
+}
+
+static int cpu_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_cst_times *t,
+                             sim_status *st) {
+  cpu_ctx *cx = CTX(be);
+  cpu_contact *k = cx->cst;
+  if (k->warm && keep_previous(k)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contacts)");
+  if (grow(k, nc)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", nc);
+  k->nc = nc;
+  if (nc == 0) {
+    sim_nsn_begin_step(&k->nsn, 0, NULL, NULL, NULL, NULL, NULL);
+    return SIM_OK;
+  }
+  memcpy(k->c, c, sizeof(sim_contact) * (size_t)nc);
+  double t0 = sim_now_ms();
+  sim_delassus_info info;
+  int rc = sim_delassus_build(k->c, nc, cx->m->free_of, cx->fac, cx->use_S ? &cx->S : NULL,
+                              SIM_DELASSUS_AUTO, cx->max_W_bytes, &k->W, &k->W_cap, &info, st);
+  if (rc) return rc;
+  t->schur_ms += sim_now_ms() - t0;
+  sim_rows_targets(k->c, nc, k->min_sep, k->d);
+  sim_rows_apply(k->c, nc, NULL, cx->vec[SIM_VEC_QT], k->hqt);
+  for (int j = 0; j < nc; j++) k->mu[j] = k->c[j].mu;
+  if (k->nsn.opt.precond == SIM_NSN_PRECOND_MASS_INVERSE) mass_inverse_diag(cx, k);
+  if (sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->d, k->hqt, k->minv))
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc);
+  if (k->warm) warm_start(k, sim_nsn_lambda(&k->nsn));
+  k->first = 1;
+  return SIM_OK;
+}
+
+static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st) {
+  cpu_ctx *cx = CTX(be);
+  cpu_contact *k = cx->cst;
+  const sim_model *m = cx->m;
+  double *q = cx->vec[SIM_VEC_Q], h2 = m->h * m->h;
+  double t0 = sim_now_ms();
+  sim_rows_apply(k->c, k->nc, NULL, q, k->hq); /* H q^k */
+  double t1 = sim_now_ms();
+  if (sim_cpu_solve(cx, cx->rhs, cx->xfree, st)) return st->code;
+#pragma omp parallel for schedule(static)
+  for (int f = 0; f < m->nfree; f++)
+    for (int d = 0; d < 3; d++) q[3 * m->free_vert[f] + d] = cx->xfree[3 * f + d];
+  double t2 = sim_now_ms();
+  sim_rows_apply(k->c, k->nc, NULL, q, k->hab); /* H A^{-1} b (pinned rows at their targets) */
+  if (k->first && k->warm) {
+    /* linearise the first Newton step at q^0 = A^{-1}(b + h^2 H^T lambda_warm), not at q~:
+       H q^0 = H A^{-1} b + h^2 W lambda (nsn.h: FB friction converges from it much faster) */
+    int n3 = 3 * k->nc;
+    const double *lam = sim_nsn_lambda(&k->nsn);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n3; i++) {
+      const double *w = k->W + (size_t)i * (size_t)n3;
+      double acc = 0.0;
+      for (int j = 0; j < n3; j++) acc += w[j] * lam[j];
+      k->hq[i] = k->hab[i] + h2 * acc;
+    }
+  }
+  k->first = 0;
+  double s0 = k->nsn.stats.cst_solve_ms;
+  double t3 = sim_now_ms();
+  int it = sim_nsn_iterate(&k->nsn, k->hq, k->hab);
+  if (it < 0) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Conjugate Residual)");
+  double t4 = sim_now_ms();
+  memset(k->g, 0, sizeof(double) * 3 * (size_t)m->nfree);
+  sim_rows_apply_T(k->c, k->nc, m->free_of, sim_nsn_force(&k->nsn), k->g);
+  if (sim_cpu_solve(cx, k->g, k->xc, st)) return st->code;
+#pragma omp parallel for schedule(static)
+  for (int f = 0; f < m->nfree; f++)
+    for (int d = 0; d < 3; d++) q[3 * m->free_vert[f] + d] += h2 * k->xc[3 * f + d];
+  double t5 = sim_now_ms();
+  double nsn_ms = t4 - t3, solve_ms = k->nsn.stats.cst_solve_ms - s0;
+  t->global_ms += t2 - t1;
+  t->assemble_ms += (t1 - t0) + (t3 - t2) + (nsn_ms - solve_ms);
+  t->cst_solve_ms += solve_ms;
+  t->corr_ms += t5 - t4;
+  t->cr_iters += it;
+  return SIM_OK;
+}
+
+static int needs_contact(const sim_scene *sc) {
+  return sc->nobstacles > 0 || (sc->nbodies > 1 && sc->contact.bodies) ||
+         sc->contact.self_collision;
+}
+
+int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
+  cpu_ctx *cx = CTX(be);
+  const sim_scene *sc = cx->m->scene;
+  if (!needs_contact(sc)) return SIM_OK;
+  if (be->global == SIM_GLOBAL_JACOBI || cx->rho > 0)
+    return sim_fail(st, SIM_ERR_SCENE,
+                    "%s: contact needs an exact global solver (solver.global sparse_inverse, "
+                    "cholesky or dense_inverse, and solver.chebyshev_rho 0), got %s%s",
+                    sc->file, sim_global_name(be->global), cx->rho > 0 ? " with Chebyshev" : "");
+  cpu_contact *k = SIM_NEW0(cpu_contact, 1);
+  size_t f3 = 3 * (size_t)cx->m->nfree + 3;
+  if (k) {
+    k->g = SIM_NEW(double, f3);
+    k->xc = SIM_NEW(double, f3);
+  }
+  cx->cst = k;
+  if (!k || !k->g || !k->xc) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact)");
+  const sim_contact_def *cd = &sc->contact;
+  sim_nsn_options o = sim_default_nsn_options();
+  o.ncp = cd->ncp == SIM_SCENE_NCP_MIN_MAP ? SIM_NCP_MIN_MAP : SIM_NCP_FISCHER_BURMEISTER;
+  o.precond = cd->preconditioner == SIM_SCENE_PRECOND_MASS ? SIM_NSN_PRECOND_MASS_INVERSE
+                                                           : SIM_NSN_PRECOND_DELASSUS;
+  o.cr_iters = cd->cr_iterations;
+  o.cr_tol = cd->cr_tolerance;
+  o.max_force = cd->max_force;
+  o.h = cx->m->h;
+  o.warm_start = cd->warm_start;
+  if (sim_nsn_init(&k->nsn, &o))
+    return sim_fail(st, SIM_ERR_SCENE, "%s: bad contact solver options", sc->file);
+  k->min_sep = cd->min_separation;
+  k->warm = cd->warm_start;
+  be->contact_begin = cpu_contact_begin;
+  be->contact_global = cpu_contact_global;
+  return SIM_OK;
+}
+
+void sim_cpu_contact_destroy(cpu_ctx *cx) {
+  cpu_contact *k = cx->cst;
+  if (!k) return;
+  sim_nsn_destroy(&k->nsn);
+  sim_free(k->c), sim_free(k->pc), sim_free(k->plam), sim_free(k->W);
+  sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq), sim_free(k->hab);
+  sim_free(k->minv), sim_free(k->g), sim_free(k->xc);
+  sim_free(k);
+  cx->cst = NULL;
+}
