@@ -30,6 +30,14 @@ typedef struct sim_run_result {
   double measure_rest;   /* total element measure (volume; area x thickness for cloth), m^3 */
   double measure_final;  /* the same in the last state simulated (signed: inverted < 0) */
   char out_dir[SIM_PATH_MAX];
+  /* per body: centre of mass at the start and in the last state simulated, m */
+  double com_start[SIM_MAX_BODIES][3], com_final[SIM_MAX_BODIES][3];
+  /* contact (all 0 without): most contacts in a step, their mean, CR iterations per L-G
+     iteration with contact, and the smallest signed distance of a contact at a step's start
+     (negative: the deepest penetration seen; +inf when no contact was ever found) */
+  int contacts_max;
+  double contacts_mean, cr_per_iteration, min_gap;
+  int contact_steps; /* steps that had contacts */
 } sim_run_result;
 
 /* Runs the scene end to end and writes DIR/frames/, timing.csv, memory.csv, summary.json. On a

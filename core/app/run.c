@@ -65,6 +65,18 @@ static int check_state(const sim_model *m, double size, const double *q, int fra
   return SIM_OK;
 }
 
+/* Mass-weighted centre of each body at positions q. */
+static void body_centres(const sim_model *m, const double *q, double com[][3]) {
+  for (int b = 0; b < m->nbodies; b++) {
+    double s[3] = {0, 0, 0}, mt = 0;
+    for (int v = m->body_vert_start[b]; v < m->body_vert_start[b + 1]; v++) {
+      for (int k = 0; k < 3; k++) s[k] += m->mass[v] * q[3 * v + k];
+      mt += m->mass[v];
+    }
+    for (int k = 0; k < 3; k++) com[b][k] = mt > 0 ? s[k] / mt : 0;
+  }
+}
+
 typedef struct run_ctx {
   sim_model m;
   sim_backend *be;
@@ -94,12 +106,22 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
   double out_ms = 0;
   int rc = write_output_frame(r, 0, &out_ms, st);
   if (!rc) res->frames_written = 1;
-  double t_start = sim_now_ms(), frame_sum = 0;
+  double t_start = sim_now_ms(), frame_sum = 0, contact_sum = 0;
+  long cr_sum = 0, cst_iters = 0;
+  res->min_gap = HUGE_VAL;
   for (int f = 1; !rc && f <= sc->solver.frames; f++) {
     sim_profile prof;
     rc = sim_stepper_step(&r->step, &prof, NULL, st);
     if (rc) break;
     frame_sum += prof.frame_ms;
+    contact_sum += prof.contacts;
+    if (prof.contacts > res->contacts_max) res->contacts_max = prof.contacts;
+    if (prof.min_gap < res->min_gap) res->min_gap = prof.min_gap;
+    if (prof.contacts > 0) {
+      res->contact_steps++;
+      cr_sum += prof.cr_iterations;
+      cst_iters += prof.lg_iterations;
+    }
     res->frames = f;
     out_ms = 0;
     if (f % sc->output.every == 0 || f == sc->solver.frames) {
@@ -115,8 +137,13 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     if (o->progress) o->progress(f, sc->solver.frames, sim_now_ms() - t_start, o->user);
   }
   res->mean_frame_ms = res->frames ? frame_sum / res->frames : 0;
+  res->contacts_mean = res->frames ? contact_sum / res->frames : 0;
+  res->cr_per_iteration = cst_iters ? (double)cr_sum / (double)cst_iters : 0;
   /* the last output frame downloaded q (the final frame is always written) */
-  if (!rc) res->measure_final = sim_model_measure(&r->m, r->q);
+  if (!rc) {
+    res->measure_final = sim_model_measure(&r->m, r->q);
+    body_centres(&r->m, r->q, res->com_final);
+  }
   return rc;
 }
 
@@ -132,6 +159,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   if (!rc) {
     r.size = scene_size(&r.m);
     res->measure_rest = sim_model_measure(&r.m, r.m.x_rest);
+    body_centres(&r.m, r.m.x_rest, res->com_start);
   }
   if (!rc) rc = create_backend(sc, &r.m, o->quiet, &r.be, st);
   if (!rc) {

@@ -48,6 +48,28 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(de, "change_percent",
                             100.0 * (res->measure_final / res->measure_rest - 1.0));
   }
+  if (m && !failure) {
+    cJSON *ba = cJSON_AddArrayToObject(root, "bodies");
+    for (int b = 0; b < m->nbodies; b++) {
+      cJSON *bo = cJSON_CreateObject();
+      cJSON_AddStringToObject(bo, "name", sc->bodies[b].name);
+      cJSON_AddItemToObject(bo, "centre_start", cJSON_CreateDoubleArray(res->com_start[b], 3));
+      cJSON_AddItemToObject(bo, "centre_final", cJSON_CreateDoubleArray(res->com_final[b], 3));
+      double d[3];
+      for (int k = 0; k < 3; k++) d[k] = res->com_final[b][k] - res->com_start[b][k];
+      cJSON_AddItemToObject(bo, "displacement", cJSON_CreateDoubleArray(d, 3));
+      cJSON_AddItemToArray(ba, bo);
+    }
+  }
+  if (res->contact_steps > 0) {
+    cJSON *co = cJSON_AddObjectToObject(root, "contact");
+    cJSON_AddNumberToObject(co, "steps_with_contact", res->contact_steps);
+    cJSON_AddNumberToObject(co, "contacts_max", res->contacts_max);
+    cJSON_AddNumberToObject(co, "rows_max", 3 * res->contacts_max);
+    cJSON_AddNumberToObject(co, "contacts_mean", res->contacts_mean);
+    cJSON_AddNumberToObject(co, "cr_per_lg_iteration", res->cr_per_iteration);
+    cJSON_AddNumberToObject(co, "min_gap", res->min_gap);
+  }
   cJSON *so = cJSON_AddObjectToObject(root, "system");
   cJSON_AddStringToObject(so, "ordering", gs->factor.ordering ? gs->factor.ordering : "");
   cJSON_AddNumberToObject(so, "nnz_A", (double)gs->factor.nnz_A);

@@ -58,6 +58,9 @@ struct sim_backend {
   int (*contact_begin)(sim_backend *be, const struct sim_contact *c, int nc, sim_cst_times *t,
                        sim_status *st);
   int (*contact_global)(sim_backend *be, sim_cst_times *t, sim_status *st);
+  /* The step's contact multipliers lambda (3 nc: normal force, then the two tangents, N) into
+     host `out`, in the order of the contacts given to contact_begin. */
+  int (*contact_lambda)(sim_backend *be, double *out, sim_status *st);
   /* v = (q - q_t) / h; q_t = q. */
   int (*integrate)(sim_backend *be, sim_status *st);
   /* Incremental potential e(q) = 1/(2h^2) |q - q~|_M^2 + sum_i V_i Psi_i(G_i q) + bending

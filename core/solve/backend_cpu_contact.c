@@ -182,6 +182,12 @@ static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st)
   return SIM_OK;
 }
 
+static int cpu_contact_lambda(sim_backend *be, double *out, sim_status *st) {
+  cpu_contact *k = CTX(be)->cst;
+  if (k->nc > 0) memcpy(out, sim_nsn_lambda(&k->nsn), sizeof(double) * 3 * (size_t)k->nc);
+  return SIM_OK;
+}
+
 static int needs_contact(const sim_scene *sc) {
   return sc->nobstacles > 0 || (sc->nbodies > 1 && sc->contact.bodies) ||
          sc->contact.self_collision;
@@ -220,6 +226,7 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   k->warm = cd->warm_start;
   be->contact_begin = cpu_contact_begin;
   be->contact_global = cpu_contact_global;
+  be->contact_lambda = cpu_contact_lambda;
   return SIM_OK;
 }
 

@@ -2,6 +2,7 @@
 /* Frame loop: pins -> predict -> K x (local step, global step) -> integrate. */
 #include "stepper.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "../base/alloc.h"
@@ -47,6 +48,8 @@ static int begin_contact(sim_stepper *s, sim_profile *prof, sim_cst_times *ct, s
   const sim_detect_contacts *c = &s->world.out;
   prof->contacts = c->n;
   prof->rows = 3 * c->n;
+  for (int j = 0; j < c->n; j++)
+    if (c->c[j].gap < prof->min_gap) prof->min_gap = c->c[j].gap;
   return s->be->contact_begin(s->be, c->c, c->n, ct, st);
 }
 
@@ -61,6 +64,7 @@ void sim_stepper_free(sim_stepper *s) {
 int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_status *st) {
   sim_backend *be = s->be;
   memset(prof, 0, sizeof *prof);
+  prof->min_gap = HUGE_VAL;
   sim_cst_times ct = {0};
   double t0 = sim_now_ms();
   double t_next = (s->step + 1) * s->m->h;

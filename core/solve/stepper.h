@@ -13,6 +13,7 @@ typedef struct sim_profile {
       integrate_ms, frame_ms;
   int lg_iterations, contacts, rows;
   long cr_iterations;
+  double min_gap; /* smallest signed distance among the step's contacts (+inf: none) */
 } sim_profile;
 
 typedef struct sim_stepper {
