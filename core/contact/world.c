@@ -2,6 +2,7 @@
 /* The scene's obstacles and bodies for collision detection, posed every step (world.h). */
 #include "world.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "../base/alloc.h"
@@ -214,15 +215,57 @@ static void pose(sim_world *w, double t, double t1) {
   }
 }
 
-int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
-                     sim_status *st) {
-  w->out.n = 0;
-  if (!w->active) return SIM_OK;
+static int key_cmp(const sim_contact *a, const sim_contact *b) {
+  if (a->v != b->v) return a->v < b->v ? -1 : 1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  return a->source < b->source ? -1 : a->source > b->source;
+}
+
+static int reserve(sim_detect_contacts *o, int n) {
+  if (n <= o->cap) return 0;
+  sim_contact *c = SIM_NEW(sim_contact, n);
+  if (!c) return -1;
+  sim_free(o->c);
+  o->c = c, o->cap = n;
+  return 0;
+}
+
+/* A blade contact found only ahead faces the vertex's side at q_t. */
+static void face_current_side(const sim_world *w, sim_contact *c, const double *x) {
+  if (c->kind != SIM_CONTACT_MESH || w->mesh[c->source].closed) return;
+  const double *xv = x + 3 * (size_t)c->v;
+  double s = 0;
+  for (int i = 0; i < 3; i++) s += c->n[i] * (xv[i] - c->p[i]);
+  if (s >= 0) return;
+  for (int i = 0; i < 3; i++) c->n[i] = -c->n[i];
+  c->gap = -c->gap;
+  sim_tangent_basis(c->n, c->t1, c->t2);
+}
+
+/* out = now, plus the contacts of ahead whose key now lacks (both sorted by key). */
+static int merge(sim_world *w, const double *x, sim_status *st) {
+  const sim_detect_contacts *a = &w->now, *b = &w->ahead;
+  if (reserve(&w->out, a->n + b->n + 1))
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", a->n + b->n);
+  int i = 0, j = 0, n = 0;
+  while (i < a->n || j < b->n) {
+    int cmp = i >= a->n ? 1 : j >= b->n ? -1 : key_cmp(&a->c[i], &b->c[j]);
+    if (cmp <= 0) {
+      w->out.c[n++] = a->c[i++];
+      if (cmp == 0) j++;
+    } else {
+      w->out.c[n] = b->c[j++];
+      face_current_side(w, &w->out.c[n++], x);
+    }
+  }
+  w->out.n = n;
+  w->out.min_sep = a->min_sep;
+  return SIM_OK;
+}
+
+/* Obstacle surface velocity of scripted obstacles: the script's motion over the step. */
+static void script_velocities(sim_world *w, double h) {
   const sim_scene *sc = w->m->scene;
-  pose(w, t, t + h);
-  sim_detect_scene s = detect_scene(w, x, x_prev);
-  int rc = sim_detect_run(&w->det, &s, &w->par, &w->out, st);
-  if (rc) return rc;
   for (int j = 0; j < w->out.n; j++) {
     sim_contact *c = &w->out.c[j];
     int def = c->kind == SIM_CONTACT_OBSTACLE ? w->obs_def[c->source]
@@ -234,12 +277,33 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
     motion_apply(&w->motion_t[def], y, pt);
     for (int i = 0; i < 3; i++) c->u[i] += (c->p[i] - pt[i]) / h;
   }
-  return SIM_OK;
+}
+
+int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
+                     const double *x_pred, sim_status *st) {
+  w->out.n = 0;
+  w->min_gap = HUGE_VAL;
+  if (!w->active) return SIM_OK;
+  pose(w, t, t + h);
+  sim_detect_scene s = detect_scene(w, x, x_prev);
+  int rc = sim_detect_run(&w->det, &s, &w->par, &w->now, st);
+  for (int j = 0; !rc && j < w->now.n; j++)
+    if (w->now.c[j].gap < w->min_gap) w->min_gap = w->now.c[j].gap;
+  w->ahead.n = 0;
+  if (!rc && x_pred) {
+    s = detect_scene(w, x_pred, x);
+    rc = sim_detect_run(&w->det, &s, &w->par, &w->ahead, st);
+  }
+  if (!rc) rc = merge(w, x, st);
+  if (!rc) script_velocities(w, h);
+  return rc;
 }
 
 void sim_world_free(sim_world *w) {
   if (w->det_ready) sim_detect_free(&w->det);
   sim_detect_contacts_free(&w->out);
+  sim_detect_contacts_free(&w->now);
+  sim_detect_contacts_free(&w->ahead);
   for (int k = 0; k < w->nmesh; k++) {
     sim_free(w->mesh_x0 ? w->mesh_x0[k] : NULL);
     sim_free(w->mesh_x ? w->mesh_x[k] : NULL);

@@ -13,7 +13,12 @@
      vertices when contact.bodies is on (and of its own with contact.self_collision), with mu =
      contact.mu. Cloth bodies are open surfaces: their vertices touch obstacles and the other
      bodies' surfaces, but nothing touches their triangles.
-   - Pinned vertices are skipped (they follow their script). */
+   - Pinned vertices are skipped (they follow their script).
+   Two passes: from the vertices at q_t (what touches now) and at the prediction q~ (what the
+   step would reach: a vertex faster than margin / h is caught before it passes through). A
+   vertex and obstacle found by both keep the q_t contact. A contact with an open mesh (a
+   blade) found only at q~ faces the side the vertex is on at q_t, so a vertex that would cross
+   the blade within the step is held on its side. */
 #ifndef SIM_CONTACT_WORLD_H
 #define SIM_CONTACT_WORLD_H
 #include "../model/model.h"
@@ -42,14 +47,17 @@ typedef struct sim_world {
   sim_detect det;
   int det_ready;
   sim_detect_contacts out; /* the last detection's contacts */
+  sim_detect_contacts now, ahead; /* the two passes */
+  double min_gap; /* smallest signed distance at q_t among the contacts (+inf: none) */
 } sim_world;
 
 /* Build the world of m's scene (reads mesh obstacles; errors name the obstacle and file). */
 int sim_world_init(sim_world *w, const sim_model *m, sim_status *st);
 /* Contacts for the step from t to t + h: vertices at x (q_t), x_prev (the step before, or
-   NULL); obstacles posed at t + h. Result in w->out (sorted by vertex, kind, source). */
+   NULL) and x_pred (q~, or NULL for the q_t pass alone); obstacles posed at t + h. Result in
+   w->out (sorted by vertex, kind, source). */
 int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
-                     sim_status *st);
+                     const double *x_pred, sim_status *st);
 void sim_world_free(sim_world *w);
 
 #endif

@@ -32,7 +32,8 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
                       "--device cpu)", m->scene->file, be->name);
     s->x_t = SIM_NEW(double, 3 * (size_t)m->n);
     s->x_prev = SIM_NEW(double, 3 * (size_t)m->n);
-    if (!s->x_t || !s->x_prev) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (detection)");
+    s->x_pred = SIM_NEW(double, 3 * (size_t)m->n);
+    if (!s->x_t || !s->x_prev || !s->x_pred) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (detection)");
   }
   return rc;
 }
@@ -41,15 +42,16 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
 static int begin_contact(sim_stepper *s, sim_profile *prof, sim_cst_times *ct, sim_status *st) {
   double a = sim_now_ms();
   int rc = s->be->download(s->be, SIM_VEC_QT, s->x_t, st);
-  if (!rc) rc = sim_world_detect(&s->world, s->t, s->m->h, s->x_t, s->have_prev ? s->x_prev : NULL,
-                                 st);
+  if (!rc) rc = s->be->download(s->be, SIM_VEC_QTILDE, s->x_pred, st);
+  if (!rc)
+    rc = sim_world_detect(&s->world, s->t, s->m->h, s->x_t, s->have_prev ? s->x_prev : NULL,
+                          s->x_pred, st);
   prof->cd_ms = sim_now_ms() - a;
   if (rc) return rc;
   const sim_detect_contacts *c = &s->world.out;
   prof->contacts = c->n;
   prof->rows = 3 * c->n;
-  for (int j = 0; j < c->n; j++)
-    if (c->c[j].gap < prof->min_gap) prof->min_gap = c->c[j].gap;
+  prof->min_gap = s->world.min_gap;
   return s->be->contact_begin(s->be, c->c, c->n, ct, st);
 }
 
@@ -57,8 +59,9 @@ void sim_stepper_free(sim_stepper *s) {
   sim_free(s->pin_pos);
   sim_free(s->x_t);
   sim_free(s->x_prev);
+  sim_free(s->x_pred);
   sim_world_free(&s->world);
-  s->pin_pos = s->x_t = s->x_prev = NULL;
+  s->pin_pos = s->x_t = s->x_prev = s->x_pred = NULL;
 }
 
 int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_status *st) {

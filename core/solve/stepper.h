@@ -26,7 +26,7 @@ typedef struct sim_stepper {
   double *pin_pos; /* host, 3 * npinned */
   int contact;     /* the scene has something to collide */
   sim_world world;
-  double *x_t, *x_prev; /* host copies of q_t and of the step before, for detection */
+  double *x_t, *x_prev, *x_pred; /* host copies of q_t, of the step before and of q~ */
   int have_prev;
 } sim_stepper;
 
