@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/* Physical checks of frictional contact with the exact global solver (CHOLMOD), on small
+   meshes: a box at rest on a plane (normal forces = m g, no drift), a sliding box
+   (deceleration mu g, stopping distance v0^2 / (2 mu g)), stick and slip on a 10 degree slope
+   around mu = tan(10 deg), a box dragged by a spinning cylinder at its surface speed, a soft
+   ball dropped on a plane and on a box (no penetration beyond the margin), a soft box on a
+   soft slab (deformable-deformable contact), and bitwise determinism over thread counts.
+   Every test prints its measured figures. */
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/solve/backend.h"
+#include "../core/solve/stepper.h"
+#include "check.h"
+#include "lg_fixture.h"
+#include "scene/scene.h"
+
+#define G 9.81
+#define DEG (3.14159265358979323846 / 180)
+
+static sim_scene g_scene; /* large: keep it off the stack */
+
+/* Scenes are written with ' for " to stay readable; printf-style. */
+static const char *json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *json(const char *fmt, ...) {
+  static char buf[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  for (char *p = buf; *p; p++)
+    if (*p == '\'') *p = '"';
+  return buf;
+}
+
+/* One simulation: the fixture plus host buffers and what the steps reported. */
+typedef struct run {
+  lg_ctx c;
+  int ok;
+  double *q, *v, *lam;
+  int lam_cap;
+  sim_profile prof;  /* the last step's */
+  double min_gap;    /* smallest prof.min_gap over the steps */
+  int max_contacts;  /* most contacts in a step */
+} run;
+
+static int run_open(run *r, const char *text) {
+  sim_status st = {0};
+  memset(r, 0, sizeof *r);
+  r->min_gap = INFINITY;
+  int rc = sim_scene_load_string(text, "test_contact_physics.json", NULL, 0, &g_scene, &st);
+  if (rc) {
+    fprintf(stderr, "scene: %s\n", st.msg);
+    CHECK_INT(rc, SIM_OK);
+    return rc;
+  }
+  rc = lg_setup(&r->c, &g_scene, SIM_GLOBAL_CHOLESKY, 0);
+  CHECK_INT(rc, SIM_OK);
+  if (rc) return rc;
+  int n = r->c.m.n;
+  r->q = malloc(sizeof(double) * 3 * n);
+  r->v = malloc(sizeof(double) * 3 * n);
+  r->ok = 1;
+  return 0;
+}
+
+static void run_close(run *r) {
+  if (r->ok) lg_teardown(&r->c);
+  free(r->q);
+  free(r->v);
+  free(r->lam);
+  memset(r, 0, sizeof *r);
+}
+
+/* k steps; 0 on success (a failing step is reported once). */
+static int run_steps(run *r, int k) {
+  if (!r->ok) return -1;
+  sim_status st = {0};
+  for (int i = 0; i < k; i++) {
+    int rc = sim_stepper_step(&r->c.s, &r->prof, NULL, &st);
+    if (rc) {
+      fprintf(stderr, "step %d: %s\n", r->c.s.step, st.msg);
+      CHECK_INT(rc, SIM_OK);
+      r->ok = 0;
+      lg_teardown(&r->c);
+      return rc;
+    }
+    if (r->prof.min_gap < r->min_gap) r->min_gap = r->prof.min_gap;
+    if (r->prof.contacts > r->max_contacts) r->max_contacts = r->prof.contacts;
+  }
+  return 0;
+}
+
+static void run_fetch(run *r) {
+  sim_status st = {0};
+  r->c.be->download(r->c.be, SIM_VEC_Q, r->q, &st);
+  r->c.be->download(r->c.be, SIM_VEC_V, r->v, &st);
+}
+
+/* Mass-weighted mean of 3-vectors a over body b's vertices (after run_fetch). */
+static void body_mean(const run *r, const double *a, int b, double out[3]) {
+  const sim_model *m = &r->c.m;
+  double M = 0;
+  out[0] = out[1] = out[2] = 0;
+  for (int i = m->body_vert_start[b]; i < m->body_vert_start[b + 1]; i++) {
+    M += m->mass[i];
+    for (int k = 0; k < 3; k++) out[k] += m->mass[i] * a[3 * i + k];
+  }
+  for (int k = 0; k < 3; k++) out[k] /= M;
+}
+
+/* The last step's multipliers (3 per contact of s.world.out); their number of contacts. */
+static int run_lambda(run *r) {
+  int nc = r->c.s.world.out.n;
+  if (nc <= 0) return 0;
+  if (nc > r->lam_cap) {
+    free(r->lam);
+    r->lam = malloc(sizeof(double) * 3 * nc);
+    r->lam_cap = nc;
+  }
+  sim_status st = {0};
+  int rc = r->c.be->contact_lambda(r->c.be, r->lam, &st);
+  CHECK_INT(rc, SIM_OK);
+  return rc ? 0 : nc;
+}
+
+static int all_finite(const double *a, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(a[i])) return 0;
+  return 1;
+}
+
+/* ---- the 0.2 m ARAP box on a plane y = 0 ---- */
+
+static const char *box_scene(double gx, double gy, double v0, double mu, const char *precond) {
+  return json(
+      "{'name': 'box', 'solver': {'dt': 0.01, 'lg_iterations': 10, 'global': 'cholesky'},"
+      " 'gravity': [%.17g, %.17g, 0],"
+      " 'bodies': [{'name': 'box', 'mesh': {'type': 'bar', 'lo': [-0.1, 0, -0.1],"
+      "   'hi': [0.1, 0.2, 0.1], 'vertices': [4, 4, 4]},"
+      "   'material': {'model': 'arap', 'density': 1000, 'youngs_modulus': 1e8,"
+      "   'poisson_ratio': 0.3}, 'velocity': [%.17g, 0, 0]}],"
+      " 'contact': {'cr_iterations': 24, 'preconditioner': '%s'},"
+      " 'obstacles': [{'name': 'floor', 'type': 'plane', 'point': [0, 0, 0],"
+      "   'normal': [0, 1, 0], 'mu': %.17g}],"
+      " 'output': {'formats': []}}",
+      gx, gy, v0, precond, mu);
+}
+
+static void test_box_at_rest(void) {
+  printf("box_at_rest\n");
+  run r;
+  if (run_open(&r, box_scene(0, -G, 0, 0.5, "delassus"))) return;
+  double c0[3], c1[3], maxdev = 0;
+  run_fetch(&r);
+  body_mean(&r, r.q, 0, c0);
+  for (int f = 0; f < 100; f++) {
+    if (run_steps(&r, 1)) break;
+    run_fetch(&r);
+    body_mean(&r, r.q, 0, c1);
+    for (int k = 0; k < 3; k++) maxdev = fmax(maxdev, fabs(c1[k] - c0[k]));
+  }
+  if (!r.ok) return;
+  int nc = run_lambda(&r);
+  double sum_n = 0, sum_t = 0;
+  for (int j = 0; j < nc; j++) {
+    sum_n += r.lam[3 * j];
+    sum_t = fmax(sum_t, hypot(r.lam[3 * j + 1], r.lam[3 * j + 2]));
+  }
+  double mg = r.c.m.total_mass * G;
+  printf("  mass %.6g kg, contacts %d, sum lambda_n %.9g N, m g %.9g N (rel %.3g),"
+         " max |lambda_t| %.3g N\n",
+         r.c.m.total_mass, nc, sum_n, mg, (sum_n - mg) / mg, sum_t);
+  printf("  centroid: max drift %.3g m (dx %.3g dy %.3g dz %.3g at the end), min gap %.3g m\n",
+         maxdev, c1[0] - c0[0], c1[1] - c0[1], c1[2] - c0[2], r.min_gap);
+  CHECK_INT(nc, 16); /* the bottom face's 4 x 4 vertices */
+  CHECK_NEAR(sum_n, mg, 1e-3 * mg);
+  CHECK(maxdev < 1e-5);
+  CHECK(r.min_gap >= -1e-4);
+  run_close(&r);
+}
+
+static void test_sliding_box(void) {
+  printf("sliding_box_decelerates\n");
+  const double mu = 0.3, v0 = 1, a = mu * G, h = 0.01;
+  run r;
+  if (run_open(&r, box_scene(0, -G, v0, mu, "delassus"))) return;
+  double x0[3], c[3], vel[3], v10 = 0, v20 = 0;
+  run_fetch(&r);
+  body_mean(&r, r.q, 0, x0);
+  body_mean(&r, r.v, 0, vel);
+  printf("  initial centroid velocity %.6g m/s\n", vel[0]);
+  double t_stop = -1;
+  for (int f = 1; f <= 60; f++) {
+    if (run_steps(&r, 1)) break;
+    run_fetch(&r);
+    body_mean(&r, r.v, 0, vel);
+    if (f == 10) v10 = vel[0];
+    if (f == 20) v20 = vel[0];
+    if (t_stop < 0 && vel[0] < 1e-3) t_stop = f * h;
+  }
+  if (!r.ok) return;
+  body_mean(&r, r.q, 0, c);
+  double dec = (v10 - v20) / 0.1, dist = c[0] - x0[0], d_th = v0 * v0 / (2 * a);
+  printf("  v(0.1) %.6g, v(0.2) %.6g m/s: deceleration %.6g m/s^2 (mu g %.6g, rel %.3g)\n", v10,
+         v20, dec, a, (dec - a) / a);
+  printf("  stopped (v < 1 mm/s) at t %.3g s (v0 / (mu g) %.4g s); distance %.6g m"
+         " (v0^2 / (2 mu g) %.6g, rel %.3g); final v %.3g m/s, dy %.3g, dz %.3g, min gap %.3g\n",
+         t_stop, v0 / a, dist, d_th, (dist - d_th) / d_th, vel[0], c[1] - x0[1], c[2] - x0[2],
+         r.min_gap);
+  CHECK_NEAR(dec, a, 0.03 * a);
+  CHECK_NEAR(dist, d_th, 0.05 * d_th);
+  CHECK(t_stop > 0 && fabs(t_stop - v0 / a) <= 0.05 * (v0 / a) + h);
+  CHECK(fabs(vel[0]) < 1e-3);
+  run_close(&r);
+}
+
+/* Displacement along the slope after 1 s (NAN on failure). */
+static double slope_slide(double mu, const char *precond) {
+  run r;
+  double th = 10 * DEG;
+  if (run_open(&r, box_scene(G * sin(th), -G * cos(th), 0, mu, precond))) return NAN;
+  double x0[3], x1[3];
+  run_fetch(&r);
+  body_mean(&r, r.q, 0, x0);
+  if (run_steps(&r, 100)) return NAN;
+  run_fetch(&r);
+  body_mean(&r, r.q, 0, x1);
+  int nc = run_lambda(&r);
+  double sn = 0, st = 0;
+  for (int j = 0; j < nc; j++) sn += r.lam[3 * j], st += hypot(r.lam[3 * j + 1], r.lam[3 * j + 2]);
+  /* free sliding, implicit Euler: a t (t + h) / 2 with a = g (sin - mu cos) */
+  double acc = G * (sin(th) - mu * cos(th)), slide = acc > 0 ? acc * 1.0 * 1.01 / 2 : 0;
+  printf("  %-8s mu %.5f: moved %.4g mm along the slope (free slide %.4g mm; dy %.3g mm),"
+         " sum lambda_n %.6g N (m g cos %.6g), sum |lambda_t| %.6g N (m g sin %.6g),"
+         " min gap %.3g\n",
+         precond, mu, 1e3 * (x1[0] - x0[0]), 1e3 * slide, 1e3 * (x1[1] - x0[1]), sn,
+         r.c.m.total_mass * G * cos(th), st, r.c.m.total_mass * G * sin(th), r.min_gap);
+  run_close(&r);
+  return x1[0] - x0[0];
+}
+
+static void test_stick_and_slip(void) {
+  printf("stick_and_slip_on_slope (tan 10 deg = %.5f)\n", tan(10 * DEG));
+  double mus = tan(10 * DEG);
+  double slip = slope_slide(mus - 0.01, "delassus");
+  double stick = slope_slide(mus + 0.01, "delassus");
+  CHECK(slip > 0.02);
+  CHECK(fabs(stick) < 0.002);
+  double slip_m = slope_slide(mus - 0.01, "mass");
+  double stick_m = slope_slide(mus + 0.01, "mass");
+  CHECK(isfinite(slip_m) && isfinite(stick_m));
+}
+
+/* ---- a thin box on top of a spinning cylinder ---- */
+
+static void test_rolling_cylinder(void) {
+  printf("rolling_cylinder_drags_box\n");
+  const double R = 0.5, omega = -0.4, vs = -omega * R; /* surface at the top moves +x */
+  run r;
+  if (run_open(&r, json("{'name': 'roller', 'solver': {'dt': 0.005, 'lg_iterations': 10,"
+                        " 'global': 'cholesky'}, 'gravity': [0, -9.81, 0],"
+                        " 'bodies': [{'name': 'box', 'mesh': {'type': 'bar',"
+                        "   'lo': [-0.05, 0.5, -0.05], 'hi': [0.05, 0.54, 0.05],"
+                        "   'vertices': [3, 2, 3]}, 'material': {'model': 'arap',"
+                        "   'density': 500, 'youngs_modulus': 1e6, 'poisson_ratio': 0.3}}],"
+                        " 'contact': {'cr_iterations': 24},"
+                        " 'obstacles': [{'type': 'cylinder', 'point': [0, 0, 0],"
+                        "   'axis': [0, 0, 1], 'radius': %.17g, 'spin': %.17g, 'mu': 0.8}],"
+                        " 'output': {'formats': []}}",
+                        R, omega)))
+    return;
+  const sim_model *m = &r.c.m;
+  double vb_last = 0, vc_last = 0, c[3];
+  for (int f = 1; f <= 40; f++) { /* 0.2 s */
+    if (run_steps(&r, 1)) break;
+    if (f % 5) continue;
+    run_fetch(&r);
+    /* the bottom layer (rest y = 0.5): the vertices that touch */
+    double vb = 0, M = 0, vel[3];
+    for (int i = 0; i < m->n; i++)
+      if (m->x_rest[3 * i + 1] < 0.5 + 1e-9) vb += m->mass[i] * r.v[3 * i], M += m->mass[i];
+    vb /= M;
+    body_mean(&r, r.v, 0, vel);
+    body_mean(&r, r.q, 0, c);
+    printf("  t %.3f: bottom vx %.5f, centroid vx %.5f vy %.5f m/s (surface %.3f),"
+           " centroid x %.4f y %.4f, contacts %d\n",
+           f * 0.005, vb, vel[0], vel[1], vs, c[0], c[1], r.prof.contacts);
+    vb_last = vb, vc_last = vel[0];
+  }
+  if (!r.ok) return;
+  CHECK_NEAR(vb_last, vs, 0.1 * vs);
+  CHECK_NEAR(vc_last, vs, 0.1 * vs);
+  CHECK(c[1] > 0.5);         /* still on top */
+  CHECK(r.prof.contacts > 0);
+  run_close(&r);
+}
+
+/* ---- a soft ball dropped on a plane and on a box ---- */
+
+/* The ball's lowest point starts at y0 - 0.1; on the box it lands near the box's +x edge
+   (x = 0.3), overhanging it by 0.05 m. */
+static const char *ball_scene(double y0, int on_box) {
+  return json(
+      "{'name': 'ball', 'solver': {'dt': 0.005, 'lg_iterations': 10, 'global': 'cholesky'},"
+      " 'gravity': [0, -9.81, 0],"
+      " 'bodies': [{'name': 'ball', 'mesh': {'type': 'icosphere', 'radius': 0.1,"
+      "   'subdivisions': 1}, 'transform': {'translate': [%.17g, %.17g, 0.01]},"
+      "   'material': {'model': 'neo_hookean', 'density': 1000, 'youngs_modulus': 1e5,"
+      "   'poisson_ratio': 0.4}}],"
+      " 'contact': {'margin': 0.02},"
+      " 'obstacles': [%s],"
+      " 'output': {'formats': []}}",
+      on_box ? 0.25 : 0.02, y0, on_box ? "{'type': 'box', 'center': [0, -0.1, 0], 'half_extents': [0.3, 0.1, 0.3],"
+               " 'mu': 0.3}"
+             : "{'type': 'plane', 'point': [0, 0, 0], 'normal': [0, 1, 0], 'mu': 0.3}");
+}
+
+/* Signed distance to the axis-aligned box of centre c, half extents e. */
+static double box_sdf(const double *x, const double c[3], const double e[3]) {
+  double d[3], out = 0, in = -INFINITY;
+  for (int k = 0; k < 3; k++) {
+    d[k] = fabs(x[k] - c[k]) - e[k];
+    out += d[k] > 0 ? d[k] * d[k] : 0;
+    in = fmax(in, d[k]);
+  }
+  return in > 0 ? sqrt(out) : in;
+}
+
+static void test_no_penetration(void) {
+  printf("no_penetration_sphere_drop\n");
+  const double margin = 0.02;
+  for (int on_box = 0; on_box < 2; on_box++) {
+    run r;
+    if (run_open(&r, ball_scene(0.6, on_box))) return; /* lowest point 0.5 m up */
+    const sim_model *m = &r.c.m;
+    double worst = INFINITY, vmin = 0;
+    const double bc[3] = {0, -0.1, 0}, be[3] = {0.3, 0.1, 0.3};
+    /* plane: 2 s, the ball has stopped bouncing (lands at 0.32 s); box: 0.7 s, it lands
+       next to the edge, is thrown off it and falls past the box's side */
+    int nstep = on_box ? 140 : 400;
+    for (int f = 1; f <= nstep; f++) {
+      if (run_steps(&r, 1)) break;
+      run_fetch(&r);
+      for (int i = 0; i < m->n; i++) {
+        double d = on_box ? box_sdf(r.q + 3 * i, bc, be) : r.q[3 * i + 1];
+        worst = fmin(worst, d);
+        vmin = fmin(vmin, r.v[3 * i + 1]);
+      }
+    }
+    if (!r.ok) return;
+    double endmin = INFINITY, c[3], vc[3];
+    for (int i = 0; i < m->n; i++)
+      endmin = fmin(endmin, on_box ? box_sdf(r.q + 3 * i, bc, be) : r.q[3 * i + 1]);
+    body_mean(&r, r.q, 0, c);
+    body_mean(&r, r.v, 0, vc);
+    printf("  %s: %d vertices, min prof.min_gap %.4g m (margin %.3g), most contacts %d,"
+           " min vertex distance over the run %.4g, at the end %.4g, fastest fall %.3g m/s,"
+           " centroid at the end (%.4g, %.4g, %.4g), its velocity (%.3g, %.3g, %.3g)\n",
+           on_box ? "box  " : "plane", m->n, r.min_gap, margin, r.max_contacts, worst, endmin,
+           vmin, c[0], c[1], c[2], vc[0], vc[1], vc[2]);
+    CHECK(r.max_contacts > 0);
+    CHECK(r.min_gap >= -margin);
+    CHECK(endmin >= -margin);
+    CHECK(worst >= -margin);
+    CHECK(all_finite(r.q, 3 * m->n));
+    if (!on_box) { /* at rest on the plane, touching it */
+      CHECK(fabs(vc[0]) < 0.01 && fabs(vc[1]) < 0.01 && fabs(vc[2]) < 0.01);
+      CHECK(endmin <= margin);
+    }
+    run_close(&r);
+  }
+}
+
+/* ---- a soft box on a soft slab on a plane ---- */
+
+static const char *stack_scene(void) {
+  return json(
+      "{'name': 'stack', 'solver': {'dt': 0.005, 'lg_iterations': 10, 'global': 'cholesky'},"
+      " 'gravity': [0, -9.81, 0],"
+      " 'bodies': [{'name': 'slab', 'mesh': {'type': 'bar', 'lo': [-0.2, 0, -0.2],"
+      "   'hi': [0.2, 0.1, 0.2], 'vertices': [5, 3, 5]}, 'material': {'model': 'arap',"
+      "   'density': 1000, 'youngs_modulus': 1e6, 'poisson_ratio': 0.3}},"
+      "  {'name': 'cube', 'mesh': {'type': 'bar', 'lo': [-0.05, 0.15, -0.05],"
+      "   'hi': [0.05, 0.25, 0.05], 'vertices': [3, 3, 3]}, 'material': {'model': 'arap',"
+      "   'density': 1000, 'youngs_modulus': 1e5, 'poisson_ratio': 0.3}}],"
+      " 'contact': {'margin': 0.01, 'bodies': true, 'mu': 0.5, 'cr_iterations': 24},"
+      " 'obstacles': [{'type': 'plane', 'point': [0, 0, 0], 'normal': [0, 1, 0], 'mu': 0.5}],"
+      " 'output': {'formats': []}}");
+}
+
+static void test_deformable_on_deformable(void) {
+  printf("deformable_on_deformable\n");
+  const double margin = 0.01;
+  run r;
+  if (run_open(&r, stack_scene())) return;
+  const sim_model *m = &r.c.m;
+  /* the slab's top vertex under the cube's centre, and the cube's bottom-centre vertex */
+  int top = -1, bot = -1;
+  for (int i = 0; i < m->n; i++) {
+    const double *x = m->x_rest + 3 * i;
+    if (fabs(x[0]) < 1e-9 && fabs(x[2]) < 1e-9) {
+      if (m->vert_body[i] == 0 && fabs(x[1] - 0.1) < 1e-9) top = i;
+      if (m->vert_body[i] == 1 && fabs(x[1] - 0.15) < 1e-9) bot = i;
+    }
+  }
+  CHECK(top >= 0 && bot >= 0);
+  if (top < 0 || bot < 0) {
+    run_close(&r);
+    return;
+  }
+  double min_sep = INFINITY;
+  for (int f = 1; f <= 120; f++) { /* 0.6 s: contact at ~0.1 s */
+    if (run_steps(&r, 1)) break;
+    run_fetch(&r);
+    double cube_low = INFINITY;
+    for (int i = m->body_vert_start[1]; i < m->body_vert_start[2]; i++)
+      cube_low = fmin(cube_low, r.q[3 * i + 1]);
+    min_sep = fmin(min_sep, cube_low - r.q[3 * top + 1]);
+  }
+  if (!r.ok) return;
+  int nbody = 0;
+  for (int j = 0; j < r.c.s.world.out.n; j++) nbody += r.c.s.world.out.c[j].kind == SIM_CONTACT_BODY;
+  double cube_low = INFINITY, vc[3], cc[3], slab_min = INFINITY;
+  for (int i = m->body_vert_start[1]; i < m->body_vert_start[2]; i++)
+    cube_low = fmin(cube_low, r.q[3 * i + 1]);
+  for (int i = m->body_vert_start[0]; i < m->body_vert_start[1]; i++)
+    slab_min = fmin(slab_min, r.q[3 * i + 1]);
+  body_mean(&r, r.v, 1, vc);
+  body_mean(&r, r.q, 1, cc);
+  double surf = r.q[3 * top + 1], sep = cube_low - surf;
+  int nc = run_lambda(&r);
+  double fn_body = 0;
+  for (int j = 0; j < nc; j++)
+    if (r.c.s.world.out.c[j].kind == SIM_CONTACT_BODY) fn_body += r.lam[3 * j];
+  double m_cube = 0;
+  for (int i = m->body_vert_start[1]; i < m->body_vert_start[2]; i++) m_cube += m->mass[i];
+  printf("  slab top (centre) y %.5f, cube lowest y %.5f, cube bottom-centre y %.5f:"
+         " separation %.4g m (margin %.3g; smallest over the run %.4g), cube centroid y %.5f,"
+         " v (%.3g, %.3g, %.3g), body contacts %d of %d, slab lowest y %.3g, min gap %.4g\n",
+         surf, cube_low, r.q[3 * bot + 1], sep, margin, min_sep, cc[1], vc[0], vc[1], vc[2], nbody,
+         r.c.s.world.out.n, slab_min, r.min_gap);
+  printf("  body-contact normal forces %.6g N (sum over both directions; cube m g %.6g N)\n",
+         fn_body, m_cube * G);
+  CHECK(nbody > 0);
+  CHECK(sep >= -1e-4);
+  CHECK(sep <= margin);
+  CHECK(min_sep >= -1e-3);
+  CHECK(fabs(vc[1]) < 0.01);
+  CHECK(slab_min >= -margin);
+  run_close(&r);
+}
+
+/* ---- determinism over thread counts ---- */
+
+static double *final_q(const char *text, int steps, int threads, int *n) {
+  omp_set_num_threads(threads);
+  run r;
+  if (run_open(&r, text)) return NULL;
+  double *out = NULL;
+  if (!run_steps(&r, steps)) {
+    run_fetch(&r);
+    *n = r.c.m.n;
+    out = malloc(sizeof(double) * 3 * *n);
+    memcpy(out, r.q, sizeof(double) * 3 * *n);
+    printf("  threads %d: contacts at the last step %d\n", threads, r.prof.contacts);
+  }
+  run_close(&r);
+  return out;
+}
+
+static void test_deterministic_threads(void) {
+  printf("deterministic_threads\n");
+  int saved = omp_get_max_threads();
+  for (int scene = 0; scene < 2; scene++) {
+    int steps = scene ? 40 : 30;
+    const char *text;
+    static char copy[8192];
+    text = scene ? stack_scene() : ball_scene(0.12, 0); /* the ball touches at step ~12 */
+    snprintf(copy, sizeof copy, "%s", text);
+    int n1 = 0, n = 0;
+    double *q1 = final_q(copy, steps, 1, &n1);
+    for (int th = 2; th <= 4; th += 2) {
+      double *qt = final_q(copy, steps, th, &n);
+      CHECK(q1 && qt && n == n1 && memcmp(q1, qt, sizeof(double) * 3 * n) == 0);
+      if (q1 && qt && n == n1) {
+        double dmax = 0;
+        for (int i = 0; i < 3 * n; i++) dmax = fmax(dmax, fabs(q1[i] - qt[i]));
+        printf("  %s: 1 vs %d threads: max |dq| %.3g\n", scene ? "stack" : "ball", th, dmax);
+      }
+      free(qt);
+    }
+    free(q1);
+  }
+  omp_set_num_threads(saved);
+}
+
+int main(void) {
+  test_box_at_rest();
+  test_sliding_box();
+  test_stick_and_slip();
+  test_rolling_cylinder();
+  test_no_penetration();
+  test_deformable_on_deformable();
+  test_deterministic_threads();
+  return check_summary("test_contact_physics");
+}
