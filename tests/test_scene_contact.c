@@ -47,6 +47,7 @@ static void test_full_scene(void) {
   CHECK_INT(c->bodies, 0);
   CHECK_INT(c->self_collision, 1);
   CHECK_NEAR(c->mu, 0.25, 0);
+  CHECK_INT(c->delassus, SIM_SCENE_DELASSUS_OPERATOR);
   CHECK_INT(s->nobstacles, 7);
 
   const sim_obstacle_def *o = &s->obstacles[0];
@@ -221,7 +222,7 @@ static const bad_case bad_cases[] = {
     {BODIES "'contact': {'friction': 0.1}}",
      "bad.json:1:75: contact.friction: unknown key \"friction\" (allowed: \"margin\", "
      "\"min_separation\", \"ncp\", \"preconditioner\", \"cr_iterations\", \"cr_tolerance\", "
-     "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"mu\")"},
+     "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"mu\", \"delassus\")"},
     {BODIES "'contact': {'min_separation': -0.01}}",
      "bad.json:1:93: contact.min_separation: expected a number >= 0, got -0.01"},
     {BODIES "'contact': {'margin': 0.01, 'min_separation': 0.02}}",
@@ -534,7 +535,7 @@ static void test_round_trip(void) {
                        "    \"preconditioner\": \"delassus\",\n"
                        "    \"cr_iterations\": 10,\n    \"cr_tolerance\": 0,\n"
                        "    \"max_force\": 0,\n    \"warm_start\": true,\n"
-                       "    \"bodies\": true,\n    \"self_collision\": false,\n    \"mu\": 0\n  }");
+                       "    \"bodies\": true,\n    \"self_collision\": false,\n    \"mu\": 0,\n    \"delassus\": \"auto\"\n  }");
     CHECK_STR_CONTAINS(text, "\"closed\": \"auto\"");
     CHECK_STR_CONTAINS(text, "\"touches\": [\"body0\"]");
     CHECK_STR_CONTAINS(text, "\"script\": []");

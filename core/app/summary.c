@@ -77,6 +77,8 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   cJSON_AddNumberToObject(so, "nnz_S", (double)gs->S_nnz);
   cJSON_AddNumberToObject(so, "S_MiB", gs->S_bytes / 1048576.0);
   cJSON_AddNumberToObject(so, "S_resident_MiB", gs->S_resident / 1048576.0);
+  if (gs->S_contact_bytes)
+    cJSON_AddNumberToObject(so, "S_contact_MiB", gs->S_contact_bytes / 1048576.0);
   cJSON_AddNumberToObject(so, "analyze_ms", gs->factor.analyze_ms);
   cJSON_AddNumberToObject(so, "factor_ms", gs->factor.factor_ms);
   cJSON_AddNumberToObject(so, "S_build_ms", gs->S_build_ms);

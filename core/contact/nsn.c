@@ -63,8 +63,9 @@ static int grow(sim_nsn *s, int nc) {
   return 0;
 }
 
-int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu, const double *d,
-                       const double *hqt, const double *minv_diag) {
+static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wctx,
+                 const double *wdiag, const double *mu, const double *d, const double *hqt,
+                 const double *minv_diag) {
   int keep = s->opt.warm_start && nc == s->nc && nc <= s->cap;
   int m = 3 * nc, mass = s->opt.precond == SIM_NSN_PRECOND_MASS_INVERSE;
   if (nc < 0 || (mass && nc > 0 && !minv_diag)) return -1;
@@ -74,20 +75,42 @@ int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu, co
   }
   s->nc = nc;
   s->W = W;
+  s->wfn = wfn;
+  s->wctx = wctx;
   if (nc == 0) return 0;
   memcpy(s->mu, mu, sizeof(double) * (size_t)nc);
   memcpy(s->d, d, sizeof(double) * (size_t)m);
   memcpy(s->hqt, hqt, sizeof(double) * (size_t)m);
   for (int i = 0; i < m; i++) {
-    s->w[i] = mass ? minv_diag[i] : W[(size_t)i * (size_t)m + (size_t)i];
+    s->w[i] = mass ? minv_diag[i] : W ? W[(size_t)i * (size_t)m + (size_t)i] : wdiag[i];
     s->f[i] = 0.0;
     if (!keep) s->lambda[i] = 0.0;
   }
   return 0;
 }
 
-/* out = W x (dense, row-major m x m) */
-static void w_apply(const double *W, int m, const double *x, double *out) {
+int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu, const double *d,
+                       const double *hqt, const double *minv_diag) {
+  return begin(s, nc, W, NULL, NULL, NULL, mu, d, hqt, minv_diag);
+}
+
+int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const double *wdiag,
+                          const double *mu, const double *d, const double *hqt,
+                          const double *minv_diag) {
+  if (nc > 0 && (!wfn || !wdiag)) return -1;
+  return begin(s, nc, NULL, wfn, wctx, wdiag, mu, d, hqt, minv_diag);
+}
+
+/* out = W x: dense rows (independent, so the result is the same for any thread count) or the
+   caller's operator */
+void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out) {
+  const int m = 3 * s->nc;
+  if (!s->W) {
+    s->wfn(s->wctx, x, out);
+    return;
+  }
+  const double *W = s->W;
+#pragma omp parallel for schedule(static) if (m > 256)
   for (int i = 0; i < m; i++) {
     const double *row = W + (size_t)i * (size_t)m;
     double acc = 0.0;
@@ -101,7 +124,7 @@ static void system_apply(void *ctx, const double *x, double *y) {
   sim_nsn *s = (sim_nsn *)ctx;
   int m = 3 * s->nc;
   for (int i = 0; i < m; i++) s->tmp[i] = s->omega[i] * x[i];
-  w_apply(s->W, m, s->tmp, y);
+  sim_nsn_w_apply(s, s->tmp, y);
   for (int i = 0; i < m; i++) y[i] = s->omega[i] * y[i] + s->e[i] * x[i];
 }
 
@@ -138,7 +161,7 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
     s->tmp[i] = s->omega[i] * s->lambda[i];
     if (fabs(phi[i]) > phi_max) phi_max = fabs(phi[i]);
   }
-  w_apply(s->W, m, s->tmp, s->y);
+  sim_nsn_w_apply(s, s->tmp, s->y);
   /* Step 3 right-hand side: (1/h^2)(h_vec - J A^{-1} g), h_vec = Omega H q^k - phi */
   for (int i = 0; i < m; i++)
     s->rhs[i] = ih2 * (s->omega[i] * (hq[i] - hab[i]) - phi[i]) - s->omega[i] * s->y[i];

@@ -68,10 +68,15 @@ typedef struct sim_nsn_stats {
   double phi_max;      /* max |phi| (length) at the last call's linearisation point */
 } sim_nsn_stats;
 
+/* out = W x for x, out of 3 nc (the matrix-free Delassus operator, sim_nsn_begin_step_op). */
+typedef void (*sim_nsn_wfn)(void *ctx, const double *x, double *out);
+
 typedef struct sim_nsn {
   sim_nsn_options opt;
   int nc, cap;     /* contacts; capacity of the buffers (contacts) */
-  const double *W; /* 3nc x 3nc row-major, borrowed */
+  const double *W; /* 3nc x 3nc row-major, borrowed (NULL with an operator) */
+  sim_nsn_wfn wfn; /* the operator instead of W */
+  void *wctx;
   double *mu;      /* nc */
   double *d;       /* 3nc targets (d_n length, d_f velocity) */
   double *hqt;     /* 3nc H q_t */
@@ -93,6 +98,13 @@ void sim_nsn_destroy(sim_nsn *s);
 int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu, const double *d,
                        const double *hqt, const double *minv_diag);
 
+/* The same with W given as an operator (x -> W x) and its diagonal wdiag (3nc, copied; the
+   Delassus preconditioner's w_jj). */
+int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const double *wdiag,
+                          const double *mu, const double *d, const double *hqt,
+                          const double *minv_diag);
+/* out = W x with the step's W (dense rows in parallel, or the operator). */
+void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out);
 /* One Newton step (Algorithm 4 steps 2-4), see above. hq = H q^k, hab = H A^{-1} b^k (3nc).
    Returns the CR iterations done, or -1 when the CR workspace could not be allocated. */
 int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab);

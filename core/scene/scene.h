@@ -141,6 +141,12 @@ typedef enum {
   SIM_SCENE_PRECOND_MASS      /* "mass": h^2 [H M^-1 H^T]_jj (Macklin et al. 2019) */
 } sim_scene_precond;
 #define SIM_SCENE_PRECOND_COUNT 2
+typedef enum {
+  SIM_SCENE_DELASSUS_AUTO,    /* "auto": dense up to SIM_DELASSUS_DENSE_ROWS rows, else operator */
+  SIM_SCENE_DELASSUS_DENSE,   /* "dense": W = H A^-1 H^T formed once per step */
+  SIM_SCENE_DELASSUS_OPERATOR /* "operator": W x = H A^-1 H^T x by a solve per product */
+} sim_scene_delassus;
+#define SIM_SCENE_DELASSUS_COUNT 3
 
 typedef struct sim_contact_def {
   double margin;         /* m, >= 0: a contact exists within this distance (default 0.01) */
@@ -154,6 +160,7 @@ typedef struct sim_contact_def {
   int bodies;          /* 0/1: deformable-deformable contact between different bodies (1) */
   int self_collision;  /* 0/1: a body against its own surface (0) */
   double mu;           /* >= 0: friction coefficient between bodies (and within one) (0) */
+  sim_scene_delassus delassus; /* how W is applied (auto) */
 } sim_contact_def;
 
 /* Obstacle shapes; the first six in the order of sim_obstacle_kind (core/contact/sdf.h). */

@@ -18,6 +18,7 @@ const char *const scene_step_names[3] = {"pulling", "rolling", "wait"};
 const char *const scene_format_names[4] = {"vtk", "obj", "png", "csv"};
 const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT] = {"fischer_burmeister", "min_map"};
 const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT] = {"delassus", "mass"};
+const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT] = {"auto", "dense", "operator"};
 const char *const scene_obstacle_names[SIM_OBST_COUNT] = {"plane",    "box",   "sphere", "capsule",
                                                           "cylinder", "torus", "mesh"};
 
@@ -77,6 +78,7 @@ void sim_default_contact(sim_contact_def *c) {
   c->bodies = 1;
   c->self_collision = 0;
   c->mu = 0;
+  c->delassus = SIM_SCENE_DELASSUS_AUTO;
 }
 
 void sim_default_obstacle_def(sim_obstacle_def *o, sim_obstacle_type type) {

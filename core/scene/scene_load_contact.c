@@ -9,9 +9,9 @@
 static int load_contact_def(scene_ctx *c, const cJSON *o, sim_contact_def *d) {
   static const char *const keys[] = {
       "margin",       "min_separation", "ncp",        "preconditioner", "cr_iterations",
-      "cr_tolerance", "max_force",      "warm_start", "bodies",         "self_collision", "mu"};
-  int ncp = (int)d->ncp, pre = (int)d->preconditioner;
-  if (scene_keys(c, o, keys, 11, NULL) || scene_rd_num(c, o, "margin", &d->margin) ||
+      "cr_tolerance", "max_force",      "warm_start", "bodies",         "self_collision", "mu", "delassus"};
+  int ncp = (int)d->ncp, pre = (int)d->preconditioner, del = (int)d->delassus;
+  if (scene_keys(c, o, keys, 12, NULL) || scene_rd_num(c, o, "margin", &d->margin) ||
       scene_rd_num(c, o, "min_separation", &d->min_separation) ||
       scene_rd_enum(c, o, "ncp", scene_ncp_names, SIM_SCENE_NCP_COUNT, &ncp) ||
       scene_rd_enum(c, o, "preconditioner", scene_precond_names, SIM_SCENE_PRECOND_COUNT, &pre) ||
@@ -21,8 +21,10 @@ static int load_contact_def(scene_ctx *c, const cJSON *o, sim_contact_def *d) {
       scene_rd_bool(c, o, "warm_start", &d->warm_start) ||
       scene_rd_bool(c, o, "bodies", &d->bodies) ||
       scene_rd_bool(c, o, "self_collision", &d->self_collision) ||
-      scene_rd_num(c, o, "mu", &d->mu))
+      scene_rd_num(c, o, "mu", &d->mu) ||
+      scene_rd_enum(c, o, "delassus", scene_delassus_names, SIM_SCENE_DELASSUS_COUNT, &del))
     return c->st->code;
+  d->delassus = (sim_scene_delassus)del;
   d->ncp = (sim_scene_ncp)ncp;
   d->preconditioner = (sim_scene_precond)pre;
   return SIM_OK;

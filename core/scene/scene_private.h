@@ -145,6 +145,7 @@ extern const char *const scene_step_names[3];
 extern const char *const scene_format_names[4]; /* bit k of formats */
 extern const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT];
 extern const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT];
+extern const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT];
 extern const char *const scene_obstacle_names[SIM_OBST_COUNT];
 /* Copy src into dst[cap], zero-filling the rest (structs stay memcmp-comparable). */
 void scene_set_str(char *dst, size_t cap, const char *src);

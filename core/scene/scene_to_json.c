@@ -191,6 +191,7 @@ static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
   bool_(w, o, "bodies", d->bodies);
   bool_(w, o, "self_collision", d->self_collision);
   num(w, o, "mu", d->mu);
+  str(w, o, "delassus", name_of(scene_delassus_names, SIM_SCENE_DELASSUS_COUNT, (int)d->delassus));
 }
 
 /* Only the keys of the obstacle's type; "touches" lists body names (every body by default). */

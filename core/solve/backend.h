@@ -18,6 +18,7 @@ typedef struct sim_global_stats {
   size_t S_resident;    /* what the backend keeps for S (both orientations) */
   double S_build_ms;
   int etree_height;
+  size_t S_contact_bytes; /* an S kept for the contact stage alone (0: none) */
   sim_factor_info factor;
 } sim_global_stats;
 

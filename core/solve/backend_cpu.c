@@ -294,6 +294,7 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
     }
   }
   c->max_W_bytes = o->max_dense_bytes;
+  c->opts = *o;
   if (rc == SIM_OK) rc = sim_cpu_contact_create(be, st);
   if (rc != SIM_OK) {
     cpu_destroy(be);

@@ -24,6 +24,7 @@ typedef struct cpu_ctx {
   int iter;             /* global steps taken in this frame */
   sim_global_stats stats;
   size_t max_W_bytes;       /* refuse a Delassus W above this (0: no limit) */
+  sim_backend_opts opts;    /* as created */
   struct cpu_contact *cst; /* contact state (backend_cpu_contact.c), NULL without contact */
 } cpu_ctx;
 

@@ -11,8 +11,16 @@
 #include "../contact/rows.h"
 #include "backend_cpu.h"
 
+/* "auto": W dense up to this many rows (3 per contact), the operator above (measured on
+   sharp_corner, README: the dense build and its products grow as rows^2). */
+#define SIM_DELASSUS_DENSE_ROWS 1500
+
 typedef struct cpu_contact {
   sim_nsn nsn;
+  sim_scene_delassus delassus;
+  cpu_ctx *cx;
+  sim_sparse_inverse S; /* for W when the global solver has none (S.n == 0 otherwise) */
+  double *wdiag;        /* 3 nc: diag(W) for the operator */
   double min_sep;
   int warm;
   sim_contact *c, *pc; /* this step's contacts and the previous step's */
@@ -29,19 +37,19 @@ static int grow(cpu_contact *k, int nc) {
   if (nc <= k->cap) return 0;
   int cap = nc + nc / 2 + 16;
   sim_contact *c = SIM_NEW(sim_contact, cap);
-  double *b[6];
-  size_t sz[6] = {3, 1, 3, 3, 3, 3};
+  double *b[7];
+  size_t sz[7] = {3, 1, 3, 3, 3, 3, 3};
   int ok = c != NULL;
-  for (int i = 0; i < 6; i++) ok &= (b[i] = SIM_NEW(double, sz[i] * (size_t)cap)) != NULL;
+  for (int i = 0; i < 7; i++) ok &= (b[i] = SIM_NEW(double, sz[i] * (size_t)cap)) != NULL;
   if (!ok) {
     sim_free(c);
-    for (int i = 0; i < 6; i++) sim_free(b[i]);
+    for (int i = 0; i < 7; i++) sim_free(b[i]);
     return -1;
   }
   sim_free(k->c), sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq);
-  sim_free(k->hab), sim_free(k->minv);
+  sim_free(k->hab), sim_free(k->minv), sim_free(k->wdiag);
   k->c = c, k->d = b[0], k->mu = b[1], k->hqt = b[2], k->hq = b[3], k->hab = b[4];
-  k->minv = b[5];
+  k->minv = b[5], k->wdiag = b[6];
   k->cap = cap;
   return 0;
 }
@@ -104,6 +112,22 @@ static void mass_inverse_diag(const cpu_ctx *cx, const cpu_contact *k) {
   }
 }
 
+/* W x = H_free A^{-1} H_free^T x: a scatter, one solve, a gather (the matrix-free W). */
+static void w_operator(void *ctx, const double *x, double *out) {
+  cpu_contact *k = (cpu_contact *)ctx;
+  const sim_model *m = k->cx->m;
+  sim_status ignore = {0}; /* the factor solved this system before: it cannot fail now */
+  memset(k->g, 0, sizeof(double) * 3 * (size_t)m->nfree);
+  sim_rows_apply_T(k->c, k->nc, m->free_of, x, k->g);
+  sim_cpu_solve(k->cx, k->g, k->xc, &ignore);
+  sim_rows_apply(k->c, k->nc, m->free_of, k->xc, out);
+}
+
+static int use_dense(const cpu_contact *k, int nc) {
+  return k->delassus == SIM_SCENE_DELASSUS_DENSE ||
+         (k->delassus == SIM_SCENE_DELASSUS_AUTO && 3 * nc <= SIM_DELASSUS_DENSE_ROWS);
+}
+
 static int cpu_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_cst_times *t,
                              sim_status *st) {
   cpu_ctx *cx = CTX(be);
@@ -118,15 +142,21 @@ static int cpu_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_
   memcpy(k->c, c, sizeof(sim_contact) * (size_t)nc);
   double t0 = sim_now_ms();
   sim_delassus_info info;
-  int rc = sim_delassus_build(k->c, nc, cx->m->free_of, cx->fac, cx->use_S ? &cx->S : NULL,
-                              SIM_DELASSUS_AUTO, cx->max_W_bytes, &k->W, &k->W_cap, &info, st);
+  const sim_sparse_inverse *S = cx->use_S ? &cx->S : k->S.n > 0 ? &k->S : NULL;
+  int dense = use_dense(k, nc);
+  int rc = dense ? sim_delassus_build(k->c, nc, cx->m->free_of, cx->fac, S, SIM_DELASSUS_AUTO,
+                                      cx->max_W_bytes, &k->W, &k->W_cap, &info, st)
+                 : sim_delassus_diag(k->c, nc, cx->m->free_of, cx->fac, S, k->wdiag, st);
   if (rc) return rc;
   t->schur_ms += sim_now_ms() - t0;
   sim_rows_targets(k->c, nc, k->min_sep, k->d);
   sim_rows_apply(k->c, nc, NULL, cx->vec[SIM_VEC_QT], k->hqt);
   for (int j = 0; j < nc; j++) k->mu[j] = k->c[j].mu;
   if (k->nsn.opt.precond == SIM_NSN_PRECOND_MASS_INVERSE) mass_inverse_diag(cx, k);
-  if (sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->d, k->hqt, k->minv))
+  rc = dense ? sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->d, k->hqt, k->minv)
+             : sim_nsn_begin_step_op(&k->nsn, nc, w_operator, k, k->wdiag, k->mu, k->d, k->hqt,
+                                     k->minv);
+  if (rc)
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc);
   if (k->warm) warm_start(k, sim_nsn_lambda(&k->nsn));
   k->first = 1;
@@ -151,14 +181,8 @@ static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st)
     /* linearise the first Newton step at q^0 = A^{-1}(b + h^2 H^T lambda_warm), not at q~:
        H q^0 = H A^{-1} b + h^2 W lambda (nsn.h: FB friction converges from it much faster) */
     int n3 = 3 * k->nc;
-    const double *lam = sim_nsn_lambda(&k->nsn);
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n3; i++) {
-      const double *w = k->W + (size_t)i * (size_t)n3;
-      double acc = 0.0;
-      for (int j = 0; j < n3; j++) acc += w[j] * lam[j];
-      k->hq[i] = k->hab[i] + h2 * acc;
-    }
+    sim_nsn_w_apply(&k->nsn, sim_nsn_lambda(&k->nsn), k->hq);
+    for (int i = 0; i < n3; i++) k->hq[i] = k->hab[i] + h2 * k->hq[i];
   }
   k->first = 0;
   double s0 = k->nsn.stats.cst_solve_ms;
@@ -193,6 +217,21 @@ static int needs_contact(const sim_scene *sc) {
          sc->contact.self_collision;
 }
 
+/* W and diag(W) come from S (K_ab are path dot products, delassus.h: several times faster than
+   CHOLMOD solves). When the global solver keeps no S (cholesky, dense_inverse), build one from
+   a simplicial factor of A_s for the contact stage alone; the global solver keeps its own. */
+static int contact_S(cpu_ctx *cx, cpu_contact *k, sim_status *st) {
+  if (cx->use_S) return SIM_OK;
+  const sim_model *m = cx->m;
+  sim_factor *f = NULL;
+  int rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, cx->opts.ordering, 1,
+                             &f, st);
+  if (!rc) rc = sim_sparse_inverse_build(f, SIM_PREC_DOUBLE, cx->opts.max_S_bytes, &k->S, st);
+  sim_factor_destroy(f);
+  if (!rc) cx->stats.S_contact_bytes = sim_sparse_inverse_bytes(k->S.nnz, k->S.n, SIM_PREC_DOUBLE);
+  return rc;
+}
+
 int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   cpu_ctx *cx = CTX(be);
   const sim_scene *sc = cx->m->scene;
@@ -222,7 +261,10 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   o.warm_start = cd->warm_start;
   if (sim_nsn_init(&k->nsn, &o))
     return sim_fail(st, SIM_ERR_SCENE, "%s: bad contact solver options", sc->file);
+  if (contact_S(cx, k, st)) return st->code;
   k->min_sep = cd->min_separation;
+  k->delassus = cd->delassus;
+  k->cx = cx;
   k->warm = cd->warm_start;
   be->contact_begin = cpu_contact_begin;
   be->contact_global = cpu_contact_global;
@@ -234,9 +276,10 @@ void sim_cpu_contact_destroy(cpu_ctx *cx) {
   cpu_contact *k = cx->cst;
   if (!k) return;
   sim_nsn_destroy(&k->nsn);
+  sim_sparse_inverse_free(&k->S);
   sim_free(k->c), sim_free(k->pc), sim_free(k->plam), sim_free(k->W);
   sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq), sim_free(k->hab);
-  sim_free(k->minv), sim_free(k->g), sim_free(k->xc);
+  sim_free(k->minv), sim_free(k->g), sim_free(k->xc), sim_free(k->wdiag);
   sim_free(k);
   cx->cst = NULL;
 }

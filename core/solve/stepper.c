@@ -3,8 +3,6 @@
 #include "stepper.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../base/alloc.h"
@@ -54,7 +52,6 @@ static int begin_contact(sim_stepper *s, sim_profile *prof, sim_cst_times *ct, s
   prof->contacts = c->n;
   prof->rows = 3 * c->n;
   prof->min_gap = s->world.min_gap;
-  if (getenv("SIMCTL_DEBUG_CD")) fprintf(stderr, "cd: now %d ahead %d out %d (obs %d mesh %d body %d) min_gap %g\n", s->world.now.n, s->world.ahead.n, c->n, s->world.ahead.count[0], s->world.ahead.count[1], s->world.ahead.count[2], s->world.min_gap);
   return s->be->contact_begin(s->be, c->c, c->n, ct, st);
 }
 
