@@ -7,6 +7,11 @@
    Rows (r = 0 normal, 1 and 2 the tangents), each a direction c_r times a combination of
    vertices, C q = q_v - sum_k w_k q_tri_k (only q_v for obstacles):
      H_r q = c_r . (C q),       c_0 = n, c_1 = t1, c_2 = t2;
+   TRIANGLE turns the roles round: the simulated side is the body's triangle and the fixed
+   point p is a vertex of a mesh obstacle (a blade's tip or edge poking at cloth), C q =
+   sum_k w_k q_tri_k; v is the triangle's vertex of largest weight (for ordering), source the
+   obstacle vertex's number, and the targets are the obstacle's (n points from p to the
+   triangle).
    targets:
      normal   d_n = n . p + min_sep (obstacles), d_n = min_sep (bodies); gap H_n q - d_n >= 0;
      friction d_f = c_r . u (the obstacle's surface velocity u_hat at p; 0 for bodies),
@@ -18,8 +23,10 @@
 typedef enum {
   SIM_CONTACT_OBSTACLE, /* analytic obstacle (core/contact/sdf.h) */
   SIM_CONTACT_MESH,     /* triangle-mesh obstacle (core/contact/bvh.h) */
-  SIM_CONTACT_BODY      /* another deformable body's surface triangle */
+  SIM_CONTACT_BODY,     /* another deformable body's surface triangle */
+  SIM_CONTACT_TRIANGLE  /* a mesh obstacle's vertex p against a body's triangle (tri, w) */
 } sim_contact_kind;
+#define SIM_CONTACT_KINDS 4
 
 typedef struct sim_contact {
   sim_contact_kind kind;

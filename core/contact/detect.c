@@ -322,7 +322,7 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
                    sim_detect_contacts *out, sim_status *st) {
   out->n = 0;
   out->min_sep = p->min_sep;
-  for (int k = 0; k < 3; k++) out->count[k] = 0;
+  for (int k = 0; k < SIM_CONTACT_KINDS; k++) out->count[k] = 0;
   if (s->nv != d->nv || s->nmesh != d->nmesh || s->nbodies != d->nbodies)
     return sim_fail(st, SIM_ERR_INTERNAL, "detect: scene differs from the one given to init");
   if (!(p->margin >= 0) || !isfinite(p->margin))

@@ -101,7 +101,7 @@ typedef struct {
 typedef struct {
   sim_contact *c;
   int n, cap;
-  int count[3];   /* per sim_contact_kind */
+  int count[SIM_CONTACT_KINDS]; /* per sim_contact_kind */
   double min_sep; /* copied from the parameters */
 } sim_detect_contacts;
 

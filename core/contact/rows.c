@@ -6,6 +6,10 @@
 #include <stddef.h>
 
 int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]) {
+  if (c->kind == SIM_CONTACT_TRIANGLE) {
+    for (int k = 0; k < 3; k++) vert[k] = c->tri[k], beta[k] = c->w[k];
+    return 3;
+  }
   vert[0] = c->v;
   beta[0] = 1.0;
   if (c->kind != SIM_CONTACT_BODY) return 1;

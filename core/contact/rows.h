@@ -11,7 +11,8 @@
 
 #include "contact.h"
 
-/* Up to 4 (vertex, beta) terms of C_j: (v, 1) and, for BODY, (tri_k, -w_k). Returns the count. */
+/* Up to 4 (vertex, beta) terms of C_j: (v, 1) and, for BODY, (tri_k, -w_k); for TRIANGLE the
+   3 terms (tri_k, w_k). Returns the count. */
 int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]);
 
 /* out[3j + r] = H_{3j+r} x for the 3 nc rows. Rows are independent (parallel, deterministic). */

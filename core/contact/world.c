@@ -7,6 +7,7 @@
 
 #include "../base/alloc.h"
 #include "../mesh/mesh.h"
+#include "world_points.h"
 
 /* M_t of a script: c = M(0), column j of Q = M(e_j) - c (a rigid motion). */
 static void script_motion(const sim_obstacle_def *o, double t, sim_world_motion *mo) {
@@ -179,6 +180,15 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
     setup_bodies(w);
     if (w->nobs + w->nmesh > 0) w->active = 1;
   }
+  if (!rc && w->nmesh > 0) {
+    w->tri_first = SIM_NEW0(int, m->nbodies + 1);
+    w->point_found = SIM_NEW0(unsigned char, 1);
+    rc = w->tri_first ? sim_world_points_init(w, st)
+                      : sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+    sim_free(w->point_found);
+    w->point_found = rc ? NULL : SIM_NEW0(unsigned char, w->point_first[w->nmesh] + 1);
+    if (!rc && !w->point_found) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+  }
   if (!rc && w->active) {
     sim_detect_scene s = detect_scene(w, m->x_rest, NULL);
     rc = sim_detect_init(&w->det, &s, st);
@@ -212,6 +222,8 @@ static void pose(sim_world *w, double t, double t1) {
     const sim_world_motion *mo = &w->motion_t1[w->mesh_def[k]];
     for (int v = 0; v < w->mesh[k].nv; v++)
       motion_apply(mo, w->mesh_x0[k] + 3 * (size_t)v, w->mesh_x[k] + 3 * (size_t)v);
+    for (int p = w->point_first[k]; p < w->point_first[k + 1]; p++)
+      motion_apply(mo, w->pt_x0 + 3 * (size_t)p, w->pt_x + 3 * (size_t)p);
   }
 }
 
@@ -242,24 +254,28 @@ static void face_current_side(const sim_world *w, sim_contact *c, const double *
   sim_tangent_basis(c->n, c->t1, c->t2);
 }
 
-/* out = now, plus the contacts of ahead whose key now lacks (both sorted by key). */
-static int merge(sim_world *w, const double *x, sim_status *st) {
-  const sim_detect_contacts *a = &w->now, *b = &w->ahead;
-  if (reserve(&w->out, a->n + b->n + 1))
+/* o = a, plus the contacts of b (both sorted by key); with `ahead`, b's contacts whose key a
+   has are dropped and b's blade contacts face the vertex's side at q_t (x). */
+static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_detect_contacts *b,
+                 int ahead, const double *x, sim_detect_contacts *o, sim_status *st) {
+  if (reserve(o, a->n + b->n + 1))
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", a->n + b->n);
   int i = 0, j = 0, n = 0;
   while (i < a->n || j < b->n) {
     int cmp = i >= a->n ? 1 : j >= b->n ? -1 : key_cmp(&a->c[i], &b->c[j]);
-    if (cmp <= 0) {
-      w->out.c[n++] = a->c[i++];
+    if (cmp < 0 || (cmp == 0 && ahead)) {
+      o->c[n++] = a->c[i++];
       if (cmp == 0) j++;
     } else {
-      w->out.c[n] = b->c[j++];
-      face_current_side(w, &w->out.c[n++], x);
+      o->c[n] = b->c[j++];
+      if (ahead) face_current_side(w, &o->c[n], x);
+      n++;
     }
   }
-  w->out.n = n;
-  w->out.min_sep = a->min_sep;
+  o->n = n;
+  o->min_sep = w->par.min_sep;
+  for (int k = 0; k < SIM_CONTACT_KINDS; k++) o->count[k] = 0;
+  for (int k = 0; k < n; k++) o->count[o->c[k].kind]++;
   return SIM_OK;
 }
 
@@ -270,7 +286,9 @@ static void script_velocities(sim_world *w, double h) {
     sim_contact *c = &w->out.c[j];
     int def = c->kind == SIM_CONTACT_OBSTACLE ? w->obs_def[c->source]
               : c->kind == SIM_CONTACT_MESH   ? w->mesh_def[c->source]
-                                              : -1;
+              : c->kind == SIM_CONTACT_TRIANGLE
+                  ? w->mesh_def[sim_world_point_mesh(w, c->source)]
+                  : -1;
     if (def < 0 || sc->obstacles[def].nsteps == 0) continue;
     double y[3], pt[3];
     motion_inverse(&w->motion_t1[def], c->p, y);
@@ -294,7 +312,12 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
     s = detect_scene(w, x_pred, x);
     rc = sim_detect_run(&w->det, &s, &w->par, &w->ahead, st);
   }
-  if (!rc) rc = merge(w, x, st);
+  if (!rc) rc = sim_world_points(w, x, x_prev, x_pred, st);
+  if (!rc) rc = merge(w, &w->now, &w->ahead, 1, x, &w->both, st);
+  if (!rc) rc = merge(w, &w->both, &w->pts, 0, x, &w->out, st);
+  for (int j = 0; !rc && j < w->pts.n; j++) /* the gaps at q_t: the first pass's */
+    if (w->point_found[w->pts.c[j].source] == 1 && w->pts.c[j].gap < w->min_gap)
+      w->min_gap = w->pts.c[j].gap;
   if (!rc) script_velocities(w, h);
   return rc;
 }
@@ -304,6 +327,10 @@ void sim_world_free(sim_world *w) {
   sim_detect_contacts_free(&w->out);
   sim_detect_contacts_free(&w->now);
   sim_detect_contacts_free(&w->ahead);
+  sim_detect_contacts_free(&w->both);
+  sim_world_points_free(w);
+  sim_free(w->tri_first);
+  sim_free(w->point_found);
   for (int k = 0; k < w->nmesh; k++) {
     sim_free(w->mesh_x0 ? w->mesh_x0[k] : NULL);
     sim_free(w->mesh_x ? w->mesh_x[k] : NULL);

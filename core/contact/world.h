@@ -18,7 +18,10 @@
    step would reach: a vertex faster than margin / h is caught before it passes through). A
    vertex and obstacle found by both keep the q_t contact. A contact with an open mesh (a
    blade) found only at q~ faces the side the vertex is on at q_t, so a vertex that would cross
-   the blade within the step is held on its side. */
+   the blade within the step is held on its side.
+   Mesh obstacles' vertices are also tested against every body's triangles, cloth included
+   (kind SIM_CONTACT_TRIANGLE, contact.h): a blade's tip or edge between the cloth's vertices
+   holds the cloth up. */
 #ifndef SIM_CONTACT_WORLD_H
 #define SIM_CONTACT_WORLD_H
 #include "../model/model.h"
@@ -49,6 +52,13 @@ typedef struct sim_world {
   sim_detect_contacts out; /* the last detection's contacts */
   sim_detect_contacts now, ahead; /* the two passes */
   double min_gap; /* smallest signed distance at q_t among the contacts (+inf: none) */
+  /* mesh obstacles' vertices against body triangles (world_points.c) */
+  sim_bvh *tri_bvh;    /* per body, over its surface triangles (cloth included) */
+  int *tri_first;      /* per body: its first triangle in m->tri */
+  int *point_first;    /* nmesh + 1: numbering of the obstacle points (vertices, edge samples) */
+  double *pt_x0, *pt_x; /* the points, reference and posed */
+  unsigned char *point_found;
+  sim_detect_contacts pts, both; /* point contacts; now and ahead merged */
 } sim_world;
 
 /* Build the world of m's scene (reads mesh obstacles; errors name the obstacle and file). */

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* Mesh obstacles' vertices against the bodies' triangles (kind SIM_CONTACT_TRIANGLE,
+   contact.h): a blade's tip or edge poking at cloth lies between the cloth's vertices, where
+   vertex-against-obstacle detection cannot see it. world.h describes the passes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "world_points.h"
+
+typedef struct edge_ref {
+  int a, b, t; /* a < b, triangle t */
+} edge_ref;
+
+static int edge_cmp(const void *x, const void *y) {
+  const edge_ref *e = x, *f = y;
+  if (e->a != f->a) return e->a < f->a ? -1 : 1;
+  if (e->b != f->b) return e->b < f->b ? -1 : 1;
+  return e->t < f->t ? -1 : e->t > f->t;
+}
+
+static void tri_normal(const double *x, const int *t, double n[3]) {
+  double e1[3], e2[3];
+  for (int i = 0; i < 3; i++)
+    e1[i] = x[3 * t[1] + i] - x[3 * t[0] + i], e2[i] = x[3 * t[2] + i] - x[3 * t[0] + i];
+  sim_cross3(e1, e2, n);
+  double l = sim_norm3(n);
+  for (int i = 0; i < 3; i++) n[i] = l > 0 ? n[i] / l : 0;
+}
+
+/* Points of mesh k that can poke between a body's vertices: its vertices, and samples every
+   `step` along its feature edges (boundary edges of an open mesh, and edges whose two faces
+   meet at more than 30 degrees), in reference coordinates. Counts when out is NULL. */
+static int feature_points(const sim_detect_mesh *me, const double *x0, double step, double *out,
+                          edge_ref *e) {
+  int n = 0;
+  for (int v = 0; v < me->nv; v++, n++)
+    if (out) memcpy(out + 3 * (size_t)n, x0 + 3 * (size_t)v, sizeof(double) * 3);
+  int ne = 0;
+  for (int t = 0; t < me->nt; t++)
+    for (int k = 0; k < 3; k++) {
+      int a = me->tri[3 * t + k], b = me->tri[3 * t + (k + 1) % 3];
+      e[ne].a = a < b ? a : b, e[ne].b = a < b ? b : a, e[ne++].t = t;
+    }
+  qsort(e, (size_t)ne, sizeof *e, edge_cmp);
+  for (int i = 0; i < ne;) {
+    int j = i + 1;
+    while (j < ne && e[j].a == e[i].a && e[j].b == e[i].b) j++;
+    int feature = j - i == 1;
+    if (j - i == 2) {
+      double n1[3], n2[3];
+      tri_normal(x0, me->tri + 3 * (size_t)e[i].t, n1);
+      tri_normal(x0, me->tri + 3 * (size_t)e[i + 1].t, n2);
+      feature = sim_dot3(n1, n2) < 0.8660254037844386; /* cos 30 degrees */
+    }
+    if (feature) {
+      const double *pa = x0 + 3 * (size_t)e[i].a, *pb = x0 + 3 * (size_t)e[i].b;
+      double len = sqrt((pb[0] - pa[0]) * (pb[0] - pa[0]) + (pb[1] - pa[1]) * (pb[1] - pa[1]) +
+                        (pb[2] - pa[2]) * (pb[2] - pa[2]));
+      int segs = (int)ceil(len / step);
+      for (int s = 1; s < segs; s++, n++)
+        if (out)
+          for (int d = 0; d < 3; d++) out[3 * (size_t)n + d] = pa[d] + (pb[d] - pa[d]) * s / segs;
+    }
+    i = j;
+  }
+  return n;
+}
+
+int sim_world_points_init(sim_world *w, sim_status *st) {
+  const sim_model *m = w->m;
+  w->tri_bvh = SIM_NEW0(sim_bvh, m->nbodies + 1);
+  w->point_first = SIM_NEW0(int, w->nmesh + 1);
+  if (!w->tri_bvh || !w->point_first) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+  if (w->nmesh == 0) return SIM_OK;
+  /* sample the feature edges at half the margin: a body triangle cut by such an edge has a
+     sample within the margin */
+  double step = w->par.margin > 0 ? 0.5 * w->par.margin : 0.005;
+  int maxt = 0;
+  for (int k = 0; k < w->nmesh; k++) maxt = w->mesh[k].nt > maxt ? w->mesh[k].nt : maxt;
+  edge_ref *e = SIM_NEW(edge_ref, 3 * (size_t)maxt + 1);
+  if (!e) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+  for (int k = 0; k < w->nmesh; k++)
+    w->point_first[k + 1] =
+        w->point_first[k] + feature_points(&w->mesh[k], w->mesh_x0[k], step, NULL, e);
+  int np = w->point_first[w->nmesh];
+  w->pt_x0 = SIM_NEW(double, 3 * (size_t)np + 3);
+  w->pt_x = SIM_NEW(double, 3 * (size_t)np + 3);
+  if (!w->pt_x0 || !w->pt_x) {
+    sim_free(e);
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d obstacle points)", np);
+  }
+  for (int k = 0; k < w->nmesh; k++)
+    feature_points(&w->mesh[k], w->mesh_x0[k], step, w->pt_x0 + 3 * (size_t)w->point_first[k], e);
+  sim_free(e);
+  memcpy(w->pt_x, w->pt_x0, sizeof(double) * 3 * (size_t)np);
+  int t0 = 0;
+  for (int b = 0; b < m->nbodies; b++) {
+    int t1 = t0;
+    while (t1 < m->ntri && m->tri_body[t1] == b) t1++;
+    int rc = sim_bvh_build(m->n, m->x_rest, t1 - t0, m->tri + 3 * (size_t)t0, &w->tri_bvh[b], st);
+    if (rc) return rc;
+    w->tri_first[b] = t0;
+    t0 = t1;
+  }
+  return SIM_OK;
+}
+
+void sim_world_points_free(sim_world *w) {
+  for (int b = 0; w->tri_bvh && b < w->m->nbodies; b++) sim_bvh_free(&w->tri_bvh[b]);
+  sim_free(w->tri_bvh);
+  sim_free(w->point_first);
+  sim_free(w->pt_x0);
+  sim_free(w->pt_x);
+  w->pt_x0 = w->pt_x = NULL;
+  sim_detect_contacts_free(&w->pts);
+  w->tri_bvh = NULL;
+  w->point_first = NULL;
+}
+
+static int push(sim_detect_contacts *o, const sim_contact *c) {
+  if (o->n == o->cap) {
+    int cap = o->cap ? 2 * o->cap : 64;
+    sim_contact *nc = SIM_NEW(sim_contact, cap);
+    if (!nc) return -1;
+    if (o->n) memcpy(nc, o->c, sizeof(sim_contact) * (size_t)o->n);
+    sim_free(o->c);
+    o->c = nc, o->cap = cap;
+  }
+  o->c[o->n++] = *c;
+  return 0;
+}
+
+/* Which side of triangle `tri` (global vertices, positions x) p lies on: +1 front, -1 back,
+   0 in its plane (or a degenerate triangle). */
+static int side_of(const double *x, const int *tri, const double p[3]) {
+  const double *a = x + 3 * (size_t)tri[0], *b = x + 3 * (size_t)tri[1], *c = x + 3 * (size_t)tri[2];
+  double e1[3], e2[3], n[3], d[3];
+  for (int i = 0; i < 3; i++) e1[i] = b[i] - a[i], e2[i] = c[i] - a[i], d[i] = p[i] - a[i];
+  sim_cross3(e1, e2, n);
+  double s = sim_dot3(n, d), l = sim_norm3(n) * sim_norm3(d);
+  return s > 1e-12 * l ? 1 : s < -1e-12 * l ? -1 : 0;
+}
+
+/* The contact of obstacle point p with the nearest triangle of body b within the margin. The
+   normal points from p towards the triangle: for a closed surface that is minus its outward
+   normal (p inside: gap < 0); for cloth the side is the one p is on at q_t (`xs`, then x_prev),
+   so a blade that would cross the cloth within the step is held on its side. */
+static int point_body(const sim_world *w, int b, const double *x, const double *xs,
+                      const double *x_prev, const double p[3], sim_contact *c) {
+  sim_bvh_hit h;
+  if (!sim_bvh_nearest(&w->tri_bvh[b], x, p, w->par.margin, &h)) return 0;
+  const int *tri = w->m->tri + 3 * (size_t)(w->tri_first[b] + h.tri);
+  const sim_model *m = w->m;
+  if (m->pin_of[tri[0]] >= 0 && m->pin_of[tri[1]] >= 0 && m->pin_of[tri[2]] >= 0) return 0;
+  int cloth = m->scene->bodies[b].mesh.kind == SIM_SRC_CLOTH;
+  int s = cloth ? side_of(xs, tri, p) : 1; /* closed: outward normal, p outside is side +1 */
+  if (cloth && s == 0 && x_prev) s = side_of(x_prev, tri, p);
+  if (s == 0) s = 1;
+  double d = sqrt(h.q.d2);
+  int in_face = h.q.feature == SIM_TRI_FACE;
+  for (int i = 0; i < 3; i++) {
+    double dir = (h.q.c[i] - p[i]) / (d > 0 ? d : 1);
+    /* in a face's region, or touching, the face normal; at an edge or corner from outside,
+       the direction to the closest point */
+    c->n[i] = (in_face || d <= 0 || (cloth ? h.q.side != s : h.q.side < 0)) ? -s * h.q.n[i] : dir;
+  }
+  if (sim_norm3(c->n) < 0.5) return 0; /* degenerate triangle */
+  c->kind = SIM_CONTACT_TRIANGLE;
+  int best = 0;
+  for (int k = 0; k < 3; k++) {
+    c->tri[k] = tri[k], c->w[k] = h.q.w[k];
+    if (h.q.w[k] > h.q.w[best]) best = k;
+  }
+  c->v = tri[best];
+  for (int i = 0; i < 3; i++) c->p[i] = p[i], c->u[i] = 0;
+  c->gap = sim_dot3(c->n, h.q.c) - sim_dot3(c->n, p);
+  sim_tangent_basis(c->n, c->t1, c->t2);
+  return 1;
+}
+
+static int key_cmp(const sim_contact *a, const sim_contact *b) {
+  if (a->v != b->v) return a->v < b->v ? -1 : 1;
+  return a->source < b->source ? -1 : a->source > b->source;
+}
+
+/* insertion sort by (v, source): the lists are short (obstacle vertices near a body) */
+static void sort_points(sim_detect_contacts *o) {
+  for (int i = 1; i < o->n; i++) {
+    sim_contact c = o->c[i];
+    int j = i - 1;
+    while (j >= 0 && key_cmp(&o->c[j], &c) > 0) o->c[j + 1] = o->c[j], j--;
+    o->c[j + 1] = c;
+  }
+}
+
+int sim_world_points(sim_world *w, const double *x, const double *x_prev, const double *x_pred,
+                     sim_status *st) {
+  w->pts.n = 0;
+  const sim_model *m = w->m;
+  if (w->nmesh == 0) return SIM_OK;
+  for (int b = 0; b < m->nbodies; b++) sim_bvh_refit(&w->tri_bvh[b], x);
+  for (int pass = 0; pass < (x_pred ? 2 : 1); pass++) {
+    const double *xp = pass ? x_pred : x;
+    if (pass)
+      for (int b = 0; b < m->nbodies; b++) sim_bvh_refit(&w->tri_bvh[b], x_pred);
+    for (int k = 0; k < w->nmesh; k++) {
+      const sim_detect_mesh *me = &w->mesh[k];
+      for (int src = w->point_first[k]; src < w->point_first[k + 1]; src++) {
+        if (pass && w->point_found[src]) continue; /* the q_t contact stands */
+        w->point_found[src] = 0;
+        sim_contact best, c;
+        int found = 0;
+        for (int b = 0; b < m->nbodies; b++) {
+          if (b < 64 && !((me->bodies >> b) & 1u)) continue;
+          if (!point_body(w, b, xp, x, x_prev, w->pt_x + 3 * (size_t)src, &c)) continue;
+          if (!found || c.gap < best.gap) best = c, found = 1;
+        }
+        if (!found) continue;
+        best.source = src;
+        best.mu = me->mu;
+        w->point_found[src] = (unsigned char)(pass + 1);
+        if (push(&w->pts, &best)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+      }
+    }
+  }
+  sort_points(&w->pts);
+  return SIM_OK;
+}
+
+int sim_world_point_mesh(const sim_world *w, int source) {
+  int k = 0;
+  while (k + 1 < w->nmesh && w->point_first[k + 1] <= source) k++;
+  return k;
+}

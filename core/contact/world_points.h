@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Mesh obstacles' vertices against the bodies' triangles (world.h, contact.h kind
+   SIM_CONTACT_TRIANGLE). Private to core/contact/world*.c. */
+#ifndef SIM_CONTACT_WORLD_POINTS_H
+#define SIM_CONTACT_WORLD_POINTS_H
+#include "world.h"
+
+/* BVHs over every body's surface triangles (cloth included) when the scene has mesh
+   obstacles. */
+int sim_world_points_init(sim_world *w, sim_status *st);
+void sim_world_points_free(sim_world *w);
+/* Contacts of every mesh-obstacle vertex (posed) with the nearest body triangle within the
+   margin, at x (q_t) and, for vertices without one, at x_pred (q~); sorted by (v, source)
+   into w->pts. */
+int sim_world_points(sim_world *w, const double *x, const double *x_prev, const double *x_pred,
+                     sim_status *st);
+/* The mesh obstacle (index into w->mesh) that owns point `source`. */
+int sim_world_point_mesh(const sim_world *w, int source);
+
+#endif
