@@ -11,6 +11,7 @@
 
 #include "base/alloc.h"
 #include "check.h"
+#include "contact/world_scenery.h"
 #include "io/output.h"
 
 static char g_dir[256];
@@ -358,6 +359,159 @@ static int is_bg(const unsigned char *px) {
   return px[0] == SIM_RENDER_BG && px[1] == SIM_RENDER_BG && px[2] == SIM_RENDER_BG;
 }
 
+/* A cube of body 0 at y in [2, 3] above the scenery square |x|, |z| <= 3 at y = 0: the fitted
+   camera frames both, the picture shows grey plane pixels and blue cube pixels. */
+static void test_png_scenery(void) {
+  double x[24];
+  int tri[36], tri_body[12] = {0};
+  unit_cube(x, tri);
+  for (int i = 0; i < 8; i++) x[3 * i + 1] += 2.0;
+  sim_frame_view f = {0};
+  f.nv = 8, f.x = x, f.ntri = 12, f.tri = tri, f.tri_body = tri_body, f.nbodies = 1;
+  const double sx[12] = {-3, 0, -3, 3, 0, -3, 3, 0, 3, -3, 0, 3};
+  const int stri[6] = {0, 3, 2, 0, 2, 1};
+  sim_scenery_view sv = {4, 2, sx, stri};
+  sim_camera cam;
+  sim_camera_fit_scenery(&f, &sv, &cam);
+  CHECK_NEAR(cam.target[0], 0.0, 1e-12);
+  CHECK_NEAR(cam.target[1], 1.5, 1e-12);
+  sim_camera_fit_scenery(&f, NULL, &cam); /* the bodies alone, as sim_camera_fit */
+  CHECK_NEAR(cam.target[1], 2.5, 1e-12);
+  char p[512];
+  sim_status st = {0};
+  CHECK_INT(sim_render_png_scenery(in_dir(p, sizeof p, "s.png"), &f, &sv, NULL, 64, 48, &st),
+            SIM_OK);
+  png_image img;
+  memset(&img, 0, sizeof img);
+  img.version = PNG_IMAGE_VERSION;
+  CHECK(png_image_begin_read_from_file(&img, p));
+  img.format = PNG_FORMAT_RGB;
+  unsigned char *px = sim_malloc(PNG_IMAGE_SIZE(img));
+  CHECK(px && png_image_finish_read(&img, NULL, px, 0, NULL));
+  int grey = 0, blue = 0, grey_below = 0, n = (int)(img.width * img.height);
+  for (int i = 0; px && i < n; i++) {
+    const unsigned char *q = px + 3 * i;
+    if (is_bg(q)) continue;
+    if (q[0] == q[1] && q[1] == q[2] && q[0] <= SIM_RENDER_SCENERY) {
+      grey++;
+      grey_below += i / (int)img.width >= (int)img.height / 2; /* the plane is low */
+    } else if (q[2] > q[0]) {
+      blue++;
+    }
+  }
+  CHECK(grey > n / 20);
+  CHECK(grey_below > grey / 2);
+  CHECK(blue > n / 100);
+  sim_free(px);
+  png_image_free(&img);
+  const int bad[3] = {0, 1, 4};
+  sim_scenery_view sb = {4, 1, sx, bad};
+  CHECK_INT(sim_render_png_scenery(p, &f, &sb, NULL, 16, 16, &st), SIM_ERR_INTERNAL);
+  sim_status_clear(&st);
+}
+
+/* Signed volume enclosed by triangles t0..t1 of s (positive when they face outward). */
+static double scenery_volume(const sim_scenery *s, int t0, int t1) {
+  double v = 0;
+  for (int t = t0; t < t1; t++) {
+    const double *a = s->x + 3 * s->tri[3 * t], *b = s->x + 3 * s->tri[3 * t + 1],
+                 *c = s->x + 3 * s->tri[3 * t + 2];
+    v += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+          a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+  }
+  return v;
+}
+
+/* Every analytic kind in a tilted frame: vertices on the surface, indices in range, closed
+   shapes outward; the plane and the infinite cylinder cut about the region. */
+static void test_scenery_shapes(void) {
+  const double lo[3] = {-1, 0, -1}, hi[3] = {1, 2, 3}; /* centre (0, 1, 1), L = 1.5 * 4 */
+  const double axis[3] = {1, 2, 3}, pos[3] = {0.3, -0.2, 1};
+  const sim_obstacle_kind kinds[7] = {SIM_OBS_PLANE,   SIM_OBS_BOX,      SIM_OBS_SPHERE,
+                                      SIM_OBS_CAPSULE, SIM_OBS_CYLINDER, SIM_OBS_CYLINDER,
+                                      SIM_OBS_TORUS};
+  sim_scenery s = {0};
+  sim_status st = {0};
+  sim_obstacle o[7];
+  for (int k = 0; k < 7; k++) {
+    o[k] = sim_default_obstacle(kinds[k]);
+    o[k].frame = sim_frame_from_axis(pos, axis);
+    o[k].half[0] = 0.3, o[k].half[1] = 0.7, o[k].radius = 0.4, o[k].major = 1.2;
+    o[k].half_height = k == 5 ? 0.0 : 0.8; /* 5: the infinite cylinder */
+    CHECK_INT(sim_scenery_add_obstacle(&s, &o[k], lo, hi, "shape", &st), SIM_OK);
+  }
+  CHECK_INT(s.nobj, 7);
+  CHECK_INT(s.obj_t[2] - s.obj_t[1], 12); /* box */
+  CHECK_INT(s.obj_v[2] - s.obj_v[1], 8);
+  CHECK_INT(s.obj_t[1] - s.obj_t[0], 2); /* plane square */
+  double worst = 0;
+  for (int k = 0; k < 7; k++) {
+    for (int i = s.obj_v[k]; i < s.obj_v[k + 1]; i++)
+      worst = fmax(worst, fabs(sim_obstacle_phi(&o[k], s.x + 3 * i)));
+    for (int t = s.obj_t[k]; t < s.obj_t[k + 1]; t++) {
+      CHECK(s.tri_obj[t] == k);
+      for (int j = 0; j < 3; j++)
+        CHECK(s.tri[3 * t + j] >= s.obj_v[k] && s.tri[3 * t + j] < s.obj_v[k + 1]);
+    }
+    if (k != 0 && k != 5) CHECK(scenery_volume(&s, s.obj_t[k], s.obj_t[k + 1]) > 0);
+  }
+  CHECK(worst < 1e-9);
+  /* the plane square: centred on the region centre's projection, half side L = 6 */
+  const double c[3] = {0, 1, 1};
+  double cp[3], a[3] = {1 / sqrt(14), 2 / sqrt(14), 3 / sqrt(14)}, m[3] = {0, 0, 0};
+  sim_obstacle_closest(&o[0], c, cp);
+  for (int i = 0; i < 4; i++)
+    for (int d = 0; d < 3; d++) m[d] += 0.25 * s.x[3 * (s.obj_v[0] + i) + d];
+  for (int d = 0; d < 3; d++) CHECK_NEAR(m[d], cp[d], 1e-9);
+  const double *v0 = s.x + 3 * s.obj_v[0];
+  CHECK_NEAR(sqrt(pow(v0[0] - m[0], 2) + pow(v0[1] - m[1], 2) + pow(v0[2] - m[2], 2)),
+             6 * sqrt(2.0), 1e-9);
+  /* the infinite cylinder: axial extent [t0 - L, t0 + L], t0 = a . (c - pos) */
+  double tmin = INFINITY, tmax = -INFINITY, t0 = 0;
+  for (int d = 0; d < 3; d++) t0 += a[d] * (c[d] - pos[d]);
+  for (int i = s.obj_v[5]; i < s.obj_v[6]; i++) {
+    double t = 0;
+    for (int d = 0; d < 3; d++) t += a[d] * (s.x[3 * i + d] - pos[d]);
+    tmin = fmin(tmin, t), tmax = fmax(tmax, t);
+  }
+  CHECK_NEAR(tmin, t0 - 6, 1e-9);
+  CHECK_NEAR(tmax, t0 + 6, 1e-9);
+  sim_scenery_free(&s);
+}
+
+/* A minimal world: two analytic obstacles and a one-triangle mesh, redone in place. */
+static void test_world_scenery(void) {
+  sim_detect_obstacle obs[2];
+  memset(obs, 0, sizeof obs);
+  obs[0].shape = sim_default_obstacle(SIM_OBS_PLANE);
+  obs[1].shape = sim_default_obstacle(SIM_OBS_SPHERE);
+  const double mx[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  const int mt[3] = {0, 1, 2};
+  sim_detect_mesh mesh;
+  memset(&mesh, 0, sizeof mesh);
+  mesh.nv = 3, mesh.nt = 1, mesh.x = mx, mesh.tri = mt;
+  sim_world w;
+  memset(&w, 0, sizeof w);
+  w.nobs = 2, w.obs = obs, w.nmesh = 1, w.mesh = &mesh;
+  const double lo[3] = {0, 1, 0}, hi[3] = {0.1, 1.1, 0.1};
+  sim_scenery s = {0};
+  sim_status st = {0};
+  for (int pass = 0; pass < 2; pass++) {
+    CHECK_INT(sim_world_scenery(&w, lo, hi, &s, &st), SIM_OK);
+    CHECK_INT(s.nobj, 3);
+    CHECK_INT(s.obj_t[1], 2);
+    CHECK_INT(s.nt - s.obj_t[2], 1);
+    CHECK_INT(s.tri_obj[s.nt - 1], 2);
+    CHECK(s.names[0] == NULL);
+    CHECK_NEAR(s.x[3 * (s.nv - 2)], 1.0, 0); /* the mesh's vertices as they are */
+  }
+  /* plane at y = 0, region of extent 0.1: the square's half side is 1 m */
+  double xmax = -INFINITY;
+  for (int i = 0; i < s.obj_v[1]; i++) xmax = fmax(xmax, s.x[3 * i]);
+  CHECK_NEAR(xmax, 1.05, 1e-12);
+  sim_scenery_free(&s);
+}
+
 static void test_png(void) {
   double x[24];
   int tri[36], tri_body[12] = {0};
@@ -562,6 +716,9 @@ int main(void) {
   test_series();
   test_obj();
   test_png();
+  test_png_scenery();
+  test_scenery_shapes();
+  test_world_scenery();
   test_atomic();
   test_csv();
   CHECK_INT(count_tmp(g_dir), 0);

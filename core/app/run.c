@@ -176,6 +176,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   if (!rc) {
     rc = sim_writer_open(&r.w, &r.m, sc->output.dir, st);
     r.writer_open = rc == SIM_OK;
+    sim_writer_set_world(&r.w, r.step.contact ? &r.step.world : NULL);
   }
   sim_global_stats gs = {0};
   if (r.be) r.be->global_stats(r.be, &gs);

@@ -13,7 +13,7 @@
 
 static const char *TIMING_HEADER =
     "frame,time,cd,schur,local,global,assemble,cst_solve,corr,cst_global,frame_ms,predict,"
-    "integrate,output,lg_iterations,contacts,rows";
+    "integrate,output,lg_iterations,contacts,rows,cr_iterations,min_gap";
 
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st) {
   memset(w, 0, sizeof *w);
@@ -51,11 +51,87 @@ static int add_series(sim_writer *w, const char *file, double t, sim_status *st)
   return SIM_OK;
 }
 
+void sim_writer_set_world(sim_writer *w, const sim_world *world) { w->world = world; }
+
+/* Bounds of the positions q (all vertices), the region the obstacles are cut to. */
+static void body_bounds(const sim_model *m, const double *q, double lo[3], double hi[3]) {
+  for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+  for (int i = 0; i < m->n; i++)
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], q[3 * i + k]);
+      hi[k] = fmax(hi[k], q[3 * i + k]);
+    }
+}
+
+/* The obstacles in their current pose into fv's scenery (when a PNG or OBJ is written). */
+static int frame_scenery(sim_writer *w, const double *q, sim_scenery_view *sv,
+                         sim_status *st) {
+  const sim_world *wd = w->world;
+  if (!wd || wd->nobs + wd->nmesh == 0 || !(w->formats & (SIM_OUT_PNG | SIM_OUT_OBJ)))
+    return SIM_OK;
+  if (!w->have_roi) {
+    body_bounds(w->m, q, w->roi_lo, w->roi_hi);
+    w->have_roi = 1;
+  }
+  int rc = sim_world_scenery(wd, w->roi_lo, w->roi_hi, &w->scenery, st);
+  if (rc) return rc;
+  sv->nsv = w->scenery.nv, sv->nst = w->scenery.nt;
+  sv->sx = w->scenery.x, sv->stri = w->scenery.tri;
+  return SIM_OK;
+}
+
+/* Object name on one line: whitespace and control characters become '_'. */
+static void put_obj_name(FILE *out, const char *name, int k) {
+  if (!name || !name[0]) {
+    fprintf(out, "o obstacle%d\n", k);
+    return;
+  }
+  fputs("o ", out);
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    fputc(*p <= ' ' || *p == 0x7f ? '_' : *p, out);
+  fputc('\n', out);
+}
+
+/* frames/NNNNN.obstacles.obj: one object per obstacle, 1-based indices local to the file. */
+static int write_obstacles_obj(const char *path, int frame, double t, const sim_scenery *s,
+                               sim_status *st) {
+  sim_atomic_file af;
+  int rc = sim_atomic_open(&af, path, "wb", st);
+  if (rc) return rc;
+  fprintf(af.f, "# simctl obstacles frame %d time %.9g\n", frame, t);
+  for (int k = 0; k < s->nobj; k++) {
+    put_obj_name(af.f, s->names[k], k);
+    for (int i = s->obj_v[k]; i < s->obj_v[k + 1]; i++)
+      fprintf(af.f, "v %.9g %.9g %.9g\n", s->x[3 * i], s->x[3 * i + 1], s->x[3 * i + 2]);
+    for (int tr = s->obj_t[k]; tr < s->obj_t[k + 1]; tr++) {
+      const int *v = s->tri + 3 * tr;
+      fprintf(af.f, "f %d %d %d\n", v[0] + 1, v[1] + 1, v[2] + 1);
+    }
+  }
+  if (ferror(af.f)) {
+    sim_atomic_abort(&af);
+    return sim_fail(st, SIM_ERR_IO, "%s: write failed", path);
+  }
+  return sim_atomic_commit(&af, st);
+}
+
+/* The camera, fitted once (at the first PNG frame) to the bodies and the scenery, fixed for
+   the whole run so the view does not jump; pulled back so that motion away from the rest
+   shape stays in the picture (less with scenery: the obstacles bound the motion). */
+static void fit_camera(sim_writer *w, const sim_frame_view *fv, const sim_scenery_view *sv) {
+  sim_camera_fit_scenery(fv, sv, &w->cam);
+  const double back = sv->nst > 0 ? 1.0 : 1.6;
+  for (int k = 0; k < 3; k++)
+    w->cam.eye[k] = w->cam.target[k] + back * (w->cam.eye[k] - w->cam.target[k]);
+  w->have_cam = 1;
+}
+
 int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
                      const double *elem_energy, sim_status *st) {
   const sim_model *m = w->m;
   sim_frame_view fv = {frame, t, m->n, q, v, m->vert_body, m->nelem, w->tet, elem_energy,
                        m->ntri, m->tri, m->tri_body, m->nbodies, w->body_names};
+  sim_scenery_view sv = {0, 0, NULL, NULL};
   char path[SIM_PATH_MAX + 64], name[32];
   int rc = SIM_OK;
   if (w->formats & SIM_OUT_VTK) {
@@ -64,21 +140,18 @@ int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const 
     rc = sim_write_vtk(path, &fv, st);
     if (!rc) rc = add_series(w, name, t, st);
   }
+  if (!rc) rc = frame_scenery(w, q, &sv, st);
   if (!rc && (w->formats & SIM_OUT_OBJ)) {
     snprintf(path, sizeof path, "%s/%05d.obj", w->frames_dir, frame);
     rc = sim_write_obj(path, &fv, st);
+    snprintf(path, sizeof path, "%s/%05d.obstacles.obj", w->frames_dir, frame);
+    if (!rc && sv.nsv > 0)
+      rc = write_obstacles_obj(path, frame, t, &w->scenery, st);
   }
   if (!rc && (w->formats & SIM_OUT_PNG)) {
-    if (!w->have_cam) {
-      /* fixed for the whole run, so the view does not jump; pulled back so that motion away
-         from the rest shape stays in the picture */
-      sim_camera_fit(&fv, &w->cam);
-      for (int k = 0; k < 3; k++)
-        w->cam.eye[k] = w->cam.target[k] + 1.6 * (w->cam.eye[k] - w->cam.target[k]);
-      w->have_cam = 1;
-    }
+    if (!w->have_cam) fit_camera(w, &fv, &sv);
     snprintf(path, sizeof path, "%s/%05d.png", w->frames_dir, frame);
-    rc = sim_render_png(path, &fv, &w->cam, w->png_w, w->png_h, st);
+    rc = sim_render_png_scenery(path, &fv, &sv, &w->cam, w->png_w, w->png_h, st);
   }
   return rc;
 }
@@ -89,7 +162,8 @@ int sim_writer_timing_row(sim_writer *w, int frame, double t, const sim_profile 
   double row[] = {frame,         t,           p->cd_ms,          p->schur_ms,    p->local_ms,
                   p->global_ms,  p->assemble_ms, p->cst_solve_ms, p->corr_ms,     cst,
                   p->frame_ms,   p->predict_ms, p->integrate_ms, output_ms,      p->lg_iterations,
-                  p->contacts,   p->rows};
+                  p->contacts,   p->rows,        (double)p->cr_iterations,
+                  p->contacts > 0 ? p->min_gap : 0.0};
   return sim_csv_add_row(w->timing, row, (int)(sizeof row / sizeof row[0]), st);
 }
 
@@ -150,5 +224,6 @@ void sim_writer_close(sim_writer *w) {
   sim_free(w->times);
   sim_csv_destroy(w->timing);
   sim_free(w->tet);
+  sim_scenery_free(&w->scenery);
   memset(w, 0, sizeof *w);
 }

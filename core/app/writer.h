@@ -3,6 +3,7 @@
    summary.json, every file written atomically. */
 #ifndef SIM_WRITER_H
 #define SIM_WRITER_H
+#include "../contact/world_scenery.h"
 #include "../io/output.h"
 #include "../model/model.h"
 #include "../solve/backend.h"
@@ -22,9 +23,18 @@ typedef struct sim_writer {
   int png_w, png_h;
   const char *body_names[SIM_MAX_BODIES];
   int *tet; /* 4 * nelem connectivity (-1 4th corner: triangle), copied once from the model */
+  const sim_world *world; /* obstacles shown in PNG and OBJ frames (borrowed; NULL: none) */
+  sim_scenery scenery;    /* their triangles at the current frame */
+  double roi_lo[3], roi_hi[3]; /* where infinite obstacles are cut: bodies' bounds at frame 0 */
+  int have_roi;
 } sim_writer;
 
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st);
+/* The contact world whose obstacles the frames show, in its pose when each frame is written
+   (NULL: no obstacles). PNG: grey scenery, the camera fitted at the first frame to the bodies
+   and the obstacles; OBJ: frames/NNNNN.obstacles.obj, one object per obstacle. Infinite
+   obstacles are cut to the bodies' bounds at the first frame, fixed for the run. */
+void sim_writer_set_world(sim_writer *w, const sim_world *world);
 /* Write output frame `frame` (positions q, velocities v, element energy densities). */
 int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
                      const double *elem_energy, sim_status *st);

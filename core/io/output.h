@@ -24,6 +24,14 @@ typedef struct sim_frame_view {
   const char *const *body_names; /* nbodies names for OBJ objects */
 } sim_frame_view;
 
+/* Optional scenery for the preview (the obstacles): a triangle soup, borrowed. Kept apart
+   from sim_frame_view so that its positional initialisers stay complete. */
+typedef struct sim_scenery_view {
+  int nsv, nst;
+  const double *sx; /* 3 nsv positions */
+  const int *stri;  /* 3 nst indices into sx */
+} sim_scenery_view;
+
 /* Atomic writes: open PATH.tmp.PID, write, then commit renames it over PATH. On any failure
    the temporary file is removed and PATH is untouched. */
 typedef struct sim_atomic_file {
@@ -55,12 +63,22 @@ typedef struct sim_camera {
 } sim_camera;
 /* A camera that frames the bounding box of the view's surface from the front-right above. */
 void sim_camera_fit(const sim_frame_view *f, sim_camera *cam);
+/* The same, framing the surface and the scenery s (NULL: none) together. */
+void sim_camera_fit_scenery(const sim_frame_view *f, const sim_scenery_view *s,
+                            sim_camera *cam);
 /* Shaded preview of the surface triangles: z-buffered rasteriser, Lambert + ambient light,
    one colour per body, light grey background; written as 8-bit RGB PNG with libpng. */
 int sim_render_png(const char *path, const sim_frame_view *f, const sim_camera *cam, int width,
                    int height, sim_status *st);
+/* The same with scenery s (NULL: none) drawn in grey (SIM_RENDER_SCENERY shaded like the
+   bodies, two-sided, the same z-buffer); cam NULL fits both. Scenery indices out of
+   [0, nsv) are refused (SIM_ERR_INTERNAL). */
+int sim_render_png_scenery(const char *path, const sim_frame_view *f, const sim_scenery_view *s,
+                           const sim_camera *cam, int width, int height, sim_status *st);
 /* Grey level (R = G = B) of the preview background. */
 enum { SIM_RENDER_BG = 230 };
+/* Grey level of lit scenery before shading (at most this; R = G = B). */
+enum { SIM_RENDER_SCENERY = 185 };
 /* Checks the view's counts, required arrays and index ranges (tet / tri vertices in [0, nv),
    tri_body in [0, nbodies)); SIM_ERR_INTERNAL naming the first bad entry. Every writer above
    calls it before opening its file. */

@@ -27,24 +27,41 @@ static double normalize3(double a[3]) {
   return n;
 }
 
-void sim_camera_fit(const sim_frame_view *f, sim_camera *cam) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+/* Widens [lo, hi] by the finite point p; 1 when it was used. */
+static int bounds_add(double lo[3], double hi[3], const double *p) {
+  if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) return 0;
+  for (int d = 0; d < 3; d++) {
+    lo[d] = fmin(lo[d], p[d]);
+    hi[d] = fmax(hi[d], p[d]);
+  }
+  return 1;
+}
+
+/* Bounds of the bodies' surface (all vertices without triangles) and the scenery. */
+static int view_bounds(const sim_frame_view *f, const sim_scenery_view *s, double lo[3],
+                       double hi[3]) {
   int any = 0;
   if (f && f->x) {
     int use_tri = f->ntri > 0 && f->tri;
     long n = use_tri ? 3L * f->ntri : f->nv;
     for (long k = 0; k < n; k++) {
       int i = use_tri ? f->tri[k] : (int)k;
-      if (i < 0 || i >= f->nv) continue;
-      const double *p = f->x + 3L * i;
-      if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
-      for (int d = 0; d < 3; d++) {
-        lo[d] = fmin(lo[d], p[d]);
-        hi[d] = fmax(hi[d], p[d]);
-      }
-      any = 1;
+      if (i >= 0 && i < f->nv) any |= bounds_add(lo, hi, f->x + 3L * i);
     }
   }
+  if (s && s->sx && s->nst > 0)
+    for (int i = 0; i < s->nsv; i++) any |= bounds_add(lo, hi, s->sx + 3L * i);
+  return any;
+}
+
+void sim_camera_fit(const sim_frame_view *f, sim_camera *cam) {
+  sim_camera_fit_scenery(f, NULL, cam);
+}
+
+void sim_camera_fit_scenery(const sim_frame_view *f, const sim_scenery_view *s,
+                            sim_camera *cam) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  int any = view_bounds(f, s, lo, hi);
   if (!any)
     for (int d = 0; d < 3; d++) lo[d] = -0.5, hi[d] = 0.5;
   double r = 0;
@@ -196,27 +213,52 @@ static void shade(const view *v, const double *p0, const double *p1, const doubl
   for (int c = 0; c < 3; c++) out[c] = (unsigned char)lrint(fmin(255.0, base[c] * li));
 }
 
-static void render(target *t, const view *v, const sim_frame_view *f) {
+/* One world-space triangle, shaded from base and drawn (skipped if not finite). */
+static void draw_world_tri(target *t, const view *v, const double *p[3],
+                           const unsigned char base[3]) {
+  cvert c[3];
+  for (int k = 0; k < 3; k++)
+    if (!isfinite(p[k][0]) || !isfinite(p[k][1]) || !isfinite(p[k][2])) return;
+  for (int k = 0; k < 3; k++) {
+    double dp[3] = {p[k][0] - v->eye[0], p[k][1] - v->eye[1], p[k][2] - v->eye[2]};
+    c[k].p[0] = sim_dot3(dp, v->s);
+    c[k].p[1] = sim_dot3(dp, v->u);
+    c[k].p[2] = sim_dot3(dp, v->w);
+  }
+  unsigned char col[3];
+  shade(v, p[0], p[1], p[2], base, col);
+  draw_tri(t, v, c, col);
+}
+
+static void render(target *t, const view *v, const sim_frame_view *f,
+                   const sim_scenery_view *s) {
+  static const unsigned char grey[3] = {SIM_RENDER_SCENERY, SIM_RENDER_SCENERY,
+                                        SIM_RENDER_SCENERY};
   for (int tr = 0; tr < f->ntri; tr++) {
     const double *p[3];
-    cvert c[3];
-    int ok = 1;
-    for (int k = 0; k < 3; k++) {
-      p[k] = f->x + 3L * f->tri[3 * tr + k];
-      if (!isfinite(p[k][0]) || !isfinite(p[k][1]) || !isfinite(p[k][2])) ok = 0;
-    }
-    if (!ok) continue;
-    for (int k = 0; k < 3; k++) {
-      double dp[3] = {p[k][0] - v->eye[0], p[k][1] - v->eye[1], p[k][2] - v->eye[2]};
-      c[k].p[0] = sim_dot3(dp, v->s);
-      c[k].p[1] = sim_dot3(dp, v->u);
-      c[k].p[2] = sim_dot3(dp, v->w);
-    }
+    for (int k = 0; k < 3; k++) p[k] = f->x + 3L * f->tri[3 * tr + k];
     int body = f->tri_body ? f->tri_body[tr] : 0;
-    unsigned char col[3];
-    shade(v, p[0], p[1], p[2], k_palette[body % 9], col);
-    draw_tri(t, v, c, col);
+    draw_world_tri(t, v, p, k_palette[body % 9]);
   }
+  for (int tr = 0; s && tr < s->nst; tr++) {
+    const double *p[3];
+    for (int k = 0; k < 3; k++) p[k] = s->sx + 3L * s->stri[3 * tr + k];
+    draw_world_tri(t, v, p, grey);
+  }
+}
+
+/* The optional scenery: counts, arrays, indices in [0, nsv). */
+static int scenery_check(const char *path, const sim_scenery_view *f, sim_status *st) {
+  if (!f) return SIM_OK;
+  if (f->nsv < 0 || f->nst < 0 || (f->nsv > 0 && !f->sx) || (f->nst > 0 && !f->stri))
+    return sim_fail(st, SIM_ERR_INTERNAL, "%s: bad scenery (%d vertices, %d triangles)", path,
+                    f->nsv, f->nst);
+  for (long k = 0; k < 3L * f->nst; k++)
+    if (f->stri[k] < 0 || f->stri[k] >= f->nsv)
+      return sim_fail(st, SIM_ERR_INTERNAL,
+                      "%s: scenery triangle %ld vertex %d out of range [0, %d)", path, k / 3,
+                      f->stri[k], f->nsv);
+  return SIM_OK;
 }
 
 /* ---- libpng output; errors come back through longjmp to write_png ---- */
@@ -270,13 +312,19 @@ static int write_png(FILE *fp, const unsigned char *rgb, int w, int h, png_errbu
 
 int sim_render_png(const char *path, const sim_frame_view *f, const sim_camera *cam, int width,
                    int height, sim_status *st) {
+  return sim_render_png_scenery(path, f, NULL, cam, width, height, st);
+}
+
+int sim_render_png_scenery(const char *path, const sim_frame_view *f, const sim_scenery_view *s,
+                           const sim_camera *cam, int width, int height, sim_status *st) {
   int rc = sim_frame_view_check(f, st);
+  if (!rc) rc = scenery_check(path, s, st);
   if (rc) return rc;
   if (width < 1 || height < 1 || width > 16384 || height > 16384)
     return sim_fail(st, SIM_ERR_INTERNAL, "%s: bad image size %dx%d", path, width, height);
   sim_camera fitted;
   if (!cam) {
-    sim_camera_fit(f, &fitted);
+    sim_camera_fit_scenery(f, s, &fitted);
     cam = &fitted;
   }
   const int ss = (long)width * height * 4 <= SS_MAX_PIXELS ? 2 : 1; /* 2x2 supersampling */
@@ -294,7 +342,7 @@ int sim_render_png(const char *path, const sim_frame_view *f, const sim_camera *
     goto done;
   }
   memset(t.rgb, SIM_RENDER_BG, 3 * npix);
-  render(&t, &v, f);
+  render(&t, &v, f, s);
   /* box filter down to the output size, integer rounding */
   for (int y = 0; y < height; y++)
     for (int x = 0; x < width; x++)

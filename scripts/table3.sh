@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Table 3 of the paper on this machine: runs each scene at the paper's sizes for as many
+# frames as it takes to reach its busiest contact phase, then reports, at the frame with the
+# most contacts, the paper's buckets per L-G iteration (local, global, assemble, cst_solve,
+# corr, cst_global), schur per frame, the frame without collision detection, cd, and the
+# number of constraint rows, beside the paper's figures (scripts/paper/table3_timings.csv:
+# an i9-13900KF + RTX 4090, local step on the CPU, the rest on the GPU).
+# usage: scripts/table3.sh [--simctl PATH] [--out DIR] [--rows all|small] [--frames-scale F]
+#   --rows small: the smallest size of each scene (what CI could afford); all: every size
+#   --frames-scale: multiply every row's frame count (1 = the counts below)
+set -euo pipefail
+SIMCTL=build/simctl OUT=out/table3 ROWS=all SCALE=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --simctl) SIMCTL=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --rows) ROWS=$2; shift 2 ;;
+    --frames-scale) SCALE=$2; shift 2 ;;
+    *) echo "table3.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
+  esac
+done
+HERE="$(cd "$(dirname "$0")" && pwd)"
+SC="$HERE/../scenes"
+PAPER="$HERE/paper/table3_timings.csv"
+# example|paper vertices|material|scene|frames|small (1: in --rows small)
+TABLE="twisting_bar|5300|arap|twisting_bar|20|1
+twisting_bar|11300|arap|twisting_bar_11k|20|0
+twisting_bar|20800|arap|twisting_bar_20k|20|0
+cloth_extension|10200|neo_hookean|cloth_extension_10k|20|1
+cloth_extension|20200|neo_hookean|cloth_extension|20|0
+cloth_on_knives|5100|neo_hookean|cloth_on_knives|100|1
+cloth_on_knives|10200|neo_hookean|cloth_on_knives_10k|100|0
+cloth_on_knives|15300|neo_hookean|cloth_on_knives_15k|100|0
+sharp_corner|5100|neo_hookean|sharp_corner|90|1
+sharp_corner|10200|neo_hookean|sharp_corner_10k|90|0
+squeezing_ball|7100|neo_hookean|squeezing_ball|200|1
+squeezing_ball|14700|neo_hookean|squeezing_ball_14k|200|0
+pulling_wooper|5300|neo_hookean|pulling_wooper|250|1
+pulling_wooper|11800|neo_hookean|pulling_wooper_11k|250|0
+gingerbread_man|11100|neo_hookean|gingerbread_man|200|1
+gingerbread_man|19500|neo_hookean|gingerbread_man_19k|200|0"
+mkdir -p "$OUT"
+CSV="$OUT/table3.csv"
+echo "example,vertices,our_vertices,frames,rows,cr_per_iteration,schur_ms,local_ms,global_ms,assemble_ms,cst_solve_ms,corr_ms,cst_global_ms,frame_ms,cd_ms,paper_rows,paper_schur_ms,paper_local_ms,paper_global_ms,paper_cst_global_ms,paper_frame_ms" >"$CSV"
+while IFS='|' read -r ex nv mat scene frames small; do
+  [ "$ROWS" = small ] && [ "$small" = 0 ] && continue
+  f=$(awk -v f="$frames" -v s="$SCALE" 'BEGIN { n = int(f * s + 0.5); print n < 1 ? 1 : n }')
+  dir="$OUT/$scene"
+  echo "== $scene ($f frames)" >&2
+  "$SIMCTL" run "$SC/$scene.json" -q --frames "$f" --out "$dir" --set 'output.formats=["csv"]' \
+    --set "output.every=$f" >&2
+  ourv=$(awk -F'[:,]' '/"vertices"/ { gsub(/[^0-9]/, "", $2); print $2; exit }' "$dir/summary.json")
+  # the frame with the most contacts (the last frame without contact), per L-G iteration
+  row=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { if (NR == 2 || $c["contacts"] + 0 >= best) { best = $c["contacts"] + 0; line = $0 } }
+    END { n = split(line, v, ","); k = v[c["lg_iterations"]];
+      printf "%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f", v[c["rows"]],
+        (k > 0 ? v[c["cr_iterations"]] / k : 0), v[c["schur"]], v[c["local"]] / k,
+        v[c["global"]] / k, v[c["assemble"]] / k, v[c["cst_solve"]] / k, v[c["corr"]] / k,
+        v[c["cst_global"]] / k, v[c["frame_ms"]], v[c["cd"]] }' "$dir/timing.csv")
+  paper=$(awk -F, -v ex="$ex" -v nv="$nv" -v mat="$mat" '$1 == ex && $2 == nv && $4 == mat {
+      printf "%s,%s,%s,%s,%s,%s", $9, $10, $11, $12, $16, $17; exit }' "$PAPER")
+  echo "$ex,$nv,$ourv,$f,$row,${paper:-,,,,,}" >>"$CSV"
+done <<<"$TABLE"
+column -s, -t "$CSV" 2>/dev/null || cat "$CSV"
+echo "table: $CSV" >&2
