@@ -29,7 +29,7 @@ typedef struct cpu_contact {
   double *plam; /* previous step's multipliers (3 pnc) */
   double *W;
   size_t W_cap;
-  double *d, *mu, *hqt, *hq, *hab, *minv; /* 3 nc (mu: nc) */
+  double *d, *mu, *hqt, *hq, *hab, *minv, *tmp; /* 3 nc (mu: nc) */
   double *g, *xc;                         /* 3 nfree */
 } cpu_contact;
 
@@ -37,19 +37,19 @@ static int grow(cpu_contact *k, int nc) {
   if (nc <= k->cap) return 0;
   int cap = nc + nc / 2 + 16;
   sim_contact *c = SIM_NEW(sim_contact, cap);
-  double *b[7];
-  size_t sz[7] = {3, 1, 3, 3, 3, 3, 3};
+  double *b[8];
+  size_t sz[8] = {3, 1, 3, 3, 3, 3, 3, 3};
   int ok = c != NULL;
-  for (int i = 0; i < 7; i++) ok &= (b[i] = SIM_NEW(double, sz[i] * (size_t)cap)) != NULL;
+  for (int i = 0; i < 8; i++) ok &= (b[i] = SIM_NEW(double, sz[i] * (size_t)cap)) != NULL;
   if (!ok) {
     sim_free(c);
-    for (int i = 0; i < 7; i++) sim_free(b[i]);
+    for (int i = 0; i < 8; i++) sim_free(b[i]);
     return -1;
   }
   sim_free(k->c), sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq);
-  sim_free(k->hab), sim_free(k->minv), sim_free(k->wdiag);
+  sim_free(k->hab), sim_free(k->minv), sim_free(k->wdiag), sim_free(k->tmp);
   k->c = c, k->d = b[0], k->mu = b[1], k->hqt = b[2], k->hq = b[3], k->hab = b[4];
-  k->minv = b[5], k->wdiag = b[6];
+  k->minv = b[5], k->wdiag = b[6], k->tmp = b[7];
   k->cap = cap;
   return 0;
 }
@@ -181,8 +181,9 @@ static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st)
     /* linearise the first Newton step at q^0 = A^{-1}(b + h^2 H^T lambda_warm), not at q~:
        H q^0 = H A^{-1} b + h^2 W lambda (nsn.h: FB friction converges from it much faster) */
     int n3 = 3 * k->nc;
-    sim_nsn_w_apply(&k->nsn, sim_nsn_lambda(&k->nsn), k->hq);
-    for (int i = 0; i < n3; i++) k->hq[i] = k->hab[i] + h2 * k->hq[i];
+    double *hw = k->tmp;
+    sim_nsn_w_apply(&k->nsn, sim_nsn_lambda(&k->nsn), hw);
+    for (int i = 0; i < n3; i++) k->hq[i] = k->hab[i] + h2 * hw[i];
   }
   k->first = 0;
   double s0 = k->nsn.stats.cst_solve_ms;
@@ -279,7 +280,7 @@ void sim_cpu_contact_destroy(cpu_ctx *cx) {
   sim_sparse_inverse_free(&k->S);
   sim_free(k->c), sim_free(k->pc), sim_free(k->plam), sim_free(k->W);
   sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq), sim_free(k->hab);
-  sim_free(k->minv), sim_free(k->g), sim_free(k->xc), sim_free(k->wdiag);
+  sim_free(k->minv), sim_free(k->g), sim_free(k->xc), sim_free(k->wdiag), sim_free(k->tmp);
   sim_free(k);
   cx->cst = NULL;
 }
