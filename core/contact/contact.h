@@ -43,4 +43,11 @@ typedef struct sim_contact {
   double mu;       /* friction coefficient */
 } sim_contact;
 
+
+/* The order detection produces (vertex, kind, source): how contacts are matched across steps. */
+static inline int sim_contact_key_cmp(const sim_contact *a, const sim_contact *b) {
+  if (a->v != b->v) return a->v < b->v ? -1 : 1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  return a->source < b->source ? -1 : a->source > b->source;
+}
 #endif

@@ -75,9 +75,10 @@ static int load_mesh(sim_world *w, int i, const sim_obstacle_def *d, sim_status 
   if (rc) return sim_fail(st, rc, "obstacles.%d (%s): %s", i, d->name, rd.msg);
   sim_transform_points(&d->transform, s.x, s.nv);
   sim_status tmp = {0};
-  int closed = d->closed == SIM_CLOSED_AUTO ? sim_surface_check_closed(&s, d->name, &tmp) == SIM_OK
-                                            : d->closed == SIM_CLOSED_YES;
-  if (closed && d->closed == SIM_CLOSED_YES && sim_surface_check_closed(&s, d->name, &tmp)) {
+  int watertight =
+      d->closed != SIM_CLOSED_NO && sim_surface_check_closed(&s, d->name, &tmp) == SIM_OK;
+  int closed = d->closed == SIM_CLOSED_AUTO ? watertight : d->closed == SIM_CLOSED_YES;
+  if (closed && !watertight) {
     sim_surface_free(&s);
     return sim_fail(st, SIM_ERR_MESH, "obstacles.%d (%s): \"closed\": true, but %s", i, d->name,
                     tmp.msg);
@@ -227,12 +228,6 @@ static void pose(sim_world *w, double t, double t1) {
   }
 }
 
-static int key_cmp(const sim_contact *a, const sim_contact *b) {
-  if (a->v != b->v) return a->v < b->v ? -1 : 1;
-  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-  return a->source < b->source ? -1 : a->source > b->source;
-}
-
 static int reserve(sim_detect_contacts *o, int n) {
   if (n <= o->cap) return 0;
   sim_contact *c = SIM_NEW(sim_contact, n);
@@ -262,7 +257,7 @@ static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_det
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", a->n + b->n);
   int i = 0, j = 0, n = 0;
   while (i < a->n || j < b->n) {
-    int cmp = i >= a->n ? 1 : j >= b->n ? -1 : key_cmp(&a->c[i], &b->c[j]);
+    int cmp = i >= a->n ? 1 : j >= b->n ? -1 : sim_contact_key_cmp(&a->c[i], &b->c[j]);
     if (cmp < 0 || (cmp == 0 && ahead)) {
       o->c[n++] = a->c[i++];
       if (cmp == 0) j++;

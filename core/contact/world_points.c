@@ -180,20 +180,8 @@ static int point_body(const sim_world *w, int b, const double *x, const double *
   return 1;
 }
 
-static int key_cmp(const sim_contact *a, const sim_contact *b) {
-  if (a->v != b->v) return a->v < b->v ? -1 : 1;
-  return a->source < b->source ? -1 : a->source > b->source;
-}
-
-/* insertion sort by (v, source): the lists are short (obstacle vertices near a body) */
-static void sort_points(sim_detect_contacts *o) {
-  for (int i = 1; i < o->n; i++) {
-    sim_contact c = o->c[i];
-    int j = i - 1;
-    while (j >= 0 && key_cmp(&o->c[j], &c) > 0) o->c[j + 1] = o->c[j], j--;
-    o->c[j + 1] = c;
-  }
-}
+/* qsort order; the keys are distinct (one contact per obstacle point), so the order is total */
+static int point_cmp(const void *a, const void *b) { return sim_contact_key_cmp(a, b); }
 
 int sim_world_points(sim_world *w, const double *x, const double *x_prev, const double *x_pred,
                      sim_status *st) {
@@ -225,7 +213,7 @@ int sim_world_points(sim_world *w, const double *x, const double *x_prev, const 
       }
     }
   }
-  sort_points(&w->pts);
+  if (w->pts.n > 1) qsort(w->pts.c, (size_t)w->pts.n, sizeof(sim_contact), point_cmp);
   return SIM_OK;
 }
 

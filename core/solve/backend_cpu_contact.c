@@ -72,12 +72,6 @@ static int keep_previous(cpu_contact *k) {
   return 0;
 }
 
-static int key_cmp(const sim_contact *a, const sim_contact *b) {
-  if (a->v != b->v) return a->v < b->v ? -1 : 1;
-  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-  return a->source < b->source ? -1 : a->source > b->source;
-}
-
 /* Warm start: a contact with the same (vertex, kind, source) as one of the previous step
    takes its multipliers, the friction part re-expressed in the new tangents. Both lists are
    sorted by that key (core/contact/detect.h). */
@@ -87,8 +81,8 @@ static void warm_start(cpu_contact *k, double *lam) {
     const sim_contact *c = &k->c[j];
     double *l = lam + 3 * (size_t)j;
     l[0] = l[1] = l[2] = 0.0;
-    while (i < k->pnc && key_cmp(&k->pc[i], c) < 0) i++;
-    if (i >= k->pnc || key_cmp(&k->pc[i], c) != 0) continue;
+    while (i < k->pnc && sim_contact_key_cmp(&k->pc[i], c) < 0) i++;
+    if (i >= k->pnc || sim_contact_key_cmp(&k->pc[i], c) != 0) continue;
     const sim_contact *p = &k->pc[i];
     const double *pl = k->plam + 3 * (size_t)i;
     double F[3];
