@@ -232,10 +232,11 @@ static void test_liftoff(int ncp) {
 static double urand(void) { return 2.0 * rand() / (double)RAND_MAX - 1.0; }
 
 /* One Newton step on a random coupled system (4 contacts, W = B B^T + I/2 in 1/kg): where no
-   clamp acted, the step solves the linearisation of step 3,
+   clamp acted, the step solves the linearisation of step 3 in either form,
      phi + Omega (H q^{k+1} - H q^k) + E_phi dlambda = 0,  H q^{k+1} = hab + h^2 W f,
+   f = Omega lambda (paper) or lambda (compliance),
    with phi, Omega, E_phi recomputed here from ncp.h (r = h^2 w, friction in displacements). */
-static void test_linearisation(int ncp, int pre, double *lin_err) {
+static void test_linearisation(int ncp, int pre, int form, double *lin_err) {
   enum { NC = 4, M = 12 };
   double h = 0.01, W[M * M], B[M * M], mu[NC], d[M], hqt[M], hq[M], hab[M], minv[M], lam0[M];
   for (int i = 0; i < M * M; i++) B[i] = urand();
@@ -261,6 +262,7 @@ static void test_linearisation(int ncp, int pre, double *lin_err) {
   sim_nsn_options o = opts(ncp, pre, h);
   o.cr_iters = 200;
   o.cr_tol = 1e-14;
+  o.form = (sim_nsn_form)form;
   sim_nsn s;
   sim_nsn_init(&s, &o);
   CHECK(sim_nsn_begin_step(&s, NC, W, mu, d, hqt, minv) == 0);
@@ -282,7 +284,8 @@ static void test_linearisation(int ncp, int pre, double *lin_err) {
       ee[i + a] = fr.omega > 0.0 ? fr.e : 1.0; /* inactive: lambda_f + dl_f = 0 */
     }
   }
-  for (int i = 0; i < M; i++) x[i] = om[i] * (lam0[i] + s.dlam[i]);
+  /* the force: J^T lambda (paper) or H^T lambda (compliance) */
+  for (int i = 0; i < M; i++) x[i] = (form == SIM_NSN_FORM_PAPER ? om[i] : 1.0) * (lam0[i] + s.dlam[i]);
   double worst = 0.0;
   for (int i = 0; i < M; i++) {
     hq1[i] = hab[i];
@@ -320,7 +323,8 @@ int main(void) {
   double lin_err = 0.0;
   for (int ncp = 0; ncp < 2; ncp++)
     for (int pre = 0; pre < 2; pre++)
-      for (int rep = 0; rep < 20; rep++) test_linearisation(ncp, pre, &lin_err);
+      for (int form = 0; form < 2; form++)
+        for (int rep = 0; rep < 20; rep++) test_linearisation(ncp, pre, form, &lin_err);
   printf("one Newton step vs its linearisation (relative): %.2e\n", lin_err);
   test_liftoff(SIM_NCP_FISCHER_BURMEISTER);
   test_liftoff(SIM_NCP_MIN_MAP);

@@ -30,6 +30,9 @@ static void test_full_scene(void) {
   CHECK_INT(c->self_collision, 1);
   CHECK_NEAR(c->mu, 0.25, 0);
   CHECK_INT(c->delassus, SIM_SCENE_DELASSUS_OPERATOR);
+  CHECK_INT(c->formulation, SIM_SCENE_FORM_PAPER);
+  CHECK_INT(c->cr_preconditioner, SIM_SCENE_CR_NONE);
+  CHECK_INT(c->newton_steps, 3);
   CHECK_INT(s->nobstacles, 7);
 
   const sim_obstacle_def *o = &s->obstacles[0];
@@ -204,7 +207,8 @@ static const bad_case bad_cases[] = {
     {BODIES "'contact': {'friction': 0.1}}",
      "bad.json:1:75: contact.friction: unknown key \"friction\" (allowed: \"margin\", "
      "\"min_separation\", \"ncp\", \"preconditioner\", \"cr_iterations\", \"cr_tolerance\", "
-     "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"mu\", \"delassus\")"},
+     "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"mu\", \"delassus\", "
+     "\"formulation\", \"cr_preconditioner\", \"newton_steps\")"},
     {BODIES "'contact': {'min_separation': -0.01}}",
      "bad.json:1:93: contact.min_separation: expected a number >= 0, got -0.01"},
     {BODIES "'contact': {'margin': 0.01, 'min_separation': 0.02}}",
@@ -227,6 +231,12 @@ static const bad_case bad_cases[] = {
      "bad.json:1:92: contact.cr_iterations: expected an integer, got 2.5"},
     {BODIES "'contact': {'cr_tolerance': -1e-9}}",
      "bad.json:1:91: contact.cr_tolerance: expected a number >= 0, got -1e-09"},
+    {BODIES "'contact': {'newton_steps': 0}}",
+     "bad.json:1:91: contact.newton_steps: expected an integer >= 1, got 0"},
+    {BODIES "'contact': {'formulation': 'exact'}}",
+     "bad.json:1:90: contact.formulation: expected one of \"compliance\", \"paper\", got \"exact\""},
+    {BODIES "'contact': {'cr_preconditioner': 'ilu'}}",
+     "bad.json:1:96: contact.cr_preconditioner: expected one of \"jacobi\", \"none\", got \"ilu\""},
     {BODIES "'contact': {'max_force': -100}}",
      "bad.json:1:88: contact.max_force: expected a number >= 0, got -100"},
     {BODIES "'contact': {'warm_start': 1}}",
@@ -517,7 +527,9 @@ static void test_round_trip(void) {
                        "    \"preconditioner\": \"delassus\",\n"
                        "    \"cr_iterations\": 10,\n    \"cr_tolerance\": 0,\n"
                        "    \"max_force\": 0,\n    \"warm_start\": true,\n"
-                       "    \"bodies\": true,\n    \"self_collision\": false,\n    \"mu\": 0,\n    \"delassus\": \"auto\"\n  }");
+                       "    \"bodies\": true,\n    \"self_collision\": false,\n    \"mu\": 0,\n    \"delassus\": \"auto\",\n"
+                       "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
+                       "    \"newton_steps\": 1\n  }");
     CHECK_STR_CONTAINS(text, "\"closed\": \"auto\"");
     CHECK_STR_CONTAINS(text, "\"touches\": [\"body0\"]");
     CHECK_STR_CONTAINS(text, "\"script\": []");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Conjugate Residual (cr.h): inputs M by its product, b, the start x; workspace 4 m doubles,
+/* Conjugate Residual (cr.h): inputs M by its product, b, the start x; workspace 5 m doubles,
    caller's or allocated once here; fails (-1) only when that allocation fails. */
 #include "cr.h"
 
@@ -7,7 +7,7 @@
 
 #include "../base/alloc.h"
 
-size_t sim_cr_work_size(int m) { return 4 * (size_t)(m > 0 ? m : 0); }
+size_t sim_cr_work_size(int m) { return 5 * (size_t)(m > 0 ? m : 0); }
 
 static double dot(int m, const double *x, const double *y) {
   double s = 0.0;
@@ -15,8 +15,16 @@ static double dot(int m, const double *x, const double *y) {
   return s;
 }
 
-int sim_cr_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *b, double *x, int max_iters,
-                 double rel_tol, double *work, sim_cr_result *res) {
+/* (x, D y), D = diag(d) or the identity (d NULL) */
+static double dot_d(int m, const double *x, const double *d, const double *y) {
+  if (!d) return dot(m, x, y);
+  double s = 0.0;
+  for (int i = 0; i < m; i++) s += x[i] * d[i] * y[i];
+  return s;
+}
+
+int sim_cr_solve_pc(int m, sim_cr_apply_fn apply, void *ctx, const double *dinv, const double *b,
+                    double *x, int max_iters, double rel_tol, double *work, sim_cr_result *res) {
   sim_cr_result out = {0, 0.0, 0.0, 0};
   double *own = NULL;
   if (m <= 0) {
@@ -28,39 +36,44 @@ int sim_cr_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *b, doubl
     if (!own) return -1;
     work = own;
   }
-  double *r = work, *p = work + m, *Mr = work + 2 * (size_t)m, *Mp = work + 3 * (size_t)m;
-  apply(ctx, x, Mr);
-  for (int i = 0; i < m; i++) r[i] = b[i] - Mr[i];
+  double *r = work, *p = work + m, *Mz = work + 2 * (size_t)m, *Mp = work + 3 * (size_t)m;
+  double *z = dinv ? work + 4 * (size_t)m : r; /* z = D r, the preconditioned residual */
+  apply(ctx, x, Mz);
+  for (int i = 0; i < m; i++) r[i] = b[i] - Mz[i];
   out.bnorm = sqrt(dot(m, b, b));
   double tol = rel_tol > 0.0 ? rel_tol * out.bnorm : 0.0;
   double rn = sqrt(dot(m, r, r));
   if (rn > tol && max_iters > 0) {
-    apply(ctx, r, Mr);
+    if (dinv)
+      for (int i = 0; i < m; i++) z[i] = dinv[i] * r[i];
+    apply(ctx, z, Mz);
     for (int i = 0; i < m; i++) {
-      p[i] = r[i];
-      Mp[i] = Mr[i];
+      p[i] = z[i];
+      Mp[i] = Mz[i];
     }
-    double rMr = dot(m, r, Mr);
+    double zMz = dot(m, z, Mz);
     while (out.iters < max_iters && rn > tol) {
-      double MpMp = dot(m, Mp, Mp);
-      if (!(rMr > 0.0) || !(MpMp > 0.0)) {
+      double MpDMp = dot_d(m, Mp, dinv, Mp);
+      if (!(zMz > 0.0) || !(MpDMp > 0.0)) {
         out.breakdown = 1;
         break;
       }
-      double alpha = rMr / MpMp;
+      double alpha = zMz / MpDMp;
       for (int i = 0; i < m; i++) {
         x[i] += alpha * p[i];
         r[i] -= alpha * Mp[i];
       }
+      if (dinv)
+        for (int i = 0; i < m; i++) z[i] -= alpha * dinv[i] * Mp[i];
       out.iters++;
       rn = sqrt(dot(m, r, r));
       if (out.iters >= max_iters || rn <= tol) break;
-      apply(ctx, r, Mr);
-      double rMr1 = dot(m, r, Mr), beta = rMr1 / rMr;
-      rMr = rMr1;
+      apply(ctx, z, Mz);
+      double zMz1 = dot(m, z, Mz), beta = zMz1 / zMz;
+      zMz = zMz1;
       for (int i = 0; i < m; i++) {
-        p[i] = r[i] + beta * p[i];
-        Mp[i] = Mr[i] + beta * Mp[i];
+        p[i] = z[i] + beta * p[i];
+        Mp[i] = Mz[i] + beta * Mp[i];
       }
     }
   }
@@ -68,6 +81,11 @@ int sim_cr_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *b, doubl
   sim_free(own);
   if (res) *res = out;
   return out.iters;
+}
+
+int sim_cr_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *b, double *x, int max_iters,
+                 double rel_tol, double *work, sim_cr_result *res) {
+  return sim_cr_solve_pc(m, apply, ctx, NULL, b, x, max_iters, rel_tol, work, res);
 }
 
 void sim_cr_dense_apply(void *ctx, const double *x, double *y) {

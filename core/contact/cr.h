@@ -10,8 +10,15 @@
    r lies in M's null space (an inconsistent system) and the solve stops there.
    Stops after max_iters iterations or when |r| <= rel_tol |b| (rel_tol = 0: the fixed count),
    whichever comes first; x holds the start (warm start) on entry and the result on exit.
-   Workspace: 4 m doubles (sim_cr_work_size); NULL makes the call allocate it once and free it.
-   |r| is the recurrence's residual (it drifts from b - M x only by rounding). */
+   Workspace: 5 m doubles (sim_cr_work_size); NULL makes the call allocate it once and free it.
+   |r| is the recurrence's residual (it drifts from b - M x only by rounding).
+   Preconditioned (sim_cr_solve_pc, Saad 2003 Sec. 9.2 applied to CR; Macklin et al. 2019 Sec. 6 use it with
+   a diagonal preconditioner): with D = dinv (symmetric positive definite, here diagonal) the
+   iteration runs on z = D r,
+     alpha = (z, M z) / (M p, D M p); x += alpha p; r -= alpha M p; z -= alpha D M p;
+     beta = (z', M z') / (z, M z); p = z' + beta p; M p = M z' + beta M p,
+   which minimises |b - M x|_D over x0 + K_k(D M, D r0); the stopping test stays on |r|.
+   dinv = NULL is the plain method above. */
 #ifndef SIM_CR_H
 #define SIM_CR_H
 #include <stddef.h>
@@ -31,6 +38,10 @@ size_t sim_cr_work_size(int m); /* doubles of workspace */
    then unchanged). res may be NULL. */
 int sim_cr_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *b, double *x, int max_iters,
                  double rel_tol, double *work, sim_cr_result *res);
+
+/* The same with the diagonal preconditioner dinv (m entries > 0; NULL: none). */
+int sim_cr_solve_pc(int m, sim_cr_apply_fn apply, void *ctx, const double *dinv, const double *b,
+                    double *x, int max_iters, double rel_tol, double *work, sim_cr_result *res);
 
 /* Dense symmetric M (row-major m x m), for tests and small systems: ctx is a sim_cr_dense. */
 typedef struct sim_cr_dense {

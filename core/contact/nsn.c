@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Non-smooth Newton contact stage (nsn.h): inputs W (borrowed), mu, d, H q_t, H q^k,
-   H A^{-1} b^k; workspace 12 x 3nc doubles plus CR's 4 x 3nc, grown on demand; fails only
+   H A^{-1} b^k; workspace 12 x 3nc doubles plus CR's 5 x 3nc, grown on demand; fails only
    on allocation. */
 #include "nsn.h"
 
@@ -12,10 +12,12 @@
 
 sim_nsn_options sim_default_nsn_options(void) {
   sim_nsn_options o;
+  o.form = SIM_NSN_FORM_COMPLIANCE;
   o.ncp = SIM_NCP_FISCHER_BURMEISTER;
   o.precond = SIM_NSN_PRECOND_DELASSUS;
   o.cr_iters = 10;
   o.cr_tol = 0.0;
+  o.cr_jacobi = 1;
   o.max_force = 0.0;
   o.h = 0.01;
   o.warm_start = 1;
@@ -30,8 +32,8 @@ int sim_nsn_init(sim_nsn *s, const sim_nsn_options *opt) {
 }
 
 static void free_buffers(sim_nsn *s) {
-  double **b[] = {&s->mu, &s->d,   &s->hqt,  &s->w, &s->lambda, &s->f,   &s->omega,
-                  &s->e,  &s->rhs, &s->dlam, &s->y, &s->tmp,    &s->work};
+  double **b[] = {&s->mu, &s->d,    &s->hqt, &s->w,   &s->wd,  &s->pc, &s->lambda, &s->f,
+                  &s->omega, &s->e, &s->rhs, &s->dlam, &s->y, &s->tmp, &s->work};
   for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
     sim_free(*b[i]);
     *b[i] = NULL;
@@ -51,7 +53,7 @@ static int grow(sim_nsn *s, int nc) {
   struct {
     double **p;
     size_t n;
-  } b[] = {{&s->mu, (size_t)nc}, {&s->d, m},     {&s->hqt, m},  {&s->w, m},     {&s->lambda, m},
+  } b[] = {{&s->mu, (size_t)nc}, {&s->d, m}, {&s->wd, m}, {&s->pc, m},     {&s->hqt, m},  {&s->w, m},     {&s->lambda, m},
            {&s->f, m},           {&s->omega, m}, {&s->e, m},    {&s->rhs, m},   {&s->dlam, m},
            {&s->y, m},           {&s->tmp, m},   {&s->work, (size_t)sim_cr_work_size((int)m)}};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
@@ -82,7 +84,8 @@ static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wct
   memcpy(s->d, d, sizeof(double) * (size_t)m);
   memcpy(s->hqt, hqt, sizeof(double) * (size_t)m);
   for (int i = 0; i < m; i++) {
-    s->w[i] = mass ? minv_diag[i] : W ? W[(size_t)i * (size_t)m + (size_t)i] : wdiag[i];
+    s->wd[i] = W ? W[(size_t)i * (size_t)m + (size_t)i] : wdiag[i];
+    s->w[i] = mass ? minv_diag[i] : s->wd[i];
     s->f[i] = 0.0;
     if (!keep) s->lambda[i] = 0.0;
   }
@@ -119,13 +122,35 @@ void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out) {
   }
 }
 
-/* y = Omega W (Omega x) + (E / h^2) x */
+static int coupled(const sim_nsn *s, int i) { return s->omega[i] > SIM_NSN_OMEGA_MIN; }
+
+/* paper form: y = Omega W (Omega x) + (E / h^2) x;
+   compliance form: y = W x + (Omega^{-1} E / h^2) x on the coupled rows (x restricted to
+   them), y = (E / h^2) x on the decoupled ones (Omega ~ 0) */
 static void system_apply(void *ctx, const double *x, double *y) {
   sim_nsn *s = (sim_nsn *)ctx;
   int m = 3 * s->nc;
-  for (int i = 0; i < m; i++) s->tmp[i] = s->omega[i] * x[i];
+  if (s->opt.form == SIM_NSN_FORM_PAPER) {
+    for (int i = 0; i < m; i++) s->tmp[i] = s->omega[i] * x[i];
+    sim_nsn_w_apply(s, s->tmp, y);
+    for (int i = 0; i < m; i++) y[i] = s->omega[i] * y[i] + s->e[i] * x[i];
+    return;
+  }
+  for (int i = 0; i < m; i++) s->tmp[i] = coupled(s, i) ? x[i] : 0.0;
   sim_nsn_w_apply(s, s->tmp, y);
-  for (int i = 0; i < m; i++) y[i] = s->omega[i] * y[i] + s->e[i] * x[i];
+  for (int i = 0; i < m; i++)
+    y[i] = coupled(s, i) ? y[i] + s->e[i] / s->omega[i] * x[i] : s->e[i] * x[i];
+}
+
+/* diag of the system above, inverted (CR's Jacobi preconditioner) */
+static void jacobi(sim_nsn *s) {
+  int m = 3 * s->nc, paper = s->opt.form == SIM_NSN_FORM_PAPER;
+  for (int i = 0; i < m; i++) {
+    double om = s->omega[i];
+    double dg = paper ? om * om * s->wd[i] + s->e[i]
+                : coupled(s, i) ? s->wd[i] + s->e[i] / om : s->e[i];
+    s->pc[i] = dg > 0.0 ? 1.0 / dg : 1.0;
+  }
 }
 
 int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
@@ -156,21 +181,43 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
       if (fr.omega == 0.0) phi[i + 1 + a] *= h * h * s->e[i + 1 + a];
     }
   }
-  /* y = H A^{-1} g = hab + h^2 W Omega lambda^k (g = b^k + h^2 J^T lambda^k) */
+  /* y = W F(lambda^k), F = Omega (paper) or the identity (compliance): H A^{-1} g = hab + h^2 y
+     (g = b^k + h^2 H^T F lambda^k) */
+  int paper = s->opt.form == SIM_NSN_FORM_PAPER;
   for (int i = 0; i < m; i++) {
-    s->tmp[i] = s->omega[i] * s->lambda[i];
+    s->tmp[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
     if (fabs(phi[i]) > phi_max) phi_max = fabs(phi[i]);
   }
   sim_nsn_w_apply(s, s->tmp, s->y);
-  /* Step 3 right-hand side: (1/h^2)(h_vec - J A^{-1} g), h_vec = Omega H q^k - phi */
-  for (int i = 0; i < m; i++)
-    s->rhs[i] = ih2 * (s->omega[i] * (hq[i] - hab[i]) - phi[i]) - s->omega[i] * s->y[i];
+  /* Step 3 right-hand side. Paper: (1/h^2)(h_vec - J A^{-1} g), h_vec = Omega H q^k - phi.
+     Compliance: the same row divided by Omega (coupled rows), or -phi / h^2 (decoupled). */
+  for (int i = 0; i < m; i++) {
+    double om = s->omega[i];
+    if (paper)
+      s->rhs[i] = ih2 * (om * (hq[i] - hab[i]) - phi[i]) - om * s->y[i];
+    else if (coupled(s, i))
+      s->rhs[i] = ih2 * (hq[i] - hab[i] - phi[i] / om) - s->y[i];
+    else
+      s->rhs[i] = -ih2 * phi[i];
+  }
   s->stats.phi_max = phi_max;
   double t1 = sim_now_ms();
   s->stats.assemble_ms += t1 - t0;
-  for (int i = 0; i < m; i++) s->dlam[i] = 0.0;
-  int it = sim_cr_solve(m, system_apply, s, s->rhs, s->dlam, s->opt.cr_iters, s->opt.cr_tol,
-                        s->work, NULL);
+  /* Compliance form: a decoupled row's dlambda = -phi / E is known; CR starts there (its rows
+     are then solved) and the coupled rows see it through W on the right-hand side. */
+  int moved = 0;
+  for (int i = 0; i < m; i++) {
+    s->dlam[i] = !paper && !coupled(s, i) && s->e[i] > 0.0 ? s->rhs[i] / s->e[i] : 0.0;
+    moved |= s->dlam[i] != 0.0;
+  }
+  if (moved) {
+    sim_nsn_w_apply(s, s->dlam, s->y);
+    for (int i = 0; i < m; i++)
+      if (coupled(s, i)) s->rhs[i] -= s->y[i];
+  }
+  if (s->opt.cr_jacobi) jacobi(s);
+  int it = sim_cr_solve_pc(m, system_apply, s, s->opt.cr_jacobi ? s->pc : NULL, s->rhs, s->dlam,
+                           s->opt.cr_iters, s->opt.cr_tol, s->work, NULL);
   double t2 = sim_now_ms();
   s->stats.cst_solve_ms += t2 - t1;
   if (it < 0) return -1;
@@ -181,7 +228,7 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
     for (int a = 0; a < 3; a++) lam[a] += s->dlam[3 * j + a];
     if (s->opt.max_force > 0.0 && lam[0] > s->opt.max_force) lam[0] = s->opt.max_force;
     sim_ncp_cone_clamp(s->mu[j], lam);
-    for (int a = 0; a < 3; a++) s->f[3 * j + a] = s->omega[3 * j + a] * lam[a];
+    for (int a = 0; a < 3; a++) s->f[3 * j + a] = paper ? s->omega[3 * j + a] * lam[a] : lam[a];
   }
   s->stats.assemble_ms += sim_now_ms() - t2;
   return it;

@@ -48,11 +48,22 @@ typedef enum {
   SIM_NSN_PRECOND_MASS_INVERSE = 1 /* w_jj = [H M^{-1} H^T]_jj from the caller */
 } sim_nsn_precond;
 
+typedef enum {
+  SIM_NSN_FORM_COMPLIANCE = 0, /* force H^T lambda, (W + Omega^{-1} E / h^2) dlambda (default) */
+  SIM_NSN_FORM_PAPER = 1       /* force J^T lambda, J = Omega H (Eqs. 22-23 as printed) */
+} sim_nsn_form;
+
+/* Rows with Omega at or below this are decoupled in the compliance form (Omega^{-1} E is
+   infinite there): E dlambda = -phi alone. */
+#define SIM_NSN_OMEGA_MIN 1e-9
+
 typedef struct sim_nsn_options {
+  sim_nsn_form form;       /* compliance (default) or paper */
   sim_ncp_kind ncp;        /* Fischer-Burmeister (default) or minimum map */
   sim_nsn_precond precond; /* Delassus diagonal (default) */
   int cr_iters;            /* CR iterations per Newton step (10) */
   double cr_tol;           /* CR relative tolerance (0: the fixed count) */
+  int cr_jacobi;           /* precondition CR with diag(Omega W Omega + E)^{-1} (1) */
   double max_force;        /* cap on lambda_n in newtons (0: none) */
   double h;                /* time step (s) */
   int warm_start;          /* keep lambda across steps (1) */
@@ -81,6 +92,8 @@ typedef struct sim_nsn {
   double *d;       /* 3nc targets (d_n length, d_f velocity) */
   double *hqt;     /* 3nc H q_t */
   double *w;       /* 3nc preconditioner diagonal w_jj */
+  double *wd;      /* 3nc diag(W) (the CR preconditioner's) */
+  double *pc;      /* 3nc CR's Jacobi preconditioner */
   double *lambda;  /* 3nc multipliers (in the cone) */
   double *f;       /* 3nc Omega lambda: what the caller applies with H^T */
   double *omega, *e, *rhs, *dlam, *y, *tmp, *work; /* workspace (e: E / h^2) */

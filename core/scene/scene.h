@@ -147,6 +147,16 @@ typedef enum {
   SIM_SCENE_DELASSUS_OPERATOR /* "operator": W x = H A^-1 H^T x by a solve per product */
 } sim_scene_delassus;
 #define SIM_SCENE_DELASSUS_COUNT 3
+typedef enum {
+  SIM_SCENE_FORM_COMPLIANCE, /* "compliance": force H^T lambda, (W + Omega^-1 E) dlambda (nsn.h) */
+  SIM_SCENE_FORM_PAPER       /* "paper": force J^T lambda, J = Omega H (Eqs. 22-23 as printed) */
+} sim_scene_form;
+#define SIM_SCENE_FORM_COUNT 2
+typedef enum {
+  SIM_SCENE_CR_JACOBI, /* "jacobi": CR preconditioned by the system's diagonal */
+  SIM_SCENE_CR_NONE    /* "none": plain CR */
+} sim_scene_cr_pc;
+#define SIM_SCENE_CR_PC_COUNT 2
 
 typedef struct sim_contact_def {
   double margin;         /* m, >= 0: a contact exists within this distance (default 0.01) */
@@ -161,6 +171,9 @@ typedef struct sim_contact_def {
   int self_collision;  /* 0/1: a body against its own surface (0) */
   double mu;           /* >= 0: friction coefficient between bodies (and within one) (0) */
   sim_scene_delassus delassus; /* how W is applied (auto) */
+  sim_scene_form formulation;  /* the Newton system's form (compliance) */
+  sim_scene_cr_pc cr_preconditioner; /* (jacobi) */
+  int newton_steps;            /* non-smooth Newton steps per L-G iteration, 1..100 (1) */
 } sim_contact_def;
 
 /* Obstacle shapes; the first six in the order of sim_obstacle_kind (core/contact/sdf.h). */

@@ -19,6 +19,8 @@ const char *const scene_format_names[4] = {"vtk", "obj", "png", "csv"};
 const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT] = {"fischer_burmeister", "min_map"};
 const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT] = {"delassus", "mass"};
 const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT] = {"auto", "dense", "operator"};
+const char *const scene_form_names[SIM_SCENE_FORM_COUNT] = {"compliance", "paper"};
+const char *const scene_cr_pc_names[SIM_SCENE_CR_PC_COUNT] = {"jacobi", "none"};
 const char *const scene_obstacle_names[SIM_OBST_COUNT] = {"plane",    "box",   "sphere", "capsule",
                                                           "cylinder", "torus", "mesh"};
 
@@ -79,6 +81,9 @@ void sim_default_contact(sim_contact_def *c) {
   c->self_collision = 0;
   c->mu = 0;
   c->delassus = SIM_SCENE_DELASSUS_AUTO;
+  c->formulation = SIM_SCENE_FORM_COMPLIANCE;
+  c->cr_preconditioner = SIM_SCENE_CR_JACOBI;
+  c->newton_steps = 1;
 }
 
 void sim_default_obstacle_def(sim_obstacle_def *o, sim_obstacle_type type) {

@@ -146,6 +146,8 @@ extern const char *const scene_format_names[4]; /* bit k of formats */
 extern const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT];
 extern const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT];
 extern const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT];
+extern const char *const scene_form_names[SIM_SCENE_FORM_COUNT];
+extern const char *const scene_cr_pc_names[SIM_SCENE_CR_PC_COUNT];
 extern const char *const scene_obstacle_names[SIM_OBST_COUNT];
 /* Copy src into dst[cap], zero-filling the rest (structs stay memcmp-comparable). */
 void scene_set_str(char *dst, size_t cap, const char *src);
@@ -162,5 +164,6 @@ void scene_set_str(char *dst, size_t cap, const char *src);
 #define SCENE_BAR_VERTICES_MAX 100000000.0
 #define SCENE_CLOTH_VERTICES_MAX 25000000.0
 #define SCENE_CR_ITERATIONS_MAX 1000
+#define SCENE_NEWTON_STEPS_MAX 100
 
 #endif

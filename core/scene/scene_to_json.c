@@ -192,6 +192,10 @@ static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
   bool_(w, o, "self_collision", d->self_collision);
   num(w, o, "mu", d->mu);
   str(w, o, "delassus", name_of(scene_delassus_names, SIM_SCENE_DELASSUS_COUNT, (int)d->delassus));
+  str(w, o, "formulation", name_of(scene_form_names, SIM_SCENE_FORM_COUNT, (int)d->formulation));
+  str(w, o, "cr_preconditioner",
+      name_of(scene_cr_pc_names, SIM_SCENE_CR_PC_COUNT, (int)d->cr_preconditioner));
+  num(w, o, "newton_steps", d->newton_steps);
 }
 
 /* Only the keys of the obstacle's type; "touches" lists body names (every body by default). */

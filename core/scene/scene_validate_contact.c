@@ -32,6 +32,13 @@ static int validate_contact_def(scene_ctx *c, const sim_contact_def *d) {
   if (!rc)
     rc = scene_chk_enum(c, "delassus", (int)d->delassus, scene_delassus_names,
                         SIM_SCENE_DELASSUS_COUNT);
+  if (!rc)
+    rc = scene_chk_enum(c, "formulation", (int)d->formulation, scene_form_names,
+                        SIM_SCENE_FORM_COUNT);
+  if (!rc)
+    rc = scene_chk_enum(c, "cr_preconditioner", (int)d->cr_preconditioner, scene_cr_pc_names,
+                        SIM_SCENE_CR_PC_COUNT);
+  if (!rc) rc = scene_chk_int(c, "newton_steps", d->newton_steps, 1, SCENE_NEWTON_STEPS_MAX);
   scene_pop(c);
   return rc;
 }

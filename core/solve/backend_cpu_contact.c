@@ -23,6 +23,7 @@ typedef struct cpu_contact {
   double *wdiag;        /* 3 nc: diag(W) for the operator */
   double min_sep;
   int warm;
+  int newton_steps; /* per L-G iteration */
   sim_contact *c, *pc; /* this step's contacts and the previous step's */
   int nc, pnc, cap, pcap;
   int first; /* the step's first L-G iteration is next */
@@ -182,8 +183,16 @@ static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st)
   k->first = 0;
   double s0 = k->nsn.stats.cst_solve_ms;
   double t3 = sim_now_ms();
-  int it = sim_nsn_iterate(&k->nsn, k->hq, k->hab);
-  if (it < 0) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Conjugate Residual)");
+  int it = 0;
+  for (int s = 0; s < k->newton_steps; s++) {
+    if (s > 0) { /* the next step from the last one's prediction H q = H A^{-1} b + h^2 W f */
+      sim_nsn_w_apply(&k->nsn, sim_nsn_force(&k->nsn), k->tmp);
+      for (int i = 0; i < 3 * k->nc; i++) k->hq[i] = k->hab[i] + h2 * k->tmp[i];
+    }
+    int its = sim_nsn_iterate(&k->nsn, k->hq, k->hab);
+    if (its < 0) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Conjugate Residual)");
+    it += its;
+  }
   double t4 = sim_now_ms();
   memset(k->g, 0, sizeof(double) * 3 * (size_t)m->nfree);
   sim_rows_apply_T(k->c, k->nc, m->free_of, sim_nsn_force(&k->nsn), k->g);
@@ -254,6 +263,8 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   o.max_force = cd->max_force;
   o.h = cx->m->h;
   o.warm_start = cd->warm_start;
+  o.form = cd->formulation == SIM_SCENE_FORM_PAPER ? SIM_NSN_FORM_PAPER : SIM_NSN_FORM_COMPLIANCE;
+  o.cr_jacobi = cd->cr_preconditioner == SIM_SCENE_CR_JACOBI;
   if (sim_nsn_init(&k->nsn, &o))
     return sim_fail(st, SIM_ERR_SCENE, "%s: bad contact solver options", sc->file);
   if (contact_S(cx, k, st)) return st->code;
@@ -261,6 +272,7 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   k->delassus = cd->delassus;
   k->cx = cx;
   k->warm = cd->warm_start;
+  k->newton_steps = cd->newton_steps;
   be->contact_begin = cpu_contact_begin;
   be->contact_global = cpu_contact_global;
   be->contact_lambda = cpu_contact_lambda;
