@@ -18,6 +18,7 @@ sim_nsn_options sim_default_nsn_options(void) {
   o.cr_iters = 10;
   o.cr_tol = 0.0;
   o.cr_jacobi = 1;
+  o.newton_tol = 0.0;
   o.max_force = 0.0;
   o.h = 0.01;
   o.warm_start = 1;
@@ -180,14 +181,18 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
       s->e[i + 1 + a] = fr.omega > 0.0 ? fr.e * ih2 : s->w[i + 1 + a] > 0.0 ? s->w[i + 1 + a] : 1.0;
       if (fr.omega == 0.0) phi[i + 1 + a] *= h * h * s->e[i + 1 + a];
     }
+    for (int a = 0; a < 3; a++) phi_max = fmax(phi_max, fabs(phi[i + a]));
+  }
+  s->stats.phi_max = phi_max;
+  s->stats.converged = s->opt.newton_tol > 0.0 && phi_max <= s->opt.newton_tol;
+  if (s->stats.converged) { /* lambda and f stand */
+    s->stats.assemble_ms += sim_now_ms() - t0;
+    return 0;
   }
   /* y = W F(lambda^k), F = Omega (paper) or the identity (compliance): H A^{-1} g = hab + h^2 y
      (g = b^k + h^2 H^T F lambda^k) */
   int paper = s->opt.form == SIM_NSN_FORM_PAPER;
-  for (int i = 0; i < m; i++) {
-    s->tmp[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
-    if (fabs(phi[i]) > phi_max) phi_max = fabs(phi[i]);
-  }
+  for (int i = 0; i < m; i++) s->tmp[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
   sim_nsn_w_apply(s, s->tmp, s->y);
   /* Step 3 right-hand side. Paper: (1/h^2)(h_vec - J A^{-1} g), h_vec = Omega H q^k - phi.
      Compliance: the same row divided by Omega (coupled rows), or -phi / h^2 (decoupled). */
@@ -200,7 +205,6 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
     else
       s->rhs[i] = -ih2 * phi[i];
   }
-  s->stats.phi_max = phi_max;
   double t1 = sim_now_ms();
   s->stats.assemble_ms += t1 - t0;
   /* Compliance form: a decoupled row's dlambda = -phi / E is known; CR starts there (its rows

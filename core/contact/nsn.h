@@ -5,40 +5,53 @@
    (core/contact/delassus.h, borrowed), targets d, mu, and a preconditioner.
 
    Units and the caller's convention (A = M + h^2 L in mass units, DESIGN.md Sec. 4):
-     q = A^{-1} (b + h^2 H^T f),  f = Omega lambda = the "force" vector (newtons) returned by
-   sim_nsn_force(); H^T f = J^T lambda with J = Omega H, exactly the paper's step 4
-   q^{k+1} = A^{-1}(b + h^2 J^T lambda^{k+1}). The caller applies H^T (never Omega itself).
+     q = A^{-1} (b + h^2 H^T f),  f = the "force" vector (newtons) returned by sim_nsn_force().
+   Two forms of the Newton system (sim_nsn_form):
+     compliance (default; Macklin et al. 2019's symmetric form): f = lambda, and each coupled
+       row of the linearisation is divided by its Omega,
+         (W + Omega^{-1} E / h^2) dlambda = (1/h^2)(H q^k - H A^{-1} b - Omega^{-1} phi) - W lambda^k;
+       rows with Omega <= SIM_NSN_OMEGA_MIN (FB at delta > 0 = r lambda_n: separated, no force;
+       inactive friction) are solved alone, E dlambda = -phi, and reach the coupled rows through
+       W dlambda on the right-hand side;
+     paper (Eqs. 22-23 as printed): f = Omega lambda, i.e. H^T f = J^T lambda with J = Omega H,
+         (Omega W Omega + E / h^2) dlambda = (1/h^2)(h_vec - Omega y).
+     Both are symmetric. In the paper form a row whose Omega is small at the linearisation point
+     (FB: delta > 0 with lambda_n > 0 left from the warm start) applies Omega lambda ~ 0 whatever
+     lambda is, and its vertex can go through (measured: a soft box 6.7 mm into a slab with
+     margin 2 cm, against 0.04 mm in the compliance form).
    lambda (sim_nsn_lambda) is the multiplier in the cone (lambda_n >= 0, |lambda_f| <= mu
    lambda_n, lambda_n <= max_force); at convergence Omega = 1 on every row with lambda != 0,
-   so f = lambda: lambda_n is the normal contact force (m g for a resting particle).
+   so both forms give f = lambda: lambda_n is the normal contact force (m g for a resting
+   particle).
    W is in 1/mass; H q, d_n in length; d_f (friction rows) is the obstacle surface velocity
    c_r . u_hat (m/s, core/contact/rows.h).
 
-   One call per L-G iteration k (sim_nsn_iterate), given hq = H q^k, hab = H A^{-1} b^k (b^k
-   from this iteration's local step) and, once per step, hqt = H q_t:
-     y = H A^{-1} g = hab + h^2 W Omega lambda^k   (g = b^k + h^2 J^T lambda^k)
+   One call per Newton step (sim_nsn_iterate), given hq = H q^k, hab = H A^{-1} b^k (b^k
+   from this L-G iteration's local step) and, once per step, hqt = H q_t:
+     y = W F lambda^k, F = Omega (paper) or I (compliance): H A^{-1} g = hab + h^2 y
+     (g = b^k + h^2 H^T F lambda^k)
      normal:   delta = hq_n - d_n,  r = h^2 w_jj,  phi_n = phi(delta, r lambda_n)   (length)
      friction: u = (hq_f - hqt_f) - h d_f = h dot(delta_f) (Eq. 40, displacement, length),
                r = h^2 w_f (w_f = mean of the two tangent rows' w_jj): by homogeneity this is
                ncp.h's velocity form times h, phi_f = u + e lambda_f with e in length/newton
      (w_jj = W_jj, Eq. 28, or the caller's [H M^{-1} H^T]_jj for the mass-inverse variant).
-   Linearising phi(q, lambda) + J dq + E dlambda = 0 with dq = A^{-1} g + h^2 A^{-1} J^T
-   dlambda - q^k and dividing by h^2 gives step 3:
-     (Omega W Omega + E / h^2) dlambda = (1/h^2) (h_vec - Omega y),  h_vec = Omega hq - phi
-   (h_vec in length, both sides in length/mass = 1/mass * newton; E/h^2 in 1/mass like W).
-   Omega in g is this iteration's (evaluated first), so the Newton prediction
-   H q^{k+1} = y + h^2 W Omega dlambda is exactly what step 4 applies (before the clamps) and a
-   warm-started lambda is not counted twice. CR (core/contact/cr.h) solves it from
-   dlambda = 0 with the product x -> Omega W (Omega x) + (E/h^2) x. Then lambda += dlambda,
-   lambda_n capped at max_force (> 0), sim_ncp_cone_clamp, and f = Omega lambda. Inactive
-   friction rows (phi_f = lambda_f, Omega = 0, E = I) are scaled by h^2 w_jj (row and E/h^2
-   both w_jj) so their dlambda = -lambda_f sits on W's scale.
+   Linearising phi(q, lambda) + Omega H dq + E dlambda = 0 with q^{k+1} = A^{-1}(g + h^2 H^T F
+   dlambda) and dividing by h^2 gives step 3 in either form above (h_vec = Omega hq - phi in
+   length, both sides in 1/mass * newton; E/h^2 in 1/mass like W). Omega in g is this step's
+   (evaluated first), so the Newton prediction H q^{k+1} = hab + h^2 W F (lambda^k + dlambda)
+   is exactly what the correction applies (before the clamps). CR (core/contact/cr.h) solves it
+   from dlambda = 0 (the decoupled rows' values in the compliance form), preconditioned by the
+   system's diagonal unless cr_jacobi is 0. Then lambda += dlambda, lambda_n capped at max_force
+   (> 0), sim_ncp_cone_clamp, and f = F lambda. Inactive friction rows (phi_f = lambda_f,
+   Omega = 0, E = I) are scaled by h^2 w_jj (row and E/h^2 both w_jj) so their
+   dlambda = -lambda_f sits on W's scale.
    The caller's loop: q^{k+1} = A^{-1} b^k + h^2 A^{-1} H^T f, i.e. one unconstrained solve
-   and one correction solve; hq for the next call is H q^{k+1}.
+   and one correction solve. hq may be any linearisation point; the CPU backend takes the one
+   consistent with this iteration's b and the current force, hab + h^2 W f (f = lambda_warm at
+   a step's first iteration), which sees where the new b puts a vertex whose row is inactive.
    Warm start: sim_nsn_begin_step keeps lambda when warm_start is set and nc is unchanged
    (otherwise zeroes it); the caller may overwrite sim_nsn_lambda() after begin_step (contacts
-   matched across steps). q^0 is any linearisation point; A^{-1}(b + h^2 H^T lambda_warm) is
-   the best (FB friction converges from it in far fewer steps than from q~). f is 0 there. */
+   matched across steps). f is 0 until the first sim_nsn_iterate. */
 #ifndef SIM_CONTACT_NSN_H
 #define SIM_CONTACT_NSN_H
 #include "ncp.h"
@@ -63,7 +76,8 @@ typedef struct sim_nsn_options {
   sim_nsn_precond precond; /* Delassus diagonal (default) */
   int cr_iters;            /* CR iterations per Newton step (10) */
   double cr_tol;           /* CR relative tolerance (0: the fixed count) */
-  int cr_jacobi;           /* precondition CR with diag(Omega W Omega + E)^{-1} (1) */
+  int cr_jacobi;           /* precondition CR with the system's diagonal (1) */
+  double newton_tol;       /* skip the step when max |phi| <= this, in metres (0: never) */
   double max_force;        /* cap on lambda_n in newtons (0: none) */
   double h;                /* time step (s) */
   int warm_start;          /* keep lambda across steps (1) */
@@ -77,6 +91,7 @@ typedef struct sim_nsn_stats {
   long cr_iters;       /* CR iterations, summed */
   int newton_steps;    /* sim_nsn_iterate calls */
   double phi_max;      /* max |phi| (length) at the last call's linearisation point */
+  int converged;       /* the last call found max |phi| <= newton_tol and did no step */
 } sim_nsn_stats;
 
 /* out = W x for x, out of 3 nc (the matrix-free Delassus operator, sim_nsn_begin_step_op). */

@@ -173,7 +173,9 @@ typedef struct sim_contact_def {
   sim_scene_delassus delassus; /* how W is applied (auto) */
   sim_scene_form formulation;  /* the Newton system's form (compliance) */
   sim_scene_cr_pc cr_preconditioner; /* (jacobi) */
-  int newton_steps;            /* non-smooth Newton steps per L-G iteration, 1..100 (1) */
+  int newton_steps;            /* most non-smooth Newton steps per L-G iteration, 1..100 (3) */
+  double newton_tolerance;     /* m, >= 0: no further step once max |phi| <= this (1e-8);
+                                  0 = always newton_steps */
 } sim_contact_def;
 
 /* Obstacle shapes; the first six in the order of sim_obstacle_kind (core/contact/sdf.h). */

@@ -83,7 +83,8 @@ void sim_default_contact(sim_contact_def *c) {
   c->delassus = SIM_SCENE_DELASSUS_AUTO;
   c->formulation = SIM_SCENE_FORM_COMPLIANCE;
   c->cr_preconditioner = SIM_SCENE_CR_JACOBI;
-  c->newton_steps = 1;
+  c->newton_steps = 3;
+  c->newton_tolerance = 1e-8;
 }
 
 void sim_default_obstacle_def(sim_obstacle_def *o, sim_obstacle_type type) {

@@ -30,6 +30,7 @@ typedef struct sim_cst_times {
   double cst_solve_ms; /* Conjugate Residual */
   double corr_ms;      /* H^T f and the correction solve */
   long cr_iters;
+  int newton_steps;
 } sim_cst_times;
 
 struct sim_contact;

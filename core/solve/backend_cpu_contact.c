@@ -163,8 +163,6 @@ static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st)
   cpu_contact *k = cx->cst;
   const sim_model *m = cx->m;
   double *q = cx->vec[SIM_VEC_Q], h2 = m->h * m->h;
-  double t0 = sim_now_ms();
-  sim_rows_apply(k->c, k->nc, NULL, q, k->hq); /* H q^k */
   double t1 = sim_now_ms();
   if (sim_cpu_solve(cx, cx->rhs, cx->xfree, st)) return st->code;
 #pragma omp parallel for schedule(static)
@@ -172,26 +170,23 @@ static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st)
     for (int d = 0; d < 3; d++) q[3 * m->free_vert[f] + d] = cx->xfree[3 * f + d];
   double t2 = sim_now_ms();
   sim_rows_apply(k->c, k->nc, NULL, q, k->hab); /* H A^{-1} b (pinned rows at their targets) */
-  if (k->first && k->warm) {
-    /* linearise the first Newton step at q^0 = A^{-1}(b + h^2 H^T lambda_warm), not at q~:
-       H q^0 = H A^{-1} b + h^2 W lambda (nsn.h: FB friction converges from it much faster) */
-    int n3 = 3 * k->nc;
-    double *hw = k->tmp;
-    sim_nsn_w_apply(&k->nsn, sim_nsn_lambda(&k->nsn), hw);
-    for (int i = 0; i < n3; i++) k->hq[i] = k->hab[i] + h2 * hw[i];
-  }
+  /* Linearise at the point consistent with this iteration's b and the current force,
+     q^k = A^{-1}(b + h^2 H^T f^k): H q^k = H A^{-1} b + h^2 W f^k (f^k = lambda_warm, or 0, at
+     the step's first iteration). Not the paper's previous iterate A^{-1}(b^{k-1} + ...): a row
+     inactive there (FB Omega = 0) is blind to where this iteration's b puts its vertex. */
+  const double *f0 = k->first ? sim_nsn_lambda(&k->nsn) : sim_nsn_force(&k->nsn);
   k->first = 0;
   double s0 = k->nsn.stats.cst_solve_ms;
   double t3 = sim_now_ms();
   int it = 0;
   for (int s = 0; s < k->newton_steps; s++) {
-    if (s > 0) { /* the next step from the last one's prediction H q = H A^{-1} b + h^2 W f */
-      sim_nsn_w_apply(&k->nsn, sim_nsn_force(&k->nsn), k->tmp);
-      for (int i = 0; i < 3 * k->nc; i++) k->hq[i] = k->hab[i] + h2 * k->tmp[i];
-    }
+    sim_nsn_w_apply(&k->nsn, s == 0 ? f0 : sim_nsn_force(&k->nsn), k->tmp);
+    for (int i = 0; i < 3 * k->nc; i++) k->hq[i] = k->hab[i] + h2 * k->tmp[i];
     int its = sim_nsn_iterate(&k->nsn, k->hq, k->hab);
     if (its < 0) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Conjugate Residual)");
+    if (k->nsn.stats.converged) break;
     it += its;
+    t->newton_steps++;
   }
   double t4 = sim_now_ms();
   memset(k->g, 0, sizeof(double) * 3 * (size_t)m->nfree);
@@ -203,7 +198,7 @@ static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st)
   double t5 = sim_now_ms();
   double nsn_ms = t4 - t3, solve_ms = k->nsn.stats.cst_solve_ms - s0;
   t->global_ms += t2 - t1;
-  t->assemble_ms += (t1 - t0) + (t3 - t2) + (nsn_ms - solve_ms);
+  t->assemble_ms += (t3 - t2) + (nsn_ms - solve_ms);
   t->cst_solve_ms += solve_ms;
   t->corr_ms += t5 - t4;
   t->cr_iters += it;
@@ -265,6 +260,7 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   o.warm_start = cd->warm_start;
   o.form = cd->formulation == SIM_SCENE_FORM_PAPER ? SIM_NSN_FORM_PAPER : SIM_NSN_FORM_COMPLIANCE;
   o.cr_jacobi = cd->cr_preconditioner == SIM_SCENE_CR_JACOBI;
+  o.newton_tol = cd->newton_tolerance;
   if (sim_nsn_init(&k->nsn, &o))
     return sim_fail(st, SIM_ERR_SCENE, "%s: bad contact solver options", sc->file);
   if (contact_S(cx, k, st)) return st->code;

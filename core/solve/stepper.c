@@ -100,6 +100,7 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
     prof->cst_solve_ms = ct.cst_solve_ms;
     prof->corr_ms = ct.corr_ms;
     prof->cr_iterations = ct.cr_iters;
+    prof->newton_steps = ct.newton_steps;
   }
   prof->schur_ms = ct.schur_ms;
   if (!rc) {

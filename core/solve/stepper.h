@@ -12,6 +12,7 @@ typedef struct sim_profile {
   double cd_ms, schur_ms, predict_ms, local_ms, global_ms, assemble_ms, cst_solve_ms, corr_ms,
       integrate_ms, frame_ms;
   int lg_iterations, contacts, rows;
+  int newton_steps; /* non-smooth Newton steps taken, summed over the L-G iterations */
   long cr_iterations;
   double min_gap; /* smallest signed distance among the step's contacts (+inf: none) */
 } sim_profile;
