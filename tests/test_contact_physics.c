@@ -33,7 +33,7 @@ static void test_box_at_rest(void) {
   printf("box_at_rest\n");
   run r;
   if (run_open(&r, box_scene(0, -G, 0, 0.5, "delassus"))) return;
-  double c0[3], c1[3], maxdev = 0;
+  double c0[3], c1[3] = {0, 0, 0}, maxdev = 0;
   run_fetch(&r);
   body_mean(&r, r.q, 0, c0);
   for (int f = 0; f < 100; f++) {
@@ -153,7 +153,7 @@ static void test_rolling_cylinder(void) {
                         R, omega)))
     return;
   const sim_model *m = &r.c.m;
-  double vb_last = 0, vc_last = 0, c[3];
+  double vb_last = 0, vc_last = 0, c[3] = {0, 0, 0};
   for (int f = 1; f <= 40; f++) { /* 0.2 s */
     if (run_steps(&r, 1)) break;
     if (f % 5) continue;

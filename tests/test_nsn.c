@@ -2,7 +2,7 @@
 /* Non-smooth Newton contact stage (core/contact/nsn.h) on free particles: A = M (mass units,
    A^{-1} = M^{-1} exact), b = M q~, q = A^{-1}(b + h^2 H^T f), several Newton steps per time
    step; resting, sliding, slope stick/slip at mu* +- 0.01, a moving belt, warm start, force
-   cap; both NCP functions and both preconditioners. */
+   cap; both NCP functions and both preconditioners; bilateral rows (hard and compliant). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,7 +66,7 @@ static double step(world *w, sim_nsn *s, double h, int iters) {
     }
   apply_h(w, qt, w->hqt);
   apply_h(w, qs, hab); /* A^{-1} b = q~ */
-  CHECK(sim_nsn_begin_step(s, w->nc, w->W, w->mu, w->d, w->hqt, w->minv) == 0);
+  CHECK(sim_nsn_begin_step(s, w->nc, w->W, w->mu, NULL, w->d, w->hqt, w->minv) == 0);
   /* q^0 = A^{-1}(b + h^2 H^T lambda_warm): the warm start's linearisation point */
   const double *f = sim_nsn_lambda(s);
   int cone_ok = 1;
@@ -208,6 +208,37 @@ static void test_cap(void) {
   sim_nsn_destroy(&s);
 }
 
+/* A bilateral contact (compliance E >= 0) on a free particle: three linear rows
+   q - p + E lambda = 0 with q = q~ + h^2 lambda / m, so one Newton step gives
+   lambda = (p - q~) / (h^2 / m + E) exactly, of either sign, with mu = 0 and a force cap that
+   would clip a frictional contact; returns the largest relative error of lambda and the largest
+   row residual |q - p + E lambda|. */
+static void test_bilateral(int form, double E, double *lam_err, double *resid) {
+  const double h = 0.01, m = 2.0, qs[3] = {0.1, -0.2, 0.3}, p[3] = {0.15, -0.25, 0.3};
+  double W[9] = {1 / m, 0, 0, 0, 1 / m, 0, 0, 0, 1 / m}, mu = 0.0, hqt[3] = {0, 0, 0};
+  double minv[3] = {1 / m, 1 / m, 1 / m}, hq[3], q[3];
+  sim_nsn_options o = opts(SIM_NCP_FISCHER_BURMEISTER, 0, h);
+  o.form = (sim_nsn_form)form;
+  o.max_force = 1e-6;
+  sim_nsn s;
+  sim_nsn_init(&s, &o);
+  CHECK(sim_nsn_begin_step(&s, 1, W, &mu, &E, p, hqt, minv) == 0);
+  memcpy(hq, qs, sizeof hq); /* lambda^0 = 0: H q^0 = H A^{-1} b = q~ */
+  CHECK(sim_nsn_iterate(&s, hq, qs) >= 1);
+  const double *f = sim_nsn_force(&s), *lam = sim_nsn_lambda(&s);
+  for (int r = 0; r < 3; r++) {
+    double want = (p[r] - qs[r]) / (h * h / m + E);
+    q[r] = qs[r] + h * h * f[r] / m;
+    if (want != 0)
+      *lam_err = fmax(*lam_err, fabs(lam[r] / want - 1.0));
+    else
+      *lam_err = fmax(*lam_err, fabs(lam[r]));
+    *resid = fmax(*resid, fabs(q[r] - p[r] + E * lam[r]));
+  }
+  CHECK(lam[0] > 1.0 && lam[1] < -1.0); /* both signs, far past the cap */
+  sim_nsn_destroy(&s);
+}
+
 /* a resting particle (warm lambda = m g) kicked upwards and sideways leaves the plane: free
    flight from the first step, lambda = 0 */
 static void test_liftoff(int ncp) {
@@ -265,7 +296,7 @@ static void test_linearisation(int ncp, int pre, int form, double *lin_err) {
   o.form = (sim_nsn_form)form;
   sim_nsn s;
   sim_nsn_init(&s, &o);
-  CHECK(sim_nsn_begin_step(&s, NC, W, mu, d, hqt, minv) == 0);
+  CHECK(sim_nsn_begin_step(&s, NC, W, mu, NULL, d, hqt, minv) == 0);
   memcpy(sim_nsn_lambda(&s), lam0, sizeof(lam0));
   CHECK(sim_nsn_iterate(&s, hq, hab) > 0);
   /* Omega at (H q^k, lambda^k), then the unclamped prediction hab + h^2 W Omega (lambda + dl) */
@@ -328,6 +359,17 @@ int main(void) {
   printf("one Newton step vs its linearisation (relative): %.2e\n", lin_err);
   test_liftoff(SIM_NCP_FISCHER_BURMEISTER);
   test_liftoff(SIM_NCP_MIN_MAP);
+  double b_lam = 0.0, b_res = 0.0;
+  for (int form = 0; form < 2; form++) {
+    test_bilateral(form, 0.0, &b_lam, &b_res);
+    test_bilateral(form, 1e-3, &b_lam, &b_res);
+  }
+  printf(
+      "bilateral rows (hard and E = 1e-3 m/N, both forms): lambda rel err %.2e, "
+      "|q - p + E lambda| %.2e m\n",
+      b_lam, b_res);
+  CHECK(b_lam < 1e-10);
+  CHECK(b_res < 1e-14);
   CHECK_INT(sim_mem_in_use(), mem0);
   return check_summary("test_nsn");
 }

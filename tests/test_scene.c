@@ -124,8 +124,12 @@ static void test_full_scene(void) {
   CHECK_NEAR(p->steps[2].direction[2], 0.8, 1e-15);
   CHECK_NEAR(p->steps[2].speed, 0.1, 0);
   CHECK_NEAR(p->steps[2].length, 1.5, 0);
+  CHECK_INT(p->mode, SIM_PIN_ELIMINATE); /* default */
+  CHECK_NEAR(p->compliance, 0, 0);
   CHECK_INT(s->pins[1].body, 3);
   CHECK_INT(s->pins[1].nsteps, 0);
+  CHECK_INT(s->pins[1].mode, SIM_PIN_CONSTRAINT);
+  CHECK_NEAR(s->pins[1].compliance, 0.002, 0);
 
   CHECK(strcmp(s->output.dir, "out/custom") == 0);
   CHECK_INT(s->output.every, 5);
@@ -431,6 +435,19 @@ static const bad_case bad_cases[] = {
     {"{'bodies': [" B "], 'pins': [{" BOX
      ", 'script': [{'type': 'pulling', 'direction': [0, 0, 0], 'speed': 1, 'length': 1}]}]}",
      "bad.json:1:128: pins.0.script.0.direction: expected a nonzero vector, got [0, 0, 0]"},
+    {"{'bodies': [" B "], 'pins': [{" BOX ", 'mode': 'constrain'}]}",
+     "bad.json:1:92: pins.0.mode: expected one of \"eliminate\", \"constraint\", got "
+     "\"constrain\" (did you mean \"constraint\"?)"},
+    {"{'bodies': [" B "], 'pins': [{" BOX ", 'mode': 'constraint', 'compliance': -1e-3}]}",
+     "bad.json:1:120: pins.0.compliance: expected a number >= 0, got -0.001"},
+    {"{'bodies': [" B "], 'pins': [{" BOX ", 'compliance': 0.01}]}",
+     "bad.json:1:98: pins.0.compliance: expected 0 for an \"eliminate\" pin (set \"mode\": "
+     "\"constraint\"), got 0.01"},
+    {"{'bodies': [" B "], 'pins': [{" BOX ", 'mode': 'constraint', 'compliance': 'soft'}]}",
+     "bad.json:1:120: pins.0.compliance: expected a number, got a string"},
+    {"{'bodies': [" B "], 'pins': [{" BOX ", 'stiffness': 1}]}",
+     "bad.json:1:84: pins.0.stiffness: unknown key \"stiffness\" (allowed: \"body\", \"box\", "
+     "\"script\", \"mode\", \"compliance\")"},
     {"{'bodies': [" B "], 'output': {'formats': ['vtk', 'vtk']}}",
      "bad.json:1:77: output.formats.1: duplicate format \"vtk\""},
     {"{'bodies': [" B "], 'output': {'png_size': [8, 480]}}",
@@ -561,14 +578,20 @@ static void test_overrides(void) {
   CHECK_INT(s->solver.threads, 4);
 
   /* missing keys are created, arrays grow by one, null removes a key */
-  const char *grow[] = {
-      "pins.0.box=[0,0,0,1,1,1]", "bodies.1={\"mesh\": {\"type\": \"icosphere\", \"radius\": 2}}",
-      "bodies.0.material.density=null", "bodies.0.material.mass=5", "output.every=2"};
-  rc = load(BASE, grow, 5, &st);
+  const char *grow[] = {"pins.0.box=[0,0,0,1,1,1]",
+                        "bodies.1={\"mesh\": {\"type\": \"icosphere\", \"radius\": 2}}",
+                        "bodies.0.material.density=null",
+                        "bodies.0.material.mass=5",
+                        "output.every=2",
+                        "pins.0.mode=constraint",
+                        "pins.0.compliance=1e-4"};
+  rc = load(BASE, grow, 7, &st);
   CHECK_INT(rc, SIM_OK);
   if (rc) fprintf(stderr, "  %s\n", st.msg);
   CHECK_INT(s->npins, 1);
   CHECK_NEAR(s->pins[0].box[3], 1, 0);
+  CHECK_INT(s->pins[0].mode, SIM_PIN_CONSTRAINT);
+  CHECK_NEAR(s->pins[0].compliance, 1e-4, 0);
   CHECK_INT(s->nbodies, 2);
   CHECK_NEAR(s->bodies[1].mesh.radius, 2, 0);
   CHECK_NEAR(s->bodies[0].material.mass, 5, 0);
@@ -711,6 +734,14 @@ static void test_round_trip(void) {
   CHECK_INT(sim_scene_load_string(text, "rt.json", NULL, 0, &g_scene2, &st), SIM_OK);
   CHECK(g_scene2.solver.dt == 0.1 + 0.2);
   free(text);
+  /* pins write their mode and compliance, the defaults included */
+  CHECK_INT(sim_scene_load(files[0], NULL, 0, &g_scene, &st), SIM_OK);
+  CHECK_INT(sim_scene_to_json(&g_scene, &text), SIM_OK);
+  if (text) {
+    CHECK_STR_CONTAINS(text, "\"mode\": \"eliminate\",\n      \"compliance\": 0,\n");
+    CHECK_STR_CONTAINS(text, "\"mode\": \"constraint\",\n      \"compliance\": 0.002,\n");
+    free(text);
+  }
   /* the new fields are written out, defaults included */
   const char *cloth = "bodies.0.mesh={\"type\": \"cloth\", \"vertices\": [5, 7]}";
   CHECK_INT(load(BASE, &cloth, 1, &st), SIM_OK);

@@ -33,6 +33,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(mo, "vertices", m->n);
     cJSON_AddNumberToObject(mo, "free_vertices", m->nfree);
     cJSON_AddNumberToObject(mo, "pinned_vertices", m->npinned);
+    cJSON_AddNumberToObject(mo, "constraint_pinned_vertices", m->ncpin);
     cJSON_AddNumberToObject(mo, "tets", m->ntet);
     cJSON_AddNumberToObject(mo, "cloth_triangles", m->ncloth);
     cJSON_AddNumberToObject(mo, "bending_stencils", m->bend ? m->bend->nst : 0);

@@ -16,7 +16,14 @@
      normal   d_n = n . p + min_sep (obstacles), d_n = min_sep (bodies); gap H_n q - d_n >= 0;
      friction d_f = c_r . u (the obstacle's surface velocity u_hat at p; 0 for bodies),
               h * dot(delta_f) = H_f (q - q_t) - h d_f (Eq. 40).
-   n points from the obstacle (or the other body) towards v. */
+   n points from the obstacle (or the other body) towards v.
+   BILATERAL is not found by detection: it is a constraint pin's hold on vertex v (the
+   paper's H_b, Eqs. 15b, 17a; DESIGN.md Sec. 6; core/contact/world_pins.c). source = the
+   pin's index in the scene, n, t1, t2 = the axes x, y, z, p = the pin's target at t + h,
+   u = 0, mu = 0, gap = |x_v - p| at detection (>= 0, a distance, not a signed gap), and
+   compliance = the pin's E_b (m/N, 0 = hard). Its three rows are equalities, one per axis:
+     H_r q - d_r + E_b lambda_r = 0,  d_r = c_r . p,
+   i.e. x_v = p - E_b lambda: lambda (newtons, any sign) is the force the pin puts on v. */
 #ifndef SIM_CONTACT_CONTACT_H
 #define SIM_CONTACT_CONTACT_H
 
@@ -24,14 +31,16 @@ typedef enum {
   SIM_CONTACT_OBSTACLE, /* analytic obstacle (core/contact/sdf.h) */
   SIM_CONTACT_MESH,     /* triangle-mesh obstacle (core/contact/bvh.h) */
   SIM_CONTACT_BODY,     /* another deformable body's surface triangle */
-  SIM_CONTACT_TRIANGLE  /* a mesh obstacle's vertex p against a body's triangle (tri, w) */
+  SIM_CONTACT_TRIANGLE, /* a mesh obstacle's vertex p against a body's triangle (tri, w) */
+  SIM_CONTACT_BILATERAL /* a constraint pin holding vertex v on its target p */
 } sim_contact_kind;
-#define SIM_CONTACT_KINDS 4
+#define SIM_CONTACT_KINDS 5
 
 typedef struct sim_contact {
   sim_contact_kind kind;
   int v;           /* the simulated vertex (global index) */
-  int source;      /* obstacle index (OBSTACLE), mesh obstacle index (MESH), body (BODY) */
+  int source;      /* obstacle index (OBSTACLE), mesh obstacle index (MESH), body (BODY),
+                      pin index (BILATERAL) */
   int tri[3];      /* BODY: the triangle's global vertex indices; otherwise -1 */
   double w[3];     /* BODY: barycentric weights of the closest point; otherwise 0 */
   double n[3];     /* unit normal, from the obstacle towards v */
@@ -41,6 +50,7 @@ typedef struct sim_contact {
   double u[3];     /* obstacle surface velocity at p (u_hat); 0 for BODY */
   double gap;      /* signed distance at detection (negative: penetrating) */
   double mu;       /* friction coefficient */
+  double compliance; /* BILATERAL: E_b, m/N (0 = hard); 0 for the other kinds */
 } sim_contact;
 
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Non-smooth Newton contact stage (nsn.h): inputs W (borrowed), mu, d, H q_t, H q^k,
-   H A^{-1} b^k; workspace 12 x 3nc doubles plus CR's 5 x 3nc, grown on demand; fails only
-   on allocation. */
+/* Non-smooth Newton contact stage (nsn.h): inputs W (borrowed), mu, compliance, d, H q_t,
+   H q^k, H A^{-1} b^k; workspace 12 x 3nc doubles plus CR's 5 x 3nc, grown on demand; fails
+   only on allocation. */
 #include "nsn.h"
 
 #include <string.h>
@@ -33,8 +33,8 @@ int sim_nsn_init(sim_nsn *s, const sim_nsn_options *opt) {
 }
 
 static void free_buffers(sim_nsn *s) {
-  double **b[] = {&s->mu, &s->d,    &s->hqt, &s->w,   &s->wd,  &s->pc, &s->lambda, &s->f,
-                  &s->omega, &s->e, &s->rhs, &s->dlam, &s->y, &s->tmp, &s->work};
+  double **b[] = {&s->mu, &s->comp,  &s->d, &s->hqt, &s->w,    &s->wd, &s->pc,  &s->lambda,
+                  &s->f,  &s->omega, &s->e, &s->rhs, &s->dlam, &s->y,  &s->tmp, &s->work};
   for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
     sim_free(*b[i]);
     *b[i] = NULL;
@@ -54,9 +54,11 @@ static int grow(sim_nsn *s, int nc) {
   struct {
     double **p;
     size_t n;
-  } b[] = {{&s->mu, (size_t)nc}, {&s->d, m}, {&s->wd, m}, {&s->pc, m},     {&s->hqt, m},  {&s->w, m},     {&s->lambda, m},
-           {&s->f, m},           {&s->omega, m}, {&s->e, m},    {&s->rhs, m},   {&s->dlam, m},
-           {&s->y, m},           {&s->tmp, m},   {&s->work, (size_t)sim_cr_work_size((int)m)}};
+  } b[] = {{&s->mu, (size_t)nc}, {&s->comp, (size_t)nc}, {&s->d, m},    {&s->wd, m},
+           {&s->pc, m},          {&s->hqt, m},             {&s->w, m},    {&s->lambda, m},
+           {&s->f, m},           {&s->omega, m},           {&s->e, m},    {&s->rhs, m},
+           {&s->dlam, m},        {&s->y, m},               {&s->tmp, m},
+           {&s->work, (size_t)sim_cr_work_size((int)m)}};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
     if (!(*b[i].p = SIM_NEW0(double, b[i].n))) {
       free_buffers(s);
@@ -67,8 +69,8 @@ static int grow(sim_nsn *s, int nc) {
 }
 
 static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wctx,
-                 const double *wdiag, const double *mu, const double *d, const double *hqt,
-                 const double *minv_diag) {
+                 const double *wdiag, const double *mu, const double *comp, const double *d,
+                 const double *hqt, const double *minv_diag) {
   int keep = s->opt.warm_start && nc == s->nc && nc <= s->cap;
   int m = 3 * nc, mass = s->opt.precond == SIM_NSN_PRECOND_MASS_INVERSE;
   if (nc < 0 || (mass && nc > 0 && !minv_diag)) return -1;
@@ -82,6 +84,7 @@ static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wct
   s->wctx = wctx;
   if (nc == 0) return 0;
   memcpy(s->mu, mu, sizeof(double) * (size_t)nc);
+  for (int j = 0; j < nc; j++) s->comp[j] = comp ? comp[j] : -1.0;
   memcpy(s->d, d, sizeof(double) * (size_t)m);
   memcpy(s->hqt, hqt, sizeof(double) * (size_t)m);
   for (int i = 0; i < m; i++) {
@@ -93,16 +96,17 @@ static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wct
   return 0;
 }
 
-int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu, const double *d,
-                       const double *hqt, const double *minv_diag) {
-  return begin(s, nc, W, NULL, NULL, NULL, mu, d, hqt, minv_diag);
+int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu,
+                       const double *compliance, const double *d, const double *hqt,
+                       const double *minv_diag) {
+  return begin(s, nc, W, NULL, NULL, NULL, mu, compliance, d, hqt, minv_diag);
 }
 
 int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const double *wdiag,
-                          const double *mu, const double *d, const double *hqt,
-                          const double *minv_diag) {
+                          const double *mu, const double *compliance, const double *d,
+                          const double *hqt, const double *minv_diag) {
   if (nc > 0 && (!wfn || !wdiag)) return -1;
-  return begin(s, nc, NULL, wfn, wctx, wdiag, mu, d, hqt, minv_diag);
+  return begin(s, nc, NULL, wfn, wctx, wdiag, mu, compliance, d, hqt, minv_diag);
 }
 
 /* out = W x: dense rows (independent, so the result is the same for any thread count) or the
@@ -165,6 +169,15 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
   for (int j = 0; j < nc; j++) {
     const double *lam = s->lambda + 3 * j;
     int i = 3 * j;
+    if (s->comp[j] >= 0.0) { /* bilateral: phi = hq - d + E lambda, Omega = 1 (nsn.h) */
+      for (int a = 0; a < 3; a++) {
+        phi[i + a] = hq[i + a] - s->d[i + a] + s->comp[j] * lam[a];
+        s->omega[i + a] = 1.0;
+        s->e[i + a] = s->comp[j] * ih2;
+        phi_max = fmax(phi_max, fabs(phi[i + a]));
+      }
+      continue;
+    }
     double r_n = sim_ncp_precond_normal(h, s->w[i]);
     double om, en;
     phi[i] = sim_ncp_normal(s->opt.ncp, hq[i] - s->d[i], lam[0], r_n, &om, &en);
@@ -226,12 +239,15 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
   s->stats.cst_solve_ms += t2 - t1;
   if (it < 0) return -1;
   s->stats.cr_iters += it;
-  /* Step 4: lambda += dlambda, cap, cone; f = Omega lambda for q = A^{-1}(b + h^2 H^T f). */
+  /* Step 4: lambda += dlambda, cap and cone (frictional contacts only); f = Omega lambda for
+     q = A^{-1}(b + h^2 H^T f). */
   for (int j = 0; j < nc; j++) {
     double *lam = s->lambda + 3 * j;
     for (int a = 0; a < 3; a++) lam[a] += s->dlam[3 * j + a];
-    if (s->opt.max_force > 0.0 && lam[0] > s->opt.max_force) lam[0] = s->opt.max_force;
-    sim_ncp_cone_clamp(s->mu[j], lam);
+    if (s->comp[j] < 0.0) { /* frictional: cap and cone; bilateral rows are free */
+      if (s->opt.max_force > 0.0 && lam[0] > s->opt.max_force) lam[0] = s->opt.max_force;
+      sim_ncp_cone_clamp(s->mu[j], lam);
+    }
     for (int a = 0; a < 3; a++) s->f[3 * j + a] = paper ? s->omega[3 * j + a] * lam[a] : lam[a];
   }
   s->stats.assemble_ms += sim_now_ms() - t2;

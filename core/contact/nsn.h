@@ -49,6 +49,13 @@
    and one correction solve. hq may be any linearisation point; the CPU backend takes the one
    consistent with this iteration's b and the current force, hab + h^2 W f (f = lambda_warm at
    a step's first iteration), which sees where the new b puts a vertex whose row is inactive.
+   Bilateral contacts (compliance[j] >= 0; contact.h SIM_CONTACT_BILATERAL, the paper's H_b
+   rows, Eqs. 15b, 17a): all three rows are linear equalities, phi = hq - d + E lambda with
+   E = compliance[j] (m/N, 0 = hard), so Omega = 1 and E / h^2 enters as the normal row's e
+   does; lambda has any sign, no cone, no max_force. With Omega = 1 the rows are coupled in
+   both forms, and one Newton step solved exactly puts them on phi = 0: (W + E / h^2) dlambda =
+   (1/h^2)(d - hab - E lambda^k) - W lambda^k. E = 0 needs W's block of these rows positive
+   definite, which holds when their vertices are free unknowns (distinct rows, A SPD).
    Warm start: sim_nsn_begin_step keeps lambda when warm_start is set and nc is unchanged
    (otherwise zeroes it); the caller may overwrite sim_nsn_lambda() after begin_step (contacts
    matched across steps). f is 0 until the first sim_nsn_iterate. */
@@ -104,6 +111,7 @@ typedef struct sim_nsn {
   sim_nsn_wfn wfn; /* the operator instead of W */
   void *wctx;
   double *mu;      /* nc */
+  double *comp;    /* nc: compliance of a bilateral contact (>= 0), or -1 (frictional) */
   double *d;       /* 3nc targets (d_n length, d_f velocity) */
   double *hqt;     /* 3nc H q_t */
   double *w;       /* 3nc preconditioner diagonal w_jj */
@@ -120,17 +128,19 @@ int sim_nsn_init(sim_nsn *s, const sim_nsn_options *opt);
 void sim_nsn_destroy(sim_nsn *s);
 
 /* Start a time step with nc contacts: W (3nc x 3nc, borrowed until the next begin_step), mu
-   (nc), d (3nc), hqt = H q_t (3nc), minv_diag ([H M^{-1} H^T]_jj, 3nc; needed for
-   MASS_INVERSE, ignored otherwise). Copies mu, d, hqt. Returns 0, or -1 (allocation failure,
-   nc < 0, or MASS_INVERSE without minv_diag). */
-int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu, const double *d,
-                       const double *hqt, const double *minv_diag);
+   (nc), compliance (nc: >= 0 marks a bilateral contact and is its E in m/N, < 0 a frictional
+   one; NULL: all frictional), d (3nc), hqt = H q_t (3nc), minv_diag ([H M^{-1} H^T]_jj, 3nc;
+   needed for MASS_INVERSE, ignored otherwise). Copies mu, compliance, d, hqt. Returns 0, or -1
+   (allocation failure, nc < 0, or MASS_INVERSE without minv_diag). */
+int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu,
+                       const double *compliance, const double *d, const double *hqt,
+                       const double *minv_diag);
 
 /* The same with W given as an operator (x -> W x) and its diagonal wdiag (3nc, copied; the
    Delassus preconditioner's w_jj). */
 int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const double *wdiag,
-                          const double *mu, const double *d, const double *hqt,
-                          const double *minv_diag);
+                          const double *mu, const double *compliance, const double *d,
+                          const double *hqt, const double *minv_diag);
 /* out = W x with the step's W (dense rows in parallel, or the operator). */
 void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out);
 /* One Newton step (Algorithm 4 steps 2-4), see above. hq = H q^k, hab = H A^{-1} b^k (3nc).

@@ -78,6 +78,13 @@ void sim_rows_targets(const sim_contact *c, int nc, double min_sep, double *d) {
       continue;
     }
     const double *n = cj->n, *p = cj->p, *u = cj->u;
+    if (cj->kind == SIM_CONTACT_BILATERAL) { /* d_r = c_r . p on all three axes */
+      for (int r = 0; r < 3; r++) {
+        const double *cr = dir(cj, r);
+        d[3 * j + r] = cr[0] * p[0] + cr[1] * p[1] + cr[2] * p[2];
+      }
+      continue;
+    }
     d[3 * j] = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] + min_sep;
     for (int r = 1; r < 3; r++) {
       const double *cr = dir(cj, r);

@@ -24,7 +24,8 @@ void sim_rows_apply_T(const sim_contact *c, int nc, const int *free_of, const do
 
 /* Targets d (3 nc), per contact.h:
      normal   d_n = n . p + min_sep (OBSTACLE, MESH), min_sep (BODY);
-     friction d_r = c_r . u (r = 1, 2; u = obstacle surface velocity), 0 for BODY. */
+     friction d_r = c_r . u (r = 1, 2; u = obstacle surface velocity), 0 for BODY;
+     BILATERAL d_r = c_r . p on all three rows (positions; no min_sep, no velocity). */
 void sim_rows_targets(const sim_contact *c, int nc, double min_sep, double *d);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "../base/alloc.h"
 #include "../mesh/mesh.h"
+#include "world_pins.h"
 #include "world_points.h"
 
 /* M_t of a script: c = M(0), column j of Q = M(e_j) - c (a rigid motion). */
@@ -126,7 +127,7 @@ static void setup_bodies(sim_world *w) {
     targets += bd->nt > 0;
     t0 = t1;
   }
-  if (targets > 0 && (m->nbodies > 1 || cd->self_collision)) w->active = 1;
+  if (targets > 0 && (m->nbodies > 1 || cd->self_collision)) w->collide = 1;
 }
 
 static sim_detect_scene detect_scene(const sim_world *w, const double *x, const double *xp) {
@@ -179,7 +180,9 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   for (int v = 0; v < m->n; v++) w->pinned[v] = m->pin_of[v] >= 0;
   if (!rc) {
     setup_bodies(w);
-    if (w->nobs + w->nmesh > 0) w->active = 1;
+    if (w->nobs + w->nmesh > 0) w->collide = 1;
+    w->active = w->collide || m->ncpin > 0;
+    rc = sim_world_pins_init(w, st);
   }
   if (!rc && w->nmesh > 0) {
     w->tri_first = SIM_NEW0(int, m->nbodies + 1);
@@ -190,7 +193,7 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
     w->point_found = rc ? NULL : SIM_NEW0(unsigned char, w->point_first[w->nmesh] + 1);
     if (!rc && !w->point_found) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
   }
-  if (!rc && w->active) {
+  if (!rc && w->collide) {
     sim_detect_scene s = detect_scene(w, m->x_rest, NULL);
     rc = sim_detect_init(&w->det, &s, st);
     w->det_ready = rc == SIM_OK;
@@ -292,11 +295,9 @@ static void script_velocities(sim_world *w, double h) {
   }
 }
 
-int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
-                     const double *x_pred, sim_status *st) {
-  w->out.n = 0;
-  w->min_gap = HUGE_VAL;
-  if (!w->active) return SIM_OK;
+/* Detection proper (obstacles, bodies, mesh points) into w->out. */
+static int collide(sim_world *w, double t, double h, const double *x, const double *x_prev,
+                   const double *x_pred, sim_status *st) {
   pose(w, t, t + h);
   sim_detect_scene s = detect_scene(w, x, x_prev);
   int rc = sim_detect_run(&w->det, &s, &w->par, &w->now, st);
@@ -317,12 +318,30 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
   return rc;
 }
 
+int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
+                     const double *x_pred, sim_status *st) {
+  w->out.n = 0;
+  w->min_gap = HUGE_VAL;
+  if (!w->active) return SIM_OK;
+  int rc = w->collide ? collide(w, t, h, x, x_prev, x_pred, st) : SIM_OK;
+  if (rc || w->m->ncpin == 0) return rc;
+  /* out + the constraint pins' bilateral contacts, both sorted by key */
+  sim_world_pins(w, t + h, x);
+  rc = merge(w, &w->out, &w->pins, 0, x, &w->both, st);
+  if (!rc) {
+    sim_detect_contacts tmp = w->out;
+    w->out = w->both, w->both = tmp;
+  }
+  return rc;
+}
+
 void sim_world_free(sim_world *w) {
   if (w->det_ready) sim_detect_free(&w->det);
   sim_detect_contacts_free(&w->out);
   sim_detect_contacts_free(&w->now);
   sim_detect_contacts_free(&w->ahead);
   sim_detect_contacts_free(&w->both);
+  sim_detect_contacts_free(&w->pins);
   sim_world_points_free(w);
   sim_free(w->tri_first);
   sim_free(w->point_found);

@@ -19,6 +19,9 @@
    vertex and obstacle found by both keep the q_t contact. A contact with an open mesh (a
    blade) found only at q~ faces the side the vertex is on at q_t, so a vertex that would cross
    the blade within the step is held on its side.
+   Constraint pins (scene pins with "mode": "constraint") add one bilateral contact per pinned
+   vertex (kind SIM_CONTACT_BILATERAL, contact.h; core/contact/world_pins.h) after detection,
+   merged into the sorted list; those vertices are free unknowns and collide like any other.
    Mesh obstacles' vertices are also tested against every body's triangles, cloth included
    (kind SIM_CONTACT_TRIANGLE, contact.h): a blade's tip or edge between the cloth's vertices
    holds the cloth up. */
@@ -33,7 +36,8 @@ typedef struct sim_world_motion {
 
 typedef struct sim_world {
   const sim_model *m;
-  int active; /* 1 when anything can touch anything: obstacles, or body-body contact */
+  int active;  /* 1 when there are constraint rows to solve: collide, or constraint pins */
+  int collide; /* 1 when anything can touch anything: obstacles, or body-body contact */
   sim_detect_params par;
   int nobs, nmesh;
   sim_detect_obstacle *obs; /* analytic obstacles, posed */
@@ -59,13 +63,14 @@ typedef struct sim_world {
   double *pt_x0, *pt_x; /* the points, reference and posed */
   unsigned char *point_found;
   sim_detect_contacts pts, both; /* point contacts; now and ahead merged */
+  sim_detect_contacts pins;      /* constraint pins' bilateral contacts (world_pins.c) */
 } sim_world;
 
 /* Build the world of m's scene (reads mesh obstacles; errors name the obstacle and file). */
 int sim_world_init(sim_world *w, const sim_model *m, sim_status *st);
 /* Contacts for the step from t to t + h: vertices at x (q_t), x_prev (the step before, or
-   NULL) and x_pred (q~, or NULL for the q_t pass alone); obstacles posed at t + h. Result in
-   w->out (sorted by vertex, kind, source). */
+   NULL) and x_pred (q~, or NULL for the q_t pass alone); obstacles posed at t + h; constraint
+   pins' targets at t + h. Result in w->out (sorted by vertex, kind, source). */
 int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
                      const double *x_pred, sim_status *st);
 void sim_world_free(sim_world *w);

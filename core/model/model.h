@@ -58,6 +58,11 @@ typedef struct sim_model {
   int nfree;
   int *free_of;   /* n: unknown index or -1 */
   int *free_vert; /* nfree: vertex id */
+  /* constraint pins (sim_pin_mode SIM_PIN_CONSTRAINT): their vertices stay free unknowns and
+     are held by bilateral rows in the contact solve (core/contact/contact.h) */
+  int *cpin_of; /* n: constraint pin index, or -1 (also -1 where an eliminating pin wins) */
+  int ncpin;
+  int *cpin_vert; /* ncpin vertex ids, ascending */
   /* the scalar system over free unknowns: A_s = M + h^2 sum w_i G_i^T G_i, upper triangle in
      CSC (column pointers, row indices <= column), and the coupling to pinned vertices in CSR
      (rows = free unknowns, columns = index into `pinned`) */
@@ -93,6 +98,8 @@ void sim_transform_points(const sim_transform_def *t, double *x, int nv);
 
 /* World position of pinned vertex `pv` (an index into m->pinned) at time t. */
 void sim_pin_position(const sim_model *m, int pv, double t, double out[3]);
+/* Target of constraint-pinned vertex `k` (an index into m->cpin_vert) at time t. */
+void sim_cpin_position(const sim_model *m, int k, double t, double out[3]);
 /* Rigid motion of a script (a pin's or an obstacle's steps) at time t applied to point x0. */
 void sim_script_apply(const sim_pin_step *steps, int nsteps, double t, const double x0[3],
                       double out[3]);

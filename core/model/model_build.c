@@ -220,30 +220,40 @@ static int select_pins(sim_model *m, sim_status *st) {
   const sim_scene *sc = m->scene;
   m->pin_of = SIM_NEW(int, m->n);
   m->free_of = SIM_NEW(int, m->n);
-  if (!m->pin_of || !m->free_of) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (pins)");
-  for (int i = 0; i < m->n; i++) m->pin_of[i] = -1;
+  m->cpin_of = SIM_NEW(int, m->n);
+  if (!m->pin_of || !m->free_of || !m->cpin_of)
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (pins)");
+  for (int i = 0; i < m->n; i++) m->pin_of[i] = m->cpin_of[i] = -1;
   for (int p = 0; p < sc->npins; p++) {
     int b = sc->pins[p].body, count = 0;
+    int *of = sc->pins[p].mode == SIM_PIN_CONSTRAINT ? m->cpin_of : m->pin_of;
     for (int i = m->body_vert_start[b]; i < m->body_vert_start[b + 1]; i++)
       if (sim_in_box(sc->pins[p].box, &m->x_rest[3 * i])) {
-        if (m->pin_of[i] < 0) m->pin_of[i] = p;
+        if (of[i] < 0) of[i] = p;
         count++;
       }
     if (count == 0)
       return sim_fail(st, SIM_ERR_SCENE, "%s: pins.%d.box: selects no vertex of body %d (%s)",
                       sc->file, p, b, sc->bodies[b].name);
   }
-  m->npinned = 0;
-  for (int i = 0; i < m->n; i++) m->npinned += m->pin_of[i] >= 0;
+  m->npinned = m->ncpin = 0;
+  for (int i = 0; i < m->n; i++) {
+    if (m->pin_of[i] >= 0) m->cpin_of[i] = -1; /* an eliminating pin wins */
+    m->npinned += m->pin_of[i] >= 0;
+    m->ncpin += m->cpin_of[i] >= 0;
+  }
   m->nfree = m->n - m->npinned;
   if (m->nfree == 0)
     return sim_fail(st, SIM_ERR_SCENE, "%s: pins: every vertex is pinned, nothing to simulate",
                     sc->file);
   m->pinned = SIM_NEW(int, m->npinned + 1);
   m->free_vert = SIM_NEW(int, m->nfree);
-  if (!m->pinned || !m->free_vert) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (pins)");
-  int np = 0, nf = 0;
+  m->cpin_vert = SIM_NEW(int, m->ncpin + 1);
+  if (!m->pinned || !m->free_vert || !m->cpin_vert)
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (pins)");
+  int np = 0, nf = 0, nc = 0;
   for (int i = 0; i < m->n; i++) {
+    if (m->cpin_of[i] >= 0) m->cpin_vert[nc++] = i;
     if (m->pin_of[i] >= 0) {
       m->free_of[i] = -1;
       m->pinned[np++] = i;
@@ -304,10 +314,12 @@ int sim_model_build(const sim_scene *sc, const char *cache_dir, sim_model *m, si
 
 void sim_model_free(sim_model *m) {
   if (m->bend) sim_bending_free(m->bend);
-  void *arrays[] = {m->body_vert_start, m->vert_body, m->x_rest, m->v_init, m->mass, m->elems,
-                    m->elem_body, m->tri, m->tri_body, m->vt_ptr, m->vt_idx, m->pin_of,
-                    m->pinned, m->free_of, m->free_vert, m->A_colptr, m->A_rowidx, m->A_val,
-                    m->C_ptr, m->C_idx, m->C_val, m->bend, m->vb_ptr, m->vb_idx, m->ent_st};
+  void *arrays[] = {m->body_vert_start, m->vert_body, m->x_rest,   m->v_init,   m->mass,
+                    m->elems,           m->elem_body, m->tri,      m->tri_body, m->vt_ptr,
+                    m->vt_idx,          m->pin_of,    m->pinned,   m->free_of,  m->cpin_of,
+                    m->cpin_vert,       m->free_vert, m->A_colptr, m->A_rowidx, m->A_val,
+                    m->C_ptr,           m->C_idx,     m->C_val,    m->bend,     m->vb_ptr,
+                    m->vb_idx,          m->ent_st};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) sim_free(arrays[i]);
   memset(m, 0, sizeof *m);
 }

@@ -47,8 +47,18 @@ void sim_script_apply(const sim_pin_step *steps, int nsteps, double t, const dou
   for (int k = 0; k < 3; k++) out[k] = x[k];
 }
 
+/* Vertex v moved by pin `pin`'s script from its rest position to time t. */
+static void pin_point(const sim_model *m, int pin, int v, double t, double out[3]) {
+  const sim_pin_def *p = &m->scene->pins[pin];
+  sim_script_apply(p->steps, p->nsteps, t, &m->x_rest[3 * v], out);
+}
+
+void sim_cpin_position(const sim_model *m, int k, double t, double out[3]) {
+  int v = m->cpin_vert[k];
+  pin_point(m, m->cpin_of[v], v, t, out);
+}
+
 void sim_pin_position(const sim_model *m, int pv, double t, double out[3]) {
   int v = m->pinned[pv];
-  const sim_pin_def *p = &m->scene->pins[m->pin_of[v]];
-  sim_script_apply(p->steps, p->nsteps, t, &m->x_rest[3 * v], out);
+  pin_point(m, m->pin_of[v], v, t, out);
 }

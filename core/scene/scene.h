@@ -122,9 +122,17 @@ typedef struct sim_pin_step {
   double duration;     /* wait: s (> 0) */
 } sim_pin_step;
 
+/* How a pin holds its vertices (DESIGN.md Sec. 6): eliminated from the unknowns (they follow
+   the script exactly), or kept free and held by bilateral constraint rows H_b q - d_b +
+   E_b lambda_b = 0 in the contact solve (d_b the script's position at t + h, E_b the
+   compliance; core/contact/contact.h SIM_CONTACT_BILATERAL). */
+typedef enum { SIM_PIN_ELIMINATE, SIM_PIN_CONSTRAINT, SIM_PIN_MODE_COUNT } sim_pin_mode;
+
 typedef struct sim_pin_def {
   int body;      /* body index */
   double box[6]; /* world-space AABB xmin ymin zmin xmax ymax zmax */
+  sim_pin_mode mode; /* "eliminate" (default) or "constraint" */
+  double compliance; /* constraint pins: E_b >= 0 in m/N per vertex and axis (0: hard) */
   int nsteps;
   sim_pin_step steps[SIM_MAX_STEPS];
 } sim_pin_def;

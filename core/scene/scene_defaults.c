@@ -15,6 +15,7 @@ const char *const scene_model_names[SIM_MAT_COUNT] = {"arap", "corotational", "n
 const char *const scene_bending_names[SIM_BEND_COUNT] = {"none", "isometric", "laplace_beltrami"};
 const char *const scene_lumping_names[2] = {"uniform", "volume"};
 const char *const scene_step_names[3] = {"pulling", "rolling", "wait"};
+const char *const scene_pin_mode_names[SIM_PIN_MODE_COUNT] = {"eliminate", "constraint"};
 const char *const scene_format_names[4] = {"vtk", "obj", "png", "csv"};
 const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT] = {"fischer_burmeister", "min_map"};
 const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT] = {"delassus", "mass"};

@@ -98,15 +98,21 @@ int scene_load_script(scene_ctx *c, const cJSON *obj, const char *owner, sim_pin
 }
 
 static int load_pin(scene_ctx *c, const cJSON *o, sim_pin_def *p) {
-  static const char *const keys[] = {"body", "box", "script"};
+  static const char *const keys[] = {"body", "box", "script", "mode", "compliance"};
   memset(p, 0, sizeof *p);
+  p->mode = SIM_PIN_ELIMINATE;
+  p->compliance = 0.0;
   if (!cJSON_IsObject(o))
     return scene_fail(c, 0, "expected an object (a pin), got %s", scene_type_name(o));
-  if (scene_keys(c, o, keys, 3, NULL)) return c->st->code;
+  if (scene_keys(c, o, keys, 5, NULL)) return c->st->code;
   if (!scene_item(o, "box"))
     return scene_fail(c, 0, "missing required key \"box\" ([xmin, ymin, zmin, xmax, ymax, zmax])");
-  if (scene_rd_int(c, o, "body", &p->body) || scene_rd_vec(c, o, "box", p->box, 6))
+  int mode = (int)p->mode;
+  if (scene_rd_int(c, o, "body", &p->body) || scene_rd_vec(c, o, "box", p->box, 6) ||
+      scene_rd_enum(c, o, "mode", scene_pin_mode_names, SIM_PIN_MODE_COUNT, &mode) ||
+      scene_rd_num(c, o, "compliance", &p->compliance))
     return c->st->code;
+  p->mode = (sim_pin_mode)mode;
   return scene_load_script(c, o, "pin", p->steps, &p->nsteps);
 }
 

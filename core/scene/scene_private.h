@@ -142,6 +142,7 @@ extern const char *const scene_model_names[SIM_MAT_COUNT];
 extern const char *const scene_bending_names[SIM_BEND_COUNT];
 extern const char *const scene_lumping_names[2];
 extern const char *const scene_step_names[3];
+extern const char *const scene_pin_mode_names[SIM_PIN_MODE_COUNT];
 extern const char *const scene_format_names[4]; /* bit k of formats */
 extern const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT];
 extern const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT];

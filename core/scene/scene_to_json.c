@@ -292,6 +292,8 @@ static cJSON *build(const sim_scene *s, jw *w) {
     cJSON *po = obj(w, pins, NULL);
     num(w, po, "body", p->body);
     vec(w, po, "box", p->box, 6);
+    str(w, po, "mode", name_of(scene_pin_mode_names, SIM_PIN_MODE_COUNT, (int)p->mode));
+    num(w, po, "compliance", p->compliance);
     put_script(w, po, p->steps, p->nsteps);
   }
 

@@ -221,6 +221,18 @@ static int validate_pin(scene_ctx *c, const sim_scene *s, const sim_pin_def *p) 
     scene_pop(c);
     return rc;
   }
+  if (scene_chk_enum(c, "mode", (int)p->mode, scene_pin_mode_names, SIM_PIN_MODE_COUNT) ||
+      scene_chk_num(c, "compliance", p->compliance, SCENE_GE, 0, SCENE_NONE, 0))
+    return c->st->code;
+  if (p->mode == SIM_PIN_ELIMINATE && p->compliance != 0.0) {
+    char got[40];
+    scene_fmt_num(p->compliance, got);
+    scene_push_key(c, "compliance");
+    rc = scene_fail(
+        c, 0, "expected 0 for an \"eliminate\" pin (set \"mode\": \"constraint\"), got %s", got);
+    scene_pop(c);
+    return rc;
+  }
   return scene_chk_script(c, p->steps, p->nsteps);
 }
 

@@ -30,7 +30,7 @@ typedef struct cpu_contact {
   double *plam; /* previous step's multipliers (3 pnc) */
   double *W;
   size_t W_cap;
-  double *d, *mu, *hqt, *hq, *hab, *minv, *tmp; /* 3 nc (mu: nc) */
+  double *d, *mu, *comp, *hqt, *hq, *hab, *minv, *tmp; /* 3 nc (mu, comp: nc) */
   double *g, *xc;                         /* 3 nfree */
 } cpu_contact;
 
@@ -38,19 +38,19 @@ static int grow(cpu_contact *k, int nc) {
   if (nc <= k->cap) return 0;
   int cap = nc + nc / 2 + 16;
   sim_contact *c = SIM_NEW(sim_contact, cap);
-  double *b[8];
-  size_t sz[8] = {3, 1, 3, 3, 3, 3, 3, 3};
+  double *b[9];
+  size_t sz[9] = {3, 1, 3, 3, 3, 3, 3, 3, 1};
   int ok = c != NULL;
-  for (int i = 0; i < 8; i++) ok &= (b[i] = SIM_NEW(double, sz[i] * (size_t)cap)) != NULL;
+  for (int i = 0; i < 9; i++) ok &= (b[i] = SIM_NEW(double, sz[i] * (size_t)cap)) != NULL;
   if (!ok) {
     sim_free(c);
-    for (int i = 0; i < 8; i++) sim_free(b[i]);
+    for (int i = 0; i < 9; i++) sim_free(b[i]);
     return -1;
   }
   sim_free(k->c), sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq);
-  sim_free(k->hab), sim_free(k->minv), sim_free(k->wdiag), sim_free(k->tmp);
+  sim_free(k->hab), sim_free(k->minv), sim_free(k->wdiag), sim_free(k->tmp), sim_free(k->comp);
   k->c = c, k->d = b[0], k->mu = b[1], k->hqt = b[2], k->hq = b[3], k->hab = b[4];
-  k->minv = b[5], k->wdiag = b[6], k->tmp = b[7];
+  k->minv = b[5], k->wdiag = b[6], k->tmp = b[7], k->comp = b[8];
   k->cap = cap;
   return 0;
 }
@@ -131,7 +131,7 @@ static int cpu_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_
   if (grow(k, nc)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", nc);
   k->nc = nc;
   if (nc == 0) {
-    sim_nsn_begin_step(&k->nsn, 0, NULL, NULL, NULL, NULL, NULL);
+    sim_nsn_begin_step(&k->nsn, 0, NULL, NULL, NULL, NULL, NULL, NULL);
     return SIM_OK;
   }
   memcpy(k->c, c, sizeof(sim_contact) * (size_t)nc);
@@ -146,11 +146,14 @@ static int cpu_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_
   t->schur_ms += sim_now_ms() - t0;
   sim_rows_targets(k->c, nc, k->min_sep, k->d);
   sim_rows_apply(k->c, nc, NULL, cx->vec[SIM_VEC_QT], k->hqt);
-  for (int j = 0; j < nc; j++) k->mu[j] = k->c[j].mu;
+  for (int j = 0; j < nc; j++) { /* bilateral rows (constraint pins) are told by compliance >= 0 */
+    k->mu[j] = k->c[j].mu;
+    k->comp[j] = k->c[j].kind == SIM_CONTACT_BILATERAL ? k->c[j].compliance : -1.0;
+  }
   if (k->nsn.opt.precond == SIM_NSN_PRECOND_MASS_INVERSE) mass_inverse_diag(cx, k);
-  rc = dense ? sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->d, k->hqt, k->minv)
-             : sim_nsn_begin_step_op(&k->nsn, nc, w_operator, k, k->wdiag, k->mu, k->d, k->hqt,
-                                     k->minv);
+  rc = dense ? sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->comp, k->d, k->hqt, k->minv)
+             : sim_nsn_begin_step_op(&k->nsn, nc, w_operator, k, k->wdiag, k->mu, k->comp, k->d,
+                                     k->hqt, k->minv);
   if (rc)
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc);
   if (k->warm) warm_start(k, sim_nsn_lambda(&k->nsn));
@@ -211,9 +214,11 @@ static int cpu_contact_lambda(sim_backend *be, double *out, sim_status *st) {
   return SIM_OK;
 }
 
-static int needs_contact(const sim_scene *sc) {
+/* Obstacles, body-body contact, or constraint pins (bilateral rows, core/contact/world.h). */
+static int needs_contact(const sim_model *m) {
+  const sim_scene *sc = m->scene;
   return sc->nobstacles > 0 || (sc->nbodies > 1 && sc->contact.bodies) ||
-         sc->contact.self_collision;
+         sc->contact.self_collision || m->ncpin > 0;
 }
 
 /* W and diag(W) come from S (K_ab are path dot products, delassus.h: several times faster than
@@ -234,12 +239,13 @@ static int contact_S(cpu_ctx *cx, cpu_contact *k, sim_status *st) {
 int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   cpu_ctx *cx = CTX(be);
   const sim_scene *sc = cx->m->scene;
-  if (!needs_contact(sc)) return SIM_OK;
+  if (!needs_contact(cx->m)) return SIM_OK;
   if (be->global == SIM_GLOBAL_JACOBI || cx->rho > 0)
-    return sim_fail(st, SIM_ERR_SCENE,
-                    "%s: contact needs an exact global solver (solver.global sparse_inverse, "
-                    "cholesky or dense_inverse, and solver.chebyshev_rho 0), got %s%s",
-                    sc->file, sim_global_name(be->global), cx->rho > 0 ? " with Chebyshev" : "");
+    return sim_fail(
+        st, SIM_ERR_SCENE,
+        "%s: contact and constraint pins need an exact global solver (solver.global "
+        "sparse_inverse, cholesky or dense_inverse, and solver.chebyshev_rho 0), got %s%s",
+        sc->file, sim_global_name(be->global), cx->rho > 0 ? " with Chebyshev" : "");
   cpu_contact *k = SIM_NEW0(cpu_contact, 1);
   size_t f3 = 3 * (size_t)cx->m->nfree + 3;
   if (k) {
@@ -283,6 +289,7 @@ void sim_cpu_contact_destroy(cpu_ctx *cx) {
   sim_free(k->c), sim_free(k->pc), sim_free(k->plam), sim_free(k->W);
   sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq), sim_free(k->hab);
   sim_free(k->minv), sim_free(k->g), sim_free(k->xc), sim_free(k->wdiag), sim_free(k->tmp);
+  sim_free(k->comp);
   sim_free(k);
   cx->cst = NULL;
 }

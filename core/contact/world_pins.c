@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Constraint pins as bilateral contacts (world_pins.h): one per pinned vertex, rows along the
+   axes x, y, z with targets d_r = e_r . p (core/contact/rows.c) and compliance E_b. */
+#include "world_pins.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../base/alloc.h"
+
+int sim_world_pins_init(sim_world *w, sim_status *st) {
+  int n = w->m->ncpin;
+  if (n == 0) return SIM_OK;
+  w->pins.c = SIM_NEW0(sim_contact, n);
+  if (!w->pins.c) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d constraint pins)", n);
+  w->pins.cap = n;
+  return SIM_OK;
+}
+
+void sim_world_pins(sim_world *w, double t1, const double *x) {
+  const sim_model *m = w->m;
+  sim_detect_contacts *o = &w->pins;
+  for (int k = 0; k < m->ncpin; k++) {
+    sim_contact *c = &o->c[k];
+    int v = m->cpin_vert[k];
+    memset(c, 0, sizeof *c);
+    c->kind = SIM_CONTACT_BILATERAL;
+    c->v = v;
+    c->source = m->cpin_of[v];
+    c->compliance = m->scene->pins[c->source].compliance;
+    sim_cpin_position(m, k, t1, c->p);
+    double d2 = 0.0;
+    for (int i = 0; i < 3; i++) {
+      c->tri[i] = -1;
+      c->n[i] = i == 0, c->t1[i] = i == 1, c->t2[i] = i == 2;
+      d2 += (x[3 * (size_t)v + i] - c->p[i]) * (x[3 * (size_t)v + i] - c->p[i]);
+    }
+    c->gap = sqrt(d2);
+  }
+  o->n = m->ncpin;
+  o->min_sep = w->par.min_sep;
+  for (int k = 0; k < SIM_CONTACT_KINDS; k++) o->count[k] = 0;
+  o->count[SIM_CONTACT_BILATERAL] = o->n;
+}
