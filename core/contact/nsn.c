@@ -239,7 +239,7 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
   s->stats.cst_solve_ms += t2 - t1;
   if (it < 0) return -1;
   s->stats.cr_iters += it;
-  /* Step 4: lambda += dlambda, cap and cone (frictional contacts only); f = Omega lambda for
+  /* Step 4: lambda += dlambda, cap and cone (frictional contacts only); f = F lambda for
      q = A^{-1}(b + h^2 H^T f). */
   for (int j = 0; j < nc; j++) {
     double *lam = s->lambda + 3 * j;

@@ -56,7 +56,8 @@ struct sim_backend {
      mu, the preconditioner, multipliers warm-started from the previous step's matching
      contacts (scene contact.warm_start). nc = 0: no contact this step.
      contact_global replaces global_step while nc > 0 (Algorithm 4 steps 2-4):
-     q_u = A^{-1} b, one non-smooth Newton step, q = q_u + h^2 A^{-1} H^T f. */
+     q_u = A^{-1} b, up to contact.newton_steps non-smooth Newton steps (stopping at
+     contact.newton_tolerance), q = q_u + h^2 A^{-1} H^T f. */
   int (*contact_begin)(sim_backend *be, const struct sim_contact *c, int nc, sim_cst_times *t,
                        sim_status *st);
   int (*contact_global)(sim_backend *be, sim_cst_times *t, sim_status *st);

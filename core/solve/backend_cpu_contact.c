@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* CPU backend, contact stage (Algorithm 4; DESIGN.md Sec. 6): W once per step from S (or
-   CHOLMOD solves), then per L-G iteration the unconstrained solve, one non-smooth Newton step
-   (core/contact/nsn.h) and the correction solve. */
+   CHOLMOD solves), then per L-G iteration the unconstrained solve, up to contact.newton_steps
+   non-smooth Newton steps (core/contact/nsn.h), each linearised at H A^{-1} b + h^2 W f, and the
+   correction solve. */
 #include <string.h>
 
 #include "../base/alloc.h"
