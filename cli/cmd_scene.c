@@ -97,6 +97,13 @@ int cmd_run(int argc, char **argv) {
            "(ParaView: %s/frames/frames.vtk.series)\n",
            sc.name, res.frames, res.wall_ms / 1e3, res.setup_ms / 1e3, res.mean_frame_ms,
            res.backend, res.global, res.out_dir, res.out_dir);
+  if (!a.quiet && res.inverted_max > 0)
+    fprintf(stderr,
+            "simctl: note: %d tetrahedr%s inside out at frame %d (first seen at frame %d; checked "
+            "every 10th and every output frame): try more solver.lg_iterations or a smaller "
+            "solver.dt\n",
+            res.inverted_max, res.inverted_max == 1 ? "on" : "a", res.inverted_max_frame,
+            res.inverted_first_frame);
   return 0;
 }
 

@@ -62,6 +62,13 @@ int main(void) {
   const sim_model *m = &r.c.m;
   run_fetch(&r);
   double vol0 = sim_model_measure(m, r.q), c[3] = {0, 0, 0}, v[3];
+  /* sim_model_inverted: none at rest; mirrored (x -> -x), every tetrahedron */
+  int ntet = 0;
+  for (int e = 0; e < m->nelem; e++) ntet += m->elems[e].dim == 3;
+  CHECK_INT(sim_model_inverted(m, r.q), 0);
+  for (int i = 0; i < m->n; i++) r.q[3 * i] = -r.q[3 * i];
+  CHECK_INT(sim_model_inverted(m, r.q), ntet);
+  run_fetch(&r);
   double worst = INFINITY, in_set = INFINITY, vmax = 0;
   int free_from = -1, first_contact = -1, free_steps = 0;
   double vol_free_min = INFINITY, vol_free_max = -INFINITY, vol_squeezed = INFINITY;
@@ -104,6 +111,7 @@ int main(void) {
   CHECK(fabs(vol_free_max / vol0 - 1) <= 0.02);
   CHECK(worst >= -3 * MARGIN);
   CHECK(all_finite(r.q, 3 * m->n));
+  printf("  inverted tetrahedra at the end: %d of %d\n", sim_model_inverted(m, r.q), ntet);
   run_close(&r);
   return check_summary("test_contact_squeeze");
 }

@@ -87,12 +87,23 @@ typedef struct run_ctx {
   int writer_open;
 } run_ctx;
 
-static int write_output_frame(run_ctx *r, int frame, double *out_ms, sim_status *st) {
+/* The checks on a downloaded state: finite, not exploded; inverted tetrahedra counted. */
+static int check_frame(run_ctx *r, int frame, sim_run_result *res, sim_status *st) {
+  int rc = check_state(&r->m, r->size, r->q, frame, st);
+  if (rc) return rc;
+  int inv = sim_model_inverted(&r->m, r->q);
+  if (inv > 0 && !res->inverted_first_frame) res->inverted_first_frame = frame;
+  if (inv > res->inverted_max) res->inverted_max = inv, res->inverted_max_frame = frame;
+  return SIM_OK;
+}
+
+static int write_output_frame(run_ctx *r, int frame, sim_run_result *res, double *out_ms,
+                              sim_status *st) {
   double t0 = sim_now_ms();
   sim_backend *be = r->be;
   int rc = be->download(be, SIM_VEC_Q, r->q, st);
   if (!rc) rc = be->download(be, SIM_VEC_V, r->v, st);
-  if (!rc) rc = check_state(&r->m, r->size, r->q, frame, st);
+  if (!rc) rc = check_frame(r, frame, res, st);
   if (!rc) {
     be->energy(be, r->energy);
     rc = sim_writer_frame(&r->w, frame, r->step.t, r->q, r->v, r->energy, st);
@@ -104,7 +115,7 @@ static int write_output_frame(run_ctx *r, int frame, double *out_ms, sim_status 
 static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, sim_run_result *res,
                       sim_status *st) {
   double out_ms = 0;
-  int rc = write_output_frame(r, 0, &out_ms, st);
+  int rc = write_output_frame(r, 0, res, &out_ms, st);
   if (!rc) res->frames_written = 1;
   double t_start = sim_now_ms(), frame_sum = 0, contact_sum = 0;
   long cr_sum = 0, cst_iters = 0;
@@ -125,11 +136,11 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     res->frames = f;
     out_ms = 0;
     if (f % sc->output.every == 0 || f == sc->solver.frames) {
-      rc = write_output_frame(r, f, &out_ms, st);
+      rc = write_output_frame(r, f, res, &out_ms, st);
       if (!rc) res->frames_written++;
     } else if (f % 10 == 0) {
       rc = r->be->download(r->be, SIM_VEC_Q, r->q, st);
-      if (!rc) rc = check_state(&r->m, r->size, r->q, f, st);
+      if (!rc) rc = check_frame(r, f, res, st);
     }
     sim_status ignore = {0};
     sim_writer_timing_row(&r->w, f, r->step.t, &prof, out_ms, rc ? &ignore : st);

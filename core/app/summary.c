@@ -62,6 +62,12 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
       cJSON_AddItemToArray(ba, bo);
     }
   }
+  if (m && !failure) {
+    cJSON *io = cJSON_AddObjectToObject(root, "inverted_tets");
+    cJSON_AddNumberToObject(io, "max", res->inverted_max);
+    cJSON_AddNumberToObject(io, "max_frame", res->inverted_max_frame);
+    cJSON_AddNumberToObject(io, "first_frame", res->inverted_first_frame);
+  }
   if (res->contact_steps > 0) {
     cJSON *co = cJSON_AddObjectToObject(root, "contact");
     cJSON_AddNumberToObject(co, "steps_with_contact", res->contact_steps);

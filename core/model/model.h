@@ -90,6 +90,8 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, struct s
 /* Total current measure of the elements at positions q: tet volumes plus cloth areas x
    thickness (tets count signed, so inverted ones subtract). */
 double sim_model_measure(const sim_model *m, const double *q);
+/* Tetrahedra turned inside out at positions q (det F <= 0); cloth triangles have no sign. */
+int sim_model_inverted(const sim_model *m, const double *q);
 
 /* R = Rz Ry Rx (row-major) from rotation angles about x, y, z in degrees. */
 void sim_rotation_deg(const double deg[3], double R[9]);

@@ -324,14 +324,20 @@ void sim_model_free(sim_model *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* F = sum_a q_a g_a^T of element t at positions q (3x3 row-major; cloth: third column 0) */
+static void elem_F(const sim_elem *t, const double *q, double F[9]) {
+  for (int i = 0; i < 9; i++) F[i] = 0.0;
+  for (int a = 0; a < t->nv; a++)
+    for (int r = 0; r < 3; r++)
+      for (int d = 0; d < 3; d++) F[3 * r + d] += q[3 * t->v[a] + r] * t->g[a][d];
+}
+
 double sim_model_measure(const sim_model *m, const double *q) {
   double total = 0;
   for (int e = 0; e < m->nelem; e++) {
     const sim_elem *t = &m->elems[e];
-    double F[9] = {0};
-    for (int a = 0; a < t->nv; a++)
-      for (int r = 0; r < 3; r++)
-        for (int d = 0; d < 3; d++) F[3 * r + d] += q[3 * t->v[a] + r] * t->g[a][d];
+    double F[9];
+    elem_F(t, q, F);
     if (t->dim == 3) {
       total += t->vol * sim_det3(F);
     } else {
@@ -341,4 +347,16 @@ double sim_model_measure(const sim_model *m, const double *q) {
     }
   }
   return total;
+}
+
+int sim_model_inverted(const sim_model *m, const double *q) {
+  int count = 0;
+  for (int e = 0; e < m->nelem; e++) {
+    const sim_elem *t = &m->elems[e];
+    if (t->dim != 3) continue;
+    double F[9];
+    elem_F(t, q, F);
+    count += sim_det3(F) <= 0.0;
+  }
+  return count;
 }
