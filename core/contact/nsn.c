@@ -158,7 +158,7 @@ static void jacobi(sim_nsn *s) {
   }
 }
 
-int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
+int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const double *wlam) {
   int nc = s->nc, m = 3 * nc;
   double h = s->opt.h, ih2 = 1.0 / (h * h), t0 = sim_now_ms();
   double *phi = s->dlam; /* phi is held in dlam until the solve starts */
@@ -205,8 +205,12 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
   /* y = W F(lambda^k), F = Omega (paper) or the identity (compliance): H A^{-1} g = hab + h^2 y
      (g = b^k + h^2 H^T F lambda^k) */
   int paper = s->opt.form == SIM_NSN_FORM_PAPER;
-  for (int i = 0; i < m; i++) s->tmp[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
-  sim_nsn_w_apply(s, s->tmp, s->y);
+  if (!paper && wlam) {
+    memcpy(s->y, wlam, sizeof(double) * (size_t)m);
+  } else {
+    for (int i = 0; i < m; i++) s->tmp[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
+    sim_nsn_w_apply(s, s->tmp, s->y);
+  }
   /* Step 3 right-hand side. Paper: (1/h^2)(h_vec - J A^{-1} g), h_vec = Omega H q^k - phi.
      Compliance: the same row divided by Omega (coupled rows), or -phi / h^2 (decoupled). */
   for (int i = 0; i < m; i++) {
@@ -252,4 +256,8 @@ int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
   }
   s->stats.assemble_ms += sim_now_ms() - t2;
   return it;
+}
+
+int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {
+  return sim_nsn_iterate_w(s, hq, hab, NULL);
 }

@@ -146,6 +146,10 @@ void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out);
 /* One Newton step (Algorithm 4 steps 2-4), see above. hq = H q^k, hab = H A^{-1} b^k (3nc).
    Returns the CR iterations done, or -1 when the CR workspace could not be allocated. */
 int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab);
+/* The same with wlam = W lambda^k already known to the caller (it linearised at
+   hq = hab + h^2 W lambda^k): used as y in the compliance form, saving a W product (a global
+   solve with the operator); ignored (NULL allowed) in the paper form, where y = W Omega lambda. */
+int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const double *wlam);
 
 static inline const double *sim_nsn_force(const sim_nsn *s) { return s->f; }
 static inline double *sim_nsn_lambda(sim_nsn *s) { return s->lambda; }

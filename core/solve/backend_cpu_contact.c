@@ -186,7 +186,8 @@ static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st)
   for (int s = 0; s < k->newton_steps; s++) {
     sim_nsn_w_apply(&k->nsn, s == 0 ? f0 : sim_nsn_force(&k->nsn), k->tmp);
     for (int i = 0; i < 3 * k->nc; i++) k->hq[i] = k->hab[i] + h2 * k->tmp[i];
-    int its = sim_nsn_iterate(&k->nsn, k->hq, k->hab);
+    /* compliance form: f = lambda, so k->tmp = W lambda is the solver's y as well */
+    int its = sim_nsn_iterate_w(&k->nsn, k->hq, k->hab, k->tmp);
     if (its < 0) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Conjugate Residual)");
     if (k->nsn.stats.converged) break;
     it += its;
