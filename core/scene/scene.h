@@ -8,6 +8,9 @@
 #define SIM_MAX_PINS 16
 #define SIM_MAX_STEPS 16
 #define SIM_MAX_OBSTACLES 64
+#define SIM_MAX_CABLES 8
+#define SIM_MAX_CABLE_POINTS 32
+#define SIM_MAX_CABLE_KEYS 16
 #define SIM_PATH_MAX 1024
 
 typedef enum {
@@ -137,6 +140,26 @@ typedef struct sim_pin_def {
   sim_pin_step steps[SIM_MAX_STEPS];
 } sim_pin_def;
 
+/* A cable (the paper's soft gripper, Fig. 11; DESIGN.md Sec. 6 "cable constraints"): a string
+   threaded through points embedded in one body, held at a target length by one bilateral row
+   (core/contact/contact.h SIM_CONTACT_CABLE). Its length is the polyline's,
+     L(x) = sum_i |x_{i+1} - x_i|,  x_i = the embedded point i (barycentric in its tetrahedron),
+   and the target is L_rest - s(t): the rest length (at t = 0) less the pull s(t) (m, > 0
+   shortens), piecewise linear through the keys (t_k, s_k), s = 0 before the first key time
+   when that time is > 0, held at the last key after it. E_c = compliance (m/N, 0 = hard):
+   L = L_target - E_c lambda. */
+typedef struct sim_cable_def {
+  int body;            /* body index */
+  int npoints;         /* 2..SIM_MAX_CABLE_POINTS */
+  double points[SIM_MAX_CABLE_POINTS][3]; /* world positions at t = 0 (after the body's
+                                             transform), each inside the body's mesh or within
+                                             its surface's reach */
+  double compliance;   /* E_c >= 0, m/N (0: hard) */
+  int nkeys;           /* 0..SIM_MAX_CABLE_KEYS: "pull" keys, times strictly increasing */
+  double key_time[SIM_MAX_CABLE_KEYS];  /* s, >= 0 */
+  double key_pull[SIM_MAX_CABLE_KEYS];  /* m, shortening (< rest length) */
+} sim_cable_def;
+
 /* Contact solve and collision detection settings (DESIGN.md Secs. 6-7; the paper's scenes:
    Fischer-Burmeister, 10 CR iterations, a force cap "maxforce"). */
 typedef enum {
@@ -241,6 +264,8 @@ typedef struct sim_scene {
   sim_body_def bodies[SIM_MAX_BODIES];
   int npins;
   sim_pin_def pins[SIM_MAX_PINS];
+  int ncables;
+  sim_cable_def cables[SIM_MAX_CABLES];
   sim_contact_def contact;
   int nobstacles;
   sim_obstacle_def obstacles[SIM_MAX_OBSTACLES];
