@@ -45,6 +45,26 @@ static void make_contact(sim_contact *k, int j, int v, int n) {
   }
 }
 
+/* contact j as a cable (contact.h CABLE) with nt random terms: distinct vertices, random
+   3-vectors (its row is not a direction times a vertex combination) */
+static void make_cable(sim_contact *k, sim_cable_row *row, int nt, int n) {
+  memset(k, 0, sizeof *k);
+  k->kind = SIM_CONTACT_CABLE;
+  k->tri[0] = k->tri[1] = k->tri[2] = -1;
+  row->nt = nt;
+  for (int t = 0; t < nt; t++) {
+    int v, dup;
+    do {
+      v = rand() % n, dup = 0;
+      for (int u = 0; u < t; u++) dup |= row->vert[u] == v;
+    } while (dup);
+    row->vert[t] = v;
+    for (int d = 0; d < 3; d++) row->g[t][d] = rnd();
+  }
+  k->v = row->vert[0];
+  k->cable = row;
+}
+
 /* A_s^{-1} densely (nf x nf) from CHOLMOD solves on unit vectors, 3 at a time */
 static double *dense_inverse(sim_factor *f, int nf) {
   double *Ai = malloc(sizeof(double) * (size_t)nf * nf), *b = calloc(3 * nf, sizeof(double));
@@ -145,6 +165,11 @@ static void check_against_dense(sim_ordering ord) {
   for (int j = 0; j < nc; j++) make_contact(&c[j], j, rand() % n, n);
   make_contact(&c[6], 6, 3, n); /* an obstacle contact on a pinned vertex: a zero row */
   c[9].v = c[7].tri[1];         /* a vertex shared by two contacts */
+  static sim_cable_row rows[2];  /* two cables: rows with 12 and 30 terms (some pinned) */
+  make_cable(&c[12], &rows[0], 12, n);
+  make_cable(&c[25], &rows[1], 30, n);
+  rows[1].vert[3] = 3;           /* a pinned vertex: no entry */
+  rows[1].vert[4] = c[9].v;      /* shared with a contact */
   double *Ai = dense_inverse(fc, nf);
   double *Wr = dense_w(c, nc, free_of, Ai, nf);
   double scale = max_abs(Wr, (size_t)nr * nr);
@@ -163,7 +188,9 @@ static void check_against_dense(sim_ordering ord) {
     CHECK(W == W0 && cap == (size_t)nr * nr); /* the buffer is reused */
     CHECK(max_diff(W, Wr, (size_t)nr * nr) <= 1e-10 * scale);
     CHECK(info.method == (t == 1 ? SIM_DELASSUS_CHOLMOD : SIM_DELASSUS_SPARSE_INVERSE));
-    CHECK(info.m > 0 && info.m <= 4 * nc);
+    CHECK(info.m > 0 && info.m <= nf);
+    CHECK(max_abs(W + (3 * 12 + 1) * nr, 2 * nr) == 0); /* a cable's empty rows 1, 2 */
+    CHECK(max_abs(W + 3 * 12 * nr, nr) > 0);
     int sym = 1;
     for (int i = 0; i < nr; i++)
       for (int j = 0; j < nr; j++) sym &= W[(size_t)i * nr + j] == W[(size_t)j * nr + i];

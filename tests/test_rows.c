@@ -25,11 +25,29 @@ static void cross(const double *a, const double *b, double *c) {
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* random contacts on n vertices: even j obstacle/mesh, odd j body (4 vertices) */
+/* cables' rows for random_contacts (every 10th contact, from j = 5) */
+static sim_cable_row g_cable[256];
+
+/* random contacts on n vertices: even j obstacle/mesh, odd j body (4 vertices), and j = 5 mod 10
+   a cable with 1 + j % 7 terms (random vertices, repeats allowed, random 3-vectors) */
 static void random_contacts(sim_contact *c, int nc, int n) {
   memset(c, 0, sizeof(sim_contact) * (size_t)nc);
   for (int j = 0; j < nc; j++) {
     sim_contact *k = &c[j];
+    if (j % 10 == 5 && j / 10 < 256) {
+      sim_cable_row *row = &g_cable[j / 10];
+      k->kind = SIM_CONTACT_CABLE;
+      k->tri[0] = k->tri[1] = k->tri[2] = -1;
+      row->nt = 1 + j % 7;
+      for (int t = 0; t < row->nt; t++) {
+        row->vert[t] = rand() % n;
+        for (int d = 0; d < 3; d++) row->g[t][d] = rnd();
+      }
+      row->target = rnd();
+      k->v = row->vert[0];
+      k->cable = row;
+      continue;
+    }
     k->v = rand() % n;
     for (int d = 0; d < 3; d++) k->n[d] = rnd();
     unit(k->n);
@@ -56,6 +74,15 @@ static void random_contacts(sim_contact *c, int nc, int n) {
 static void dense_h(const sim_contact *c, int nc, const int *free_of, int ncol, double *H) {
   memset(H, 0, sizeof(double) * 9 * (size_t)nc * ncol);
   for (int j = 0; j < nc; j++) {
+    if (c[j].kind == SIM_CONTACT_CABLE) { /* row 0: g_t on vertex vert_t; rows 1, 2 empty */
+      const sim_cable_row *row = c[j].cable;
+      for (int t = 0; t < row->nt; t++) {
+        int u = free_of ? free_of[row->vert[t]] : row->vert[t];
+        if (u >= 0)
+          for (int d = 0; d < 3; d++) H[3 * (size_t)j * 3 * ncol + 3 * u + d] += row->g[t][d];
+      }
+      continue;
+    }
     const double *dirs[3] = {c[j].n, c[j].t1, c[j].t2};
     for (int r = 0; r < 3; r++) {
       double *row = H + (3 * (size_t)j + r) * 3 * ncol;
@@ -122,6 +149,18 @@ static void check_against_dense(int n, int nc, int with_pins) {
     sim_rows_apply(&one, 1, free_of, xf, out);
     CHECK(out[0] == 0 && out[1] == 0 && out[2] == 0);
   }
+  /* a cable's targets: its length on row 0, nothing on the empty rows */
+  double *d = malloc(sizeof(double) * nr);
+  sim_rows_targets(c, nc, 0.01, d);
+  int cables = 0;
+  for (int j = 0; j < nc; j++)
+    if (c[j].kind == SIM_CONTACT_CABLE) {
+      cables++;
+      CHECK(d[3 * j] == c[j].cable->target && d[3 * j + 1] == 0 && d[3 * j + 2] == 0);
+      CHECK(sim_rows_terms(&c[j], (int[4]){0}, (double[4]){0}) == 0);
+    }
+  CHECK(cables >= nc / 10);
+  free(d);
   free(c), free(free_of), free(H), free(x), free(l), free(y), free(f), free(yd), free(fd);
 }
 

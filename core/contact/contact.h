@@ -23,7 +23,17 @@
    u = 0, mu = 0, gap = |x_v - p| at detection (>= 0, a distance, not a signed gap), and
    compliance = the pin's E_b (m/N, 0 = hard). Its three rows are equalities, one per axis:
      H_r q - d_r + E_b lambda_r = 0,  d_r = c_r . p,
-   i.e. x_v = p - E_b lambda: lambda (newtons, any sign) is the force the pin puts on v. */
+   i.e. x_v = p - E_b lambda: lambda (newtons, any sign) is the force the pin puts on v.
+   CABLE is not found by detection either: a scene cable (core/scene/scene.h sim_cable_def;
+   core/contact/world_cables.c) holding the length of the polyline through its embedded points
+   x_i = sum_k beta_ik q_{v_ik}. Its row 0 is the length's gradient at detection, taken as
+   constant over the step, row 1 and 2 are empty (H = 0, target 0, lambda stays 0):
+     H_0 q = sum_t g_t . q_{vert_t},  g_t = sum_{(i,k): v_ik = vert_t} beta_ik dL/dx_i,
+   (cable->term), and since L is positively homogeneous of degree 1, H_0 x = L(x) at the
+   linearisation point: the row is L(q) - L_target + E_c lambda = 0 to first order, target d_0
+   = L_target (at t + h). lambda (newtons) < 0 is tension. v = the cable's smallest vertex (for
+   ordering), source = the cable's index, gap = L(x) - L_target at detection, compliance = E_c,
+   mu = 0, n = t1 = t2 = 0. */
 #ifndef SIM_CONTACT_CONTACT_H
 #define SIM_CONTACT_CONTACT_H
 
@@ -32,9 +42,19 @@ typedef enum {
   SIM_CONTACT_MESH,     /* triangle-mesh obstacle (core/contact/bvh.h) */
   SIM_CONTACT_BODY,     /* another deformable body's surface triangle */
   SIM_CONTACT_TRIANGLE, /* a mesh obstacle's vertex p against a body's triangle (tri, w) */
-  SIM_CONTACT_BILATERAL /* a constraint pin holding vertex v on its target p */
+  SIM_CONTACT_BILATERAL, /* a constraint pin holding vertex v on its target p */
+  SIM_CONTACT_CABLE      /* a cable holding its length (one row) */
 } sim_contact_kind;
-#define SIM_CONTACT_KINDS 5
+#define SIM_CONTACT_KINDS 6
+
+/* A cable's row (CABLE): its terms (vertex, 3-vector coefficient), each vertex once. */
+#define SIM_CABLE_MAX_TERMS 128
+typedef struct sim_cable_row {
+  int nt;
+  int vert[SIM_CABLE_MAX_TERMS];
+  double g[SIM_CABLE_MAX_TERMS][3]; /* dL/dq_vert at the linearisation point (unitless) */
+  double target;                    /* L_target at t + h, m */
+} sim_cable_row;
 
 typedef struct sim_contact {
   sim_contact_kind kind;
@@ -50,7 +70,8 @@ typedef struct sim_contact {
   double u[3];     /* obstacle surface velocity at p (u_hat); 0 for BODY */
   double gap;      /* signed distance at detection (negative: penetrating) */
   double mu;       /* friction coefficient */
-  double compliance; /* BILATERAL: E_b, m/N (0 = hard); 0 for the other kinds */
+  double compliance; /* BILATERAL: E_b, CABLE: E_c, m/N (0 = hard); 0 for the other kinds */
+  const sim_cable_row *cable; /* CABLE: its row (owned by the world); NULL otherwise */
 } sim_contact;
 
 

@@ -13,47 +13,74 @@
 #include "rows.h"
 
 /* The contact terms restricted to free vertices: tloc[4j + t] is the local index (0..m-1) of
-   term t of contact j, or -1 (pinned or absent); tbeta its weight; unk[a] the unknown. */
+   term t of contact j, or -1 (pinned or absent); tbeta its weight; unk[a] the unknown. Cables
+   (contact.h CABLE; their terms are 3-vectors g, not beta times a direction) are listed apart:
+   cable i is contact cab_j[i], its terms cab_ptr[i] .. cab_ptr[i + 1] - 1 with local index
+   cab_loc (or -1) and vector cab_g (3 each). */
 typedef struct terms {
   int m;
   int *tloc, *unk;
   double *tbeta;
+  int ncab;
+  int *cab_j, *cab_ptr, *cab_loc;
+  double *cab_g;
 } terms;
 
 static void terms_free(terms *T) {
-  sim_free(T->tloc);
-  sim_free(T->unk);
-  sim_free(T->tbeta);
+  void *p[] = {T->tloc, T->unk, T->tbeta, T->cab_j, T->cab_ptr, T->cab_loc, T->cab_g};
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sim_free(p[i]);
+}
+
+/* local index of unknown u, numbering it when first seen */
+static int local_of(int *mark, terms *T, int u) {
+  if (u < 0) return -1;
+  if (mark[u] < 0) {
+    mark[u] = T->m;
+    T->unk[T->m++] = u;
+  }
+  return mark[u];
 }
 
 static int terms_build(const sim_contact *c, int nc, const int *free_of, int nfree, terms *T,
                        sim_status *st) {
   memset(T, 0, sizeof *T);
+  int ncab = 0, ncterm = 0;
+  for (int j = 0; j < nc; j++)
+    if (c[j].kind == SIM_CONTACT_CABLE) ncab++, ncterm += c[j].cable->nt;
   int *mark = SIM_NEW(int, nfree);
   T->tloc = SIM_NEW(int, 4 * (size_t)nc);
   T->tbeta = SIM_NEW(double, 4 * (size_t)nc);
-  T->unk = SIM_NEW(int, 4 * (size_t)nc);
-  if (!mark || !T->tloc || !T->tbeta || !T->unk) {
+  T->unk = SIM_NEW(int, 4 * (size_t)nc + ncterm);
+  T->cab_j = SIM_NEW(int, ncab + 1);
+  T->cab_ptr = SIM_NEW(int, ncab + 1);
+  T->cab_loc = SIM_NEW(int, ncterm + 1);
+  T->cab_g = SIM_NEW(double, 3 * (size_t)ncterm + 1);
+  if (!mark || !T->tloc || !T->tbeta || !T->unk || !T->cab_j || !T->cab_ptr || !T->cab_loc ||
+      !T->cab_g) {
     sim_free(mark);
     terms_free(T);
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus contact vertices)");
   }
   for (int i = 0; i < nfree; i++) mark[i] = -1;
+  T->cab_ptr[0] = 0;
   for (int j = 0; j < nc; j++) {
     int vert[4];
     double beta[4];
     int nt = sim_rows_terms(&c[j], vert, beta);
     for (int t = 0; t < 4; t++) {
-      int u = t < nt ? (free_of ? free_of[vert[t]] : vert[t]) : -1;
-      T->tloc[4 * j + t] = -1;
       T->tbeta[4 * j + t] = t < nt ? beta[t] : 0.0;
-      if (u < 0) continue;
-      if (mark[u] < 0) {
-        mark[u] = T->m;
-        T->unk[T->m++] = u;
-      }
-      T->tloc[4 * j + t] = mark[u];
+      T->tloc[4 * j + t] =
+          t < nt ? local_of(mark, T, free_of ? free_of[vert[t]] : vert[t]) : -1;
     }
+    if (c[j].kind != SIM_CONTACT_CABLE) continue;
+    const sim_cable_row *row = c[j].cable;
+    int k = T->cab_ptr[T->ncab];
+    for (int t = 0; t < row->nt; t++, k++) {
+      T->cab_loc[k] = local_of(mark, T, free_of ? free_of[row->vert[t]] : row->vert[t]);
+      for (int d = 0; d < 3; d++) T->cab_g[3 * (size_t)k + d] = row->g[t][d];
+    }
+    T->cab_j[T->ncab++] = j;
+    T->cab_ptr[T->ncab] = k;
   }
   sim_free(mark);
   return SIM_OK;
@@ -156,6 +183,54 @@ static double dot3(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* sum over cable i's terms a and contact s's terms b of (g_a . coefficient of b) K_ab, for the
+   rows of s: out[r'] (3 rows of a regular contact s, or out[0] for a cable) */
+static void cable_pair(const sim_contact *c, const terms *T, int i, int s, const double *K,
+                       double out[3]) {
+  size_t m = (size_t)T->m;
+  out[0] = out[1] = out[2] = 0.0;
+  if (c[s].kind == SIM_CONTACT_CABLE) {
+    int i2 = 0;
+    while (T->cab_j[i2] != s) i2++;
+    for (int ka = T->cab_ptr[i]; ka < T->cab_ptr[i + 1]; ka++)
+      for (int kb = T->cab_ptr[i2]; kb < T->cab_ptr[i2 + 1]; kb++) {
+        int a = T->cab_loc[ka], b = T->cab_loc[kb];
+        if (a >= 0 && b >= 0)
+          out[0] += dot3(T->cab_g + 3 * (size_t)ka, T->cab_g + 3 * (size_t)kb) * K[a * m + b];
+      }
+    return;
+  }
+  double v[3] = {0, 0, 0}; /* sum_a g_a sum_b beta_b K_ab, then its components on c_s,r' */
+  for (int ka = T->cab_ptr[i]; ka < T->cab_ptr[i + 1]; ka++) {
+    int a = T->cab_loc[ka];
+    if (a < 0) continue;
+    double kb = 0.0;
+    for (int tb = 0; tb < 4; tb++) {
+      int b = T->tloc[4 * s + tb];
+      if (b >= 0) kb += T->tbeta[4 * s + tb] * K[a * m + b];
+    }
+    for (int d = 0; d < 3; d++) v[d] += T->cab_g[3 * (size_t)ka + d] * kb;
+  }
+  out[0] = dot3(v, c[s].n);
+  out[1] = dot3(v, c[s].t1);
+  out[2] = dot3(v, c[s].t2);
+}
+
+/* Row 3j and column 3j of W for cable i (contact j), written symmetrically; its rows and
+   columns 3j + 1, 3j + 2 stay 0 (w_from_k left them so: a cable has no beta terms). */
+static void w_cable(const sim_contact *c, int nc, const terms *T, int i, const double *K,
+                    double *W) {
+  size_t N = 3 * (size_t)nc, j = (size_t)T->cab_j[i];
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int s = 0; s < nc; s++) {
+    if (c[s].kind == SIM_CONTACT_CABLE && (size_t)s < j) continue; /* done from that cable */
+    double w[3];
+    cable_pair(c, T, i, s, K, w);
+    int rows = c[s].kind == SIM_CONTACT_CABLE ? 1 : 3;
+    for (int r = 0; r < rows; r++) W[3 * j * N + 3 * (size_t)s + r] = W[(3 * (size_t)s + r) * N + 3 * j] = w[r];
+  }
+}
+
 /* g_js = sum_{a in j, b in s} beta_a beta_b K_ab for s >= j, mirrored (G is exactly
    symmetric); then W_{3j+r,3s+r'} = g_js c_{j,r} . c_{s,r'} row by row. dot3(a, b) and
    dot3(b, a) round alike, so W is exactly symmetric too. G: nc^2 doubles of workspace. */
@@ -190,6 +265,7 @@ static void w_from_k(const sim_contact *c, int nc, const terms *T, const double 
       }
     }
   }
+  for (int i = 0; i < T->ncab; i++) w_cable(c, nc, T, i, K, W);
 }
 
 size_t sim_delassus_bytes(int nc, int m, int nfree) {
@@ -274,7 +350,7 @@ done:
 
 /* beta^T K_j beta for each contact from CHOLMOD solves: column a of X gives K_ab for all b. */
 static int diag_cholmod(const sim_contact *c, int nc, sim_factor *f, int nfree, const terms *T,
-                        double *g, sim_status *st) {
+                        double *g, double *gc, sim_status *st) {
   int rc = SIM_OK;
   double *b = SIM_NEW0(double, 3 * (size_t)nfree), *x = SIM_NEW(double, 3 * (size_t)nfree);
   if (!b || !x) {
@@ -282,6 +358,7 @@ static int diag_cholmod(const sim_contact *c, int nc, sim_factor *f, int nfree, 
     goto done;
   }
   for (int j = 0; j < nc; j++) g[j] = 0.0;
+  for (int i = 0; i < T->ncab; i++) gc[i] = 0.0;
   for (int a0 = 0; a0 < T->m && rc == SIM_OK; a0 += 3) {
     int nb = T->m - a0 < 3 ? T->m - a0 : 3;
     for (int q = 0; q < nb; q++) b[3 * (size_t)T->unk[a0 + q] + q] = 1.0;
@@ -296,6 +373,17 @@ static int diag_cholmod(const sim_contact *c, int nc, sim_factor *f, int nfree, 
           if (bb >= 0)
             g[j] +=
                 T->tbeta[4 * j + ta] * T->tbeta[4 * j + tb] * x[3 * (size_t)T->unk[bb] + a - a0];
+        }
+      }
+    for (int i = 0; i < T->ncab && rc == SIM_OK; i++) /* cables: sum (g_a . g_b) K_ab */
+      for (int ka = T->cab_ptr[i]; ka < T->cab_ptr[i + 1]; ka++) {
+        int a = T->cab_loc[ka];
+        if (a < a0 || a >= a0 + nb) continue;
+        for (int kb = T->cab_ptr[i]; kb < T->cab_ptr[i + 1]; kb++) {
+          int bb = T->cab_loc[kb];
+          if (bb >= 0)
+            gc[i] += dot3(T->cab_g + 3 * (size_t)ka, T->cab_g + 3 * (size_t)kb) *
+                     x[3 * (size_t)T->unk[bb] + a - a0];
         }
       }
   }
@@ -313,9 +401,9 @@ int sim_delassus_diag(const sim_contact *c, int nc, const int *free_of, sim_fact
   terms T;
   int rc = terms_build(c, nc, free_of, nfree, &T, st);
   if (rc != SIM_OK) return rc;
-  double *g = SIM_NEW(double, nc);
+  double *g = SIM_NEW(double, nc), *gc = SIM_NEW(double, T.ncab + 1);
   int *kc = NULL;
-  if (!g) {
+  if (!g || !gc) {
     rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus diagonal)");
     goto done;
   }
@@ -338,8 +426,19 @@ int sim_delassus_diag(const sim_contact *c, int nc, const int *free_of, sim_fact
       }
       g[j] = s;
     }
+    for (int i = 0; i < T.ncab; i++) {
+      double s = 0.0;
+      for (int ka = T.cab_ptr[i]; ka < T.cab_ptr[i + 1]; ka++)
+        for (int kb = T.cab_ptr[i]; kb < T.cab_ptr[i + 1]; kb++) {
+          int a = T.cab_loc[ka], b = T.cab_loc[kb];
+          if (a >= 0 && b >= 0)
+            s += dot3(T.cab_g + 3 * (size_t)ka, T.cab_g + 3 * (size_t)kb) *
+                 path_dot(S, kc[a], kc[b]);
+        }
+      gc[i] = s;
+    }
   } else {
-    rc = diag_cholmod(c, nc, f, nfree, &T, g, st);
+    rc = diag_cholmod(c, nc, f, nfree, &T, g, gc, st);
     if (rc != SIM_OK) goto done;
   }
   for (int j = 0; j < nc; j++) {
@@ -347,8 +446,10 @@ int sim_delassus_diag(const sim_contact *c, int nc, const int *free_of, sim_fact
     diag[3 * j + 1] = g[j] * dot3(c[j].t1, c[j].t1);
     diag[3 * j + 2] = g[j] * dot3(c[j].t2, c[j].t2);
   }
+  for (int i = 0; i < T.ncab; i++) diag[3 * (size_t)T.cab_j[i]] = gc[i]; /* rows 1, 2: 0 */
 done:
   sim_free(g);
+  sim_free(gc);
   sim_free(kc);
   terms_free(&T);
   return rc;

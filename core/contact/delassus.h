@@ -11,7 +11,9 @@
      ancestor up);
    - CHOLMOD: X = A_s^{-1} E_m by triangular solves, 3 unit right-hand sides per solve,
      K = E_m^T X.
-   Both give W to rounding (tests/test_delassus.c). */
+   Both give W to rounding (tests/test_delassus.c). A cable's row (contact.h CABLE) is not a
+   direction times a vertex combination: its entries are sum_{a, b} (g_a . coefficient_b) K_ab
+   over its terms a (vertices in K too), and its empty rows 1 and 2 are 0. */
 #ifndef SIM_CONTACT_DELASSUS_H
 #define SIM_CONTACT_DELASSUS_H
 #include <stddef.h>

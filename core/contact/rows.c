@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]) {
+  if (c->kind == SIM_CONTACT_CABLE) return 0; /* its terms are c->cable's */
   if (c->kind == SIM_CONTACT_TRIANGLE) {
     for (int k = 0; k < 3; k++) vert[k] = c->tri[k], beta[k] = c->w[k];
     return 3;
@@ -31,6 +32,18 @@ void sim_rows_apply(const sim_contact *c, int nc, const int *free_of, const doub
                     double *out) {
 #pragma omp parallel for schedule(static, 64) if (nc > 512)
   for (int j = 0; j < nc; j++) {
+    if (c[j].kind == SIM_CONTACT_CABLE) {
+      const sim_cable_row *row = c[j].cable;
+      double acc = 0.0;
+      for (int t = 0; t < row->nt; t++) {
+        int s = slot(free_of, row->vert[t]);
+        if (s >= 0)
+          for (int d = 0; d < 3; d++) acc += row->g[t][d] * x[3 * (size_t)s + d];
+      }
+      out[3 * j] = acc;
+      out[3 * j + 1] = out[3 * j + 2] = 0.0;
+      continue;
+    }
     int vert[4];
     double beta[4];
     int nt = sim_rows_terms(&c[j], vert, beta);
@@ -51,6 +64,15 @@ void sim_rows_apply(const sim_contact *c, int nc, const int *free_of, const doub
 void sim_rows_apply_T(const sim_contact *c, int nc, const int *free_of, const double *lambda,
                       double *f) {
   for (int j = 0; j < nc; j++) {
+    if (c[j].kind == SIM_CONTACT_CABLE) { /* row 0 only: f_vert += lambda g */
+      const sim_cable_row *row = c[j].cable;
+      for (int t = 0; t < row->nt; t++) {
+        int s = slot(free_of, row->vert[t]);
+        if (s >= 0)
+          for (int d = 0; d < 3; d++) f[3 * (size_t)s + d] += lambda[3 * j] * row->g[t][d];
+      }
+      continue;
+    }
     /* H_j^T lambda_j = C_j^T (sum_r lambda_{3j+r} c_r) */
     double g[3] = {0, 0, 0};
     for (int r = 0; r < 3; r++) {
@@ -78,6 +100,11 @@ void sim_rows_targets(const sim_contact *c, int nc, double min_sep, double *d) {
       continue;
     }
     const double *n = cj->n, *p = cj->p, *u = cj->u;
+    if (cj->kind == SIM_CONTACT_CABLE) { /* the target length; empty rows 1, 2 */
+      d[3 * j] = cj->cable->target;
+      d[3 * j + 1] = d[3 * j + 2] = 0.0;
+      continue;
+    }
     if (cj->kind == SIM_CONTACT_BILATERAL) { /* d_r = c_r . p on all three axes */
       for (int r = 0; r < 3; r++) {
         const double *cr = dir(cj, r);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The three constraint rows of each contact (core/contact/contact.h; DESIGN.md Sec. 6) as an
    operator: row 3j + r of H belongs to contact j, r = 0 normal, 1 and 2 the tangents,
-     H_{3j+r} q = c_r . (q_v - sum_k w_k q_tri_k)      (BODY; q_v alone otherwise).
+     H_{3j+r} q = c_r . (q_v - sum_k w_k q_tri_k)      (BODY; q_v alone otherwise),
+   and a CABLE's row 0 is sum_t g_t . q_{vert_t}, its rows 1 and 2 zero (contact.h).
    Vectors of positions are 3 interleaved columns (x0 y0 z0 x1 ...).
    free_of == NULL: H acts on the positions of all vertices (pinned ones included, they simply
    have known positions). free_of != NULL: the vector lives on the free unknowns (3 nfree,
@@ -12,7 +13,8 @@
 #include "contact.h"
 
 /* Up to 4 (vertex, beta) terms of C_j: (v, 1) and, for BODY, (tri_k, -w_k); for TRIANGLE the
-   3 terms (tri_k, w_k). Returns the count. */
+   3 terms (tri_k, w_k). Returns the count; 0 for CABLE, whose row is not a direction times a
+   vertex combination: its terms (vertex, 3-vector g) are c->cable's. */
 int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]);
 
 /* out[3j + r] = H_{3j+r} x for the 3 nc rows. Rows are independent (parallel, deterministic). */
@@ -25,7 +27,8 @@ void sim_rows_apply_T(const sim_contact *c, int nc, const int *free_of, const do
 /* Targets d (3 nc), per contact.h:
      normal   d_n = n . p + min_sep (OBSTACLE, MESH), min_sep (BODY);
      friction d_r = c_r . u (r = 1, 2; u = obstacle surface velocity), 0 for BODY;
-     BILATERAL d_r = c_r . p on all three rows (positions; no min_sep, no velocity). */
+     BILATERAL d_r = c_r . p on all three rows (positions; no min_sep, no velocity);
+     CABLE     d_0 = the target length, d_1 = d_2 = 0. */
 void sim_rows_targets(const sim_contact *c, int nc, double min_sep, double *d);
 
 #endif

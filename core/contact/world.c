@@ -181,8 +181,9 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   if (!rc) {
     setup_bodies(w);
     if (w->nobs + w->nmesh > 0) w->collide = 1;
-    w->active = w->collide || m->ncpin > 0;
+    w->active = w->collide || m->ncpin > 0 || m->ncable > 0;
     rc = sim_world_pins_init(w, st);
+    if (!rc) rc = sim_world_cables_init(w, st);
   }
   if (!rc && w->nmesh > 0) {
     w->tri_first = SIM_NEW0(int, m->nbodies + 1);
@@ -318,19 +319,32 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   return rc;
 }
 
+/* out := out + b (both sorted by key) */
+static int merge_into_out(sim_world *w, const sim_detect_contacts *b, const double *x,
+                          sim_status *st) {
+  int rc = merge(w, &w->out, b, 0, x, &w->both, st);
+  if (!rc) {
+    sim_detect_contacts tmp = w->out;
+    w->out = w->both, w->both = tmp;
+  }
+  return rc;
+}
+
 int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
                      const double *x_pred, sim_status *st) {
   w->out.n = 0;
   w->min_gap = HUGE_VAL;
   if (!w->active) return SIM_OK;
   int rc = w->collide ? collide(w, t, h, x, x_prev, x_pred, st) : SIM_OK;
-  if (rc || w->m->ncpin == 0) return rc;
-  /* out + the constraint pins' bilateral contacts, both sorted by key */
-  sim_world_pins(w, t + h, x);
-  rc = merge(w, &w->out, &w->pins, 0, x, &w->both, st);
-  if (!rc) {
-    sim_detect_contacts tmp = w->out;
-    w->out = w->both, w->both = tmp;
+  if (rc) return rc;
+  /* out + the constraint pins' and the cables' contacts, each list sorted by key */
+  if (w->m->ncpin > 0) {
+    sim_world_pins(w, t + h, x);
+    rc = merge_into_out(w, &w->pins, x, st);
+  }
+  if (!rc && w->m->ncable > 0) {
+    sim_world_cables(w, t + h, x);
+    rc = merge_into_out(w, &w->cables, x, st);
   }
   return rc;
 }
@@ -342,6 +356,8 @@ void sim_world_free(sim_world *w) {
   sim_detect_contacts_free(&w->ahead);
   sim_detect_contacts_free(&w->both);
   sim_detect_contacts_free(&w->pins);
+  sim_detect_contacts_free(&w->cables);
+  sim_free(w->cable_row);
   sim_world_points_free(w);
   sim_free(w->tri_first);
   sim_free(w->point_found);

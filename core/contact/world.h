@@ -22,6 +22,7 @@
    Constraint pins (scene pins with "mode": "constraint") add one bilateral contact per pinned
    vertex (kind SIM_CONTACT_BILATERAL, contact.h; core/contact/world_pins.h) after detection,
    merged into the sorted list; those vertices are free unknowns and collide like any other.
+   Scene cables add one contact each (kind SIM_CONTACT_CABLE, its length row) the same way.
    Mesh obstacles' vertices are also tested against every body's triangles, cloth included
    (kind SIM_CONTACT_TRIANGLE, contact.h): a blade's tip or edge between the cloth's vertices
    holds the cloth up. */
@@ -64,6 +65,8 @@ typedef struct sim_world {
   unsigned char *point_found;
   sim_detect_contacts pts, both; /* point contacts; now and ahead merged */
   sim_detect_contacts pins;      /* constraint pins' bilateral contacts (world_pins.c) */
+  sim_detect_contacts cables;    /* cables' contacts (world_cables.c) */
+  sim_cable_row *cable_row;      /* their rows, one per cable */
 } sim_world;
 
 /* Build the world of m's scene (reads mesh obstacles; errors name the obstacle and file). */

@@ -63,6 +63,9 @@ typedef struct sim_model {
   int *cpin_of; /* n: constraint pin index, or -1 (also -1 where an eliminating pin wins) */
   int ncpin;
   int *cpin_vert; /* ncpin vertex ids, ascending */
+  /* scene cables embedded in their bodies (core/model/cable.h) */
+  int ncable;
+  struct sim_cable *cable;
   /* the scalar system over free unknowns: A_s = M + h^2 sum w_i G_i^T G_i, upper triangle in
      CSC (column pointers, row indices <= column), and the coupling to pinned vertices in CSR
      (rows = free unknowns, columns = index into `pinned`) */

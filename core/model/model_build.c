@@ -9,6 +9,7 @@
 #include "../mesh/mesh.h"
 #include "../solve/material.h"
 #include "bending.h"
+#include "cable.h"
 #include "model.h"
 #include "system.h"
 
@@ -303,6 +304,7 @@ int sim_model_build(const sim_scene *sc, const char *cache_dir, sim_model *m, si
   if (rc == SIM_OK) rc = build_surfaces(m, meshes, cloths, st);
   if (rc == SIM_OK) rc = build_incidence(m, st);
   if (rc == SIM_OK) rc = select_pins(m, st);
+  if (rc == SIM_OK) rc = sim_cables_build(m, st);
   if (rc == SIM_OK) rc = sim_system_assemble(m, st);
   for (int b = 0; b < sc->nbodies; b++) {
     sim_tetmesh_free(&meshes[b]);
@@ -319,7 +321,7 @@ void sim_model_free(sim_model *m) {
                     m->vt_idx,          m->pin_of,    m->pinned,   m->free_of,  m->cpin_of,
                     m->cpin_vert,       m->free_vert, m->A_colptr, m->A_rowidx, m->A_val,
                     m->C_ptr,           m->C_idx,     m->C_val,    m->bend,     m->vb_ptr,
-                    m->vb_idx,          m->ent_st};
+                    m->vb_idx,          m->ent_st,    m->cable};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) sim_free(arrays[i]);
   memset(m, 0, sizeof *m);
 }

@@ -95,10 +95,22 @@ static void warm_start(cpu_contact *k, double *lam) {
   }
 }
 
-/* [H M^{-1} H^T]_jj (Macklin et al. 2019): sum of beta^2 / m over the row's free vertices. */
+/* [H M^{-1} H^T]_jj (Macklin et al. 2019): sum of beta^2 / m over the row's free vertices
+   (a cable's: |g|^2 / m over its terms, on its row 0; 0 on its empty rows). */
 static void mass_inverse_diag(const cpu_ctx *cx, const cpu_contact *k) {
   const sim_model *m = cx->m;
   for (int j = 0; j < k->nc; j++) {
+    const sim_cable_row *row = k->c[j].cable;
+    if (row) {
+      double s = 0.0;
+      for (int t = 0; t < row->nt; t++)
+        if (m->free_of[row->vert[t]] >= 0)
+          s += (row->g[t][0] * row->g[t][0] + row->g[t][1] * row->g[t][1] +
+                row->g[t][2] * row->g[t][2]) / m->mass[row->vert[t]];
+      k->minv[3 * j] = s;
+      k->minv[3 * j + 1] = k->minv[3 * j + 2] = 0.0;
+      continue;
+    }
     int vert[4];
     double beta[4], s = 0.0;
     int nt = sim_rows_terms(&k->c[j], vert, beta);
@@ -147,9 +159,10 @@ static int cpu_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_
   t->schur_ms += sim_now_ms() - t0;
   sim_rows_targets(k->c, nc, k->min_sep, k->d);
   sim_rows_apply(k->c, nc, NULL, cx->vec[SIM_VEC_QT], k->hqt);
-  for (int j = 0; j < nc; j++) { /* bilateral rows (constraint pins) are told by compliance >= 0 */
+  for (int j = 0; j < nc; j++) { /* bilateral rows (pins, cables) are told by compliance >= 0 */
     k->mu[j] = k->c[j].mu;
-    k->comp[j] = k->c[j].kind == SIM_CONTACT_BILATERAL ? k->c[j].compliance : -1.0;
+    int bilateral = k->c[j].kind == SIM_CONTACT_BILATERAL || k->c[j].kind == SIM_CONTACT_CABLE;
+    k->comp[j] = bilateral ? k->c[j].compliance : -1.0;
   }
   if (k->nsn.opt.precond == SIM_NSN_PRECOND_MASS_INVERSE) mass_inverse_diag(cx, k);
   rc = dense ? sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->comp, k->d, k->hqt, k->minv)
