@@ -56,6 +56,10 @@
    both forms, and one Newton step solved exactly puts them on phi = 0: (W + E / h^2) dlambda =
    (1/h^2)(d - hab - E lambda^k) - W lambda^k. E = 0 needs W's block of these rows positive
    definite, which holds when their vertices are free unknowns (distinct rows, A SPD).
+   A cable (contact.h CABLE) is passed as bilateral too: its row 0 is the length row; its rows
+   1 and 2 are empty (W's rows and columns 0, hq = hab = d = 0), so phi = E lambda = 0 there,
+   their right-hand side is 0, and CR (from 0, the system acting on them as E / h^2) leaves their
+   lambda at 0: they cost two idle rows and change nothing.
    Warm start: sim_nsn_begin_step keeps lambda when warm_start is set and nc is unchanged
    (otherwise zeroes it); the caller may overwrite sim_nsn_lambda() after begin_step (contacts
    matched across steps). f is 0 until the first sim_nsn_iterate. */

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* Cables (contact.h SIM_CONTACT_CABLE; core/model/cable.h; the paper's soft-gripper cables,
+   DESIGN.md Sec. 6): a string through points embedded in a bar, held at a target length by one
+   bilateral row of the contact solve.
+   - the pull keys and the length's gradient (finite differences), the embedding (the points
+     are reproduced at rest), an outside point refused with its scene path;
+   - a bar 0.02 x 0.12 x 0.02 m pinned at its base (Neo-Hookean, E 5e5, nu 0.2, the paper's
+     finger material), a cable 5 mm off its axis: unpulled, nothing moves; pulled 4 mm, a hard
+     cable sits at its target length, is in tension and bends the bar towards its side, by
+     about what Euler-Bernoulli beam theory gives for the tension's moment; a compliant one
+     sits at L_target - E_c lambda; released, the bar straightens;
+   - the same bar floating free (no pins, no gravity): the cable's force is internal, so the
+     centre of mass stays where it was.
+   Every test prints its measured figures. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/contact/contact.h"
+#include "../core/model/cable.h"
+#include "base/alloc.h"
+#include "contact_run.h"
+
+#define E_MOD 5e5
+#define HALF 0.01  /* the bar's half width, m */
+#define LEN 0.12   /* its length along y, m */
+#define OFFSET 0.005 /* the cable's distance from the axis, m */
+#define PULL 0.004
+
+/* The bar, vertices 5 x 25 x 5 (5 mm spacing); the cable at x = OFFSET through 12 points from
+   y = 0.005 to 0.115; keys: ramp to PULL by 0.3 s, hold to 0.8 s, back to 0 by 1.1 s. */
+static const char *bar_scene(int pinned, double compliance, int pulled) {
+  static char pts[1024];
+  int n = 0;
+  for (int i = 0; i < 12; i++)
+    n += snprintf(pts + n, sizeof pts - (size_t)n, "%s[%g, %g, 0]", i ? ", " : "", OFFSET,
+                  0.005 + 0.01 * i);
+  return json(
+      "{'name': 'finger', 'solver': {'dt': 0.01, 'lg_iterations': 10, 'global': 'cholesky'},"
+      " 'gravity': [0, 0, 0],"
+      " 'bodies': [{'name': 'bar', 'mesh': {'type': 'bar', 'lo': [%g, 0, %g],"
+      "   'hi': [%g, %g, %g], 'vertices': [5, 25, 5]},"
+      "   'material': {'model': 'neo_hookean', 'density': 1000, 'youngs_modulus': %g,"
+      "   'poisson_ratio': 0.2}}],"
+      " 'pins': [%s],"
+      " 'cables': [{'body': 0, 'points': [%s], 'compliance': %.17g,"
+      "   'pull': %s}],"
+      " 'contact': {'cr_iterations': 40, 'newton_tolerance': 1e-12},"
+      " 'output': {'formats': []}}",
+      -HALF, -HALF, HALF, LEN, HALF, E_MOD,
+      pinned ? "{'body': 0, 'box': [-1, -0.001, -1, 1, 0.001, 1]}" : "", pts, compliance,
+      pulled ? "[[0.3, 0.004], [0.8, 0.004], [1.1, 0]]" : "[]");
+}
+
+/* The cable contact of the last step and its multiplier (after run_lambda); -1 if none. */
+static int cable_contact(run *r, double *lambda) {
+  int nc = run_lambda(r);
+  for (int j = 0; j < nc; j++)
+    if (r->c.s.world.out.c[j].kind == SIM_CONTACT_CABLE) {
+      *lambda = r->lam[3 * j];
+      CHECK(r->lam[3 * j + 1] == 0 && r->lam[3 * j + 2] == 0); /* its empty rows */
+      return j;
+    }
+  return -1;
+}
+
+static double tip_dx(const run *r) { /* mean x of the top face (y = LEN) */
+  const sim_model *m = &r->c.m;
+  double s = 0;
+  int k = 0;
+  for (int i = 0; i < m->n; i++)
+    if (m->x_rest[3 * i + 1] > LEN - 1e-9) s += r->q[3 * i] - m->x_rest[3 * i], k++;
+  return s / k;
+}
+
+static double max_move(const run *r) {
+  const sim_model *m = &r->c.m;
+  double e = 0;
+  for (int i = 0; i < 3 * m->n; i++) e = fmax(e, fabs(r->q[i] - m->x_rest[i]));
+  return e;
+}
+
+static void check_keys_and_gradient(void) {
+  sim_cable_def d;
+  memset(&d, 0, sizeof d);
+  CHECK(sim_cable_pull(&d, 1.0) == 0.0); /* no keys: no pull */
+  d.nkeys = 3;
+  double kt[3] = {0.3, 0.8, 1.1}, kp[3] = {0.004, 0.004, 0.0};
+  memcpy(d.key_time, kt, sizeof kt), memcpy(d.key_pull, kp, sizeof kp);
+  CHECK(sim_cable_pull(&d, 0.0) == 0.0);
+  CHECK_NEAR(sim_cable_pull(&d, 0.15), 0.002, 1e-15); /* ramp from (0, 0) to the first key */
+  CHECK_NEAR(sim_cable_pull(&d, 0.5), 0.004, 1e-15);
+  CHECK_NEAR(sim_cable_pull(&d, 0.95), 0.002, 1e-15);
+  CHECK(sim_cable_pull(&d, 5.0) == 0.0);
+  d.key_time[0] = 0.0; /* a first key at t = 0 holds from the start */
+  CHECK(sim_cable_pull(&d, 0.0) == 0.004);
+  /* length and gradient on 4 random points, each in a random "tetrahedron" of 7 vertices */
+  sim_cable c;
+  memset(&c, 0, sizeof c);
+  c.npoints = 4;
+  double x[21];
+  srand(5);
+  for (int i = 0; i < 21; i++) x[i] = rand() / (double)RAND_MAX;
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < 4; k++) c.vert[i][k] = (i + 2 * k) % 7, c.beta[i][k] = 0.1 + 0.2 * k;
+  double g[SIM_MAX_CABLE_POINTS][3], gf[SIM_MAX_CABLE_POINTS][3];
+  double L = sim_cable_length(&c, x, g), e = 0, hom = 0;
+  /* dL/dq_v = sum over (i, k) with vert = v of beta_ik g_i, against central differences */
+  for (int v = 0; v < 7; v++)
+    for (int d3 = 0; d3 < 3; d3++) {
+      double an = 0;
+      for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 4; k++)
+          if (c.vert[i][k] == v) an += c.beta[i][k] * g[i][d3];
+      double xs = x[3 * v + d3], h = 1e-6;
+      x[3 * v + d3] = xs + h;
+      double lp = sim_cable_length(&c, x, gf);
+      x[3 * v + d3] = xs - h;
+      double lm = sim_cable_length(&c, x, gf);
+      x[3 * v + d3] = xs;
+      e = fmax(e, fabs((lp - lm) / (2 * h) - an));
+      hom += an * xs;
+    }
+  printf("cable length %.6f, gradient vs central differences %.2e, sum g.x - L %.2e\n", L, e,
+         hom - L);
+  CHECK(e < 1e-8);
+  CHECK(fabs(hom - L) < 1e-12); /* degree-1 homogeneous: H x = L(x) at the point */
+}
+
+static void check_embedding(void) {
+  run r;
+  if (run_open(&r, bar_scene(1, 0.0, 0))) return;
+  const sim_model *m = &r.c.m;
+  CHECK_INT(m->ncable, 1);
+  const sim_cable *c = &m->cable[0];
+  double e = 0;
+  for (int i = 0; i < c->npoints; i++)
+    for (int d = 0; d < 3; d++) {
+      double p = 0;
+      for (int k = 0; k < 4; k++) p += c->beta[i][k] * m->x_rest[3 * c->vert[i][k] + d];
+      e = fmax(e, fabs(p - g_scene.cables[0].points[i][d]));
+    }
+  printf("embedding: points reproduced to %.2e m, rest length %.6f m\n", e, c->rest_length);
+  CHECK(e < 1e-14);
+  CHECK_NEAR(c->rest_length, 0.11, 1e-14);
+  run_close(&r);
+  /* a point outside the bar: refused, naming it */
+  sim_scene sc;
+  sim_status st = {0};
+  char *text = strdup(bar_scene(1, 0.0, 0));
+  char *p = strstr(text, "[0.005, 0.045, 0]");
+  CHECK(p != NULL);
+  if (p) memcpy(p, "[0.025, 0.045, 0]", 17);
+  CHECK_INT(sim_scene_load_string(text, "finger.json", NULL, 0, &sc, &st), SIM_OK);
+  sim_model mm;
+  CHECK_INT(sim_model_build(&sc, NULL, &mm, &st), SIM_ERR_SCENE);
+  printf("outside point: %s\n", st.msg);
+  CHECK_STR_CONTAINS(st.msg, "finger.json: cables.0.points.4: (0.025, 0.045, 0) is outside body 0");
+  free(text);
+}
+
+/* Unpulled: the cable holds its rest length and nothing moves. */
+static void check_at_rest(void) {
+  run r;
+  if (run_open(&r, bar_scene(1, 0.0, 0)) || run_steps(&r, 20)) return;
+  run_fetch(&r);
+  double lam = NAN;
+  CHECK(cable_contact(&r, &lam) >= 0);
+  printf("unpulled: max |x - x_rest| %.2e m, lambda %.2e N\n", max_move(&r), lam);
+  CHECK(max_move(&r) < 1e-12);
+  CHECK(fabs(lam) < 1e-9);
+  run_close(&r);
+}
+
+/* Pulled by PULL, held: the length, the tension, the bend; then released. */
+static void check_pulled(double compliance) {
+  run r;
+  if (run_open(&r, bar_scene(1, compliance, 1)) || run_steps(&r, 70)) return;
+  run_fetch(&r);
+  const sim_cable *c = &r.c.m.cable[0];
+  double lam = NAN;
+  CHECK(cable_contact(&r, &lam) >= 0);
+  double L = sim_cable_length(c, r.q, NULL), target = c->rest_length - PULL;
+  double resid = L - (target - compliance * lam), dx = tip_dx(&r);
+  /* Euler-Bernoulli: moment T d over the cable's span, curvature T d / (E I), I = (2a)^4 / 12;
+     the tip (y = LEN) deflects by kappa (y1^2 - y0^2) / 2 + kappa (y1 - y0) (LEN - y1) */
+  double T = -lam, I = pow(2 * HALF, 4) / 12, kappa = T * OFFSET / (E_MOD * I);
+  double y0 = 0.005, y1 = 0.115;
+  double beam = kappa * ((y1 * y1 - y0 * y0) / 2 + (y1 - y0) * (LEN - y1));
+  printf("pulled %.0f mm, compliance %g m/N: L - L_target %.3e m, row residual %.2e m, "
+         "tension %.3f N, tip dx %.2f mm (beam theory %.2f mm, ratio %.2f)\n",
+         PULL * 1e3, compliance, L - target, resid, T, dx * 1e3, beam * 1e3, dx / beam);
+  CHECK(T > 0);                     /* tension */
+  CHECK(dx > 0);                    /* towards the cable's side */
+  CHECK(fabs(resid) < 2e-6 * PULL); /* the row holds to its linearisation over one step */
+  if (compliance == 0) CHECK(fabs(L - target) < 2e-6 * PULL);
+  else CHECK(L - target > 0.01 * PULL); /* the compliance shows */
+  CHECK(dx / beam > 0.5 && dx / beam < 1.5);
+  /* released (back to rest length by 1.1 s) and left until 2 s: nearly straight again */
+  if (run_steps(&r, 130)) return;
+  run_fetch(&r);
+  printf("released: tip dx %.3f mm (held: %.2f mm)\n", tip_dx(&r) * 1e3, dx * 1e3);
+  CHECK(fabs(tip_dx(&r)) < 0.05 * dx);
+  run_close(&r);
+}
+
+/* No pins: the cable's force is internal (sum of the row's coefficients is 0 for each axis),
+   so the centre of mass stays where it was. */
+static void check_free_floating(void) {
+  run r;
+  if (run_open(&r, bar_scene(0, 0.0, 1)) || run_steps(&r, 50)) return;
+  run_fetch(&r);
+  double c0[3], c1[3], vm[3];
+  body_mean(&r, r.c.m.x_rest, 0, c0);
+  body_mean(&r, r.q, 0, c1);
+  body_mean(&r, r.v, 0, vm);
+  double dc = fmax(fabs(c1[0] - c0[0]), fmax(fabs(c1[1] - c0[1]), fabs(c1[2] - c0[2])));
+  double dv = fmax(fabs(vm[0]), fmax(fabs(vm[1]), fabs(vm[2])));
+  printf("free floating: centre of mass moved %.2e m, mean velocity %.2e m/s, bent %.2f mm\n",
+         dc, dv, tip_dx(&r) * 1e3);
+  CHECK(dc < 1e-12);
+  CHECK(dv < 1e-10);
+  run_close(&r);
+}
+
+int main(void) {
+  check_keys_and_gradient();
+  check_embedding();
+  check_at_rest();
+  check_pulled(0.0);
+  check_pulled(1e-3);
+  check_free_floating();
+  CHECK_INT(sim_mem_in_use(), 0);
+  return check_summary("test_cable");
+}
