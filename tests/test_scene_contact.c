@@ -190,11 +190,6 @@ static void test_defaults(void) {
   CHECK_MSG(st, "scene: contact.cr_iterations: expected an integer >= 1, got 0");
 }
 
-typedef struct bad_case {
-  const char *text; /* ' for " */
-  const char *want; /* the whole message */
-} bad_case;
-
 #define BODIES "{'bodies': [{'name': 'ball', 'mesh': {'type': 'icosphere'}}], "
 #define PLANE "{'type': 'plane', 'normal': [0, 1, 0]}"
 static const bad_case bad_cases[] = {
@@ -392,15 +387,7 @@ static const char *too_many_steps(void) {
 static void test_bad_scenes(void) {
   const int n = (int)(sizeof bad_cases / sizeof bad_cases[0]);
   CHECK(n >= 30);
-  for (int i = 0; i < n; i++) {
-    sim_status st;
-    int rc = load(bad_cases[i].text, NULL, 0, &st);
-    check_report(rc == SIM_ERR_SCENE && st.code == SIM_ERR_SCENE, __FILE__, __LINE__,
-                 "bad case %d fails with SIM_ERR_SCENE (rc %d)", i, rc);
-    check_report(strcmp(st.msg, bad_cases[i].want) == 0, __FILE__, __LINE__,
-                 "bad case %d message\n  got:  %s\n  want: %s", i, st.msg, bad_cases[i].want);
-    CHECK(strchr(st.msg, '\n') == NULL); /* one line */
-  }
+  check_bad_cases(bad_cases, n);
   sim_status st;
   CHECK_INT(load(too_many_obstacles(), NULL, 0, &st), SIM_ERR_SCENE);
   CHECK_MSG(st, "bad.json:1:2637: obstacles.64: expected at most 64 obstacles");
@@ -447,9 +434,7 @@ static void test_overrides(void) {
   CHECK_INT(load(BASE, &reset, 1, &st), SIM_OK);
   CHECK_NEAR(s->contact.margin, 0.01, 0);
 
-  static const struct {
-    const char *ovr, *want;
-  } bad[] = {
+  static const bad_override bad[] = {
       {"contact.cr_iterations=0",
        "--set contact.cr_iterations=0: contact.cr_iterations: expected an integer >= 1, got 0"},
       {"contact.min_separation=0.03",
@@ -474,12 +459,7 @@ static void test_overrides(void) {
        "--set obstacles.2={\"type\": \"plane\", \"normal\": [0, 1, 0]}: obstacles has 1 element: "
        "expected an index 0..1 (1 appends), got 2"},
   };
-  for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
-    rc = load(BASE, &bad[i].ovr, 1, &st);
-    check_report(rc == SIM_ERR_SCENE, __FILE__, __LINE__, "override %d fails (rc %d)", i, rc);
-    check_report(strcmp(st.msg, bad[i].want) == 0, __FILE__, __LINE__,
-                 "override %d message\n  got:  %s\n  want: %s", i, st.msg, bad[i].want);
-  }
+  check_bad_overrides(BASE, bad, (int)(sizeof bad / sizeof bad[0]));
 }
 
 /* load -> JSON -> load gives the same struct, and the same JSON again */

@@ -144,3 +144,17 @@ int scene_chk_script(scene_ctx *c, const sim_pin_step *steps, int nsteps) {
   scene_pop(c);
   return rc;
 }
+
+int scene_chk_array(scene_ctx *c, const sim_scene *s, const char *key, int n, int lo, int hi,
+                    scene_elem_check check) {
+  int rc = SIM_OK;
+  scene_push_key(c, key);
+  if (n < lo || n > hi) rc = scene_fail(c, 0, "expected %d..%d %s, got %d", lo, hi, key, n);
+  for (int i = 0; i < n && !rc; i++) {
+    scene_push_index(c, i);
+    rc = check(c, s, i);
+    scene_pop(c);
+  }
+  scene_pop(c);
+  return rc;
+}

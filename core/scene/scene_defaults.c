@@ -124,6 +124,7 @@ void sim_default_scene(sim_scene *s) {
   s->nbodies = 0;
   for (int i = 0; i < SIM_MAX_BODIES; i++) sim_default_body(&s->bodies[i]);
   s->npins = 0;
+  s->ncables = 0;
   sim_default_contact(&s->contact);
   s->nobstacles = 0;
   for (int i = 0; i < SIM_MAX_OBSTACLES; i++)

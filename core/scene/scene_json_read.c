@@ -109,26 +109,51 @@ int scene_rd_int(scene_ctx *c, const cJSON *obj, const char *key, int *out) {
   return rc;
 }
 
-/* An array of exactly n numbers (ints when iout is set). */
+/* v as an array of exactly n numbers (ints when iout is set), at the current path. */
+static int array_value(scene_ctx *c, const cJSON *v, double *dout, int *iout, int n) {
+  const char *what = iout ? "integers" : "numbers";
+  if (!cJSON_IsArray(v))
+    return scene_fail(c, 0, "expected an array of %d %s, got %s", n, what, scene_type_name(v));
+  if (cJSON_GetArraySize(v) != n)
+    return scene_fail(c, 0, "expected an array of %d %s, got an array of %d", n, what,
+                      cJSON_GetArraySize(v));
+  int rc = SIM_OK, i = 0;
+  for (const cJSON *e = v->child; e && rc == SIM_OK; e = e->next, i++) {
+    scene_push_index(c, i);
+    rc = iout ? scene_int_value(c, e, &iout[i]) : scene_num_value(c, e, &dout[i]);
+    scene_pop(c);
+  }
+  return rc;
+}
+
 static int rd_array(scene_ctx *c, const cJSON *obj, const char *key, double *dout, int *iout,
                     int n) {
   const cJSON *v = scene_item(obj, key);
   if (!v) return SIM_OK;
   scene_push_key(c, key);
-  const char *what = iout ? "integers" : "numbers";
-  int rc = SIM_OK;
+  int rc = array_value(c, v, dout, iout, n);
+  scene_pop(c);
+  return rc;
+}
+
+int scene_rd_rows(scene_ctx *c, const cJSON *obj, const char *key, double *out, int width, int max,
+                  int *nrows, const char *what) {
+  const cJSON *v = scene_item(obj, key);
+  if (!v) return SIM_OK;
+  scene_push_key(c, key);
+  int rc = SIM_OK, i = 0;
   if (!cJSON_IsArray(v)) {
-    rc = scene_fail(c, 0, "expected an array of %d %s, got %s", n, what, scene_type_name(v));
-  } else if (cJSON_GetArraySize(v) != n) {
-    int m = cJSON_GetArraySize(v);
-    rc = scene_fail(c, 0, "expected an array of %d %s, got an array of %d", n, what, m);
+    rc = scene_fail(c, 0, "expected an array of %s, got %s", what, scene_type_name(v));
+  } else if (cJSON_GetArraySize(v) > max) {
+    rc = scene_fail(c, 0, "expected an array of at most %d %s, got an array of %d", max, what,
+                    cJSON_GetArraySize(v));
   } else {
-    int i = 0;
     for (const cJSON *e = v->child; e && rc == SIM_OK; e = e->next, i++) {
       scene_push_index(c, i);
-      rc = iout ? scene_int_value(c, e, &iout[i]) : scene_num_value(c, e, &dout[i]);
+      rc = array_value(c, e, out + (size_t)i * (size_t)width, NULL, width);
       scene_pop(c);
     }
+    if (rc == SIM_OK) *nrows = i;
   }
   scene_pop(c);
   return rc;

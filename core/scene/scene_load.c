@@ -116,6 +116,34 @@ static int load_pin(scene_ctx *c, const cJSON *o, sim_pin_def *p) {
   return scene_load_script(c, o, "pin", p->steps, &p->nsteps);
 }
 
+/* A cable: "body" and "points" required; "pull" keys [t, s] split into key_time / key_pull.
+   Counts, ranges and distinct points are checked by validation. */
+static int load_cable(scene_ctx *c, const cJSON *o, sim_cable_def *d) {
+  static const char *const keys[] = {"body", "points", "compliance", "pull"};
+  double pull[SIM_MAX_CABLE_KEYS][2];
+  memset(d, 0, sizeof *d);
+  memset(pull, 0, sizeof pull);
+  if (!cJSON_IsObject(o))
+    return scene_fail(c, 0, "expected an object (a cable), got %s", scene_type_name(o));
+  if (scene_keys(c, o, keys, 4, NULL)) return c->st->code;
+  if (!scene_item(o, "body"))
+    return scene_fail(c, 0, "missing required key \"body\" (a body index)");
+  if (!scene_item(o, "points"))
+    return scene_fail(c, 0, "missing required key \"points\" ([[x, y, z], ...], at least 2)");
+  if (scene_rd_int(c, o, "body", &d->body) ||
+      scene_rd_rows(c, o, "points", &d->points[0][0], 3, SIM_MAX_CABLE_POINTS, &d->npoints,
+                    "points [x, y, z]") ||
+      scene_rd_num(c, o, "compliance", &d->compliance) ||
+      scene_rd_rows(c, o, "pull", &pull[0][0], 2, SIM_MAX_CABLE_KEYS, &d->nkeys,
+                    "keys [time, pull]"))
+    return c->st->code;
+  for (int k = 0; k < d->nkeys; k++) {
+    d->key_time[k] = pull[k][0];
+    d->key_pull[k] = pull[k][1];
+  }
+  return SIM_OK;
+}
+
 static int load_output(scene_ctx *c, const cJSON *o, sim_output_def *d) {
   static const char *const keys[] = {"dir", "every", "formats", "png_size"};
   int png[2] = {d->png_width, d->png_height};
@@ -178,12 +206,12 @@ static void stem_name(const char *file, char *out, size_t cap) {
 }
 
 static int load_root(scene_ctx *c, const cJSON *root, sim_scene *s) {
-  static const char *const keys[] = {"name", "solver",  "gravity",   "bodies",
-                                     "pins", "contact", "obstacles", "output"};
+  static const char *const keys[] = {"name",   "solver",  "gravity",   "bodies", "pins",
+                                     "cables", "contact", "obstacles", "output"};
   const cJSON *o;
   if (!cJSON_IsObject(root))
     return scene_fail(c, 0, "expected an object at the top level, got %s", scene_type_name(root));
-  if (scene_keys(c, root, keys, 8, NULL)) return c->st->code;
+  if (scene_keys(c, root, keys, 9, NULL)) return c->st->code;
   stem_name(c->file, s->name, sizeof s->name);
   if (scene_rd_str(c, root, "name", s->name, sizeof s->name)) return c->st->code;
   if (scene_rd_obj(c, root, "solver", &o)) return c->st->code;
@@ -195,30 +223,31 @@ static int load_root(scene_ctx *c, const cJSON *root, sim_scene *s) {
   }
   if (scene_rd_vec(c, root, "gravity", s->gravity, 3)) return c->st->code;
 
-  const char *arrays[2] = {"bodies", "pins"};
-  for (int a = 0; a < 2; a++) {
+  const char *arrays[3] = {"bodies", "pins", "cables"};
+  const int maxes[3] = {SIM_MAX_BODIES, SIM_MAX_PINS, SIM_MAX_CABLES};
+  int *counts[3] = {&s->nbodies, &s->npins, &s->ncables};
+  for (int a = 0; a < 3; a++) {
     const cJSON *arr = scene_item(root, arrays[a]);
     if (!arr) continue;
-    int rc = SIM_OK, i = 0, max = a == 0 ? SIM_MAX_BODIES : SIM_MAX_PINS;
+    int rc = SIM_OK, i = 0;
     scene_push_key(c, arrays[a]);
     if (!cJSON_IsArray(arr))
       rc = scene_fail(c, 0, "expected an array, got %s", scene_type_name(arr));
     for (const cJSON *e = rc ? NULL : arr->child; e && rc == SIM_OK; e = e->next, i++) {
       scene_push_index(c, i);
-      if (i >= max)
-        rc = scene_fail(c, 0, "expected at most %d %s", max, arrays[a]);
+      if (i >= maxes[a])
+        rc = scene_fail(c, 0, "expected at most %d %s", maxes[a], arrays[a]);
       else if (a == 0)
         rc = scene_load_body(c, e, i, &s->bodies[i]);
-      else
+      else if (a == 1)
         rc = load_pin(c, e, &s->pins[i]);
+      else
+        rc = load_cable(c, e, &s->cables[i]);
       scene_pop(c);
     }
     scene_pop(c);
     if (rc) return rc;
-    if (a == 0)
-      s->nbodies = i;
-    else
-      s->npins = i;
+    *counts[a] = i;
   }
 
   if (scene_load_contact(c, root, s)) return c->st->code;

@@ -81,6 +81,10 @@ int scene_rd_num(scene_ctx *c, const cJSON *obj, const char *key, double *out);
 int scene_rd_int(scene_ctx *c, const cJSON *obj, const char *key, int *out);
 int scene_rd_vec(scene_ctx *c, const cJSON *obj, const char *key, double *out, int n);
 int scene_rd_ivec(scene_ctx *c, const cJSON *obj, const char *key, int *out, int n);
+/* An array of at most `max` rows, each an array of `width` numbers, into out[row * width + k];
+   sets the row count when it reads; `what` names the rows in messages ("points [x, y, z]"). */
+int scene_rd_rows(scene_ctx *c, const cJSON *obj, const char *key, double *out, int width, int max,
+                  int *nrows, const char *what);
 int scene_rd_str(scene_ctx *c, const cJSON *obj, const char *key, char *out, size_t cap);
 int scene_rd_enum(scene_ctx *c, const cJSON *obj, const char *key, const char *const *names, int n,
                   int *out);
@@ -124,6 +128,11 @@ int scene_chk_enum(scene_ctx *c, const char *key, int v, const char *const *name
 int scene_chk_name(scene_ctx *c, const char *name);
 int scene_chk_transform(scene_ctx *c, const sim_transform_def *t);
 int scene_chk_script(scene_ctx *c, const sim_pin_step *steps, int nsteps);
+/* The array s.key of n elements: lo <= n <= hi ("expected 0..16 pins, got 17" at key), then
+   check(c, s, i) for each element i with the path at key.i. */
+typedef int (*scene_elem_check)(scene_ctx *c, const sim_scene *s, int i);
+int scene_chk_array(scene_ctx *c, const sim_scene *s, const char *key, int n, int lo, int hi,
+                    scene_elem_check check);
 
 /* ---- scene_validate_contact.c ---- */
 int scene_validate_contact(scene_ctx *c, const sim_scene *s);

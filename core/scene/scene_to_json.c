@@ -42,7 +42,8 @@ static void str(jw *w, cJSON *o, const char *key, const char *v) {
   if (!o || !cJSON_AddStringToObject(o, key, v)) w->bad = 1;
 }
 
-static void vec(jw *w, cJSON *o, const char *key, const double *v, int n) {
+/* [v0, v1, ...] exactly; NULL (and w->bad) on failure. */
+static cJSON *nums(jw *w, const double *v, int n) {
   cJSON *a = cJSON_CreateArray();
   for (int i = 0; a && i < n; i++) {
     cJSON *e = exact(v[i]);
@@ -51,8 +52,23 @@ static void vec(jw *w, cJSON *o, const char *key, const double *v, int n) {
       w->bad = 1;
     }
   }
+  if (!a) w->bad = 1;
+  return a;
+}
+
+static void vec(jw *w, cJSON *o, const char *key, const double *v, int n) {
+  cJSON *a = nums(w, v, n);
   if (!o || !a || !cJSON_AddItemToObject(o, key, a)) {
     cJSON_Delete(a);
+    w->bad = 1;
+  }
+}
+
+/* Append [v0, ..., v(n-1)] to the array `a`. */
+static void row(jw *w, cJSON *a, const double *v, int n) {
+  cJSON *r = nums(w, v, n);
+  if (!a || !r || !cJSON_AddItemToArray(a, r)) {
+    cJSON_Delete(r);
     w->bad = 1;
   }
 }
@@ -178,6 +194,20 @@ static void put_script(jw *w, cJSON *o, const sim_pin_step *steps, int nsteps) {
     put_step(w, obj(w, script, NULL), &steps[j]);
 }
 
+/* "points" and "pull" as arrays of [x, y, z] and [t, s]. */
+static void put_cable(jw *w, cJSON *o, const sim_cable_def *d) {
+  num(w, o, "body", d->body);
+  cJSON *pts = arr(w, o, "points");
+  for (int i = 0; pts && i < d->npoints && i < SIM_MAX_CABLE_POINTS && !w->bad; i++)
+    row(w, pts, d->points[i], 3);
+  num(w, o, "compliance", d->compliance);
+  cJSON *pull = arr(w, o, "pull");
+  for (int k = 0; pull && k < d->nkeys && k < SIM_MAX_CABLE_KEYS && !w->bad; k++) {
+    const double key[2] = {d->key_time[k], d->key_pull[k]};
+    row(w, pull, key, 2);
+  }
+}
+
 static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
   num(w, o, "margin", d->margin);
   num(w, o, "min_separation", d->min_separation);
@@ -296,6 +326,10 @@ static cJSON *build(const sim_scene *s, jw *w) {
     num(w, po, "compliance", p->compliance);
     put_script(w, po, p->steps, p->nsteps);
   }
+
+  cJSON *cables = arr(w, root, "cables");
+  for (int i = 0; cables && i < s->ncables && i < SIM_MAX_CABLES && !w->bad; i++)
+    put_cable(w, obj(w, cables, NULL), &s->cables[i]);
 
   put_contact(w, obj(w, root, "contact"), &s->contact);
   cJSON *obs = arr(w, root, "obstacles");

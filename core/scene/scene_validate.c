@@ -201,13 +201,20 @@ static int validate_body(scene_ctx *c, const sim_scene *s, int i) {
   return rc;
 }
 
-static int validate_pin(scene_ctx *c, const sim_scene *s, const sim_pin_def *p) {
+/* "body": an index into s->bodies (pins and cables). */
+static int chk_body(scene_ctx *c, const sim_scene *s, int body) {
   scene_push_key(c, "body");
   int rc = SIM_OK;
-  if (p->body < 0 || p->body >= s->nbodies)
-    rc = scene_fail(c, 0, "expected a body index 0..%d, got %d", s->nbodies - 1, p->body);
+  if (body < 0 || body >= s->nbodies)
+    rc = scene_fail(c, 0, "expected a body index 0..%d, got %d", s->nbodies - 1, body);
   scene_pop(c);
-  if (rc || scene_chk_finite(c, "box", p->box, 6)) return c->st->code;
+  return rc;
+}
+
+static int validate_pin(scene_ctx *c, const sim_scene *s, int i) {
+  const sim_pin_def *p = &s->pins[i];
+  int rc = SIM_OK;
+  if (chk_body(c, s, p->body) || scene_chk_finite(c, "box", p->box, 6)) return c->st->code;
   for (int k = 0; k < 3; k++) {
     if (p->box[k] <= p->box[k + 3]) continue;
     char a[40], b[40];
@@ -234,6 +241,73 @@ static int validate_pin(scene_ctx *c, const sim_scene *s, const sim_pin_def *p) 
     return rc;
   }
   return scene_chk_script(c, p->steps, p->nsteps);
+}
+
+/* Only what the scene alone tells: the points' place in the body's mesh is checked when the
+   model is built (core/model). */
+static int validate_cable(scene_ctx *c, const sim_scene *s, int index) {
+  const sim_cable_def *d = &s->cables[index];
+  int rc = chk_body(c, s, d->body);
+  double rest = 0; /* L_rest: the polyline's length at t = 0 */
+  scene_push_key(c, "points");
+  if (!rc && (d->npoints < 2 || d->npoints > SIM_MAX_CABLE_POINTS))
+    rc = scene_fail(c, 0, "expected 2..%d points [x, y, z], got %d", SIM_MAX_CABLE_POINTS,
+                    d->npoints);
+  for (int i = 0; i < d->npoints && !rc; i++) {
+    scene_push_index(c, i);
+    for (int k = 0; k < 3 && !rc; k++) {
+      scene_push_index(c, k);
+      rc = scene_chk_num(c, NULL, d->points[i][k], SCENE_NONE, 0, SCENE_NONE, 0);
+      scene_pop(c);
+    }
+    const double *a = d->points[i > 0 ? i - 1 : 0], *b = d->points[i];
+    const double dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+    const double len = sqrt(dx * dx + dy * dy + dz * dz);
+    rest += len;
+    if (!rc && i > 0 && len == 0) {
+      rc = scene_fail(c, 0, "expected a point more than 1e-12 from points.%d, got the same point",
+                      i - 1);
+    } else if (!rc && i > 0 && !(len > 1e-12)) {
+      char got[40];
+      scene_fmt_num(len, got);
+      rc = scene_fail(c, 0, "expected a point more than 1e-12 from points.%d, got one %s away",
+                      i - 1, got);
+    }
+    scene_pop(c);
+  }
+  scene_pop(c);
+  if (!rc) rc = scene_chk_num(c, "compliance", d->compliance, SCENE_GE, 0, SCENE_NONE, 0);
+  if (rc) return rc;
+  scene_push_key(c, "pull");
+  if (d->nkeys < 0 || d->nkeys > SIM_MAX_CABLE_KEYS)
+    rc = scene_fail(c, 0, "expected at most %d keys [time, pull], got %d", SIM_MAX_CABLE_KEYS,
+                    d->nkeys);
+  for (int k = 0; k < d->nkeys && !rc; k++) {
+    scene_push_index(c, k);
+    scene_push_index(c, 0);
+    rc = scene_chk_num(c, NULL, d->key_time[k], SCENE_GE, 0, SCENE_NONE, 0);
+    if (!rc && k > 0 && !(d->key_time[k] > d->key_time[k - 1])) {
+      char a[40], b[40];
+      scene_fmt_num(d->key_time[k - 1], a);
+      scene_fmt_num(d->key_time[k], b);
+      rc = scene_fail(c, 0, "expected a time > %s (pull.%d.0: times strictly increasing), got %s",
+                      a, k - 1, b);
+    }
+    scene_pop(c);
+    scene_push_index(c, 1);
+    if (!rc) rc = scene_chk_num(c, NULL, d->key_pull[k], SCENE_NONE, 0, SCENE_NONE, 0);
+    if (!rc && !(d->key_pull[k] < rest)) { /* the target length L_rest - s stays > 0 */
+      char a[40], b[40];
+      scene_fmt_num(rest, a);
+      scene_fmt_num(d->key_pull[k], b);
+      rc = scene_fail(c, 0, "expected a pull < %s (the rest length, through the points), got %s", a,
+                      b);
+    }
+    scene_pop(c);
+    scene_pop(c);
+  }
+  scene_pop(c);
+  return rc;
 }
 
 static int validate_output(scene_ctx *c, const sim_output_def *o) {
@@ -268,34 +342,9 @@ int scene_validate_ctx(scene_ctx *c, const sim_scene *s) {
   int rc = scene_chk_name(c, s->name);
   if (!rc) rc = validate_solver(c, &s->solver);
   if (!rc) rc = scene_chk_finite(c, "gravity", s->gravity, 3);
-  if (rc) return rc;
-  if (s->nbodies < 1 || s->nbodies > SIM_MAX_BODIES) {
-    scene_push_key(c, "bodies");
-    rc = scene_fail(c, 0, "expected 1..%d bodies, got %d", SIM_MAX_BODIES, s->nbodies);
-    scene_pop(c);
-    return rc;
-  }
-  scene_push_key(c, "bodies");
-  for (int i = 0; i < s->nbodies && !rc; i++) {
-    scene_push_index(c, i);
-    rc = validate_body(c, s, i);
-    scene_pop(c);
-  }
-  scene_pop(c);
-  if (rc) return rc;
-  if (s->npins < 0 || s->npins > SIM_MAX_PINS) {
-    scene_push_key(c, "pins");
-    rc = scene_fail(c, 0, "expected 0..%d pins, got %d", SIM_MAX_PINS, s->npins);
-    scene_pop(c);
-    return rc;
-  }
-  scene_push_key(c, "pins");
-  for (int i = 0; i < s->npins && !rc; i++) {
-    scene_push_index(c, i);
-    rc = validate_pin(c, s, &s->pins[i]);
-    scene_pop(c);
-  }
-  scene_pop(c);
+  if (!rc) rc = scene_chk_array(c, s, "bodies", s->nbodies, 1, SIM_MAX_BODIES, validate_body);
+  if (!rc) rc = scene_chk_array(c, s, "pins", s->npins, 0, SIM_MAX_PINS, validate_pin);
+  if (!rc) rc = scene_chk_array(c, s, "cables", s->ncables, 0, SIM_MAX_CABLES, validate_cable);
   if (!rc) rc = scene_validate_contact(c, s);
   if (!rc) rc = validate_output(c, &s->output);
   return rc;

@@ -164,18 +164,5 @@ static int validate_obstacle(scene_ctx *c, const sim_scene *s, int i) {
 int scene_validate_contact(scene_ctx *c, const sim_scene *s) {
   int rc = validate_contact_def(c, &s->contact);
   if (rc) return rc;
-  if (s->nobstacles < 0 || s->nobstacles > SIM_MAX_OBSTACLES) {
-    scene_push_key(c, "obstacles");
-    rc = scene_fail(c, 0, "expected 0..%d obstacles, got %d", SIM_MAX_OBSTACLES, s->nobstacles);
-    scene_pop(c);
-    return rc;
-  }
-  scene_push_key(c, "obstacles");
-  for (int i = 0; i < s->nobstacles && !rc; i++) {
-    scene_push_index(c, i);
-    rc = validate_obstacle(c, s, i);
-    scene_pop(c);
-  }
-  scene_pop(c);
-  return rc;
+  return scene_chk_array(c, s, "obstacles", s->nobstacles, 0, SIM_MAX_OBSTACLES, validate_obstacle);
 }
