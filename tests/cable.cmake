@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Cables: one bilateral length row through points embedded in a bar (pull, hold, release; free
-# floating).
+# Cables: one bilateral length row through points embedded in a bar. test_cable: the pull keys,
+# the gradient, the embedding, a bar at rest and one floating free (unit); test_cable_bend: the
+# bar pulled, held and released, hard and compliant, against beam theory (scene).
 sim_unit_test(test_cable test_cable.c)
+add_test(NAME test_cable_bend COMMAND test_cable bend WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_cable_bend PROPERTIES LABELS scene TIMEOUT 600)

@@ -69,12 +69,6 @@ int sim_cables_build(sim_model *m, sim_status *st) {
       if (rc) return rc;
     }
     k->rest_length = sim_cable_length(k, m->x_rest, NULL);
-    for (int j = 0; j < d->nkeys; j++)
-      if (d->key_pull[j] >= k->rest_length)
-        return sim_fail(st, SIM_ERR_SCENE,
-                        "%s: cables.%d.pull.%d: a pull of %g m leaves no cable: expected less "
-                        "than the rest length %g m",
-                        sc->file, c, j, d->key_pull[j], k->rest_length);
   }
   return SIM_OK;
 }

@@ -18,11 +18,12 @@ typedef struct sim_cable {
 
 /* m->cable[c] for each scene cable: the containing tetrahedron of each point (the one whose
    smallest barycentric weight is largest). Fails (SIM_ERR_SCENE, naming cables.C.points.I)
-   on a cloth body, a point outside the body's tetrahedra, or a pull that leaves no length. */
+   on a cloth body or a point outside the body's tetrahedra (the scene checks that every pull
+   is below the rest length). */
 int sim_cables_build(sim_model *m, sim_status *st);
 
-/* The pull s(t), m: piecewise linear through the keys, 0 before a first key time > 0, the
-   last key's value after the last. */
+/* The pull s(t), m: piecewise linear through the keys, from (0, 0) when the first key's time is
+   > 0, the last key's value after the last. */
 double sim_cable_pull(const sim_cable_def *def, double t);
 
 /* L(x) of cable c at positions x (3n); grad (npoints x 3, may be NULL) gets dL/dx_i, the

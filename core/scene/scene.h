@@ -145,8 +145,8 @@ typedef struct sim_pin_def {
    (core/contact/contact.h SIM_CONTACT_CABLE). Its length is the polyline's,
      L(x) = sum_i |x_{i+1} - x_i|,  x_i = the embedded point i (barycentric in its tetrahedron),
    and the target is L_rest - s(t): the rest length (at t = 0) less the pull s(t) (m, > 0
-   shortens), piecewise linear through the keys (t_k, s_k), s = 0 before the first key time
-   when that time is > 0, held at the last key after it. E_c = compliance (m/N, 0 = hard):
+   shortens), piecewise linear through the keys (t_k, s_k), starting from s(0) = 0 when the
+   first key's time is > 0, held at the last key after it. E_c = compliance (m/N, 0 = hard):
    L = L_target - E_c lambda. */
 typedef struct sim_cable_def {
   int body;            /* body index */

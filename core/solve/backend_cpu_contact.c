@@ -229,11 +229,11 @@ static int cpu_contact_lambda(sim_backend *be, double *out, sim_status *st) {
   return SIM_OK;
 }
 
-/* Obstacles, body-body contact, or constraint pins (bilateral rows, core/contact/world.h). */
+/* Obstacles, body-body contact, constraint pins or cables (bilateral rows, core/contact/world.h). */
 static int needs_contact(const sim_model *m) {
   const sim_scene *sc = m->scene;
   return sc->nobstacles > 0 || (sc->nbodies > 1 && sc->contact.bodies) ||
-         sc->contact.self_collision || m->ncpin > 0;
+         sc->contact.self_collision || m->ncpin > 0 || m->ncable > 0;
 }
 
 /* W and diag(W) come from S (K_ab are path dot products, delassus.h: several times faster than
@@ -258,7 +258,7 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   if (be->global == SIM_GLOBAL_JACOBI || cx->rho > 0)
     return sim_fail(
         st, SIM_ERR_SCENE,
-        "%s: contact and constraint pins need an exact global solver (solver.global "
+        "%s: contact, constraint pins and cables need an exact global solver (solver.global "
         "sparse_inverse, cholesky or dense_inverse, and solver.chebyshev_rho 0), got %s%s",
         sc->file, sim_global_name(be->global), cx->rho > 0 ? " with Chebyshev" : "");
   cpu_contact *k = SIM_NEW0(cpu_contact, 1);
