@@ -38,6 +38,9 @@ typedef struct sim_run_result {
   int contacts_max;
   double contacts_mean, cr_per_iteration, min_gap;
   int contact_steps; /* steps that had contacts */
+  /* contacts added by re-detection at steps' ends (contact.redetect), and the steps that did */
+  long redetected;
+  int redetect_steps;
   /* tetrahedra with det F <= 0, counted at the checked frames (every 10th and every output
      frame): the most at one frame, that frame, and the first checked frame with any (0: none) */
   int inverted_max, inverted_max_frame, inverted_first_frame;

@@ -128,6 +128,8 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     contact_sum += prof.contacts;
     if (prof.contacts > res->contacts_max) res->contacts_max = prof.contacts;
     if (prof.min_gap < res->min_gap) res->min_gap = prof.min_gap;
+    res->redetected += prof.redetected;
+    res->redetect_steps += prof.redetected > 0;
     if (prof.contacts > 0) {
       res->contact_steps++;
       cr_sum += prof.cr_iterations;

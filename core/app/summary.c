@@ -76,6 +76,8 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(co, "contacts_mean", res->contacts_mean);
     cJSON_AddNumberToObject(co, "cr_per_lg_iteration", res->cr_per_iteration);
     cJSON_AddNumberToObject(co, "min_gap", res->min_gap);
+    cJSON_AddNumberToObject(co, "redetected", (double)res->redetected);
+    cJSON_AddNumberToObject(co, "redetect_steps", res->redetect_steps);
   }
   cJSON *so = cJSON_AddObjectToObject(root, "system");
   cJSON_AddStringToObject(so, "ordering", gs->factor.ordering ? gs->factor.ordering : "");

@@ -13,7 +13,7 @@
 
 static const char *TIMING_HEADER =
     "frame,time,cd,schur,local,global,assemble,cst_solve,corr,cst_global,frame_ms,predict,"
-    "integrate,output,lg_iterations,contacts,rows,newton_steps,cr_iterations,min_gap";
+    "integrate,output,lg_iterations,contacts,rows,newton_steps,cr_iterations,min_gap,redetected";
 
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st) {
   memset(w, 0, sizeof *w);
@@ -163,7 +163,7 @@ int sim_writer_timing_row(sim_writer *w, int frame, double t, const sim_profile 
                   p->global_ms,  p->assemble_ms, p->cst_solve_ms, p->corr_ms,     cst,
                   p->frame_ms,   p->predict_ms, p->integrate_ms, output_ms,      p->lg_iterations,
                   p->contacts,   p->rows,        p->newton_steps, (double)p->cr_iterations,
-                  p->contacts > 0 ? p->min_gap : 0.0};
+                  p->contacts > 0 ? p->min_gap : 0.0, p->redetected};
   return sim_csv_add_row(w->timing, row, (int)(sizeof row / sizeof row[0]), st);
 }
 

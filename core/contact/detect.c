@@ -171,6 +171,7 @@ static void push(sim_detect_buf_ *b, sim_contact_kind kind, int v, int source, c
   sim_contact *k = &b->c[b->n++];
   k->kind = kind, k->v = v, k->source = source, k->gap = gap, k->mu = mu;
   k->compliance = 0.0;
+  k->cable = NULL;
   for (int i = 0; i < 3; i++) {
     k->tri[i] = -1, k->w[i] = 0.0;
     k->n[i] = n[i], k->p[i] = p[i], k->u[i] = u ? u[i] : 0.0;

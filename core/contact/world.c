@@ -279,10 +279,10 @@ static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_det
 }
 
 /* Obstacle surface velocity of scripted obstacles: the script's motion over the step. */
-static void script_velocities(sim_world *w, double h) {
+static void script_velocities(sim_world *w, sim_detect_contacts *o, double h) {
   const sim_scene *sc = w->m->scene;
-  for (int j = 0; j < w->out.n; j++) {
-    sim_contact *c = &w->out.c[j];
+  for (int j = 0; j < o->n; j++) {
+    sim_contact *c = &o->c[j];
     int def = c->kind == SIM_CONTACT_OBSTACLE ? w->obs_def[c->source]
               : c->kind == SIM_CONTACT_MESH   ? w->mesh_def[c->source]
               : c->kind == SIM_CONTACT_TRIANGLE
@@ -315,7 +315,7 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   for (int j = 0; !rc && j < w->pts.n; j++) /* the gaps at q_t: the first pass's */
     if (w->point_found[w->pts.c[j].source] == 1 && w->pts.c[j].gap < w->min_gap)
       w->min_gap = w->pts.c[j].gap;
-  if (!rc) script_velocities(w, h);
+  if (!rc) script_velocities(w, &w->out, h);
   return rc;
 }
 
@@ -346,6 +346,31 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
     sim_world_cables(w, t + h, x);
     rc = merge_into_out(w, &w->cables, x, st);
   }
+  return rc;
+}
+
+int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *x_end,
+                       int *added, sim_status *st) {
+  *added = 0;
+  if (!w->collide) return SIM_OK;
+  sim_detect_scene s = detect_scene(w, x_end, x_t); /* obstacles stay posed at t + h */
+  int rc = sim_detect_run(&w->det, &s, &w->par, &w->ahead, st);
+  if (rc) return rc;
+  /* keep what out lacks (both sorted by key) and what ends inside min_sep, facing q_t's side */
+  sim_detect_contacts *a = &w->ahead;
+  int i = 0, n = 0;
+  for (int j = 0; j < a->n; j++) {
+    while (i < w->out.n && sim_contact_key_cmp(&w->out.c[i], &a->c[j]) < 0) i++;
+    if (i < w->out.n && sim_contact_key_cmp(&w->out.c[i], &a->c[j]) == 0) continue;
+    sim_contact c = a->c[j];
+    face_current_side(w, &c, x_t);
+    if (c.gap < w->par.min_sep) a->c[n++] = c;
+  }
+  a->n = n;
+  if (n == 0) return SIM_OK;
+  script_velocities(w, a, h);
+  rc = merge_into_out(w, a, x_t, st);
+  if (!rc) *added = n;
   return rc;
 }
 

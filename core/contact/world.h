@@ -76,6 +76,15 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st);
    pins' targets at t + h. Result in w->out (sorted by vertex, kind, source). */
 int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
                      const double *x_pred, sim_status *st);
+/* Re-detection at the step's end (contact.redetect): detection at x_end (the step's solution,
+   obstacles still posed at t + h) finds vertices that ended inside an obstacle or another
+   body's surface, closer than min_sep, without a contact in w->out (they were farther than the
+   margin at q_t and at the prediction: a bulge, or a vertex thrown by the solve). Those
+   contacts are added to w->out (sorted; the prediction pass's rules: a blade contact faces
+   the vertex's side at x_t, scripted obstacles' velocities), *added their number. Mesh
+   obstacles' vertices against body triangles (TRIANGLE) are not re-detected. */
+int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *x_end,
+                       int *added, sim_status *st);
 void sim_world_free(sim_world *w);
 
 #endif

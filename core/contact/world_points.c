@@ -169,6 +169,7 @@ static int point_body(const sim_world *w, int b, const double *x, const double *
   if (sim_norm3(c->n) < 0.5) return 0; /* degenerate triangle */
   c->kind = SIM_CONTACT_TRIANGLE;
   c->compliance = 0.0;
+  c->cable = NULL;
   int best = 0;
   for (int k = 0; k < 3; k++) {
     c->tri[k] = tri[k], c->w[k] = h.q.w[k];

@@ -227,6 +227,7 @@ static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
       name_of(scene_cr_pc_names, SIM_SCENE_CR_PC_COUNT, (int)d->cr_preconditioner));
   num(w, o, "newton_steps", d->newton_steps);
   num(w, o, "newton_tolerance", d->newton_tolerance);
+  num(w, o, "redetect", d->redetect);
 }
 
 /* Only the keys of the obstacle's type; "touches" lists body names (every body by default). */

@@ -41,6 +41,7 @@ static int validate_contact_def(scene_ctx *c, const sim_contact_def *d) {
   if (!rc) rc = scene_chk_int(c, "newton_steps", d->newton_steps, 1, SCENE_NEWTON_STEPS_MAX);
   if (!rc)
     rc = scene_chk_num(c, "newton_tolerance", d->newton_tolerance, SCENE_GE, 0, SCENE_NONE, 0);
+  if (!rc) rc = scene_chk_int(c, "redetect", d->redetect, 0, SCENE_REDETECT_MAX);
   scene_pop(c);
   return rc;
 }

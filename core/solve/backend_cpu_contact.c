@@ -100,8 +100,8 @@ static void warm_start(cpu_contact *k, double *lam) {
 static void mass_inverse_diag(const cpu_ctx *cx, const cpu_contact *k) {
   const sim_model *m = cx->m;
   for (int j = 0; j < k->nc; j++) {
-    const sim_cable_row *row = k->c[j].cable;
-    if (row) {
+    if (k->c[j].kind == SIM_CONTACT_CABLE) {
+      const sim_cable_row *row = k->c[j].cable;
       double s = 0.0;
       for (int t = 0; t < row->nt; t++)
         if (m->free_of[row->vert[t]] >= 0)

@@ -33,7 +33,10 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
     s->x_t = SIM_NEW(double, 3 * (size_t)m->n);
     s->x_prev = SIM_NEW(double, 3 * (size_t)m->n);
     s->x_pred = SIM_NEW(double, 3 * (size_t)m->n);
-    if (!s->x_t || !s->x_prev || !s->x_pred) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (detection)");
+    s->x_end = SIM_NEW(double, 3 * (size_t)m->n);
+    s->redetect = m->scene->contact.redetect;
+    if (!s->x_t || !s->x_prev || !s->x_pred || !s->x_end)
+      rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (detection)");
   }
   return rc;
 }
@@ -60,8 +63,29 @@ void sim_stepper_free(sim_stepper *s) {
   sim_free(s->x_t);
   sim_free(s->x_prev);
   sim_free(s->x_pred);
+  sim_free(s->x_end);
   sim_world_free(&s->world);
-  s->pin_pos = s->x_t = s->x_prev = s->x_pred = NULL;
+  s->pin_pos = s->x_t = s->x_prev = s->x_pred = s->x_end = NULL;
+}
+
+/* K L-G iterations from the current iterate: local step, then the global step (with the
+   contact stage when the step has contacts); energies (K + 1 values) may be NULL. */
+static int lg_iterations(sim_stepper *s, sim_profile *prof, sim_cst_times *ct, double *free_global,
+                         double *energies, sim_status *st) {
+  sim_backend *be = s->be;
+  int rc = SIM_OK;
+  for (int k = 0; !rc && k < s->lg_iterations; k++) {
+    double a = sim_now_ms();
+    rc = be->local_step(be, st);
+    double b = sim_now_ms();
+    if (!rc) rc = prof->contacts > 0 ? be->contact_global(be, ct, st) : be->global_step(be, st);
+    double c = sim_now_ms();
+    prof->local_ms += b - a;
+    if (prof->contacts == 0) *free_global += c - b;
+    if (!rc && energies) energies[k + 1] = be->energy(be, NULL);
+    prof->lg_iterations++;
+  }
+  return rc;
 }
 
 int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_status *st) {
@@ -78,24 +102,30 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
   prof->predict_ms = t1 - t0;
   if (!rc && s->contact) rc = begin_contact(s, prof, &ct, st);
   if (!rc && energies) energies[0] = be->energy(be, NULL);
-  for (int k = 0; !rc && k < s->lg_iterations; k++) {
+  double free_global = 0.0; /* global solves of iterations without contacts */
+  rc = rc ? rc : lg_iterations(s, prof, &ct, &free_global, energies, st);
+  for (int pass = 0; !rc && s->contact && pass < s->redetect; pass++) {
+    int added = 0;
     double a = sim_now_ms();
-    rc = be->local_step(be, st);
-    double b = sim_now_ms();
-    if (!rc) rc = prof->contacts > 0 ? be->contact_global(be, &ct, st) : be->global_step(be, st);
-    double c = sim_now_ms();
-    prof->local_ms += b - a;
-    if (prof->contacts == 0) prof->global_ms += c - b;
-    if (!rc && energies) energies[k + 1] = be->energy(be, NULL);
+    rc = be->download(be, SIM_VEC_Q, s->x_end, st);
+    if (!rc) rc = sim_world_redetect(&s->world, s->m->h, s->x_t, s->x_end, &added, st);
+    prof->cd_ms += sim_now_ms() - a;
+    if (rc || added == 0) break;
+    const sim_detect_contacts *c = &s->world.out;
+    prof->redetected += added;
+    prof->contacts = c->n;
+    prof->rows = 3 * c->n;
+    rc = be->contact_begin(be, c->c, c->n, &ct, st);
+    if (!rc) rc = lg_iterations(s, prof, &ct, &free_global, NULL, st);
   }
   double t2 = sim_now_ms();
   if (!rc) rc = be->integrate(be, st);
   double t3 = sim_now_ms();
   prof->integrate_ms = t3 - t2;
   prof->frame_ms = t3 - t0 - prof->cd_ms;
-  prof->lg_iterations = s->lg_iterations;
+  prof->global_ms = free_global;
   if (prof->contacts > 0) {
-    prof->global_ms = ct.global_ms;
+    prof->global_ms += ct.global_ms;
     prof->assemble_ms = ct.assemble_ms;
     prof->cst_solve_ms = ct.cst_solve_ms;
     prof->corr_ms = ct.corr_ms;

@@ -15,6 +15,7 @@ typedef struct sim_profile {
   int newton_steps; /* non-smooth Newton steps taken, summed over the L-G iterations */
   long cr_iterations;
   double min_gap; /* smallest signed distance among the step's contacts (+inf: none) */
+  int redetected; /* contacts added by re-detection at the step's end (contact.redetect) */
 } sim_profile;
 
 typedef struct sim_stepper {
@@ -28,14 +29,19 @@ typedef struct sim_stepper {
   int contact;     /* the scene has something to collide */
   sim_world world;
   double *x_t, *x_prev, *x_pred; /* host copies of q_t, of the step before and of q~ */
+  double *x_end;                 /* host copy of the step's solution (re-detection) */
   int have_prev;
+  int redetect; /* contact.redetect */
 } sim_stepper;
 
 /* Uploads the initial state (rest positions, initial velocities; pins at t = 0). */
 int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_status *st);
 void sim_stepper_free(sim_stepper *s);
 /* Advance one time step h: pins, predict, collision detection and W (with contact), K x (local,
-   global or global with contact), integrate. When `energies` is
+   global or global with contact), then up to contact.redetect times: detection at the
+   solution, and when it finds vertices inside something without a contact, W again with them
+   added and K more L-G iterations from the current iterate (core/contact/world.h
+   sim_world_redetect); integrate. When `energies` is
    non-NULL it receives e(q) before the first and after every L-G iteration (K + 1 values;
    slower: for tests and convergence studies). */
 int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_status *st);
