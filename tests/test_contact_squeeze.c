@@ -3,10 +3,12 @@
    Neo-Hookean ball (radius 1.5, E 1e4, 1000 kg) falls onto two pairs of rollers (radius 1,
    gap 1) spinning at 3 rad/s with mu 0.5, is dragged through both pairs by friction, and
    leaves them below. Checks that it gets through, that its volume once free (0.2 s after it
-   left the rollers) stays within 2% of its rest volume, and that no vertex ends a step deeper in a roller than 3 margins: detection
-   runs once per step, so a vertex that bulges towards a roller by more than the margin within
-   a step is constrained only from the next one (README, "Contact accuracy"). Prints the
-   measured figures. */
+   left the rollers) stays within 2% of its rest volume, and that no vertex ends a step deeper
+   in a roller than the margin. That last needs re-detection at the step's end (contact.redetect,
+   default 3): with detection once per step (redetect 0, the paper) a vertex that bulges
+   towards a roller by more than the margin within a step is constrained only from the next
+   one, 1.6-2.2 cm deep on this ball; with one re-detection, a vertex that the re-run then
+   pushes in is still missed (1.6 cm). Prints the measured figures, and the re-detections. */
 #include <math.h>
 #include <stdio.h>
 
@@ -70,12 +72,16 @@ int main(void) {
   CHECK_INT(sim_model_inverted(m, r.q), ntet);
   run_fetch(&r);
   double worst = INFINITY, in_set = INFINITY, vmax = 0;
+  long redetected = 0;
+  int redetect_steps = 0;
   int free_from = -1, first_contact = -1, free_steps = 0;
   double vol_free_min = INFINITY, vol_free_max = -INFINITY, vol_squeezed = INFINITY;
   for (int s = 1; s <= NSTEPS && r.ok; s++) {
     if (run_steps(&r, 1)) break;
     run_fetch(&r);
     for (int i = 0; i < m->n; i++) worst = fmin(worst, roller_distance(r.q + 3 * i));
+    redetected += r.prof.redetected;
+    redetect_steps += r.prof.redetected > 0;
     if (r.prof.contacts > 0) {
       in_set = fmin(in_set, r.prof.min_gap);
       if (first_contact < 0) first_contact = s;
@@ -104,12 +110,14 @@ int main(void) {
   printf("  smallest contact gap at a step's start %.4g m, smallest vertex distance to a roller "
          "%.4g m (margin %g)\n",
          in_set, worst, MARGIN);
+  printf("  re-detection added %ld contacts in %d of %d steps\n", redetected, redetect_steps,
+         NSTEPS);
   CHECK(first_contact > 0);
   CHECK(free_from > 0);              /* dragged through both pairs */
   CHECK(vol_squeezed < 0.99 * vol0); /* it was squeezed */
   CHECK(fabs(vol_free_min / vol0 - 1) <= 0.02);
   CHECK(fabs(vol_free_max / vol0 - 1) <= 0.02);
-  CHECK(worst >= -3 * MARGIN);
+  CHECK(worst >= -MARGIN);
   CHECK(all_finite(r.q, 3 * m->n));
   printf("  inverted tetrahedra at the end: %d of %d\n", sim_model_inverted(m, r.q), ntet);
   run_close(&r);

@@ -33,7 +33,7 @@ static void test_full_scene(void) {
   CHECK_INT(c->formulation, SIM_SCENE_FORM_PAPER);
   CHECK_INT(c->cr_preconditioner, SIM_SCENE_CR_NONE);
   CHECK_INT(c->newton_steps, 3);
-  CHECK_INT(c->redetect, 1);
+  CHECK_INT(c->redetect, 3);
   CHECK_NEAR(c->newton_tolerance, 1e-6, 0);
   CHECK_INT(s->nobstacles, 7);
 
@@ -517,7 +517,7 @@ static void test_round_trip(void) {
                        "    \"bodies\": true,\n    \"self_collision\": false,\n    \"mu\": 0,\n    \"delassus\": \"auto\",\n"
                        "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
                        "    \"newton_steps\": 3,\n    \"newton_tolerance\": 1e-08,\n"
-                       "    \"redetect\": 1\n  }");
+                       "    \"redetect\": 3\n  }");
     CHECK_STR_CONTAINS(text, "\"closed\": \"auto\"");
     CHECK_STR_CONTAINS(text, "\"touches\": [\"body0\"]");
     CHECK_STR_CONTAINS(text, "\"script\": []");

@@ -207,7 +207,7 @@ typedef struct sim_contact_def {
   int newton_steps;            /* most non-smooth Newton steps per L-G iteration, 1..100 (3) */
   double newton_tolerance;     /* m, >= 0: no further step once max |phi| <= this (1e-8);
                                   0 = always newton_steps */
-  int redetect;                /* 0..10 re-detections at a step's end (1; 0 = the paper's once
+  int redetect;                /* 0..10 re-detections at a step's end (3; 0 = the paper's once
                                   per step): vertices that ended inside something without a
                                   contact get one, and the L-G iterations run again */
 } sim_contact_def;
