@@ -115,7 +115,10 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
     prof->redetected += added;
     prof->contacts = c->n;
     prof->rows = 3 * c->n;
-    rc = be->contact_begin(be, c->c, c->n, &ct, st);
+    /* the step again from q~ (as if they had been found at its start): continuing from the
+       solution instead pushes a deep vertex out within the remaining iterations, at depth / h */
+    rc = be->predict(be, s->gravity, st);
+    if (!rc) rc = be->contact_begin(be, c->c, c->n, &ct, st);
     if (!rc) rc = lg_iterations(s, prof, &ct, &free_global, NULL, st);
   }
   double t2 = sim_now_ms();

@@ -39,8 +39,8 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
 void sim_stepper_free(sim_stepper *s);
 /* Advance one time step h: pins, predict, collision detection and W (with contact), K x (local,
    global or global with contact), then up to contact.redetect times: detection at the
-   solution, and when it finds vertices inside something without a contact, W again with them
-   added and K more L-G iterations from the current iterate (core/contact/world.h
+   solution, and when it finds vertices inside something without a contact, the step again
+   from the prediction with them added: W, K L-G iterations (core/contact/world.h
    sim_world_redetect); integrate. When `energies` is
    non-NULL it receives e(q) before the first and after every L-G iteration (K + 1 values;
    slower: for tests and convergence studies). */
