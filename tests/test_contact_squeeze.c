@@ -7,8 +7,7 @@
    in a roller than the margin. That last needs re-detection at the step's end (contact.redetect,
    default 3): with detection once per step (redetect 0, the paper) a vertex that bulges
    towards a roller by more than the margin within a step is constrained only from the next
-   one, 1.6-2.2 cm deep on this ball; with one re-detection, a vertex that the re-run then
-   pushes in is still missed (1.6 cm). Prints the measured figures, and the re-detections. */
+   one, 1.6-2.2 cm deep on this ball. Prints the measured figures, and the re-detections. */
 #include <math.h>
 #include <stdio.h>
 
