@@ -7,7 +7,8 @@
 # number of constraint rows, beside the paper's figures (scripts/paper/table3_timings.csv:
 # an i9-13900KF + RTX 4090, local step on the CPU, the rest on the GPU).
 # Also reports Newton steps per L-G iteration at that frame and the deepest contact gap of
-# the whole run (min_gap: negative is penetration; the scenes' margin is 1-3 cm).
+# the whole run (min_gap: negative is penetration; the scenes' margin is 1-3 cm), and the
+# contacts re-detection added at the reported frame (its step was then solved again).
 # usage: scripts/table3.sh [--simctl PATH] [--out DIR] [--rows all|small] [--frames-scale F]
 #                          [--set PATH=VALUE]...
 #   --rows small: the smallest size of each scene (what CI could afford); all: every size
@@ -49,7 +50,7 @@ gingerbread_man|11100|neo_hookean|gingerbread_man|200|1
 gingerbread_man|19500|neo_hookean|gingerbread_man_19k|200|0"
 mkdir -p "$OUT"
 CSV="$OUT/table3.csv"
-echo "example,vertices,our_vertices,frames,rows,newton_per_iteration,cr_per_iteration,min_gap,schur_ms,local_ms,global_ms,assemble_ms,cst_solve_ms,corr_ms,cst_global_ms,frame_ms,cd_ms,paper_rows,paper_schur_ms,paper_local_ms,paper_global_ms,paper_cst_global_ms,paper_frame_ms" >"$CSV"
+echo "example,vertices,our_vertices,frames,rows,newton_per_iteration,cr_per_iteration,min_gap,schur_ms,local_ms,global_ms,assemble_ms,cst_solve_ms,corr_ms,cst_global_ms,frame_ms,cd_ms,redetected,paper_rows,paper_schur_ms,paper_local_ms,paper_global_ms,paper_cst_global_ms,paper_frame_ms" >"$CSV"
 while IFS='|' read -r ex nv mat scene frames small; do
   [ "$ROWS" = small ] && [ "$small" = 0 ] && continue
   f=$(awk -v f="$frames" -v s="$SCALE" 'BEGIN { n = int(f * s + 0.5); print n < 1 ? 1 : n }')
@@ -63,11 +64,11 @@ while IFS='|' read -r ex nv mat scene frames small; do
     { if (NR == 2 || $c["contacts"] + 0 >= best) { best = $c["contacts"] + 0; line = $0 }
       if ($c["contacts"] + 0 > 0 && (!seen || $c["min_gap"] + 0 < gap)) { gap = $c["min_gap"] + 0; seen = 1 } }
     END { n = split(line, v, ","); k = v[c["lg_iterations"]];
-      printf "%d,%.2f,%.2f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f", v[c["rows"]],
+      printf "%d,%.2f,%.2f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d", v[c["rows"]],
         (k > 0 ? v[c["newton_steps"]] / k : 0), (k > 0 ? v[c["cr_iterations"]] / k : 0),
         (seen ? gap : 0), v[c["schur"]], v[c["local"]] / k,
         v[c["global"]] / k, v[c["assemble"]] / k, v[c["cst_solve"]] / k, v[c["corr"]] / k,
-        v[c["cst_global"]] / k, v[c["frame_ms"]], v[c["cd"]] }' "$dir/timing.csv")
+        v[c["cst_global"]] / k, v[c["frame_ms"]], v[c["cd"]], v[c["redetected"]] }' "$dir/timing.csv")
   paper=$(awk -F, -v ex="$ex" -v nv="$nv" -v mat="$mat" '$1 == ex && $2 == nv && $4 == mat {
       printf "%s,%s,%s,%s,%s,%s", $9, $10, $11, $12, $16, $17; exit }' "$PAPER")
   echo "$ex,$nv,$ourv,$f,$row,${paper:-,,,,,}" >>"$CSV"
