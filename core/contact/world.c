@@ -356,7 +356,7 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
   sim_detect_scene s = detect_scene(w, x_end, x_t); /* obstacles stay posed at t + h */
   int rc = sim_detect_run(&w->det, &s, &w->par, &w->ahead, st);
   if (rc) return rc;
-  /* keep what out lacks (both sorted by key) and what ends inside min_sep, facing q_t's side */
+  /* keep what out lacks (both sorted by key) and what ends inside, facing q_t's side */
   sim_detect_contacts *a = &w->ahead;
   int i = 0, n = 0;
   for (int j = 0; j < a->n; j++) {
@@ -364,7 +364,7 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
     if (i < w->out.n && sim_contact_key_cmp(&w->out.c[i], &a->c[j]) == 0) continue;
     sim_contact c = a->c[j];
     face_current_side(w, &c, x_t);
-    if (c.gap < w->par.min_sep) a->c[n++] = c;
+    if (c.gap < 0.0) a->c[n++] = c;
   }
   a->n = n;
   if (n == 0) return SIM_OK;

@@ -78,7 +78,8 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
                      const double *x_pred, sim_status *st);
 /* Re-detection at the step's end (contact.redetect): detection at x_end (the step's solution,
    obstacles still posed at t + h) finds vertices that ended inside an obstacle or another
-   body's surface, closer than min_sep, without a contact in w->out (they were farther than the
+   body's surface (gap < 0; a missed vertex merely closer than min_sep is left to the next
+   step's detection) without a contact in w->out (they were farther than the
    margin at q_t and at the prediction: a bulge, or a vertex thrown by the solve). Those
    contacts are added to w->out (sorted; the prediction pass's rules: a blade contact faces
    the vertex's side at x_t, scripted obstacles' velocities), *added their number. Mesh
