@@ -152,8 +152,8 @@ typedef struct sim_cable_def {
   int body;            /* body index */
   int npoints;         /* 2..SIM_MAX_CABLE_POINTS */
   double points[SIM_MAX_CABLE_POINTS][3]; /* world positions at t = 0 (after the body's
-                                             transform), each inside the body's mesh or within
-                                             its surface's reach */
+                                             transform), each inside one of the body's
+                                             tetrahedra (checked by core/model/cable.c) */
   double compliance;   /* E_c >= 0, m/N (0: hard) */
   int nkeys;           /* 0..SIM_MAX_CABLE_KEYS: "pull" keys, times strictly increasing */
   double key_time[SIM_MAX_CABLE_KEYS];  /* s, >= 0 */
@@ -209,7 +209,8 @@ typedef struct sim_contact_def {
                                   0 = always newton_steps */
   int redetect;                /* 0..10 re-detections at a step's end (3; 0 = the paper's once
                                   per step): vertices that ended inside something without a
-                                  contact get one, and the L-G iterations run again */
+                                  contact get one, and the step is solved again from its
+                                  prediction (core/solve/stepper.h) */
 } sim_contact_def;
 
 /* Obstacle shapes; the first six in the order of sim_obstacle_kind (core/contact/sdf.h). */

@@ -104,7 +104,8 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
   if (!rc && energies) energies[0] = be->energy(be, NULL);
   double free_global = 0.0; /* global solves of iterations without contacts */
   rc = rc ? rc : lg_iterations(s, prof, &ct, &free_global, energies, st);
-  for (int pass = 0; !rc && s->contact && pass < s->redetect; pass++) {
+  /* re-detection needs something to collide with (not only constraint pins or cables) */
+  for (int pass = 0; !rc && s->world.collide && pass < s->redetect; pass++) {
     int added = 0;
     double a = sim_now_ms();
     rc = be->download(be, SIM_VEC_Q, s->x_end, st);
