@@ -34,6 +34,7 @@ static void test_full_scene(void) {
   CHECK_INT(c->cr_preconditioner, SIM_SCENE_CR_NONE);
   CHECK_INT(c->newton_steps, 3);
   CHECK_INT(c->redetect, 3);
+  CHECK_INT(c->line_search, 0);
   CHECK_NEAR(c->newton_tolerance, 1e-6, 0);
   CHECK_INT(s->nobstacles, 7);
 
@@ -206,7 +207,7 @@ static const bad_case bad_cases[] = {
      "\"min_separation\", \"ncp\", \"preconditioner\", \"cr_iterations\", \"cr_tolerance\", "
      "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"mu\", \"delassus\", "
      "\"formulation\", \"cr_preconditioner\", \"newton_steps\", \"newton_tolerance\", "
-     "\"redetect\")"},
+     "\"redetect\", \"line_search\")"},
     {BODIES "'contact': {'min_separation': -0.01}}",
      "bad.json:1:93: contact.min_separation: expected a number >= 0, got -0.01"},
     {BODIES "'contact': {'margin': 0.01, 'min_separation': 0.02}}",
@@ -235,6 +236,10 @@ static const bad_case bad_cases[] = {
      "bad.json:1:91: contact.newton_steps: expected an integer >= 1, got 0"},
     {BODIES "'contact': {'redetect': 11}}",
      "bad.json:1:87: contact.redetect: expected an integer <= 10, got 11"},
+    {BODIES "'contact': {'line_search': -1}}",
+     "bad.json:1:90: contact.line_search: expected an integer >= 0, got -1"},
+    {BODIES "'contact': {'line_search': 31}}",
+     "bad.json:1:90: contact.line_search: expected an integer <= 30, got 31"},
     {BODIES "'contact': {'formulation': 'exact'}}",
      "bad.json:1:90: contact.formulation: expected one of \"compliance\", \"paper\", got \"exact\""},
     {BODIES "'contact': {'cr_preconditioner': 'ilu'}}",
@@ -517,7 +522,7 @@ static void test_round_trip(void) {
                        "    \"bodies\": true,\n    \"self_collision\": false,\n    \"mu\": 0,\n    \"delassus\": \"auto\",\n"
                        "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
                        "    \"newton_steps\": 3,\n    \"newton_tolerance\": 1e-08,\n"
-                       "    \"redetect\": 3\n  }");
+                       "    \"redetect\": 3,\n    \"line_search\": 8\n  }");
     CHECK_STR_CONTAINS(text, "\"closed\": \"auto\"");
     CHECK_STR_CONTAINS(text, "\"touches\": [\"body0\"]");
     CHECK_STR_CONTAINS(text, "\"script\": []");

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Non-smooth Newton contact stage (nsn.h): inputs W (borrowed), mu, compliance, d, H q_t,
-   H q^k, H A^{-1} b^k; workspace 12 x 3nc doubles plus CR's 5 x 3nc, grown on demand; fails
+   H q^k, H A^{-1} b^k; workspace 14 x 3nc doubles plus CR's 5 x 3nc, grown on demand; fails
    only on allocation. */
 #include "nsn.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "../base/alloc.h"
@@ -22,6 +23,7 @@ sim_nsn_options sim_default_nsn_options(void) {
   o.max_force = 0.0;
   o.h = 0.01;
   o.warm_start = 1;
+  o.line_search = 0;
   return o;
 }
 
@@ -34,7 +36,8 @@ int sim_nsn_init(sim_nsn *s, const sim_nsn_options *opt) {
 
 static void free_buffers(sim_nsn *s) {
   double **b[] = {&s->mu, &s->comp,  &s->d, &s->hqt, &s->w,    &s->wd, &s->pc,  &s->lambda,
-                  &s->f,  &s->omega, &s->e, &s->rhs, &s->dlam, &s->y,  &s->tmp, &s->work};
+                  &s->f,  &s->omega, &s->e, &s->rhs, &s->dlam, &s->y,  &s->tmp, &s->work,
+                  &s->lam_try, &s->wl};
   for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
     sim_free(*b[i]);
     *b[i] = NULL;
@@ -58,6 +61,7 @@ static int grow(sim_nsn *s, int nc) {
            {&s->pc, m},          {&s->hqt, m},             {&s->w, m},    {&s->lambda, m},
            {&s->f, m},           {&s->omega, m},           {&s->e, m},    {&s->rhs, m},
            {&s->dlam, m},        {&s->y, m},               {&s->tmp, m},
+           {&s->lam_try, m},     {&s->wl, m},
            {&s->work, (size_t)sim_cr_work_size((int)m)}};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
     if (!(*b[i].p = SIM_NEW0(double, b[i].n))) {
@@ -158,45 +162,94 @@ static void jacobi(sim_nsn *s) {
   }
 }
 
+/* NCP values phi (length units) at (hq, lam), and Omega, E / h^2 where omega, e are not NULL;
+   returns the merit 1/2 |phi|^2 over the normal and bilateral rows and max |phi| (all rows) in
+   *phi_max. The friction rows stay out of the merit: their Newton rows hold lambda_n fixed, so
+   their step need not descend on a merit that includes them (with them in it the line search
+   rejected most steps of a sliding box, which then decelerated at 0.61 mu g). */
+static double ncp_eval(const sim_nsn *s, const double *hq, const double *lambda, double *phi,
+                       double *omega, double *e, double *phi_max) {
+  int nc = s->nc;
+  double h = s->opt.h, ih2 = 1.0 / (h * h), pmax = 0.0, merit = 0.0;
+  for (int j = 0; j < nc; j++) {
+    const double *lam = lambda + 3 * j;
+    int i = 3 * j;
+    double om[3], ee[3];
+    if (s->comp[j] >= 0.0) { /* bilateral: phi = hq - d + E lambda, Omega = 1 (nsn.h) */
+      for (int a = 0; a < 3; a++) {
+        phi[i + a] = hq[i + a] - s->d[i + a] + s->comp[j] * lam[a];
+        om[a] = 1.0;
+        ee[a] = s->comp[j] * ih2;
+      }
+    } else {
+      double r_n = sim_ncp_precond_normal(h, s->w[i]), en;
+      phi[i] = sim_ncp_normal(s->opt.ncp, hq[i] - s->d[i], lam[0], r_n, &om[0], &en);
+      ee[0] = en * ih2;
+      /* displacement form: u = h dot(delta_f), r = h^2 w (ncp.h, last paragraph on units) */
+      double u[2], r_f = sim_ncp_precond_normal(h, 0.5 * (s->w[i + 1] + s->w[i + 2]));
+      for (int a = 0; a < 2; a++) u[a] = hq[i + 1 + a] - s->hqt[i + 1 + a] - h * s->d[i + 1 + a];
+      sim_ncp_fric fr = sim_ncp_friction(s->opt.ncp, u, lam + 1, lam[0], s->mu[j], r_f);
+      for (int a = 1; a < 3; a++) {
+        phi[i + a] = fr.phi[a - 1];
+        om[a] = fr.omega;
+        /* inactive rows: phi_f = lambda_f with E = I in phi's units; keep it relative to W */
+        ee[a] = fr.omega > 0.0 ? fr.e * ih2 : s->w[i + a] > 0.0 ? s->w[i + a] : 1.0;
+        if (fr.omega == 0.0) phi[i + a] *= h * h * ee[a];
+      }
+    }
+    for (int a = 0; a < 3; a++) {
+      if (omega) omega[i + a] = om[a];
+      if (e) e[i + a] = ee[a];
+      pmax = fmax(pmax, fabs(phi[i + a]));
+      if (a == 0 || s->comp[j] >= 0.0) merit += 0.5 * phi[i + a] * phi[i + a];
+    }
+  }
+  *phi_max = pmax;
+  return merit;
+}
+
+/* lambda + alpha dlambda into out, capped and in the cone (frictional contacts only). */
+static void update(const sim_nsn *s, double alpha, double *out) {
+  for (int j = 0; j < s->nc; j++) {
+    double *lam = out + 3 * j;
+    for (int a = 0; a < 3; a++) lam[a] = s->lambda[3 * j + a] + alpha * s->dlam[3 * j + a];
+    if (s->comp[j] < 0.0) { /* frictional: cap and cone; bilateral rows are free */
+      if (s->opt.max_force > 0.0 && lam[0] > s->opt.max_force) lam[0] = s->opt.max_force;
+      sim_ncp_cone_clamp(s->mu[j], lam);
+    }
+  }
+}
+
+/* Backtracking on ncp_eval's merit (compliance form): lambda + alpha dlambda for the first
+   alpha = 1, 1/2, ... whose merit is below (1 - 2 sigma alpha) merit0, trying line_search
+   halvings at most; none: lambda stays. hq(lambda') = hq - h^2 W lambda + h^2 W lambda' with
+   wlam = W lambda. Returns alpha (0: rejected). */
+static double line_search(sim_nsn *s, const double *hq, const double *wlam, double merit0) {
+  int m = 3 * s->nc;
+  double h2 = s->opt.h * s->opt.h, alpha = 1.0, pmax;
+  for (int t = 0; t <= s->opt.line_search; t++, alpha *= 0.5) {
+    update(s, alpha, s->lam_try);
+    sim_nsn_w_apply(s, s->lam_try, s->y);
+    for (int i = 0; i < m; i++) s->tmp[i] = hq[i] + h2 * (s->y[i] - wlam[i]);
+    double merit = ncp_eval(s, s->tmp, s->lam_try, s->rhs, NULL, NULL, &pmax);
+    if (merit <= (1.0 - 2e-4 * alpha) * merit0) {
+      memcpy(s->lambda, s->lam_try, sizeof(double) * (size_t)m);
+      return alpha;
+    }
+  }
+  return 0.0;
+}
+
 int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const double *wlam) {
   int nc = s->nc, m = 3 * nc;
   double h = s->opt.h, ih2 = 1.0 / (h * h), t0 = sim_now_ms();
   double *phi = s->dlam; /* phi is held in dlam until the solve starts */
   s->stats.newton_steps++;
   if (nc == 0) return 0;
-  double phi_max = 0.0;
   /* Step 2: NCP values and the diagonal Omega, E (Appendix B) at (H q^k, lambda^k). */
-  for (int j = 0; j < nc; j++) {
-    const double *lam = s->lambda + 3 * j;
-    int i = 3 * j;
-    if (s->comp[j] >= 0.0) { /* bilateral: phi = hq - d + E lambda, Omega = 1 (nsn.h) */
-      for (int a = 0; a < 3; a++) {
-        phi[i + a] = hq[i + a] - s->d[i + a] + s->comp[j] * lam[a];
-        s->omega[i + a] = 1.0;
-        s->e[i + a] = s->comp[j] * ih2;
-        phi_max = fmax(phi_max, fabs(phi[i + a]));
-      }
-      continue;
-    }
-    double r_n = sim_ncp_precond_normal(h, s->w[i]);
-    double om, en;
-    phi[i] = sim_ncp_normal(s->opt.ncp, hq[i] - s->d[i], lam[0], r_n, &om, &en);
-    s->omega[i] = om;
-    s->e[i] = en * ih2;
-    /* displacement form: u = h dot(delta_f), r = h^2 w (ncp.h, last paragraph on units) */
-    double u[2], r_f = sim_ncp_precond_normal(h, 0.5 * (s->w[i + 1] + s->w[i + 2]));
-    for (int a = 0; a < 2; a++) u[a] = hq[i + 1 + a] - s->hqt[i + 1 + a] - h * s->d[i + 1 + a];
-    sim_ncp_fric fr = sim_ncp_friction(s->opt.ncp, u, lam + 1, lam[0], s->mu[j], r_f);
-    for (int a = 0; a < 2; a++) {
-      phi[i + 1 + a] = fr.phi[a];
-      s->omega[i + 1 + a] = fr.omega;
-      /* inactive rows: phi_f = lambda_f with E = I in phi's units; keep it relative to W */
-      s->e[i + 1 + a] = fr.omega > 0.0 ? fr.e * ih2 : s->w[i + 1 + a] > 0.0 ? s->w[i + 1 + a] : 1.0;
-      if (fr.omega == 0.0) phi[i + 1 + a] *= h * h * s->e[i + 1 + a];
-    }
-    for (int a = 0; a < 3; a++) phi_max = fmax(phi_max, fabs(phi[i + a]));
-  }
+  double phi_max, merit = ncp_eval(s, hq, s->lambda, phi, s->omega, s->e, &phi_max);
   s->stats.phi_max = phi_max;
+  s->stats.merit = merit;
   s->stats.converged = s->opt.newton_tol > 0.0 && phi_max <= s->opt.newton_tol;
   if (s->stats.converged) { /* lambda and f stand */
     s->stats.assemble_ms += sim_now_ms() - t0;
@@ -211,6 +264,7 @@ int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const dou
     for (int i = 0; i < m; i++) s->tmp[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
     sim_nsn_w_apply(s, s->tmp, s->y);
   }
+  memcpy(s->wl, s->y, sizeof(double) * (size_t)m); /* W F lambda^k, for the line search */
   /* Step 3 right-hand side. Paper: (1/h^2)(h_vec - J A^{-1} g), h_vec = Omega H q^k - phi.
      Compliance: the same row divided by Omega (coupled rows), or -phi / h^2 (decoupled). */
   for (int i = 0; i < m; i++) {
@@ -243,17 +297,15 @@ int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const dou
   s->stats.cst_solve_ms += t2 - t1;
   if (it < 0) return -1;
   s->stats.cr_iters += it;
-  /* Step 4: lambda += dlambda, cap and cone (frictional contacts only); f = F lambda for
-     q = A^{-1}(b + h^2 H^T f). */
-  for (int j = 0; j < nc; j++) {
-    double *lam = s->lambda + 3 * j;
-    for (int a = 0; a < 3; a++) lam[a] += s->dlam[3 * j + a];
-    if (s->comp[j] < 0.0) { /* frictional: cap and cone; bilateral rows are free */
-      if (s->opt.max_force > 0.0 && lam[0] > s->opt.max_force) lam[0] = s->opt.max_force;
-      sim_ncp_cone_clamp(s->mu[j], lam);
-    }
-    for (int a = 0; a < 3; a++) s->f[3 * j + a] = paper ? s->omega[3 * j + a] * lam[a] : lam[a];
+  /* Step 4: lambda += dlambda (or alpha dlambda after the line search), cap and cone
+     (frictional contacts only); f = F lambda for q = A^{-1}(b + h^2 H^T f). */
+  if (!paper && s->opt.line_search > 0) {
+    line_search(s, hq, s->wl, merit);
+  } else {
+    update(s, 1.0, s->lam_try);
+    memcpy(s->lambda, s->lam_try, sizeof(double) * (size_t)m);
   }
+  for (int i = 0; i < m; i++) s->f[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
   s->stats.assemble_ms += sim_now_ms() - t2;
   return it;
 }

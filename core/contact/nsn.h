@@ -92,6 +92,9 @@ typedef struct sim_nsn_options {
   double max_force;        /* cap on lambda_n in newtons (0: none) */
   double h;                /* time step (s) */
   int warm_start;          /* keep lambda across steps (1) */
+  int line_search;         /* compliance form: most halvings of the Newton step in the
+                              backtracking on 1/2 |phi|^2 of the normal and bilateral rows
+                              (0: the full step, as in the paper) */
 } sim_nsn_options;
 
 sim_nsn_options sim_default_nsn_options(void);
@@ -103,6 +106,7 @@ typedef struct sim_nsn_stats {
   int newton_steps;    /* sim_nsn_iterate calls */
   double phi_max;      /* max |phi| (length) at the last call's linearisation point */
   int converged;       /* the last call found max |phi| <= newton_tol and did no step */
+  double merit;        /* 1/2 |phi|^2 over the normal and bilateral rows, same point */
 } sim_nsn_stats;
 
 /* out = W x for x, out of 3 nc (the matrix-free Delassus operator, sim_nsn_begin_step_op). */
@@ -124,6 +128,7 @@ typedef struct sim_nsn {
   double *lambda;  /* 3nc multipliers (in the cone) */
   double *f;       /* 3nc Omega lambda: what the caller applies with H^T */
   double *omega, *e, *rhs, *dlam, *y, *tmp, *work; /* workspace (e: E / h^2) */
+  double *lam_try, *wl;                             /* line search: trial lambda, W lambda^k */
   sim_nsn_stats stats;
 } sim_nsn;
 

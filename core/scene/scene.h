@@ -211,6 +211,8 @@ typedef struct sim_contact_def {
                                   per step): vertices that ended inside something without a
                                   contact get one, and the step is solved again from its
                                   prediction (core/solve/stepper.h) */
+  int line_search;             /* 0..30 step halvings of each Newton step on 1/2 |phi|^2 (8;
+                                  0 = the full step, the paper; compliance formulation only) */
 } sim_contact_def;
 
 /* Obstacle shapes; the first six in the order of sim_obstacle_kind (core/contact/sdf.h). */

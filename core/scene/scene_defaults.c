@@ -85,6 +85,7 @@ void sim_default_contact(sim_contact_def *c) {
   c->formulation = SIM_SCENE_FORM_COMPLIANCE;
   c->cr_preconditioner = SIM_SCENE_CR_JACOBI;
   c->newton_steps = 3;
+  c->line_search = 8;
   c->redetect = 3;
   c->newton_tolerance = 1e-8;
 }

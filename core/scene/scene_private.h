@@ -175,6 +175,7 @@ void scene_set_str(char *dst, size_t cap, const char *src);
 #define SCENE_CLOTH_VERTICES_MAX 25000000.0
 #define SCENE_CR_ITERATIONS_MAX 1000
 #define SCENE_NEWTON_STEPS_MAX 100
+#define SCENE_LINE_SEARCH_MAX 30
 #define SCENE_REDETECT_MAX 10
 
 #endif

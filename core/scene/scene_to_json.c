@@ -228,6 +228,7 @@ static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
   num(w, o, "newton_steps", d->newton_steps);
   num(w, o, "newton_tolerance", d->newton_tolerance);
   num(w, o, "redetect", d->redetect);
+  num(w, o, "line_search", d->line_search);
 }
 
 /* Only the keys of the obstacle's type; "touches" lists body names (every body by default). */

@@ -282,6 +282,7 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   o.form = cd->formulation == SIM_SCENE_FORM_PAPER ? SIM_NSN_FORM_PAPER : SIM_NSN_FORM_COMPLIANCE;
   o.cr_jacobi = cd->cr_preconditioner == SIM_SCENE_CR_JACOBI;
   o.newton_tol = cd->newton_tolerance;
+  o.line_search = cd->line_search;
   if (sim_nsn_init(&k->nsn, &o))
     return sim_fail(st, SIM_ERR_SCENE, "%s: bad contact solver options", sc->file);
   if (contact_S(cx, k, st)) return st->code;
