@@ -5,6 +5,8 @@ ASAN_BUILD ?= build-asan
 CUDA ?= auto
 WERROR ?= OFF
 JOBS ?= $(shell nproc)
+BUNDLE_CUDA_LIBS ?= 1
+BUNDLE_OUT ?= out
 
 ifeq ($(CUDA),0)
   CUDA_FLAG := -DSIMCTL_CUDA=OFF
@@ -14,7 +16,7 @@ else
   CUDA_FLAG := -DSIMCTL_CUDA=AUTO
 endif
 
-.PHONY: all deps build demo test test-asan bench bench-materials tables clean
+.PHONY: all deps build demo test test-asan bench bench-materials tables bundle clean
 
 all: build
 
@@ -50,6 +52,11 @@ bench-materials: build
 # the paper's Tables 1-2 (memory of S) beside ours: out/tables/tables.md and tables.csv
 tables: build
 	@bash scripts/paper_tables.sh --simctl $(BUILD)/simctl --out out/tables
+
+# relocatable tarball BUNDLE_OUT/simctl-<version>-linux-<arch>.tar.gz: simctl, tetgen, their
+# libraries and launchers; BUNDLE_CUDA_LIBS=0 leaves the CUDA toolkit's libraries out
+bundle: build
+	@bash scripts/bundle.sh --out $(BUNDLE_OUT) $(if $(filter 0,$(BUNDLE_CUDA_LIBS)),--no-cuda-libs) $(BUILD)/simctl
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -38,9 +38,30 @@ const char *sim_tetgen_default_cache_dir(void) {
   return n > 0 && n < (int)sizeof buf ? buf : NULL;
 }
 
-static const char *tetgen_program(void) {
+/* The program to run: $SIMCTL_TETGEN when set and non-empty, else a `tetgen` beside the
+   running executable (a relocated bundle ships one), else the build's SIMCTL_TETGEN. BUF
+   holds the second; *FROM says which one was chosen, for messages. */
+static const char *tetgen_program(char *buf, size_t cap, const char **from) {
   const char *e = getenv("SIMCTL_TETGEN");
-  return e && *e ? e : SIMCTL_TETGEN;
+  if (e && *e) {
+    *from = "taken from SIMCTL_TETGEN";
+    return e;
+  }
+  ssize_t n = readlink("/proc/self/exe", buf, cap);
+  char *slash = NULL;
+  if (n > 0 && (size_t)n < cap) {
+    buf[n] = '\0';
+    slash = strrchr(buf, '/');
+  }
+  if (slash && (size_t)(slash - buf) + sizeof "/tetgen" <= cap) {
+    memcpy(slash, "/tetgen", sizeof "/tetgen");
+    if (access(buf, X_OK) == 0) {
+      *from = "found beside the simctl executable";
+      return buf;
+    }
+  }
+  *from = "the path built in";
+  return SIMCTL_TETGEN;
 }
 
 /* 64-bit FNV-1a. */
@@ -142,8 +163,8 @@ static void last_log_line(const char *log, char *out, size_t cap) {
 }
 
 /* Runs PROG -SW SMESH with stdout and stderr to LOG; 1 in *failed when tetgen failed. */
-static int run_tetgen(const char *prog, const char *sw, const char *smesh, const char *log,
-                      const char *name, int *failed, sim_status *st) {
+static int run_tetgen(const char *prog, const char *from, const char *sw, const char *smesh,
+                      const char *log, const char *name, int *failed, sim_status *st) {
   char arg1[320];
   snprintf(arg1, sizeof arg1, "-%s", sw);
   char *argv[] = {(char *)prog, arg1, (char *)smesh, NULL};
@@ -158,9 +179,9 @@ static int run_tetgen(const char *prog, const char *sw, const char *smesh, const
   posix_spawn_file_actions_destroy(&fa);
   if (err)
     return sim_fail(st, SIM_ERR_MESH,
-                    "%s: cannot run the tetgen program '%s': %s (set "
+                    "%s: cannot run the tetgen program '%s': %s (%s; set "
                     "SIMCTL_TETGEN to its path)",
-                    name, prog, strerror(err));
+                    name, prog, strerror(err), from);
   int status;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR)
@@ -225,8 +246,11 @@ int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
   snprintf(log, sizeof log, "%s/tetgen.log", dir);
   snprintf(node, sizeof node, "%s/in.1.node", dir);
   int failed = 0;
+  char beside[1024];
+  const char *from;
+  const char *prog = tetgen_program(beside, sizeof beside, &from);
   if (write_smesh(smesh, s, name, st) ||
-      run_tetgen(tetgen_program(), sw, smesh, log, name, &failed, st)) {
+      run_tetgen(prog, from, sw, smesh, log, name, &failed, st)) {
     if (!failed) remove_dir(dir); /* a failed run keeps in.smesh for 'tetgen -d' */
     return st->code;
   }
