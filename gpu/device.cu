@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
-// CUDA device discovery and the CUDA backend's entry point. The backend's kernels (global
-// step with S on the device, local step, contact) arrive with the CUDA backend issue; until
-// then an explicit --device cuda is refused with that reason and auto falls back to the CPU.
+// CUDA device discovery, and the error and allocation helpers of the CUDA backend.
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-extern "C" {
-#include "../core/solve/backend.h"
+#include "cuda_ctx.h"
 
-int sim_cuda_available(char *why, size_t len) {
+extern "C" int sim_cuda_available(char *why, size_t len) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
@@ -25,17 +22,25 @@ int sim_cuda_available(char *why, size_t len) {
   return 1;
 }
 
-int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
-                            sim_status *st) {
-  (void)m;
-  (void)o;
-  *out = NULL;
-  char why[256];
-  if (!sim_cuda_available(why, sizeof why))
-    return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: %s", why);
-  return sim_fail(st, SIM_ERR_DEVICE,
-                  "--device cuda: the CUDA backend's kernels are not in this version yet (%s); "
-                  "use --device cpu or auto",
-                  why);
+int sim_cuda_fail(sim_status *st, const char *what, const char *err, const char *file, int line) {
+  return sim_fail(st, SIM_ERR_DEVICE, "CUDA: %s failed: %s (%s:%d)", what, err, file, line);
 }
+
+int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_status *st) {
+  *p = NULL;
+  size_t b = bytes > 0 ? bytes : 8;
+  cudaError_t e = cudaMalloc(p, b);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    return sim_fail(st, SIM_ERR_MEMORY,
+                    "CUDA: cannot allocate %.1f MiB on the device (%s; %.1f "
+                    "MiB already held by simctl)",
+                    b / 1048576.0, cudaGetErrorString(e), c->dev_bytes / 1048576.0);
+  }
+  c->dev_bytes += b;
+  if (host && bytes > 0)
+    SIM_CU(cudaMemcpy(*p, host, bytes, cudaMemcpyHostToDevice), st);
+  else
+    SIM_CU(cudaMemset(*p, 0, b), st);
+  return SIM_OK;
 }

@@ -1,7 +1,11 @@
-# The CUDA backend: built only when nvcc is found (SIMCTL_CUDA AUTO/ON); sm_90 plus PTX.
-set(CMAKE_CUDA_STANDARD 17)
-add_library(simgpu STATIC gpu/device.cu)
-set_target_properties(simgpu PROPERTIES CUDA_ARCHITECTURES "90-real;90-virtual"
+# The CUDA backend, compiled into simcore when nvcc is found (SIMCTL_CUDA AUTO/ON): sm_90 (H100,
+# H200) plus PTX for newer GPUs. Its files call the core's C functions and the core calls its
+# entry points, so both live in one library.
+# -fmad=false: no fused multiply-adds, so the device adds the same rounded terms as the CPU
+# reference and the GPU tests can hold results to 1e-12 (the products are bandwidth-bound).
+set(SIM_GPU_SOURCES gpu/device.cu gpu/backend_cuda.cu gpu/local_step.cu gpu/global_step.cu)
+target_sources(simcore PRIVATE ${SIM_GPU_SOURCES})
+set_source_files_properties(${SIM_GPU_SOURCES} PROPERTIES COMPILE_OPTIONS -fmad=false)
+set_target_properties(simcore PROPERTIES CUDA_ARCHITECTURES "90-real;90-virtual" CUDA_STANDARD 17
   POSITION_INDEPENDENT_CODE ON)
-target_include_directories(simgpu PRIVATE ${CMAKE_SOURCE_DIR}/core ${CHOLMOD_INCLUDE_DIR})
-target_link_libraries(simgpu PUBLIC CUDA::cudart_static)
+target_link_libraries(simcore PUBLIC CUDA::cudart_static CUDA::cusparse)

@@ -13,6 +13,7 @@
 #include "../core/solve/backend.h"
 #include "../core/solve/stepper.h"
 #include "check.h"
+#include "json_fmt.h"
 #include "lg_fixture.h"
 #include "scene/scene.h"
 
@@ -21,18 +22,6 @@
 
 static sim_scene g_scene; /* large: keep it off the stack */
 
-/* Scenes are written with ' for " to stay readable; printf-style. */
-static inline const char *json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static inline const char *json(const char *fmt, ...) {
-  static char buf[8192];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  for (char *p = buf; *p; p++)
-    if (*p == '\'') *p = '"';
-  return buf;
-}
 
 /* One simulation: the fixture plus host buffers and what the steps reported. */
 typedef struct run {

@@ -111,10 +111,26 @@ static int is_cloth_body(const sim_model *m, int b) {
   return m->scene->bodies[b].mesh.kind == SIM_SRC_CLOTH;
 }
 
+/* Body-body contact is on (contact.bodies or self-collision) and some solid body has surface
+   triangles that others, or itself, can touch. */
+static int bodies_collide(const sim_model *m) {
+  const sim_contact_def *cd = &m->scene->contact;
+  if (!cd->bodies && !cd->self_collision) return 0;
+  int targets = 0;
+  for (int t = 0; t < m->ntri; t++)
+    if (!is_cloth_body(m, m->tri_body[t]) && (t == 0 || m->tri_body[t] != m->tri_body[t - 1]))
+      targets++;
+  return targets > 0 && (m->nbodies > 1 || cd->self_collision);
+}
+
+int sim_world_needed(const sim_model *m) {
+  return m->scene->nobstacles > 0 || bodies_collide(m) || m->ncpin > 0 || m->ncable > 0;
+}
+
 static void setup_bodies(sim_world *w) {
   const sim_model *m = w->m;
   const sim_contact_def *cd = &m->scene->contact;
-  int on = cd->bodies || cd->self_collision, t0 = 0, targets = 0;
+  int on = cd->bodies || cd->self_collision, t0 = 0;
   for (int b = 0; b < m->nbodies; b++) {
     int t1 = t0;
     while (t1 < m->ntri && m->tri_body[t1] == b) t1++;
@@ -124,10 +140,9 @@ static void setup_bodies(sim_world *w) {
     bd->tri = m->tri + 3 * (size_t)t0;
     bd->nt = on && !is_cloth_body(m, b) ? t1 - t0 : 0;
     bd->mu = cd->mu;
-    targets += bd->nt > 0;
     t0 = t1;
   }
-  if (targets > 0 && (m->nbodies > 1 || cd->self_collision)) w->collide = 1;
+  if (bodies_collide(m)) w->collide = 1;
 }
 
 static sim_detect_scene detect_scene(const sim_world *w, const double *x, const double *xp) {

@@ -69,6 +69,9 @@ typedef struct sim_world {
   sim_cable_row *cable_row;      /* their rows, one per cable */
 } sim_world;
 
+/* 1 when model m has anything for the contact stage to solve (obstacles, body-body contact,
+   constraint pins or cables): what sim_world_init marks `active`, without building the world. */
+int sim_world_needed(const sim_model *m);
 /* Build the world of m's scene (reads mesh obstacles; errors name the obstacle and file). */
 int sim_world_init(sim_world *w, const sim_model *m, sim_status *st);
 /* Contacts for the step from t to t + h: vertices at x (q_t), x_prev (the step before, or

@@ -80,7 +80,8 @@ typedef struct sim_tetgen_opts {
 /* Writes the surface as .smesh in a temporary directory, runs the `tetgen` program as a
    child process (a crash becomes an error), reads .node/.ele back. Results are cached under
    cache_dir keyed by a hash of the surface bytes and the switches. The program is
-   $SIMCTL_TETGEN, else the build's SIMCTL_TETGEN, else "tetgen" on PATH. The surface must
+   $SIMCTL_TETGEN, else a `tetgen` beside the running executable (a bundle, `make bundle`),
+   else the build's SIMCTL_TETGEN, else "tetgen" on PATH. The surface must
    pass sim_surface_check_closed. A failed run keeps its temporary directory (named in the
    message) for `tetgen -d`; a cache that cannot be written is skipped silently. */
 int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,

@@ -12,6 +12,16 @@
 
 typedef enum { SIM_VEC_Q, SIM_VEC_QT, SIM_VEC_QTILDE, SIM_VEC_V, SIM_VEC_COUNT } sim_vec_id;
 
+/* A backend's internal buffers, read and written by the tests that check one operation at a
+   time against another backend (tests/test_gpu_backend.c); sim_buffer_len gives the doubles. */
+typedef enum {
+  SIM_BUF_RHS,  /* 3 nfree: the local step's right-hand side, the global step's input */
+  SIM_BUF_PROJ, /* 9 nelem: projections p_i (ADMM-PD: z_i - u_i) */
+  SIM_BUF_DUAL, /* 9 nelem: ADMM-PD duals u_i (length 0 without an ADMM-PD material) */
+  SIM_BUF_BEND, /* 3 nst: bending projections p_s */
+  SIM_BUF_COUNT
+} sim_buf_id;
+
 typedef struct sim_global_stats {
   long long S_nnz;      /* 0 when the global solver is not the sparse inverse */
   size_t S_bytes;       /* one copy of S in the chosen precision */
@@ -42,6 +52,9 @@ struct sim_backend {
   /* Whole-state transfers: vector `id` (3n doubles) to and from the host. */
   int (*upload)(sim_backend *be, sim_vec_id id, const double *host, sim_status *st);
   int (*download)(sim_backend *be, sim_vec_id id, double *host, sim_status *st);
+  /* Internal buffer `id` (sim_buffer_len doubles) to and from the host. */
+  int (*read_buffer)(sim_backend *be, sim_buf_id id, double *host, sim_status *st);
+  int (*write_buffer)(sim_backend *be, sim_buf_id id, const double *host, sim_status *st);
   /* Pinned vertices' positions for the coming step (npinned x 3). */
   int (*set_pins)(sim_backend *be, const double *pin_pos, sim_status *st);
   /* q~ = q_t + h v + h^2 g on free vertices; q = q~ there; pinned q and q~ = targets. */
@@ -82,6 +95,9 @@ typedef struct sim_backend_opts {
   double chebyshev_rho; /* jacobi: Chebyshev acceleration (0 = off) */
   size_t max_dense_bytes; /* dense_inverse: refuse above this (0 = no limit) */
 } sim_backend_opts;
+
+/* Length in doubles of buffer `id` for model m. */
+size_t sim_buffer_len(const sim_model *m, sim_buf_id id);
 
 /* Scene name of a global solver ("sparse_inverse", "cholesky", ...). */
 const char *sim_global_name(sim_global_kind g);

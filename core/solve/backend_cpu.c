@@ -6,9 +6,7 @@
 #include "../base/alloc.h"
 #include "../base/timer.h"
 #include "backend_cpu.h"
-#include "../model/bending.h"
-#include "local_arap.h"
-#include "material.h"
+#include "local_elem.h"
 
 static int cpu_upload(sim_backend *be, sim_vec_id id, const double *host, sim_status *st) {
   memcpy(CTX(be)->vec[id], host, sizeof(double) * 3 * (size_t)CTX(be)->m->n);
@@ -17,6 +15,24 @@ static int cpu_upload(sim_backend *be, sim_vec_id id, const double *host, sim_st
 
 static int cpu_download(sim_backend *be, sim_vec_id id, double *host, sim_status *st) {
   memcpy(host, CTX(be)->vec[id], sizeof(double) * 3 * (size_t)CTX(be)->m->n);
+  return SIM_OK;
+}
+
+/* Host address of buffer `id` (NULL where it has length 0). */
+static double *cpu_buffer(cpu_ctx *c, sim_buf_id id) {
+  double *const b[SIM_BUF_COUNT] = {c->rhs, c->R, c->U, c->P};
+  return (int)id >= 0 && id < SIM_BUF_COUNT ? b[id] : NULL;
+}
+
+static int cpu_read_buffer(sim_backend *be, sim_buf_id id, double *host, sim_status *st) {
+  size_t n = sim_buffer_len(CTX(be)->m, id);
+  if (n) memcpy(host, cpu_buffer(CTX(be), id), sizeof(double) * n);
+  return SIM_OK;
+}
+
+static int cpu_write_buffer(sim_backend *be, sim_buf_id id, const double *host, sim_status *st) {
+  size_t n = sim_buffer_len(CTX(be)->m, id);
+  if (n) memcpy(cpu_buffer(CTX(be), id), host, sizeof(double) * n);
   return SIM_OK;
 }
 
@@ -47,66 +63,24 @@ static int cpu_predict(sim_backend *be, const double g[3], sim_status *st) {
   return SIM_OK;
 }
 
-static sim_material elem_material(const sim_elem *t) {
-  sim_material mat = {(sim_material_model)t->model, t->dim, t->mu, t->lambda};
-  return mat;
-}
-
-/* Element e's projection: ARAP p = R(F); ADMM-PD (Overby 2017) z = prox(F + u), u += F - z,
-   p = z - u. */
-static void project_elem(cpu_ctx *c, int e, const double *q) {
-  const sim_elem *t = &c->m->elems[e];
-  double *R = c->R + 9 * (size_t)e;
-  if (t->model == SIM_MAT_ARAP) {
-    sim_arap_project(t, q, R);
-    return;
-  }
-  double F[9], Y[9], Z[9];
-  double *u = c->U + 9 * (size_t)e;
-  sim_elem_deformation(t, q, F);
-  for (int i = 0; i < 9; i++) Y[i] = F[i] + u[i];
-  sim_material mat = elem_material(t);
-  sim_admm_local(&mat, t->vol, t->w, Y, Z);
-  for (int i = 0; i < 9; i++) {
-    u[i] = Y[i] - Z[i];
-    R[i] = Z[i] - u[i];
-  }
-}
-
 static int cpu_local_step(sim_backend *be, sim_status *st) {
   cpu_ctx *c = CTX(be);
   const sim_model *m = c->m;
   const sim_bending *bd = m->bend;
   const double *q = c->vec[SIM_VEC_Q], *qh = c->vec[SIM_VEC_QTILDE];
 #pragma omp parallel for schedule(static, 256)
-  for (int e = 0; e < m->nelem; e++) project_elem(c, e, q);
+  for (int e = 0; e < m->nelem; e++)
+    sim_local_project(&m->elems[e], q, c->R + 9 * (size_t)e, c->U ? c->U + 9 * (size_t)e : NULL);
 #pragma omp parallel for schedule(static, 256)
   for (int s = 0; s < bd->nst; s++) {
     double Lq[3];
     sim_bending_apply(bd, s, q, Lq);
     sim_bending_project(bd, s, Lq, c->P + 3 * (size_t)s);
   }
-  double h2 = m->h * m->h;
+  sim_local_view v = sim_local_view_host(m);
 #pragma omp parallel for schedule(static, 256)
-  for (int f = 0; f < m->nfree; f++) {
-    int i = m->free_vert[f];
-    double b[3];
-    for (int k = 0; k < 3; k++) b[k] = m->mass[i] * qh[3 * i + k];
-    for (int p = m->vt_ptr[i]; p < m->vt_ptr[i + 1]; p++) {
-      int e = m->vt_idx[p] >> 2, a = m->vt_idx[p] & 3;
-      sim_arap_rhs_add(&m->elems[e], c->R + 9 * (size_t)e, a, h2, b);
-    }
-    for (int p = m->vb_ptr[i]; p < m->vb_ptr[i + 1]; p++) {
-      int k = m->vb_idx[p], s = m->ent_st[k];
-      double w = h2 * bd->k[s] * bd->coef[k];
-      for (int d = 0; d < 3; d++) b[d] += w * c->P[3 * (size_t)s + d];
-    }
-    for (int p = m->C_ptr[f]; p < m->C_ptr[f + 1]; p++) {
-      const double *x = c->pin_pos + 3 * (size_t)m->C_idx[p];
-      for (int k = 0; k < 3; k++) b[k] -= m->C_val[p] * x[k];
-    }
-    for (int k = 0; k < 3; k++) c->rhs[3 * f + k] = b[k];
-  }
+  for (int f = 0; f < m->nfree; f++)
+    sim_local_rhs(&v, f, qh, c->R, c->P, c->pin_pos, c->rhs + 3 * (size_t)f);
   return SIM_OK;
 }
 
@@ -170,15 +144,6 @@ static int cpu_integrate(sim_backend *be, sim_status *st) {
   return SIM_OK;
 }
 
-/* Elastic energy of element e: ARAP w/2 |F - R|^2, otherwise V Psi(F). */
-static double elem_energy(const sim_elem *t, const double *q) {
-  if (t->model == SIM_MAT_ARAP) return sim_arap_energy(t, q);
-  double F[9];
-  sim_elem_deformation(t, q, F);
-  sim_material mat = elem_material(t);
-  return t->vol * sim_psi_F(&mat, F);
-}
-
 static double cpu_energy(sim_backend *be, double *elem) {
   cpu_ctx *c = CTX(be);
   const sim_model *m = c->m;
@@ -186,7 +151,7 @@ static double cpu_energy(sim_backend *be, double *elem) {
   double el = 0, in = 0;
 #pragma omp parallel for schedule(static, 256) reduction(+ : el)
   for (int e = 0; e < m->nelem; e++) {
-    double E = elem_energy(&m->elems[e], q);
+    double E = sim_local_energy(&m->elems[e], q);
     if (elem) elem[e] = E / m->elems[e].vol;
     el += E;
   }
@@ -225,6 +190,16 @@ static void cpu_destroy(sim_backend *be) {
   sim_free(be);
 }
 
+size_t sim_buffer_len(const sim_model *m, sim_buf_id id) {
+  switch (id) {
+  case SIM_BUF_RHS: return 3 * (size_t)m->nfree;
+  case SIM_BUF_PROJ: return 9 * (size_t)m->nelem;
+  case SIM_BUF_DUAL: return m->admm ? 9 * (size_t)m->nelem : 0;
+  case SIM_BUF_BEND: return 3 * (size_t)m->bend->nst;
+  default: return 0;
+  }
+}
+
 const char *sim_global_name(sim_global_kind g) {
   static const char *const names[SIM_GLOBAL_COUNT] = {"auto", "sparse_inverse", "cholesky",
                                                       "jacobi", "dense_inverse"};
@@ -248,6 +223,8 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
   be->global = o->global == SIM_GLOBAL_AUTO ? SIM_GLOBAL_CHOLESKY : o->global;
   be->upload = cpu_upload;
   be->download = cpu_download;
+  be->read_buffer = cpu_read_buffer;
+  be->write_buffer = cpu_write_buffer;
   be->set_pins = cpu_set_pins;
   be->predict = cpu_predict;
   be->local_step = cpu_local_step;

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// The CUDA backend (DESIGN.md Sec. 10): the whole elastic frame on the device. The model's
+// arrays, the state vectors, the ADMM-PD duals and S stay resident; the host sees positions only
+// when it downloads them for output or collision detection. Kernels here: predict, pins,
+// integrate; the local step is in local_step.cu, the global step in global_step.cu.
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_ctx.h"
+
+extern "C" {
+#include "../core/base/alloc.h"
+#include "../core/contact/world.h"
+}
+
+static int sync(cuda_ctx *c, sim_status *st) {
+  SIM_CU(cudaGetLastError(), st);
+  SIM_CU(cudaStreamSynchronize(c->stream), st);
+  return SIM_OK;
+}
+
+static int cuda_upload(sim_backend *be, sim_vec_id id, const double *host, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  SIM_CU(cudaMemcpyAsync(c->vec[id], host, sizeof(double) * 3 * (size_t)c->m->n,
+                         cudaMemcpyHostToDevice, c->stream),
+         st);
+  return sync(c, st);
+}
+
+static int cuda_download(sim_backend *be, sim_vec_id id, double *host, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  SIM_CU(cudaMemcpyAsync(host, c->vec[id], sizeof(double) * 3 * (size_t)c->m->n,
+                         cudaMemcpyDeviceToHost, c->stream),
+         st);
+  return sync(c, st);
+}
+
+static double *buffer(cuda_ctx *c, sim_buf_id id) {
+  double *const b[SIM_BUF_COUNT] = {c->rhs, c->R, c->U, c->P};
+  return (int)id >= 0 && id < SIM_BUF_COUNT ? b[id] : NULL;
+}
+
+static int cuda_read_buffer(sim_backend *be, sim_buf_id id, double *host, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  size_t n = sim_buffer_len(c->m, id);
+  if (n)
+    SIM_CU(
+        cudaMemcpyAsync(host, buffer(c, id), sizeof(double) * n, cudaMemcpyDeviceToHost, c->stream),
+        st);
+  return sync(c, st);
+}
+
+static int cuda_write_buffer(sim_backend *be, sim_buf_id id, const double *host, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  size_t n = sim_buffer_len(c->m, id);
+  if (n)
+    SIM_CU(
+        cudaMemcpyAsync(buffer(c, id), host, sizeof(double) * n, cudaMemcpyHostToDevice, c->stream),
+        st);
+  return sync(c, st);
+}
+
+static int cuda_set_pins(sim_backend *be, const double *pin_pos, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  if (c->m->npinned > 0)
+    SIM_CU(cudaMemcpyAsync(c->pin_pos, pin_pos, sizeof(double) * 3 * (size_t)c->m->npinned,
+                           cudaMemcpyHostToDevice, c->stream),
+           st);
+  return sync(c, st);
+}
+
+// q~ = q_t + h v + h^2 g and q = q~ on free vertices (Sec. 3 of the paper, implicit Euler).
+__global__ void k_predict(int nfree, const int *free_vert, const double *qt, const double *v,
+                          double h, double g0, double g1, double g2, double *qh, double *q) {
+  int f = blockIdx.x * blockDim.x + threadIdx.x;
+  if (f >= nfree) return;
+  size_t i = 3 * (size_t)free_vert[f];
+  double g[3] = {g0, g1, g2};
+  for (int k = 0; k < 3; k++) {
+    double x = qt[i + k] + h * v[i + k] + h * h * g[k];
+    qh[i + k] = x;
+    q[i + k] = x;
+  }
+}
+
+// Pinned vertices: q = q~ = their scripted targets.
+__global__ void k_pins(int npinned, const int *pinned, const double *pin_pos, double *qh,
+                       double *q) {
+  int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= npinned) return;
+  size_t i = 3 * (size_t)pinned[p];
+  for (int k = 0; k < 3; k++) q[i + k] = qh[i + k] = pin_pos[3 * (size_t)p + k];
+}
+
+static int cuda_predict(sim_backend *be, const double g[3], sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  const sim_model *m = c->m;
+  if (m->nfree > 0)
+    k_predict<<<sim_cuda_blocks(m->nfree), SIM_CUDA_BLOCK, 0, c->stream>>>(
+        m->nfree, c->free_vert, c->vec[SIM_VEC_QT], c->vec[SIM_VEC_V], m->h, g[0], g[1], g[2],
+        c->vec[SIM_VEC_QTILDE], c->vec[SIM_VEC_Q]);
+  if (m->npinned > 0)
+    k_pins<<<sim_cuda_blocks(m->npinned), SIM_CUDA_BLOCK, 0, c->stream>>>(
+        m->npinned, c->pinned, c->pin_pos, c->vec[SIM_VEC_QTILDE], c->vec[SIM_VEC_Q]);
+  if (c->U) /* Overby 2017: u = 0 at the start of a step */
+    SIM_CU(cudaMemsetAsync(c->U, 0, sizeof(double) * 9 * (size_t)m->nelem, c->stream), st);
+  return sync(c, st);
+}
+
+// v = (q - q_t) / h; q_t = q.
+__global__ void k_integrate(long long n3, double ih, const double *q, double *qt, double *v) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= n3) return;
+  v[i] = (q[i] - qt[i]) * ih;
+  qt[i] = q[i];
+}
+
+static int cuda_integrate(sim_backend *be, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  long long n3 = 3LL * c->m->n;
+  k_integrate<<<sim_cuda_blocks(n3), SIM_CUDA_BLOCK, 0, c->stream>>>(
+      n3, 1.0 / c->m->h, c->vec[SIM_VEC_Q], c->vec[SIM_VEC_QT], c->vec[SIM_VEC_V]);
+  return sync(c, st);
+}
+
+static void cuda_global_stats(sim_backend *be, sim_global_stats *out) { *out = CCTX(be)->stats; }
+
+static void cuda_destroy(sim_backend *be) {
+  if (!be) return;
+  cuda_ctx *c = CCTX(be);
+  if (c) {
+    sim_cuda_global_destroy(c);
+    void *p[] = {c->vec[0],   c->vec[1],    c->vec[2],    c->vec[3], c->pin_pos,  c->R,
+                 c->U,        c->P,         c->rhs,       c->y,      c->energy,   c->dens,
+                 c->elems,    c->free_vert, c->pinned,    c->vt_ptr, c->vt_idx,   c->vb_ptr,
+                 c->vb_idx,   c->ent_st,    c->C_ptr,     c->C_idx,  c->mass,     c->C_val,
+                 c->bend.ptr, c->bend.vid,  c->bend.coef, c->bend.k, c->bend.rest};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    sim_free(c);
+  }
+  sim_free(be);
+}
+
+// The model's arrays and the state on the device.
+static int upload_model(cuda_ctx *c, sim_status *st) {
+  const sim_model *m = c->m;
+  const sim_bending *b = m->bend;
+  size_t n3 = 3 * (size_t)m->n, nent = b->nst > 0 ? (size_t)b->ptr[b->nst] : 0;
+  int rc = SIM_OK;
+  for (int i = 0; i < SIM_VEC_COUNT && !rc; i++)
+    rc = sim_cuda_new<double>(c, &c->vec[i], n3, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &c->pin_pos, 3 * (size_t)m->npinned, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &c->R, 9 * (size_t)m->nelem, NULL, st);
+  if (!rc && m->admm) rc = sim_cuda_new<double>(c, &c->U, 9 * (size_t)m->nelem, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &c->P, 3 * (size_t)b->nst, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &c->rhs, 3 * (size_t)m->nfree, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &c->y, 3 * (size_t)m->nfree, NULL, st);
+  if (!rc)
+    rc = sim_cuda_new<double>(c, &c->energy, (size_t)m->nelem + m->nfree + b->nst + 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &c->dens, (size_t)m->nelem, NULL, st);
+  if (!rc) rc = sim_cuda_new<sim_elem>(c, &c->elems, (size_t)m->nelem, m->elems, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &c->free_vert, (size_t)m->nfree, m->free_vert, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &c->pinned, (size_t)m->npinned, m->pinned, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &c->vt_ptr, (size_t)m->n + 1, m->vt_ptr, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &c->vt_idx, (size_t)m->vt_ptr[m->n], m->vt_idx, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &c->vb_ptr, (size_t)m->n + 1, m->vb_ptr, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &c->vb_idx, (size_t)m->vb_ptr[m->n], m->vb_idx, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &c->ent_st, nent, m->ent_st, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &c->C_ptr, (size_t)m->nfree + 1, m->C_ptr, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &c->C_idx, (size_t)m->C_ptr[m->nfree], m->C_idx, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &c->C_val, (size_t)m->C_ptr[m->nfree], m->C_val, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &c->mass, (size_t)m->n, m->mass, st);
+  c->bend.nst = b->nst;
+  if (!rc && b->nst > 0) {
+    rc = sim_cuda_new<int>(c, &c->bend.ptr, (size_t)b->nst + 1, b->ptr, st);
+    if (!rc) rc = sim_cuda_new<int>(c, &c->bend.vid, nent, b->vid, st);
+    if (!rc) rc = sim_cuda_new<double>(c, &c->bend.coef, nent, b->coef, st);
+    if (!rc) rc = sim_cuda_new<double>(c, &c->bend.k, (size_t)b->nst, b->k, st);
+    if (!rc) rc = sim_cuda_new<double>(c, &c->bend.rest, (size_t)b->nst, b->rest, st);
+  }
+  return rc;
+}
+
+// What the CUDA backend cannot run yet, as a reason (NULL: nothing).
+static const char *unsupported(const sim_model *m, const sim_backend_opts *o) {
+  if (o->global != SIM_GLOBAL_AUTO && o->global != SIM_GLOBAL_SPARSE_INVERSE)
+    return "the CUDA backend's global solver is the sparse inverse (solver.global auto or "
+           "sparse_inverse)";
+  if (o->chebyshev_rho > 0)
+    return "the CUDA backend has no Chebyshev acceleration (solver.chebyshev_rho must be 0)";
+  if (sim_world_needed(m))
+    return "the CUDA backend has no contact stage yet (this scene has obstacles, body contact, "
+           "constraint pins or cables)";
+  return NULL;
+}
+
+extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o,
+                                       sim_backend **out, sim_status *st) {
+  *out = NULL;
+  char why[256];
+  if (!sim_cuda_available(why, sizeof why))
+    return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: %s", why);
+  const char *no = unsupported(m, o);
+  if (no) return sim_fail(st, SIM_ERR_DEVICE, "%s: %s", m->scene->file, no);
+  sim_backend *be = SIM_NEW0(sim_backend, 1);
+  cuda_ctx *c = SIM_NEW0(cuda_ctx, 1);
+  if (!be || !c) {
+    sim_free(be);
+    sim_free(c);
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (backend)");
+  }
+  be->ctx = c;
+  be->name = "cuda";
+  be->global = SIM_GLOBAL_SPARSE_INVERSE;
+  be->upload = cuda_upload;
+  be->download = cuda_download;
+  be->read_buffer = cuda_read_buffer;
+  be->write_buffer = cuda_write_buffer;
+  be->set_pins = cuda_set_pins;
+  be->predict = cuda_predict;
+  be->local_step = sim_cuda_local_step;
+  be->global_step = sim_cuda_global_step;
+  be->integrate = cuda_integrate;
+  be->energy = sim_cuda_energy;
+  be->global_stats = cuda_global_stats;
+  be->destroy = cuda_destroy;
+  c->m = m;
+  int rc = SIM_OK;
+  cudaError_t e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess)
+    rc = sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
+  if (!rc) rc = upload_model(c, st);
+  if (!rc) rc = sim_cuda_global_create(be, o, st);
+  if (rc) {
+    cuda_destroy(be);
+    return rc;
+  }
+  *out = be;
+  return SIM_OK;
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// The CUDA backend's state, shared by its files (private to gpu/): the model's arrays, the
+// state vectors and S resident on the device; one stream carries every kernel of a frame.
+// Every operation of the backend table ends with the stream synchronised, so the frame loop's
+// host timers measure device time (timing.csv has the same buckets on both backends).
+#ifndef SIM_CUDA_CTX_H
+#define SIM_CUDA_CTX_H
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+extern "C" {
+#include "../core/model/bending.h"
+#include "../core/solve/backend.h"
+}
+
+#define SIM_CUDA_BLOCK 256
+// rows of S at least this long get a thread block each in the row gather (the others a warp)
+#define SIM_CUDA_LONG_ROW 2048
+
+// How the global step's two products run: hand-written gathers that read each entry of S once
+// for the three columns, or cuSPARSE SpMM (double only). SIMCTL_CUDA_SPMV=kernel|cusparse.
+typedef enum { SIM_SPMV_KERNEL, SIM_SPMV_CUSPARSE } sim_spmv_kind;
+
+// S on the device, both orientations as on the host (core/solve/factor.h).
+typedef struct cuda_S {
+  int n;
+  long long nnz;
+  sim_precision prec;
+  int *row_ptr, *row_col;      // CSR of S: y = S b (columns in the free unknowns' numbering)
+  int *col_ptr, *col_row;      // CSC of L^{-1}: column k is its etree path (rows permuted)
+  double *row_val, *col_val;   // double values, or NULL
+  float *row_valf, *col_valf;  // float values, or NULL
+  int *out_vert;               // n: the vertex that column k of S^T writes, free_vert[perm[k]]
+  int nlong, nshort;           // rows of S with a block each / a warp each
+  int *row_order;              // nlong long rows, then nshort short rows
+  int height;                  // elimination tree height (longest column)
+  // cuSPARSE path (double only)
+  sim_spmv_kind spmv;
+  cusparseHandle_t sp;
+  cusparseSpMatDescr_t mat_rows, mat_cols;
+  cusparseDnMatDescr_t dn_b, dn_y, dn_z;
+  void *sp_buf;
+  double *z;  // 3n: L^{-T} y before the permutation
+} cuda_S;
+
+typedef struct cuda_ctx {
+  const sim_model *m;
+  cudaStream_t stream;
+  size_t dev_bytes;            // device memory this backend allocated
+  double *vec[SIM_VEC_COUNT];  // 3n each
+  double *pin_pos;             // 3 npinned
+  double *R, *U, *P;           // 9 nelem, 9 nelem (NULL without ADMM-PD), 3 nst
+  double *rhs, *y;             // 3 nfree: the right-hand side, S b
+  double *energy;              // nelem + nfree + nst energy terms, then their sum
+  double *dens;                // nelem energy densities (J/m^3)
+  // the model's arrays (device copies)
+  sim_elem *elems;
+  int *free_vert, *pinned, *vt_ptr, *vt_idx, *vb_ptr, *vb_idx, *ent_st, *C_ptr, *C_idx;
+  double *mass, *C_val;
+  sim_bending bend;  // the stencils with device pointers
+  cuda_S S;
+  sim_global_stats stats;
+} cuda_ctx;
+
+#define CCTX(be) ((cuda_ctx *)(be)->ctx)
+
+// A CUDA or cuSPARSE failure as SIM_ERR_DEVICE naming the call and where it failed.
+int sim_cuda_fail(sim_status *st, const char *what, const char *err, const char *file, int line);
+#define SIM_CU(call, st)                                                             \
+  do {                                                                               \
+    cudaError_t e_ = (call);                                                         \
+    if (e_ != cudaSuccess)                                                           \
+      return sim_cuda_fail((st), #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
+  } while (0)
+#define SIM_CUSP(call, st)                                                               \
+  do {                                                                                   \
+    cusparseStatus_t e_ = (call);                                                        \
+    if (e_ != CUSPARSE_STATUS_SUCCESS)                                                   \
+      return sim_cuda_fail((st), #call, cusparseGetErrorString(e_), __FILE__, __LINE__); \
+  } while (0)
+
+// Device array of n elements (at least one, so no pointer is NULL), counted in c->dev_bytes;
+// copied from `host` when it is not NULL, else zeroed.
+int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_status *st);
+template <class T>
+static inline int sim_cuda_new(cuda_ctx *c, T **p, size_t n, const T *host, sim_status *st) {
+  return sim_cuda_alloc(c, (void **)p, sizeof(T) * n, host, st);
+}
+
+// Blocks of SIM_CUDA_BLOCK threads for n items.
+static inline unsigned sim_cuda_blocks(long long n) {
+  return (unsigned)((n + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
+}
+
+// gpu/global_step.cu: S built on the host from the factor, moved to the device (the host copy
+// freed), and the global step q_free = S^T S rhs.
+int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
+int sim_cuda_global_step(sim_backend *be, sim_status *st);
+void sim_cuda_global_destroy(cuda_ctx *c);
+// gpu/local_step.cu: projections, bending, the right-hand side; the energy.
+int sim_cuda_local_step(sim_backend *be, sim_status *st);
+double sim_cuda_energy(sim_backend *be, double *elem);
+
+#endif

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+// CUDA global step (Sec. 4 of the paper; DESIGN.md Secs. 5 and 10): q_free = S^T (S rhs) for the
+// three coordinate columns, S = L^{-1} P built on the host from the CHOLMOD factor and resident
+// on the device in both orientations, so both products are row gathers that read each entry of
+// S once for x, y and z:
+//   y = S b     CSR of S; rows of S have very different lengths (row i holds the descendants
+//               of i in the elimination tree), so rows of SIM_CUDA_LONG_ROW entries or more get
+//               a thread block each and the others a warp each;
+//   q = S^T y   CSC of L^{-1}: column k is the path from k to the root; a warp per column, which
+//               writes its vertex's position directly (free_vert[perm[k]]).
+// SIMCTL_CUDA_SPMV=cusparse runs both products with cuSPARSE SpMM instead (double only), for the
+// comparison `scripts/bench_gpu.sh` prints. Values in double, or float when solver.precision is
+// float (the vectors stay double; each product accumulates in double, as on the CPU).
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_ctx.h"
+
+extern "C" {
+#include "../core/base/alloc.h"
+#include "../core/base/timer.h"
+}
+
+static __device__ inline void warp_sum3(double a[3]) {
+  for (int off = 16; off > 0; off /= 2)
+    for (int k = 0; k < 3; k++) a[k] += __shfl_down_sync(0xffffffffu, a[k], off);
+}
+
+// Sum of a[3] over the block into thread 0's a (blockDim.x a multiple of 32, at most 1024).
+static __device__ inline void block_sum3(double a[3]) {
+  __shared__ double part[32][3];
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  warp_sum3(a);
+  if (lane == 0)
+    for (int k = 0; k < 3; k++) part[warp][k] = a[k];
+  __syncthreads();
+  if (warp == 0) {
+    for (int k = 0; k < 3; k++) a[k] = lane < nw ? part[lane][k] : 0.0;
+    warp_sum3(a);
+  }
+}
+
+// y = S b: blocks [0, nlong) take the long rows order[0..nlong), one each; the remaining
+// blocks a warp per short row order[nlong..nlong + nshort).
+template <class VT>
+__global__ void k_rows(int nlong, int nshort, const int *order, const int *ptr, const int *col,
+                       const VT *val, const double *b, double *y) {
+  double a[3] = {0.0, 0.0, 0.0};
+  int i, lane = threadIdx.x & 31, stride;
+  if ((int)blockIdx.x < nlong) {
+    i = order[blockIdx.x];
+    lane = threadIdx.x;
+    stride = blockDim.x;
+  } else {
+    int w = (blockIdx.x - nlong) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (w >= nshort) return;  // a whole warp leaves together
+    i = order[nlong + w];
+    stride = 32;
+  }
+  for (int p = ptr[i] + lane; p < ptr[i + 1]; p += stride) {
+    const double *bj = b + 3 * (size_t)col[p];
+    double s = (double)val[p];
+    a[0] += s * bj[0];
+    a[1] += s * bj[1];
+    a[2] += s * bj[2];
+  }
+  if ((int)blockIdx.x < nlong) {
+    block_sum3(a);
+    lane = threadIdx.x;
+  } else {
+    warp_sum3(a);
+  }
+  if (lane == 0)
+    for (int k = 0; k < 3; k++) y[3 * (size_t)i + k] = a[k];
+}
+
+// q[out_vert[k]] = column k of L^{-1} dotted with y, a warp per column.
+template <class VT>
+__global__ void k_cols(int n, const int *ptr, const int *row, const VT *val, const int *out_vert,
+                       const double *y, double *q) {
+  int k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  if (k >= n) return;
+  double a[3] = {0.0, 0.0, 0.0};
+  for (int p = ptr[k] + lane; p < ptr[k + 1]; p += 32) {
+    const double *yi = y + 3 * (size_t)row[p];
+    double s = (double)val[p];
+    a[0] += s * yi[0];
+    a[1] += s * yi[1];
+    a[2] += s * yi[2];
+  }
+  warp_sum3(a);
+  if (lane == 0)
+    for (int d = 0; d < 3; d++) q[3 * (size_t)out_vert[k] + d] = a[d];
+}
+
+// cuSPARSE path: q[out_vert[k]] = z[k] (z = L^{-T} y in the permuted numbering).
+__global__ void k_scatter(int n, const int *out_vert, const double *z, double *q) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  for (int d = 0; d < 3; d++) q[3 * (size_t)out_vert[k] + d] = z[3 * (size_t)k + d];
+}
+
+static int spmm(cuda_S *S, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B, cusparseDnMatDescr_t C,
+                sim_status *st) {
+  const double one = 1.0, zero = 0.0;
+  SIM_CUSP(cusparseSpMM(S->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                        &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, S->sp_buf),
+           st);
+  return SIM_OK;
+}
+
+int sim_cuda_global_step(sim_backend *be, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  cuda_S *S = &c->S;
+  double *q = c->vec[SIM_VEC_Q];
+  int n = S->n;
+  if (n == 0) return SIM_OK;
+  if (S->spmv == SIM_SPMV_CUSPARSE) {
+    int rc = spmm(S, S->mat_rows, S->dn_b, S->dn_y, st);
+    if (!rc) rc = spmm(S, S->mat_cols, S->dn_y, S->dn_z, st);
+    if (rc) return rc;
+    k_scatter<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->out_vert, S->z, q);
+  } else {
+    unsigned warps = SIM_CUDA_BLOCK / 32;
+    unsigned rows = S->nlong + (unsigned)((S->nshort + warps - 1) / warps);
+    unsigned cols = (unsigned)(((long long)n * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
+    if (S->prec == SIM_PREC_FLOAT) {
+      k_rows<float><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
+          S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, S->row_valf, c->rhs, c->y);
+      k_cols<float><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_ptr, S->col_row, S->col_valf,
+                                                            S->out_vert, c->y, q);
+    } else {
+      k_rows<double><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
+          S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, S->row_val, c->rhs, c->y);
+      k_cols<double><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_ptr, S->col_row, S->col_val,
+                                                             S->out_vert, c->y, q);
+    }
+  }
+  SIM_CU(cudaGetLastError(), st);
+  SIM_CU(cudaStreamSynchronize(c->stream), st);
+  return SIM_OK;
+}
+
+// Long rows first, then the short ones (host arrays into one device array).
+static int upload_row_order(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
+  cuda_S *S = &c->S;
+  int n = H->n, *order = SIM_NEW(int, (size_t)n + 1);
+  if (!order) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (row order)");
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (H->row_ptr[i + 1] - H->row_ptr[i] >= SIM_CUDA_LONG_ROW) order[k++] = i;
+  S->nlong = k;
+  for (int i = 0; i < n; i++)
+    if (H->row_ptr[i + 1] - H->row_ptr[i] < SIM_CUDA_LONG_ROW) order[k++] = i;
+  S->nshort = n - S->nlong;
+  int rc = sim_cuda_new<int>(c, &S->row_order, (size_t)n, order, st);
+  sim_free(order);
+  return rc;
+}
+
+// The vertex each column of S^T writes: free_vert[perm[k]].
+static int upload_out_vert(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
+  int n = H->n, *ov = SIM_NEW(int, (size_t)n + 1);
+  if (!ov) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (S output map)");
+  for (int k = 0; k < n; k++) ov[k] = c->m->free_vert[H->perm[k]];
+  int rc = sim_cuda_new<int>(c, &c->S.out_vert, (size_t)n, ov, st);
+  sim_free(ov);
+  return rc;
+}
+
+static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
+  cuda_S *S = &c->S;
+  size_t n = (size_t)H->n, nnz = (size_t)H->nnz;
+  S->n = H->n;
+  S->nnz = H->nnz;
+  S->prec = H->precision;
+  S->height = H->etree_height;
+  int rc = sim_cuda_new<int>(c, &S->row_ptr, n + 1, H->row_ptr, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->row_col, nnz, H->row_col, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->col_ptr, n + 1, H->col_ptr, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->col_row, nnz, H->col_row, st);
+  if (!rc && S->prec == SIM_PREC_FLOAT) {
+    rc = sim_cuda_new<float>(c, &S->row_valf, nnz, H->row_valf, st);
+    if (!rc) rc = sim_cuda_new<float>(c, &S->col_valf, nnz, H->col_valf, st);
+  } else if (!rc) {
+    rc = sim_cuda_new<double>(c, &S->row_val, nnz, H->row_val, st);
+    if (!rc) rc = sim_cuda_new<double>(c, &S->col_val, nnz, H->col_val, st);
+  }
+  if (!rc) rc = upload_row_order(c, H, st);
+  if (!rc) rc = upload_out_vert(c, H, st);
+  return rc;
+}
+
+// The cuSPARSE descriptors and work buffer (double only).
+static int cusparse_create(cuda_ctx *c, sim_status *st) {
+  cuda_S *S = &c->S;
+  int n = S->n;
+  int rc = sim_cuda_new<double>(c, &S->z, 3 * (size_t)n, NULL, st);
+  if (rc) return rc;
+  SIM_CUSP(cusparseCreate(&S->sp), st);
+  SIM_CUSP(cusparseSetStream(S->sp, c->stream), st);
+  SIM_CUSP(cusparseCreateCsr(&S->mat_rows, n, n, S->nnz, S->row_ptr, S->row_col, S->row_val,
+                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                             CUDA_R_64F),
+           st);
+  SIM_CUSP(cusparseCreateCsr(&S->mat_cols, n, n, S->nnz, S->col_ptr, S->col_row, S->col_val,
+                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                             CUDA_R_64F),
+           st);
+  SIM_CUSP(cusparseCreateDnMat(&S->dn_b, n, 3, 3, c->rhs, CUDA_R_64F, CUSPARSE_ORDER_ROW), st);
+  SIM_CUSP(cusparseCreateDnMat(&S->dn_y, n, 3, 3, c->y, CUDA_R_64F, CUSPARSE_ORDER_ROW), st);
+  SIM_CUSP(cusparseCreateDnMat(&S->dn_z, n, 3, 3, S->z, CUDA_R_64F, CUSPARSE_ORDER_ROW), st);
+  const double one = 1.0, zero = 0.0;
+  size_t b1 = 0, b2 = 0;
+  SIM_CUSP(cusparseSpMM_bufferSize(S->sp, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                   CUSPARSE_OPERATION_NON_TRANSPOSE, &one, S->mat_rows, S->dn_b,
+                                   &zero, S->dn_y, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, &b1),
+           st);
+  SIM_CUSP(cusparseSpMM_bufferSize(S->sp, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                   CUSPARSE_OPERATION_NON_TRANSPOSE, &one, S->mat_cols, S->dn_y,
+                                   &zero, S->dn_z, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, &b2),
+           st);
+  return sim_cuda_alloc(c, &S->sp_buf, b1 > b2 ? b1 : b2, NULL, st);
+}
+
+// Which product: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse).
+static int pick_spmv(cuda_ctx *c, sim_status *st) {
+  const char *e = getenv("SIMCTL_CUDA_SPMV");
+  c->S.spmv = SIM_SPMV_KERNEL;
+  if (!e || !*e || !strcmp(e, "kernel")) return SIM_OK;
+  if (strcmp(e, "cusparse"))
+    return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_SPMV=%s: expected kernel or cusparse", e);
+  if (c->S.prec == SIM_PREC_FLOAT)
+    return sim_fail(st, SIM_ERR_USAGE,
+                    "SIMCTL_CUDA_SPMV=cusparse: cuSPARSE SpMM needs S in "
+                    "double (solver.precision double)");
+  c->S.spmv = SIM_SPMV_CUSPARSE;
+  return SIM_OK;
+}
+
+// Refuse (before building S) when S's two copies would not fit in the device's free memory.
+static int check_device_memory(sim_factor *fac, int n, sim_precision prec, sim_status *st) {
+  size_t free_b = 0, total_b = 0;
+  SIM_CU(cudaMemGetInfo(&free_b, &total_b), st);
+  long long nnz = sim_sparse_inverse_count(fac);
+  size_t need = 2 * sim_sparse_inverse_bytes(nnz, n, prec);
+  if (need > free_b)
+    return sim_fail(st, SIM_ERR_MEMORY,
+                    "S (%lld nonzeros, two copies) needs %.1f MiB on the GPU, "
+                    "%.1f MiB are free (solver.precision float halves the values)",
+                    nnz, need / 1048576.0, free_b / 1048576.0);
+  return SIM_OK;
+}
+
+int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  const sim_model *m = c->m;
+  sim_factor *fac = NULL;
+  sim_sparse_inverse H;
+  memset(&H, 0, sizeof H);
+  int rc =
+      sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, 1, &fac, st);
+  if (!rc) {
+    sim_factor_get_info(fac, &c->stats.factor);
+    rc = check_device_memory(fac, m->nfree, o->precision, st);
+  }
+  if (!rc) rc = sim_sparse_inverse_build(fac, o->precision, o->max_S_bytes, &H, st);
+  sim_factor_destroy(fac);
+  if (!rc) rc = upload_S(c, &H, st);
+  if (!rc) {
+    c->stats.S_nnz = H.nnz;
+    c->stats.S_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, o->precision);
+    c->stats.S_resident = 2 * c->stats.S_bytes + sizeof(int) * 2 * (size_t)H.n;
+    c->stats.S_build_ms = H.build_ms;
+    c->stats.etree_height = H.etree_height;
+  }
+  sim_sparse_inverse_free(&H);
+  if (!rc) rc = pick_spmv(c, st);
+  if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = cusparse_create(c, st);
+  return rc;
+}
+
+void sim_cuda_global_destroy(cuda_ctx *c) {
+  cuda_S *S = &c->S;
+  if (S->mat_rows) cusparseDestroySpMat(S->mat_rows);
+  if (S->mat_cols) cusparseDestroySpMat(S->mat_cols);
+  if (S->dn_b) cusparseDestroyDnMat(S->dn_b);
+  if (S->dn_y) cusparseDestroyDnMat(S->dn_y);
+  if (S->dn_z) cusparseDestroyDnMat(S->dn_z);
+  if (S->sp) cusparseDestroy(S->sp);
+  void *p[] = {S->row_ptr,  S->row_col,  S->col_ptr,  S->col_row,   S->row_val, S->col_val,
+               S->row_valf, S->col_valf, S->out_vert, S->row_order, S->sp_buf,  S->z};
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
+  memset(S, 0, sizeof *S);
+}

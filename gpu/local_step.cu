@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// CUDA local step (Eq. 5) and energy: one thread per element for the projections (ARAP, or
+// ADMM-PD's singular-value solve for co-rotational and Neo-Hookean), one per bending stencil,
+// then one per free vertex gathering its right-hand-side row. The per-element and per-vertex
+// math is the CPU backend's (core/solve/local_elem.h), so both add the same terms in the same
+// order. The energy's terms are summed by one block in a fixed order (deterministic).
+#include "cuda_ctx.h"
+
+extern "C" {
+#include "../core/solve/local_elem.h"
+}
+
+#define SIM_SUM_THREADS 1024
+
+__global__ void k_project(int nelem, const sim_elem *elems, const double *q, double *R, double *U) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= nelem) return;
+  sim_local_project(&elems[e], q, R + 9 * (size_t)e, U ? U + 9 * (size_t)e : NULL);
+}
+
+__global__ void k_bend_project(sim_bending bend, const double *q, double *P) {
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= bend.nst) return;
+  double Lq[3];
+  sim_bending_apply(&bend, s, q, Lq);
+  sim_bending_project(&bend, s, Lq, P + 3 * (size_t)s);
+}
+
+__global__ void k_rhs(int nfree, sim_local_view v, const double *qh, const double *R,
+                      const double *P, const double *pin_pos, double *rhs) {
+  int f = blockIdx.x * blockDim.x + threadIdx.x;
+  if (f >= nfree) return;
+  sim_local_rhs(&v, f, qh, R, P, pin_pos, rhs + 3 * (size_t)f);
+}
+
+// The model's view with the device copies of its arrays.
+static sim_local_view device_view(const cuda_ctx *c) {
+  sim_local_view v = {c->elems,  c->free_vert, c->mass,   c->vt_ptr,        c->vt_idx,
+                      c->vb_ptr, c->vb_idx,    c->ent_st, c->bend.k,        c->bend.coef,
+                      c->C_ptr,  c->C_idx,     c->C_val,  c->m->h * c->m->h};
+  return v;
+}
+
+int sim_cuda_local_step(sim_backend *be, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  const sim_model *m = c->m;
+  const double *q = c->vec[SIM_VEC_Q];
+  if (m->nelem > 0)
+    k_project<<<sim_cuda_blocks(m->nelem), SIM_CUDA_BLOCK, 0, c->stream>>>(m->nelem, c->elems, q,
+                                                                           c->R, c->U);
+  if (c->bend.nst > 0)
+    k_bend_project<<<sim_cuda_blocks(c->bend.nst), SIM_CUDA_BLOCK, 0, c->stream>>>(c->bend, q,
+                                                                                   c->P);
+  if (m->nfree > 0)
+    k_rhs<<<sim_cuda_blocks(m->nfree), SIM_CUDA_BLOCK, 0, c->stream>>>(
+        m->nfree, device_view(c), c->vec[SIM_VEC_QTILDE], c->R, c->P, c->pin_pos, c->rhs);
+  SIM_CU(cudaGetLastError(), st);
+  SIM_CU(cudaStreamSynchronize(c->stream), st);
+  return SIM_OK;
+}
+
+// Energy terms: elements (and their densities), free vertices' inertia |q - q~|_M^2 / (2h^2),
+// bending stencils; laid out in that order in `terms`.
+__global__ void k_energy_terms(int nelem, const sim_elem *elems, int nfree, const int *free_vert,
+                               const double *mass, sim_bending bend, double ih2, const double *q,
+                               const double *qh, double *terms, double *dens) {
+  long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (t < nelem) {
+    double E = sim_local_energy(&elems[t], q);
+    dens[t] = E / elems[t].vol;
+    terms[t] = E;
+    return;
+  }
+  t -= nelem;
+  if (t < nfree) {
+    size_t i = 3 * (size_t)free_vert[t];
+    double d2 = 0.0;
+    for (int k = 0; k < 3; k++) d2 += (q[i + k] - qh[i + k]) * (q[i + k] - qh[i + k]);
+    terms[nelem + t] = 0.5 * ih2 * mass[i / 3] * d2;
+    return;
+  }
+  t -= nfree;
+  if (t < bend.nst) terms[nelem + nfree + t] = sim_bending_stencil_energy(&bend, (int)t, q);
+}
+
+// out = sum of x[0..n): each thread adds a fixed stride of terms, then a tree in shared memory.
+__global__ void k_sum(long long n, const double *x, double *out) {
+  __shared__ double s[SIM_SUM_THREADS];
+  double a = 0.0;
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) a += x[i];
+  s[threadIdx.x] = a;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if ((int)threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = s[0];
+}
+
+double sim_cuda_energy(sim_backend *be, double *elem) {
+  cuda_ctx *c = CCTX(be);
+  const sim_model *m = c->m;
+  long long n = (long long)m->nelem + m->nfree + c->bend.nst;
+  double E = NAN;
+  if (n > 0)
+    k_energy_terms<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(
+        m->nelem, c->elems, m->nfree, c->free_vert, c->mass, c->bend, 1.0 / (m->h * m->h),
+        c->vec[SIM_VEC_Q], c->vec[SIM_VEC_QTILDE], c->energy, c->dens);
+  k_sum<<<1, SIM_SUM_THREADS, 0, c->stream>>>(n, c->energy, c->energy + n);
+  // the table's energy op has no status: a device failure gives NaN
+  if (cudaMemcpyAsync(&E, c->energy + n, sizeof E, cudaMemcpyDeviceToHost, c->stream) !=
+      cudaSuccess)
+    return NAN;
+  if (elem && m->nelem > 0 &&
+      cudaMemcpyAsync(elem, c->dens, sizeof(double) * (size_t)m->nelem, cudaMemcpyDeviceToHost,
+                      c->stream) != cudaSuccess)
+    return NAN;
+  if (cudaStreamSynchronize(c->stream) != cudaSuccess) return NAN;
+  return E;
+}

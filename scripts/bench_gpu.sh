@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The CUDA backend's elastic Table 3 rows at the paper's sizes (twisting bar 5.3k / 11.3k /
+# 20.8k, ARAP; cloth extension 10.2k / 20.2k for each material), per L-G iteration, beside the
+# paper's figures (scripts/paper/table3_timings.csv: RTX 4090, local step on a 24-core CPU),
+# for S in double and float and for both implementations of the global step's products (the
+# hand-written gathers and cuSPARSE SpMM). The global step is also set against its bandwidth
+# limit: the bytes the two products must move (S's values and indices twice, the row pointers,
+# the three columns read and written) over the device's bandwidth.
+# Runs `frames` frames per row and averages from frame 6 on (the first five warm up).
+# usage: scripts/bench_gpu.sh [--simctl PATH] [--frames N] [--bandwidth GBPS] [--out DIR]
+#   --bandwidth: device memory bandwidth in GB/s for the limit (default 3000: what a
+#                device-to-device copy moved on this workplace's H100, counting read + write)
+set -euo pipefail
+SIMCTL=build/simctl FRAMES=25 BW=3000 OUT=out/bench_gpu
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --simctl) SIMCTL=$2; shift 2 ;;
+    --frames) FRAMES=$2; shift 2 ;;
+    --bandwidth) BW=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    *) echo "bench_gpu.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
+  esac
+done
+HERE="$(cd "$(dirname "$0")" && pwd)"
+SC="$HERE/../scenes"
+PAPER="$HERE/paper/table3_timings.csv"
+mkdir -p "$OUT"
+"$SIMCTL" --version
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+echo
+echo "| scene | material | vertices | precision | products | nnz(S) | local ms | global ms | global limit ms | global / limit | frame ms | paper local | paper global | paper frame | frame / paper |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+# example|paper vertices|scene|material override
+ROWS="twisting_bar|5300|twisting_bar|arap
+twisting_bar|11300|twisting_bar_11k|arap
+twisting_bar|20800|twisting_bar_20k|arap
+cloth_extension|10200|cloth_extension_10k|arap
+cloth_extension|10200|cloth_extension_10k|corotational
+cloth_extension|10200|cloth_extension_10k|neo_hookean
+cloth_extension|20200|cloth_extension|arap
+cloth_extension|20200|cloth_extension|corotational
+cloth_extension|20200|cloth_extension|neo_hookean"
+while IFS='|' read -r ex nv scene mat; do
+  for cfg in double:kernel double:cusparse float:kernel; do
+    prec=${cfg%%:*} spmv=${cfg##*:}
+    dir="$OUT/$scene-$mat-$prec-$spmv"
+    SIMCTL_CUDA_SPMV=$spmv "$SIMCTL" run "$SC/$scene.json" -q --device cuda --frames "$FRAMES" \
+      --out "$dir" --set "bodies.0.material.model=$mat" --set "solver.precision=$prec" \
+      --set 'output.formats=["csv"]' --set "output.every=$FRAMES" >&2
+    read -r n nnz < <(awk -F'[:,]' '/"nnz_S"/ { gsub(/[^0-9]/, "", $2); s = $2 }
+      /"free_vertices"/ { gsub(/[^0-9]/, "", $2); f = $2 } END { print f, s }' "$dir/summary.json")
+    paper=$(awk -F, -v ex="$ex" -v nv="$nv" -v mat="$mat" '$1 == ex && $2 == nv && $4 == mat {
+      printf "%s %s %s", $11, $12, $17; exit }' "$PAPER")
+    awk -F, -v sc="$scene" -v mat="$mat" -v p="$prec" -v sp="$spmv" -v n="$n" -v nnz="$nnz" \
+      -v bw="$BW" -v paper="$paper" '
+      NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      NR > 6 { l += $c["local"]; g += $c["global"]; f += $c["frame_ms"]; it += $c["lg_iterations"]; k++ }
+      END {
+        vb = (p == "float") ? 4 : 8
+        bytes = 2 * nnz * (vb + 4) + 2 * (n + 1) * 4 + 2 * (3 * n * 8 * 2) + 8 * n
+        lim = bytes / (bw * 1e9) * 1e3
+        split(paper, pp, " ")
+        gl = g / it
+        printf "| %s | %s | %d | %s | %s | %d | %.3f | %.3f | %.3f | %.2f | %.2f | %s | %s | %s | %s |\n",
+          sc, mat, n, p, sp, nnz, l / it, gl, lim, gl / lim, f / k, pp[1], pp[2], pp[3],
+          (pp[3] > 0 ? sprintf("%.2f", (f / k) / pp[3]) : "") }' "$dir/timing.csv"
+  done
+done <<<"$ROWS"
