@@ -29,8 +29,13 @@ static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, si
   if (sc->solver.device == SIM_DEVICE_AUTO) {
     if (sim_cuda_available(why, sizeof why)) {
       sim_status cst = {0};
-      if (sim_backend_cuda_create(m, &o, be, &cst) == SIM_OK) return SIM_OK;
-      snprintf(why, sizeof why, "%s", cst.msg);
+      if (!SIM_CUDA_AUTO)
+        snprintf(why, sizeof why, "the CUDA backend has not passed its tests on a GPU yet; "
+                 "--device cuda runs it");
+      else if (sim_backend_cuda_create(m, &o, be, &cst) == SIM_OK)
+        return SIM_OK;
+      else
+        snprintf(why, sizeof why, "%s", cst.msg);
     }
     if (!quiet) fprintf(stderr, "simctl: note: running on the CPU (%s)\n", why);
   }

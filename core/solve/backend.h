@@ -107,6 +107,9 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
 /* gpu/: SIM_ERR_DEVICE with a reason when CUDA cannot run (not built, no device, ...). */
 int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
                             sim_status *st);
+/* Whether `--device auto` may pick the CUDA backend: 0 until its GPU tests (label gpu) have
+   passed on a GPU; until then it runs only when asked for (--device cuda). */
+#define SIM_CUDA_AUTO 0
 /* 1 when a CUDA device is usable; otherwise 0 and a reason in `why`. */
 int sim_cuda_available(char *why, size_t len);
 
