@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* The contact stage of a backend (Algorithm 4; DESIGN.md Sec. 6), shared by the CPU and the
+   CUDA backends: the step's contacts and the previous step's (warm start), the Delassus
+   operator W once per step (dense from the host's S or factor, or the backend's matrix-free
+   product), the targets, and per L-G iteration the unconstrained solve, up to newton_steps
+   non-smooth Newton steps (nsn.h) linearised at H A^{-1} b + h^2 W f, and the correction. The
+   solves and the products with H that touch the state vectors are the backend's (ops); the
+   Newton solve itself runs here, on 3 nc host vectors. */
+#ifndef SIM_CONTACT_STAGE_H
+#define SIM_CONTACT_STAGE_H
+#include "../model/model.h"
+#include "../solve/backend.h"
+#include "../solve/factor.h"
+#include "contact.h"
+#include "nsn.h"
+
+/* What the backend provides; ctx is passed back to each. All but w_apply report failures. */
+typedef struct sim_contact_ops {
+  void *ctx;
+  /* The step's contacts (the backend may keep a copy of the rows, e.g. on the device). */
+  int (*set_rows)(void *ctx, const sim_contact *c, int nc, sim_status *st);
+  /* out (3 nc) = H x for state vector `id` over all vertices (pinned ones at their targets). */
+  int (*h_state)(void *ctx, sim_vec_id id, double *out, sim_status *st);
+  /* The unconstrained solve q_free = A^{-1} rhs (the local step's) into the state q. */
+  int (*unconstrained)(void *ctx, sim_status *st);
+  /* out = W x = H_free A^{-1} H_free^T x (3 nc), the matrix-free Delassus operator. */
+  void (*w_apply)(void *ctx, const double *x, double *out);
+  /* q_free += h^2 A^{-1} H_free^T f: the correction of Algorithm 4 step 4. */
+  int (*correct)(void *ctx, const double *f, sim_status *st);
+} sim_contact_ops;
+
+typedef struct sim_contact_stage {
+  const sim_model *m;
+  sim_contact_ops ops;
+  sim_nsn nsn;
+  sim_scene_delassus delassus;
+  sim_factor *fac;             /* borrowed: for W by CHOLMOD where S is NULL */
+  const sim_sparse_inverse *S; /* borrowed: for W and diag(W) (host) */
+  size_t max_W_bytes;          /* refuse a dense W above this (0: no limit) */
+  double min_sep;
+  int warm;
+  int newton_steps; /* per L-G iteration */
+  sim_contact *c, *pc; /* this step's contacts and the previous step's */
+  int nc, pnc, cap, pcap;
+  int first; /* the step's first L-G iteration is next */
+  double *plam; /* previous step's multipliers (3 pnc) */
+  double *W;
+  size_t W_cap;
+  double *wdiag, *d, *mu, *comp, *hqt, *hq, *hab, *minv, *tmp; /* 3 nc (mu, comp: nc) */
+} sim_contact_stage;
+
+/* The solver options of the scene's contact block; S or fac (host, borrowed, kept alive by the
+   caller) give W. Fails with SIM_ERR_SCENE on bad options. */
+int sim_contact_stage_init(sim_contact_stage *k, const sim_model *m, const sim_contact_ops *ops,
+                           sim_factor *fac, const sim_sparse_inverse *S, size_t max_W_bytes,
+                           sim_status *st);
+void sim_contact_stage_free(sim_contact_stage *k);
+
+/* The backend table's contact_begin, contact_global and contact_lambda (backend.h). */
+int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, sim_cst_times *t,
+                            sim_status *st);
+int sim_contact_stage_global(sim_contact_stage *k, sim_cst_times *t, sim_status *st);
+void sim_contact_stage_lambda(sim_contact_stage *k, double *out);
+
+#endif
