@@ -2,7 +2,8 @@
 // The CUDA backend (DESIGN.md Sec. 10): the whole elastic frame on the device. The model's
 // arrays, the state vectors, the ADMM-PD duals and S stay resident; the host sees positions only
 // when it downloads them for output or collision detection. Kernels here: predict, pins,
-// integrate; the local step is in local_step.cu, the global step in global_step.cu.
+// integrate; the local step is in local_step.cu, the global step in global_step.cu, the
+// contact stage's device operations in contact_cuda.cu.
 #include <stdio.h>
 #include <string.h>
 
@@ -129,6 +130,7 @@ static void cuda_destroy(sim_backend *be) {
   if (!be) return;
   cuda_ctx *c = CCTX(be);
   if (c) {
+    sim_cuda_contact_destroy(c);
     sim_cuda_global_destroy(c);
     void *p[] = {c->vec[0],   c->vec[1],    c->vec[2],    c->vec[3], c->pin_pos,  c->R,
                  c->U,        c->P,         c->rhs,       c->y,      c->energy,   c->dens,
@@ -189,9 +191,6 @@ static const char *unsupported(const sim_model *m, const sim_backend_opts *o) {
            "sparse_inverse)";
   if (o->chebyshev_rho > 0)
     return "the CUDA backend has no Chebyshev acceleration (solver.chebyshev_rho must be 0)";
-  if (sim_world_needed(m))
-    return "the CUDA backend has no contact stage yet (this scene has obstacles, body contact, "
-           "constraint pins or cables)";
   return NULL;
 }
 
@@ -232,6 +231,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
     rc = sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
   if (!rc) rc = upload_model(c, st);
   if (!rc) rc = sim_cuda_global_create(be, o, st);
+  if (!rc && sim_world_needed(m)) rc = sim_cuda_contact_create(be, o, st);
   if (rc) {
     cuda_destroy(be);
     return rc;

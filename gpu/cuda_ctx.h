@@ -59,6 +59,9 @@ typedef struct cuda_ctx {
   double *mass, *C_val;
   sim_bending bend;  // the stencils with device pointers
   cuda_S S;
+  sim_sparse_inverse host_S;  // scenes with contact: S and its factor kept on the host for W
+  sim_factor *host_fac;
+  struct cuda_contact *cst;  // the contact stage (contact_cuda.cu), NULL without contact
   sim_global_stats stats;
 } cuda_ctx;
 
@@ -96,9 +99,16 @@ static inline unsigned sim_cuda_blocks(long long n) {
 // freed), and the global step q_free = S^T S rhs.
 int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
 int sim_cuda_global_step(sim_backend *be, sim_status *st);
+// dst[vertex] = scale A_s^{-1} b (add: dst += ...) over the free vertices' rows of dst (3n),
+// b on the free unknowns (3 nfree); queued on the stream, not synchronised.
+int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
+                        sim_status *st);
 void sim_cuda_global_destroy(cuda_ctx *c);
 // gpu/local_step.cu: projections, bending, the right-hand side; the energy.
 int sim_cuda_local_step(sim_backend *be, sim_status *st);
 double sim_cuda_energy(sim_backend *be, double *elem);
+// gpu/contact_cuda.cu: the shared contact stage (core/contact/stage.h) with device operations.
+int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
+void sim_cuda_contact_destroy(cuda_ctx *c);
 
 #endif

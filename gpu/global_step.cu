@@ -18,7 +18,7 @@
 
 extern "C" {
 #include "../core/base/alloc.h"
-#include "../core/base/timer.h"
+#include "../core/contact/world.h"
 }
 
 static __device__ inline void warp_sum3(double a[3]) {
@@ -74,10 +74,11 @@ __global__ void k_rows(int nlong, int nshort, const int *order, const int *ptr, 
     for (int k = 0; k < 3; k++) y[3 * (size_t)i + k] = a[k];
 }
 
-// q[out_vert[k]] = column k of L^{-1} dotted with y, a warp per column.
+// dst[out_vert[k]] = column k of L^{-1} dotted with y (times scale, added to dst when add), a
+// warp per column.
 template <class VT>
 __global__ void k_cols(int n, const int *ptr, const int *row, const VT *val, const int *out_vert,
-                       const double *y, double *q) {
+                       const double *y, double scale, int add, double *dst) {
   int k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (k >= n) return;
   double a[3] = {0.0, 0.0, 0.0};
@@ -89,15 +90,20 @@ __global__ void k_cols(int n, const int *ptr, const int *row, const VT *val, con
     a[2] += s * yi[2];
   }
   warp_sum3(a);
-  if (lane == 0)
-    for (int d = 0; d < 3; d++) q[3 * (size_t)out_vert[k] + d] = a[d];
+  if (lane == 0) {
+    double *q = dst + 3 * (size_t)out_vert[k];
+    for (int d = 0; d < 3; d++) q[d] = add ? q[d] + scale * a[d] : scale * a[d];
+  }
 }
 
-// cuSPARSE path: q[out_vert[k]] = z[k] (z = L^{-T} y in the permuted numbering).
-__global__ void k_scatter(int n, const int *out_vert, const double *z, double *q) {
+// cuSPARSE path: dst[out_vert[k]] (+)= scale z[k] (z = L^{-T} y in the permuted numbering).
+__global__ void k_scatter(int n, const int *out_vert, const double *z, double scale, int add,
+                          double *dst) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
-  for (int d = 0; d < 3; d++) q[3 * (size_t)out_vert[k] + d] = z[3 * (size_t)k + d];
+  double *q = dst + 3 * (size_t)out_vert[k];
+  for (int d = 0; d < 3; d++)
+    q[d] = add ? q[d] + scale * z[3 * (size_t)k + d] : scale * z[3 * (size_t)k + d];
 }
 
 static int spmm(cuda_S *S, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B, cusparseDnMatDescr_t C,
@@ -109,34 +115,42 @@ static int spmm(cuda_S *S, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B, cuspa
   return SIM_OK;
 }
 
-int sim_cuda_global_step(sim_backend *be, sim_status *st) {
-  cuda_ctx *c = CCTX(be);
+int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
+                        sim_status *st) {
   cuda_S *S = &c->S;
-  double *q = c->vec[SIM_VEC_Q];
   int n = S->n;
   if (n == 0) return SIM_OK;
   if (S->spmv == SIM_SPMV_CUSPARSE) {
+    SIM_CUSP(cusparseDnMatSetValues(S->dn_b, (void *)b), st);
     int rc = spmm(S, S->mat_rows, S->dn_b, S->dn_y, st);
     if (!rc) rc = spmm(S, S->mat_cols, S->dn_y, S->dn_z, st);
     if (rc) return rc;
-    k_scatter<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->out_vert, S->z, q);
+    k_scatter<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->out_vert, S->z, scale,
+                                                                    add, dst);
   } else {
     unsigned warps = SIM_CUDA_BLOCK / 32;
     unsigned rows = S->nlong + (unsigned)((S->nshort + warps - 1) / warps);
     unsigned cols = (unsigned)(((long long)n * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
     if (S->prec == SIM_PREC_FLOAT) {
       k_rows<float><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
-          S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, S->row_valf, c->rhs, c->y);
+          S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, S->row_valf, b, c->y);
       k_cols<float><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_ptr, S->col_row, S->col_valf,
-                                                            S->out_vert, c->y, q);
+                                                            S->out_vert, c->y, scale, add, dst);
     } else {
       k_rows<double><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
-          S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, S->row_val, c->rhs, c->y);
+          S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, S->row_val, b, c->y);
       k_cols<double><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_ptr, S->col_row, S->col_val,
-                                                             S->out_vert, c->y, q);
+                                                             S->out_vert, c->y, scale, add, dst);
     }
   }
   SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+int sim_cuda_global_step(sim_backend *be, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  int rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st);
+  if (rc) return rc;
   SIM_CU(cudaStreamSynchronize(c->stream), st);
   return SIM_OK;
 }
@@ -265,7 +279,6 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     rc = check_device_memory(fac, m->nfree, o->precision, st);
   }
   if (!rc) rc = sim_sparse_inverse_build(fac, o->precision, o->max_S_bytes, &H, st);
-  sim_factor_destroy(fac);
   if (!rc) rc = upload_S(c, &H, st);
   if (!rc) {
     c->stats.S_nnz = H.nnz;
@@ -274,7 +287,13 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     c->stats.S_build_ms = H.build_ms;
     c->stats.etree_height = H.etree_height;
   }
-  sim_sparse_inverse_free(&H);
+  if (sim_world_needed(m)) { /* the contact stage builds W on the host from S (stage.h) */
+    c->host_S = H;
+    c->host_fac = fac;
+  } else {
+    sim_sparse_inverse_free(&H);
+    sim_factor_destroy(fac);
+  }
   if (!rc) rc = pick_spmv(c, st);
   if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = cusparse_create(c, st);
   return rc;
@@ -292,4 +311,7 @@ void sim_cuda_global_destroy(cuda_ctx *c) {
                S->row_valf, S->col_valf, S->out_vert, S->row_order, S->sp_buf,  S->z};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
   memset(S, 0, sizeof *S);
+  sim_sparse_inverse_free(&c->host_S);
+  sim_factor_destroy(c->host_fac);
+  c->host_fac = NULL;
 }

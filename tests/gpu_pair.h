@@ -53,6 +53,17 @@ static inline void gpu_pair_close(gpu_pair *g) {
   memset(g, 0, sizeof *g);
 }
 
+/* Largest extent of the rest configuration (m): the scale of position differences. */
+static inline double model_extent(const sim_model *m) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = 0; i < m->n; i++)
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], m->x_rest[3 * i + k]);
+      hi[k] = fmax(hi[k], m->x_rest[3 * i + k]);
+    }
+  return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+}
+
 /* max |a - b| / max |b| over n values (max |a - b| where b is all zero). */
 static inline double rel_diff(const double *a, const double *b, size_t n) {
   double d = 0.0, s = 0.0;

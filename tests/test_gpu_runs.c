@@ -3,7 +3,7 @@
    device): the paper's twisting bar (ARAP, 5.3k vertices) and cloth extension (Neo-Hookean,
    10.2k), 20 frames each through the frame loop (stepper), both on the sparse inverse in
    double. Positions must agree to 1e-9 of the body's size at every frame; the largest
-   difference is printed. (squeezing_ball joins when the CUDA backend has a contact stage.) */
+   difference is printed. (The contact scenes, squeezing_ball among them: test_gpu_contact.c.) */
 #include "../core/base/alloc.h"
 #include "../core/solve/stepper.h"
 #include "gpu_pair.h"
@@ -11,16 +11,6 @@
 #define FRAMES 20
 
 static sim_scene g_sc; /* large: off the stack */
-
-static double extent(const sim_model *m) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int i = 0; i < m->n; i++)
-    for (int k = 0; k < 3; k++) {
-      lo[k] = fmin(lo[k], m->x_rest[3 * i + k]);
-      hi[k] = fmax(hi[k], m->x_rest[3 * i + k]);
-    }
-  return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-}
 
 static void run_side_by_side(const char *file) {
   sim_status st = {0};
@@ -34,7 +24,7 @@ static void run_side_by_side(const char *file) {
   if (!rc) rc = sim_stepper_init(&sg, &g.m, g.gpu, &st);
   CHECK_INT(rc, SIM_OK);
   size_t n3 = 3 * (size_t)g.m.n;
-  double *qc = SIM_NEW(double, n3), *qg = SIM_NEW(double, n3), size = extent(&g.m), worst = 0;
+  double *qc = SIM_NEW(double, n3), *qg = SIM_NEW(double, n3), size = model_extent(&g.m), worst = 0;
   double ms_cpu = 0, ms_gpu = 0;
   for (int f = 0; !rc && f < FRAMES; f++) {
     sim_profile pc, pg;

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+// The CUDA backend's contact stage: the shared stage (core/contact/stage.h: warm start, W from
+// the host's S, the non-smooth Newton steps on 3 nc host vectors) with device operations for
+// what touches the state: H q (a thread per contact), H^T lambda gathered per free unknown (in
+// contact order, so each sum adds the CPU's terms in the CPU's order), the unconstrained solve
+// and the correction with S on the device, and the matrix-free W x = H A^{-1} H^T x. The rows
+// are rebuilt on the host each step and uploaded (terms, and the free unknowns' incidences).
+// Only 3 nc vectors cross to the host: H q, and W x in the matrix-free case.
+#include <string.h>
+
+#include "cuda_ctx.h"
+
+extern "C" {
+#include "../core/base/alloc.h"
+#include "../core/contact/rows.h"
+#include "../core/contact/stage.h"
+}
+
+// One contact's rows: its terms [t0, t1), and for the kinds other than CABLE the directions
+// (n, t1, t2) with each term's beta in coef[3 t]; a CABLE's term t has its vector g in coef.
+typedef struct cuda_row {
+  int t0, t1, cable;
+  double c[9];
+} cuda_row;
+
+typedef struct cuda_contact {
+  sim_contact_stage stage;
+  cuda_ctx *cx;
+  int nc_cap, nt_cap;
+  cuda_row *rows;            // nc
+  int *tvert, *tfree;        // nt: vertex, free unknown (-1: pinned)
+  double *tcoef;             // 3 nt
+  int *iptr, *iterm, *irow;  // free unknown -> (term, contact), in contact order
+  double *x, *out;           // 3 nc
+  double *g, *wq;            // 3 nfree, 3 n (W's solution by vertex; pinned rows stay 0)
+  // host staging
+  cuda_row *h_rows;
+  int *h_tvert, *h_tfree, *h_iptr, *h_iterm, *h_irow;
+  double *h_tcoef;
+} cuda_contact;
+
+// out[3j + r] = H_{3j+r} x (x by vertex; free_only skips pinned terms, as H_free does). The
+// CPU's arithmetic (rows.c): y = sum_a beta_a x_a, then c_r . y; a cable's sum_t g_t . x_t.
+__global__ void k_h_apply(int nc, const cuda_row *rows, const int *tvert, const int *tfree,
+                          const double *tcoef, int free_only, const double *x, double *out) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  cuda_row r = rows[j];
+  if (r.cable) {
+    double acc = 0.0;
+    for (int t = r.t0; t < r.t1; t++) {
+      if (free_only && tfree[t] < 0) continue;
+      const double *xv = x + 3 * (size_t)tvert[t];
+      for (int d = 0; d < 3; d++) acc += tcoef[3 * (size_t)t + d] * xv[d];
+    }
+    out[3 * (size_t)j] = acc;
+    out[3 * (size_t)j + 1] = out[3 * (size_t)j + 2] = 0.0;
+    return;
+  }
+  double y[3] = {0.0, 0.0, 0.0};
+  for (int t = r.t0; t < r.t1; t++) {
+    if (free_only && tfree[t] < 0) continue;
+    const double *xv = x + 3 * (size_t)tvert[t];
+    double b = tcoef[3 * (size_t)t];
+    for (int d = 0; d < 3; d++) y[d] += b * xv[d];
+  }
+  for (int k = 0; k < 3; k++)
+    out[3 * (size_t)j + k] = r.c[3 * k] * y[0] + r.c[3 * k + 1] * y[1] + r.c[3 * k + 2] * y[2];
+}
+
+// g[f] = (H_free^T lambda)_f: the free unknown's terms in contact order (rows.c's scatter order).
+__global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm, const int *irow,
+                            const cuda_row *rows, const double *tcoef, const double *lam,
+                            double *g) {
+  int f = blockIdx.x * blockDim.x + threadIdx.x;
+  if (f >= nfree) return;
+  double acc[3] = {0.0, 0.0, 0.0};
+  for (int p = iptr[f]; p < iptr[f + 1]; p++) {
+    int t = iterm[p], j = irow[p];
+    const cuda_row *r = &rows[j];
+    const double *l = lam + 3 * (size_t)j;
+    if (r->cable) {
+      for (int d = 0; d < 3; d++) acc[d] += l[0] * tcoef[3 * (size_t)t + d];
+      continue;
+    }
+    double gj[3] = {0.0, 0.0, 0.0};
+    for (int k = 0; k < 3; k++)
+      for (int d = 0; d < 3; d++) gj[d] += l[k] * r->c[3 * k + d];
+    double b = tcoef[3 * (size_t)t];
+    for (int d = 0; d < 3; d++) acc[d] += b * gj[d];
+  }
+  for (int d = 0; d < 3; d++) g[3 * (size_t)f + d] = acc[d];
+}
+
+static int grow_dev(cuda_contact *k, int nc, int nt, sim_status *st) {
+  cuda_ctx *c = k->cx;
+  if (nc > k->nc_cap) {
+    int cap = nc + nc / 2 + 16;
+    cudaFree(k->rows), cudaFree(k->x), cudaFree(k->out);
+    sim_free(k->h_rows);
+    k->rows = NULL, k->x = k->out = NULL;
+    k->h_rows = SIM_NEW(cuda_row, cap);
+    if (!k->h_rows) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact rows)");
+    int rc = sim_cuda_new<cuda_row>(c, &k->rows, (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<double>(c, &k->x, 3 * (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<double>(c, &k->out, 3 * (size_t)cap, NULL, st);
+    if (rc) return rc;
+    k->nc_cap = cap;
+  }
+  if (nt > k->nt_cap) {
+    int cap = nt + nt / 2 + 64;
+    cudaFree(k->tvert), cudaFree(k->tfree), cudaFree(k->tcoef), cudaFree(k->iterm);
+    cudaFree(k->irow);
+    k->tvert = k->tfree = k->iterm = k->irow = NULL, k->tcoef = NULL;
+    sim_free(k->h_tvert), sim_free(k->h_tfree), sim_free(k->h_tcoef), sim_free(k->h_iterm);
+    sim_free(k->h_irow);
+    k->h_tvert = SIM_NEW(int, cap), k->h_tfree = SIM_NEW(int, cap);
+    k->h_tcoef = SIM_NEW(double, 3 * (size_t)cap);
+    k->h_iterm = SIM_NEW(int, cap), k->h_irow = SIM_NEW(int, cap);
+    if (!k->h_tvert || !k->h_tfree || !k->h_tcoef || !k->h_iterm || !k->h_irow)
+      return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact terms)");
+    int rc = sim_cuda_new<int>(c, &k->tvert, (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<int>(c, &k->tfree, (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<double>(c, &k->tcoef, 3 * (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<int>(c, &k->iterm, (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<int>(c, &k->irow, (size_t)cap, NULL, st);
+    if (rc) return rc;
+    k->nt_cap = cap;
+  }
+  return SIM_OK;
+}
+
+static int rows_terms(const sim_contact *c) {
+  if (c->kind == SIM_CONTACT_CABLE) return c->cable->nt;
+  int vert[4];
+  double beta[4];
+  return sim_rows_terms(c, vert, beta);
+}
+
+// The step's rows on the host (terms in contact order, each contact's as rows.c lists them),
+// the free unknowns' incidences by a counting sort that keeps contact order, then the upload.
+static int cuda_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st) {
+  cuda_contact *k = (cuda_contact *)ctx;
+  cuda_ctx *cx = k->cx;
+  const sim_model *m = cx->m;
+  int nt = 0;
+  for (int j = 0; j < nc; j++) nt += rows_terms(&c[j]);
+  int rc = grow_dev(k, nc, nt, st);
+  if (rc) return rc;
+  int t = 0;
+  for (int j = 0; j < nc; j++) {
+    cuda_row *r = &k->h_rows[j];
+    r->t0 = t;
+    r->cable = c[j].kind == SIM_CONTACT_CABLE;
+    for (int d = 0; d < 3; d++) {
+      r->c[d] = c[j].n[d];
+      r->c[3 + d] = c[j].t1[d];
+      r->c[6 + d] = c[j].t2[d];
+    }
+    if (r->cable) {
+      const sim_cable_row *cr = c[j].cable;
+      for (int a = 0; a < cr->nt; a++, t++) {
+        k->h_tvert[t] = cr->vert[a];
+        for (int d = 0; d < 3; d++) k->h_tcoef[3 * (size_t)t + d] = cr->g[a][d];
+      }
+    } else {
+      int vert[4];
+      double beta[4];
+      int n = sim_rows_terms(&c[j], vert, beta);
+      for (int a = 0; a < n; a++, t++) {
+        k->h_tvert[t] = vert[a];
+        k->h_tcoef[3 * (size_t)t] = beta[a];
+        k->h_tcoef[3 * (size_t)t + 1] = k->h_tcoef[3 * (size_t)t + 2] = 0.0;
+      }
+    }
+    r->t1 = t;
+  }
+  int *ip = k->h_iptr;
+  memset(ip, 0, sizeof(int) * ((size_t)m->nfree + 1));
+  for (int i = 0; i < nt; i++) {
+    k->h_tfree[i] = m->free_of[k->h_tvert[i]];
+    if (k->h_tfree[i] >= 0) ip[k->h_tfree[i] + 1]++;
+  }
+  for (int f = 0; f < m->nfree; f++) ip[f + 1] += ip[f];
+  for (int j = 0; j < nc; j++) /* contact order; ip[f] runs ahead as the fill pointer */
+    for (int i = k->h_rows[j].t0; i < k->h_rows[j].t1; i++) {
+      int f = k->h_tfree[i];
+      if (f < 0) continue;
+      k->h_iterm[ip[f]] = i;
+      k->h_irow[ip[f]++] = j;
+    }
+  for (int f = m->nfree; f > 0; f--) ip[f] = ip[f - 1]; /* back to the starts */
+  ip[0] = 0;
+  cudaStream_t s = cx->stream;
+  SIM_CU(
+      cudaMemcpyAsync(k->rows, k->h_rows, sizeof(cuda_row) * (size_t)nc, cudaMemcpyHostToDevice, s),
+      st);
+  if (nt > 0) {
+    SIM_CU(
+        cudaMemcpyAsync(k->tvert, k->h_tvert, sizeof(int) * (size_t)nt, cudaMemcpyHostToDevice, s),
+        st);
+    SIM_CU(
+        cudaMemcpyAsync(k->tfree, k->h_tfree, sizeof(int) * (size_t)nt, cudaMemcpyHostToDevice, s),
+        st);
+    SIM_CU(cudaMemcpyAsync(k->tcoef, k->h_tcoef, sizeof(double) * 3 * (size_t)nt,
+                           cudaMemcpyHostToDevice, s),
+           st);
+    SIM_CU(
+        cudaMemcpyAsync(k->iterm, k->h_iterm, sizeof(int) * (size_t)nt, cudaMemcpyHostToDevice, s),
+        st);
+    SIM_CU(cudaMemcpyAsync(k->irow, k->h_irow, sizeof(int) * (size_t)nt, cudaMemcpyHostToDevice, s),
+           st);
+  }
+  SIM_CU(
+      cudaMemcpyAsync(k->iptr, ip, sizeof(int) * ((size_t)m->nfree + 1), cudaMemcpyHostToDevice, s),
+      st);
+  SIM_CU(cudaStreamSynchronize(s), st);
+  return SIM_OK;
+}
+
+// out (host, 3 nc) = H x for device vector x by vertex.
+static int h_apply_host(cuda_contact *k, const double *x, int free_only, double *out,
+                        sim_status *st) {
+  int nc = k->stage.nc;
+  cudaStream_t s = k->cx->stream;
+  k_h_apply<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(nc, k->rows, k->tvert, k->tfree,
+                                                           k->tcoef, free_only, x, k->out);
+  SIM_CU(cudaGetLastError(), st);
+  SIM_CU(cudaMemcpyAsync(out, k->out, sizeof(double) * 3 * (size_t)nc, cudaMemcpyDeviceToHost, s),
+         st);
+  SIM_CU(cudaStreamSynchronize(s), st);
+  return SIM_OK;
+}
+
+static int cuda_h_state(void *ctx, sim_vec_id id, double *out, sim_status *st) {
+  cuda_contact *k = (cuda_contact *)ctx;
+  return h_apply_host(k, k->cx->vec[id], 0, out, st);
+}
+
+static int cuda_unconstrained(void *ctx, sim_status *st) {
+  cuda_ctx *c = ((cuda_contact *)ctx)->cx;
+  int rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st);
+  if (rc) return rc;
+  SIM_CU(cudaStreamSynchronize(c->stream), st);
+  return SIM_OK;
+}
+
+// g = H_free^T lam (lam from the host) on the device.
+static int ht_gather(cuda_contact *k, const double *lam, sim_status *st) {
+  cuda_ctx *c = k->cx;
+  int nc = k->stage.nc, nfree = c->m->nfree;
+  SIM_CU(cudaMemcpyAsync(k->x, lam, sizeof(double) * 3 * (size_t)nc, cudaMemcpyHostToDevice,
+                         c->stream),
+         st);
+  if (nfree > 0)
+    k_ht_gather<<<sim_cuda_blocks(nfree), SIM_CUDA_BLOCK, 0, c->stream>>>(
+        nfree, k->iptr, k->iterm, k->irow, k->rows, k->tcoef, k->x, k->g);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+static int cuda_correct(void *ctx, const double *f, sim_status *st) {
+  cuda_contact *k = (cuda_contact *)ctx;
+  cuda_ctx *c = k->cx;
+  int rc = ht_gather(k, f, st);
+  if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], c->m->h * c->m->h, 1, st);
+  if (rc) return rc;
+  SIM_CU(cudaStreamSynchronize(c->stream), st);
+  return SIM_OK;
+}
+
+// The matrix-free W: the stage's operator has no status; a device failure gives NaN, which
+// the Newton solve and the run's state check turn into an error.
+static void cuda_w_apply(void *ctx, const double *x, double *out) {
+  cuda_contact *k = (cuda_contact *)ctx;
+  sim_status st = {0};
+  int rc = ht_gather(k, x, &st);
+  if (!rc) rc = sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, &st);
+  if (!rc) rc = h_apply_host(k, k->wq, 1, out, &st);
+  if (rc)
+    for (int i = 0; i < 3 * k->stage.nc; i++) out[i] = NAN;
+}
+
+static int cuda_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_cst_times *t,
+                              sim_status *st) {
+  return sim_contact_stage_begin(&CCTX(be)->cst->stage, c, nc, t, st);
+}
+
+static int cuda_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st) {
+  return sim_contact_stage_global(&CCTX(be)->cst->stage, t, st);
+}
+
+static int cuda_contact_lambda(sim_backend *be, double *out, sim_status *st) {
+  sim_contact_stage_lambda(&CCTX(be)->cst->stage, out);
+  return SIM_OK;
+}
+
+int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  const sim_model *m = c->m;
+  cuda_contact *k = SIM_NEW0(cuda_contact, 1);
+  c->cst = k;
+  if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact)");
+  k->cx = c;
+  k->h_iptr = SIM_NEW(int, (size_t)m->nfree + 1);
+  if (!k->h_iptr) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact)");
+  int rc = sim_cuda_new<int>(c, &k->iptr, (size_t)m->nfree + 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n, NULL, st);
+  if (rc) return rc;
+  sim_contact_ops ops = {k,           cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply,
+                         cuda_correct};
+  rc = sim_contact_stage_init(&k->stage, m, &ops, c->host_fac, &c->host_S, o->max_dense_bytes, st);
+  if (rc) return rc;
+  be->contact_begin = cuda_contact_begin;
+  be->contact_global = cuda_contact_global;
+  be->contact_lambda = cuda_contact_lambda;
+  return SIM_OK;
+}
+
+void sim_cuda_contact_destroy(cuda_ctx *c) {
+  cuda_contact *k = c->cst;
+  if (!k) return;
+  sim_contact_stage_free(&k->stage);
+  void *d[] = {k->rows, k->tvert, k->tfree, k->tcoef, k->iptr, k->iterm,
+               k->irow, k->x,     k->out,   k->g,     k->wq};
+  for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) cudaFree(d[i]);
+  sim_free(k->h_rows), sim_free(k->h_tvert), sim_free(k->h_tfree), sim_free(k->h_tcoef);
+  sim_free(k->h_iptr), sim_free(k->h_iterm), sim_free(k->h_irow);
+  sim_free(k);
+  c->cst = NULL;
+}
