@@ -9,16 +9,20 @@
 # the three columns read and written) over the device's bandwidth.
 # Runs `frames` frames per row and averages from frame 6 on (the first five warm up).
 # usage: scripts/bench_gpu.sh [--simctl PATH] [--frames N] [--bandwidth GBPS] [--out DIR]
+#                             [--device cuda|cpu]
+#   --device cpu: the same rows on the CPU backend with the sparse inverse (the products'
+#                 implementation does not apply there), for comparison
 #   --bandwidth: device memory bandwidth in GB/s for the limit (default 3000: what a
 #                device-to-device copy moved on this workplace's H100, counting read + write)
 set -euo pipefail
-SIMCTL=build/simctl FRAMES=25 BW=3000 OUT=out/bench_gpu
+SIMCTL=build/simctl FRAMES=25 BW=3000 OUT=out/bench_gpu DEVICE=cuda
 while [ $# -gt 0 ]; do
   case "$1" in
     --simctl) SIMCTL=$2; shift 2 ;;
     --frames) FRAMES=$2; shift 2 ;;
     --bandwidth) BW=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
+    --device) DEVICE=$2; shift 2 ;;
     *) echo "bench_gpu.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
@@ -42,10 +46,13 @@ cloth_extension|20200|cloth_extension|arap
 cloth_extension|20200|cloth_extension|corotational
 cloth_extension|20200|cloth_extension|neo_hookean"
 while IFS='|' read -r ex nv scene mat; do
-  for cfg in double:kernel double:cusparse float:kernel; do
+  cfgs="double:kernel double:cusparse float:kernel"
+  [ "$DEVICE" = cpu ] && cfgs="double:- float:-"
+  for cfg in $cfgs; do
     prec=${cfg%%:*} spmv=${cfg##*:}
     dir="$OUT/$scene-$mat-$prec-$spmv"
-    SIMCTL_CUDA_SPMV=$spmv "$SIMCTL" run "$SC/$scene.json" -q --device cuda --frames "$FRAMES" \
+    SIMCTL_CUDA_SPMV=${spmv/-/kernel} "$SIMCTL" run "$SC/$scene.json" -q --device "$DEVICE" \
+      --frames "$FRAMES" --set solver.global=sparse_inverse \
       --out "$dir" --set "bodies.0.material.model=$mat" --set "solver.precision=$prec" \
       --set 'output.formats=["csv"]' --set "output.every=$FRAMES" >&2
     read -r n nnz < <(awk -F'[:,]' '/"nnz_S"/ { gsub(/[^0-9]/, "", $2); s = $2 }
