@@ -5,7 +5,7 @@
 // contact order, so each sum adds the CPU's terms in the CPU's order), the unconstrained solve
 // and the correction with S on the device, and the matrix-free W x = H A^{-1} H^T x. The rows
 // are rebuilt on the host each step and uploaded (terms, and the free unknowns' incidences).
-// Only 3 nc vectors cross to the host: H q, and W x in the matrix-free case.
+// Only 3 nc vectors cross to the host (H q, W x), and once per step a dense W to the device.
 #include <string.h>
 
 #include "cuda_ctx.h"
@@ -33,6 +33,9 @@ typedef struct cuda_contact {
   int *iptr, *iterm, *irow;  // free unknown -> (term, contact), in contact order
   double *x, *out;           // 3 nc
   double *g, *wq;            // 3 nfree, 3 n (W's solution by vertex; pinned rows stay 0)
+  double *W;                 // this step's dense W (set_w), m x m row-major
+  size_t W_cap;              // doubles
+  int w_dense;               // W holds this step's operator (else it is matrix-free)
   // host staging
   cuda_row *h_rows;
   int *h_tvert, *h_tfree, *h_iptr, *h_iterm, *h_irow;
@@ -92,6 +95,17 @@ __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm, const 
   for (int d = 0; d < 3; d++) g[3 * (size_t)f + d] = acc[d];
 }
 
+// out = W x for a dense row-major W (m x m): a warp per row, each lane a strided part of it.
+__global__ void k_gemv(int m, const double *W, const double *x, double *out) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  if (i >= m) return;
+  const double *row = W + (size_t)i * (size_t)m;
+  double a = 0.0;
+  for (int j = lane; j < m; j += 32) a += row[j] * x[j];
+  for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
+  if (lane == 0) out[i] = a;
+}
+
 static int grow_dev(cuda_contact *k, int nc, int nt, sim_status *st) {
   cuda_ctx *c = k->cx;
   if (nc > k->nc_cap) {
@@ -147,6 +161,7 @@ static int cuda_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st
   for (int j = 0; j < nc; j++) nt += rows_terms(&c[j]);
   int rc = grow_dev(k, nc, nt, st);
   if (rc) return rc;
+  k->w_dense = 0;
   int t = 0;
   for (int j = 0; j < nc; j++) {
     cuda_row *r = &k->h_rows[j];
@@ -269,16 +284,48 @@ static int cuda_correct(void *ctx, const double *f, sim_status *st) {
   return SIM_OK;
 }
 
-// The matrix-free W: the stage's operator has no status; a device failure gives NaN, which
-// the Newton solve and the run's state check turn into an error.
+// This step's dense W on the device: its products cost a pass over W there instead of on the host.
+static int cuda_set_w(void *ctx, const double *W, int m, sim_status *st) {
+  cuda_contact *k = (cuda_contact *)ctx;
+  size_t n = (size_t)m * (size_t)m;
+  if (n > k->W_cap) {
+    cudaFree(k->W);
+    k->W = NULL;
+    k->W_cap = 0;
+    int rc = sim_cuda_new<double>(k->cx, &k->W, n, NULL, st);
+    if (rc) return rc;
+    k->W_cap = n;
+  }
+  SIM_CU(cudaMemcpyAsync(k->W, W, sizeof(double) * n, cudaMemcpyHostToDevice, k->cx->stream), st);
+  SIM_CU(cudaStreamSynchronize(k->cx->stream), st);
+  k->w_dense = 1;
+  return SIM_OK;
+}
+
+// out = W x: the dense W of set_w, or the matrix-free H A^{-1} H^T x. The stage's operator has
+// no status; a device failure gives NaN, which the Newton solve and the run's state check turn
+// into an error.
 static void cuda_w_apply(void *ctx, const double *x, double *out) {
   cuda_contact *k = (cuda_contact *)ctx;
+  cudaStream_t s = k->cx->stream;
+  int m = 3 * k->stage.nc, rc = 0;
   sim_status st = {0};
-  int rc = ht_gather(k, x, &st);
-  if (!rc) rc = sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, &st);
-  if (!rc) rc = h_apply_host(k, k->wq, 1, out, &st);
+  if (k->w_dense) {
+    unsigned blocks = (unsigned)(((long long)m * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
+    rc = cudaMemcpyAsync(k->x, x, sizeof(double) * (size_t)m, cudaMemcpyHostToDevice, s) !=
+         cudaSuccess;
+    if (!rc) k_gemv<<<blocks, SIM_CUDA_BLOCK, 0, s>>>(m, k->W, k->x, k->out);
+    rc = rc || cudaGetLastError() != cudaSuccess ||
+         cudaMemcpyAsync(out, k->out, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost, s) !=
+             cudaSuccess ||
+         cudaStreamSynchronize(s) != cudaSuccess;
+  } else {
+    rc = ht_gather(k, x, &st);
+    if (!rc) rc = sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, &st);
+    if (!rc) rc = h_apply_host(k, k->wq, 1, out, &st);
+  }
   if (rc)
-    for (int i = 0; i < 3 * k->stage.nc; i++) out[i] = NAN;
+    for (int i = 0; i < m; i++) out[i] = NAN;
 }
 
 static int cuda_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_cst_times *t,
@@ -308,8 +355,8 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n, NULL, st);
   if (rc) return rc;
-  sim_contact_ops ops = {k,           cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply,
-                         cuda_correct};
+  sim_contact_ops ops = {k,          cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply,
+                         cuda_set_w, cuda_correct};
   rc = sim_contact_stage_init(&k->stage, m, &ops, c->host_fac, &c->host_S, o->max_dense_bytes, st);
   if (rc) return rc;
   be->contact_begin = cuda_contact_begin;
@@ -323,7 +370,7 @@ void sim_cuda_contact_destroy(cuda_ctx *c) {
   if (!k) return;
   sim_contact_stage_free(&k->stage);
   void *d[] = {k->rows, k->tvert, k->tfree, k->tcoef, k->iptr, k->iterm,
-               k->irow, k->x,     k->out,   k->g,     k->wq};
+               k->irow, k->x,     k->out,   k->g,     k->wq,   k->W};
   for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) cudaFree(d[i]);
   sim_free(k->h_rows), sim_free(k->h_tvert), sim_free(k->h_tfree), sim_free(k->h_tcoef);
   sim_free(k->h_iptr), sim_free(k->h_iterm), sim_free(k->h_irow);

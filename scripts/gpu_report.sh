@@ -9,14 +9,19 @@
 # machine works where its CTest files' absolute paths would not; put the libraries it needs on
 # LD_LIBRARY_PATH (README: the CUDA backend on a machine with a GPU).
 # usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--rows all|small] [--skip-bench]
+#                              [--sanitize]
+#   --sanitize: each GPU test also runs under compute-sanitizer (memcheck: out-of-bounds and
+#               misaligned accesses, leaks) where the CUDA toolkit has it; its log goes to
+#               DIR/sanitizer.log
 set -uo pipefail
-BUILD=build OUT=out/gpu_report ROWS=small BENCH=1
+BUILD=build OUT=out/gpu_report ROWS=small BENCH=1 SANITIZE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) BUILD=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --rows) ROWS=$2; shift 2 ;;
     --skip-bench) BENCH=0; shift ;;
+    --sanitize) SANITIZE=1; shift ;;
     *) echo "gpu_report.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
@@ -38,6 +43,16 @@ for t in test_gpu_backend test_gpu_runs test_gpu_contact; do
   [ $rc -eq 0 ] || FAIL=1
 done
 tail -n 40 "$OUT/tests.log"
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+if [ "$SANITIZE" = 1 ] && [ -n "$CS" ]; then
+  for t in test_gpu_backend test_gpu_runs; do
+    (cd "$ROOT/tests" && "$CS" --tool memcheck --leak-check full "$BUILD/tests/$t") \
+      >>"$OUT/sanitizer.log" 2>&1 || FAIL=1
+  done
+  grep -E "ERROR SUMMARY|LEAK SUMMARY" "$OUT/sanitizer.log"
+elif [ "$SANITIZE" = 1 ]; then
+  echo "compute-sanitizer not found: --sanitize skipped" | tee -a "$OUT/sanitizer.log"
+fi
 if [ "$BENCH" = 1 ]; then
   bash "$ROOT/scripts/bench_gpu.sh" --simctl "$BUILD/simctl" --out "$OUT/bench" | tee "$OUT/bench_gpu.md"
   bash "$ROOT/scripts/table3.sh" --simctl "$BUILD/simctl" --out "$OUT/table3" --rows "$ROWS" \

@@ -23,8 +23,13 @@ typedef struct sim_contact_ops {
   int (*h_state)(void *ctx, sim_vec_id id, double *out, sim_status *st);
   /* The unconstrained solve q_free = A^{-1} rhs (the local step's) into the state q. */
   int (*unconstrained)(void *ctx, sim_status *st);
-  /* out = W x = H_free A^{-1} H_free^T x (3 nc), the matrix-free Delassus operator. */
+  /* out = W x = H_free A^{-1} H_free^T x (3 nc): the matrix-free Delassus operator, or the
+     dense W the backend took with set_w this step. */
   void (*w_apply)(void *ctx, const double *x, double *out);
+  /* Optional (NULL: the stage applies a dense W itself): take this step's dense W (m x m,
+     row-major) so that w_apply applies it, e.g. on the device. set_rows starts each step
+     without one. */
+  int (*set_w)(void *ctx, const double *W, int m, sim_status *st);
   /* q_free += h^2 A^{-1} H_free^T f: the correction of Algorithm 4 step 4. */
   int (*correct)(void *ctx, const double *f, sim_status *st);
 } sim_contact_ops;
