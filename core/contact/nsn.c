@@ -131,7 +131,7 @@ void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out) {
   }
 }
 
-static int coupled(const sim_nsn *s, int i) { return s->omega[i] > SIM_NSN_OMEGA_MIN; }
+static int coupled(const sim_nsn *s, int i) { return sim_nsn_coupled(s->omega[i]); }
 
 /* paper form: y = Omega W (Omega x) + (E / h^2) x;
    compliance form: y = W x + (Omega^{-1} E / h^2) x on the coupled rows (x restricted to
@@ -155,9 +155,7 @@ static void system_apply(void *ctx, const double *x, double *y) {
 static void jacobi(sim_nsn *s) {
   int m = 3 * s->nc, paper = s->opt.form == SIM_NSN_FORM_PAPER;
   for (int i = 0; i < m; i++) {
-    double om = s->omega[i];
-    double dg = paper ? om * om * s->wd[i] + s->e[i]
-                : coupled(s, i) ? s->wd[i] + s->e[i] / om : s->e[i];
+    double dg = sim_nsn_row_diag(paper, s->omega[i], s->wd[i], s->e[i]);
     s->pc[i] = dg > 0.0 ? 1.0 / dg : 1.0;
   }
 }
@@ -170,33 +168,12 @@ static void jacobi(sim_nsn *s) {
 static double ncp_eval(const sim_nsn *s, const double *hq, const double *lambda, double *phi,
                        double *omega, double *e, double *phi_max) {
   int nc = s->nc;
-  double h = s->opt.h, ih2 = 1.0 / (h * h), pmax = 0.0, merit = 0.0;
+  double h = s->opt.h, pmax = 0.0, merit = 0.0;
   for (int j = 0; j < nc; j++) {
-    const double *lam = lambda + 3 * j;
     int i = 3 * j;
     double om[3], ee[3];
-    if (s->comp[j] >= 0.0) { /* bilateral: phi = hq - d + E lambda, Omega = 1 (nsn.h) */
-      for (int a = 0; a < 3; a++) {
-        phi[i + a] = hq[i + a] - s->d[i + a] + s->comp[j] * lam[a];
-        om[a] = 1.0;
-        ee[a] = s->comp[j] * ih2;
-      }
-    } else {
-      double r_n = sim_ncp_precond_normal(h, s->w[i]), en;
-      phi[i] = sim_ncp_normal(s->opt.ncp, hq[i] - s->d[i], lam[0], r_n, &om[0], &en);
-      ee[0] = en * ih2;
-      /* displacement form: u = h dot(delta_f), r = h^2 w (ncp.h, last paragraph on units) */
-      double u[2], r_f = sim_ncp_precond_normal(h, 0.5 * (s->w[i + 1] + s->w[i + 2]));
-      for (int a = 0; a < 2; a++) u[a] = hq[i + 1 + a] - s->hqt[i + 1 + a] - h * s->d[i + 1 + a];
-      sim_ncp_fric fr = sim_ncp_friction(s->opt.ncp, u, lam + 1, lam[0], s->mu[j], r_f);
-      for (int a = 1; a < 3; a++) {
-        phi[i + a] = fr.phi[a - 1];
-        om[a] = fr.omega;
-        /* inactive rows: phi_f = lambda_f with E = I in phi's units; keep it relative to W */
-        ee[a] = fr.omega > 0.0 ? fr.e * ih2 : s->w[i + a] > 0.0 ? s->w[i + a] : 1.0;
-        if (fr.omega == 0.0) phi[i + a] *= h * h * ee[a];
-      }
-    }
+    sim_nsn_contact_ncp(s->opt.ncp, h, s->comp[j], s->mu[j], s->d + i, hq + i, s->hqt + i,
+                        s->w + i, lambda + i, phi + i, om, ee);
     for (int a = 0; a < 3; a++) {
       if (omega) omega[i + a] = om[a];
       if (e) e[i + a] = ee[a];
@@ -210,14 +187,9 @@ static double ncp_eval(const sim_nsn *s, const double *hq, const double *lambda,
 
 /* lambda + alpha dlambda into out, capped and in the cone (frictional contacts only). */
 static void update(const sim_nsn *s, double alpha, double *out) {
-  for (int j = 0; j < s->nc; j++) {
-    double *lam = out + 3 * j;
-    for (int a = 0; a < 3; a++) lam[a] = s->lambda[3 * j + a] + alpha * s->dlam[3 * j + a];
-    if (s->comp[j] < 0.0) { /* frictional: cap and cone; bilateral rows are free */
-      if (s->opt.max_force > 0.0 && lam[0] > s->opt.max_force) lam[0] = s->opt.max_force;
-      sim_ncp_cone_clamp(s->mu[j], lam);
-    }
-  }
+  for (int j = 0; j < s->nc; j++)
+    sim_nsn_contact_update(s->comp[j], s->mu[j], s->opt.max_force, s->lambda + 3 * j,
+                           s->dlam + 3 * j, alpha, out + 3 * j);
 }
 
 /* Backtracking on ncp_eval's merit (compliance form): lambda + alpha dlambda for the first
@@ -267,15 +239,8 @@ int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const dou
   memcpy(s->wl, s->y, sizeof(double) * (size_t)m); /* W F lambda^k, for the line search */
   /* Step 3 right-hand side. Paper: (1/h^2)(h_vec - J A^{-1} g), h_vec = Omega H q^k - phi.
      Compliance: the same row divided by Omega (coupled rows), or -phi / h^2 (decoupled). */
-  for (int i = 0; i < m; i++) {
-    double om = s->omega[i];
-    if (paper)
-      s->rhs[i] = ih2 * (om * (hq[i] - hab[i]) - phi[i]) - om * s->y[i];
-    else if (coupled(s, i))
-      s->rhs[i] = ih2 * (hq[i] - hab[i] - phi[i] / om) - s->y[i];
-    else
-      s->rhs[i] = -ih2 * phi[i];
-  }
+  for (int i = 0; i < m; i++)
+    s->rhs[i] = sim_nsn_row_rhs(paper, ih2, s->omega[i], hq[i], hab[i], phi[i], s->y[i]);
   double t1 = sim_now_ms();
   s->stats.assemble_ms += t1 - t0;
   /* Compliance form: a decoupled row's dlambda = -phi / E is known; CR starts there (its rows

@@ -65,7 +65,7 @@
    matched across steps). f is 0 until the first sim_nsn_iterate. */
 #ifndef SIM_CONTACT_NSN_H
 #define SIM_CONTACT_NSN_H
-#include "ncp.h"
+#include "nsn_row.h"
 
 typedef enum {
   SIM_NSN_PRECOND_DELASSUS = 0,    /* w_jj = W_jj (Eq. 28) */
@@ -77,9 +77,6 @@ typedef enum {
   SIM_NSN_FORM_PAPER = 1       /* force J^T lambda, J = Omega H (Eqs. 22-23 as printed) */
 } sim_nsn_form;
 
-/* Rows with Omega at or below this are decoupled in the compliance form (Omega^{-1} E is
-   infinite there): E dlambda = -phi alone. */
-#define SIM_NSN_OMEGA_MIN 1e-9
 
 typedef struct sim_nsn_options {
   sim_nsn_form form;       /* compliance (default) or paper */
