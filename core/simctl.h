@@ -26,6 +26,7 @@ typedef struct sim_run_result {
   double setup_ms;       /* meshing, model, factor, S */
   double mean_frame_ms;  /* mean frame time (without output) */
   char backend[16];      /* "cpu" or "cuda" */
+  char device[128];      /* the hardware the backend ran on */
   char global[32];       /* resolved global solver */
   double measure_rest;   /* total element measure (volume; area x thickness for cloth), m^3 */
   double measure_final;  /* the same in the last state simulated (signed: inverted < 0) */

@@ -211,6 +211,10 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   }
   be->ctx = c;
   be->name = "cuda";
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+    snprintf(be->device, sizeof be->device, "%.80s (sm_%d%d, %.0f GiB)", prop.name, prop.major,
+             prop.minor, prop.totalGlobalMem / 1073741824.0);
   be->global = SIM_GLOBAL_SPARSE_INVERSE;
   be->upload = cuda_upload;
   be->download = cuda_download;

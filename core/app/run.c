@@ -182,6 +182,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   if (!rc) rc = create_backend(sc, &r.m, o->quiet, &r.be, st);
   if (!rc) {
     snprintf(res->backend, sizeof res->backend, "%s", r.be->name);
+    snprintf(res->device, sizeof res->device, "%s", r.be->device);
     snprintf(res->global, sizeof res->global, "%s", sim_global_name(r.be->global));
     rc = sim_stepper_init(&r.step, &r.m, r.be, st);
   }

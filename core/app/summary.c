@@ -19,6 +19,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   cJSON_AddStringToObject(root, "status", failure ? "failed" : "ok");
   if (failure) cJSON_AddStringToObject(root, "error", failure->msg);
   cJSON_AddStringToObject(root, "backend", res->backend);
+  cJSON_AddStringToObject(root, "device", res->device);
   cJSON_AddStringToObject(root, "global_solver", res->global);
   cJSON_AddStringToObject(root, "precision",
                           sc->solver.precision == SIM_PREC_FLOAT ? "float" : "double");

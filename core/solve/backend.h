@@ -47,6 +47,7 @@ struct sim_contact;
 typedef struct sim_backend sim_backend;
 struct sim_backend {
   const char *name; /* "cpu" or "cuda" */
+  char device[128]; /* the hardware it runs on, as reports name it (summary.json "device") */
   sim_global_kind global; /* resolved (never AUTO) */
   void *ctx;
   /* Whole-state transfers: vector `id` (3n doubles) to and from the host. */

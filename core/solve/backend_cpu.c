@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* CPU backend (OpenMP): local step (ARAP, ADMM-PD materials, bending), global step with S or CHOLMOD, vector stages.
    Every loop is a gather with a fixed order, so results do not depend on the thread count. */
+#include <omp.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../base/alloc.h"
@@ -206,6 +208,21 @@ const char *sim_global_name(sim_global_kind g) {
   return (int)g >= 0 && (int)g < SIM_GLOBAL_COUNT ? names[g] : "unknown";
 }
 
+/* "MODEL NAME, N threads" from /proc/cpuinfo (the processor's name where it has none). */
+static void cpu_device_name(char *out, size_t cap) {
+  char line[256], name[160] = "unknown processor";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  while (f && fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) || !colon) continue;
+    snprintf(name, sizeof name, "%s", colon + 2);
+    name[strcspn(name, "\n")] = '\0';
+    break;
+  }
+  if (f) fclose(f);
+  snprintf(out, cap, "%s, %d threads", name, omp_get_max_threads());
+}
+
 int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
                            sim_status *st) {
   *out = NULL;
@@ -218,6 +235,7 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
   }
   be->ctx = c;
   be->name = "cpu";
+  cpu_device_name(be->device, sizeof be->device);
   /* On the CPU CHOLMOD's supernodal solve beats the two products with S (measured by
      `make bench`, README), so auto picks cholesky here. */
   be->global = o->global == SIM_GLOBAL_AUTO ? SIM_GLOBAL_CHOLESKY : o->global;
