@@ -119,8 +119,9 @@ __global__ void k_integrate(long long n3, double ih, const double *q, double *qt
 static int cuda_integrate(sim_backend *be, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   long long n3 = 3LL * c->m->n;
-  k_integrate<<<sim_cuda_blocks(n3), SIM_CUDA_BLOCK, 0, c->stream>>>(
-      n3, 1.0 / c->m->h, c->vec[SIM_VEC_Q], c->vec[SIM_VEC_QT], c->vec[SIM_VEC_V]);
+  if (n3 > 0)
+    k_integrate<<<sim_cuda_blocks(n3), SIM_CUDA_BLOCK, 0, c->stream>>>(
+        n3, 1.0 / c->m->h, c->vec[SIM_VEC_Q], c->vec[SIM_VEC_QT], c->vec[SIM_VEC_V]);
   return sync(c, st);
 }
 
@@ -230,7 +231,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   be->destroy = cuda_destroy;
   c->m = m;
   int rc = SIM_OK;
-  cudaError_t e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+  cudaError_t e = cudaStreamCreate(&c->stream); /* ordered after the legacy stream's work */
   if (e != cudaSuccess)
     rc = sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
   if (!rc) rc = upload_model(c, st);

@@ -110,7 +110,10 @@ static int grow_dev(cuda_contact *k, int nc, int nt, sim_status *st) {
   cuda_ctx *c = k->cx;
   if (nc > k->nc_cap) {
     int cap = nc + nc / 2 + 16;
-    cudaFree(k->rows), cudaFree(k->x), cudaFree(k->out);
+    size_t old = (size_t)k->nc_cap;
+    sim_cuda_release(c, k->rows, sizeof(cuda_row) * old);
+    sim_cuda_release(c, k->x, sizeof(double) * 3 * old);
+    sim_cuda_release(c, k->out, sizeof(double) * 3 * old);
     sim_free(k->h_rows);
     k->rows = NULL, k->x = k->out = NULL;
     k->h_rows = SIM_NEW(cuda_row, cap);
@@ -123,8 +126,12 @@ static int grow_dev(cuda_contact *k, int nc, int nt, sim_status *st) {
   }
   if (nt > k->nt_cap) {
     int cap = nt + nt / 2 + 64;
-    cudaFree(k->tvert), cudaFree(k->tfree), cudaFree(k->tcoef), cudaFree(k->iterm);
-    cudaFree(k->irow);
+    size_t old = (size_t)k->nt_cap;
+    sim_cuda_release(c, k->tvert, sizeof(int) * old);
+    sim_cuda_release(c, k->tfree, sizeof(int) * old);
+    sim_cuda_release(c, k->tcoef, sizeof(double) * 3 * old);
+    sim_cuda_release(c, k->iterm, sizeof(int) * old);
+    sim_cuda_release(c, k->irow, sizeof(int) * old);
     k->tvert = k->tfree = k->iterm = k->irow = NULL, k->tcoef = NULL;
     sim_free(k->h_tvert), sim_free(k->h_tfree), sim_free(k->h_tcoef), sim_free(k->h_iterm);
     sim_free(k->h_irow);
@@ -289,7 +296,7 @@ static int cuda_set_w(void *ctx, const double *W, int m, sim_status *st) {
   cuda_contact *k = (cuda_contact *)ctx;
   size_t n = (size_t)m * (size_t)m;
   if (n > k->W_cap) {
-    cudaFree(k->W);
+    sim_cuda_release(k->cx, k->W, sizeof(double) * k->W_cap);
     k->W = NULL;
     k->W_cap = 0;
     int rc = sim_cuda_new<double>(k->cx, &k->W, n, NULL, st);

@@ -83,8 +83,10 @@ int sim_cuda_fail(sim_status *st, const char *what, const char *err, const char 
   } while (0)
 
 // Device array of n elements (at least one, so no pointer is NULL), counted in c->dev_bytes;
-// copied from `host` when it is not NULL, else zeroed.
+// copied from `host` when it is not NULL, else zeroed, on c->stream, done when this returns.
 int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_status *st);
+// Frees a device array of `bytes` (as allocated) and takes it off c->dev_bytes; NULL: nothing.
+void sim_cuda_release(cuda_ctx *c, void *p, size_t bytes);
 template <class T>
 static inline int sim_cuda_new(cuda_ctx *c, T **p, size_t n, const T *host, sim_status *st) {
   return sim_cuda_alloc(c, (void **)p, sizeof(T) * n, host, st);

@@ -17,8 +17,10 @@ extern "C" int sim_cuda_available(char *why, size_t len) {
     return 0;
   }
   cudaDeviceProp prop;
-  cudaGetDeviceProperties(&prop, 0);
-  snprintf(why, len, "CUDA device 0: %s", prop.name);
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess)
+    snprintf(why, len, "CUDA device 0");
+  else
+    snprintf(why, len, "CUDA device 0: %.200s", prop.name);
   return 1;
 }
 
@@ -38,9 +40,18 @@ int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_st
                     b / 1048576.0, cudaGetErrorString(e), c->dev_bytes / 1048576.0);
   }
   c->dev_bytes += b;
+  /* on the backend's stream, finished before anything else is queued on it */
   if (host && bytes > 0)
-    SIM_CU(cudaMemcpy(*p, host, bytes, cudaMemcpyHostToDevice), st);
+    SIM_CU(cudaMemcpyAsync(*p, host, bytes, cudaMemcpyHostToDevice, c->stream), st);
   else
-    SIM_CU(cudaMemset(*p, 0, b), st);
+    SIM_CU(cudaMemsetAsync(*p, 0, b, c->stream), st);
+  SIM_CU(cudaStreamSynchronize(c->stream), st);
   return SIM_OK;
+}
+
+void sim_cuda_release(cuda_ctx *c, void *p, size_t bytes) {
+  if (!p) return;
+  cudaFree(p);
+  size_t b = bytes > 0 ? bytes : 8;
+  c->dev_bytes = c->dev_bytes > b ? c->dev_bytes - b : 0;
 }

@@ -57,7 +57,7 @@ __global__ void k_rows(int nlong, int nshort, const int *order, const int *ptr, 
     i = order[nlong + w];
     stride = 32;
   }
-  for (int p = ptr[i] + lane; p < ptr[i + 1]; p += stride) {
+  for (long long p = ptr[i] + lane; p < ptr[i + 1]; p += stride) {
     const double *bj = b + 3 * (size_t)col[p];
     double s = (double)val[p];
     a[0] += s * bj[0];
@@ -82,7 +82,7 @@ __global__ void k_cols(int n, const int *ptr, const int *row, const VT *val, con
   int k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (k >= n) return;
   double a[3] = {0.0, 0.0, 0.0};
-  for (int p = ptr[k] + lane; p < ptr[k + 1]; p += 32) {
+  for (long long p = ptr[k] + lane; p < ptr[k + 1]; p += 32) {
     const double *yi = y + 3 * (size_t)row[p];
     double s = (double)val[p];
     a[0] += s * yi[0];
@@ -290,6 +290,7 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
   if (sim_world_needed(m)) { /* the contact stage builds W on the host from S (stage.h) */
     c->host_S = H;
     c->host_fac = fac;
+    c->stats.S_contact_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, o->precision);
   } else {
     sim_sparse_inverse_free(&H);
     sim_factor_destroy(fac);

@@ -107,6 +107,7 @@ double sim_cuda_energy(sim_backend *be, double *elem) {
         m->nelem, c->elems, m->nfree, c->free_vert, c->mass, c->bend, 1.0 / (m->h * m->h),
         c->vec[SIM_VEC_Q], c->vec[SIM_VEC_QTILDE], c->energy, c->dens);
   k_sum<<<1, SIM_SUM_THREADS, 0, c->stream>>>(n, c->energy, c->energy + n);
+  if (cudaGetLastError() != cudaSuccess) return NAN;
   // the table's energy op has no status: a device failure gives NaN
   if (cudaMemcpyAsync(&E, c->energy + n, sizeof E, cudaMemcpyDeviceToHost, c->stream) !=
       cudaSuccess)

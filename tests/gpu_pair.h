@@ -64,13 +64,21 @@ static inline double model_extent(const sim_model *m) {
   return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
 }
 
-/* max |a - b| / max |b| over n values (max |a - b| where b is all zero). */
-static inline double rel_diff(const double *a, const double *b, size_t n) {
-  double d = 0.0, s = 0.0;
+/* max |a - b| over n values; infinite where a value is NaN (fmax would drop it). */
+static inline double max_diff(const double *a, const double *b, size_t n) {
+  double d = 0.0;
   for (size_t i = 0; i < n; i++) {
-    d = fmax(d, fabs(a[i] - b[i]));
-    s = fmax(s, fabs(b[i]));
+    double e = fabs(a[i] - b[i]);
+    if (e != e) return INFINITY;
+    d = fmax(d, e);
   }
+  return d;
+}
+
+/* max |a - b| / max |b| over n values (max |a - b| where b is all zero; infinite on NaN). */
+static inline double rel_diff(const double *a, const double *b, size_t n) {
+  double d = max_diff(a, b, n), s = 0.0;
+  for (size_t i = 0; i < n; i++) s = fmax(s, fabs(b[i]));
   return s > 0.0 ? d / s : d;
 }
 

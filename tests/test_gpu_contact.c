@@ -70,8 +70,7 @@ static double step_both(side_by_side *r, int *contacts) {
   if (rc) fprintf(stderr, "step: %s\n", st.msg);
   CHECK_INT(rc, SIM_OK);
   *contacts = pc.contacts;
-  double d = 0.0;
-  for (int i = 0; i < 3 * r->g.m.n; i++) d = fmax(d, fabs(r->qc[i] - r->qg[i]));
+  double d = max_diff(r->qc, r->qg, 3 * (size_t)r->g.m.n);
   return rc ? INFINITY : d / r->size;
 }
 

@@ -33,8 +33,7 @@ static void run_side_by_side(const char *file) {
     if (!rc) rc = g.cpu->download(g.cpu, SIM_VEC_Q, qc, &st);
     if (!rc) rc = g.gpu->download(g.gpu, SIM_VEC_Q, qg, &st);
     CHECK_INT(rc, SIM_OK);
-    double d = 0;
-    for (size_t i = 0; i < n3; i++) d = fmax(d, fabs(qc[i] - qg[i]));
+    double d = max_diff(qc, qg, n3);
     worst = fmax(worst, d / size);
     ms_cpu += pc.frame_ms;
     ms_gpu += pg.frame_ms;
