@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Packs this machine's CUDA build for a GPU machine that has the CUDA toolkit but no package
+# registry (no CHOLMOD, cJSON, libpng or tetgen to install): the relocatable bundle without the
+# CUDA libraries (scripts/bundle.sh --no-cuda-libs), the GPU test programs, and run.sh, which
+# on the GPU machine unpacks them and runs scripts/gpu_report.sh from this source tree:
+#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 25 MB)
+#   there: bash DIR/run.sh [REPORT_DIR] [gpu_report.sh options]   (from the source tree's root)
+# usage: scripts/gpu_pack.sh [--build DIR] [--out DIR]
+set -euo pipefail
+BUILD=build OUT=out/gpu_pack
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) BUILD=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    *) echo "gpu_pack.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
+  esac
+done
+HERE="$(cd "$(dirname "$0")" && pwd)"
+die() { echo "gpu_pack.sh: $*" >&2; exit 1; }
+[ -x "$BUILD/simctl" ] || die "$BUILD/simctl not found: build first (make build)"
+for t in test_gpu_backend test_gpu_runs test_gpu_contact; do
+  [ -x "$BUILD/tests/$t" ] || die "$BUILD/tests/$t not found: build first (make build)"
+done
+ldd "$BUILD/simctl" | grep -q libcusparse || die "$BUILD/simctl was built without CUDA (nvcc)"
+rm -rf "$OUT"
+mkdir -p "$OUT/tests"
+bash "$HERE/bundle.sh" --no-cuda-libs --out "$OUT" "$BUILD/simctl" >&2
+cp "$BUILD"/tests/test_gpu_backend "$BUILD"/tests/test_gpu_runs "$BUILD"/tests/test_gpu_contact \
+  "$OUT/tests/"
+cat >"$OUT/run.sh" <<'EOF'
+#!/usr/bin/env bash
+# Unpacks the bundle next to this script into a temporary folder and runs
+# scripts/gpu_report.sh (from the current directory, the source tree's root) with the bundle's
+# libraries and the machine's CUDA toolkit on LD_LIBRARY_PATH.
+# usage: bash PACK/run.sh [REPORT_DIR] [gpu_report.sh options]
+set -u
+PACK=$(cd "$(dirname "$0")" && pwd)
+REPORT=${1:-out/gpu_report}
+[ $# -gt 0 ] && shift
+[ -f scripts/gpu_report.sh ] || { echo "run.sh: run it from the simctl source tree's root" >&2; exit 2; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/simctl-pack.XXXXXX") || exit 2
+tar -xzf "$PACK"/simctl-*.tar.gz -C "$T" || exit 2
+B=$(echo "$T"/simctl-*)
+mkdir -p "$T/build/tests"
+cp "$PACK"/tests/* "$T/build/tests/"
+ln -s "$B/bin/simctl" "$T/build/simctl"
+CUDA_LIB=${CUDA_HOME:-/usr/local/cuda}/lib64
+export LD_LIBRARY_PATH="$B/lib:$CUDA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+bash scripts/gpu_report.sh --build "$T/build" --out "$REPORT" "$@"
+EOF
+chmod +x "$OUT/run.sh"
+du -sh "$OUT" >&2
+echo "$OUT"
