@@ -6,41 +6,15 @@
 // and the correction with S on the device, and the matrix-free W x = H A^{-1} H^T x. The rows
 // are rebuilt on the host each step and uploaded (terms, and the free unknowns' incidences).
 // Only 3 nc vectors cross to the host (H q, W x), and once per step a dense W to the device.
+#include <stdlib.h>
 #include <string.h>
 
-#include "cuda_ctx.h"
+#include "contact_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
 #include "../core/contact/rows.h"
-#include "../core/contact/stage.h"
 }
-
-// One contact's rows: its terms [t0, t1), and for the kinds other than CABLE the directions
-// (n, t1, t2) with each term's beta in coef[3 t]; a CABLE's term t has its vector g in coef.
-typedef struct cuda_row {
-  int t0, t1, cable;
-  double c[9];
-} cuda_row;
-
-typedef struct cuda_contact {
-  sim_contact_stage stage;
-  cuda_ctx *cx;
-  int nc_cap, nt_cap;
-  cuda_row *rows;            // nc
-  int *tvert, *tfree;        // nt: vertex, free unknown (-1: pinned)
-  double *tcoef;             // 3 nt
-  int *iptr, *iterm, *irow;  // free unknown -> (term, contact), in contact order
-  double *x, *out;           // 3 nc
-  double *g, *wq;            // 3 nfree, 3 n (W's solution by vertex; pinned rows stay 0)
-  double *W;                 // this step's dense W (set_w), m x m row-major
-  size_t W_cap;              // doubles
-  int w_dense;               // W holds this step's operator (else it is matrix-free)
-  // host staging
-  cuda_row *h_rows;
-  int *h_tvert, *h_tfree, *h_iptr, *h_iterm, *h_irow;
-  double *h_tcoef;
-} cuda_contact;
 
 // out[3j + r] = H_{3j+r} x (x by vertex; free_only skips pinned terms, as H_free does). The
 // CPU's arithmetic (rows.c): y = sum_a beta_a x_a, then c_r . y; a cable's sum_t g_t . x_t.
@@ -240,23 +214,59 @@ static int cuda_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st
   return SIM_OK;
 }
 
-// out (host, 3 nc) = H x for device vector x by vertex.
-static int h_apply_host(cuda_contact *k, const double *x, int free_only, double *out,
-                        sim_status *st) {
+int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st) {
   int nc = k->stage.nc;
-  cudaStream_t s = k->cx->stream;
-  k_h_apply<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(nc, k->rows, k->tvert, k->tfree,
-                                                           k->tcoef, free_only, x, k->out);
+  if (nc > 0)
+    k_h_apply<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, k->cx->stream>>>(
+        nc, k->rows, k->tvert, k->tfree, k->tcoef, free_only, x, out);
   SIM_CU(cudaGetLastError(), st);
-  SIM_CU(cudaMemcpyAsync(out, k->out, sizeof(double) * 3 * (size_t)nc, cudaMemcpyDeviceToHost, s),
+  return SIM_OK;
+}
+
+int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st) {
+  int nfree = k->cx->m->nfree;
+  if (nfree > 0)
+    k_ht_gather<<<sim_cuda_blocks(nfree), SIM_CUDA_BLOCK, 0, k->cx->stream>>>(
+        nfree, k->iptr, k->iterm, k->irow, k->rows, k->tcoef, lam, k->g);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *st) {
+  int m = 3 * k->stage.nc;
+  if (m == 0) return SIM_OK;
+  if (k->w_dense) {
+    unsigned blocks = (unsigned)(((long long)m * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
+    k_gemv<<<blocks, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(m, k->W, x, out);
+    SIM_CU(cudaGetLastError(), st);
+    return SIM_OK;
+  }
+  int rc = sim_cuda_ht_gather(k, x, st);
+  if (!rc) rc = sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, st);
+  if (!rc) rc = sim_cuda_h_apply(k, k->wq, 1, out, st);
+  return rc;
+}
+
+// 3 nc doubles between the host and k->x / k->out around a device operation.
+static int to_device(cuda_contact *k, const double *host, sim_status *st) {
+  SIM_CU(cudaMemcpyAsync(k->x, host, sizeof(double) * 3 * (size_t)k->stage.nc,
+                         cudaMemcpyHostToDevice, k->cx->stream),
          st);
-  SIM_CU(cudaStreamSynchronize(s), st);
+  return SIM_OK;
+}
+
+static int to_host(cuda_contact *k, double *host, sim_status *st) {
+  SIM_CU(cudaMemcpyAsync(host, k->out, sizeof(double) * 3 * (size_t)k->stage.nc,
+                         cudaMemcpyDeviceToHost, k->cx->stream),
+         st);
+  SIM_CU(cudaStreamSynchronize(k->cx->stream), st);
   return SIM_OK;
 }
 
 static int cuda_h_state(void *ctx, sim_vec_id id, double *out, sim_status *st) {
   cuda_contact *k = (cuda_contact *)ctx;
-  return h_apply_host(k, k->cx->vec[id], 0, out, st);
+  int rc = sim_cuda_h_apply(k, k->cx->vec[id], 0, k->out, st);
+  return rc ? rc : to_host(k, out, st);
 }
 
 static int cuda_unconstrained(void *ctx, sim_status *st) {
@@ -267,24 +277,11 @@ static int cuda_unconstrained(void *ctx, sim_status *st) {
   return SIM_OK;
 }
 
-// g = H_free^T lam (lam from the host) on the device.
-static int ht_gather(cuda_contact *k, const double *lam, sim_status *st) {
-  cuda_ctx *c = k->cx;
-  int nc = k->stage.nc, nfree = c->m->nfree;
-  SIM_CU(cudaMemcpyAsync(k->x, lam, sizeof(double) * 3 * (size_t)nc, cudaMemcpyHostToDevice,
-                         c->stream),
-         st);
-  if (nfree > 0)
-    k_ht_gather<<<sim_cuda_blocks(nfree), SIM_CUDA_BLOCK, 0, c->stream>>>(
-        nfree, k->iptr, k->iterm, k->irow, k->rows, k->tcoef, k->x, k->g);
-  SIM_CU(cudaGetLastError(), st);
-  return SIM_OK;
-}
-
 static int cuda_correct(void *ctx, const double *f, sim_status *st) {
   cuda_contact *k = (cuda_contact *)ctx;
   cuda_ctx *c = k->cx;
-  int rc = ht_gather(k, f, st);
+  int rc = to_device(k, f, st);
+  if (!rc) rc = sim_cuda_ht_gather(k, k->x, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], c->m->h * c->m->h, 1, st);
   if (rc) return rc;
   SIM_CU(cudaStreamSynchronize(c->stream), st);
@@ -309,39 +306,29 @@ static int cuda_set_w(void *ctx, const double *W, int m, sim_status *st) {
   return SIM_OK;
 }
 
-// out = W x: the dense W of set_w, or the matrix-free H A^{-1} H^T x. The stage's operator has
-// no status; a device failure gives NaN, which the Newton solve and the run's state check turn
-// into an error.
+// out = W x for host vectors. The stage's operator has no status; a device failure gives NaN,
+// which the Newton solve and the run's state check turn into an error.
 static void cuda_w_apply(void *ctx, const double *x, double *out) {
   cuda_contact *k = (cuda_contact *)ctx;
-  cudaStream_t s = k->cx->stream;
-  int m = 3 * k->stage.nc, rc = 0;
   sim_status st = {0};
-  if (k->w_dense) {
-    unsigned blocks = (unsigned)(((long long)m * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-    rc = cudaMemcpyAsync(k->x, x, sizeof(double) * (size_t)m, cudaMemcpyHostToDevice, s) !=
-         cudaSuccess;
-    if (!rc) k_gemv<<<blocks, SIM_CUDA_BLOCK, 0, s>>>(m, k->W, k->x, k->out);
-    rc = rc || cudaGetLastError() != cudaSuccess ||
-         cudaMemcpyAsync(out, k->out, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost, s) !=
-             cudaSuccess ||
-         cudaStreamSynchronize(s) != cudaSuccess;
-  } else {
-    rc = ht_gather(k, x, &st);
-    if (!rc) rc = sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, &st);
-    if (!rc) rc = h_apply_host(k, k->wq, 1, out, &st);
-  }
+  int rc = to_device(k, x, &st);
+  if (!rc) rc = sim_cuda_w_apply(k, k->x, k->out, &st);
+  if (!rc) rc = to_host(k, out, &st);
   if (rc)
-    for (int i = 0; i < m; i++) out[i] = NAN;
+    for (int i = 0; i < 3 * k->stage.nc; i++) out[i] = NAN;
 }
 
 static int cuda_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_cst_times *t,
                               sim_status *st) {
-  return sim_contact_stage_begin(&CCTX(be)->cst->stage, c, nc, t, st);
+  cuda_contact *k = CCTX(be)->cst;
+  int rc = sim_contact_stage_begin(&k->stage, c, nc, t, st);
+  if (!rc && k->dn && nc > 0) rc = sim_cuda_nsn_begin(k, st);
+  return rc;
 }
 
 static int cuda_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st) {
-  return sim_contact_stage_global(&CCTX(be)->cst->stage, t, st);
+  cuda_contact *k = CCTX(be)->cst;
+  return k->dn ? sim_cuda_nsn_global(k, t, st) : sim_contact_stage_global(&k->stage, t, st);
 }
 
 static int cuda_contact_lambda(sim_backend *be, double *out, sim_status *st) {
@@ -366,6 +353,12 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
                          cuda_set_w, cuda_correct};
   rc = sim_contact_stage_init(&k->stage, m, &ops, c->host_fac, &c->host_S, o->max_dense_bytes, st);
   if (rc) return rc;
+  const char *e = getenv("SIMCTL_CUDA_NSN");
+  if (e && !strcmp(e, "device"))
+    rc = sim_cuda_nsn_create(k, st);
+  else if (e && *e && strcmp(e, "host"))
+    rc = sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_NSN=%s: expected host or device", e);
+  if (rc) return rc;
   be->contact_begin = cuda_contact_begin;
   be->contact_global = cuda_contact_global;
   be->contact_lambda = cuda_contact_lambda;
@@ -375,6 +368,7 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
 void sim_cuda_contact_destroy(cuda_ctx *c) {
   cuda_contact *k = c->cst;
   if (!k) return;
+  sim_cuda_nsn_destroy(k);
   sim_contact_stage_free(&k->stage);
   void *d[] = {k->rows, k->tvert, k->tfree, k->tcoef, k->iptr, k->iterm,
                k->irow, k->x,     k->out,   k->g,     k->wq,   k->W};

@@ -10,7 +10,9 @@
       contact its median within 1e-9 and its largest within 1e-3 (the non-smooth solve can
       take another branch from a 1e-16 difference: a line-search acceptance, a clamp).
    2. The squeezing ball free-running on both backends for 200 steps: the centre of mass within
-      1e-3 of the size and the volume change within 0.2 percentage points of each other. */
+      1e-3 of the size and the volume change within 0.2 percentage points of each other.
+   Both with the Newton solve on the host (the default) and on the device
+   (SIMCTL_CUDA_NSN=device, gpu/nsn_cuda.cu). */
 #include <stdlib.h>
 
 #include "../core/base/alloc.h"
@@ -158,8 +160,7 @@ static void free_running(const char *file, int steps) {
   close_scene(&r);
 }
 
-int main(void) {
-  gpu_or_skip("test_gpu_contact");
+static void all_scenes(void) {
   step_by_step("../scenes/stick_slip.json", 40);
   step_by_step("../scenes/soft_box_on_slab.json", 60);
   step_by_step("../scenes/hanging_bar_compliant_pin.json", 30);
@@ -167,5 +168,16 @@ int main(void) {
   step_by_step("../scenes/sharp_corner.json", 95);
   step_by_step("../scenes/squeezing_ball.json", 150);
   free_running("../scenes/squeezing_ball.json", 200);
+}
+
+int main(void) {
+  gpu_or_skip("test_gpu_contact");
+  printf("the Newton solve on the host (SIMCTL_CUDA_NSN=host, the default):\n");
+  setenv("SIMCTL_CUDA_NSN", "host", 1);
+  all_scenes();
+  printf("the Newton solve on the device (SIMCTL_CUDA_NSN=device):\n");
+  setenv("SIMCTL_CUDA_NSN", "device", 1);
+  all_scenes();
+  unsetenv("SIMCTL_CUDA_NSN");
   return check_summary("test_gpu_contact");
 }

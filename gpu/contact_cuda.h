@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// The CUDA backend's contact state, shared by contact_cuda.cu (the rows on the device and the
+// operations the shared stage calls) and nsn_cuda.cu (the non-smooth Newton solve on the
+// device, SIMCTL_CUDA_NSN=device). Private to gpu/.
+#ifndef SIM_CONTACT_CUDA_H
+#define SIM_CONTACT_CUDA_H
+#include "cuda_ctx.h"
+
+extern "C" {
+#include "../core/contact/stage.h"
+}
+
+// One contact's rows: its terms [t0, t1), and for the kinds other than CABLE the directions
+// (n, t1, t2) with each term's beta in coef[3 t]; a CABLE's term t has its vector g in coef.
+typedef struct cuda_row {
+  int t0, t1, cable;
+  double c[9];
+} cuda_row;
+
+typedef struct cuda_contact {
+  sim_contact_stage stage;
+  cuda_ctx *cx;
+  int nc_cap, nt_cap;
+  cuda_row *rows;            // nc
+  int *tvert, *tfree;        // nt: vertex, free unknown (-1: pinned)
+  double *tcoef;             // 3 nt
+  int *iptr, *iterm, *irow;  // free unknown -> (term, contact), in contact order
+  double *x, *out;           // 3 nc
+  double *g, *wq;            // 3 nfree, 3 n (W's solution by vertex; pinned rows stay 0)
+  double *W;                 // this step's dense W (set_w), m x m row-major
+  size_t W_cap;              // doubles
+  int w_dense;               // W holds this step's operator (else it is matrix-free)
+  // host staging
+  cuda_row *h_rows;
+  int *h_tvert, *h_tfree, *h_iptr, *h_iterm, *h_irow;
+  double *h_tcoef;
+  struct cuda_nsn *dn;  // the Newton solve on the device (SIMCTL_CUDA_NSN=device), or NULL
+} cuda_contact;
+
+// Device-to-device operations on this step's rows, queued on the backend's stream (not
+// synchronised): out = H x over all vertices (free_only: H_free, pinned terms skipped), x by
+// vertex (3n); k->g = H_free^T lam (lam 3 nc); out = W x (3 nc) with this step's W (dense, or
+// matrix-free through S; k->g and k->wq are its scratch).
+int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st);
+int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st);
+int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *st);
+
+// nsn_cuda.cu: the device Newton solve. begin uploads what the shared stage prepared on the
+// host (sim_contact_stage_begin: targets, mu, compliance, diagonals, warm-started lambda);
+// global runs an L-G iteration's contact stage (the unconstrained solve, the Newton steps, the
+// correction) on the device and copies lambda and f back into the host solver for the stage's
+// warm start and contact_lambda.
+int sim_cuda_nsn_create(cuda_contact *k, sim_status *st);
+int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);
+int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st);
+void sim_cuda_nsn_destroy(cuda_contact *k);
+
+#endif

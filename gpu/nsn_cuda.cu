@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: MIT
+// The non-smooth Newton contact solve on the device (SIMCTL_CUDA_NSN=device): the host solver's
+// algorithm (core/contact/nsn.c, cr.c, stage.c's L-G iteration) step for step, with every
+// 3 nc vector on the device and the per-contact and per-row formulas of nsn_row.h run a thread
+// each. Only scalars cross to the host: the merit and max |phi| of each NCP evaluation and the
+// dot products of Conjugate Residual, each summed over a fixed partition (deterministic). The
+// shared stage still prepares each step on the host (targets, diagonals, warm start); lambda
+// and f come back to it after every L-G iteration.
+#include <math.h>
+#include <string.h>
+
+#include "contact_cuda.h"
+
+extern "C" {
+#include "../core/base/alloc.h"
+#include "../core/base/timer.h"
+#include "../core/contact/nsn_row.h"
+}
+
+#define SIM_RED_BLOCKS 256  // blocks of the reductions' first pass (a power of two)
+
+typedef struct cuda_nsn {
+  int cap;            // contacts the arrays hold
+  double *mu, *comp;  // cap
+  double *d, *hqt, *w, *wd, *lam, *f, *om, *e, *phi, *rhs, *dlam, *y, *tmp, *pc, *ltry, *wl, *hab,
+      *hq, *cr[5];        // 3 cap each
+  double *mterm, *pterm;  // cap: a contact's merit term and max |phi|
+  double *part, *res;     // 2 SIM_RED_BLOCKS partials, 2 results
+  int *moved;
+  size_t bytes;  // device bytes held
+} cuda_nsn;
+
+#define NSN_VECTORS 20 /* d .. hq and cr[0..4]: the 3 cap arrays */
+
+// ---- kernels ----
+
+__global__ void k_ncp(int nc, sim_ncp_kind kind, double h, const double *comp, const double *mu,
+                      const double *d, const double *hq, const double *hqt, const double *w,
+                      const double *lam, double *phi, double *om, double *e, double *mterm,
+                      double *pterm) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  size_t i = 3 * (size_t)j;
+  double o[3], ee[3], mt = 0.0, pm = 0.0;
+  sim_nsn_contact_ncp(kind, h, comp[j], mu[j], d + i, hq + i, hqt + i, w + i, lam + i, phi + i, o,
+                      ee);
+  for (int a = 0; a < 3; a++) {
+    if (om) om[i + a] = o[a];
+    if (e) e[i + a] = ee[a];
+    pm = fmax(pm, fabs(phi[i + a]));
+    if (a == 0 || comp[j] >= 0.0) mt += 0.5 * phi[i + a] * phi[i + a];
+  }
+  mterm[j] = mt;
+  pterm[j] = pm;
+}
+
+// The block's (sum, max) of (s, m) into (out[0], out[1]) by a tree in shared memory (blockDim.x
+// a power of two, at most SIM_CUDA_BLOCK).
+static __device__ void block_sum_max(double s, double m, double *out_s, double *out_m) {
+  __shared__ double ss[SIM_CUDA_BLOCK], sm[SIM_CUDA_BLOCK];
+  ss[threadIdx.x] = s;
+  sm[threadIdx.x] = m;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if ((int)threadIdx.x < w) {
+      ss[threadIdx.x] += ss[threadIdx.x + w];
+      sm[threadIdx.x] = fmax(sm[threadIdx.x], sm[threadIdx.x + w]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    *out_s = ss[0];
+    *out_m = sm[0];
+  }
+}
+
+// First pass: block b adds (sum of a; max of mx, when given) over its fixed stride into
+// part[b] and part[SIM_RED_BLOCKS + b]. a_i is x_i d_i y_i (d, y optional: 1).
+__global__ void k_reduce(long long n, const double *x, const double *d, const double *y,
+                         const double *mx, double *part) {
+  double s = 0.0, m = 0.0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)blockDim.x * gridDim.x) {
+    double v = x[i];
+    if (d) v *= d[i];
+    if (y) v *= y[i];
+    s += v;
+    if (mx) m = fmax(m, mx[i]);
+  }
+  block_sum_max(s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
+}
+
+// Second pass: one block of SIM_RED_BLOCKS threads: res[0] = sum, res[1] = max.
+__global__ void k_reduce_final(const double *part, double *res) {
+  block_sum_max(part[threadIdx.x], part[SIM_RED_BLOCKS + threadIdx.x], &res[0], &res[1]);
+}
+
+#define ROW_KERNEL_HEAD                          \
+  int i = blockIdx.x * blockDim.x + threadIdx.x; \
+  if (i >= m) return;
+
+__global__ void k_hq(int m, const double *hab, double h2, const double *t, double *hq) {
+  ROW_KERNEL_HEAD
+  hq[i] = hab[i] + h2 * t[i];
+}
+
+__global__ void k_ls_hq(int m, const double *hq, double h2, const double *y, const double *wl,
+                        double *out) {
+  ROW_KERNEL_HEAD
+  out[i] = hq[i] + h2 * (y[i] - wl[i]);
+}
+
+__global__ void k_rhs(int m, int paper, double ih2, const double *om, const double *hq,
+                      const double *hab, const double *phi, const double *y, double *rhs) {
+  ROW_KERNEL_HEAD
+  rhs[i] = sim_nsn_row_rhs(paper, ih2, om[i], hq[i], hab[i], phi[i], y[i]);
+}
+
+// Compliance form: a decoupled row's dlambda = -phi / E is known (rhs / e); the others start at 0.
+__global__ void k_decoupled(int m, int paper, const double *om, const double *e, const double *rhs,
+                            double *dlam, int *moved) {
+  ROW_KERNEL_HEAD
+  double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? rhs[i] / e[i] : 0.0;
+  dlam[i] = v;
+  if (v != 0.0) *moved = 1;
+}
+
+__global__ void k_sub_coupled(int m, const double *om, const double *y, double *rhs) {
+  ROW_KERNEL_HEAD
+  if (sim_nsn_coupled(om[i])) rhs[i] -= y[i];
+}
+
+__global__ void k_jacobi(int m, int paper, const double *om, const double *wd, const double *e,
+                         double *pc) {
+  ROW_KERNEL_HEAD
+  double dg = sim_nsn_row_diag(paper, om[i], wd[i], e[i]);
+  pc[i] = dg > 0.0 ? 1.0 / dg : 1.0;
+}
+
+// The Newton system (nsn.c system_apply): before W (tmp) and after it (y).
+__global__ void k_sys_pre(int m, int paper, const double *om, const double *x, double *tmp) {
+  ROW_KERNEL_HEAD
+  tmp[i] = paper ? om[i] * x[i] : (sim_nsn_coupled(om[i]) ? x[i] : 0.0);
+}
+
+__global__ void k_sys_post(int m, int paper, const double *om, const double *e, const double *x,
+                           double *y) {
+  ROW_KERNEL_HEAD
+  if (paper)
+    y[i] = om[i] * y[i] + e[i] * x[i];
+  else
+    y[i] = sim_nsn_coupled(om[i]) ? y[i] + e[i] / om[i] * x[i] : e[i] * x[i];
+}
+
+// Conjugate Residual's vector updates (cr.c).
+__global__ void k_cr_start(int m, const double *b, const double *Mz, double *r) {
+  ROW_KERNEL_HEAD
+  r[i] = b[i] - Mz[i];
+}
+
+__global__ void k_mul(int m, const double *a, const double *b, double *out) {
+  ROW_KERNEL_HEAD
+  out[i] = a[i] * b[i];
+}
+
+__global__ void k_copy2(int m, const double *a, double *a2, const double *b, double *b2) {
+  ROW_KERNEL_HEAD
+  a2[i] = a[i];
+  b2[i] = b[i];
+}
+
+__global__ void k_cr_step(int m, double alpha, const double *p, const double *Mp,
+                          const double *dinv, double *x, double *r, double *z) {
+  ROW_KERNEL_HEAD
+  x[i] += alpha * p[i];
+  r[i] -= alpha * Mp[i];
+  if (dinv) z[i] -= alpha * dinv[i] * Mp[i];
+}
+
+__global__ void k_cr_dir(int m, double beta, const double *z, const double *Mz, double *p,
+                         double *Mp) {
+  ROW_KERNEL_HEAD
+  p[i] = z[i] + beta * p[i];
+  Mp[i] = Mz[i] + beta * Mp[i];
+}
+
+__global__ void k_update(int nc, const double *comp, const double *mu, double max_force,
+                         const double *lam, const double *dlam, double alpha, double *out) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  size_t i = 3 * (size_t)j;
+  sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, alpha, out + i);
+}
+
+__global__ void k_force(int m, int paper, const double *om, const double *lam, double *f) {
+  ROW_KERNEL_HEAD
+  f[i] = paper ? om[i] * lam[i] : lam[i];
+}
+
+// ---- host orchestration ----
+
+static cudaStream_t stream(const cuda_contact *k) { return k->cx->stream; }
+
+static unsigned blocks_for(int n) { return sim_cuda_blocks(n > 0 ? n : 1); }
+
+// The sum of x d y over n values (d, y optional) and, with mx, its max: two scalars to the host.
+static int reduce(cuda_contact *k, long long n, const double *x, const double *d, const double *y,
+                  const double *mx, double out[2], sim_status *st) {
+  cuda_nsn *s = k->dn;
+  k_reduce<<<SIM_RED_BLOCKS, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, s->part);
+  k_reduce_final<<<1, SIM_RED_BLOCKS, 0, stream(k)>>>(s->part, s->res);
+  SIM_CU(cudaGetLastError(), st);
+  SIM_CU(cudaMemcpyAsync(out, s->res, 2 * sizeof(double), cudaMemcpyDeviceToHost, stream(k)), st);
+  SIM_CU(cudaStreamSynchronize(stream(k)), st);
+  return SIM_OK;
+}
+
+static int dot(cuda_contact *k, int m, const double *x, const double *d, const double *y,
+               double *out, sim_status *st) {
+  double r[2];
+  int rc = reduce(k, m, x, d, y, NULL, r, st);
+  *out = r[0];
+  return rc;
+}
+
+// NCP values into phi (and Omega, E where om, e are given) at (hq, lam); the merit over the
+// normal and bilateral rows and max |phi| (nsn.c ncp_eval).
+static int ncp_eval(cuda_contact *k, const double *hq, const double *lam, double *phi, double *om,
+                    double *e, double *merit, double *pmax, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  const sim_nsn_options *o = &k->stage.nsn.opt;
+  int nc = k->stage.nc;
+  k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, o->ncp, o->h, s->comp, s->mu, s->d,
+                                                          hq, s->hqt, s->w, lam, phi, om, e,
+                                                          s->mterm, s->pterm);
+  double r[2];
+  int rc = reduce(k, nc, s->mterm, NULL, NULL, s->pterm, r, st);
+  *merit = r[0];
+  *pmax = r[1];
+  return rc;
+}
+
+// y = the Newton system times x (nsn.c system_apply).
+static int sys_apply(cuda_contact *k, const double *x, double *y, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  int m = 3 * k->stage.nc, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER;
+  k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, x, s->tmp);
+  int rc = sim_cuda_w_apply(k, s->tmp, y, st);
+  if (rc) return rc;
+  k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, x, y);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+// Jacobi-preconditioned Conjugate Residual on the system from x = dlam (cr.c
+// sim_cr_solve_pc); returns the iterations in *iters.
+static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x, int *iters,
+                    sim_status *st) {
+  cuda_nsn *s = k->dn;
+  const sim_nsn_options *o = &k->stage.nsn.opt;
+  int m = 3 * k->stage.nc, it = 0, rc;
+  unsigned g = blocks_for(m);
+  double *r = s->cr[0], *p = s->cr[1], *Mz = s->cr[2], *Mp = s->cr[3];
+  double *z = dinv ? s->cr[4] : r, bb, rr, zMz, MpDMp;
+  if ((rc = sys_apply(k, x, Mz, st))) return rc;
+  k_cr_start<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, b, Mz, r);
+  if ((rc = dot(k, m, b, NULL, b, &bb, st)) || (rc = dot(k, m, r, NULL, r, &rr, st))) return rc;
+  double tol = o->cr_tol > 0.0 ? o->cr_tol * sqrt(bb) : 0.0, rn = sqrt(rr);
+  if (rn > tol && o->cr_iters > 0) {
+    if (dinv) k_mul<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, dinv, r, z);
+    if ((rc = sys_apply(k, z, Mz, st))) return rc;
+    k_copy2<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, z, p, Mz, Mp);
+    if ((rc = dot(k, m, z, NULL, Mz, &zMz, st))) return rc;
+    while (it < o->cr_iters && rn > tol) {
+      if ((rc = dot(k, m, Mp, dinv, Mp, &MpDMp, st))) return rc;
+      if (!(zMz > 0.0) || !(MpDMp > 0.0)) break;
+      double alpha = zMz / MpDMp;
+      k_cr_step<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, alpha, p, Mp, dinv, x, r, z);
+      it++;
+      if ((rc = dot(k, m, r, NULL, r, &rr, st))) return rc;
+      rn = sqrt(rr);
+      if (it >= o->cr_iters || rn <= tol) break;
+      if ((rc = sys_apply(k, z, Mz, st))) return rc;
+      double zMz1;
+      if ((rc = dot(k, m, z, NULL, Mz, &zMz1, st))) return rc;
+      double beta = zMz1 / zMz;
+      zMz = zMz1;
+      k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, beta, z, Mz, p, Mp);
+    }
+  }
+  SIM_CU(cudaGetLastError(), st);
+  *iters = it;
+  return SIM_OK;
+}
+
+// Backtracking on the merit (nsn.c line_search): lam + alpha dlam for alpha = 1, 1/2, ...
+static int line_search(cuda_contact *k, double merit0, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  const sim_nsn_options *o = &k->stage.nsn.opt;
+  int nc = k->stage.nc, m = 3 * nc, rc;
+  double h2 = o->h * o->h, alpha = 1.0, merit, pmax;
+  for (int t = 0; t <= o->line_search; t++, alpha *= 0.5) {
+    k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, s->comp, s->mu, o->max_force,
+                                                               s->lam, s->dlam, alpha, s->ltry);
+    if ((rc = sim_cuda_w_apply(k, s->ltry, s->y, st))) return rc;
+    k_ls_hq<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, s->hq, h2, s->y, s->wl, s->tmp);
+    if ((rc = ncp_eval(k, s->tmp, s->ltry, s->rhs, NULL, NULL, &merit, &pmax, st))) return rc;
+    if (merit <= (1.0 - 2e-4 * alpha) * merit0) {
+      SIM_CU(cudaMemcpyAsync(s->lam, s->ltry, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice,
+                             stream(k)),
+             st);
+      return SIM_OK;
+    }
+  }
+  return SIM_OK;
+}
+
+// One Newton step at hq (nsn.c sim_nsn_iterate_w with W lambda in s->y); *its gets the CR
+// iterations, *converged whether max |phi| was already within newton_tol.
+static int iterate(cuda_contact *k, int *its, int *converged, double *cr_ms, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  const sim_nsn_options *o = &k->stage.nsn.opt;
+  int nc = k->stage.nc, m = 3 * nc, paper = o->form == SIM_NSN_FORM_PAPER, rc;
+  unsigned g = blocks_for(m);
+  double ih2 = 1.0 / (o->h * o->h), merit, pmax;
+  *its = 0;
+  if ((rc = ncp_eval(k, s->hq, s->lam, s->phi, s->om, s->e, &merit, &pmax, st))) return rc;
+  *converged = o->newton_tol > 0.0 && pmax <= o->newton_tol;
+  if (*converged) return SIM_OK;
+  if (paper) { /* y = W Omega lambda (the compliance form's W lambda is in y already) */
+    k_mul<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, s->om, s->lam, s->tmp);
+    if ((rc = sim_cuda_w_apply(k, s->tmp, s->y, st))) return rc;
+  }
+  SIM_CU(
+      cudaMemcpyAsync(s->wl, s->y, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice, stream(k)),
+      st);
+  k_rhs<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
+                                             s->rhs);
+  SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), stream(k)), st);
+  k_decoupled<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, s->rhs, s->dlam,
+                                                   s->moved);
+  int moved = 0;
+  SIM_CU(cudaMemcpyAsync(&moved, s->moved, sizeof(int), cudaMemcpyDeviceToHost, stream(k)), st);
+  SIM_CU(cudaStreamSynchronize(stream(k)), st);
+  if (moved) {
+    if ((rc = sim_cuda_w_apply(k, s->dlam, s->y, st))) return rc;
+    k_sub_coupled<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, s->om, s->y, s->rhs);
+  }
+  if (o->cr_jacobi)
+    k_jacobi<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->wd, s->e, s->pc);
+  double t0 = sim_now_ms();
+  rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, its, st);
+  *cr_ms += sim_now_ms() - t0;
+  if (rc) return rc;
+  if (!paper && o->line_search > 0) {
+    rc = line_search(k, merit, st);
+  } else {
+    k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, s->comp, s->mu, o->max_force,
+                                                               s->lam, s->dlam, 1.0, s->lam);
+  }
+  if (rc) return rc;
+  k_force<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->lam, s->f);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  cuda_ctx *c = k->cx;
+  sim_nsn *hs = &k->stage.nsn;
+  int m = 3 * k->stage.nc, rc;
+  double h2 = c->m->h * c->m->h, cr_ms = 0.0;
+  double t1 = sim_now_ms();
+  if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
+  SIM_CU(cudaStreamSynchronize(c->stream), st);
+  double t2 = sim_now_ms();
+  if ((rc = sim_cuda_h_apply(k, c->vec[SIM_VEC_Q], 0, s->hab, st))) return rc;
+  /* the first L-G iteration of a step linearises at the warm start, later ones at f (stage.c) */
+  const double *f0 = k->stage.first ? s->lam : s->f;
+  k->stage.first = 0;
+  int it = 0;
+  for (int step = 0; step < k->stage.newton_steps; step++) {
+    int its = 0, converged = 0;
+    if ((rc = sim_cuda_w_apply(k, step == 0 ? f0 : s->f, s->y, st))) return rc;
+    k_hq<<<blocks_for(m), SIM_CUDA_BLOCK, 0, c->stream>>>(m, s->hab, h2, s->y, s->hq);
+    if ((rc = iterate(k, &its, &converged, &cr_ms, st))) return rc;
+    hs->stats.newton_steps++;
+    if (converged) break;
+    it += its;
+    t->newton_steps++;
+  }
+  double t4 = sim_now_ms();
+  rc = sim_cuda_ht_gather(k, s->f, st);
+  if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
+  if (rc) return rc;
+  /* lambda and f back to the host solver: the stage's warm start and contact_lambda read them */
+  SIM_CU(cudaMemcpyAsync(hs->lambda, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost,
+                         c->stream),
+         st);
+  SIM_CU(
+      cudaMemcpyAsync(hs->f, s->f, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost, c->stream),
+      st);
+  SIM_CU(cudaStreamSynchronize(c->stream), st);
+  double t5 = sim_now_ms();
+  t->global_ms += t2 - t1;
+  t->assemble_ms += (t4 - t2) - cr_ms;
+  t->cst_solve_ms += cr_ms;
+  t->corr_ms += t5 - t4;
+  t->cr_iters += it;
+  hs->stats.cr_iters += it;
+  return SIM_OK;
+}
+
+static void free_arrays(cuda_contact *k) {
+  cuda_nsn *s = k->dn;
+  double **v[] = {&s->mu,    &s->comp,  &s->d,     &s->hqt,   &s->w,     &s->wd,   &s->lam,
+                  &s->f,     &s->om,    &s->e,     &s->phi,   &s->rhs,   &s->dlam, &s->y,
+                  &s->tmp,   &s->pc,    &s->ltry,  &s->wl,    &s->hab,   &s->hq,   &s->cr[0],
+                  &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4], &s->mterm, &s->pterm};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    cudaFree(*v[i]);
+    *v[i] = NULL;
+  }
+  k->cx->dev_bytes = k->cx->dev_bytes > s->bytes ? k->cx->dev_bytes - s->bytes : 0;
+  s->bytes = 0;
+  s->cap = 0;
+}
+
+// Arrays for nc contacts (kept across steps, grown by half again when short).
+static int grow(cuda_contact *k, int nc, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  if (nc <= s->cap) return SIM_OK;
+  free_arrays(k);
+  int cap = nc + nc / 2 + 16;
+  size_t c3 = 3 * (size_t)cap, before = k->cx->dev_bytes;
+  double **v3[NSN_VECTORS] = {&s->d,    &s->hqt, &s->w,   &s->wd,   &s->lam,   &s->f,    &s->om,
+                              &s->e,    &s->phi, &s->rhs, &s->dlam, &s->y,     &s->tmp,  &s->pc,
+                              &s->ltry, &s->wl,  &s->hab, &s->hq,   &s->cr[0], &s->cr[1]};
+  int rc = SIM_OK;
+  for (int i = 0; i < NSN_VECTORS && !rc; i++)
+    rc = sim_cuda_new<double>(k->cx, v3[i], c3, NULL, st);
+  for (int i = 2; i < 5 && !rc; i++) rc = sim_cuda_new<double>(k->cx, &s->cr[i], c3, NULL, st);
+  double **v1[4] = {&s->mu, &s->comp, &s->mterm, &s->pterm};
+  for (int i = 0; i < 4 && !rc; i++) rc = sim_cuda_new<double>(k->cx, v1[i], (size_t)cap, NULL, st);
+  s->bytes = k->cx->dev_bytes - before;
+  if (!rc) s->cap = cap;
+  return rc;
+}
+
+int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  const sim_nsn *hs = &k->stage.nsn;
+  int nc = k->stage.nc;
+  size_t m = 3 * (size_t)nc;
+  int rc = grow(k, nc, st);
+  if (rc) return rc;
+  const struct {
+    double *dev;
+    const double *host;
+    size_t n;
+  } up[] = {{s->mu, hs->mu, (size_t)nc},
+            {s->comp, hs->comp, (size_t)nc},
+            {s->d, hs->d, m},
+            {s->hqt, hs->hqt, m},
+            {s->w, hs->w, m},
+            {s->wd, hs->wd, m},
+            {s->lam, hs->lambda, m},
+            {s->f, hs->f, m}};
+  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++)
+    SIM_CU(cudaMemcpyAsync(up[i].dev, up[i].host, sizeof(double) * up[i].n, cudaMemcpyHostToDevice,
+                           stream(k)),
+           st);
+  SIM_CU(cudaStreamSynchronize(stream(k)), st);
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_create(cuda_contact *k, sim_status *st) {
+  k->dn = SIM_NEW0(cuda_nsn, 1);
+  if (!k->dn) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device contact solver)");
+  cuda_nsn *s = k->dn;
+  int rc = sim_cuda_new<double>(k->cx, &s->part, 2 * SIM_RED_BLOCKS, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, 2, NULL, st);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
+  return rc;
+}
+
+void sim_cuda_nsn_destroy(cuda_contact *k) {
+  if (!k->dn) return;
+  free_arrays(k);
+  cudaFree(k->dn->part), cudaFree(k->dn->res), cudaFree(k->dn->moved);
+  sim_free(k->dn);
+  k->dn = NULL;
+}
