@@ -71,8 +71,8 @@ static int cuda_set_pins(sim_backend *be, const double *pin_pos, sim_status *st)
 }
 
 // q~ = q_t + h v + h^2 g and q = q~ on free vertices (Sec. 3 of the paper, implicit Euler).
-__global__ void k_predict(int nfree, const int *free_vert, const double *qt, const double *v,
-                          double h, double g0, double g1, double g2, double *qh, double *q) {
+static __global__ void k_predict(int nfree, const int *free_vert, const double *qt, const double *v,
+                                 double h, double g0, double g1, double g2, double *qh, double *q) {
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree) return;
   size_t i = 3 * (size_t)free_vert[f];
@@ -85,8 +85,8 @@ __global__ void k_predict(int nfree, const int *free_vert, const double *qt, con
 }
 
 // Pinned vertices: q = q~ = their scripted targets.
-__global__ void k_pins(int npinned, const int *pinned, const double *pin_pos, double *qh,
-                       double *q) {
+static __global__ void k_pins(int npinned, const int *pinned, const double *pin_pos, double *qh,
+                              double *q) {
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= npinned) return;
   size_t i = 3 * (size_t)pinned[p];
@@ -109,7 +109,8 @@ static int cuda_predict(sim_backend *be, const double g[3], sim_status *st) {
 }
 
 // v = (q - q_t) / h; q_t = q.
-__global__ void k_integrate(long long n3, double ih, const double *q, double *qt, double *v) {
+static __global__ void k_integrate(long long n3, double ih, const double *q, double *qt,
+                                   double *v) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i >= n3) return;
   v[i] = (q[i] - qt[i]) * ih;

@@ -18,8 +18,8 @@ extern "C" {
 
 // out[3j + r] = H_{3j+r} x (x by vertex; free_only skips pinned terms, as H_free does). The
 // CPU's arithmetic (rows.c): y = sum_a beta_a x_a, then c_r . y; a cable's sum_t g_t . x_t.
-__global__ void k_h_apply(int nc, const cuda_row *rows, const int *tvert, const int *tfree,
-                          const double *tcoef, int free_only, const double *x, double *out) {
+static __global__ void k_h_apply(int nc, const cuda_row *rows, const int *tvert, const int *tfree,
+                                 const double *tcoef, int free_only, const double *x, double *out) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   cuda_row r = rows[j];
@@ -46,9 +46,9 @@ __global__ void k_h_apply(int nc, const cuda_row *rows, const int *tvert, const 
 }
 
 // g[f] = (H_free^T lambda)_f: the free unknown's terms in contact order (rows.c's scatter order).
-__global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm, const int *irow,
-                            const cuda_row *rows, const double *tcoef, const double *lam,
-                            double *g) {
+static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm, const int *irow,
+                                   const cuda_row *rows, const double *tcoef, const double *lam,
+                                   double *g) {
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree) return;
   double acc[3] = {0.0, 0.0, 0.0};
@@ -70,7 +70,7 @@ __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm, const 
 }
 
 // out = W x for a dense row-major W (m x m): a warp per row, each lane a strided part of it.
-__global__ void k_gemv(int m, const double *W, const double *x, double *out) {
+static __global__ void k_gemv(int m, const double *W, const double *x, double *out) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (i >= m) return;
   const double *row = W + (size_t)i * (size_t)m;

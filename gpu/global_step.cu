@@ -43,8 +43,8 @@ static __device__ inline void block_sum3(double a[3]) {
 // y = S b: blocks [0, nlong) take the long rows order[0..nlong), one each; the remaining
 // blocks a warp per short row order[nlong..nlong + nshort).
 template <class VT>
-__global__ void k_rows(int nlong, int nshort, const int *order, const int *ptr, const int *col,
-                       const VT *val, const double *b, double *y) {
+static __global__ void k_rows(int nlong, int nshort, const int *order, const int *ptr,
+                              const int *col, const VT *val, const double *b, double *y) {
   double a[3] = {0.0, 0.0, 0.0};
   int i, lane = threadIdx.x & 31, stride;
   if ((int)blockIdx.x < nlong) {
@@ -77,8 +77,9 @@ __global__ void k_rows(int nlong, int nshort, const int *order, const int *ptr, 
 // dst[out_vert[k]] = column k of L^{-1} dotted with y (times scale, added to dst when add), a
 // warp per column.
 template <class VT>
-__global__ void k_cols(int n, const int *ptr, const int *row, const VT *val, const int *out_vert,
-                       const double *y, double scale, int add, double *dst) {
+static __global__ void k_cols(int n, const int *ptr, const int *row, const VT *val,
+                              const int *out_vert, const double *y, double scale, int add,
+                              double *dst) {
   int k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (k >= n) return;
   double a[3] = {0.0, 0.0, 0.0};
@@ -97,8 +98,8 @@ __global__ void k_cols(int n, const int *ptr, const int *row, const VT *val, con
 }
 
 // cuSPARSE path: dst[out_vert[k]] (+)= scale z[k] (z = L^{-T} y in the permuted numbering).
-__global__ void k_scatter(int n, const int *out_vert, const double *z, double scale, int add,
-                          double *dst) {
+static __global__ void k_scatter(int n, const int *out_vert, const double *z, double scale, int add,
+                                 double *dst) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   double *q = dst + 3 * (size_t)out_vert[k];

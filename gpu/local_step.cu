@@ -12,13 +12,14 @@ extern "C" {
 
 #define SIM_SUM_THREADS 1024
 
-__global__ void k_project(int nelem, const sim_elem *elems, const double *q, double *R, double *U) {
+static __global__ void k_project(int nelem, const sim_elem *elems, const double *q, double *R,
+                                 double *U) {
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= nelem) return;
   sim_local_project(&elems[e], q, R + 9 * (size_t)e, U ? U + 9 * (size_t)e : NULL);
 }
 
-__global__ void k_bend_project(sim_bending bend, const double *q, double *P) {
+static __global__ void k_bend_project(sim_bending bend, const double *q, double *P) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= bend.nst) return;
   double Lq[3];
@@ -26,8 +27,8 @@ __global__ void k_bend_project(sim_bending bend, const double *q, double *P) {
   sim_bending_project(&bend, s, Lq, P + 3 * (size_t)s);
 }
 
-__global__ void k_rhs(int nfree, sim_local_view v, const double *qh, const double *R,
-                      const double *P, const double *pin_pos, double *rhs) {
+static __global__ void k_rhs(int nfree, sim_local_view v, const double *qh, const double *R,
+                             const double *P, const double *pin_pos, double *rhs) {
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree) return;
   sim_local_rhs(&v, f, qh, R, P, pin_pos, rhs + 3 * (size_t)f);
@@ -61,9 +62,10 @@ int sim_cuda_local_step(sim_backend *be, sim_status *st) {
 
 // Energy terms: elements (and their densities), free vertices' inertia |q - q~|_M^2 / (2h^2),
 // bending stencils; laid out in that order in `terms`.
-__global__ void k_energy_terms(int nelem, const sim_elem *elems, int nfree, const int *free_vert,
-                               const double *mass, sim_bending bend, double ih2, const double *q,
-                               const double *qh, double *terms, double *dens) {
+static __global__ void k_energy_terms(int nelem, const sim_elem *elems, int nfree,
+                                      const int *free_vert, const double *mass, sim_bending bend,
+                                      double ih2, const double *q, const double *qh, double *terms,
+                                      double *dens) {
   long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (t < nelem) {
     double E = sim_local_energy(&elems[t], q);
@@ -84,7 +86,7 @@ __global__ void k_energy_terms(int nelem, const sim_elem *elems, int nfree, cons
 }
 
 // out = sum of x[0..n): each thread adds a fixed stride of terms, then a tree in shared memory.
-__global__ void k_sum(long long n, const double *x, double *out) {
+static __global__ void k_sum(long long n, const double *x, double *out) {
   __shared__ double s[SIM_SUM_THREADS];
   double a = 0.0;
   for (long long i = threadIdx.x; i < n; i += blockDim.x) a += x[i];

@@ -18,6 +18,8 @@ extern "C" {
 }
 
 #define SIM_RED_BLOCKS 256  // blocks of the reductions' first pass (a power of two)
+static_assert(SIM_RED_BLOCKS <= SIM_CUDA_BLOCK && (SIM_RED_BLOCKS & (SIM_RED_BLOCKS - 1)) == 0,
+              "the reductions' second pass runs SIM_RED_BLOCKS threads through a tree");
 
 typedef struct cuda_nsn {
   int cap;            // contacts the arrays hold
@@ -34,10 +36,10 @@ typedef struct cuda_nsn {
 
 // ---- kernels ----
 
-__global__ void k_ncp(int nc, sim_ncp_kind kind, double h, const double *comp, const double *mu,
-                      const double *d, const double *hq, const double *hqt, const double *w,
-                      const double *lam, double *phi, double *om, double *e, double *mterm,
-                      double *pterm) {
+static __global__ void k_ncp(int nc, sim_ncp_kind kind, double h, const double *comp,
+                             const double *mu, const double *d, const double *hq, const double *hqt,
+                             const double *w, const double *lam, double *phi, double *om, double *e,
+                             double *mterm, double *pterm) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   size_t i = 3 * (size_t)j;
@@ -76,8 +78,8 @@ static __device__ void block_sum_max(double s, double m, double *out_s, double *
 
 // First pass: block b adds (sum of a; max of mx, when given) over its fixed stride into
 // part[b] and part[SIM_RED_BLOCKS + b]. a_i is x_i d_i y_i (d, y optional: 1).
-__global__ void k_reduce(long long n, const double *x, const double *d, const double *y,
-                         const double *mx, double *part) {
+static __global__ void k_reduce(long long n, const double *x, const double *d, const double *y,
+                                const double *mx, double *part) {
   double s = 0.0, m = 0.0;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)blockDim.x * gridDim.x) {
@@ -91,7 +93,7 @@ __global__ void k_reduce(long long n, const double *x, const double *d, const do
 }
 
 // Second pass: one block of SIM_RED_BLOCKS threads: res[0] = sum, res[1] = max.
-__global__ void k_reduce_final(const double *part, double *res) {
+static __global__ void k_reduce_final(const double *part, double *res) {
   block_sum_max(part[threadIdx.x], part[SIM_RED_BLOCKS + threadIdx.x], &res[0], &res[1]);
 }
 
@@ -99,52 +101,52 @@ __global__ void k_reduce_final(const double *part, double *res) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; \
   if (i >= m) return;
 
-__global__ void k_hq(int m, const double *hab, double h2, const double *t, double *hq) {
+static __global__ void k_hq(int m, const double *hab, double h2, const double *t, double *hq) {
   ROW_KERNEL_HEAD
   hq[i] = hab[i] + h2 * t[i];
 }
 
-__global__ void k_ls_hq(int m, const double *hq, double h2, const double *y, const double *wl,
-                        double *out) {
+static __global__ void k_ls_hq(int m, const double *hq, double h2, const double *y,
+                               const double *wl, double *out) {
   ROW_KERNEL_HEAD
   out[i] = hq[i] + h2 * (y[i] - wl[i]);
 }
 
-__global__ void k_rhs(int m, int paper, double ih2, const double *om, const double *hq,
-                      const double *hab, const double *phi, const double *y, double *rhs) {
+static __global__ void k_rhs(int m, int paper, double ih2, const double *om, const double *hq,
+                             const double *hab, const double *phi, const double *y, double *rhs) {
   ROW_KERNEL_HEAD
   rhs[i] = sim_nsn_row_rhs(paper, ih2, om[i], hq[i], hab[i], phi[i], y[i]);
 }
 
 // Compliance form: a decoupled row's dlambda = -phi / E is known (rhs / e); the others start at 0.
-__global__ void k_decoupled(int m, int paper, const double *om, const double *e, const double *rhs,
-                            double *dlam, int *moved) {
+static __global__ void k_decoupled(int m, int paper, const double *om, const double *e,
+                                   const double *rhs, double *dlam, int *moved) {
   ROW_KERNEL_HEAD
   double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? rhs[i] / e[i] : 0.0;
   dlam[i] = v;
   if (v != 0.0) *moved = 1;
 }
 
-__global__ void k_sub_coupled(int m, const double *om, const double *y, double *rhs) {
+static __global__ void k_sub_coupled(int m, const double *om, const double *y, double *rhs) {
   ROW_KERNEL_HEAD
   if (sim_nsn_coupled(om[i])) rhs[i] -= y[i];
 }
 
-__global__ void k_jacobi(int m, int paper, const double *om, const double *wd, const double *e,
-                         double *pc) {
+static __global__ void k_jacobi(int m, int paper, const double *om, const double *wd,
+                                const double *e, double *pc) {
   ROW_KERNEL_HEAD
   double dg = sim_nsn_row_diag(paper, om[i], wd[i], e[i]);
   pc[i] = dg > 0.0 ? 1.0 / dg : 1.0;
 }
 
 // The Newton system (nsn.c system_apply): before W (tmp) and after it (y).
-__global__ void k_sys_pre(int m, int paper, const double *om, const double *x, double *tmp) {
+static __global__ void k_sys_pre(int m, int paper, const double *om, const double *x, double *tmp) {
   ROW_KERNEL_HEAD
   tmp[i] = paper ? om[i] * x[i] : (sim_nsn_coupled(om[i]) ? x[i] : 0.0);
 }
 
-__global__ void k_sys_post(int m, int paper, const double *om, const double *e, const double *x,
-                           double *y) {
+static __global__ void k_sys_post(int m, int paper, const double *om, const double *e,
+                                  const double *x, double *y) {
   ROW_KERNEL_HEAD
   if (paper)
     y[i] = om[i] * y[i] + e[i] * x[i];
@@ -153,46 +155,46 @@ __global__ void k_sys_post(int m, int paper, const double *om, const double *e, 
 }
 
 // Conjugate Residual's vector updates (cr.c).
-__global__ void k_cr_start(int m, const double *b, const double *Mz, double *r) {
+static __global__ void k_cr_start(int m, const double *b, const double *Mz, double *r) {
   ROW_KERNEL_HEAD
   r[i] = b[i] - Mz[i];
 }
 
-__global__ void k_mul(int m, const double *a, const double *b, double *out) {
+static __global__ void k_mul(int m, const double *a, const double *b, double *out) {
   ROW_KERNEL_HEAD
   out[i] = a[i] * b[i];
 }
 
-__global__ void k_copy2(int m, const double *a, double *a2, const double *b, double *b2) {
+static __global__ void k_copy2(int m, const double *a, double *a2, const double *b, double *b2) {
   ROW_KERNEL_HEAD
   a2[i] = a[i];
   b2[i] = b[i];
 }
 
-__global__ void k_cr_step(int m, double alpha, const double *p, const double *Mp,
-                          const double *dinv, double *x, double *r, double *z) {
+static __global__ void k_cr_step(int m, double alpha, const double *p, const double *Mp,
+                                 const double *dinv, double *x, double *r, double *z) {
   ROW_KERNEL_HEAD
   x[i] += alpha * p[i];
   r[i] -= alpha * Mp[i];
   if (dinv) z[i] -= alpha * dinv[i] * Mp[i];
 }
 
-__global__ void k_cr_dir(int m, double beta, const double *z, const double *Mz, double *p,
-                         double *Mp) {
+static __global__ void k_cr_dir(int m, double beta, const double *z, const double *Mz, double *p,
+                                double *Mp) {
   ROW_KERNEL_HEAD
   p[i] = z[i] + beta * p[i];
   Mp[i] = Mz[i] + beta * Mp[i];
 }
 
-__global__ void k_update(int nc, const double *comp, const double *mu, double max_force,
-                         const double *lam, const double *dlam, double alpha, double *out) {
+static __global__ void k_update(int nc, const double *comp, const double *mu, double max_force,
+                                const double *lam, const double *dlam, double alpha, double *out) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   size_t i = 3 * (size_t)j;
   sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, alpha, out + i);
 }
 
-__global__ void k_force(int m, int paper, const double *om, const double *lam, double *f) {
+static __global__ void k_force(int m, int paper, const double *om, const double *lam, double *f) {
   ROW_KERNEL_HEAD
   f[i] = paper ? om[i] * lam[i] : lam[i];
 }
@@ -217,7 +219,7 @@ static int reduce(cuda_contact *k, long long n, const double *x, const double *d
 
 static int dot(cuda_contact *k, int m, const double *x, const double *d, const double *y,
                double *out, sim_status *st) {
-  double r[2];
+  double r[2] = {0.0, 0.0};
   int rc = reduce(k, m, x, d, y, NULL, r, st);
   *out = r[0];
   return rc;
@@ -233,7 +235,7 @@ static int ncp_eval(cuda_contact *k, const double *hq, const double *lam, double
   k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, o->ncp, o->h, s->comp, s->mu, s->d,
                                                           hq, s->hqt, s->w, lam, phi, om, e,
                                                           s->mterm, s->pterm);
-  double r[2];
+  double r[2] = {0.0, 0.0};
   int rc = reduce(k, nc, s->mterm, NULL, NULL, s->pterm, r, st);
   *merit = r[0];
   *pmax = r[1];
@@ -325,8 +327,15 @@ static int iterate(cuda_contact *k, int *its, int *converged, double *cr_ms, sim
   double ih2 = 1.0 / (o->h * o->h), merit, pmax;
   *its = 0;
   if ((rc = ncp_eval(k, s->hq, s->lam, s->phi, s->om, s->e, &merit, &pmax, st))) return rc;
-  *converged = o->newton_tol > 0.0 && pmax <= o->newton_tol;
-  if (*converged) return SIM_OK;
+  sim_nsn_stats *stats = &k->stage.nsn.stats;
+  stats->phi_max = pmax;
+  stats->merit = merit;
+  stats->converged = *converged = o->newton_tol > 0.0 && pmax <= o->newton_tol;
+  if (*converged) { /* lambda stands; f = F lambda (a step's start has f = 0), as nsn.c */
+    k_force<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->lam, s->f);
+    SIM_CU(cudaGetLastError(), st);
+    return SIM_OK;
+  }
   if (paper) { /* y = W Omega lambda (the compliance form's W lambda is in y already) */
     k_mul<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, s->om, s->lam, s->tmp);
     if ((rc = sim_cuda_w_apply(k, s->tmp, s->y, st))) return rc;
@@ -336,6 +345,7 @@ static int iterate(cuda_contact *k, int *its, int *converged, double *cr_ms, sim
       st);
   k_rhs<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
                                              s->rhs);
+  double t0 = sim_now_ms(); /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
   SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), stream(k)), st);
   k_decoupled<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, s->rhs, s->dlam,
                                                    s->moved);
@@ -348,7 +358,6 @@ static int iterate(cuda_contact *k, int *its, int *converged, double *cr_ms, sim
   }
   if (o->cr_jacobi)
     k_jacobi<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->wd, s->e, s->pc);
-  double t0 = sim_now_ms();
   rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, its, st);
   *cr_ms += sim_now_ms() - t0;
   if (rc) return rc;
@@ -408,6 +417,8 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   t->corr_ms += t5 - t4;
   t->cr_iters += it;
   hs->stats.cr_iters += it;
+  hs->stats.assemble_ms += (t4 - t2) - cr_ms;
+  hs->stats.cst_solve_ms += cr_ms;
   return SIM_OK;
 }
 
@@ -487,7 +498,9 @@ int sim_cuda_nsn_create(cuda_contact *k, sim_status *st) {
 void sim_cuda_nsn_destroy(cuda_contact *k) {
   if (!k->dn) return;
   free_arrays(k);
-  cudaFree(k->dn->part), cudaFree(k->dn->res), cudaFree(k->dn->moved);
+  sim_cuda_release(k->cx, k->dn->part, 2 * SIM_RED_BLOCKS * sizeof(double));
+  sim_cuda_release(k->cx, k->dn->res, 2 * sizeof(double));
+  sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
   sim_free(k->dn);
   k->dn = NULL;
 }

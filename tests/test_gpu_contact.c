@@ -12,7 +12,9 @@
    2. The squeezing ball free-running on both backends for 200 steps: the centre of mass within
       1e-3 of the size and the volume change within 0.2 percentage points of each other.
    Both with the Newton solve on the host (the default) and on the device
-   (SIMCTL_CUDA_NSN=device, gpu/nsn_cuda.cu). */
+   (SIMCTL_CUDA_NSN=device, gpu/nsn_cuda.cu), and step by step again with each of the solver's
+   other options (the paper's formulation, plain CR, a CR tolerance, the mass preconditioner,
+   the minimum map, no line search) on stick_slip and soft_box_on_slab. */
 #include <stdlib.h>
 
 #include "../core/base/alloc.h"
@@ -34,10 +36,10 @@ typedef struct side_by_side {
   int ok;
 } side_by_side;
 
-static int open_scene(side_by_side *r, const char *file) {
+static int open_scene(side_by_side *r, const char *file, const char *set) {
   sim_status st = {0};
   memset(r, 0, sizeof *r);
-  int rc = sim_scene_load(file, NULL, 0, &g_sc, &st);
+  int rc = sim_scene_load(file, set ? &set : NULL, set ? 1 : 0, &g_sc, &st);
   if (rc) fprintf(stderr, "%s\n", st.msg);
   CHECK_INT(rc, SIM_OK);
   if (rc || gpu_pair_open(&r->g, &g_sc, SIM_PREC_DOUBLE)) return -1;
@@ -86,9 +88,10 @@ static void shadow(side_by_side *r) {
   }
 }
 
-static void step_by_step(const char *file, int steps) {
+/* `set`: one --set override (PATH=VALUE) or NULL. */
+static void step_by_step(const char *file, const char *set, int steps) {
   side_by_side r;
-  if (open_scene(&r, file) || !r.ok) {
+  if (open_scene(&r, file, set) || !r.ok) {
     close_scene(&r);
     return;
   }
@@ -133,7 +136,7 @@ static void centre(const sim_model *m, const double *q, double c[3]) {
 
 static void free_running(const char *file, int steps) {
   side_by_side r;
-  if (open_scene(&r, file) || !r.ok) {
+  if (open_scene(&r, file, NULL) || !r.ok) {
     close_scene(&r);
     return;
   }
@@ -161,13 +164,21 @@ static void free_running(const char *file, int steps) {
 }
 
 static void all_scenes(void) {
-  step_by_step("../scenes/stick_slip.json", 40);
-  step_by_step("../scenes/soft_box_on_slab.json", 60);
-  step_by_step("../scenes/hanging_bar_compliant_pin.json", 30);
-  step_by_step("../scenes/cable_finger.json", 40);
-  step_by_step("../scenes/sharp_corner.json", 95);
-  step_by_step("../scenes/squeezing_ball.json", 150);
+  step_by_step("../scenes/stick_slip.json", NULL, 40);
+  step_by_step("../scenes/soft_box_on_slab.json", NULL, 60);
+  step_by_step("../scenes/hanging_bar_compliant_pin.json", NULL, 30);
+  step_by_step("../scenes/cable_finger.json", NULL, 40);
+  step_by_step("../scenes/sharp_corner.json", NULL, 95);
+  step_by_step("../scenes/squeezing_ball.json", NULL, 150);
   free_running("../scenes/squeezing_ball.json", 200);
+  /* the solver's other branches, on the box sliding down its slope and the soft box */
+  const char *opts[] = {"contact.formulation=paper", "contact.cr_preconditioner=none",
+                        "contact.cr_tolerance=1e-6", "contact.preconditioner=mass",
+                        "contact.ncp=min_map",       "contact.line_search=0"};
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+    step_by_step("../scenes/stick_slip.json", opts[i], 40);
+    step_by_step("../scenes/soft_box_on_slab.json", opts[i], 60);
+  }
 }
 
 int main(void) {

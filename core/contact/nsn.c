@@ -223,7 +223,9 @@ int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const dou
   s->stats.phi_max = phi_max;
   s->stats.merit = merit;
   s->stats.converged = s->opt.newton_tol > 0.0 && phi_max <= s->opt.newton_tol;
-  if (s->stats.converged) { /* lambda and f stand */
+  if (s->stats.converged) { /* lambda stands; f = F lambda (a step's start has f = 0) */
+    int paper = s->opt.form == SIM_NSN_FORM_PAPER;
+    for (int i = 0; i < m; i++) s->f[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
     s->stats.assemble_ms += sim_now_ms() - t0;
     return 0;
   }
