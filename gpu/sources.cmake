@@ -10,3 +10,11 @@ set_source_files_properties(${SIM_GPU_SOURCES} PROPERTIES COMPILE_OPTIONS -fmad=
 set_target_properties(simcore PROPERTIES CUDA_ARCHITECTURES "90-real;90-virtual" CUDA_STANDARD 17
   POSITION_INDEPENDENT_CODE ON)
 target_link_libraries(simcore PUBLIC CUDA::cudart_static CUDA::cusparse)
+
+# simctl-bench-global: the global step alone against the bandwidth limit (scripts/bench_gpu.sh)
+add_executable(simctl-bench-global gpu/bench_global.cu)
+target_link_libraries(simctl-bench-global PRIVATE simcore)
+target_include_directories(simctl-bench-global PRIVATE ${CMAKE_SOURCE_DIR}/core)
+set_target_properties(simctl-bench-global PROPERTIES CUDA_ARCHITECTURES "90-real;90-virtual"
+  CUDA_STANDARD 17)
+target_compile_options(simctl-bench-global PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-fmad=false>)

@@ -12,6 +12,8 @@
 #                             [--device cuda|cpu]
 #   --device cpu: the same rows on the CPU backend with the sparse inverse (the products'
 #                 implementation does not apply there), for comparison
+# Then, on the GPU, the global step alone against the bandwidth it measures (simctl-bench-global,
+# built beside simctl): the frame loop's buckets include a host synchronisation per operation.
 #   --bandwidth: device memory bandwidth in GB/s for the limit (default 3000: what a
 #                device-to-device copy moved on this workplace's H100, counting read + write)
 set -euo pipefail
@@ -74,3 +76,20 @@ while IFS='|' read -r ex nv scene mat; do
           (pp[3] > 0 ? sprintf("%.2f", (f / k) / pp[3]) : "") }' "$dir/timing.csv"
   done
 done <<<"$ROWS"
+
+# The global step alone (simctl-bench-global: CUDA events over 200 back-to-back calls, no host
+# synchronisation between them, and the bandwidth a device-to-device copy reaches on it).
+BG="$(dirname "$SIMCTL")/simctl-bench-global"
+if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
+  echo
+  echo "| scene | free unknowns | nnz(S) | precision | products | global ms | MB moved | copy GB/s | limit ms | global / limit |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
+    for cfg in double:kernel double:cusparse float:kernel; do
+      prec=${cfg%%:*} spmv=${cfg##*:}
+      SIMCTL_CUDA_SPMV=$spmv "$BG" "$SC/$scene.json" --set "solver.precision=$prec" |
+        awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+          $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }'
+    done
+  done
+fi

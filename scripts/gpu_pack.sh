@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Packs this machine's CUDA build for a GPU machine that has the CUDA toolkit but no package
 # registry (no CHOLMOD, cJSON, libpng or tetgen to install): the relocatable bundle without the
-# CUDA libraries (scripts/bundle.sh --no-cuda-libs), the GPU test programs, and run.sh, which
+# CUDA libraries (scripts/bundle.sh --no-cuda-libs), the GPU test programs and
+# simctl-bench-global, and run.sh, which
 # on the GPU machine unpacks them and runs scripts/gpu_report.sh from this source tree:
 #   here:  make build && scripts/gpu_pack.sh --out DIR     (about 25 MB)
 #   there: bash DIR/run.sh [REPORT_DIR] [gpu_report.sh options]   (from the source tree's root)
@@ -19,15 +20,15 @@ done
 HERE="$(cd "$(dirname "$0")" && pwd)"
 die() { echo "gpu_pack.sh: $*" >&2; exit 1; }
 [ -x "$BUILD/simctl" ] || die "$BUILD/simctl not found: build first (make build)"
-for t in test_gpu_backend test_gpu_runs test_gpu_contact; do
-  [ -x "$BUILD/tests/$t" ] || die "$BUILD/tests/$t not found: build first (make build)"
+for t in tests/test_gpu_backend tests/test_gpu_runs tests/test_gpu_contact simctl-bench-global; do
+  [ -x "$BUILD/$t" ] || die "$BUILD/$t not found: build first (make build, with nvcc)"
 done
 ldd "$BUILD/simctl" | grep -q libcusparse || die "$BUILD/simctl was built without CUDA (nvcc)"
 rm -rf "$OUT"
 mkdir -p "$OUT/tests"
 bash "$HERE/bundle.sh" --no-cuda-libs --out "$OUT" "$BUILD/simctl" >&2
 cp "$BUILD"/tests/test_gpu_backend "$BUILD"/tests/test_gpu_runs "$BUILD"/tests/test_gpu_contact \
-  "$OUT/tests/"
+  "$BUILD"/simctl-bench-global "$OUT/tests/"
 cat >"$OUT/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # Unpacks the bundle next to this script into a temporary folder and runs
@@ -43,7 +44,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/simctl-pack.XXXXXX") || exit 2
 tar -xzf "$PACK"/simctl-*.tar.gz -C "$T" || exit 2
 B=$(echo "$T"/simctl-*)
 mkdir -p "$T/build/tests"
-cp "$PACK"/tests/* "$T/build/tests/"
+cp "$PACK"/tests/test_gpu_* "$T/build/tests/"
+cp "$PACK"/tests/simctl-bench-global "$T/build/"
 ln -s "$B/bin/simctl" "$T/build/simctl"
 CUDA_LIB=${CUDA_HOME:-/usr/local/cuda}/lib64
 export LD_LIBRARY_PATH="$B/lib:$CUDA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// simctl-bench-global: the CUDA global step alone, timed with CUDA events over back-to-back
+// repetitions (no host synchronisation between them, unlike the frame loop's buckets), against
+// the bandwidth limit: the bytes its two products must move (S's values and indices in both
+// orientations, the row pointers, the three columns read and written) over the device's
+// bandwidth, which it measures with a device-to-device copy of S's size.
+// usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...
+//   (solver.precision and SIMCTL_CUDA_SPMV pick the variant, as for simctl run)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_ctx.h"
+
+extern "C" {
+#include "../core/scene/scene.h"
+}
+
+static sim_scene g_sc;
+
+static int fail(const char *what, const char *msg) {
+  fprintf(stderr, "simctl-bench-global: error: %s: %s\n", what, msg);
+  return 1;
+}
+
+// ms per call of fn over reps calls, by CUDA events on the backend's stream.
+template <class F>
+static double time_ms(cudaStream_t s, int reps, F fn) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  fn();  // warm-up
+  cudaEventRecord(a, s);
+  for (int i = 0; i < reps; i++) fn();
+  cudaEventRecord(b, s);
+  cudaEventSynchronize(b);
+  float ms = 0.0f;
+  cudaEventElapsedTime(&ms, a, b);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return ms / reps;
+}
+
+int main(int argc, char **argv) {
+  const char *file = NULL, *sets[64];
+  int nsets = 0, reps = 200;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 64)
+      sets[nsets++] = argv[++i];
+    else if (!file && argv[i][0] != '-')
+      file = argv[i];
+    else
+      return fail(argv[i], "usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...");
+  }
+  if (!file || reps < 1)
+    return fail("arguments", "usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...");
+  char why[256];
+  if (!sim_cuda_available(why, sizeof why)) return fail("device", why);
+  sim_status st = {0};
+  sim_model m;
+  memset(&m, 0, sizeof m);
+  if (sim_scene_load(file, sets, nsets, &g_sc, &st) || sim_model_build(&g_sc, NULL, &m, &st))
+    return fail(file, st.msg);
+  sim_backend_opts o = {
+      SIM_GLOBAL_SPARSE_INVERSE, g_sc.solver.precision, g_sc.solver.ordering, 0, 0.0, 0};
+  sim_backend *be = NULL;
+  if (sim_backend_cuda_create(&m, &o, &be, &st)) return fail(file, st.msg);
+  cuda_ctx *c = CCTX(be);
+  cuda_S *S = &c->S;
+  long long n = S->n, nnz = S->nnz;
+  size_t vb = S->prec == SIM_PREC_FLOAT ? 4 : 8;
+  double bytes = 2.0 * nnz * (vb + 4) + 2.0 * (n + 1) * 4 + 2.0 * (3.0 * n * 8 * 2) + 8.0 * n;
+  double ms = time_ms(c->stream, reps, [&] {
+    sim_status ignore = {0};
+    sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, &ignore);
+  });
+  // the device's bandwidth: a device-to-device copy of S's values (read + write)
+  size_t cb = (size_t)nnz * vb * 2;
+  void *x = NULL, *y = NULL;
+  double bw = 0.0;
+  if (cudaMalloc(&x, cb) == cudaSuccess && cudaMalloc(&y, cb) == cudaSuccess) {
+    double cms = time_ms(c->stream, 20,
+                         [&] { cudaMemcpyAsync(y, x, cb, cudaMemcpyDeviceToDevice, c->stream); });
+    bw = 2.0 * cb / (cms * 1e-3) / 1e9;
+  }
+  cudaFree(x);
+  cudaFree(y);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return fail("CUDA", cudaGetErrorString(e));
+  const char *spmv = S->spmv == SIM_SPMV_CUSPARSE ? "cusparse" : "kernel";
+  double limit = bw > 0 ? bytes / (bw * 1e9) * 1e3 : 0.0;
+  printf(
+      "scene,free_unknowns,nnz_S,precision,products,global_ms,bytes_MB,copy_GBps,limit_ms,"
+      "global_over_limit,device\n");
+  printf("%s,%lld,%lld,%s,%s,%.4f,%.2f,%.0f,%.4f,%.2f,%s\n", g_sc.name, n, nnz,
+         S->prec == SIM_PREC_FLOAT ? "float" : "double", spmv, ms, bytes / 1e6, bw, limit,
+         limit > 0 ? ms / limit : 0.0, be->device);
+  be->destroy(be);
+  sim_model_free(&m);
+  return 0;
+}
