@@ -19,14 +19,19 @@ typedef struct cpu_contact {
 } cpu_contact;
 
 /* W x = H_free A^{-1} H_free^T x: a scatter, one solve, a gather (the matrix-free W). */
+/* k->xc = A^{-1} H_free^T lam on the free unknowns (a scatter and a solve). */
+static int ht_solve(cpu_contact *k, const double *lam, sim_status *st) {
+  const sim_model *m = k->cx->m;
+  memset(k->g, 0, sizeof(double) * 3 * (size_t)m->nfree);
+  sim_rows_apply_T(k->stage.c, k->stage.nc, m->free_of, lam, k->g);
+  return sim_cpu_solve(k->cx, k->g, k->xc, st);
+}
+
 static void w_operator(void *ctx, const double *x, double *out) {
   cpu_contact *k = (cpu_contact *)ctx;
-  const sim_model *m = k->cx->m;
   sim_status ignore = {0}; /* the factor solved this system before: it cannot fail now */
-  memset(k->g, 0, sizeof(double) * 3 * (size_t)m->nfree);
-  sim_rows_apply_T(k->stage.c, k->stage.nc, m->free_of, x, k->g);
-  sim_cpu_solve(k->cx, k->g, k->xc, &ignore);
-  sim_rows_apply(k->stage.c, k->stage.nc, m->free_of, k->xc, out);
+  ht_solve(k, x, &ignore);
+  sim_rows_apply(k->stage.c, k->stage.nc, k->cx->m->free_of, k->xc, out);
 }
 
 static int cpu_h_state(void *ctx, sim_vec_id id, double *out, sim_status *st) {
@@ -52,9 +57,7 @@ static int cpu_correct(void *ctx, const double *f, sim_status *st) {
   cpu_contact *k = (cpu_contact *)ctx;
   const sim_model *m = k->cx->m;
   double *q = k->cx->vec[SIM_VEC_Q], h2 = m->h * m->h;
-  memset(k->g, 0, sizeof(double) * 3 * (size_t)m->nfree);
-  sim_rows_apply_T(k->stage.c, k->stage.nc, m->free_of, f, k->g);
-  if (sim_cpu_solve(k->cx, k->g, k->xc, st)) return st->code;
+  if (ht_solve(k, f, st)) return st->code;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < m->nfree; i++)
     for (int d = 0; d < 3; d++) q[3 * m->free_vert[i] + d] += h2 * k->xc[3 * i + d];
