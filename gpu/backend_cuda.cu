@@ -5,9 +5,11 @@
 // integrate; the local step is in local_step.cu, the global step in global_step.cu, the
 // contact stage's device operations in contact_cuda.cu.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_ctx.h"
+#include "detect_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -126,12 +128,25 @@ static int cuda_integrate(sim_backend *be, sim_status *st) {
   return sync(c, st);
 }
 
+// Collision detection on the device unless SIMCTL_CUDA_DETECT=host (the host's, for comparison).
+static int detector(sim_backend *be, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  const char *e = getenv("SIMCTL_CUDA_DETECT");
+  if (e && !strcmp(e, "host")) return SIM_OK;
+  if (e && *e && strcmp(e, "device"))
+    return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_DETECT=%s: expected host or device", e);
+  int rc = sim_cuda_detect_create(c->stream, &c->det, st);
+  if (!rc) be->detect.ctx = c->det, be->detect.run = sim_cuda_detect_run;
+  return rc;
+}
+
 static void cuda_global_stats(sim_backend *be, sim_global_stats *out) { *out = CCTX(be)->stats; }
 
 static void cuda_destroy(sim_backend *be) {
   if (!be) return;
   cuda_ctx *c = CCTX(be);
   if (c) {
+    sim_cuda_detect_destroy(c->det);
     sim_cuda_contact_destroy(c);
     sim_cuda_global_destroy(c);
     void *p[] = {c->vec[0],   c->vec[1],    c->vec[2],    c->vec[3], c->pin_pos,  c->R,
@@ -238,6 +253,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   if (!rc) rc = upload_model(c, st);
   if (!rc) rc = sim_cuda_global_create(be, o, st);
   if (!rc && sim_world_needed(m)) rc = sim_cuda_contact_create(be, o, st);
+  if (!rc && sim_world_needed(m)) rc = detector(be, st);
   if (rc) {
     cuda_destroy(be);
     return rc;

@@ -62,6 +62,7 @@ typedef struct cuda_ctx {
   sim_sparse_inverse host_S;  // scenes with contact: S and its factor kept on the host for W
   sim_factor *host_fac;
   struct cuda_contact *cst;  // the contact stage (contact_cuda.cu), NULL without contact
+  struct sim_cuda_detect *det;  // collision detection (detect_cuda.cu), NULL: on the host
   sim_global_stats stats;
 } cuda_ctx;
 

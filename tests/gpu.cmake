@@ -4,4 +4,5 @@
 sim_labelled_test(test_gpu_backend gpu test_gpu_backend.c)
 sim_labelled_test(test_gpu_runs gpu test_gpu_runs.c)
 sim_labelled_test(test_gpu_contact gpu test_gpu_contact.c)
+sim_labelled_test(test_gpu_detect gpu test_gpu_detect.c)
 set_tests_properties(test_gpu_contact PROPERTIES TIMEOUT 900)

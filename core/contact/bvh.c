@@ -5,12 +5,10 @@
    of memory (bvh.h). */
 #include "contact/bvh.h"
 
-#include <float.h>
 #include <string.h>
 
 #include "base/alloc.h"
-
-#define STACK_MAX 64 /* the tree is balanced: depth <= ceil(log2 nt) + 1 <= 33 */
+#include "contact/bvh_query.h"
 
 /* total order on triangles along an axis: (centroid coordinate, index) */
 static int key_less(const double *cen, int axis, int i, int j) {
@@ -122,31 +120,7 @@ done:
 
 /* Children have larger indices than their parent (pre-order): one backward sweep. */
 void sim_bvh_refit(sim_bvh *b, const double *x) {
-  for (int i = b->nnodes - 1; i >= 0; i--) {
-    sim_bvh_node *nd = &b->node[i];
-    if (nd->count > 0) {
-      for (int k = 0; k < 3; k++) nd->lo[k] = INFINITY, nd->hi[k] = -INFINITY;
-      for (int s = nd->first; s < nd->first + nd->count; s++)
-        for (int j = 0; j < 3; j++) {
-          const double *v = x + 3 * b->tri[3 * s + j];
-          for (int k = 0; k < 3; k++) {
-            if (v[k] < nd->lo[k]) nd->lo[k] = v[k];
-            if (v[k] > nd->hi[k]) nd->hi[k] = v[k];
-          }
-        }
-      for (int k = 0; k < 3; k++) { /* closest points are convex combinations, rounded */
-        const double pad = 16 * DBL_EPSILON * fmax(fabs(nd->lo[k]), fabs(nd->hi[k]));
-        nd->lo[k] -= pad;
-        nd->hi[k] += pad;
-      }
-    } else {
-      const sim_bvh_node *l = &b->node[i + 1], *r = &b->node[nd->first];
-      for (int k = 0; k < 3; k++) {
-        nd->lo[k] = l->lo[k] < r->lo[k] ? l->lo[k] : r->lo[k];
-        nd->hi[k] = l->hi[k] > r->hi[k] ? l->hi[k] : r->hi[k];
-      }
-    }
-  }
+  for (int i = b->nnodes - 1; i >= 0; i--) sim_bvh_refit_node(b->node, b->tri, x, i);
 }
 
 void sim_bvh_free(sim_bvh *b) {
@@ -156,45 +130,19 @@ void sim_bvh_free(sim_bvh *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* Squared distance from p to the box, summed in the order sim_dot3 uses, so that it never
-   exceeds the (rounded) squared distance to a point inside the box. */
-static double box_d2(const sim_bvh_node *nd, const double p[3]) {
-  double d2 = 0.0;
-  for (int k = 0; k < 3; k++) {
-    double d = 0.0;
-    if (p[k] < nd->lo[k])
-      d = nd->lo[k] - p[k];
-    else if (p[k] > nd->hi[k])
-      d = p[k] - nd->hi[k];
-    d2 += d * d;
-  }
-  return d2;
-}
-
-static void closest_in_slot(const sim_bvh *b, const double *x, const double p[3], int s,
-                            sim_tri_closest *q) {
-  const int *t = b->tri + 3 * s;
-  sim_tri_closest_point(p, x + 3 * t[0], x + 3 * t[1], x + 3 * t[2], q);
-}
-
 int sim_bvh_query(const sim_bvh *b, const double *x, const double p[3], double margin,
                   sim_bvh_visit visit, void *ctx) {
-  if (b->nnodes == 0 || !(margin >= 0)) return 0;
+  if (!(margin >= 0)) return 0;
+  const sim_bvh_view bv = sim_bvh_view_of(b);
   const double m2 = margin * margin;
-  int stack[STACK_MAX], top = 0, found = 0;
-  stack[top++] = 0;
-  while (top > 0) {
-    const int i = stack[--top];
-    const sim_bvh_node *nd = &b->node[i];
-    if (box_d2(nd, p) > m2) continue;
-    if (nd->count == 0) {
-      stack[top++] = nd->first; /* right after left */
-      stack[top++] = i + 1;
-      continue;
-    }
+  int found = 0;
+  sim_bvh_walk w;
+  sim_bvh_walk_begin(&bv, &w);
+  for (int leaf; (leaf = sim_bvh_walk_next(&bv, &w, p, m2)) >= 0;) {
+    const sim_bvh_node *nd = &b->node[leaf];
     for (int s = nd->first; s < nd->first + nd->count; s++) {
       sim_bvh_hit h;
-      closest_in_slot(b, x, p, s, &h.q);
+      sim_bvh_slot_closest(&bv, x, p, s, &h.q);
       if (!(h.q.d2 <= m2)) continue;
       h.tri = b->id[s];
       found++;
@@ -239,38 +187,8 @@ void sim_bvh_hits_free(sim_bvh_hits *h) {
   memset(h, 0, sizeof *h);
 }
 
-/* Depth first, nearer child first; a box is skipped when its distance exceeds the best
-   found so far (ties are kept, so the smallest index among equal distances wins). */
 int sim_bvh_nearest(const sim_bvh *b, const double *x, const double p[3], double margin,
                     sim_bvh_hit *hit) {
-  if (b->nnodes == 0 || !(margin >= 0)) return 0;
-  double best = margin * margin;
-  int found = 0, top = 0, stack[STACK_MAX];
-  double sd[STACK_MAX];
-  stack[top] = 0, sd[top++] = box_d2(&b->node[0], p);
-  while (top > 0) {
-    const int i = stack[--top];
-    if (sd[top] > best) continue;
-    const sim_bvh_node *nd = &b->node[i];
-    if (nd->count == 0) {
-      const int l = i + 1, r = nd->first;
-      const double dl = box_d2(&b->node[l], p), dr = box_d2(&b->node[r], p);
-      const int swap = dr < dl; /* push the farther child first */
-      stack[top] = swap ? l : r, sd[top++] = swap ? dl : dr;
-      stack[top] = swap ? r : l, sd[top++] = swap ? dr : dl;
-      continue;
-    }
-    for (int s = nd->first; s < nd->first + nd->count; s++) {
-      sim_tri_closest q;
-      closest_in_slot(b, x, p, s, &q);
-      const int id = b->id[s];
-      if (found ? (q.d2 < best || (q.d2 == best && id < hit->tri)) : q.d2 <= best) {
-        best = q.d2;
-        hit->tri = id;
-        hit->q = q;
-        found = 1;
-      }
-    }
-  }
-  return found;
+  const sim_bvh_view bv = sim_bvh_view_of(b);
+  return sim_bvh_view_nearest(&bv, x, p, margin, -1, hit);
 }

@@ -49,7 +49,7 @@
 #include <stdint.h>
 
 #include "base/status.h"
-#include "contact/bvh.h"
+#include "contact/bvh_query.h"
 #include "contact/contact.h"
 #include "contact/sdf.h"
 
@@ -105,17 +105,59 @@ typedef struct {
   double min_sep; /* copied from the parameters */
 } sim_detect_contacts;
 
+/* The scene as one vertex's detection reads it (detect_vertex.h), with its arrays on the host
+   (sim_detect_run) or on the device (gpu/detect_cuda.cu). */
+typedef struct sim_detect_mesh_view {
+  sim_bvh_view bvh;
+  const double *x; /* the mesh's vertices (posed) */
+  const int *tri;  /* its triangles in input order */
+  int closed;
+  double vel[3], omega[3], center[3];
+  double mu;
+  uint64_t bodies;
+} sim_detect_mesh_view;
+
+typedef struct sim_detect_body_view {
+  sim_bvh_view bvh; /* over the global positions */
+  const int *tri;   /* surface triangles in input order (global vertex indices) */
+  double mu;
+} sim_detect_body_view;
+
+typedef struct sim_detect_view {
+  int nv;
+  const double *x, *x_prev;    /* x_prev may be NULL */
+  const unsigned char *pinned; /* or NULL */
+  const int *body_of;          /* nv */
+  int nobs, nmesh, nbodies;
+  const sim_detect_obstacle *obs;
+  const sim_detect_mesh_view *mesh;
+  const sim_detect_body_view *body;
+  double margin;
+  int self_collision;
+} sim_detect_view;
+
+/* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's
+   device detector finds the same contacts from the same inputs (gpu/detect_cuda.h). */
+typedef struct sim_detect sim_detect;
+typedef struct sim_detect_runner {
+  void *ctx;
+  int (*run)(void *ctx, sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
+             sim_detect_contacts *out, sim_status *st);
+} sim_detect_runner;
+
 typedef struct sim_detect_buf_ sim_detect_buf_;
-typedef struct {
+struct sim_detect {
   int nv, nmesh, nbodies;
   int *body_of;        /* nv: the vertex's body, -1 for none */
   sim_bvh *mesh_bvh;   /* nmesh */
   sim_bvh *body_bvh;   /* nbodies, over the global positions */
+  sim_detect_mesh_view *mesh_view; /* nmesh, nbodies: the host view (sim_detect_run) */
+  sim_detect_body_view *body_view;
   int nbuf;            /* per-thread buffers, kept between steps */
   sim_detect_buf_ *buf;
   int nchunk;
   int *chunk_thread, *chunk_first, *chunk_count; /* where each chunk's contacts went */
-} sim_detect;
+};
 
 sim_detect_params sim_default_detect_params(void); /* margin 1e-3, min_sep 0, no self */
 sim_detect_obstacle sim_default_detect_obstacle(sim_obstacle_kind kind); /* mu 0.5, all */
@@ -124,6 +166,13 @@ sim_detect_mesh sim_default_detect_mesh(void); /* empty, closed, static, mu 0.5,
 int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st);
 int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                    sim_detect_contacts *out, sim_status *st);
+/* sim_detect_run's checks of its inputs: the scene has init's counts, the margin is finite and
+   >= 0 (SIM_ERR_INTERNAL, SIM_ERR_SCENE). Also resets out (n, counts, min_sep). */
+int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
+                     sim_detect_contacts *out, sim_status *st);
+/* sim_detect_run, or r's device detector when r and r->run are set. */
+int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detect_scene *s,
+                      const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);
 void sim_detect_free(sim_detect *d);
 void sim_detect_contacts_free(sim_detect_contacts *c);
 

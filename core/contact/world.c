@@ -316,13 +316,13 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
                    const double *x_pred, sim_status *st) {
   pose(w, t, t + h);
   sim_detect_scene s = detect_scene(w, x, x_prev);
-  int rc = sim_detect_run(&w->det, &s, &w->par, &w->now, st);
+  int rc = sim_detect_run_on(&w->runner, &w->det, &s, &w->par, &w->now, st);
   for (int j = 0; !rc && j < w->now.n; j++)
     if (w->now.c[j].gap < w->min_gap) w->min_gap = w->now.c[j].gap;
   w->ahead.n = 0;
   if (!rc && x_pred) {
     s = detect_scene(w, x_pred, x);
-    rc = sim_detect_run(&w->det, &s, &w->par, &w->ahead, st);
+    rc = sim_detect_run_on(&w->runner, &w->det, &s, &w->par, &w->ahead, st);
   }
   if (!rc) rc = sim_world_points(w, x, x_prev, x_pred, st);
   if (!rc) rc = merge(w, &w->now, &w->ahead, 1, x, &w->both, st);
@@ -369,7 +369,7 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
   *added = 0;
   if (!w->collide) return SIM_OK;
   sim_detect_scene s = detect_scene(w, x_end, x_t); /* obstacles stay posed at t + h */
-  int rc = sim_detect_run(&w->det, &s, &w->par, &w->ahead, st);
+  int rc = sim_detect_run_on(&w->runner, &w->det, &s, &w->par, &w->ahead, st);
   if (rc) return rc;
   /* keep what out lacks (both sorted by key) and what ends inside, facing q_t's side */
   sim_detect_contacts *a = &w->ahead;

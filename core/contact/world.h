@@ -54,6 +54,7 @@ typedef struct sim_world {
   unsigned char *pinned;
   sim_detect det;
   int det_ready;
+  sim_detect_runner runner; /* where the two passes and re-detection run (default: host) */
   sim_detect_contacts out; /* the last detection's contacts */
   sim_detect_contacts now, ahead; /* the two passes */
   double min_gap; /* smallest signed distance at q_t among the contacts (+inf: none) */

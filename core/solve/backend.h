@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "../base/status.h"
+#include "../contact/detect.h"
 #include "../model/model.h"
 #include "factor.h"
 
@@ -78,6 +79,9 @@ struct sim_backend {
   /* The step's contact multipliers lambda (3 nc: normal force, then the two tangents, N) into
      host `out`, in the order of the contacts given to contact_begin. */
   int (*contact_lambda)(sim_backend *be, double *out, sim_status *st);
+  /* Where the frame's collision detection runs (run NULL: on the host, sim_detect_run); the
+     CUDA backend's device detector finds the same contacts (gpu/detect_cuda.h). */
+  sim_detect_runner detect;
   /* v = (q - q_t) / h; q_t = q. */
   int (*integrate)(sim_backend *be, sim_status *st);
   /* Incremental potential e(q) = 1/(2h^2) |q - q~|_M^2 + sum_i V_i Psi_i(G_i q) + bending

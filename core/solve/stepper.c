@@ -27,6 +27,7 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
   if (!rc) rc = sim_world_init(&s->world, m, st);
   if (!rc && s->world.active) {
     s->contact = 1;
+    s->world.runner = be->detect;
     if (!be->contact_begin)
       return sim_fail(st, SIM_ERR_DEVICE, "%s: the %s backend has no contact solver yet (use "
                       "--device cpu)", m->scene->file, be->name);

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/* BVH queries that run on the host and the device alike (SIM_HD): the nearest triangle and the
+   pseudo-normal sum of collision detection, on a flat view of a tree (bvh.h) whose arrays live
+   wherever the caller keeps them. The CPU's bvh.c and detect.c call these, and so does the
+   CUDA detector (gpu/detect_cuda.cu), so both find the same triangle by the same traversal and
+   add the same terms in the same order.
+
+   Traversal: an explicit stack of SIM_BVH_STACK nodes (the tree is balanced: its depth is at
+   most ceil(log2 nt) + 1 <= 33). Box distances are summed in sim_dot3's order, so a box never
+   seems farther than a closest point inside it. */
+#ifndef SIM_CONTACT_BVH_QUERY_H
+#define SIM_CONTACT_BVH_QUERY_H
+#include <float.h>
+
+#include "contact/bvh.h"
+
+#define SIM_BVH_STACK 64
+
+/* A tree's arrays (bvh.h: nodes in pre-order, triangles in leaf order, their input ids). */
+typedef struct sim_bvh_view {
+  int nnodes;
+  const sim_bvh_node *node;
+  const int *tri; /* 3 per slot */
+  const int *id;  /* per slot */
+} sim_bvh_view;
+
+static inline sim_bvh_view sim_bvh_view_of(const sim_bvh *b) {
+  sim_bvh_view v = {b->nnodes, b->node, b->tri, b->id};
+  return v;
+}
+
+/* Squared distance from p to the node's box. */
+SIM_HD double sim_bvh_box_d2(const sim_bvh_node *nd, const double p[3]) {
+  double d2 = 0.0;
+  for (int k = 0; k < 3; k++) {
+    double d = 0.0;
+    if (p[k] < nd->lo[k])
+      d = nd->lo[k] - p[k];
+    else if (p[k] > nd->hi[k])
+      d = p[k] - nd->hi[k];
+    d2 += d * d;
+  }
+  return d2;
+}
+
+SIM_HD void sim_bvh_slot_closest(const sim_bvh_view *b, const double *x, const double p[3], int s,
+                                 sim_tri_closest *q) {
+  const int *t = b->tri + 3 * s;
+  sim_tri_closest_point(p, x + 3 * t[0], x + 3 * t[1], x + 3 * t[2], q);
+}
+
+/* Refit of node i to positions x (bvh.h): a leaf bounds its triangles' vertices, padded by
+   16 eps max|coordinate| (closest points are convex combinations, rounded); an inner node
+   bounds its children, which must be refit first (they follow it in pre-order). */
+SIM_HD void sim_bvh_refit_node(sim_bvh_node *node, const int *tri, const double *x, int i) {
+  sim_bvh_node *nd = &node[i];
+  if (nd->count > 0) {
+    for (int k = 0; k < 3; k++) nd->lo[k] = INFINITY, nd->hi[k] = -INFINITY;
+    for (int s = nd->first; s < nd->first + nd->count; s++)
+      for (int j = 0; j < 3; j++) {
+        const double *v = x + 3 * tri[3 * s + j];
+        for (int k = 0; k < 3; k++) {
+          if (v[k] < nd->lo[k]) nd->lo[k] = v[k];
+          if (v[k] > nd->hi[k]) nd->hi[k] = v[k];
+        }
+      }
+    for (int k = 0; k < 3; k++) {
+      const double pad = 16 * DBL_EPSILON * fmax(fabs(nd->lo[k]), fabs(nd->hi[k]));
+      nd->lo[k] -= pad;
+      nd->hi[k] += pad;
+    }
+    return;
+  }
+  const sim_bvh_node *l = &node[i + 1], *r = &node[nd->first];
+  for (int k = 0; k < 3; k++) {
+    nd->lo[k] = l->lo[k] < r->lo[k] ? l->lo[k] : r->lo[k];
+    nd->hi[k] = l->hi[k] > r->hi[k] ? l->hi[k] : r->hi[k];
+  }
+}
+
+/* The nearest triangle within margin: the smallest (d2, input index), skipping the triangles
+   that have vertex `skip` (skip < 0: none; self-collision skips the vertex's own ring).
+   Depth first, nearer child first; a box is skipped when its distance exceeds the best found
+   so far (ties are kept, so the smallest index among equal distances wins). Returns 1 and
+   fills *hit when found, else 0. */
+SIM_HD int sim_bvh_view_nearest(const sim_bvh_view *b, const double *x, const double p[3],
+                                double margin, int skip, sim_bvh_hit *hit) {
+  if (b->nnodes == 0 || !(margin >= 0)) return 0;
+  double best = margin * margin;
+  int found = 0, top = 0, stack[SIM_BVH_STACK];
+  double sd[SIM_BVH_STACK];
+  stack[top] = 0, sd[top++] = sim_bvh_box_d2(&b->node[0], p);
+  while (top > 0) {
+    const int i = stack[--top];
+    if (sd[top] > best) continue;
+    const sim_bvh_node *nd = &b->node[i];
+    if (nd->count == 0) {
+      const int l = i + 1, r = nd->first;
+      const double dl = sim_bvh_box_d2(&b->node[l], p), dr = sim_bvh_box_d2(&b->node[r], p);
+      const int swap = dr < dl; /* push the farther child first */
+      stack[top] = swap ? l : r, sd[top++] = swap ? dl : dr;
+      stack[top] = swap ? r : l, sd[top++] = swap ? dr : dl;
+      continue;
+    }
+    for (int s = nd->first; s < nd->first + nd->count; s++) {
+      const int *t = b->tri + 3 * s;
+      if (skip >= 0 && (t[0] == skip || t[1] == skip || t[2] == skip)) continue;
+      sim_tri_closest q;
+      sim_bvh_slot_closest(b, x, p, s, &q);
+      const int id = b->id[s];
+      if (found ? (q.d2 < best || (q.d2 == best && id < hit->tri)) : q.d2 <= best) {
+        best = q.d2;
+        hit->tri = id;
+        hit->q = q;
+        found = 1;
+      }
+    }
+  }
+  return found;
+}
+
+/* The leaves whose boxes lie within sqrt(m2) of p, depth first, left child first: start with
+   sim_bvh_walk_begin, then sim_bvh_walk_next returns the next such leaf or -1 at the end. */
+typedef struct sim_bvh_walk {
+  int stack[SIM_BVH_STACK], top;
+} sim_bvh_walk;
+
+SIM_HD void sim_bvh_walk_begin(const sim_bvh_view *b, sim_bvh_walk *w) {
+  w->top = 0;
+  if (b->nnodes > 0) w->stack[w->top++] = 0;
+}
+
+SIM_HD int sim_bvh_walk_next(const sim_bvh_view *b, sim_bvh_walk *w, const double p[3],
+                             double m2) {
+  while (w->top > 0) {
+    const int i = w->stack[--w->top];
+    const sim_bvh_node *nd = &b->node[i];
+    if (sim_bvh_box_d2(nd, p) > m2) continue;
+    if (nd->count > 0) return i;
+    w->stack[w->top++] = nd->first; /* right after left */
+    w->stack[w->top++] = i + 1;
+  }
+  return -1;
+}
+
+/* Pseudo-normal at the vertex ga (gb < 0) or the edge (ga, gb) of a closed mesh (Baerentzen and
+   Aanaes 2005): N += the unit normals of the triangles within `radius` of p that have that
+   vertex or edge, angle-weighted at a vertex, in the order sim_bvh_query visits them. */
+SIM_HD void sim_bvh_view_pseudo_normal(const sim_bvh_view *b, const double *x, const double p[3],
+                                       double radius, int ga, int gb, double N[3]) {
+  if (!(radius >= 0)) return;
+  const double m2 = radius * radius;
+  sim_bvh_walk w;
+  sim_bvh_walk_begin(b, &w);
+  for (int leaf; (leaf = sim_bvh_walk_next(b, &w, p, m2)) >= 0;) {
+    const sim_bvh_node *nd = &b->node[leaf];
+    for (int s = nd->first; s < nd->first + nd->count; s++) {
+      const int *t = b->tri + 3 * s;
+      int ja = -1, jb = -1;
+      for (int j = 0; j < 3; j++) {
+        if (t[j] == ga) ja = j;
+        if (t[j] == gb) jb = j;
+      }
+      if (ja < 0 || (gb >= 0 && jb < 0)) continue;
+      sim_tri_closest q;
+      sim_bvh_slot_closest(b, x, p, s, &q);
+      if (!(q.d2 <= m2)) continue;
+      double wt = 1.0;
+      if (gb < 0) { /* the angle at corner ja */
+        const double *o = x + 3 * t[ja], *a = x + 3 * t[(ja + 1) % 3], *c = x + 3 * t[(ja + 2) % 3];
+        const double e1[3] = {a[0] - o[0], a[1] - o[1], a[2] - o[2]};
+        const double e2[3] = {c[0] - o[0], c[1] - o[1], c[2] - o[2]};
+        double cr[3];
+        sim_cross3(e1, e2, cr);
+        wt = atan2(sim_norm3(cr), sim_dot3(e1, e2));
+      }
+      for (int k = 0; k < 3; k++) N[k] += wt * q.n[k];
+    }
+  }
+}
+
+#endif

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* Collision detection of one vertex (detect.h states what a contact is), SIM_HD: the CPU's
+   detect.c and the CUDA detector (gpu/detect_cuda.cu) run this same code on a sim_detect_view
+   whose arrays live on their side, so both find the same contacts with the same arithmetic.
+   sim_detect_vertex writes the vertex's contacts in the order (kind, source) and returns how
+   many; out == NULL counts them (without orienting them). At most nobs + nmesh + nbodies. */
+#ifndef SIM_CONTACT_DETECT_VERTEX_H
+#define SIM_CONTACT_DETECT_VERTEX_H
+#include <float.h>
+
+#include "contact/bvh_query.h"
+#include "contact/detect.h"
+
+SIM_HD int sim_detect_touches(uint64_t mask, int body) {
+  if (body < 0) return 1;
+  if (body < 64) return (int)((mask >> body) & 1u);
+  return mask == SIM_DETECT_ALL;
+}
+
+/* d is rounding noise: c = sum w_i x_i is only accurate to a few ulps of |c|. */
+SIM_HD int sim_detect_touching(const sim_tri_closest *q) {
+  const double scale = fmax(fabs(q->c[0]), fmax(fabs(q->c[1]), fabs(q->c[2])));
+  return q->d2 <= 64 * DBL_EPSILON * DBL_EPSILON * scale * scale;
+}
+
+/* Closed surface: outward normal n from the surface towards x and the signed gap. In the face
+   region x - c is parallel to the face normal, so n = n_face (exact), gap = side d; at an edge
+   or a vertex n = +-(x - c)/d, the sign from the pseudo-normal. tri: the input triangles. */
+SIM_HD void sim_detect_orient_closed(const sim_bvh_view *b, const double *X, const int *tri,
+                                     const double x[3], const sim_bvh_hit *h, double n[3],
+                                     double *gap) {
+  const double d = sqrt(h->q.d2);
+  const int on = sim_detect_touching(&h->q);
+  if (h->q.feature == SIM_TRI_FACE) {
+    for (int k = 0; k < 3; k++) n[k] = h->q.n[k]; /* outward, inside or not */
+    *gap = on ? 0.0 : (h->q.side < 0 ? -d : d);
+    return;
+  }
+  const int *t = tri + 3 * h->tri, f = h->q.feature;
+  int ga, gb = -1;
+  if (f >= SIM_TRI_VERT0) {
+    ga = t[f - SIM_TRI_VERT0];
+  } else {
+    ga = t[f - SIM_TRI_EDGE0];
+    gb = t[(f - SIM_TRI_EDGE0 + 1) % 3];
+  }
+  double N[3] = {0.0, 0.0, 0.0};
+  const double scale = fmax(fabs(h->q.c[0]), fmax(fabs(h->q.c[1]), fabs(h->q.c[2])));
+  sim_bvh_view_pseudo_normal(b, X, x, d + 1e-10 * (d + scale) + 1e-300, ga, gb, N);
+  const double diff[3] = {x[0] - h->q.c[0], x[1] - h->q.c[1], x[2] - h->q.c[2]};
+  if (!on) {
+    const double s = sim_dot3(diff, N) < 0 ? -1.0 : 1.0;
+    for (int k = 0; k < 3; k++) n[k] = s * diff[k] / d;
+    *gap = s * d;
+    return;
+  }
+  const double l = sim_norm3(N);
+  for (int k = 0; k < 3; k++) n[k] = l > 0 ? N[k] / l : (k == 0);
+  *gap = 0.0;
+}
+
+/* Open surface: unsigned, n = (x - c)/d (side n_face in the face region, exact); touching,
+   the face normal towards x_prev's side (the front one without x_prev). */
+SIM_HD void sim_detect_orient_open(const double x[3], const double *xprev, const sim_bvh_hit *h,
+                                   double n[3], double *gap) {
+  const int on = sim_detect_touching(&h->q), deg = !h->q.n[0] && !h->q.n[1] && !h->q.n[2];
+  *gap = on ? 0.0 : sqrt(h->q.d2);
+  if ((!on && h->q.feature != SIM_TRI_FACE) || deg) {
+    sim_tri_contact_normal(x, &h->q, n);
+    return;
+  }
+  double s = h->q.side < 0 ? -1.0 : 1.0;
+  if (on) {
+    s = 1.0;
+    if (xprev) {
+      const double dp[3] = {xprev[0] - h->q.c[0], xprev[1] - h->q.c[1], xprev[2] - h->q.c[2]};
+      if (sim_dot3(dp, h->q.n) < 0) s = -1.0;
+    }
+  }
+  for (int k = 0; k < 3; k++) n[k] = s * h->q.n[k];
+}
+
+SIM_HD void sim_detect_put(sim_contact *k, sim_contact_kind kind, int v, int source,
+                           const double n[3], const double p[3], double gap, double mu,
+                           const double u[3]) {
+  k->kind = kind, k->v = v, k->source = source, k->gap = gap, k->mu = mu;
+  k->compliance = 0.0;
+  k->cable = 0;
+  for (int i = 0; i < 3; i++) {
+    k->tri[i] = -1, k->w[i] = 0.0;
+    k->n[i] = n[i], k->p[i] = p[i], k->u[i] = u ? u[i] : 0.0;
+  }
+  sim_tangent_basis(k->n, k->t1, k->t2);
+}
+
+SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) {
+  if (s->pinned && s->pinned[v]) return 0;
+  const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
+  const double margin = s->margin;
+  const int bv = s->body_of[v];
+  double c[3], n[3], u[3], gap;
+  int found = 0;
+  for (int o = 0; o < s->nobs; o++) {
+    const sim_detect_obstacle *ob = &s->obs[o];
+    if (!sim_detect_touches(ob->bodies, bv)) continue;
+    const double phi = sim_obstacle_query(&ob->shape, x, c, n);
+    if (!(phi <= margin)) continue;
+    if (out) {
+      sim_obstacle_velocity(&ob->shape, c, u);
+      sim_detect_put(&out[found], SIM_CONTACT_OBSTACLE, v, o, n, c, phi, ob->mu, u);
+    }
+    found++;
+  }
+  for (int m = 0; m < s->nmesh; m++) {
+    const sim_detect_mesh_view *me = &s->mesh[m];
+    sim_bvh_hit h;
+    if (!sim_detect_touches(me->bodies, bv) ||
+        !sim_bvh_view_nearest(&me->bvh, me->x, x, margin, -1, &h))
+      continue;
+    if (out) {
+      if (me->closed)
+        sim_detect_orient_closed(&me->bvh, me->x, me->tri, x, &h, n, &gap);
+      else
+        sim_detect_orient_open(x, xprev, &h, n, &gap);
+      const double r[3] = {h.q.c[0] - me->center[0], h.q.c[1] - me->center[1],
+                           h.q.c[2] - me->center[2]};
+      sim_cross3(me->omega, r, u);
+      for (int k = 0; k < 3; k++) u[k] += me->vel[k];
+      sim_detect_put(&out[found], SIM_CONTACT_MESH, v, m, n, h.q.c, gap, me->mu, u);
+    }
+    found++;
+  }
+  for (int B = 0; B < s->nbodies; B++) {
+    const sim_detect_body_view *bd = &s->body[B];
+    sim_bvh_hit h;
+    if (B == bv && !s->self_collision) continue;
+    /* self: the nearest triangle not incident to v */
+    if (!sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, B == bv ? v : -1, &h)) continue;
+    if (out) {
+      sim_detect_orient_closed(&bd->bvh, s->x, bd->tri, x, &h, n, &gap);
+      const double mu = bv >= 0 ? sqrt(s->body[bv].mu * bd->mu) : bd->mu;
+      sim_contact *k = &out[found];
+      sim_detect_put(k, SIM_CONTACT_BODY, v, B, n, h.q.c, gap, mu, 0);
+      for (int i = 0; i < 3; i++) k->tri[i] = bd->tri[3 * h.tri + i], k->w[i] = h.q.w[i];
+    }
+    found++;
+  }
+  return found;
+}
+
+#endif

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+// Collision detection on the device (detect_cuda.h): the trees, triangles and body map copied
+// once per sim_detect, then per run the positions and poses up, the bodies' BVH refit, a count
+// and a write pass of core/contact/detect_vertex.h with a scan between them, the contacts down.
+#include <cub/device/device_scan.cuh>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_ctx.h"
+#include "detect_cuda.h"
+
+extern "C" {
+#include "../core/base/alloc.h"
+#include "../core/contact/detect_vertex.h"
+}
+
+// One BVH on the device. Bodies' trees are refit here: `order` lists the leaves, then the inner
+// nodes by level, deepest first; launch i refits order[seg[i] .. seg[i + 1]).
+typedef struct dev_tree {
+  int nnodes, nt, nseg;
+  sim_bvh_node *node;
+  int *tri, *id, *in_tri;  // slot order, slot ids, input order
+  int *order;
+  int *seg;  // host, nseg + 1
+} dev_tree;
+
+typedef struct dev_block {  // a device array owned by the binding, freed with it
+  void *p;
+  size_t bytes;
+} dev_block;
+
+struct sim_cuda_detect {
+  cuda_ctx mem;  // the stream and the byte count (sim_cuda_alloc); nothing else of it is used
+  int own_stream;
+  // the binding: what the first run with a sim_detect copied
+  const sim_detect *bound;
+  const sim_bvh *bound_body, *bound_mesh;
+  int nv, nmesh, nbodies, has_pinned;
+  dev_block *blocks;
+  int nblocks, cap_blocks;
+  int *body_of, *count, *offset;
+  unsigned char *pinned;
+  double *x, *x_prev;
+  dev_tree *mesh_tree, *body_tree;  // host arrays of nmesh, nbodies
+  double **mesh_x;                  // host array of device pointers
+  sim_detect_mesh_view *mesh_view, *hmesh_view;
+  sim_detect_body_view *body_view, *hbody_view;
+  void *scan_tmp;
+  size_t scan_bytes;
+  // grown on demand
+  sim_detect_obstacle *obs;
+  size_t obs_cap;
+  sim_contact *buf;
+  size_t buf_cap;
+};
+
+static __global__ void k_refit(sim_bvh_node *node, const int *tri, const double *x,
+                               const int *order, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n) sim_bvh_refit_node(node, tri, x, order[t]);
+}
+
+// count[v] = the number of vertex v's contacts; count[nv] = 0 (the scan's total lands there)
+static __global__ void k_count(sim_detect_view v, int *count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < v.nv)
+    count[i] = sim_detect_vertex(&v, i, NULL);
+  else if (i == v.nv)
+    count[i] = 0;
+}
+
+static __global__ void k_write(sim_detect_view v, const int *offset, sim_contact *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < v.nv) sim_detect_vertex(&v, i, out + offset[i]);
+}
+
+// ---------------------------------------------------------------- the binding
+
+static int block_new(sim_cuda_detect *k, void **p, size_t bytes, const void *host,
+                     sim_status *st) {
+  if (k->nblocks == k->cap_blocks) {
+    int cap = k->cap_blocks ? 2 * k->cap_blocks : 32;
+    dev_block *b = (dev_block *)sim_realloc(k->blocks, sizeof(dev_block) * (size_t)cap);
+    if (!b) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+    k->blocks = b, k->cap_blocks = cap;
+  }
+  int rc = sim_cuda_alloc(&k->mem, p, bytes, host, st);
+  if (!rc) k->blocks[k->nblocks].p = *p, k->blocks[k->nblocks++].bytes = bytes;
+  return rc;
+}
+
+template <class T>
+static int block(sim_cuda_detect *k, T **p, size_t n, const T *host, sim_status *st) {
+  return block_new(k, (void **)p, sizeof(T) * n, host, st);
+}
+
+static void unbind(sim_cuda_detect *k) {
+  for (int i = 0; i < k->nblocks; i++) sim_cuda_release(&k->mem, k->blocks[i].p, k->blocks[i].bytes);
+  for (int m = 0; k->mesh_tree && m < k->nmesh; m++) sim_free(k->mesh_tree[m].seg);
+  for (int b = 0; k->body_tree && b < k->nbodies; b++) sim_free(k->body_tree[b].seg);
+  sim_free(k->blocks), sim_free(k->mesh_tree), sim_free(k->body_tree), sim_free(k->mesh_x);
+  sim_free(k->hmesh_view), sim_free(k->hbody_view);
+  k->blocks = NULL, k->nblocks = k->cap_blocks = 0;
+  k->mesh_tree = k->body_tree = NULL;
+  k->mesh_x = NULL;
+  k->hmesh_view = NULL, k->hbody_view = NULL;
+  k->bound = NULL;
+}
+
+// The refit schedule of tree b: leaves, then inner nodes deepest level first.
+static int refit_order(const sim_bvh *b, dev_tree *t, sim_cuda_detect *k, sim_status *st) {
+  const int n = b->nnodes;
+  int *depth = SIM_NEW0(int, n + 1), *order = SIM_NEW(int, n + 1);
+  int maxd = 0, rc = SIM_OK;
+  if (!depth || !order) {
+    rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+    goto done;
+  }
+  for (int i = 0; i < n; i++) /* pre-order: a parent comes before its children */
+    if (b->node[i].count == 0) {
+      depth[i + 1] = depth[b->node[i].first] = depth[i] + 1;
+      if (depth[i] + 1 > maxd) maxd = depth[i] + 1;
+    }
+  t->seg = SIM_NEW(int, maxd + 2);
+  if (!t->seg) {
+    rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+    goto done;
+  }
+  t->nseg = 0;
+  {
+    int m = 0;
+    t->seg[0] = 0;
+    for (int i = 0; i < n; i++)
+      if (b->node[i].count > 0) order[m++] = i;
+    t->seg[++t->nseg] = m;
+    for (int d = maxd; d >= 0; d--) {
+      for (int i = 0; i < n; i++)
+        if (b->node[i].count == 0 && depth[i] == d) order[m++] = i;
+      if (m > t->seg[t->nseg]) t->seg[++t->nseg] = m;
+    }
+  }
+  rc = block(k, &t->order, (size_t)n, order, st);
+done:
+  sim_free(depth);
+  sim_free(order);
+  return rc;
+}
+
+static int tree_copy(sim_cuda_detect *k, const sim_bvh *b, const int *in_tri, int refit,
+                     dev_tree *t, sim_status *st) {
+  t->nnodes = b->nnodes, t->nt = b->nt;
+  int rc = block(k, &t->node, (size_t)b->nnodes, b->node, st);
+  if (!rc) rc = block(k, &t->tri, 3 * (size_t)b->nt, b->tri, st);
+  if (!rc) rc = block(k, &t->id, (size_t)b->nt, b->id, st);
+  if (!rc) rc = block(k, &t->in_tri, 3 * (size_t)b->nt, in_tri, st);
+  if (!rc && refit && b->nnodes > 0) rc = refit_order(b, t, k, st);
+  return rc;
+}
+
+static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene *s,
+                sim_status *st) {
+  unbind(k);
+  k->nv = s->nv, k->nmesh = s->nmesh, k->nbodies = s->nbodies;
+  k->has_pinned = s->pinned != NULL;
+  k->mesh_tree = SIM_NEW0(dev_tree, s->nmesh + 1);
+  k->body_tree = SIM_NEW0(dev_tree, s->nbodies + 1);
+  k->mesh_x = SIM_NEW0(double *, s->nmesh + 1);
+  k->hmesh_view = SIM_NEW0(sim_detect_mesh_view, s->nmesh + 1);
+  k->hbody_view = SIM_NEW0(sim_detect_body_view, s->nbodies + 1);
+  if (!k->mesh_tree || !k->body_tree || !k->mesh_x || !k->hmesh_view || !k->hbody_view)
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+  const size_t nv = (size_t)s->nv;
+  int rc = block(k, &k->body_of, nv, d->body_of, st);
+  if (!rc) rc = block(k, &k->pinned, nv, s->pinned, st);
+  if (!rc) rc = block(k, &k->x, 3 * nv, (const double *)NULL, st);
+  if (!rc) rc = block(k, &k->x_prev, 3 * nv, (const double *)NULL, st);
+  if (!rc) rc = block(k, &k->count, nv + 1, (const int *)NULL, st);
+  if (!rc) rc = block(k, &k->offset, nv + 1, (const int *)NULL, st);
+  for (int b = 0; !rc && b < s->nbodies; b++)
+    rc = tree_copy(k, &d->body_bvh[b], s->body[b].tri, 1, &k->body_tree[b], st);
+  for (int m = 0; !rc && m < s->nmesh; m++) {
+    rc = tree_copy(k, &d->mesh_bvh[m], s->mesh[m].tri, 0, &k->mesh_tree[m], st);
+    if (!rc) rc = block(k, &k->mesh_x[m], 3 * (size_t)s->mesh[m].nv, s->mesh[m].x, st);
+  }
+  if (!rc) rc = block(k, &k->mesh_view, (size_t)s->nmesh, (const sim_detect_mesh_view *)NULL, st);
+  if (!rc) rc = block(k, &k->body_view, (size_t)s->nbodies, (const sim_detect_body_view *)NULL, st);
+  if (!rc) {
+    k->scan_bytes = 0;
+    SIM_CU(cub::DeviceScan::ExclusiveSum(NULL, k->scan_bytes, k->count, k->offset, s->nv + 1,
+                                         k->mem.stream),
+           st);
+    rc = block_new(k, &k->scan_tmp, k->scan_bytes, NULL, st);
+  }
+  if (rc) {
+    unbind(k);
+    return rc;
+  }
+  k->bound = d, k->bound_body = d->body_bvh, k->bound_mesh = d->mesh_bvh;
+  return SIM_OK;
+}
+
+// ---------------------------------------------------------------- a run
+
+// Grows *p (device, `cap` elements) to at least n elements; contents are not kept.
+template <class T>
+static int grow(sim_cuda_detect *k, T **p, size_t *cap, size_t n, sim_status *st) {
+  if (n <= *cap && *p) return SIM_OK;
+  size_t c = *cap ? *cap : 64;
+  while (c < n) c *= 2;
+  sim_cuda_release(&k->mem, *p, sizeof(T) * *cap);
+  *p = NULL, *cap = 0;
+  int rc = sim_cuda_new<T>(&k->mem, p, c, NULL, st);
+  if (!rc) *cap = c;
+  return rc;
+}
+
+// Positions, poses and the moving meshes' trees up; the views with device pointers up.
+static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *s,
+                      sim_status *st) {
+  cudaStream_t sm = k->mem.stream;
+  const size_t nv3 = 3 * (size_t)s->nv;
+  SIM_CU(cudaMemcpyAsync(k->x, s->x, sizeof(double) * nv3, cudaMemcpyHostToDevice, sm), st);
+  if (s->x_prev)
+    SIM_CU(cudaMemcpyAsync(k->x_prev, s->x_prev, sizeof(double) * nv3, cudaMemcpyHostToDevice, sm),
+           st);
+  if (s->nobs > 0) {
+    int rc = grow(k, &k->obs, &k->obs_cap, (size_t)s->nobs, st);
+    if (rc) return rc;
+    SIM_CU(cudaMemcpyAsync(k->obs, s->obs, sizeof(sim_detect_obstacle) * (size_t)s->nobs,
+                           cudaMemcpyHostToDevice, sm),
+           st);
+  }
+  for (int m = 0; m < s->nmesh; m++) { /* as the host does: positions always, boxes if moving */
+    const sim_detect_mesh *me = &s->mesh[m];
+    const dev_tree *t = &k->mesh_tree[m];
+    SIM_CU(cudaMemcpyAsync(k->mesh_x[m], me->x, sizeof(double) * 3 * (size_t)me->nv,
+                           cudaMemcpyHostToDevice, sm),
+           st);
+    if (me->moving && t->nnodes > 0) {
+      sim_bvh_refit(&d->mesh_bvh[m], me->x);
+      SIM_CU(cudaMemcpyAsync(t->node, d->mesh_bvh[m].node, sizeof(sim_bvh_node) * t->nnodes,
+                             cudaMemcpyHostToDevice, sm),
+             st);
+    }
+    sim_detect_mesh_view *mv = &k->hmesh_view[m];
+    mv->bvh.nnodes = t->nnodes, mv->bvh.node = t->node, mv->bvh.tri = t->tri, mv->bvh.id = t->id;
+    mv->x = k->mesh_x[m], mv->tri = t->in_tri, mv->closed = me->closed;
+    mv->mu = me->mu, mv->bodies = me->bodies;
+    for (int c = 0; c < 3; c++)
+      mv->vel[c] = me->vel[c], mv->omega[c] = me->omega[c], mv->center[c] = me->center[c];
+  }
+  for (int b = 0; b < s->nbodies; b++) {
+    const dev_tree *t = &k->body_tree[b];
+    sim_detect_body_view *bv = &k->hbody_view[b];
+    bv->bvh.nnodes = t->nnodes, bv->bvh.node = t->node, bv->bvh.tri = t->tri, bv->bvh.id = t->id;
+    bv->tri = t->in_tri, bv->mu = s->body[b].mu;
+  }
+  if (s->nmesh > 0)
+    SIM_CU(cudaMemcpyAsync(k->mesh_view, k->hmesh_view,
+                           sizeof(sim_detect_mesh_view) * (size_t)s->nmesh,
+                           cudaMemcpyHostToDevice, sm),
+           st);
+  if (s->nbodies > 0)
+    SIM_CU(cudaMemcpyAsync(k->body_view, k->hbody_view,
+                           sizeof(sim_detect_body_view) * (size_t)s->nbodies,
+                           cudaMemcpyHostToDevice, sm),
+           st);
+  /* the host arrays are read by the copies above before they may change: wait for them */
+  SIM_CU(cudaStreamSynchronize(sm), st);
+  return SIM_OK;
+}
+
+static int refit_bodies(sim_cuda_detect *k, sim_status *st) {
+  for (int b = 0; b < k->nbodies; b++) {
+    const dev_tree *t = &k->body_tree[b];
+    for (int i = 0; i < t->nseg; i++) {
+      const int n = t->seg[i + 1] - t->seg[i];
+      k_refit<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, k->mem.stream>>>(t->node, t->tri, k->x,
+                                                                       t->order + t->seg[i], n);
+    }
+  }
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+extern "C" int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
+                                   const sim_detect_params *p, sim_detect_contacts *out,
+                                   sim_status *st) {
+  sim_cuda_detect *k = (sim_cuda_detect *)ctx;
+  int rc = sim_detect_check(d, s, p, out, st);
+  if (rc) return rc;
+  if (k->bound != d || k->bound_body != d->body_bvh || k->bound_mesh != d->mesh_bvh ||
+      k->nv != s->nv || k->nmesh != s->nmesh || k->nbodies != s->nbodies ||
+      k->has_pinned != (s->pinned != NULL))
+    if ((rc = bind(k, d, s, st))) return rc;
+  if (s->nv == 0) return SIM_OK;
+  if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st))) return rc;
+  sim_detect_view v = {s->nv,        k->x,           s->x_prev ? k->x_prev : NULL,
+                       s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
+                       s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
+                       k->body_view, p->margin,      p->self_collision};
+  cudaStream_t sm = k->mem.stream;
+  k_count<<<sim_cuda_blocks(s->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(v, k->count);
+  SIM_CU(cudaGetLastError(), st);
+  SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, s->nv + 1,
+                                       sm),
+         st);
+  int total = 0;
+  SIM_CU(cudaMemcpyAsync(&total, k->offset + s->nv, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
+  SIM_CU(cudaStreamSynchronize(sm), st);
+  if (total == 0) return SIM_OK;
+  if ((rc = grow(k, &k->buf, &k->buf_cap, (size_t)total, st))) return rc;
+  k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, k->buf);
+  SIM_CU(cudaGetLastError(), st);
+  if (total > out->cap) {
+    sim_contact *c = (sim_contact *)sim_realloc(out->c, sizeof(sim_contact) * (size_t)total);
+    if (!c) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory for %d contacts", total);
+    out->c = c, out->cap = total;
+  }
+  SIM_CU(cudaMemcpyAsync(out->c, k->buf, sizeof(sim_contact) * (size_t)total,
+                         cudaMemcpyDeviceToHost, sm),
+         st);
+  SIM_CU(cudaStreamSynchronize(sm), st);
+  out->n = total;
+  for (int i = 0; i < total; i++) out->count[out->c[i].kind]++;
+  return SIM_OK;
+}
+
+// ---------------------------------------------------------------- create, destroy
+
+extern "C" int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_status *st) {
+  *out = NULL;
+  sim_cuda_detect *k = SIM_NEW0(sim_cuda_detect, 1);
+  if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+  if (stream) {
+    k->mem.stream = (cudaStream_t)stream;
+  } else {
+    cudaError_t e = cudaStreamCreate(&k->mem.stream);
+    if (e != cudaSuccess) {
+      sim_free(k);
+      return sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
+    }
+    k->own_stream = 1;
+  }
+  *out = k;
+  return SIM_OK;
+}
+
+extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
+  return k ? k->mem.dev_bytes : 0;
+}
+
+extern "C" void sim_cuda_detect_destroy(sim_cuda_detect *k) {
+  if (!k) return;
+  unbind(k);
+  sim_cuda_release(&k->mem, k->obs, sizeof(sim_detect_obstacle) * k->obs_cap);
+  sim_cuda_release(&k->mem, k->buf, sizeof(sim_contact) * k->buf_cap);
+  if (k->own_stream) cudaStreamDestroy(k->mem.stream);
+  sim_free(k);
+}

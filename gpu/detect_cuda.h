@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Collision detection on the device (DESIGN.md Sec. 7): the same contacts as sim_detect_run
+   (core/contact/detect.h) from the same inputs, found by core/contact/detect_vertex.h's code
+   in a thread per vertex. What runs where:
+   - device: the body surfaces' BVH refit (one kernel for the leaves, then one per tree level),
+     a counting pass, an exclusive scan of the counts (CUB), and a writing pass that puts each
+     vertex's contacts at its offset, so the output is in (vertex, kind, source) order like the
+     host's, whatever the thread schedule;
+   - host: the checks, the moving mesh obstacles' refit (a few hundred triangles), and the copies:
+     the positions (and previous positions) up, the posed obstacles, then the contacts down.
+   The first run with a sim_detect copies its trees, triangles, body map and pinned flags to the
+   device; they are the same for every later run (only positions and poses change), and a run
+   with another sim_detect copies them again. Usable from C; compiled only with CUDA (the stubs
+   in gpu/backend_none.c fail with SIM_ERR_DEVICE). */
+#ifndef SIM_GPU_DETECT_CUDA_H
+#define SIM_GPU_DETECT_CUDA_H
+#include <stddef.h>
+
+#include "../core/contact/detect.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sim_cuda_detect sim_cuda_detect;
+
+/* A detector queueing its work on `stream` (a cudaStream_t; NULL: one of its own). */
+int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_status *st);
+/* sim_detect_runner's run, ctx = a sim_cuda_detect. */
+int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
+                        const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);
+size_t sim_cuda_detect_bytes(const sim_cuda_detect *k); /* device memory it holds */
+void sim_cuda_detect_destroy(sim_cuda_detect *k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
