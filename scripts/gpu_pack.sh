@@ -20,15 +20,16 @@ done
 HERE="$(cd "$(dirname "$0")" && pwd)"
 die() { echo "gpu_pack.sh: $*" >&2; exit 1; }
 [ -x "$BUILD/simctl" ] || die "$BUILD/simctl not found: build first (make build)"
-for t in tests/test_gpu_backend tests/test_gpu_runs tests/test_gpu_contact simctl-bench-global; do
+GPU_TESTS="test_gpu_backend test_gpu_runs test_gpu_contact test_gpu_detect"
+for t in $(printf 'tests/%s ' $GPU_TESTS) simctl-bench-global; do
   [ -x "$BUILD/$t" ] || die "$BUILD/$t not found: build first (make build, with nvcc)"
 done
 ldd "$BUILD/simctl" | grep -q libcusparse || die "$BUILD/simctl was built without CUDA (nvcc)"
 rm -rf "$OUT"
 mkdir -p "$OUT/tests"
 bash "$HERE/bundle.sh" --no-cuda-libs --out "$OUT" "$BUILD/simctl" >&2
-cp "$BUILD"/tests/test_gpu_backend "$BUILD"/tests/test_gpu_runs "$BUILD"/tests/test_gpu_contact \
-  "$BUILD"/simctl-bench-global "$OUT/tests/"
+for t in $GPU_TESTS; do cp "$BUILD/tests/$t" "$OUT/tests/"; done
+cp "$BUILD"/simctl-bench-global "$OUT/tests/"
 cat >"$OUT/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # Unpacks the bundle next to this script into a temporary folder and runs

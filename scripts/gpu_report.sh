@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, in one
-# go, into one folder: the GPU tests (label gpu: every operation against the CPU backend, short
+# go, into one folder: the GPU tests (label gpu: collision detection and every operation against
+# the CPU backend, short
 # runs, the contact stage), then scripts/bench_gpu.sh (elastic Table 3 rows, kernels against
 # cuSPARSE, double against float, the bandwidth limit) and scripts/table3.sh with
 # solver.device=cuda (the contact rows at the paper's sizes). The test binaries are run
@@ -35,7 +36,7 @@ OUT=$(cd "$OUT" && pwd)
   "$BUILD/simctl" --version
 } | tee "$OUT/machine.txt"
 FAIL=0
-for t in test_gpu_backend test_gpu_runs test_gpu_contact; do
+for t in test_gpu_detect test_gpu_backend test_gpu_runs test_gpu_contact; do
   echo "== $t" | tee -a "$OUT/tests.log"
   (cd "$ROOT/tests" && "$BUILD/tests/$t") >>"$OUT/tests.log" 2>&1
   rc=$?
@@ -45,7 +46,7 @@ done
 tail -n 40 "$OUT/tests.log"
 CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
 if [ "$SANITIZE" = 1 ] && [ -n "$CS" ]; then
-  for t in test_gpu_backend test_gpu_runs; do
+  for t in test_gpu_detect test_gpu_backend test_gpu_runs; do
     (cd "$ROOT/tests" && "$CS" --tool memcheck --leak-check full "$BUILD/tests/$t") \
       >>"$OUT/sanitizer.log" 2>&1 || FAIL=1
   done
