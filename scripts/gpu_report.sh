@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, in one
 # go, into one folder: the GPU tests (label gpu: collision detection and every operation against
-# the CPU backend, short
-# runs, the contact stage), then scripts/bench_gpu.sh (elastic Table 3 rows, kernels against
+# the CPU backend, short runs, the contact stage), then scripts/bench_gpu.sh (elastic Table 3 rows, kernels against
 # cuSPARSE, double against float, the bandwidth limit) and scripts/table3.sh with
 # solver.device=cuda (the contact rows at the paper's sizes). The test binaries are run
 # directly from tests/ (their working directory under CTest), so a build copied from another
