@@ -22,6 +22,7 @@ typedef struct sim_run_opts {
 typedef struct sim_run_result {
   int frames;            /* frames simulated */
   int frames_written;    /* output frames written */
+  int output_async;      /* 1: frame files were written by a background thread */
   double wall_ms;        /* whole run, set-up included */
   double setup_ms;       /* meshing, model, factor, S */
   double mean_frame_ms;  /* mean frame time (without output) */

@@ -305,6 +305,32 @@ sc validate $TINY --device cpu
 check "validate --device: exit 2 (a run option)" fails_one_line 2
 
 # ---------------------------------------------------------------------------------------------
+# 5b. output.async: frame files from the writer thread are the frame loop's, byte for byte
+SPHERE='obstacles=[{"type": "sphere", "center": [0, -1.3, 0], "radius": 0.3}]'
+for a in on off; do
+  sc run $TINY --out "$T/as_$a" --frames 5 --set 'output.formats=["vtk","obj","png"]' --set "$SPHERE" \
+    --set output.async=$a --quiet
+  check "output.async=$a: exit 0, 6 frames with obstacles" eval 'rc_is 0 && nonempty "$T/as_$a/frames/00005.png" &&
+    nonempty "$T/as_$a/frames/00005.obstacles.obj" && json_has "$T/as_$a/summary.json" frames_written 6'
+done
+check "output.async: on and off write the same frame files" diff -r "$T/as_on/frames" "$T/as_off/frames"
+check "summary.json says whether the writer thread ran" eval 'json_has "$T/as_on/summary.json" output_async true &&
+  json_has "$T/as_off/summary.json" output_async false'
+sc run $TINY --out "$T/as_auto" --frames 1 --device cpu --quiet
+check "output.async auto: off on the CPU backend" eval 'rc_is 0 && json_has "$T/as_auto/summary.json" output_async false'
+sc run $TINY --out "$T/as_bad" --set output.async=yes --quiet
+check "output.async=yes: exit 3, names the choices" eval 'fails_one_line 3 && err_has "output.async" && err_has "\"on\"" && absent "$T/as_bad"'
+# a frame that cannot be written (its name taken by a directory) stops the run, on the thread or not
+for a in on off; do
+  mkdir -p "$T/af_$a/frames/00003.vtk"
+  sc run $TINY --out "$T/af_$a" --frames 6 --set output.async=$a --quiet
+  check "output.async=$a: an unwritable frame 3 fails the run (exit 6, one line), frames 0-2 kept and listed" \
+    eval 'fails_one_line 6 && err_has "$T/af_$a/frames/00003.vtk" && nonempty "$T/af_$a/frames/00002.vtk" &&
+      [ "$(grep -c "\"name\"" "$T/af_$a/frames/frames.vtk.series")" -eq 3 ] && no_tmp_files "$T/af_$a" &&
+      json_has "$T/af_$a/summary.json" frames_written 3 && json_has "$T/af_$a/summary.json" status "\"failed\""'
+done
+
+# ---------------------------------------------------------------------------------------------
 # 6. no loss; output directories that cannot be made
 mkdir -p "$T/keep/frames"
 echo precious >"$T/keep/notes.txt"

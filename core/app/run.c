@@ -13,6 +13,7 @@
 #include "../solve/stepper.h"
 #include "summary.h"
 #include "writer.h"
+#include "writer_async.h"
 
 const char *sim_version(void) { return SIMCTL_VERSION; }
 
@@ -90,6 +91,9 @@ typedef struct run_ctx {
   double *q, *v, *energy;
   double size; /* rest extent, for the explosion check */
   int writer_open;
+  int async;       /* frame files on the writer thread (output.async) */
+  int async_failed; /* a hand-over reported the thread's failure */
+  sim_async_writer aw;
 } run_ctx;
 
 /* The checks on a downloaded state: finite, not exploded; inverted tetrahedra counted. */
@@ -111,10 +115,24 @@ static int write_output_frame(run_ctx *r, int frame, sim_run_result *res, double
   if (!rc) rc = check_frame(r, frame, res, st);
   if (!rc) {
     be->energy(be, r->energy);
-    rc = sim_writer_frame(&r->w, frame, r->step.t, r->q, r->v, r->energy, st);
+    if (!r->async) {
+      rc = sim_writer_frame(&r->w, frame, r->step.t, r->q, r->v, r->energy, st);
+    } else if ((rc = sim_async_frame(&r->aw, frame, r->step.t, r->q, r->v, r->energy, st)) &&
+               r->aw.failed) {
+      res->frames_written--; /* the frame in flight before this one was not written */
+      r->async_failed = 1;
+    }
   }
   *out_ms = sim_now_ms() - t0;
   return rc;
+}
+
+/* Whether frame files go to the writer thread: output.async, auto = on the CUDA backend, and
+   only when there are frame files to write. */
+static int use_async(const sim_scene *sc, const sim_backend *be) {
+  if (!(sc->output.formats & (SIM_OUT_VTK | SIM_OUT_OBJ | SIM_OUT_PNG))) return 0;
+  if (sc->output.async == SIM_ASYNC_AUTO) return strcmp(be->name, "cuda") == 0;
+  return sc->output.async == SIM_ASYNC_ON;
 }
 
 static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, sim_run_result *res,
@@ -151,7 +169,8 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     }
     sim_status ignore = {0};
     sim_writer_timing_row(&r->w, f, r->step.t, &prof, out_ms, rc ? &ignore : st);
-    if (!rc && (f % sc->output.every == 0 || f == sc->solver.frames)) rc = sim_writer_flush(&r->w, st);
+    if (!rc && (f % sc->output.every == 0 || f == sc->solver.frames))
+      rc = r->async ? sim_writer_flush_timing(&r->w, st) : sim_writer_flush(&r->w, st);
     if (o->progress) o->progress(f, sc->solver.frames, sim_now_ms() - t_start, o->user);
   }
   res->mean_frame_ms = res->frames ? frame_sum / res->frames : 0;
@@ -197,6 +216,11 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     r.writer_open = rc == SIM_OK;
     sim_writer_set_world(&r.w, r.step.contact ? &r.step.world : NULL);
   }
+  if (!rc && use_async(sc, r.be)) {
+    rc = sim_async_open(&r.aw, &r.w, st);
+    r.async = rc == SIM_OK;
+    res->output_async = r.async;
+  }
   sim_global_stats gs = {0};
   if (r.be) r.be->global_stats(r.be, &gs);
   if (!rc) rc = sim_writer_memory(&r.w, &gs, st);
@@ -206,6 +230,10 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   if (r.writer_open) {
     /* keep what was written: timing rows so far and the series, even after a failure */
     sim_status ignore = {0};
+    if (r.async && sim_async_finish(&r.aw, rc ? &ignore : st) && !r.async_failed) {
+      res->frames_written--; /* the last frame handed over was not written */
+      if (!rc) rc = st->code;
+    }
     sim_writer_flush(&r.w, rc ? &ignore : st);
     if (!rc) rc = st->code;
     sim_summary_write(sc, r.be ? &r.m : NULL, &gs, res, st->code ? st : NULL, rc ? &ignore : st);

@@ -26,6 +26,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   cJSON_AddNumberToObject(root, "threads", sc->solver.threads);
   cJSON_AddNumberToObject(root, "frames", res->frames);
   cJSON_AddNumberToObject(root, "frames_written", res->frames_written);
+  cJSON_AddBoolToObject(root, "output_async", res->output_async);
   cJSON_AddNumberToObject(root, "wall_ms", res->wall_ms);
   cJSON_AddNumberToObject(root, "setup_ms", res->setup_ms);
   cJSON_AddNumberToObject(root, "mean_frame_ms", res->mean_frame_ms);

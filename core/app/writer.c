@@ -126,12 +126,17 @@ static void fit_camera(sim_writer *w, const sim_frame_view *fv, const sim_scener
   w->have_cam = 1;
 }
 
-int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
-                     const double *elem_energy, sim_status *st) {
+int sim_writer_frame_prepare(sim_writer *w, const double *q, sim_status *st) {
+  sim_scenery_view none = {0, 0, NULL, NULL};
+  w->sv = none;
+  return frame_scenery(w, q, &w->sv, st);
+}
+
+int sim_writer_frame_files(sim_writer *w, int frame, double t, const double *q, const double *v,
+                           const double *elem_energy, sim_status *st) {
   const sim_model *m = w->m;
   sim_frame_view fv = {frame, t, m->n, q, v, m->vert_body, m->nelem, w->tet, elem_energy,
                        m->ntri, m->tri, m->tri_body, m->nbodies, w->body_names};
-  sim_scenery_view sv = {0, 0, NULL, NULL};
   char path[SIM_PATH_MAX + 64], name[32];
   int rc = SIM_OK;
   if (w->formats & SIM_OUT_VTK) {
@@ -140,20 +145,25 @@ int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const 
     rc = sim_write_vtk(path, &fv, st);
     if (!rc) rc = add_series(w, name, t, st);
   }
-  if (!rc) rc = frame_scenery(w, q, &sv, st);
   if (!rc && (w->formats & SIM_OUT_OBJ)) {
     snprintf(path, sizeof path, "%s/%05d.obj", w->frames_dir, frame);
     rc = sim_write_obj(path, &fv, st);
     snprintf(path, sizeof path, "%s/%05d.obstacles.obj", w->frames_dir, frame);
-    if (!rc && sv.nsv > 0)
+    if (!rc && w->sv.nsv > 0)
       rc = write_obstacles_obj(path, frame, t, &w->scenery, st);
   }
   if (!rc && (w->formats & SIM_OUT_PNG)) {
-    if (!w->have_cam) fit_camera(w, &fv, &sv);
+    if (!w->have_cam) fit_camera(w, &fv, &w->sv);
     snprintf(path, sizeof path, "%s/%05d.png", w->frames_dir, frame);
-    rc = sim_render_png_scenery(path, &fv, &sv, &w->cam, w->png_w, w->png_h, st);
+    rc = sim_render_png_scenery(path, &fv, &w->sv, &w->cam, w->png_w, w->png_h, st);
   }
   return rc;
+}
+
+int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
+                     const double *elem_energy, sim_status *st) {
+  int rc = sim_writer_frame_prepare(w, q, st);
+  return rc ? rc : sim_writer_frame_files(w, frame, t, q, v, elem_energy, st);
 }
 
 int sim_writer_timing_row(sim_writer *w, int frame, double t, const sim_profile *p,
@@ -167,19 +177,24 @@ int sim_writer_timing_row(sim_writer *w, int frame, double t, const sim_profile 
   return sim_csv_add_row(w->timing, row, (int)(sizeof row / sizeof row[0]), st);
 }
 
-int sim_writer_flush(sim_writer *w, sim_status *st) {
+int sim_writer_flush_timing(sim_writer *w, sim_status *st) {
   char path[SIM_PATH_MAX + 64];
-  int rc = SIM_OK;
-  if (w->formats & SIM_OUT_CSV) {
-    snprintf(path, sizeof path, "%s/timing.csv", w->dir);
-    rc = sim_csv_write(w->timing, path, st);
-  }
-  if (!rc && (w->formats & SIM_OUT_VTK)) {
-    snprintf(path, sizeof path, "%s/frames.vtk.series", w->frames_dir);
-    /* ParaView resolves the names relative to the series file */
-    rc = sim_write_vtk_series(path, w->nframes, (const char *const *)w->files, w->times, st);
-  }
-  return rc;
+  if (!(w->formats & SIM_OUT_CSV)) return SIM_OK;
+  snprintf(path, sizeof path, "%s/timing.csv", w->dir);
+  return sim_csv_write(w->timing, path, st);
+}
+
+int sim_writer_flush_series(sim_writer *w, sim_status *st) {
+  char path[SIM_PATH_MAX + 64];
+  if (!(w->formats & SIM_OUT_VTK)) return SIM_OK;
+  snprintf(path, sizeof path, "%s/frames.vtk.series", w->frames_dir);
+  /* ParaView resolves the names relative to the series file */
+  return sim_write_vtk_series(path, w->nframes, (const char *const *)w->files, w->times, st);
+}
+
+int sim_writer_flush(sim_writer *w, sim_status *st) {
+  int rc = sim_writer_flush_timing(w, st);
+  return rc ? rc : sim_writer_flush_series(w, st);
 }
 
 static void add_kv(sim_csv *t, const char *key, double value, const char *unit, sim_status *st) {

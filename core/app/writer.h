@@ -27,6 +27,7 @@ typedef struct sim_writer {
   sim_scenery scenery;    /* their triangles at the current frame */
   double roi_lo[3], roi_hi[3]; /* where infinite obstacles are cut: bodies' bounds at frame 0 */
   int have_roi;
+  sim_scenery_view sv; /* the scenery of the frame being written (sim_writer_frame_prepare) */
 } sim_writer;
 
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st);
@@ -35,13 +36,22 @@ int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_stat
    and the obstacles; OBJ: frames/NNNNN.obstacles.obj, one object per obstacle. Infinite
    obstacles are cut to the bodies' bounds at the first frame, fixed for the run. */
 void sim_writer_set_world(sim_writer *w, const sim_world *world);
-/* Write output frame `frame` (positions q, velocities v, element energy densities). */
+/* Write output frame `frame` (positions q, velocities v, element energy densities): the two
+   halves below, one after the other. */
 int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
                      const double *elem_energy, sim_status *st);
+/* What a frame reads of the world (the obstacles' scenery in their current pose), taken where
+   the world is stepped; then the frame's files, from q, v, energies and that scenery alone (the
+   VTK file also enters the series list). core/app/writer_async.h runs the files on a thread. */
+int sim_writer_frame_prepare(sim_writer *w, const double *q, sim_status *st);
+int sim_writer_frame_files(sim_writer *w, int frame, double t, const double *q, const double *v,
+                           const double *elem_energy, sim_status *st);
 int sim_writer_timing_row(sim_writer *w, int frame, double t, const sim_profile *p,
                           double output_ms, sim_status *st);
-/* timing.csv and the series file as they stand now. */
+/* timing.csv and the series file as they stand now; each alone. */
 int sim_writer_flush(sim_writer *w, sim_status *st);
+int sim_writer_flush_timing(sim_writer *w, sim_status *st);
+int sim_writer_flush_series(sim_writer *w, sim_status *st);
 int sim_writer_memory(sim_writer *w, const sim_global_stats *gs, sim_status *st);
 void sim_writer_close(sim_writer *w);
 

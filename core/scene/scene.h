@@ -253,12 +253,17 @@ typedef struct sim_obstacle_def {
 } sim_obstacle_def;
 
 enum { SIM_OUT_VTK = 1, SIM_OUT_OBJ = 2, SIM_OUT_PNG = 4, SIM_OUT_CSV = 8 };
+/* output.async: frame files written by a background thread (core/app/writer_async.h); auto: on
+   the CUDA backend (the host waits on the device), not on the CPU one (it would take a core from
+   the solver and disturb the timings). */
+typedef enum { SIM_ASYNC_AUTO, SIM_ASYNC_OFF, SIM_ASYNC_ON, SIM_ASYNC_COUNT } sim_async_kind;
 
 typedef struct sim_output_def {
   char dir[SIM_PATH_MAX]; /* relative to the current directory */
   int every;              /* write a frame every N frames (>= 1) */
   int formats;            /* SIM_OUT_* bits */
   int png_width, png_height;
+  sim_async_kind async;
 } sim_output_def;
 
 typedef struct sim_scene {

@@ -17,6 +17,7 @@ const char *const scene_lumping_names[2] = {"uniform", "volume"};
 const char *const scene_step_names[3] = {"pulling", "rolling", "wait"};
 const char *const scene_pin_mode_names[SIM_PIN_MODE_COUNT] = {"eliminate", "constraint"};
 const char *const scene_format_names[4] = {"vtk", "obj", "png", "csv"};
+const char *const scene_async_names[SIM_ASYNC_COUNT] = {"auto", "off", "on"};
 const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT] = {"fischer_burmeister", "min_map"};
 const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT] = {"delassus", "mass"};
 const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT] = {"auto", "dense", "operator"};
@@ -136,4 +137,5 @@ void sim_default_scene(sim_scene *s) {
   s->output.formats = SIM_OUT_VTK | SIM_OUT_OBJ | SIM_OUT_CSV;
   s->output.png_width = 640;
   s->output.png_height = 480;
+  s->output.async = SIM_ASYNC_AUTO;
 }

@@ -145,11 +145,13 @@ static int load_cable(scene_ctx *c, const cJSON *o, sim_cable_def *d) {
 }
 
 static int load_output(scene_ctx *c, const cJSON *o, sim_output_def *d) {
-  static const char *const keys[] = {"dir", "every", "formats", "png_size"};
-  int png[2] = {d->png_width, d->png_height};
-  if (scene_keys(c, o, keys, 4, NULL) || scene_rd_str(c, o, "dir", d->dir, sizeof d->dir) ||
-      scene_rd_int(c, o, "every", &d->every) || scene_rd_ivec(c, o, "png_size", png, 2))
+  static const char *const keys[] = {"dir", "every", "formats", "png_size", "async"};
+  int png[2] = {d->png_width, d->png_height}, async = (int)d->async;
+  if (scene_keys(c, o, keys, 5, NULL) || scene_rd_str(c, o, "dir", d->dir, sizeof d->dir) ||
+      scene_rd_int(c, o, "every", &d->every) || scene_rd_ivec(c, o, "png_size", png, 2) ||
+      scene_rd_enum(c, o, "async", scene_async_names, SIM_ASYNC_COUNT, &async))
     return c->st->code;
+  d->async = (sim_async_kind)async;
   d->png_width = png[0];
   d->png_height = png[1];
   const cJSON *f = scene_item(o, "formats");

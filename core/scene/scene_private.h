@@ -153,6 +153,7 @@ extern const char *const scene_lumping_names[2];
 extern const char *const scene_step_names[3];
 extern const char *const scene_pin_mode_names[SIM_PIN_MODE_COUNT];
 extern const char *const scene_format_names[4]; /* bit k of formats */
+extern const char *const scene_async_names[SIM_ASYNC_COUNT];
 extern const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT];
 extern const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT];
 extern const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT];

@@ -352,6 +352,7 @@ static cJSON *build(const sim_scene *s, jw *w) {
   }
   const int png[2] = {s->output.png_width, s->output.png_height};
   ivec(w, out, "png_size", png, 2);
+  str(w, out, "async", name_of(scene_async_names, SIM_ASYNC_COUNT, (int)s->output.async));
   return root;
 }
 
