@@ -10,29 +10,17 @@
 
 #include "../base/alloc.h"
 #include "../base/timer.h"
+#include "delassus_terms.h"
 #include "rows.h"
 
-/* The contact terms restricted to free vertices: tloc[4j + t] is the local index (0..m-1) of
-   term t of contact j, or -1 (pinned or absent); tbeta its weight; unk[a] the unknown. Cables
-   (contact.h CABLE; their terms are 3-vectors g, not beta times a direction) are listed apart:
-   cable i is contact cab_j[i], its terms cab_ptr[i] .. cab_ptr[i + 1] - 1 with local index
-   cab_loc (or -1) and vector cab_g (3 each). */
-typedef struct terms {
-  int m;
-  int *tloc, *unk;
-  double *tbeta;
-  int ncab;
-  int *cab_j, *cab_ptr, *cab_loc;
-  double *cab_g;
-} terms;
-
-static void terms_free(terms *T) {
+void sim_delassus_terms_free(sim_delassus_terms *T) {
   void *p[] = {T->tloc, T->unk, T->tbeta, T->cab_j, T->cab_ptr, T->cab_loc, T->cab_g};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sim_free(p[i]);
+  memset(T, 0, sizeof *T);
 }
 
 /* local index of unknown u, numbering it when first seen */
-static int local_of(int *mark, terms *T, int u) {
+static int local_of(int *mark, sim_delassus_terms *T, int u) {
   if (u < 0) return -1;
   if (mark[u] < 0) {
     mark[u] = T->m;
@@ -41,8 +29,8 @@ static int local_of(int *mark, terms *T, int u) {
   return mark[u];
 }
 
-static int terms_build(const sim_contact *c, int nc, const int *free_of, int nfree, terms *T,
-                       sim_status *st) {
+int sim_delassus_terms_build(const sim_contact *c, int nc, const int *free_of, int nfree,
+                             sim_delassus_terms *T, sim_status *st) {
   memset(T, 0, sizeof *T);
   int ncab = 0, ncterm = 0;
   for (int j = 0; j < nc; j++)
@@ -58,7 +46,7 @@ static int terms_build(const sim_contact *c, int nc, const int *free_of, int nfr
   if (!mark || !T->tloc || !T->tbeta || !T->unk || !T->cab_j || !T->cab_ptr || !T->cab_loc ||
       !T->cab_g) {
     sim_free(mark);
-    terms_free(T);
+    sim_delassus_terms_free(T);
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus contact vertices)");
   }
   for (int i = 0; i < nfree; i++) mark[i] = -1;
@@ -86,30 +74,9 @@ static int terms_build(const sim_contact *c, int nc, const int *free_of, int nfr
   return SIM_OK;
 }
 
-/* [A_s^{-1}]_{ab} = (S e_a) . (S e_b): columns ka, kb of L^{-1} are the tree paths from ka and
-   kb to the root (rows ascending), equal exactly on their common tail from the lowest common
-   ancestor up. Its length T is the largest t with ra[la - t] == rb[lb - t] (monotone in t). */
-static double path_dot(const sim_sparse_inverse *S, int ka, int kb) {
-  int pa = S->col_ptr[ka], la = S->col_ptr[ka + 1] - pa;
-  int pb = S->col_ptr[kb], lb = S->col_ptr[kb + 1] - pb;
-  const int *ra = S->col_row + pa, *rb = S->col_row + pb;
-  int lo = 0, hi = la < lb ? la : lb;
-  while (lo < hi) {
-    int mid = (lo + hi + 1) / 2;
-    if (ra[la - mid] == rb[lb - mid])
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  double s = 0.0;
-  if (S->col_val) {
-    const double *xa = S->col_val + pa + (la - lo), *xb = S->col_val + pb + (lb - lo);
-    for (int t = 0; t < lo; t++) s += xa[t] * xb[t];
-  } else {
-    const float *xa = S->col_valf + pa + (la - lo), *xb = S->col_valf + pb + (lb - lo);
-    for (int t = 0; t < lo; t++) s += (double)xa[t] * (double)xb[t];
-  }
-  return s;
+static sim_delassus_cols cols_of(const sim_sparse_inverse *S) {
+  sim_delassus_cols v = {S->col_ptr, S->col_row, S->col_val, S->col_valf};
+  return v;
 }
 
 /* kcol[a] = P^{-1}(unk[a]): the column of L^{-1} that is column unk[a] of S = L^{-1} P */
@@ -142,21 +109,23 @@ static void symmetrize(double *A, int m, int avg) {
 }
 
 /* K = Y^T Y, Y = S[:, unk] (upper triangle by path dot products, mirrored). */
-static int k_sparse_inverse(const sim_sparse_inverse *S, const terms *T, double *K,
+static int k_sparse_inverse(const sim_sparse_inverse *S, const sim_delassus_terms *T, double *K,
                             sim_status *st) {
   int m = T->m;
+  const sim_delassus_cols cols = cols_of(S);
   int *kc = inverse_perm_of(S, T->unk, m);
   if (!kc) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus permutation)");
 #pragma omp parallel for schedule(dynamic, 8)
   for (int a = 0; a < m; a++)
-    for (int b = a; b < m; b++) K[(size_t)a * m + b] = path_dot(S, kc[a], kc[b]);
+    for (int b = a; b < m; b++) K[(size_t)a * m + b] = sim_delassus_path_dot(&cols, kc[a], kc[b]);
   symmetrize(K, m, 0);
   sim_free(kc);
   return SIM_OK;
 }
 
 /* X = A_s^{-1} E_m three columns per solve, K = E_m^T X, then K = (K + K^T) / 2. */
-static int k_cholmod(sim_factor *f, int nfree, const terms *T, double *K, sim_status *st) {
+static int k_cholmod(sim_factor *f, int nfree, const sim_delassus_terms *T, double *K,
+                     sim_status *st) {
   int m = T->m, rc = SIM_OK;
   double *b = SIM_NEW0(double, 3 * (size_t)nfree), *x = SIM_NEW(double, 3 * (size_t)nfree);
   if (!b || !x) {
@@ -179,53 +148,16 @@ done:
   return rc;
 }
 
-static double dot3(const double *a, const double *b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/* sum over cable i's terms a and contact s's terms b of (g_a . coefficient of b) K_ab, for the
-   rows of s: out[r'] (3 rows of a regular contact s, or out[0] for a cable) */
-static void cable_pair(const sim_contact *c, const terms *T, int i, int s, const double *K,
-                       double out[3]) {
-  size_t m = (size_t)T->m;
-  out[0] = out[1] = out[2] = 0.0;
-  if (c[s].kind == SIM_CONTACT_CABLE) {
-    int i2 = 0;
-    while (T->cab_j[i2] != s) i2++;
-    for (int ka = T->cab_ptr[i]; ka < T->cab_ptr[i + 1]; ka++)
-      for (int kb = T->cab_ptr[i2]; kb < T->cab_ptr[i2 + 1]; kb++) {
-        int a = T->cab_loc[ka], b = T->cab_loc[kb];
-        if (a >= 0 && b >= 0)
-          out[0] += dot3(T->cab_g + 3 * (size_t)ka, T->cab_g + 3 * (size_t)kb) * K[a * m + b];
-      }
-    return;
-  }
-  double v[3] = {0, 0, 0}; /* sum_a g_a sum_b beta_b K_ab, then its components on c_s,r' */
-  for (int ka = T->cab_ptr[i]; ka < T->cab_ptr[i + 1]; ka++) {
-    int a = T->cab_loc[ka];
-    if (a < 0) continue;
-    double kb = 0.0;
-    for (int tb = 0; tb < 4; tb++) {
-      int b = T->tloc[4 * s + tb];
-      if (b >= 0) kb += T->tbeta[4 * s + tb] * K[a * m + b];
-    }
-    for (int d = 0; d < 3; d++) v[d] += T->cab_g[3 * (size_t)ka + d] * kb;
-  }
-  out[0] = dot3(v, c[s].n);
-  out[1] = dot3(v, c[s].t1);
-  out[2] = dot3(v, c[s].t2);
-}
-
 /* Row 3j and column 3j of W for cable i (contact j), written symmetrically; its rows and
    columns 3j + 1, 3j + 2 stay 0 (w_from_k left them so: a cable has no beta terms). */
-static void w_cable(const sim_contact *c, int nc, const terms *T, int i, const double *K,
-                    double *W) {
+static void w_cable(const sim_contact *c, int nc, const sim_delassus_terms *T, int i,
+                    const double *K, double *W) {
   size_t N = 3 * (size_t)nc, j = (size_t)T->cab_j[i];
 #pragma omp parallel for schedule(dynamic, 16)
   for (int s = 0; s < nc; s++) {
     if (c[s].kind == SIM_CONTACT_CABLE && (size_t)s < j) continue; /* done from that cable */
     double w[3];
-    cable_pair(c, T, i, s, K, w);
+    sim_delassus_cable_pair(c, T, i, s, K, w);
     int rows = c[s].kind == SIM_CONTACT_CABLE ? 1 : 3;
     for (int r = 0; r < rows; r++) W[3 * j * N + 3 * (size_t)s + r] = W[(3 * (size_t)s + r) * N + 3 * j] = w[r];
   }
@@ -234,37 +166,21 @@ static void w_cable(const sim_contact *c, int nc, const terms *T, int i, const d
 /* g_js = sum_{a in j, b in s} beta_a beta_b K_ab for s >= j, mirrored (G is exactly
    symmetric); then W_{3j+r,3s+r'} = g_js c_{j,r} . c_{s,r'} row by row. dot3(a, b) and
    dot3(b, a) round alike, so W is exactly symmetric too. G: nc^2 doubles of workspace. */
-static void w_from_k(const sim_contact *c, int nc, const terms *T, const double *K, double *G,
-                     double *W) {
-  size_t N = 3 * (size_t)nc, m = (size_t)T->m, ncs = (size_t)nc;
+static void w_from_k(const sim_contact *c, int nc, const sim_delassus_terms *T, const double *K,
+                     double *G, double *W) {
+  size_t N = 3 * (size_t)nc, ncs = (size_t)nc;
 #pragma omp parallel for schedule(dynamic, 4)
   for (int j = 0; j < nc; j++)
-    for (int s = j; s < nc; s++) {
-      double g = 0.0;
-      for (int ta = 0; ta < 4; ta++) {
-        int a = T->tloc[4 * j + ta];
-        if (a < 0) continue;
-        for (int tb = 0; tb < 4; tb++) {
-          int b = T->tloc[4 * s + tb];
-          if (b >= 0) g += T->tbeta[4 * j + ta] * T->tbeta[4 * s + tb] * K[(size_t)a * m + b];
-        }
-      }
-      G[j * ncs + s] = g;
-    }
+    for (int s = j; s < nc; s++) G[j * ncs + s] = sim_delassus_g(T, K, j, s);
   symmetrize(G, nc, 0);
 #pragma omp parallel for schedule(static, 4)
-  for (int j = 0; j < nc; j++) {
-    const double *cj[3] = {c[j].n, c[j].t1, c[j].t2};
-    for (int r = 0; r < 3; r++) {
-      double *row = W + (3 * (size_t)j + r) * N;
-      for (int s = 0; s < nc; s++) {
-        double g = G[j * ncs + s];
-        row[3 * s] = g * dot3(cj[r], c[s].n);
-        row[3 * s + 1] = g * dot3(cj[r], c[s].t1);
-        row[3 * s + 2] = g * dot3(cj[r], c[s].t2);
-      }
+  for (int j = 0; j < nc; j++)
+    for (int s = 0; s < nc; s++) {
+      double blk[9];
+      sim_delassus_block(&c[j], &c[s], G[j * ncs + s], blk);
+      for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++) W[(3 * (size_t)j + r) * N + 3 * (size_t)s + q] = blk[3 * r + q];
     }
-  }
   for (int i = 0; i < T->ncab; i++) w_cable(c, nc, T, i, K, W);
 }
 
@@ -284,7 +200,7 @@ int sim_delassus_build(const sim_contact *c, int nc, const int *free_of, sim_fac
                        const sim_sparse_inverse *S, sim_delassus_method method, size_t max_bytes,
                        double **W, size_t *W_cap, sim_delassus_info *info, sim_status *st) {
   double *K = NULL, *G = NULL;
-  terms T = {0};
+  sim_delassus_terms T = {0};
   int rc = SIM_OK;
   if (method == SIM_DELASSUS_AUTO) method = S ? SIM_DELASSUS_SPARSE_INVERSE : SIM_DELASSUS_CHOLMOD;
   if (info) {
@@ -304,7 +220,7 @@ int sim_delassus_build(const sim_contact *c, int nc, const int *free_of, sim_fac
   }
   double t0 = sim_now_ms();
   int nfree = method == SIM_DELASSUS_SPARSE_INVERSE ? n_unknowns(NULL, S) : n_unknowns(f, NULL);
-  rc = terms_build(c, nc, free_of, nfree, &T, st);
+  rc = sim_delassus_terms_build(c, nc, free_of, nfree, &T, st);
   if (rc != SIM_OK) goto done;
   size_t need = sim_delassus_bytes(nc, T.m, nfree);
   if (max_bytes > 0 && need > max_bytes) {
@@ -344,13 +260,13 @@ done:
   }
   sim_free(K);
   sim_free(G);
-  terms_free(&T);
+  sim_delassus_terms_free(&T);
   return rc;
 }
 
 /* beta^T K_j beta for each contact from CHOLMOD solves: column a of X gives K_ab for all b. */
-static int diag_cholmod(const sim_contact *c, int nc, sim_factor *f, int nfree, const terms *T,
-                        double *g, double *gc, sim_status *st) {
+static int diag_cholmod(const sim_contact *c, int nc, sim_factor *f, int nfree,
+                        const sim_delassus_terms *T, double *g, double *gc, sim_status *st) {
   int rc = SIM_OK;
   double *b = SIM_NEW0(double, 3 * (size_t)nfree), *x = SIM_NEW(double, 3 * (size_t)nfree);
   if (!b || !x) {
@@ -382,7 +298,7 @@ static int diag_cholmod(const sim_contact *c, int nc, sim_factor *f, int nfree, 
         for (int kb = T->cab_ptr[i]; kb < T->cab_ptr[i + 1]; kb++) {
           int bb = T->cab_loc[kb];
           if (bb >= 0)
-            gc[i] += dot3(T->cab_g + 3 * (size_t)ka, T->cab_g + 3 * (size_t)kb) *
+            gc[i] += sim_dot3(T->cab_g + 3 * (size_t)ka, T->cab_g + 3 * (size_t)kb) *
                      x[3 * (size_t)T->unk[bb] + a - a0];
         }
       }
@@ -398,8 +314,8 @@ int sim_delassus_diag(const sim_contact *c, int nc, const int *free_of, sim_fact
   if (nc <= 0) return SIM_OK;
   if (!S && !f) return sim_fail(st, SIM_ERR_INTERNAL, "Delassus diagonal: no factor and no S");
   int nfree = n_unknowns(f, S);
-  terms T;
-  int rc = terms_build(c, nc, free_of, nfree, &T, st);
+  sim_delassus_terms T;
+  int rc = sim_delassus_terms_build(c, nc, free_of, nfree, &T, st);
   if (rc != SIM_OK) return rc;
   double *g = SIM_NEW(double, nc), *gc = SIM_NEW(double, T.ncab + 1);
   int *kc = NULL;
@@ -413,44 +329,20 @@ int sim_delassus_diag(const sim_contact *c, int nc, const int *free_of, sim_fact
       rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus permutation)");
       goto done;
     }
+    const sim_delassus_cols cols = cols_of(S);
 #pragma omp parallel for schedule(static, 64) if (nc > 256)
-    for (int j = 0; j < nc; j++) {
-      double s = 0.0;
-      for (int ta = 0; ta < 4; ta++) {
-        int a = T.tloc[4 * j + ta];
-        if (a < 0) continue;
-        for (int tb = 0; tb < 4; tb++) {
-          int b = T.tloc[4 * j + tb];
-          if (b >= 0) s += T.tbeta[4 * j + ta] * T.tbeta[4 * j + tb] * path_dot(S, kc[a], kc[b]);
-        }
-      }
-      g[j] = s;
-    }
-    for (int i = 0; i < T.ncab; i++) {
-      double s = 0.0;
-      for (int ka = T.cab_ptr[i]; ka < T.cab_ptr[i + 1]; ka++)
-        for (int kb = T.cab_ptr[i]; kb < T.cab_ptr[i + 1]; kb++) {
-          int a = T.cab_loc[ka], b = T.cab_loc[kb];
-          if (a >= 0 && b >= 0)
-            s += dot3(T.cab_g + 3 * (size_t)ka, T.cab_g + 3 * (size_t)kb) *
-                 path_dot(S, kc[a], kc[b]);
-        }
-      gc[i] = s;
-    }
+    for (int j = 0; j < nc; j++) g[j] = sim_delassus_self(&T, &cols, kc, j);
+    for (int i = 0; i < T.ncab; i++) gc[i] = sim_delassus_cable_self(&T, &cols, kc, i);
   } else {
     rc = diag_cholmod(c, nc, f, nfree, &T, g, gc, st);
     if (rc != SIM_OK) goto done;
   }
-  for (int j = 0; j < nc; j++) {
-    diag[3 * j] = g[j] * dot3(c[j].n, c[j].n);
-    diag[3 * j + 1] = g[j] * dot3(c[j].t1, c[j].t1);
-    diag[3 * j + 2] = g[j] * dot3(c[j].t2, c[j].t2);
-  }
+  for (int j = 0; j < nc; j++) sim_delassus_diag_rows(&c[j], g[j], diag + 3 * (size_t)j);
   for (int i = 0; i < T.ncab; i++) diag[3 * (size_t)T.cab_j[i]] = gc[i]; /* rows 1, 2: 0 */
 done:
   sim_free(g);
   sim_free(gc);
   sim_free(kc);
-  terms_free(&T);
+  sim_delassus_terms_free(&T);
   return rc;
 }
