@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "../core/solve/backend.h"
+#include "delassus_cuda.h"
 #include "detect_cuda.h"
 
 int sim_cuda_available(char *why, size_t len) {
@@ -36,3 +37,45 @@ size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
 }
 
 void sim_cuda_detect_destroy(sim_cuda_detect *k) { (void)k; }
+
+int sim_cuda_delassus_create(void *stream, sim_cuda_delassus **out, sim_status *st) {
+  (void)stream;
+  *out = NULL;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
+int sim_cuda_delassus_use_S(sim_cuda_delassus *k, int n, const int *col_ptr, const int *col_row,
+                            const double *col_val, const float *col_valf, const int *perm,
+                            sim_status *st) {
+  (void)k, (void)n, (void)col_ptr, (void)col_row, (void)col_val, (void)col_valf, (void)perm;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
+int sim_cuda_delassus_upload_S(sim_cuda_delassus *k, const sim_sparse_inverse *S,
+                               sim_status *st) {
+  (void)k, (void)S;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
+int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *c, int nc, const int *free_of,
+                            int dense, size_t max_bytes, double *diag, sim_status *st) {
+  (void)k, (void)c, (void)nc, (void)free_of, (void)dense, (void)max_bytes, (void)diag;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
+const double *sim_cuda_delassus_W(const sim_cuda_delassus *k) {
+  (void)k;
+  return NULL;
+}
+
+int sim_cuda_delassus_download(sim_cuda_delassus *k, double *W, sim_status *st) {
+  (void)k, (void)W;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
+size_t sim_cuda_delassus_bytes(const sim_cuda_delassus *k) {
+  (void)k;
+  return 0;
+}
+
+void sim_cuda_delassus_destroy(sim_cuda_delassus *k) { (void)k; }

@@ -237,7 +237,7 @@ int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *
   if (m == 0) return SIM_OK;
   if (k->w_dense) {
     unsigned blocks = (unsigned)(((long long)m * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-    k_gemv<<<blocks, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(m, k->W, x, out);
+    k_gemv<<<blocks, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(m, k->Wp, x, out);
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
   }
@@ -303,6 +303,27 @@ static int cuda_set_w(void *ctx, const double *W, int m, sim_status *st) {
   SIM_CU(cudaMemcpyAsync(k->W, W, sizeof(double) * n, cudaMemcpyHostToDevice, k->cx->stream), st);
   SIM_CU(cudaStreamSynchronize(k->cx->stream), st);
   k->w_dense = 1;
+  k->Wp = k->W;
+  return SIM_OK;
+}
+
+// This step's W (dense) or only its diagonal, formed on the device from S's columns there.
+static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, double *diag,
+                         sim_status *st) {
+  cuda_contact *k = (cuda_contact *)ctx;
+  int rc = sim_cuda_delassus_build(k->del, c, nc, k->cx->m->free_of, dense, k->stage.max_W_bytes,
+                                   diag, st);
+  if (rc) return rc;
+  k->w_dense = dense;
+  k->Wp = dense ? sim_cuda_delassus_W(k->del) : NULL;
+  return SIM_OK;
+}
+
+int sim_cuda_delassus_on_host(int *on_host, sim_status *st) {
+  const char *e = getenv("SIMCTL_CUDA_DELASSUS");
+  *on_host = e && !strcmp(e, "host");
+  if (e && *e && strcmp(e, "host") && strcmp(e, "device"))
+    return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_DELASSUS=%s: expected host or device", e);
   return SIM_OK;
 }
 
@@ -350,8 +371,20 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n, NULL, st);
   if (rc) return rc;
   sim_contact_ops ops = {k,          cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply,
-                         cuda_set_w, cuda_correct};
-  rc = sim_contact_stage_init(&k->stage, m, &ops, c->host_fac, &c->host_S, o->max_dense_bytes, st);
+                         cuda_set_w, cuda_correct,  NULL};
+  int on_host = 0;
+  rc = sim_cuda_delassus_on_host(&on_host, st);
+  if (!rc && !on_host) {
+    const cuda_S *S = &c->S;
+    rc = sim_cuda_delassus_create(c->stream, &k->del, st);
+    if (!rc)
+      rc = sim_cuda_delassus_use_S(k->del, S->n, S->col_ptr, S->col_row, S->col_val, S->col_valf,
+                                   c->host_perm, st);
+    ops.delassus = cuda_delassus;
+  }
+  if (rc) return rc;
+  rc = sim_contact_stage_init(&k->stage, m, &ops, on_host ? c->host_fac : NULL,
+                              on_host ? &c->host_S : NULL, o->max_dense_bytes, st);
   if (rc) return rc;
   const char *e = getenv("SIMCTL_CUDA_NSN");
   if (e && !strcmp(e, "device"))
@@ -369,6 +402,7 @@ void sim_cuda_contact_destroy(cuda_ctx *c) {
   cuda_contact *k = c->cst;
   if (!k) return;
   sim_cuda_nsn_destroy(k);
+  sim_cuda_delassus_destroy(k->del);
   sim_contact_stage_free(&k->stage);
   void *d[] = {k->rows, k->tvert, k->tfree, k->tcoef, k->iptr, k->iterm,
                k->irow, k->x,     k->out,   k->g,     k->wq,   k->W};

@@ -5,6 +5,7 @@
 #ifndef SIM_CONTACT_CUDA_H
 #define SIM_CONTACT_CUDA_H
 #include "cuda_ctx.h"
+#include "delassus_cuda.h"
 
 extern "C" {
 #include "../core/contact/stage.h"
@@ -27,9 +28,11 @@ typedef struct cuda_contact {
   int *iptr, *iterm, *irow;  // free unknown -> (term, contact), in contact order
   double *x, *out;           // 3 nc
   double *g, *wq;            // 3 nfree, 3 n (W's solution by vertex; pinned rows stay 0)
-  double *W;                 // this step's dense W (set_w), m x m row-major
+  double *W;                 // this step's dense W from the host (set_w), m x m row-major
   size_t W_cap;              // doubles
-  int w_dense;               // W holds this step's operator (else it is matrix-free)
+  int w_dense;               // Wp holds this step's operator (else it is matrix-free)
+  const double *Wp;          // the dense W the products use: W, or the device builder's
+  struct sim_cuda_delassus *del;  // W formed on the device (delassus_cuda.h), or NULL: on the host
   // host staging
   cuda_row *h_rows;
   int *h_tvert, *h_tfree, *h_iptr, *h_iterm, *h_irow;

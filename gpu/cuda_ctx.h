@@ -61,6 +61,7 @@ typedef struct cuda_ctx {
   cuda_S S;
   sim_sparse_inverse host_S;  // scenes with contact: S and its factor kept on the host for W
   sim_factor *host_fac;
+  int *host_perm;             // scenes with contact: S's permutation P (the device builds W)
   struct cuda_contact *cst;  // the contact stage (contact_cuda.cu), NULL without contact
   struct sim_cuda_detect *det;  // collision detection (detect_cuda.cu), NULL: on the host
   sim_global_stats stats;
@@ -86,6 +87,8 @@ int sim_cuda_fail(sim_status *st, const char *what, const char *err, const char 
 // Device array of n elements (at least one, so no pointer is NULL), counted in c->dev_bytes;
 // copied from `host` when it is not NULL, else zeroed, on c->stream, done when this returns.
 int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_status *st);
+// *out = (cudaStream_t)stream when given (*own = 0), else a new stream (*own = 1).
+int sim_cuda_stream_open(void *stream, cudaStream_t *out, int *own, sim_status *st);
 // Frees a device array of `bytes` (as allocated) and takes it off c->dev_bytes; NULL: nothing.
 void sim_cuda_release(cuda_ctx *c, void *p, size_t bytes);
 template <class T>
@@ -110,6 +113,9 @@ void sim_cuda_global_destroy(cuda_ctx *c);
 // gpu/local_step.cu: projections, bending, the right-hand side; the energy.
 int sim_cuda_local_step(sim_backend *be, sim_status *st);
 double sim_cuda_energy(sim_backend *be, double *elem);
+// Whether W is formed on the host (SIMCTL_CUDA_DELASSUS=host) rather than on the device (the
+// default): the host then keeps S and its factor for it. SIM_ERR_USAGE on another value.
+int sim_cuda_delassus_on_host(int *on_host, sim_status *st);
 // gpu/contact_cuda.cu: the shared contact stage (core/contact/stage.h) with device operations.
 int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
 void sim_cuda_contact_destroy(cuda_ctx *c);

@@ -332,15 +332,10 @@ extern "C" int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_s
   *out = NULL;
   sim_cuda_detect *k = SIM_NEW0(sim_cuda_detect, 1);
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
-  if (stream) {
-    k->mem.stream = (cudaStream_t)stream;
-  } else {
-    cudaError_t e = cudaStreamCreate(&k->mem.stream);
-    if (e != cudaSuccess) {
-      sim_free(k);
-      return sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
-    }
-    k->own_stream = 1;
+  int rc = sim_cuda_stream_open(stream, &k->mem.stream, &k->own_stream, st);
+  if (rc) {
+    sim_free(k);
+    return rc;
   }
   *out = k;
   return SIM_OK;

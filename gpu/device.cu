@@ -55,3 +55,14 @@ void sim_cuda_release(cuda_ctx *c, void *p, size_t bytes) {
   size_t b = bytes > 0 ? bytes : 8;
   c->dev_bytes = c->dev_bytes > b ? c->dev_bytes - b : 0;
 }
+
+int sim_cuda_stream_open(void *stream, cudaStream_t *out, int *own, sim_status *st) {
+  *own = 0;
+  if (stream) {
+    *out = (cudaStream_t)stream;
+    return SIM_OK;
+  }
+  SIM_CU(cudaStreamCreate(out), st);
+  *own = 1;
+  return SIM_OK;
+}

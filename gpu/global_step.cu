@@ -288,7 +288,14 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     c->stats.S_build_ms = H.build_ms;
     c->stats.etree_height = H.etree_height;
   }
-  if (sim_world_needed(m)) { /* the contact stage builds W on the host from S (stage.h) */
+  int on_host = 0;
+  if (!rc && sim_world_needed(m)) rc = sim_cuda_delassus_on_host(&on_host, st);
+  if (!rc && sim_world_needed(m)) { /* the device builds W from S's columns there: P only */
+    c->host_perm = SIM_NEW(int, (size_t)H.n + 1);
+    if (!c->host_perm) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (S permutation)");
+    else memcpy(c->host_perm, H.perm, sizeof(int) * (size_t)H.n);
+  }
+  if (!rc && on_host) { /* SIMCTL_CUDA_DELASSUS=host: W on the host from S (stage.h) */
     c->host_S = H;
     c->host_fac = fac;
     c->stats.S_contact_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, o->precision);
@@ -314,6 +321,8 @@ void sim_cuda_global_destroy(cuda_ctx *c) {
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
   memset(S, 0, sizeof *S);
   sim_sparse_inverse_free(&c->host_S);
+  sim_free(c->host_perm);
+  c->host_perm = NULL;
   sim_factor_destroy(c->host_fac);
   c->host_fac = NULL;
 }

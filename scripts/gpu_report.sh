@@ -35,7 +35,7 @@ OUT=$(cd "$OUT" && pwd)
   "$BUILD/simctl" --version
 } | tee "$OUT/machine.txt"
 FAIL=0
-for t in test_gpu_detect test_gpu_backend test_gpu_runs test_gpu_contact; do
+for t in test_gpu_detect test_gpu_delassus test_gpu_backend test_gpu_runs test_gpu_contact; do
   echo "== $t" | tee -a "$OUT/tests.log"
   (cd "$ROOT/tests" && "$BUILD/tests/$t") >>"$OUT/tests.log" 2>&1
   rc=$?
@@ -45,7 +45,7 @@ done
 tail -n 40 "$OUT/tests.log"
 CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
 if [ "$SANITIZE" = 1 ] && [ -n "$CS" ]; then
-  for t in test_gpu_detect test_gpu_backend test_gpu_runs; do
+  for t in test_gpu_detect test_gpu_delassus test_gpu_backend test_gpu_runs; do
     (cd "$ROOT/tests" && "$CS" --tool memcheck --leak-check full "$BUILD/tests/$t") \
       >>"$OUT/sanitizer.log" 2>&1 || FAIL=1
   done

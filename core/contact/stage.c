@@ -122,14 +122,19 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
   sim_delassus_info info;
   const int *free_of = k->m->free_of;
   int dense = use_dense(k, nc);
-  rc = dense ? sim_delassus_build(k->c, nc, free_of, k->fac, k->S, SIM_DELASSUS_AUTO,
-                                  k->max_W_bytes, &k->W, &k->W_cap, &info, st)
-             : sim_delassus_diag(k->c, nc, free_of, k->fac, k->S, k->wdiag, st);
-  if (!rc && dense && k->ops.set_w) { /* the backend applies W; the solver reads its diagonal */
-    int m = 3 * nc;
-    rc = k->ops.set_w(k->ops.ctx, k->W, m, st);
-    for (int i = 0; i < m; i++) k->wdiag[i] = k->W[(size_t)i * (size_t)m + (size_t)i];
+  if (k->ops.delassus) { /* formed by the backend: the solver reads its diagonal */
+    rc = k->ops.delassus(k->ops.ctx, k->c, nc, dense, k->wdiag, st);
     dense = 0;
+  } else {
+    rc = dense ? sim_delassus_build(k->c, nc, free_of, k->fac, k->S, SIM_DELASSUS_AUTO,
+                                    k->max_W_bytes, &k->W, &k->W_cap, &info, st)
+               : sim_delassus_diag(k->c, nc, free_of, k->fac, k->S, k->wdiag, st);
+    if (!rc && dense && k->ops.set_w) { /* the backend applies W; the solver reads its diagonal */
+      int m = 3 * nc;
+      rc = k->ops.set_w(k->ops.ctx, k->W, m, st);
+      for (int i = 0; i < m; i++) k->wdiag[i] = k->W[(size_t)i * (size_t)m + (size_t)i];
+      dense = 0;
+    }
   }
   if (rc) return rc;
   t->schur_ms += sim_now_ms() - t0;

@@ -32,6 +32,11 @@ typedef struct sim_contact_ops {
   int (*set_w)(void *ctx, const double *W, int m, sim_status *st);
   /* q_free += h^2 A^{-1} H_free^T f: the correction of Algorithm 4 step 4. */
   int (*correct)(void *ctx, const double *f, sim_status *st);
+  /* Optional (NULL: the stage forms W, or only its diagonal, on the host from S or the
+     factor): this step's Delassus operator on the backend, dense (W itself, which w_apply then
+     applies) or not (w_apply stays matrix-free), and diag(W) into `diag` (3 nc) either way. */
+  int (*delassus)(void *ctx, const sim_contact *c, int nc, int dense, double *diag,
+                  sim_status *st);
 } sim_contact_ops;
 
 typedef struct sim_contact_stage {

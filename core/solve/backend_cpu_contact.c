@@ -114,7 +114,8 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   k->cx = cx;
   if (contact_S(cx, k, st)) return st->code;
   const sim_sparse_inverse *S = cx->use_S ? &cx->S : k->S.n > 0 ? &k->S : NULL;
-  sim_contact_ops ops = {k, NULL, cpu_h_state, cpu_unconstrained, w_operator, NULL, cpu_correct};
+  sim_contact_ops ops = {k, NULL, cpu_h_state, cpu_unconstrained, w_operator, NULL, cpu_correct,
+                         NULL};
   if (sim_contact_stage_init(&k->stage, cx->m, &ops, cx->fac, S, cx->max_W_bytes, st))
     return st->code;
   be->contact_begin = cpu_contact_begin;

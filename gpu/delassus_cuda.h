@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* The Delassus operator W = H_free A^{-1} H_free^T on the device (core/contact/delassus.h states
+   the formulas; core/contact/delassus_terms.h holds the per-entry arithmetic both sides run), from
+   the columns of S = L^{-1} P resident there:
+   - dense (up to contact.delassus's limit): K = Y^T Y over the m distinct free contact vertices
+     (a thread per pair a <= b: the dot product of two elimination-tree paths' common tail),
+     G = beta^T K beta per contact pair, W's 3 x 3 blocks g_js c_{j,r} . c_{s,r'}, the cables'
+     rows; W stays on the device for the Newton solve's products, its diagonal comes back;
+   - matrix-free: only diag(W), a thread per contact (its own terms' path products) and cable.
+   The host builds the term table (which vertices, weights, cables: O(contacts)) and uploads it
+   with the contacts; nothing of S crosses. The entries are the host's to the last bit (the
+   same functions, the same order, no fused multiply-adds). Usable from C; compiled only with
+   CUDA (the stubs in gpu/backend_none.c fail with SIM_ERR_DEVICE). */
+#ifndef SIM_GPU_DELASSUS_CUDA_H
+#define SIM_GPU_DELASSUS_CUDA_H
+#include <stddef.h>
+
+#include "../core/contact/contact.h"
+#include "../core/solve/factor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sim_cuda_delassus sim_cuda_delassus;
+
+/* A builder queueing its work on `stream` (a cudaStream_t; NULL: one of its own). */
+int sim_cuda_delassus_create(void *stream, sim_cuda_delassus **out, sim_status *st);
+/* S's columns already on the device (borrowed: the CUDA backend's), n unknowns; perm (host, n)
+   is S's permutation P (copied). */
+int sim_cuda_delassus_use_S(sim_cuda_delassus *k, int n, const int *col_ptr, const int *col_row,
+                            const double *col_val, const float *col_valf, const int *perm,
+                            sim_status *st);
+/* A device copy of host S's columns (for tests and standalone use). */
+int sim_cuda_delassus_upload_S(sim_cuda_delassus *k, const sim_sparse_inverse *S,
+                               sim_status *st);
+/* This step's operator for the nc contacts (free_of: vertex -> unknown or -1): dense != 0 forms
+   W (3 nc x 3 nc, row-major) on the device; either way diag(W) goes to host `diag` (3 nc).
+   max_bytes > 0 refuses a dense W whose build needs more (sim_delassus_bytes), as the host
+   does. */
+int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *c, int nc, const int *free_of,
+                            int dense, size_t max_bytes, double *diag, sim_status *st);
+/* The last dense W on the device (NULL before one), and a host copy of it (9 nc^2 doubles). */
+const double *sim_cuda_delassus_W(const sim_cuda_delassus *k);
+int sim_cuda_delassus_download(sim_cuda_delassus *k, double *W, sim_status *st);
+size_t sim_cuda_delassus_bytes(const sim_cuda_delassus *k); /* device memory it holds */
+void sim_cuda_delassus_destroy(sim_cuda_delassus *k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
