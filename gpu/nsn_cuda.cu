@@ -2,8 +2,9 @@
 // The non-smooth Newton contact solve on the device (SIMCTL_CUDA_NSN=device): the host solver's
 // algorithm (core/contact/nsn.c, cr.c, stage.c's L-G iteration) step for step, with every
 // 3 nc vector on the device and the per-contact and per-row formulas of nsn_row.h run a thread
-// each. Only scalars cross to the host: the merit and max |phi| of each NCP evaluation and the
-// dot products of Conjugate Residual, each summed over a fixed partition (deterministic). The
+// each. Only scalars cross to the host: the merit and max |phi| of each NCP evaluation, and
+// Conjugate Residual's iteration count at its end (its dot products stay on the device, which
+// takes cr.c's decisions itself); every reduction sums over a fixed partition (deterministic). The
 // shared stage still prepares each step on the host (targets, diagonals, warm start); lambda
 // and f come back to it after every L-G iteration.
 #include <math.h>
@@ -21,6 +22,17 @@ extern "C" {
 static_assert(SIM_RED_BLOCKS <= SIM_CUDA_BLOCK && (SIM_RED_BLOCKS & (SIM_RED_BLOCKS - 1)) == 0,
               "the reductions' second pass runs SIM_RED_BLOCKS threads through a tree");
 
+// Conjugate Residual's scalars on the device, so that its iterations queue without waiting for
+// the host: each reduction's (sum, max) lands in red[], one-thread kernels take the decisions
+// cr.c takes (breakdown, tolerance, iteration count) and clear `active`, which the vector
+// kernels check.
+enum { CR_BB, CR_RR, CR_ZMZ, CR_MPD, CR_ZMZ1, CR_NRED };
+typedef struct cr_dev {
+  double red[CR_NRED][2];
+  double tol, rn, zMz, alpha, beta;
+  int active, iters;
+} cr_dev;
+
 typedef struct cuda_nsn {
   int cap;            // contacts the arrays hold
   double *mu, *comp;  // cap
@@ -29,6 +41,7 @@ typedef struct cuda_nsn {
   double *mterm, *pterm;  // cap: a contact's merit term and max |phi|
   double *part, *res;     // 2 SIM_RED_BLOCKS partials, 2 results
   int *moved;
+  cr_dev *crd;   // Conjugate Residual's scalars
   size_t bytes;  // device bytes held
 } cuda_nsn;
 
@@ -171,19 +184,60 @@ static __global__ void k_copy2(int m, const double *a, double *a2, const double 
   b2[i] = b[i];
 }
 
-static __global__ void k_cr_step(int m, double alpha, const double *p, const double *Mp,
+static __global__ void k_cr_step(int m, const cr_dev *c, const double *p, const double *Mp,
                                  const double *dinv, double *x, double *r, double *z) {
   ROW_KERNEL_HEAD
+  if (!c->active) return;
+  const double alpha = c->alpha;
   x[i] += alpha * p[i];
   r[i] -= alpha * Mp[i];
   if (dinv) z[i] -= alpha * dinv[i] * Mp[i];
 }
 
-static __global__ void k_cr_dir(int m, double beta, const double *z, const double *Mz, double *p,
-                                double *Mp) {
+static __global__ void k_cr_dir(int m, const cr_dev *c, const double *z, const double *Mz,
+                                double *p, double *Mp) {
   ROW_KERNEL_HEAD
+  if (!c->active) return;
+  const double beta = c->beta;
   p[i] = z[i] + beta * p[i];
   Mp[i] = Mz[i] + beta * Mp[i];
+}
+
+// cr.c's decisions, one thread each: the start (tolerance, whether to iterate at all) ...
+static __global__ void k_cr_init(cr_dev *c, double cr_tol, int cr_iters) {
+  c->tol = cr_tol > 0.0 ? cr_tol * sqrt(c->red[CR_BB][0]) : 0.0;
+  c->rn = sqrt(c->red[CR_RR][0]);
+  c->iters = 0;
+  c->active = c->rn > c->tol && cr_iters > 0;
+}
+
+static __global__ void k_cr_zmz(cr_dev *c) { c->zMz = c->red[CR_ZMZ][0]; }
+
+// ... the step length, or a breakdown (no step) ...
+static __global__ void k_cr_alpha(cr_dev *c) {
+  if (!c->active) return;
+  const double z = c->zMz, d = c->red[CR_MPD][0];
+  if (!(z > 0.0) || !(d > 0.0)) {
+    c->active = 0;
+    return;
+  }
+  c->alpha = z / d;
+  c->iters++;
+}
+
+// ... the stop after a step (iteration count, residual within the tolerance) ...
+static __global__ void k_cr_check(cr_dev *c, int cr_iters) {
+  if (!c->active) return;
+  c->rn = sqrt(c->red[CR_RR][0]);
+  if (c->iters >= cr_iters || c->rn <= c->tol) c->active = 0;
+}
+
+// ... and the next direction's weight.
+static __global__ void k_cr_beta(cr_dev *c) {
+  if (!c->active) return;
+  const double z1 = c->red[CR_ZMZ1][0];
+  c->beta = z1 / c->zMz;
+  c->zMz = z1;
 }
 
 static __global__ void k_update(int nc, const double *comp, const double *mu, double max_force,
@@ -217,12 +271,14 @@ static int reduce(cuda_contact *k, long long n, const double *x, const double *d
   return SIM_OK;
 }
 
-static int dot(cuda_contact *k, int m, const double *x, const double *d, const double *y,
-               double *out, sim_status *st) {
-  double r[2] = {0.0, 0.0};
-  int rc = reduce(k, m, x, d, y, NULL, r, st);
-  *out = r[0];
-  return rc;
+// The same reduction left on the device: (sum, max) into dst[0], dst[1].
+static int reduce_to(cuda_contact *k, long long n, const double *x, const double *d,
+                     const double *y, double *dst, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  k_reduce<<<SIM_RED_BLOCKS, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, NULL, s->part);
+  k_reduce_final<<<1, SIM_RED_BLOCKS, 0, stream(k)>>>(s->part, dst);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
 }
 
 // NCP values into phi (and Omega, E where om, e are given) at (hq, lam); the merit over the
@@ -255,42 +311,58 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, sim_status *st
 }
 
 // Jacobi-preconditioned Conjugate Residual on the system from x = dlam (cr.c
-// sim_cr_solve_pc); returns the iterations in *iters.
+// sim_cr_solve_pc, the same decisions taken on the device: cr_dev); returns the iterations in
+// *iters. With no tolerance (the default: a fixed count) the iterations queue without a
+// synchronisation; with one, the host reads whether to go on once per iteration.
 static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x, int *iters,
                     sim_status *st) {
   cuda_nsn *s = k->dn;
+  cr_dev *c = s->crd;
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  int m = 3 * k->stage.nc, it = 0, rc;
+  int m = 3 * k->stage.nc, rc;
   unsigned g = blocks_for(m);
   double *r = s->cr[0], *p = s->cr[1], *Mz = s->cr[2], *Mp = s->cr[3];
-  double *z = dinv ? s->cr[4] : r, bb, rr, zMz, MpDMp;
+  double *z = dinv ? s->cr[4] : r;
+  cudaStream_t sm = stream(k);
   if ((rc = sys_apply(k, x, Mz, st))) return rc;
-  k_cr_start<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, b, Mz, r);
-  if ((rc = dot(k, m, b, NULL, b, &bb, st)) || (rc = dot(k, m, r, NULL, r, &rr, st))) return rc;
-  double tol = o->cr_tol > 0.0 ? o->cr_tol * sqrt(bb) : 0.0, rn = sqrt(rr);
-  if (rn > tol && o->cr_iters > 0) {
-    if (dinv) k_mul<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, dinv, r, z);
+  k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, b, Mz, r);
+  if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], st)) ||
+      (rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], st)))
+    return rc;
+  k_cr_init<<<1, 1, 0, sm>>>(c, o->cr_tol, o->cr_iters);
+  int active = o->cr_iters > 0;
+  if (active && o->cr_tol > 0.0) { /* already within the tolerance? */
+    SIM_CU(cudaMemcpyAsync(&active, &c->active, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
+    SIM_CU(cudaStreamSynchronize(sm), st);
+  }
+  if (active) {
+    if (dinv) k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, dinv, r, z);
     if ((rc = sys_apply(k, z, Mz, st))) return rc;
-    k_copy2<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, z, p, Mz, Mp);
-    if ((rc = dot(k, m, z, NULL, Mz, &zMz, st))) return rc;
-    while (it < o->cr_iters && rn > tol) {
-      if ((rc = dot(k, m, Mp, dinv, Mp, &MpDMp, st))) return rc;
-      if (!(zMz > 0.0) || !(MpDMp > 0.0)) break;
-      double alpha = zMz / MpDMp;
-      k_cr_step<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, alpha, p, Mp, dinv, x, r, z);
-      it++;
-      if ((rc = dot(k, m, r, NULL, r, &rr, st))) return rc;
-      rn = sqrt(rr);
-      if (it >= o->cr_iters || rn <= tol) break;
+    k_copy2<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, z, p, Mz, Mp);
+    if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ], st))) return rc;
+    k_cr_zmz<<<1, 1, 0, sm>>>(c);
+    for (int it = 0; it < o->cr_iters; it++) {
+      if ((rc = reduce_to(k, m, Mp, dinv, Mp, c->red[CR_MPD], st))) return rc;
+      k_cr_alpha<<<1, 1, 0, sm>>>(c);
+      k_cr_step<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, p, Mp, dinv, x, r, z);
+      if ((rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], st))) return rc;
+      k_cr_check<<<1, 1, 0, sm>>>(c, o->cr_iters);
+      if (it + 1 >= o->cr_iters) break;
+      if (o->cr_tol > 0.0) {
+        SIM_CU(cudaMemcpyAsync(&active, &c->active, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
+        SIM_CU(cudaStreamSynchronize(sm), st);
+        if (!active) break;
+      }
       if ((rc = sys_apply(k, z, Mz, st))) return rc;
-      double zMz1;
-      if ((rc = dot(k, m, z, NULL, Mz, &zMz1, st))) return rc;
-      double beta = zMz1 / zMz;
-      zMz = zMz1;
-      k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, beta, z, Mz, p, Mp);
+      if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ1], st))) return rc;
+      k_cr_beta<<<1, 1, 0, sm>>>(c);
+      k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
     }
   }
   SIM_CU(cudaGetLastError(), st);
+  int it = 0;
+  SIM_CU(cudaMemcpyAsync(&it, &c->iters, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
+  SIM_CU(cudaStreamSynchronize(sm), st);
   *iters = it;
   return SIM_OK;
 }
@@ -492,6 +564,7 @@ int sim_cuda_nsn_create(cuda_contact *k, sim_status *st) {
   int rc = sim_cuda_new<double>(k->cx, &s->part, 2 * SIM_RED_BLOCKS, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, 2, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<cr_dev>(k->cx, &s->crd, 1, NULL, st);
   return rc;
 }
 
@@ -501,6 +574,7 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->part, 2 * SIM_RED_BLOCKS * sizeof(double));
   sim_cuda_release(k->cx, k->dn->res, 2 * sizeof(double));
   sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
+  sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
   sim_free(k->dn);
   k->dn = NULL;
 }
