@@ -14,7 +14,10 @@
    Both with the Newton solve on the host (the default) and on the device
    (SIMCTL_CUDA_NSN=device, gpu/nsn_cuda.cu), and step by step again with each of the solver's
    other options (the paper's formulation, plain CR, a CR tolerance, the mass preconditioner,
-   the minimum map, no line search) on stick_slip and soft_box_on_slab. */
+   the minimum map, no line search) on stick_slip and soft_box_on_slab. Collision detection and
+   the Delassus operator run on the device in those passes (the backend's default); a last
+   pass runs both on the host (SIMCTL_CUDA_DETECT=host, SIMCTL_CUDA_DELASSUS=host) on three
+   scenes. */
 #include <stdlib.h>
 
 #include "../core/base/alloc.h"
@@ -190,5 +193,15 @@ int main(void) {
   setenv("SIMCTL_CUDA_NSN", "device", 1);
   all_scenes();
   unsetenv("SIMCTL_CUDA_NSN");
+  /* the backend's host paths for detection and W (the passes above ran both on the device) */
+  printf("detection and the Delassus operator on the host (SIMCTL_CUDA_DETECT=host, "
+         "SIMCTL_CUDA_DELASSUS=host):\n");
+  setenv("SIMCTL_CUDA_DETECT", "host", 1);
+  setenv("SIMCTL_CUDA_DELASSUS", "host", 1);
+  step_by_step("../scenes/soft_box_on_slab.json", NULL, 60);
+  step_by_step("../scenes/cable_finger.json", NULL, 40);
+  step_by_step("../scenes/sharp_corner.json", NULL, 95);
+  unsetenv("SIMCTL_CUDA_DETECT");
+  unsetenv("SIMCTL_CUDA_DELASSUS");
   return check_summary("test_gpu_contact");
 }
