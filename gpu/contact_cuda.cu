@@ -88,6 +88,7 @@ static int grow_dev(cuda_contact *k, int nc, int nt, sim_status *st) {
     sim_cuda_release(c, k->rows, sizeof(cuda_row) * old);
     sim_cuda_release(c, k->x, sizeof(double) * 3 * old);
     sim_cuda_release(c, k->out, sizeof(double) * 3 * old);
+    k->nc_cap = 0; /* nothing held until the new arrays are in */
     sim_free(k->h_rows);
     k->rows = NULL, k->x = k->out = NULL;
     k->h_rows = SIM_NEW(cuda_row, cap);
@@ -106,6 +107,7 @@ static int grow_dev(cuda_contact *k, int nc, int nt, sim_status *st) {
     sim_cuda_release(c, k->tcoef, sizeof(double) * 3 * old);
     sim_cuda_release(c, k->iterm, sizeof(int) * old);
     sim_cuda_release(c, k->irow, sizeof(int) * old);
+    k->nt_cap = 0;
     k->tvert = k->tfree = k->iterm = k->irow = NULL, k->tcoef = NULL;
     sim_free(k->h_tvert), sim_free(k->h_tfree), sim_free(k->h_tcoef), sim_free(k->h_iterm);
     sim_free(k->h_irow);

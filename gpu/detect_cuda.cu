@@ -33,9 +33,8 @@ struct sim_cuda_detect {
   cuda_ctx mem;  // the stream and the byte count (sim_cuda_alloc); nothing else of it is used
   int own_stream;
   // the binding: what the first run with a sim_detect copied
-  const sim_detect *bound;
-  const sim_bvh *bound_body, *bound_mesh;
-  int nv, nmesh, nbodies, has_pinned;
+  unsigned long long bound;  // the sim_detect's serial (0: none)
+  int nv, nmesh, nbodies;
   dev_block *blocks;
   int nblocks, cap_blocks;
   int *body_of, *count, *offset;
@@ -104,7 +103,7 @@ static void unbind(sim_cuda_detect *k) {
   k->mesh_tree = k->body_tree = NULL;
   k->mesh_x = NULL;
   k->hmesh_view = NULL, k->hbody_view = NULL;
-  k->bound = NULL;
+  k->bound = 0;
 }
 
 // The refit schedule of tree b: leaves, then inner nodes deepest level first.
@@ -161,7 +160,6 @@ static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene 
                 sim_status *st) {
   unbind(k);
   k->nv = s->nv, k->nmesh = s->nmesh, k->nbodies = s->nbodies;
-  k->has_pinned = s->pinned != NULL;
   k->mesh_tree = SIM_NEW0(dev_tree, s->nmesh + 1);
   k->body_tree = SIM_NEW0(dev_tree, s->nbodies + 1);
   k->mesh_x = SIM_NEW0(double *, s->nmesh + 1);
@@ -195,7 +193,7 @@ static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene 
     unbind(k);
     return rc;
   }
-  k->bound = d, k->bound_body = d->body_bvh, k->bound_mesh = d->mesh_bvh;
+  k->bound = d->serial;
   return SIM_OK;
 }
 
@@ -220,6 +218,8 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   cudaStream_t sm = k->mem.stream;
   const size_t nv3 = 3 * (size_t)s->nv;
   SIM_CU(cudaMemcpyAsync(k->x, s->x, sizeof(double) * nv3, cudaMemcpyHostToDevice, sm), st);
+  if (s->pinned) /* an input of every run, as on the host */
+    SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
   if (s->x_prev)
     SIM_CU(cudaMemcpyAsync(k->x_prev, s->x_prev, sizeof(double) * nv3, cudaMemcpyHostToDevice, sm),
            st);
@@ -289,9 +289,8 @@ extern "C" int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_sc
   sim_cuda_detect *k = (sim_cuda_detect *)ctx;
   int rc = sim_detect_check(d, s, p, out, st);
   if (rc) return rc;
-  if (k->bound != d || k->bound_body != d->body_bvh || k->bound_mesh != d->mesh_bvh ||
-      k->nv != s->nv || k->nmesh != s->nmesh || k->nbodies != s->nbodies ||
-      k->has_pinned != (s->pinned != NULL))
+  if (k->bound != d->serial || k->nv != s->nv || k->nmesh != s->nmesh ||
+      k->nbodies != s->nbodies)
     if ((rc = bind(k, d, s, st))) return rc;
   if (s->nv == 0) return SIM_OK;
   if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st))) return rc;

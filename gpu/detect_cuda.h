@@ -8,9 +8,9 @@
      host's, whatever the thread schedule;
    - host: the checks, the moving mesh obstacles' refit (a few hundred triangles), and the copies:
      the positions (and previous positions) up, the posed obstacles, then the contacts down.
-   The first run with a sim_detect copies its trees, triangles, body map and pinned flags to the
-   device; they are the same for every later run (only positions and poses change), and a run
-   with another sim_detect copies them again. Usable from C; compiled only with CUDA (the stubs
+   The first run with a sim_detect (told apart by its serial number) copies its trees,
+   triangles and body map to the device; they are the same for every later run, and a run with
+   another sim_detect copies them again. Positions, pinned flags and poses go up every run. Usable from C; compiled only with CUDA (the stubs
    in gpu/backend_none.c fail with SIM_ERR_DEVICE). */
 #ifndef SIM_GPU_DETECT_CUDA_H
 #define SIM_GPU_DETECT_CUDA_H

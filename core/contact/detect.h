@@ -147,6 +147,7 @@ typedef struct sim_detect_runner {
 
 typedef struct sim_detect_buf_ sim_detect_buf_;
 struct sim_detect {
+  unsigned long long serial; /* distinct for every sim_detect_init (device copies key on it) */
   int nv, nmesh, nbodies;
   int *body_of;        /* nv: the vertex's body, -1 for none */
   sim_bvh *mesh_bvh;   /* nmesh */
