@@ -35,6 +35,8 @@ OUT=$(cd "$OUT" && pwd)
   "$BUILD/simctl" --version
 } | tee "$OUT/machine.txt"
 FAIL=0
+: >"$OUT/tests.log" # this run's logs only
+: >"$OUT/sanitizer.log"
 for t in test_gpu_detect test_gpu_delassus test_gpu_backend test_gpu_runs test_gpu_contact; do
   echo "== $t" | tee -a "$OUT/tests.log"
   (cd "$ROOT/tests" && "$BUILD/tests/$t") >>"$OUT/tests.log" 2>&1
