@@ -131,11 +131,10 @@ static int cuda_integrate(sim_backend *be, sim_status *st) {
 // Collision detection on the device unless SIMCTL_CUDA_DETECT=host (the host's, for comparison).
 static int detector(sim_backend *be, sim_status *st) {
   cuda_ctx *c = CCTX(be);
-  const char *e = getenv("SIMCTL_CUDA_DETECT");
-  if (e && !strcmp(e, "host")) return SIM_OK;
-  if (e && *e && strcmp(e, "device"))
-    return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_DETECT=%s: expected host or device", e);
-  int rc = sim_cuda_detect_create(c->stream, &c->det, st);
+  int on_device = 1;
+  int rc = sim_cuda_env_choice("SIMCTL_CUDA_DETECT", "host", "device", 1, &on_device, st);
+  if (rc || !on_device) return rc;
+  rc = sim_cuda_detect_create(c->stream, &c->det, st);
   if (!rc) be->detect.ctx = c->det, be->detect.run = sim_cuda_detect_run;
   return rc;
 }

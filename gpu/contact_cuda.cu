@@ -322,11 +322,10 @@ static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, dou
 }
 
 int sim_cuda_delassus_on_host(int *on_host, sim_status *st) {
-  const char *e = getenv("SIMCTL_CUDA_DELASSUS");
-  *on_host = e && !strcmp(e, "host");
-  if (e && *e && strcmp(e, "host") && strcmp(e, "device"))
-    return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_DELASSUS=%s: expected host or device", e);
-  return SIM_OK;
+  int on_device = 1;
+  int rc = sim_cuda_env_choice("SIMCTL_CUDA_DELASSUS", "host", "device", 1, &on_device, st);
+  *on_host = !on_device;
+  return rc;
 }
 
 // out = W x for host vectors. The stage's operator has no status; a device failure gives NaN,
@@ -388,11 +387,9 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   rc = sim_contact_stage_init(&k->stage, m, &ops, on_host ? c->host_fac : NULL,
                               on_host ? &c->host_S : NULL, o->max_dense_bytes, st);
   if (rc) return rc;
-  const char *e = getenv("SIMCTL_CUDA_NSN");
-  if (e && !strcmp(e, "device"))
-    rc = sim_cuda_nsn_create(k, st);
-  else if (e && *e && strcmp(e, "host"))
-    rc = sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_NSN=%s: expected host or device", e);
+  int nsn_on_device = 0;
+  rc = sim_cuda_env_choice("SIMCTL_CUDA_NSN", "host", "device", 0, &nsn_on_device, st);
+  if (!rc && nsn_on_device) rc = sim_cuda_nsn_create(k, st);
   if (rc) return rc;
   be->contact_begin = cuda_contact_begin;
   be->contact_global = cuda_contact_global;

@@ -87,6 +87,10 @@ int sim_cuda_fail(sim_status *st, const char *what, const char *err, const char 
 // Device array of n elements (at least one, so no pointer is NULL), counted in c->dev_bytes;
 // copied from `host` when it is not NULL, else zeroed, on c->stream, done when this returns.
 int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_status *st);
+// The backend's environment switches (SIMCTL_CUDA_SPMV, _NSN, _DETECT, _DELASSUS): *out = 0 or
+// 1 for the value a or b, dflt when unset or empty; SIM_ERR_USAGE naming both on another value.
+int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt, int *out,
+                        sim_status *st);
 // *out = (cudaStream_t)stream when given (*own = 0), else a new stream (*own = 1).
 int sim_cuda_stream_open(void *stream, cudaStream_t *out, int *own, sim_status *st);
 // Frees a device array of `bytes` (as allocated) and takes it off c->dev_bytes; NULL: nothing.

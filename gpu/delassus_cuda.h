@@ -9,8 +9,8 @@
    - matrix-free: only diag(W), a thread per contact (its own terms' path products) and cable.
    The host builds the term table (which vertices, weights, cables: O(contacts)) and uploads it
    with the contacts; nothing of S crosses. The entries are the host's to the last bit (the
-   same functions, the same order, no fused multiply-adds). Usable from C; compiled only with
-   CUDA (the stubs in gpu/backend_none.c fail with SIM_ERR_DEVICE). */
+   same functions, the same order, no fused multiply-adds). Usable from C. In a build without
+   CUDA, gpu/backend_none.c's versions of these functions report SIM_ERR_DEVICE. */
 #ifndef SIM_GPU_DELASSUS_CUDA_H
 #define SIM_GPU_DELASSUS_CUDA_H
 #include <stddef.h>

@@ -230,12 +230,14 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
                            cudaMemcpyHostToDevice, sm),
            st);
   }
-  for (int m = 0; m < s->nmesh; m++) { /* as the host does: positions always, boxes if moving */
+  for (int m = 0; m < s->nmesh; m++) {
     const sim_detect_mesh *me = &s->mesh[m];
     const dev_tree *t = &k->mesh_tree[m];
-    SIM_CU(cudaMemcpyAsync(k->mesh_x[m], me->x, sizeof(double) * 3 * (size_t)me->nv,
-                           cudaMemcpyHostToDevice, sm),
-           st);
+    /* a static mesh keeps the positions copied at bind (detect.h: only moving meshes change) */
+    if (me->moving)
+      SIM_CU(cudaMemcpyAsync(k->mesh_x[m], me->x, sizeof(double) * 3 * (size_t)me->nv,
+                             cudaMemcpyHostToDevice, sm),
+             st);
     if (me->moving && t->nnodes > 0) {
       sim_bvh_refit(&d->mesh_bvh[m], me->x);
       SIM_CU(cudaMemcpyAsync(t->node, d->mesh_bvh[m].node, sizeof(sim_bvh_node) * t->nnodes,

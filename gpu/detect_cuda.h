@@ -10,8 +10,9 @@
      the positions (and previous positions) up, the posed obstacles, then the contacts down.
    The first run with a sim_detect (told apart by its serial number) copies its trees,
    triangles and body map to the device; they are the same for every later run, and a run with
-   another sim_detect copies them again. Positions, pinned flags and poses go up every run. Usable from C; compiled only with CUDA (the stubs
-   in gpu/backend_none.c fail with SIM_ERR_DEVICE). */
+   another sim_detect copies them again. Positions, pinned flags, poses and the moving meshes'
+   vertices go up every run. Usable from C. In a build without CUDA, gpu/backend_none.c's
+   versions of these functions report SIM_ERR_DEVICE. */
 #ifndef SIM_GPU_DETECT_CUDA_H
 #define SIM_GPU_DETECT_CUDA_H
 #include <stddef.h>

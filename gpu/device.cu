@@ -2,6 +2,8 @@
 // CUDA device discovery, and the error and allocation helpers of the CUDA backend.
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cuda_ctx.h"
 
@@ -65,4 +67,16 @@ int sim_cuda_stream_open(void *stream, cudaStream_t *out, int *own, sim_status *
   SIM_CU(cudaStreamCreate(out), st);
   *own = 1;
   return SIM_OK;
+}
+
+int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt, int *out,
+                        sim_status *st) {
+  const char *e = getenv(name);
+  *out = dflt;
+  if (!e || !*e) return SIM_OK;
+  if (!strcmp(e, a) || !strcmp(e, b)) {
+    *out = strcmp(e, a) != 0;
+    return SIM_OK;
+  }
+  return sim_fail(st, SIM_ERR_USAGE, "%s=%s: expected %s or %s", name, e, a, b);
 }

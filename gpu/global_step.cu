@@ -269,11 +269,10 @@ static int sort_rows(sim_sparse_inverse *H, sim_status *st) {
 
 // Which product: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse).
 static int pick_spmv(cuda_ctx *c, sim_precision prec, sim_status *st) {
-  const char *e = getenv("SIMCTL_CUDA_SPMV");
+  int cusparse = 0;
   c->S.spmv = SIM_SPMV_KERNEL;
-  if (!e || !*e || !strcmp(e, "kernel")) return SIM_OK;
-  if (strcmp(e, "cusparse"))
-    return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_SPMV=%s: expected kernel or cusparse", e);
+  int rc = sim_cuda_env_choice("SIMCTL_CUDA_SPMV", "kernel", "cusparse", 0, &cusparse, st);
+  if (rc || !cusparse) return rc;
   if (prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,
                     "SIMCTL_CUDA_SPMV=cusparse: cuSPARSE SpMM needs S in "
