@@ -7,3 +7,23 @@ sim_labelled_test(test_gpu_contact gpu test_gpu_contact.c)
 sim_labelled_test(test_gpu_detect gpu test_gpu_detect.c)
 sim_labelled_test(test_gpu_delassus gpu test_gpu_delassus.c)
 set_tests_properties(test_gpu_contact PROPERTIES TIMEOUT 2400)
+
+# The same tests on the host emulation of CUDA (tests/emu/README.md; label emu): they run here,
+# without a GPU, and check the CUDA backend's kernels and host code against the CPU; they are not
+# the GPU tests above and say so. The per-operation ones are also "unit" tests, so `make
+# test-asan` runs them under AddressSanitizer (device arrays read or written out of bounds). The
+# contact test runs the global step through (emulated) cuSPARSE, whose host loops are far faster
+# than the emulated warp shuffles of the gathers; test_emu_backend and test_emu_runs check those.
+if(TARGET simcore_emu)
+  foreach(t backend runs contact detect delassus)
+    add_executable(test_emu_${t} test_gpu_${t}.c ${CMAKE_CURRENT_SOURCE_DIR}/check.c)
+    target_link_libraries(test_emu_${t} PRIVATE simcore_emu)
+    target_include_directories(test_emu_${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    set_target_properties(test_emu_${t} PROPERTIES LINKER_LANGUAGE CXX)
+    add_test(NAME test_emu_${t} COMMAND test_emu_${t} WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+    set_tests_properties(test_emu_${t} PROPERTIES LABELS emu SKIP_RETURN_CODE 77 TIMEOUT 1200)
+  endforeach()
+  set_tests_properties(test_emu_backend test_emu_detect test_emu_delassus PROPERTIES
+    LABELS "emu;unit")
+  set_tests_properties(test_emu_contact PROPERTIES ENVIRONMENT SIMCTL_CUDA_SPMV=cusparse)
+endif()

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// The host emulation of CUDA (tests/emu/README.md): CUB's device-wide exclusive prefix sum, with
+// its two calls (the first, with no work space, asks for the work space's size).
+#ifndef SIM_EMU_CUB_DEVICE_SCAN_CUH
+#define SIM_EMU_CUB_DEVICE_SCAN_CUH
+#include "../../cuda_runtime.h"
+
+namespace sim_emu {
+// Stops the program unless [p, p + bytes) lies in one device allocation (`what` names the use).
+void check_device_range(const char *what, const void *p, size_t bytes);
+} // namespace sim_emu
+
+namespace cub {
+struct DeviceScan {
+  template <class In, class Out>
+  static cudaError_t ExclusiveSum(void *tmp, size_t &tmp_bytes, In in, Out out, int n,
+                                  cudaStream_t stream = 0) {
+    (void)stream;
+    if (!tmp) {
+      tmp_bytes = 256;
+      return cudaSuccess;
+    }
+    if (n < 0) return cudaErrorInvalidValue;
+    ::sim_emu::check_device_range("cub::DeviceScan::ExclusiveSum work space", tmp, tmp_bytes);
+    ::sim_emu::check_device_range("cub::DeviceScan::ExclusiveSum input", &in[0],
+                                  sizeof in[0] * (size_t)n);
+    ::sim_emu::check_device_range("cub::DeviceScan::ExclusiveSum output", &out[0],
+                                  sizeof out[0] * (size_t)n);
+    typename std::decay<decltype(in[0])>::type sum{};
+    for (int i = 0; i < n; i++) {
+      auto x = in[i];
+      out[i] = sum;
+      sum = sum + x;
+    }
+    return cudaSuccess;
+  }
+};
+} // namespace cub
+
+#endif

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+// The host emulation of CUDA (tests/emu/README.md): the part of the CUDA runtime that gpu/ uses,
+// for gpu/*.cu compiled as C++ by the host compiler after tests/emu/cu2cpp.c has rewritten its
+// kernel launches. Device memory is host memory the emulator keeps a map of; a launch runs every
+// thread of every block on the host, one block at a time, each thread a fibre, so that
+// __syncthreads and warp shuffles work as on a GPU. Misuse a GPU would punish (a host pointer
+// given to a kernel or to a device copy, a copy past an allocation's end, an invalid launch
+// configuration, a barrier not every thread reaches) stops the program with a message naming
+// the source line. Not a GPU: the tests it runs say so, and it proves nothing about timing.
+#ifndef SIM_EMU_CUDA_RUNTIME_H
+#define SIM_EMU_CUDA_RUNTIME_H
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <functional>
+#include <type_traits>
+
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ static
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+
+struct uint3 {
+  unsigned x, y, z;
+};
+struct dim3 {
+  unsigned x, y, z;
+  dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorNoDevice = 100,
+  cudaErrorIllegalAddress = 700
+};
+typedef enum cudaError cudaError_t;
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
+};
+typedef struct sim_emu_stream *cudaStream_t;
+typedef struct sim_emu_event *cudaEvent_t;
+struct cudaDeviceProp {
+  char name[256];
+  int major, minor;
+  size_t totalGlobalMem;
+  int multiProcessorCount;
+  int memoryClockRate; // kHz
+  int memoryBusWidth;  // bits
+};
+
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
+const char *cudaGetErrorString(cudaError_t e);
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+cudaError_t cudaMalloc(void **p, size_t bytes);
+template <class T>
+static inline cudaError_t cudaMalloc(T **p, size_t bytes) {
+  return cudaMalloc((void **)p, bytes);
+}
+cudaError_t cudaFree(void *p);
+cudaError_t cudaMallocHost(void **p, size_t bytes);
+cudaError_t cudaFreeHost(void *p);
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t s = 0);
+cudaError_t cudaMemset(void *p, int value, size_t bytes);
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s = 0);
+cudaError_t cudaStreamCreate(cudaStream_t *s);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaEventCreate(cudaEvent_t *e);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b);
+
+namespace sim_emu {
+// The running thread's coordinates (set by the scheduler before it resumes a thread).
+extern uint3 thread_idx, block_idx;
+extern dim3 block_dim, grid_dim;
+
+void syncthreads();
+uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width);
+
+struct launch_cfg {
+  const char *file;
+  int line;
+  dim3 grid, block;
+  size_t shmem;
+  cudaStream_t stream;
+};
+// Stops the program unless p is NULL or inside a device allocation (argument `arg` of a launch).
+void check_kernel_pointer(const launch_cfg &cfg, int arg, const void *p);
+// Runs body once per thread of the launch (or stops the program on an invalid configuration).
+void execute(const launch_cfg &cfg, const std::function<void()> &body);
+
+struct launcher {
+  launch_cfg cfg;
+  launcher(const char *file, int line, dim3 grid, dim3 block, size_t shmem = 0,
+           cudaStream_t stream = 0)
+      : cfg{file, line, grid, block, shmem, stream} {}
+  // launcher(...).run(kernel)(args): the call converts the arguments to the kernel's parameter
+  // types, as a launch does.
+  template <class... P>
+  struct bound {
+    launcher *l;
+    void (*kernel)(P...);
+    void operator()(P... p) {
+      int i = 0;
+      (l->check(i++, p), ...);
+      void (*k)(P...) = kernel;
+      execute(l->cfg, [=] { k(p...); });
+    }
+  };
+  template <class... P>
+  bound<P...> run(void (*kernel)(P...)) {
+    return bound<P...>{this, kernel};
+  }
+  template <class A>
+  void check(int i, const A &a) {
+    if constexpr (std::is_pointer<A>::value) check_kernel_pointer(cfg, i, (const void *)a);
+  }
+};
+} // namespace sim_emu
+
+#define threadIdx (::sim_emu::thread_idx)
+#define blockIdx (::sim_emu::block_idx)
+#define blockDim (::sim_emu::block_dim)
+#define gridDim (::sim_emu::grid_dim)
+#define warpSize 32
+
+static inline void __syncthreads(void) { ::sim_emu::syncthreads(); }
+
+template <class T>
+static inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "shuffle of this type");
+  uint64_t b = 0;
+  memcpy(&b, &v, sizeof v);
+  b = ::sim_emu::shfl_down(b, delta, mask, width);
+  T r;
+  memcpy(&r, &b, sizeof r);
+  return r;
+}
+
+#endif

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+# The host emulation of CUDA (tests/emu/README.md): gpu/*.cu rewritten by cu2cpp and compiled by
+# the host C++ compiler against tests/emu's cuda_runtime.h, cusparse.h and cub, so the GPU tests
+# run the CUDA backend's kernels and host code on any x86-64 machine (label emu). simctl-emu is
+# simctl built the same way (`--device cuda` runs on the emulation). Not a GPU: it checks the
+# CUDA code's logic and its use of the runtime, not its speed or the device's own behaviour.
+option(SIMCTL_CUDA_EMU "Build the host emulation of CUDA and run the GPU tests on it (x86-64)" ON)
+if(SIMCTL_CUDA_EMU AND NOT CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  message(STATUS "simctl: the CUDA emulation needs x86-64; off")
+  set(SIMCTL_CUDA_EMU OFF)
+endif()
+if(SIMCTL_CUDA_EMU)
+  enable_language(CXX)
+  set(CMAKE_CXX_STANDARD 17)
+  set(CMAKE_CXX_STANDARD_REQUIRED ON)
+  add_executable(sim_cu2cpp tests/emu/cu2cpp.c)
+  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/emu)
+  file(GLOB SIM_EMU_CU CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/gpu/*.cu)
+  list(FILTER SIM_EMU_CU EXCLUDE REGEX "bench_global\\.cu$")
+  set(SIM_EMU_SOURCES tests/emu/emu_runtime.cpp tests/emu/emu_cusparse.cpp)
+  foreach(cu ${SIM_EMU_CU})
+    get_filename_component(base ${cu} NAME_WE)
+    set(out ${CMAKE_BINARY_DIR}/emu/${base}.cpp)
+    add_custom_command(OUTPUT ${out} COMMAND sim_cu2cpp ${cu} ${out}
+      DEPENDS sim_cu2cpp ${cu} COMMENT "cu2cpp ${base}.cu" VERBATIM)
+    list(APPEND SIM_EMU_SOURCES ${out})
+  endforeach()
+  add_library(simcore_emu STATIC ${SIM_EMU_SOURCES})
+  target_link_libraries(simcore_emu PUBLIC simcore_obj)
+  target_include_directories(simcore_emu PRIVATE ${CMAKE_SOURCE_DIR}/tests/emu ${CMAKE_SOURCE_DIR}/gpu)
+  # no fused multiply-adds, as nvcc -fmad=false
+  target_compile_options(simcore_emu PRIVATE -include cuda_runtime.h -ffp-contract=off -Wall
+    -Wno-unused-function -Wno-maybe-uninitialized)
+  if(SIMCTL_SANITIZE)
+    target_compile_options(simcore_emu PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
+      -fno-sanitize-recover=undefined)
+  endif()
+  set_target_properties(simcore_emu PROPERTIES LINKER_LANGUAGE CXX)
+
+  add_executable(simctl-emu cli/main.c cli/args.c cli/cmd_scene.c cli/cmd_mesh.c cli/progress.c)
+  target_link_libraries(simctl-emu PRIVATE simcore_emu)
+  set_target_properties(simctl-emu PROPERTIES LINKER_LANGUAGE CXX)
+endif()

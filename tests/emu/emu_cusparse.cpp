@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// The host emulation of CUDA (tests/emu/README.md): cuSPARSE's SpMM for a CSR matrix (32-bit
+// indices, base 0, double) times a row-major dense matrix, the case gpu/global_step.cu uses;
+// anything else answers CUSPARSE_STATUS_NOT_SUPPORTED. Every array must be device memory.
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "cub/device/device_scan.cuh" /* sim_emu::check_device_range */
+#include "cusparse.h"
+
+struct sim_emu_cusparse {
+  cudaStream_t stream;
+};
+struct sim_emu_spmat {
+  int64_t rows, cols, nnz;
+  const int *ptr, *idx;
+  const double *val;
+};
+struct sim_emu_dnmat {
+  int64_t rows, cols, ld;
+  double *values;
+};
+
+const char *cusparseGetErrorString(cusparseStatus_t s) {
+  switch (s) {
+  case CUSPARSE_STATUS_SUCCESS: return "success";
+  case CUSPARSE_STATUS_NOT_INITIALIZED: return "not initialized";
+  case CUSPARSE_STATUS_ALLOC_FAILED: return "allocation failed";
+  case CUSPARSE_STATUS_INVALID_VALUE: return "invalid value";
+  case CUSPARSE_STATUS_NOT_SUPPORTED: return "not supported (by the emulation)";
+  }
+  return "unknown";
+}
+
+cusparseStatus_t cusparseCreate(cusparseHandle_t *h) {
+  *h = new sim_emu_cusparse{0};
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseDestroy(cusparseHandle_t h) {
+  delete h;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseSetStream(cusparseHandle_t h, cudaStream_t s) {
+  h->stream = s;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *A, int64_t rows, int64_t cols,
+                                   int64_t nnz, void *ptr, void *idx, void *val,
+                                   cusparseIndexType_t ptr_type, cusparseIndexType_t idx_type,
+                                   cusparseIndexBase_t base, cudaDataType type) {
+  if (ptr_type != CUSPARSE_INDEX_32I || idx_type != CUSPARSE_INDEX_32I ||
+      base != CUSPARSE_INDEX_BASE_ZERO || type != CUDA_R_64F)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (rows < 0 || cols < 0 || nnz < 0) return CUSPARSE_STATUS_INVALID_VALUE;
+  sim_emu::check_device_range("cusparseCreateCsr row offsets", ptr, sizeof(int) * (rows + 1));
+  sim_emu::check_device_range("cusparseCreateCsr column indices", idx, sizeof(int) * nnz);
+  sim_emu::check_device_range("cusparseCreateCsr values", val, sizeof(double) * nnz);
+  *A = new sim_emu_spmat{rows, cols, nnz, (const int *)ptr, (const int *)idx,
+                         (const double *)val};
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseDestroySpMat(cusparseSpMatDescr_t A) {
+  delete A;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *B, int64_t rows, int64_t cols,
+                                     int64_t ld, void *values, cudaDataType type,
+                                     cusparseOrder_t order) {
+  if (type != CUDA_R_64F || order != CUSPARSE_ORDER_ROW) return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (rows < 0 || cols < 0 || ld < cols) return CUSPARSE_STATUS_INVALID_VALUE;
+  *B = new sim_emu_dnmat{rows, cols, ld, (double *)values};
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseDestroyDnMat(cusparseDnMatDescr_t B) {
+  delete B;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t B, void *values) {
+  B->values = (double *)values;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+static cusparseStatus_t spmm_check(cusparseOperation_t opA, cusparseOperation_t opB,
+                                   cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
+                                   cusparseDnMatDescr_t C, cudaDataType type) {
+  if (opA != CUSPARSE_OPERATION_NON_TRANSPOSE || opB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
+      type != CUDA_R_64F)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (A->cols != B->rows || A->rows != C->rows || B->cols != C->cols)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t h, cusparseOperation_t opA,
+                                         cusparseOperation_t opB, const void *alpha,
+                                         cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
+                                         const void *beta, cusparseDnMatDescr_t C,
+                                         cudaDataType type, cusparseSpMMAlg_t alg, size_t *bytes) {
+  (void)h, (void)alpha, (void)beta, (void)alg;
+  *bytes = 64;
+  return spmm_check(opA, opB, A, B, C, type);
+}
+
+cusparseStatus_t cusparseSpMM(cusparseHandle_t h, cusparseOperation_t opA, cusparseOperation_t opB,
+                              const void *alpha, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
+                              const void *beta, cusparseDnMatDescr_t C, cudaDataType type,
+                              cusparseSpMMAlg_t alg, void *buffer) {
+  (void)h, (void)alg;
+  cusparseStatus_t s = spmm_check(opA, opB, A, B, C, type);
+  if (s != CUSPARSE_STATUS_SUCCESS) return s;
+  sim_emu::check_device_range("cusparseSpMM work buffer", buffer, 64);
+  sim_emu::check_device_range("cusparseSpMM B", B->values, sizeof(double) * B->rows * B->ld);
+  sim_emu::check_device_range("cusparseSpMM C", C->values, sizeof(double) * C->rows * C->ld);
+  double a = *(const double *)alpha, b = *(const double *)beta;
+  std::vector<double> sum((size_t)C->cols);
+  for (int64_t i = 0; i < A->rows; i++) { // one pass over row i of A for every column of C
+    std::fill(sum.begin(), sum.end(), 0.0);
+    for (int k = A->ptr[i]; k < A->ptr[i + 1]; k++) {
+      const double v = A->val[k], *b_row = &B->values[A->idx[k] * B->ld];
+      for (int64_t j = 0; j < C->cols; j++) sum[(size_t)j] += v * b_row[j];
+    }
+    for (int64_t j = 0; j < C->cols; j++) {
+      double *c = &C->values[i * C->ld + j];
+      *c = b == 0.0 ? a * sum[(size_t)j] : a * sum[(size_t)j] + b * *c; // beta 0: C not read
+    }
+  }
+  return CUSPARSE_STATUS_SUCCESS;
+}

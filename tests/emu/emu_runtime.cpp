@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: MIT
+// The host emulation of CUDA (tests/emu/README.md): device memory as host memory with a map of
+// the allocations, streams and events that complete at once, and kernel launches that run each
+// block's threads as fibres (their own stacks, switched at __syncthreads and warp shuffles).
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <map>
+#include <vector>
+
+#include "cuda_runtime.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define SIM_EMU_ASAN 1
+#else
+#define SIM_EMU_ASAN 0
+#endif
+
+#if !defined(__x86_64__)
+#error "the CUDA emulation's fibres switch stacks with x86-64 code (tests/emu/emu_runtime.cpp)"
+#endif
+
+// sim_emu_switch(save, to): saves the callee-saved registers and the stack pointer into *save,
+// then continues the context whose stack pointer is `to`. The SSE and x87 control words are
+// left alone: every fibre runs with the program's (kernels do not change rounding modes).
+extern "C" void sim_emu_switch(void **save, void *to);
+asm(R"(
+  .text
+  .globl sim_emu_switch
+  .type sim_emu_switch, @function
+sim_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size sim_emu_switch, .-sim_emu_switch
+)");
+
+namespace sim_emu {
+uint3 thread_idx, block_idx;
+dim3 block_dim, grid_dim;
+
+static const size_t DEVICE_BYTES = 80ull << 30; // what cudaMemGetInfo reports as the total
+static const size_t STACK_BYTES = 256 << 10;    // each fibre's stack (a guard page below it)
+
+[[noreturn]] static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fflush(stdout);
+  fprintf(stderr, "simctl CUDA emulation: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  abort();
+}
+
+// ---- device memory ----
+static std::map<uintptr_t, size_t> &allocations() {
+  static std::map<uintptr_t, size_t> m;
+  return m;
+}
+static size_t held;
+
+// Whether [p, p + bytes) lies in one allocation (bytes 0: p in it or just past its end).
+static bool on_device(const void *p, size_t bytes) {
+  auto &m = allocations();
+  uintptr_t a = (uintptr_t)p;
+  auto it = m.upper_bound(a);
+  if (it == m.begin()) return false;
+  --it;
+  uintptr_t end = it->first + it->second;
+  return a >= it->first && a <= end && bytes <= end - a;
+}
+
+void check_device_range(const char *what, const void *p, size_t bytes) {
+  if (bytes > 0 && !on_device(p, bytes))
+    die("%s: [%p, %p + %zu bytes) is not inside one device allocation", what, p, p, bytes);
+}
+
+void check_kernel_pointer(const launch_cfg &cfg, int arg, const void *p) {
+  if (p && !on_device(p, 0))
+    die("%s:%d: kernel launch: argument %d (%p) is not device memory", cfg.file, cfg.line,
+        arg + 1, p);
+}
+
+// ---- fibres: one per thread of the running block ----
+// A warp's lanes run in turn, each until it returns or waits, and switch to one another
+// directly; the scheduler (run_block) takes over when a warp can go no further on its own.
+enum { T_NEW, T_READY, T_BLOCK, T_WARP, T_DONE };
+struct context {
+  void *sp;           // saved stack pointer while switched out
+  void *fake;         // AddressSanitizer's fake stack while switched out
+  const void *bottom; // the stack (for AddressSanitizer)
+  size_t size;
+};
+struct fibre {
+  context ctx;
+  char *stack;
+  int state;
+  uint3 tid;
+  int phase; // which of the two shuffle slots this thread's next shuffle writes
+};
+static std::vector<fibre> fib; // the running block's threads
+static std::vector<char *> spare_stacks;
+static char *zombie;  // a returned thread's stack, given back by the context that runs next
+static context sched; // the scheduler's context
+static fibre *cur;    // the thread running, NULL in the scheduler
+static const std::function<void()> *body;
+static const launch_cfg *running;
+static uint64_t shfl_slot[2][1024]; // alternate between shuffles, so one barrier each
+
+static char *stack_new() {
+  if (!spare_stacks.empty()) {
+    char *s = spare_stacks.back();
+    spare_stacks.pop_back();
+    return s;
+  }
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  void *m = mmap(NULL, STACK_BYTES + page, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) die("no memory for a thread's stack");
+  mprotect(m, page, PROT_NONE); // a stack overflow faults
+  return (char *)m + page;
+}
+
+static void reap() {
+  if (zombie) spare_stacks.push_back(zombie);
+  zombie = NULL;
+}
+
+// Switches from `from` (which never runs again when `dying`) to `to`; returns when `from` is
+// switched to again.
+static void jump(context *from, bool dying, context *to) {
+#if SIM_EMU_ASAN
+  __sanitizer_start_switch_fiber(dying ? NULL : &from->fake, to->bottom, to->size);
+#else
+  (void)dying;
+#endif
+  sim_emu_switch(&from->sp, to->sp);
+#if SIM_EMU_ASAN
+  __sanitizer_finish_switch_fiber(from->fake, NULL, NULL);
+#endif
+  reap();
+}
+
+static void stop(fibre *f, int state);
+
+static void fibre_main() {
+  fibre *f = cur;
+#if SIM_EMU_ASAN
+  const void *b;
+  size_t n;
+  __sanitizer_finish_switch_fiber(NULL, &b, &n);
+  if (!sched.size) sched.bottom = b, sched.size = n; // the first thread starts from the scheduler
+#endif
+  reap();
+  (*body)();
+  stop(f, T_DONE);
+  abort(); // a returned thread is never switched to
+}
+
+// f made the running thread (its first context when new: sim_emu_switch's frame returning into
+// fibre_main, its stack pointer then 8 past a multiple of 16 as after a call).
+static void enter(fibre *f) {
+  if (f->state == T_NEW) {
+    f->stack = stack_new();
+    uintptr_t top = ((uintptr_t)f->stack + STACK_BYTES) & ~(uintptr_t)15;
+    uint64_t *sp = (uint64_t *)(top - 64);
+    for (int i = 0; i < 6; i++) sp[i] = 0; // r15 r14 r13 r12 rbx rbp
+    sp[6] = (uint64_t)(uintptr_t)&fibre_main;
+    sp[7] = 0;
+    f->ctx.sp = sp;
+    f->ctx.bottom = f->stack, f->ctx.size = STACK_BYTES;
+  }
+  f->state = T_READY;
+  thread_idx = f->tid;
+  cur = f;
+}
+
+// The lane to run after lane t stops: the next lane of its warp that can run; else, when every
+// lane of the warp waits at a shuffle, the warp released from its first lane; else NULL (the
+// scheduler). Lanes before t have stopped: a warp's lanes run in order.
+static fibre *next_lane(int t) {
+  int n = (int)fib.size(), w = t & ~31, end = w + 32 < n ? w + 32 : n;
+  for (int u = t + 1; u < end; u++)
+    if (fib[(size_t)u].state == T_NEW || fib[(size_t)u].state == T_READY) return &fib[(size_t)u];
+  for (int u = w; u < end; u++)
+    if (fib[(size_t)u].state != T_WARP) return NULL;
+  for (int u = w; u < end; u++) fib[(size_t)u].state = T_READY;
+  return &fib[(size_t)w];
+}
+
+// The running thread f stops (returns, or waits at a barrier) until it may go on.
+static void stop(fibre *f, int state) {
+  f->state = state;
+  if (state == T_DONE) zombie = f->stack, f->stack = NULL;
+  fibre *g = next_lane((int)(f - fib.data()));
+  if (g == f) { // the warp's only lane, released
+    enter(f);
+    return;
+  }
+  if (g) {
+    enter(g);
+    jump(&f->ctx, state == T_DONE, &g->ctx);
+  } else {
+    cur = NULL;
+    jump(&f->ctx, state == T_DONE, &sched);
+  }
+}
+
+static fibre *current(const char *what) {
+  if (!cur) die("%s outside a kernel", what);
+  return cur;
+}
+
+void syncthreads() { stop(current("__syncthreads"), T_BLOCK); }
+
+uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width) {
+  fibre *f = current("__shfl_down_sync");
+  int t = (int)(f - fib.data()), n = (int)fib.size();
+  if (mask != 0xffffffffu || (t & ~31) + 32 > n)
+    die("%s:%d: __shfl_down_sync with mask %#x in a warp of %d threads: the emulation knows only "
+        "whole warps with the full mask",
+        running->file, running->line, mask, n - (t & ~31) < 32 ? n - (t & ~31) : 32);
+  if (width <= 0 || width > 32 || (width & (width - 1)))
+    die("%s:%d: __shfl_down_sync width %d", running->file, running->line, width);
+  // The lanes wait once, after writing: a lane cannot write this slot again before every lane
+  // has passed the next shuffle's barrier, and so has read it.
+  uint64_t *slot = shfl_slot[f->phase];
+  f->phase ^= 1;
+  slot[t] = bits;
+  stop(f, T_WARP);
+  uint64_t r = bits;
+  if ((unsigned)(t & (width - 1)) + delta < (unsigned)width) r = slot[t + delta];
+  return r;
+}
+
+// One block: each warp until it can go no further, then the block's barrier, until every
+// thread has returned.
+static void run_block(int n) {
+  fib.assign((size_t)n, fibre{});
+  for (int t = 0; t < n; t++) {
+    fibre *f = &fib[(size_t)t];
+    f->tid.x = (unsigned)t % block_dim.x;
+    f->tid.y = (unsigned)t / block_dim.x % block_dim.y;
+    f->tid.z = (unsigned)t / (block_dim.x * block_dim.y);
+    f->state = T_NEW;
+  }
+  for (;;) {
+    for (int w = 0; w < n; w += 32)
+      for (int t = w; t < w + 32 && t < n; t++)
+        if (fib[(size_t)t].state == T_NEW || fib[(size_t)t].state == T_READY) {
+          enter(&fib[(size_t)t]);
+          jump(&sched, false, &fib[(size_t)t].ctx);
+          break;
+        }
+    int at_block = 0, at_warp = 0, done = 0;
+    for (int t = 0; t < n; t++) {
+      at_block += fib[(size_t)t].state == T_BLOCK;
+      at_warp += fib[(size_t)t].state == T_WARP;
+      done += fib[(size_t)t].state == T_DONE;
+    }
+    if (done == n) return;
+    if (at_warp > 0 || at_block + done != n)
+      die("%s:%d: block (%u,%u,%u) cannot go on: %d threads wait at __syncthreads, %d at a warp "
+          "shuffle that not all of their warp reach, %d have returned",
+          running->file, running->line, block_idx.x, block_idx.y, block_idx.z, at_block,
+          at_warp, done);
+    for (int t = 0; t < n; t++)
+      if (fib[(size_t)t].state == T_BLOCK) fib[(size_t)t].state = T_READY;
+  }
+}
+
+void execute(const launch_cfg &cfg, const std::function<void()> &b) {
+  const dim3 &g = cfg.grid, &k = cfg.block;
+  unsigned long long threads = (unsigned long long)k.x * k.y * k.z;
+  if (g.x < 1 || g.x > 2147483647u || g.y < 1 || g.y > 65535 || g.z < 1 || g.z > 65535 ||
+      threads < 1 || threads > 1024 || k.z > 64)
+    die("%s:%d: kernel launch with grid (%u,%u,%u) and blocks (%u,%u,%u): an invalid "
+        "configuration on a GPU",
+        cfg.file, cfg.line, g.x, g.y, g.z, k.x, k.y, k.z);
+  if (cfg.shmem > 48 * 1024)
+    die("%s:%d: kernel launch with %zu bytes of dynamic shared memory", cfg.file, cfg.line,
+        cfg.shmem);
+  if (running) die("%s:%d: kernel launch from inside a kernel", cfg.file, cfg.line);
+  running = &cfg;
+  body = &b;
+  grid_dim = g;
+  block_dim = k;
+  for (unsigned z = 0; z < g.z; z++)
+    for (unsigned y = 0; y < g.y; y++)
+      for (unsigned x = 0; x < g.x; x++) {
+        block_idx = uint3{x, y, z};
+        run_block((int)threads);
+      }
+  running = NULL;
+  body = NULL;
+}
+} // namespace sim_emu
+
+using sim_emu::die;
+using sim_emu::on_device;
+
+// ---- the runtime API ----
+static cudaError_t last_error = cudaSuccess;
+
+static cudaError_t fail(cudaError_t e) {
+  last_error = e;
+  return e;
+}
+
+cudaError_t cudaGetDeviceCount(int *count) {
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
+  if (device != 0) return fail(cudaErrorInvalidValue);
+  memset(prop, 0, sizeof *prop);
+  snprintf(prop->name, sizeof prop->name, "host emulation of CUDA (tests/emu, not a GPU)");
+  prop->major = 9;
+  prop->minor = 0;
+  prop->totalGlobalMem = sim_emu::DEVICE_BYTES;
+  prop->multiProcessorCount = 1;
+  prop->memoryClockRate = 1000000;
+  prop->memoryBusWidth = 64;
+  return cudaSuccess;
+}
+
+const char *cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+  case cudaSuccess: return "no error";
+  case cudaErrorInvalidValue: return "invalid argument";
+  case cudaErrorMemoryAllocation: return "out of memory";
+  case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+  case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+  case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+  case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+  }
+  return "unknown error";
+}
+
+cudaError_t cudaGetLastError(void) {
+  cudaError_t e = last_error;
+  last_error = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return last_error; }
+
+cudaError_t cudaMalloc(void **p, size_t bytes) {
+  *p = NULL;
+  if (bytes == 0) return cudaSuccess;
+  if (bytes > sim_emu::DEVICE_BYTES - sim_emu::held) return fail(cudaErrorMemoryAllocation);
+  if (posix_memalign(p, 256, bytes)) {
+    *p = NULL;
+    return fail(cudaErrorMemoryAllocation);
+  }
+  memset(*p, 0xff, bytes); // what was never written reads as NaN (doubles) or -1 (integers)
+  sim_emu::allocations()[(uintptr_t)*p] = bytes;
+  sim_emu::held += bytes;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p) {
+  if (!p) return cudaSuccess;
+  auto &m = sim_emu::allocations();
+  auto it = m.find((uintptr_t)p);
+  if (it == m.end()) die("cudaFree(%p): not a device allocation (freed twice?)", p);
+  sim_emu::held -= it->second;
+  m.erase(it);
+  free(p);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **p, size_t bytes) {
+  *p = malloc(bytes ? bytes : 1);
+  return *p ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaFreeHost(void *p) {
+  free(p);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
+  *total_bytes = sim_emu::DEVICE_BYTES;
+  *free_bytes = sim_emu::DEVICE_BYTES - sim_emu::held;
+  return cudaSuccess;
+}
+
+static const char *kind_name(cudaMemcpyKind k) {
+  static const char *n[] = {"host to host", "host to device", "device to host",
+                            "device to device", "default"};
+  return (unsigned)k < 5 ? n[k] : "unknown";
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t s) {
+  (void)s;
+  if (bytes == 0) return cudaSuccess;
+  int dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  int src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if (kind != cudaMemcpyDefault) {
+    if (dst_dev ? !on_device(dst, bytes) : on_device(dst, 0))
+      die("cudaMemcpy (%s, %zu bytes): the destination %p is %s", kind_name(kind), bytes, dst,
+          dst_dev ? "not inside one device allocation" : "device memory");
+    if (src_dev ? !on_device(src, bytes) : on_device(src, 0))
+      die("cudaMemcpy (%s, %zu bytes): the source %p is %s", kind_name(kind), bytes, src,
+          src_dev ? "not inside one device allocation" : "device memory");
+  }
+  const char *d = (const char *)dst, *c = (const char *)src;
+  if (d < c + bytes && c < d + bytes)
+    die("cudaMemcpy (%s, %zu bytes): source and destination overlap", kind_name(kind), bytes);
+  memcpy(dst, src, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
+  return cudaMemcpyAsync(dst, src, bytes, kind, 0);
+}
+
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
+  (void)s;
+  sim_emu::check_device_range("cudaMemset", p, bytes);
+  memset(p, value, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void *p, int value, size_t bytes) { return cudaMemsetAsync(p, value, bytes); }
+
+struct sim_emu_stream {
+  int id;
+};
+struct sim_emu_event {
+  double ms; // when recorded; < 0 before
+};
+
+cudaError_t cudaStreamCreate(cudaStream_t *s) {
+  *s = new sim_emu_stream{1};
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  delete s;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  (void)s;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+
+cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = new sim_emu_event{-1.0};
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  delete e;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  (void)s;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  e->ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  return e->ms < 0 ? fail(cudaErrorInvalidValue) : cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+  if (a->ms < 0 || b->ms < 0) return fail(cudaErrorInvalidValue);
+  *ms = (float)(b->ms - a->ms);
+  return cudaSuccess;
+}
