@@ -18,7 +18,7 @@ extern "C" {
 #include "../core/contact/nsn_row.h"
 }
 
-#define SIM_RED_BLOCKS 256  // blocks of the reductions' first pass (a power of two)
+#define SIM_RED_BLOCKS 256  // most blocks of the reductions' first pass (a power of two)
 static_assert(SIM_RED_BLOCKS <= SIM_CUDA_BLOCK && (SIM_RED_BLOCKS & (SIM_RED_BLOCKS - 1)) == 0,
               "the reductions' second pass runs SIM_RED_BLOCKS threads through a tree");
 
@@ -105,7 +105,7 @@ static __global__ void k_reduce(long long n, const double *x, const double *d, c
   block_sum_max(s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
 }
 
-// Second pass: one block of SIM_RED_BLOCKS threads: res[0] = sum, res[1] = max.
+// Second pass: one block, a thread per block of the first: res[0] = sum, res[1] = max.
 static __global__ void k_reduce_final(const double *part, double *res) {
   block_sum_max(part[threadIdx.x], part[SIM_RED_BLOCKS + threadIdx.x], &res[0], &res[1]);
 }
@@ -259,26 +259,35 @@ static cudaStream_t stream(const cuda_contact *k) { return k->cx->stream; }
 
 static unsigned blocks_for(int n) { return sim_cuda_blocks(n > 0 ? n : 1); }
 
-// The sum of x d y over n values (d, y optional) and, with mx, its max: two scalars to the host.
+// The two passes queued: the sum of x d y over n values (d, y optional) and, with mx, its max
+// into dst[0], dst[1]. The first pass runs on the fewest blocks (a power of two, at most
+// SIM_RED_BLOCKS) that give every thread at most one value, the second on one thread per block.
+static int queue_reduce(cuda_contact *k, long long n, const double *x, const double *d,
+                        const double *y, const double *mx, double *dst, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  unsigned nb = 1;
+  while (nb < SIM_RED_BLOCKS && (long long)nb * SIM_CUDA_BLOCK < n) nb *= 2;
+  k_reduce<<<nb, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, s->part);
+  k_reduce_final<<<1, nb, 0, stream(k)>>>(s->part, dst);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+// The same, the two scalars copied to the host.
 static int reduce(cuda_contact *k, long long n, const double *x, const double *d, const double *y,
                   const double *mx, double out[2], sim_status *st) {
   cuda_nsn *s = k->dn;
-  k_reduce<<<SIM_RED_BLOCKS, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, s->part);
-  k_reduce_final<<<1, SIM_RED_BLOCKS, 0, stream(k)>>>(s->part, s->res);
-  SIM_CU(cudaGetLastError(), st);
+  int rc = queue_reduce(k, n, x, d, y, mx, s->res, st);
+  if (rc) return rc;
   SIM_CU(cudaMemcpyAsync(out, s->res, 2 * sizeof(double), cudaMemcpyDeviceToHost, stream(k)), st);
   SIM_CU(cudaStreamSynchronize(stream(k)), st);
   return SIM_OK;
 }
 
-// The same reduction left on the device: (sum, max) into dst[0], dst[1].
+// The same left on the device: (sum, max) into dst[0], dst[1].
 static int reduce_to(cuda_contact *k, long long n, const double *x, const double *d,
                      const double *y, double *dst, sim_status *st) {
-  cuda_nsn *s = k->dn;
-  k_reduce<<<SIM_RED_BLOCKS, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, NULL, s->part);
-  k_reduce_final<<<1, SIM_RED_BLOCKS, 0, stream(k)>>>(s->part, dst);
-  SIM_CU(cudaGetLastError(), st);
-  return SIM_OK;
+  return queue_reduce(k, n, x, d, y, NULL, dst, st);
 }
 
 // NCP values into phi (and Omega, E where om, e are given) at (hq, lam); the merit over the

@@ -26,7 +26,8 @@ if(SIMCTL_CUDA_EMU)
     list(APPEND SIM_EMU_SOURCES ${out})
   endforeach()
   add_library(simcore_emu STATIC ${SIM_EMU_SOURCES})
-  target_link_libraries(simcore_emu PUBLIC simcore_obj)
+  find_package(OpenMP REQUIRED COMPONENTS CXX)
+  target_link_libraries(simcore_emu PUBLIC simcore_obj PRIVATE OpenMP::OpenMP_CXX)
   target_include_directories(simcore_emu PRIVATE ${CMAKE_SOURCE_DIR}/tests/emu ${CMAKE_SOURCE_DIR}/gpu)
   # no fused multiply-adds, as nvcc -fmad=false
   target_compile_options(simcore_emu PRIVATE -include cuda_runtime.h -ffp-contract=off -Wall

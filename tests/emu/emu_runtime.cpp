@@ -15,6 +15,7 @@
 #include "cuda_runtime.h"
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define SIM_EMU_ASAN 1
 #else
@@ -209,7 +210,14 @@ static fibre *next_lane(int t) {
 // The running thread f stops (returns, or waits at a barrier) until it may go on.
 static void stop(fibre *f, int state) {
   f->state = state;
-  if (state == T_DONE) zombie = f->stack, f->stack = NULL;
+  if (state == T_DONE) {
+#if SIM_EMU_ASAN /* this thread's last frames never return: their red zones would stay poisoned */
+    uintptr_t base = (uintptr_t)f->stack, here = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t low = here - base > 16384 ? here - 16384 : base;
+    __asan_unpoison_memory_region((void *)low, base + STACK_BYTES - low);
+#endif
+    zombie = f->stack, f->stack = NULL;
+  }
   fibre *g = next_lane((int)(f - fib.data()));
   if (g == f) { // the warp's only lane, released
     enter(f);
