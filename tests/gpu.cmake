@@ -26,5 +26,7 @@ if(TARGET simcore_emu)
   endforeach()
   set_tests_properties(test_emu_backend test_emu_detect test_emu_delassus PROPERTIES
     LABELS "emu;unit")
-  set_tests_properties(test_emu_contact PROPERTIES ENVIRONMENT SIMCTL_CUDA_SPMV=cusparse)
+  # the longest test of the suite (about 6 minutes on 2 cores): started first under ctest -j
+  set_tests_properties(test_emu_contact PROPERTIES ENVIRONMENT SIMCTL_CUDA_SPMV=cusparse
+    COST 10000)
 endif()
