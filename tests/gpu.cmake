@@ -16,17 +16,14 @@ set_tests_properties(test_gpu_contact PROPERTIES TIMEOUT 2400)
 # than the emulated warp shuffles of the gathers; test_emu_backend and test_emu_runs check those.
 if(TARGET simcore_emu)
   foreach(t backend runs contact detect delassus)
-    add_executable(test_emu_${t} test_gpu_${t}.c ${CMAKE_CURRENT_SOURCE_DIR}/check.c)
-    target_link_libraries(test_emu_${t} PRIVATE simcore_emu)
-    target_include_directories(test_emu_${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    sim_test_with(simcore_emu test_emu_${t} emu test_gpu_${t}.c)
     target_compile_definitions(test_emu_${t} PRIVATE SIM_TEST_EMU=1)
     set_target_properties(test_emu_${t} PROPERTIES LINKER_LANGUAGE CXX)
-    add_test(NAME test_emu_${t} COMMAND test_emu_${t} WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
-    set_tests_properties(test_emu_${t} PROPERTIES LABELS emu SKIP_RETURN_CODE 77 TIMEOUT 1200)
+    set_tests_properties(test_emu_${t} PROPERTIES TIMEOUT 1200)
   endforeach()
   set_tests_properties(test_emu_backend test_emu_detect test_emu_delassus PROPERTIES
     LABELS "emu;unit")
-  # the longest test of the suite (about 6 minutes on 2 cores): started first under ctest -j
+  # the longest test of the suite (6-8 minutes on 2 cores): started first under ctest -j
   set_tests_properties(test_emu_contact PROPERTIES ENVIRONMENT SIMCTL_CUDA_SPMV=cusparse
     COST 10000)
 endif()

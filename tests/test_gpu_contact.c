@@ -24,8 +24,8 @@
    scenes.
    Built as test_emu_contact (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is
    far slower than a GPU, it makes the same checks on shorter runs: the squeezing ball, meshed
-   coarser, starts just above the rollers, the other runs stop some steps after their first contact, and
-   sharp_corner runs only with the Newton solve on the device. */
+   coarser, starts just above the rollers, the other runs stop some steps after their first
+   contact, and sharp_corner runs only with the Newton solve on the device. */
 #include <stdlib.h>
 
 #include "../core/base/alloc.h"
@@ -37,10 +37,11 @@
 #else
 #define GPU_OR_EMU(gpu, emu) (gpu)
 #endif
-/* On the emulation the falling ball, meshed coarser (2.2k vertices, not 7.5k), starts 10 steps
-   before its first contact (56), where free fall would have brought it, with its speed. sharp_corner keeps its start: started lower, its
-   cloth lands where the non-smooth solve is sensitive (the CPU's sparse inverse and its Cholesky
-   solve then differ by up to 1e-3 per step), which the full run's contact steps are not. */
+/* On the emulation the falling ball, meshed coarser (2.7k vertices, not 7.5k), starts 10 steps
+   before its first contact (56), where free fall would have brought it, with its speed.
+   sharp_corner keeps its start: started lower, its cloth lands where the non-smooth solve is
+   sensitive (the CPU's sparse inverse and its Cholesky solve then differ by up to 1e-3 per
+   step), which the full run's contact steps are not. */
 #define BALL                                                                           \
   GPU_OR_EMU(NULL, "bodies.0.transform.translate=[0,1.542,0]|bodies.0.velocity=[0,-4.6,0]|" \
                    "bodies.0.mesh.tetgen.max_volume=0.003")

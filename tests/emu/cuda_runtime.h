@@ -50,44 +50,29 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4
 };
 typedef struct sim_emu_stream *cudaStream_t;
-typedef struct sim_emu_event *cudaEvent_t;
 struct cudaDeviceProp {
   char name[256];
   int major, minor;
   size_t totalGlobalMem;
-  int multiProcessorCount;
-  int memoryClockRate; // kHz
-  int memoryBusWidth;  // bits
 };
 
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
 const char *cudaGetErrorString(cudaError_t e);
 cudaError_t cudaGetLastError(void);
-cudaError_t cudaPeekAtLastError(void);
 cudaError_t cudaMalloc(void **p, size_t bytes);
 template <class T>
 static inline cudaError_t cudaMalloc(T **p, size_t bytes) {
   return cudaMalloc((void **)p, bytes);
 }
 cudaError_t cudaFree(void *p);
-cudaError_t cudaMallocHost(void **p, size_t bytes);
-cudaError_t cudaFreeHost(void *p);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t s = 0);
-cudaError_t cudaMemset(void *p, int value, size_t bytes);
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s = 0);
 cudaError_t cudaStreamCreate(cudaStream_t *s);
 cudaError_t cudaStreamDestroy(cudaStream_t s);
 cudaError_t cudaStreamSynchronize(cudaStream_t s);
-cudaError_t cudaDeviceSynchronize(void);
-cudaError_t cudaEventCreate(cudaEvent_t *e);
-cudaError_t cudaEventDestroy(cudaEvent_t e);
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
-cudaError_t cudaEventSynchronize(cudaEvent_t e);
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b);
 
 namespace sim_emu {
 // The running thread's coordinates (set by the scheduler before it resumes a thread).
@@ -96,6 +81,9 @@ extern dim3 block_dim, grid_dim;
 
 void syncthreads();
 uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width);
+
+// Stops the program unless [p, p + bytes) lies in one device allocation (`what` names the use).
+void check_device_range(const char *what, const void *p, size_t bytes);
 
 struct launch_cfg {
   const char *file;

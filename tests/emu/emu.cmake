@@ -28,14 +28,11 @@ if(SIMCTL_CUDA_EMU)
   add_library(simcore_emu STATIC ${SIM_EMU_SOURCES})
   find_package(OpenMP REQUIRED COMPONENTS CXX)
   target_link_libraries(simcore_emu PUBLIC simcore_obj PRIVATE OpenMP::OpenMP_CXX)
-  target_include_directories(simcore_emu PRIVATE ${CMAKE_SOURCE_DIR}/tests/emu ${CMAKE_SOURCE_DIR}/gpu)
+  target_include_directories(simcore_emu PRIVATE ${CMAKE_SOURCE_DIR}/tests/emu
+    ${CMAKE_SOURCE_DIR}/gpu)
   # no fused multiply-adds, as nvcc -fmad=false
   target_compile_options(simcore_emu PRIVATE -include cuda_runtime.h -ffp-contract=off -Wall
     -Wno-unused-function -Wno-maybe-uninitialized)
-  if(SIMCTL_SANITIZE)
-    target_compile_options(simcore_emu PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
-      -fno-sanitize-recover=undefined)
-  endif()
   set_target_properties(simcore_emu PROPERTIES LINKER_LANGUAGE CXX)
 
   add_executable(simctl-emu cli/main.c cli/args.c cli/cmd_scene.c cli/cmd_mesh.c cli/progress.c)

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cub/device/device_scan.cuh" /* sim_emu::check_device_range */
 #include "cusparse.h"
 
 struct sim_emu_cusparse {

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The host emulation of CUDA (tests/emu/README.md): device memory as host memory with a map of
-// the allocations, streams and events that complete at once, and kernel launches that run each
+// the allocations, streams whose work completes at once, and kernel launches that run each
 // block's threads as fibres (their own stacks, switched at __syncthreads and warp shuffles).
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <map>
@@ -345,9 +344,6 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
   prop->major = 9;
   prop->minor = 0;
   prop->totalGlobalMem = sim_emu::DEVICE_BYTES;
-  prop->multiProcessorCount = 1;
-  prop->memoryClockRate = 1000000;
-  prop->memoryBusWidth = 64;
   return cudaSuccess;
 }
 
@@ -370,8 +366,6 @@ cudaError_t cudaGetLastError(void) {
   return e;
 }
 
-cudaError_t cudaPeekAtLastError(void) { return last_error; }
-
 cudaError_t cudaMalloc(void **p, size_t bytes) {
   *p = NULL;
   if (bytes == 0) return cudaSuccess;
@@ -393,16 +387,6 @@ cudaError_t cudaFree(void *p) {
   if (it == m.end()) die("cudaFree(%p): not a device allocation (freed twice?)", p);
   sim_emu::held -= it->second;
   m.erase(it);
-  free(p);
-  return cudaSuccess;
-}
-
-cudaError_t cudaMallocHost(void **p, size_t bytes) {
-  *p = malloc(bytes ? bytes : 1);
-  return *p ? cudaSuccess : fail(cudaErrorMemoryAllocation);
-}
-
-cudaError_t cudaFreeHost(void *p) {
   free(p);
   return cudaSuccess;
 }
@@ -440,10 +424,6 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
-  return cudaMemcpyAsync(dst, src, bytes, kind, 0);
-}
-
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
   (void)s;
   sim_emu::check_device_range("cudaMemset", p, bytes);
@@ -451,13 +431,8 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
   return cudaSuccess;
 }
 
-cudaError_t cudaMemset(void *p, int value, size_t bytes) { return cudaMemsetAsync(p, value, bytes); }
-
 struct sim_emu_stream {
   int id;
-};
-struct sim_emu_event {
-  double ms; // when recorded; < 0 before
 };
 
 cudaError_t cudaStreamCreate(cudaStream_t *s) {
@@ -472,35 +447,5 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   (void)s;
-  return cudaSuccess;
-}
-
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
-
-cudaError_t cudaEventCreate(cudaEvent_t *e) {
-  *e = new sim_emu_event{-1.0};
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t e) {
-  delete e;
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
-  (void)s;
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  e->ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t e) {
-  return e->ms < 0 ? fail(cudaErrorInvalidValue) : cudaSuccess;
-}
-
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
-  if (a->ms < 0 || b->ms < 0) return fail(cudaErrorInvalidValue);
-  *ms = (float)(b->ms - a->ms);
   return cudaSuccess;
 }

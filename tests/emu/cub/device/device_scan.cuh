@@ -5,11 +5,6 @@
 #define SIM_EMU_CUB_DEVICE_SCAN_CUH
 #include "../../cuda_runtime.h"
 
-namespace sim_emu {
-// Stops the program unless [p, p + bytes) lies in one device allocation (`what` names the use).
-void check_device_range(const char *what, const void *p, size_t bytes);
-} // namespace sim_emu
-
 namespace cub {
 struct DeviceScan {
   template <class In, class Out>
