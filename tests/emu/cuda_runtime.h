@@ -6,7 +6,9 @@
 // __syncthreads and warp shuffles work as on a GPU. Misuse a GPU would punish (a host pointer
 // given to a kernel or to a device copy, a copy past an allocation's end, an invalid launch
 // configuration, a barrier not every thread reaches) stops the program with a message naming
-// the source line. Not a GPU: the tests it runs say so, and it proves nothing about timing.
+// the source line. Work queued on a stream runs only when the host synchronises, so a host read
+// of a result without a synchronisation before it sees stale data, as it may on a GPU.
+// Not a GPU: the tests it runs say so, and it proves nothing about timing.
 #ifndef SIM_EMU_CUDA_RUNTIME_H
 #define SIM_EMU_CUDA_RUNTIME_H
 #include <math.h>
@@ -39,6 +41,8 @@ enum cudaError {
   cudaErrorInvalidConfiguration = 9,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorNoDevice = 100,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700
 };
 typedef enum cudaError cudaError_t;
@@ -50,6 +54,7 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4
 };
 typedef struct sim_emu_stream *cudaStream_t;
+typedef struct sim_emu_event *cudaEvent_t;
 struct cudaDeviceProp {
   char name[256];
   int major, minor;
@@ -73,6 +78,11 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s = 0
 cudaError_t cudaStreamCreate(cudaStream_t *s);
 cudaError_t cudaStreamDestroy(cudaStream_t s);
 cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaEventCreate(cudaEvent_t *e);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 
 namespace sim_emu {
 // The running thread's coordinates (set by the scheduler before it resumes a thread).
@@ -84,6 +94,9 @@ uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width);
 
 // Stops the program unless [p, p + bytes) lies in one device allocation (`what` names the use).
 void check_device_range(const char *what, const void *p, size_t bytes);
+// Queues work on the device. Every stream's work runs in the order it was queued, when the host
+// next synchronises (cudaStreamSynchronize, cudaEventSynchronize, cudaFree, cudaStreamDestroy).
+void enqueue(std::function<void()> work);
 
 struct launch_cfg {
   const char *file;
@@ -94,7 +107,8 @@ struct launch_cfg {
 };
 // Stops the program unless p is NULL or inside a device allocation (argument `arg` of a launch).
 void check_kernel_pointer(const launch_cfg &cfg, int arg, const void *p);
-// Runs body once per thread of the launch (or stops the program on an invalid configuration).
+// Checks the launch's configuration (stopping the program when it is invalid), then queues it:
+// body runs once per thread of the launch.
 void execute(const launch_cfg &cfg, const std::function<void()> &body);
 
 struct launcher {

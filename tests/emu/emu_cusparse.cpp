@@ -117,22 +117,27 @@ cusparseStatus_t cusparseSpMM(cusparseHandle_t h, cusparseOperation_t opA, cuspa
   sim_emu::check_device_range("cusparseSpMM work buffer", buffer, 64);
   sim_emu::check_device_range("cusparseSpMM B", B->values, sizeof(double) * B->rows * B->ld);
   sim_emu::check_device_range("cusparseSpMM C", C->values, sizeof(double) * C->rows * C->ld);
-  double a = *(const double *)alpha, b = *(const double *)beta;
-  // one pass over each row of A for every column of C, rows on the OpenMP threads (the emulated
-  // global step stays within a small factor of the CPU backend's)
+  const double a = *(const double *)alpha, b = *(const double *)beta; // read at the call
   const int64_t nc = C->cols;
   if (nc > 16) return CUSPARSE_STATUS_NOT_SUPPORTED;
+  // queued like the kernels it stands for, with the descriptors as they are now; one pass over
+  // each row of A for every column of C, rows on the OpenMP threads (the emulated global step
+  // stays within a small factor of the CPU backend's)
+  const sim_emu_spmat mA = *A;
+  const sim_emu_dnmat mB = *B, mC = *C;
+  sim_emu::enqueue([mA, mB, mC, a, b, nc] {
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < A->rows; i++) {
-    double sum[16] = {0};
-    for (int k = A->ptr[i]; k < A->ptr[i + 1]; k++) {
-      const double v = A->val[k], *b_row = &B->values[A->idx[k] * B->ld];
-      for (int64_t j = 0; j < nc; j++) sum[j] += v * b_row[j];
+    for (int64_t i = 0; i < mA.rows; i++) {
+      double sum[16] = {0};
+      for (int k = mA.ptr[i]; k < mA.ptr[i + 1]; k++) {
+        const double v = mA.val[k], *b_row = &mB.values[mA.idx[k] * mB.ld];
+        for (int64_t j = 0; j < nc; j++) sum[j] += v * b_row[j];
+      }
+      for (int64_t j = 0; j < nc; j++) {
+        double *c = &mC.values[i * mC.ld + j];
+        *c = b == 0.0 ? a * sum[j] : a * sum[j] + b * *c; // beta 0: C is not read
+      }
     }
-    for (int64_t j = 0; j < nc; j++) {
-      double *c = &C->values[i * C->ld + j];
-      *c = b == 0.0 ? a * sum[j] : a * sum[j] + b * *c; // beta 0: C is not read
-    }
-  }
+  });
   return CUSPARSE_STATUS_SUCCESS;
 }

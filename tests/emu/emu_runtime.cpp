@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The host emulation of CUDA (tests/emu/README.md): device memory as host memory with a map of
-// the allocations, streams whose work completes at once, and kernel launches that run each
-// block's threads as fibres (their own stacks, switched at __syncthreads and warp shuffles).
+// the allocations, one queue of device work run when the host synchronises, and kernel launches
+// that run each block's threads as fibres (their own stacks, switched at __syncthreads and warp
+// shuffles).
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "cuda_runtime.h"
@@ -294,6 +297,39 @@ static void run_block(int n) {
   }
 }
 
+// ---- the device's queue: work of every stream, in the order it was queued ----
+static std::vector<std::function<void()>> queue;
+static bool draining;
+
+void enqueue(std::function<void()> work) {
+  if (draining) die("device work queued from device work");
+  queue.push_back(std::move(work));
+}
+
+// Runs every queued piece of work (the host synchronises with the device).
+static void drain() {
+  draining = true;
+  for (size_t i = 0; i < queue.size(); i++) queue[i]();
+  queue.clear();
+  draining = false;
+}
+
+static void run_launch(const launch_cfg &cfg, const std::function<void()> &b) {
+  const dim3 &g = cfg.grid, &k = cfg.block;
+  running = &cfg;
+  body = &b;
+  grid_dim = g;
+  block_dim = k;
+  for (unsigned z = 0; z < g.z; z++)
+    for (unsigned y = 0; y < g.y; y++)
+      for (unsigned x = 0; x < g.x; x++) {
+        block_idx = uint3{x, y, z};
+        run_block((int)(k.x * k.y * k.z));
+      }
+  running = NULL;
+  body = NULL;
+}
+
 void execute(const launch_cfg &cfg, const std::function<void()> &b) {
   const dim3 &g = cfg.grid, &k = cfg.block;
   unsigned long long threads = (unsigned long long)k.x * k.y * k.z;
@@ -306,18 +342,7 @@ void execute(const launch_cfg &cfg, const std::function<void()> &b) {
     die("%s:%d: kernel launch with %zu bytes of dynamic shared memory", cfg.file, cfg.line,
         cfg.shmem);
   if (running) die("%s:%d: kernel launch from inside a kernel", cfg.file, cfg.line);
-  running = &cfg;
-  body = &b;
-  grid_dim = g;
-  block_dim = k;
-  for (unsigned z = 0; z < g.z; z++)
-    for (unsigned y = 0; y < g.y; y++)
-      for (unsigned x = 0; x < g.x; x++) {
-        block_idx = uint3{x, y, z};
-        run_block((int)threads);
-      }
-  running = NULL;
-  body = NULL;
+  enqueue([cfg, b] { run_launch(cfg, b); });
 }
 } // namespace sim_emu
 
@@ -355,6 +380,8 @@ const char *cudaGetErrorString(cudaError_t e) {
   case cudaErrorInvalidConfiguration: return "invalid configuration argument";
   case cudaErrorInvalidDevicePointer: return "invalid device pointer";
   case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+  case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+  case cudaErrorNotReady: return "device not ready";
   case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
   }
   return "unknown error";
@@ -385,6 +412,7 @@ cudaError_t cudaFree(void *p) {
   auto &m = sim_emu::allocations();
   auto it = m.find((uintptr_t)p);
   if (it == m.end()) die("cudaFree(%p): not a device allocation (freed twice?)", p);
+  sim_emu::drain(); // cudaFree waits for the device's work
   sim_emu::held -= it->second;
   m.erase(it);
   free(p);
@@ -420,14 +448,19 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
   const char *d = (const char *)dst, *c = (const char *)src;
   if (d < c + bytes && c < d + bytes)
     die("cudaMemcpy (%s, %zu bytes): source and destination overlap", kind_name(kind), bytes);
-  memcpy(dst, src, bytes);
+  if (kind == cudaMemcpyHostToDevice) { // staged: the host may reuse its buffer on return
+    auto staged = std::make_shared<std::vector<char>>(c, c + bytes);
+    sim_emu::enqueue([dst, staged] { memcpy(dst, staged->data(), staged->size()); });
+  } else { // the host reads a copy to host memory only after it synchronises
+    sim_emu::enqueue([dst, src, bytes] { memcpy(dst, src, bytes); });
+  }
   return cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
   (void)s;
   sim_emu::check_device_range("cudaMemset", p, bytes);
-  memset(p, value, bytes);
+  sim_emu::enqueue([p, value, bytes] { memset(p, value, bytes); });
   return cudaSuccess;
 }
 
@@ -441,11 +474,59 @@ cudaError_t cudaStreamCreate(cudaStream_t *s) {
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  sim_emu::drain();
   delete s;
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   (void)s;
+  sim_emu::drain();
+  return cudaSuccess;
+}
+
+// An event: the host clock when the device reached its record (timing from the emulation's
+// clock means nothing about a GPU's; it only lets the code that reads events run).
+struct sim_emu_event {
+  int state; // 0: never recorded, 1: its record is queued, 2: reached
+  double ms;
+};
+
+cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = new sim_emu_event{0, 0.0};
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  if (e && e->state == 1) sim_emu::drain(); // its record refers to it
+  delete e;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  (void)s;
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  e->state = 1;
+  sim_emu::enqueue([e] {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    e->ms = t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+    e->state = 2;
+  });
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  sim_emu::drain();
+  return cudaSuccess;
+}
+
+// As on a GPU: an error when either event was never recorded or has not been reached yet.
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!start || !end || start->state == 0 || end->state == 0)
+    return fail(cudaErrorInvalidResourceHandle);
+  if (start->state != 2 || end->state != 2) return cudaErrorNotReady; // not an error state
+  *ms = (float)(end->ms - start->ms);
   return cudaSuccess;
 }

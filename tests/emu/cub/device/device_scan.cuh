@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The host emulation of CUDA (tests/emu/README.md): CUB's device-wide exclusive prefix sum, with
-// its two calls (the first, with no work space, asks for the work space's size).
+// its two calls (the first, with no work space, asks for the work space's size); the scan is
+// queued on the device like a kernel.
 #ifndef SIM_EMU_CUB_DEVICE_SCAN_CUH
 #define SIM_EMU_CUB_DEVICE_SCAN_CUH
 #include "../../cuda_runtime.h"
@@ -21,12 +22,14 @@ struct DeviceScan {
                                   sizeof in[0] * (size_t)n);
     ::sim_emu::check_device_range("cub::DeviceScan::ExclusiveSum output", &out[0],
                                   sizeof out[0] * (size_t)n);
-    typename std::decay<decltype(in[0])>::type sum{};
-    for (int i = 0; i < n; i++) {
-      auto x = in[i];
-      out[i] = sum;
-      sum = sum + x;
-    }
+    ::sim_emu::enqueue([in, out, n] {
+      typename std::decay<decltype(in[0])>::type sum{};
+      for (int i = 0; i < n; i++) {
+        auto x = in[i];
+        out[i] = sum;
+        sum = sum + x;
+      }
+    });
     return cudaSuccess;
   }
 };
