@@ -22,6 +22,12 @@ static int sync(cuda_ctx *c, sim_status *st) {
   return SIM_OK;
 }
 
+// The elastic operations return once their work is queued (core/solve/backend.h).
+static int queued(sim_status *st) {
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
 static int cuda_upload(sim_backend *be, sim_vec_id id, const double *host, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   SIM_CU(cudaMemcpyAsync(c->vec[id], host, sizeof(double) * 3 * (size_t)c->m->n,
@@ -69,7 +75,7 @@ static int cuda_set_pins(sim_backend *be, const double *pin_pos, sim_status *st)
     SIM_CU(cudaMemcpyAsync(c->pin_pos, pin_pos, sizeof(double) * 3 * (size_t)c->m->npinned,
                            cudaMemcpyHostToDevice, c->stream),
            st);
-  return sync(c, st);
+  return queued(st); /* the host's copy is staged at the call */
 }
 
 // q~ = q_t + h v + h^2 g and q = q~ on free vertices (Sec. 3 of the paper, implicit Euler).
@@ -107,7 +113,7 @@ static int cuda_predict(sim_backend *be, const double g[3], sim_status *st) {
         m->npinned, c->pinned, c->pin_pos, c->vec[SIM_VEC_QTILDE], c->vec[SIM_VEC_Q]);
   if (c->U) /* Overby 2017: u = 0 at the start of a step */
     SIM_CU(cudaMemsetAsync(c->U, 0, sizeof(double) * 9 * (size_t)m->nelem, c->stream), st);
-  return sync(c, st);
+  return queued(st);
 }
 
 // v = (q - q_t) / h; q_t = q.
@@ -125,7 +131,7 @@ static int cuda_integrate(sim_backend *be, sim_status *st) {
   if (n3 > 0)
     k_integrate<<<sim_cuda_blocks(n3), SIM_CUDA_BLOCK, 0, c->stream>>>(
         n3, 1.0 / c->m->h, c->vec[SIM_VEC_Q], c->vec[SIM_VEC_QT], c->vec[SIM_VEC_V]);
-  return sync(c, st);
+  return queued(st);
 }
 
 // Collision detection on the device unless SIMCTL_CUDA_DETECT=host (the host's, for comparison).
@@ -145,6 +151,9 @@ static void cuda_destroy(sim_backend *be) {
   if (!be) return;
   cuda_ctx *c = CCTX(be);
   if (c) {
+    if (c->stream) cudaStreamSynchronize(c->stream); /* nothing queued reads what is freed */
+    sim_cuda_spans_destroy(&c->spans);
+    sim_cuda_snapshot_destroy(c);
     sim_cuda_detect_destroy(c->det);
     sim_cuda_contact_destroy(c);
     sim_cuda_global_destroy(c);
@@ -241,10 +250,15 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   be->local_step = sim_cuda_local_step;
   be->global_step = sim_cuda_global_step;
   be->integrate = cuda_integrate;
+  be->mark = sim_cuda_mark;
+  be->settle = sim_cuda_settle;
+  be->snapshot = sim_cuda_snapshot;
+  be->snapshot_get = sim_cuda_snapshot_get;
   be->energy = sim_cuda_energy;
   be->global_stats = cuda_global_stats;
   be->destroy = cuda_destroy;
   c->m = m;
+  for (int i = 0; i < SIM_SPAN_COUNT; i++) c->spans.open[i] = -1;
   int rc = SIM_OK;
   cudaError_t e = cudaStreamCreate(&c->stream); /* ordered after the legacy stream's work */
   if (e != cudaSuccess)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The CUDA backend's state, shared by its files (private to gpu/): the model's arrays, the
 // state vectors and S resident on the device; one stream carries every kernel of a frame.
-// Every operation of the backend table ends with the stream synchronised, so the frame loop's
-// host timers measure device time (timing.csv has the same buckets on both backends).
+// The elastic operations (set_pins, predict, local and global step, integrate) only queue their
+// work; every other operation of the backend table ends with the stream synchronised. The
+// frame's elastic buckets are timed by events (spans_cuda.cu), the contact buckets by host
+// timers around synchronised operations, so timing.csv has the same columns on both backends.
 #ifndef SIM_CUDA_CTX_H
 #define SIM_CUDA_CTX_H
 #include <cuda_runtime.h>
@@ -43,6 +45,26 @@ typedef struct cuda_S {
   double *z;  // 3n: L^{-T} y before the permutation
 } cuda_S;
 
+// Timing spans (spans_cuda.cu): events recorded at the marks since the last settle.
+typedef struct cuda_spans {
+  cudaEvent_t *ev;           // cap slots, the first `created` of them created
+  int *opened_by;            // per recorded event: the event that opened its span, -1: an opening
+  unsigned char *bucket;     // per recorded event: its sim_span_id
+  int n, cap, created;       // recorded since the last settle; slots; events created
+  int open[SIM_SPAN_COUNT];  // each bucket's open span's event, -1: none
+} cuda_spans;
+
+// Output snapshots (snapshot_cuda.cu): q, v and the energy densities copied on the device into
+// `dev`, then to page-locked `host` on a stream of their own, so the copy to the host overlaps
+// the frames that follow.
+typedef struct cuda_snap {
+  cudaStream_t copy;       // the copies to the host
+  cudaEvent_t taken;       // on the backend's stream: `dev` holds the snapshot
+  cudaEvent_t landed;      // on `copy`: `host` holds it (and `dev` may be written again)
+  double *dev, *host;      // 6n + nelem each: q, v, densities
+  int q_only, taken_once;  // the last snapshot's kind; whether one was taken
+} cuda_snap;
+
 typedef struct cuda_ctx {
   const sim_model *m;
   cudaStream_t stream;
@@ -61,10 +83,12 @@ typedef struct cuda_ctx {
   cuda_S S;
   sim_sparse_inverse host_S;  // scenes with contact: S and its factor kept on the host for W
   sim_factor *host_fac;
-  int *host_perm;             // scenes with contact: S's permutation P (the device builds W)
-  struct cuda_contact *cst;  // the contact stage (contact_cuda.cu), NULL without contact
+  int *host_perm;               // scenes with contact: S's permutation P (the device builds W)
+  struct cuda_contact *cst;     // the contact stage (contact_cuda.cu), NULL without contact
   struct sim_cuda_detect *det;  // collision detection (detect_cuda.cu), NULL: on the host
   sim_global_stats stats;
+  cuda_spans spans;
+  cuda_snap snap;
 } cuda_ctx;
 
 #define CCTX(be) ((cuda_ctx *)(be)->ctx)
@@ -105,6 +129,14 @@ static inline unsigned sim_cuda_blocks(long long n) {
   return (unsigned)((n + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
 }
 
+// gpu/spans_cuda.cu: the backend table's mark and settle; the events freed.
+int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st);
+int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
+void sim_cuda_spans_destroy(cuda_spans *s);
+// gpu/snapshot_cuda.cu: the backend table's snapshot and snapshot_get; its buffers freed.
+int sim_cuda_snapshot(sim_backend *be, int q_only, sim_status *st);
+int sim_cuda_snapshot_get(sim_backend *be, sim_snapshot *out, sim_status *st);
+void sim_cuda_snapshot_destroy(cuda_ctx *c);
 // gpu/global_step.cu: S built on the host from the factor, moved to the device (the host copy
 // freed), and the global step q_free = S^T S rhs.
 int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
@@ -117,6 +149,8 @@ void sim_cuda_global_destroy(cuda_ctx *c);
 // gpu/local_step.cu: projections, bending, the right-hand side; the energy.
 int sim_cuda_local_step(sim_backend *be, sim_status *st);
 double sim_cuda_energy(sim_backend *be, double *elem);
+// Queues the energy's terms, their sum (c->energy after the terms) and the densities (c->dens).
+int sim_cuda_energy_queue(cuda_ctx *c, sim_status *st);
 // Whether W is formed on the host (SIMCTL_CUDA_DELASSUS=host) rather than on the device (the
 // default): the host then keeps S and its factor for it. SIM_ERR_USAGE on another value.
 int sim_cuda_delassus_on_host(int *on_host, sim_status *st);

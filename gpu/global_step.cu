@@ -150,10 +150,7 @@ int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale,
 
 int sim_cuda_global_step(sim_backend *be, sim_status *st) {
   cuda_ctx *c = CCTX(be);
-  int rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st);
-  if (rc) return rc;
-  SIM_CU(cudaStreamSynchronize(c->stream), st);
-  return SIM_OK;
+  return sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st); /* queued */
 }
 
 // Long rows first, then the short ones (host arrays into one device array).

@@ -55,8 +55,7 @@ int sim_cuda_local_step(sim_backend *be, sim_status *st) {
   if (m->nfree > 0)
     k_rhs<<<sim_cuda_blocks(m->nfree), SIM_CUDA_BLOCK, 0, c->stream>>>(
         m->nfree, device_view(c), c->vec[SIM_VEC_QTILDE], c->R, c->P, c->pin_pos, c->rhs);
-  SIM_CU(cudaGetLastError(), st);
-  SIM_CU(cudaStreamSynchronize(c->stream), st);
+  SIM_CU(cudaGetLastError(), st); /* queued, not waited for (core/solve/backend.h) */
   return SIM_OK;
 }
 
@@ -99,18 +98,26 @@ static __global__ void k_sum(long long n, const double *x, double *out) {
   if (threadIdx.x == 0) *out = s[0];
 }
 
-double sim_cuda_energy(sim_backend *be, double *elem) {
-  cuda_ctx *c = CCTX(be);
+int sim_cuda_energy_queue(cuda_ctx *c, sim_status *st) {
   const sim_model *m = c->m;
   long long n = (long long)m->nelem + m->nfree + c->bend.nst;
-  double E = NAN;
   if (n > 0)
     k_energy_terms<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(
         m->nelem, c->elems, m->nfree, c->free_vert, c->mass, c->bend, 1.0 / (m->h * m->h),
         c->vec[SIM_VEC_Q], c->vec[SIM_VEC_QTILDE], c->energy, c->dens);
   k_sum<<<1, SIM_SUM_THREADS, 0, c->stream>>>(n, c->energy, c->energy + n);
-  if (cudaGetLastError() != cudaSuccess) return NAN;
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+double sim_cuda_energy(sim_backend *be, double *elem) {
+  cuda_ctx *c = CCTX(be);
+  const sim_model *m = c->m;
+  long long n = (long long)m->nelem + m->nfree + c->bend.nst;
+  double E = NAN;
+  sim_status st = {0};
   // the table's energy op has no status: a device failure gives NaN
+  if (sim_cuda_energy_queue(c, &st)) return NAN;
   if (cudaMemcpyAsync(&E, c->energy + n, sizeof E, cudaMemcpyDeviceToHost, c->stream) !=
       cudaSuccess)
     return NAN;

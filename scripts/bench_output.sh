@@ -3,8 +3,10 @@
 # What writing frames costs the frame loop, with the frame files written by the loop itself
 # (output.async off) and by the background writer thread (on): one scene run both ways with
 # every format, printing the wall time, the mean frame time (solver only) and the output
-# column of timing.csv (the loop's time spent on output: writing the files, or handing a frame
-# over), and checking that both runs wrote the same frame files.
+# column of timing.csv (the loop's time spent on output: taking a frame's snapshot, then writing
+# its files or handing them over; per output frame: the column's total over the frames written,
+# frame 0's files being written after frame 1), and checking that both runs wrote the same frame
+# files.
 # usage: scripts/bench_output.sh [--simctl PATH] [--scene FILE] [--frames N] [--every N]
 #                                [--device cpu|cuda] [--out DIR]
 set -euo pipefail
@@ -34,9 +36,9 @@ import csv, json, sys
 d, a = sys.argv[1], sys.argv[2]
 s = json.load(open(d + "/summary.json"))
 rows = list(csv.DictReader(open(d + "/timing.csv")))
-outs = [float(r["output"]) for r in rows if float(r["output"]) > 0]
+outs = [float(r["output"]) for r in rows]
 print("| %s | %.2f | %.2f | %.2f | %.1f |" % (a, s["wall_ms"] / 1e3, s["mean_frame_ms"],
-      sum(outs) / max(len(outs), 1), sum(outs)))
+      sum(outs) / max(s["frames_written"], 1), sum(outs)))
 PY
 done
 if diff -r "$OUT/off/frames" "$OUT/on/frames" >/dev/null; then

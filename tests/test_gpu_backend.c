@@ -8,7 +8,8 @@
    Both backends use the same S (built on the host): in double the results agree to 1e-12
    relative (the cloth's local step and energy to 1e-11: its SVD's atan2, sin, cos and
    Neo-Hookean's log1p differ by 1-2 ulp between the device and glibc); with S in float the GPU
-   agrees with the CPU's float S to 1e-12 and with double to 1e-6. A NaN fails every check. */
+   agrees with the CPU's float S to 1e-12 and with double to 1e-6. A NaN fails every check.
+   The timing spans (mark, settle) on both backends: time in the marked buckets only. */
 #include "../core/base/alloc.h"
 #include "gpu_pair.h"
 #include "json_fmt.h"
@@ -157,6 +158,47 @@ static void check_operations(sim_precision p, double tol_local, double tol) {
   gpu_pair_close(&g);
 }
 
+/* The timing spans of one backend: two local-step spans and a global-step span, then settle:
+   time in those buckets only, all of it forgotten by the next settle. */
+static void check_spans_of(sim_backend *be) {
+  sim_status st = {0};
+  for (int k = 0; k < 2; k++) {
+    CHECK_INT(be->mark(be, SIM_SPAN_LOCAL, 0, &st), SIM_OK);
+    CHECK_INT(be->local_step(be, &st), SIM_OK);
+    CHECK_INT(be->mark(be, SIM_SPAN_LOCAL, 1, &st), SIM_OK);
+  }
+  CHECK_INT(be->mark(be, SIM_SPAN_GLOBAL, 0, &st), SIM_OK);
+  CHECK_INT(be->global_step(be, &st), SIM_OK);
+  CHECK_INT(be->mark(be, SIM_SPAN_GLOBAL, 1, &st), SIM_OK);
+  double ms[SIM_SPAN_COUNT] = {0}, again[SIM_SPAN_COUNT] = {0};
+  CHECK_INT(be->settle(be, ms, &st), SIM_OK);
+  CHECK_INT(be->settle(be, again, &st), SIM_OK);
+  printf("  spans on %-4s: local %.3f ms, global %.3f ms\n", be->name, ms[SIM_SPAN_LOCAL],
+         ms[SIM_SPAN_GLOBAL]);
+  check_report(ms[SIM_SPAN_LOCAL] > 0 && ms[SIM_SPAN_GLOBAL] > 0 && ms[SIM_SPAN_LOCAL] < 1e4 &&
+                   ms[SIM_SPAN_GLOBAL] < 1e4,
+               __FILE__, __LINE__, "%s spans: local %g, global %g ms in (0, 1e4)", be->name,
+               ms[SIM_SPAN_LOCAL], ms[SIM_SPAN_GLOBAL]);
+  check_report(ms[SIM_SPAN_PREDICT] == 0 && ms[SIM_SPAN_INTEGRATE] == 0, __FILE__, __LINE__,
+               "%s spans: nothing in the buckets never marked", be->name);
+  for (int b = 0; b < SIM_SPAN_COUNT; b++)
+    check_report(again[b] == 0, __FILE__, __LINE__, "%s spans: a second settle adds nothing",
+                 be->name);
+  CHECK_INT(be->mark(be, SIM_SPAN_COUNT, 0, &st), SIM_ERR_USAGE);
+}
+
+/* Spans on both backends; the queued work's results, read after them, still agree. */
+static void check_spans(void) {
+  gpu_pair g;
+  if (bar("neo_hookean") || gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE)) return;
+  unsigned long long seed = 99;
+  random_state(&g, &seed);
+  check_spans_of(g.cpu);
+  check_spans_of(g.gpu);
+  compare(&g, 0, SIM_VEC_Q, 1e-12, "q after the spans");
+  gpu_pair_close(&g);
+}
+
 /* S in float: the GPU against the CPU's float S, and against double, on one global step. */
 static void check_float(void) {
   gpu_pair f, d;
@@ -204,5 +246,6 @@ int main(void) {
   if (!cloth("arap", "laplace_beltrami")) check_operations(SIM_PREC_DOUBLE, 1e-11, 1e-12);
   if (!bar("neo_hookean")) check_operations(SIM_PREC_FLOAT, 1e-12, 1e-12);
   check_float();
+  check_spans();
   return check_summary("test_gpu_backend");
 }

@@ -3,7 +3,12 @@
    device): the paper's twisting bar (ARAP, 5.3k vertices) and cloth extension (Neo-Hookean,
    10.2k), 20 frames each through the frame loop (stepper), both on the sparse inverse in
    double. Positions must agree to 1e-9 of the body's size at every frame; the largest
-   difference is printed. (The contact scenes, squeezing_ball among them: test_gpu_contact.c.) */
+   difference is printed. Every frame's timed buckets (predict, local, global, integrate) are
+   positive and add up to no more than the frame's wall time. Every fourth frame each backend
+   takes an output snapshot (every other one of q alone), hands it over after the next frame,
+   and it must hold the state downloaded when it was taken, bit for bit, and the two backends'
+   energy densities must agree to 1e-11. (The contact scenes, squeezing_ball among them:
+   test_gpu_contact.c.) */
 #include "../core/base/alloc.h"
 #include "../core/solve/stepper.h"
 #include "gpu_pair.h"
@@ -11,6 +16,34 @@
 #define FRAMES 20
 
 static sim_scene g_sc; /* large: off the stack */
+
+/* The frame's timed buckets: each positive, together within the frame's wall time. */
+static void check_buckets(const char *name, const sim_profile *p) {
+  double sum = p->predict_ms + p->local_ms + p->global_ms + p->integrate_ms;
+  check_report(p->predict_ms > 0 && p->local_ms > 0 && p->global_ms > 0 && p->integrate_ms > 0 &&
+                   sum <= p->frame_ms * 1.001 + 0.01,
+               __FILE__, __LINE__,
+               "%s buckets: predict %g, local %g, global %g, integrate %g ms (sum within the "
+               "frame's %g ms)",
+               name, p->predict_ms, p->local_ms, p->global_ms, p->integrate_ms, p->frame_ms);
+}
+
+/* The snapshot taken when the backend's q and energy densities were q_then, dens_then, handed
+   over now: bit for bit what the backend gave then. */
+static void check_snapshot(sim_backend *be, const sim_model *m, int q_only, const double *q_then,
+                           const double *dens_then) {
+  sim_status st = {0};
+  sim_snapshot s;
+  CHECK_INT(be->snapshot_get(be, &s, &st), SIM_OK);
+  if (!s.q) return;
+  check_report(memcmp(s.q, q_then, sizeof(double) * 3 * (size_t)m->n) == 0, __FILE__, __LINE__,
+               "%s snapshot: q as it was when taken", be->name);
+  check_report(q_only ? !s.v && !s.dens : s.v && s.dens, __FILE__, __LINE__,
+               "%s snapshot: v and densities only in a whole snapshot", be->name);
+  if (s.dens)
+    check_report(memcmp(s.dens, dens_then, sizeof(double) * (size_t)m->nelem) == 0, __FILE__,
+                 __LINE__, "%s snapshot: the energy densities as they were when taken", be->name);
+}
 
 static void run_side_by_side(const char *file) {
   sim_status st = {0};
@@ -25,14 +58,36 @@ static void run_side_by_side(const char *file) {
   CHECK_INT(rc, SIM_OK);
   size_t n3 = 3 * (size_t)g.m.n;
   double *qc = SIM_NEW(double, n3), *qg = SIM_NEW(double, n3), size = model_extent(&g.m), worst = 0;
+  double *qc_then = SIM_NEW(double, n3), *qg_then = SIM_NEW(double, n3);
+  double *dc_then = SIM_NEW(double, (size_t)g.m.nelem + 1);
+  double *dg_then = SIM_NEW(double, (size_t)g.m.nelem + 1);
   double ms_cpu = 0, ms_gpu = 0;
+  int taken = -1; /* the frame of the snapshots not yet handed over */
   for (int f = 0; !rc && f < FRAMES; f++) {
     sim_profile pc, pg;
     rc = sim_stepper_step(&sc, &pc, NULL, &st);
     if (!rc) rc = sim_stepper_step(&sg, &pg, NULL, &st);
+    if (!rc && taken >= 0) { /* handed over a frame later, as simctl run does */
+      int q_only = taken % 8 != 0;
+      check_snapshot(g.cpu, &g.m, q_only, qc_then, dc_then);
+      check_snapshot(g.gpu, &g.m, q_only, qg_then, dg_then);
+      taken = -1;
+    }
     if (!rc) rc = g.cpu->download(g.cpu, SIM_VEC_Q, qc, &st);
     if (!rc) rc = g.gpu->download(g.gpu, SIM_VEC_Q, qg, &st);
+    if (!rc && f % 4 == 0) {
+      memcpy(qc_then, qc, sizeof(double) * n3);
+      memcpy(qg_then, qg, sizeof(double) * n3);
+      g.cpu->energy(g.cpu, dc_then);
+      g.gpu->energy(g.gpu, dg_then);
+      rc = g.cpu->snapshot(g.cpu, f % 8 != 0, &st);
+      if (!rc) rc = g.gpu->snapshot(g.gpu, f % 8 != 0, &st);
+      taken = f;
+    }
     CHECK_INT(rc, SIM_OK);
+    if (rc) break;
+    check_buckets(g.cpu->name, &pc);
+    check_buckets(g.gpu->name, &pg);
     double d = max_diff(qc, qg, n3);
     worst = fmax(worst, d / size);
     ms_cpu += pc.frame_ms;
@@ -45,6 +100,10 @@ static void run_side_by_side(const char *file) {
   check_report(worst <= 1e-9, __FILE__, __LINE__, "%s: %.3g <= 1e-9 of the size", g_sc.name, worst);
   sim_free(qc);
   sim_free(qg);
+  sim_free(qc_then);
+  sim_free(qg_then);
+  sim_free(dc_then);
+  sim_free(dg_then);
   sim_stepper_free(&sc);
   sim_stepper_free(&sg);
   gpu_pair_close(&g);

@@ -22,16 +22,17 @@ static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, si
                           sim_status *st) {
   /* refuse to build an S that would not fit in 80% of physical memory, before allocating */
   double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  sim_backend_opts o = {sc->solver.global, sc->solver.precision, sc->solver.ordering,
-                        phys > 0 ? (size_t)(0.8 * phys) : 0, sc->solver.chebyshev_rho,
-                        (size_t)(sc->solver.dense_max_mib * 1048576.0)};
+  sim_backend_opts o = {sc->solver.global,        sc->solver.precision,
+                        sc->solver.ordering,      phys > 0 ? (size_t)(0.8 * phys) : 0,
+                        sc->solver.chebyshev_rho, (size_t)(sc->solver.dense_max_mib * 1048576.0)};
   char why[SIM_MSG_MAX] = "";
   if (sc->solver.device == SIM_DEVICE_CUDA) return sim_backend_cuda_create(m, &o, be, st);
   if (sc->solver.device == SIM_DEVICE_AUTO) {
     if (sim_cuda_available(why, sizeof why)) {
       sim_status cst = {0};
       if (!SIM_CUDA_AUTO)
-        snprintf(why, sizeof why, "the CUDA backend has not passed its tests on a GPU yet; "
+        snprintf(why, sizeof why,
+                 "the CUDA backend has not passed its tests on a GPU yet; "
                  "--device cuda runs it");
       else if (sim_backend_cuda_create(m, &o, be, &cst) == SIM_OK)
         return SIM_OK;
@@ -88,42 +89,57 @@ typedef struct run_ctx {
   sim_backend *be;
   sim_stepper step;
   sim_writer w;
-  double *q, *v, *energy;
+  double *q;   /* the last state checked (finish_snapshot) */
   double size; /* rest extent, for the explosion check */
   int writer_open;
-  int async;       /* frame files on the writer thread (output.async) */
+  int async;        /* frame files on the writer thread (output.async) */
   int async_failed; /* a hand-over reported the thread's failure */
   sim_async_writer aw;
+  /* the snapshot taken at an earlier frame and not yet handed on (take_snapshot) */
+  int pending, pend_frame, pend_output;
+  double pend_t;
 } run_ctx;
 
-/* The checks on a downloaded state: finite, not exploded; inverted tetrahedra counted. */
-static int check_frame(run_ctx *r, int frame, sim_run_result *res, sim_status *st) {
-  int rc = check_state(&r->m, r->size, r->q, frame, st);
+/* The checks on a state the host has: finite, not exploded; inverted tetrahedra counted. */
+static int check_frame(run_ctx *r, int frame, const double *q, sim_run_result *res,
+                       sim_status *st) {
+  int rc = check_state(&r->m, r->size, q, frame, st);
   if (rc) return rc;
-  int inv = sim_model_inverted(&r->m, r->q);
+  int inv = sim_model_inverted(&r->m, q);
   if (inv > 0 && !res->inverted_first_frame) res->inverted_first_frame = frame;
   if (inv > res->inverted_max) res->inverted_max = inv, res->inverted_max_frame = frame;
   return SIM_OK;
 }
 
-static int write_output_frame(run_ctx *r, int frame, sim_run_result *res, double *out_ms,
-                              sim_status *st) {
-  double t0 = sim_now_ms();
-  sim_backend *be = r->be;
-  int rc = be->download(be, SIM_VEC_Q, r->q, st);
-  if (!rc) rc = be->download(be, SIM_VEC_V, r->v, st);
-  if (!rc) rc = check_frame(r, frame, res, st);
-  if (!rc) {
-    be->energy(be, r->energy);
-    if (!r->async) {
-      rc = sim_writer_frame(&r->w, frame, r->step.t, r->q, r->v, r->energy, st);
-    } else if ((rc = sim_async_frame(&r->aw, frame, r->step.t, r->q, r->v, r->energy, st)) &&
-               r->aw.failed) {
-      res->frames_written--; /* the frame in flight before this one was not written */
-      r->async_failed = 1;
-    }
+/* Queues a snapshot of frame `frame`: what an output frame writes, or q alone for the state
+   check. The backend may copy it while the next frame runs (CUDA); finish_snapshot, after that
+   frame, hands it on. */
+static int take_snapshot(run_ctx *r, int frame, int output, sim_status *st) {
+  int rc = r->be->snapshot(r->be, !output, st);
+  if (rc) return rc;
+  r->pending = 1, r->pend_frame = frame, r->pend_output = output, r->pend_t = r->step.t;
+  return SIM_OK;
+}
+
+/* The pending snapshot (if any): its checks, then, for an output frame, its files (on the
+   writer thread with output.async) and the flush of the series and the timing rows so far. */
+static int finish_snapshot(run_ctx *r, sim_run_result *res, sim_status *st) {
+  if (!r->pending) return SIM_OK;
+  r->pending = 0;
+  sim_snapshot s;
+  int rc = r->be->snapshot_get(r->be, &s, st), f = r->pend_frame;
+  if (!rc) rc = check_frame(r, f, s.q, res, st);
+  if (rc) return rc;
+  memcpy(r->q, s.q, sizeof(double) * 3 * (size_t)r->m.n); /* the last state checked */
+  if (!r->pend_output) return SIM_OK;
+  if (!r->async) {
+    rc = sim_writer_frame(&r->w, f, r->pend_t, s.q, s.v, s.dens, st);
+  } else if ((rc = sim_async_frame(&r->aw, f, r->pend_t, s.q, s.v, s.dens, st)) && r->aw.failed) {
+    res->frames_written--; /* the frame in flight before this one was not written */
+    r->async_failed = 1;
   }
-  *out_ms = sim_now_ms() - t0;
+  if (!rc) res->frames_written++;
+  if (!rc) rc = r->async ? sim_writer_flush_timing(&r->w, st) : sim_writer_flush(&r->w, st);
   return rc;
 }
 
@@ -135,11 +151,12 @@ static int use_async(const sim_scene *sc, const sim_backend *be) {
   return sc->output.async == SIM_ASYNC_ON;
 }
 
+/* The frame loop. A frame's snapshot is handed on after the next frame (finish_snapshot), so
+   its copy to the host overlaps that frame; a failed check stops the run there, naming the
+   frame whose state failed it, before that next frame's timing row. */
 static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, sim_run_result *res,
                       sim_status *st) {
-  double out_ms = 0;
-  int rc = write_output_frame(r, 0, res, &out_ms, st);
-  if (!rc) res->frames_written = 1;
+  int rc = take_snapshot(r, 0, 1, st);
   double t_start = sim_now_ms(), frame_sum = 0, contact_sum = 0;
   long cr_sum = 0, cst_iters = 0;
   res->min_gap = HUGE_VAL;
@@ -147,6 +164,11 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     sim_profile prof;
     rc = sim_stepper_step(&r->step, &prof, NULL, st);
     if (rc) break;
+    double a = sim_now_ms(), out_ms = 0;
+    int was_output = r->pending && r->pend_output;
+    rc = finish_snapshot(r, res, st);
+    if (rc) break;
+    if (was_output) out_ms = sim_now_ms() - a;
     frame_sum += prof.frame_ms;
     contact_sum += prof.contacts;
     if (prof.contacts > res->contacts_max) res->contacts_max = prof.contacts;
@@ -159,25 +181,23 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
       cst_iters += prof.lg_iterations;
     }
     res->frames = f;
-    out_ms = 0;
-    if (f % sc->output.every == 0 || f == sc->solver.frames) {
-      rc = write_output_frame(r, f, res, &out_ms, st);
-      if (!rc) res->frames_written++;
-    } else if (f % 10 == 0) {
-      rc = r->be->download(r->be, SIM_VEC_Q, r->q, st);
-      if (!rc) rc = check_frame(r, f, res, st);
-    }
+    int output = f % sc->output.every == 0 || f == sc->solver.frames;
+    a = sim_now_ms();
+    if (output || f % 10 == 0) rc = take_snapshot(r, f, output, st);
+    if (output) out_ms += sim_now_ms() - a;
     sim_status ignore = {0};
     sim_writer_timing_row(&r->w, f, r->step.t, &prof, out_ms, rc ? &ignore : st);
-    if (!rc && (f % sc->output.every == 0 || f == sc->solver.frames))
-      rc = r->async ? sim_writer_flush_timing(&r->w, st) : sim_writer_flush(&r->w, st);
     if (o->progress) o->progress(f, sc->solver.frames, sim_now_ms() - t_start, o->user);
   }
+  /* the last snapshot (the final frame's after a whole run; after a failed step, the last
+     one taken, so what the run reached is kept) */
+  sim_status ignore = {0};
+  int fin = finish_snapshot(r, res, rc ? &ignore : st);
+  rc = rc ? rc : fin;
   res->mean_frame_ms = res->frames ? frame_sum / res->frames : 0;
   res->contacts_mean = res->frames ? contact_sum / res->frames : 0;
   res->cr_per_iteration = cst_iters ? (double)cr_sum / (double)cst_iters : 0;
-  /* the last output frame downloaded q (the final frame is always written) */
-  if (!rc) {
+  if (!rc) { /* the final frame is always written: r->q holds it */
     res->measure_final = sim_model_measure(&r->m, r->q);
     body_centres(&r->m, r->q, res->com_final);
   }
@@ -207,9 +227,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   }
   if (!rc) {
     r.q = SIM_NEW(double, 3 * (size_t)r.m.n);
-    r.v = SIM_NEW(double, 3 * (size_t)r.m.n);
-    r.energy = SIM_NEW(double, (size_t)r.m.nelem + 1);
-    if (!r.q || !r.v || !r.energy) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (run)");
+    if (!r.q) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (run)");
   }
   if (!rc) {
     rc = sim_writer_open(&r.w, &r.m, sc->output.dir, st);
@@ -241,8 +259,6 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     sim_writer_close(&r.w);
   }
   sim_free(r.q);
-  sim_free(r.v);
-  sim_free(r.energy);
   sim_stepper_free(&r.step);
   if (r.be) r.be->destroy(r.be);
   sim_model_free(&r.m);

@@ -23,10 +23,20 @@ typedef enum {
   SIM_BUF_COUNT
 } sim_buf_id;
 
+/* The frame's buckets that the stepper times on the backend's own clock (timing.csv's predict,
+   local, global and integrate columns; the contact buckets are host-timed, sim_cst_times). */
+typedef enum {
+  SIM_SPAN_PREDICT,   /* set_pins and predict */
+  SIM_SPAN_LOCAL,     /* local_step */
+  SIM_SPAN_GLOBAL,    /* global_step (iterations without contact) */
+  SIM_SPAN_INTEGRATE, /* integrate */
+  SIM_SPAN_COUNT
+} sim_span_id;
+
 typedef struct sim_global_stats {
-  long long S_nnz;      /* 0 when the global solver is not the sparse inverse */
-  size_t S_bytes;       /* one copy of S in the chosen precision */
-  size_t S_resident;    /* what the backend keeps for S (both orientations) */
+  long long S_nnz;   /* 0 when the global solver is not the sparse inverse */
+  size_t S_bytes;    /* one copy of S in the chosen precision */
+  size_t S_resident; /* what the backend keeps for S (both orientations) */
   double S_build_ms;
   int etree_height;
   size_t S_contact_bytes; /* an S kept for the contact stage alone (0: none) */
@@ -44,11 +54,18 @@ typedef struct sim_cst_times {
   int newton_steps;
 } sim_cst_times;
 
+/* A snapshot of the state for the host (snapshot_get): what an output frame writes. */
+typedef struct sim_snapshot {
+  const double *q;    /* 3n positions */
+  const double *v;    /* 3n velocities; NULL in a snapshot of q alone */
+  const double *dens; /* nelem elastic energy densities (J/m^3); NULL in a snapshot of q alone */
+} sim_snapshot;
+
 struct sim_contact;
 typedef struct sim_backend sim_backend;
 struct sim_backend {
-  const char *name; /* "cpu" or "cuda" */
-  char device[128]; /* the hardware it runs on, as reports name it (summary.json "device") */
+  const char *name;       /* "cpu" or "cuda" */
+  char device[128];       /* the hardware it runs on, as reports name it (summary.json "device") */
   sim_global_kind global; /* resolved (never AUTO) */
   void *ctx;
   /* Whole-state transfers: vector `id` (3n doubles) to and from the host. */
@@ -84,6 +101,25 @@ struct sim_backend {
   sim_detect_runner detect;
   /* v = (q - q_t) / h; q_t = q. */
   int (*integrate)(sim_backend *be, sim_status *st);
+  /* Queued work and its timing. set_pins, predict, local_step, global_step and integrate may
+     return before their work is done (a failure the device meets is then reported by a later
+     call, settle at the latest); every other operation returns with all work done, the queued
+     work before it included, so what it gives the host is complete. mark(id, 0) opens a span
+     of bucket id and mark(id, 1) closes it, around the operations queued in between; a
+     bucket's spans do not overlap. settle waits for all queued work, then adds each closed
+     span's milliseconds to ms[its bucket] and forgets the spans. CPU: host clock readings
+     (its operations finish before they return); CUDA: events on its stream, so a frame of
+     L-G iterations without contact synchronises once. */
+  int (*mark)(sim_backend *be, sim_span_id id, int close, sim_status *st);
+  int (*settle)(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
+  /* Output snapshots. snapshot takes the state as it is when the queued work before it is
+     done: q, and unless q_only, v and the energy densities (the energy op's `elem`). It may
+     return before the host has the copy (CUDA: copied on the device, then to page-locked host
+     memory on a stream of its own, overlapping the frames that follow); the state may go on
+     changing. snapshot_get waits for the last snapshot and gives its arrays, the backend's
+     until its next snapshot. */
+  int (*snapshot)(sim_backend *be, int q_only, sim_status *st);
+  int (*snapshot_get)(sim_backend *be, sim_snapshot *out, sim_status *st);
   /* Incremental potential e(q) = 1/(2h^2) |q - q~|_M^2 + sum_i V_i Psi_i(G_i q) + bending
      (ARAP: V_i Psi_i = w_i/2 |G_i q - R_i(q)|^2), and per-element elastic energy density (J/m^3)
      into `elem` when non-NULL (host, nelem). */
@@ -96,8 +132,8 @@ typedef struct sim_backend_opts {
   sim_global_kind global;
   sim_precision precision;
   sim_ordering ordering;
-  size_t max_S_bytes; /* 0 = no limit */
-  double chebyshev_rho; /* jacobi: Chebyshev acceleration (0 = off) */
+  size_t max_S_bytes;     /* 0 = no limit */
+  double chebyshev_rho;   /* jacobi: Chebyshev acceleration (0 = off) */
   size_t max_dense_bytes; /* dense_inverse: refuse above this (0 = no limit) */
 } sim_backend_opts;
 

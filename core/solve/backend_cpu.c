@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* CPU backend (OpenMP): local step (ARAP, ADMM-PD materials, bending), global step with S or CHOLMOD, vector stages.
-   Every loop is a gather with a fixed order, so results do not depend on the thread count. */
+/* CPU backend (OpenMP): local step (ARAP, ADMM-PD materials, bending), global step with S or
+   CHOLMOD, vector stages. Every loop is a gather with a fixed order, so results do not depend on
+   the thread count. */
+#include "backend_cpu.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../base/alloc.h"
 #include "../base/timer.h"
-#include "backend_cpu.h"
 #include "local_elem.h"
 
 static int cpu_upload(sim_backend *be, sim_vec_id id, const double *host, sim_status *st) {
@@ -160,13 +162,39 @@ static double cpu_energy(sim_backend *be, double *elem) {
   for (int f = 0; f < m->nfree; f++) {
     int i = m->free_vert[f];
     double d2 = 0;
-    for (int k = 0; k < 3; k++) d2 += (q[3 * i + k] - qh[3 * i + k]) * (q[3 * i + k] - qh[3 * i + k]);
+    for (int k = 0; k < 3; k++)
+      d2 += (q[3 * i + k] - qh[3 * i + k]) * (q[3 * i + k] - qh[3 * i + k]);
     in += m->mass[i] * d2;
   }
   return in / (2.0 * m->h * m->h) + el + sim_bending_energy(m->bend, q);
 }
 
 static void cpu_global_stats(sim_backend *be, sim_global_stats *out) { *out = CTX(be)->stats; }
+
+/* The state copied at once (the operations before it are done). */
+static int cpu_snapshot(sim_backend *be, int q_only, sim_status *st) {
+  cpu_ctx *c = CTX(be);
+  size_t n3 = 3 * (size_t)c->m->n;
+  if (!c->snap && !(c->snap = SIM_NEW(double, 2 * n3 + (size_t)c->m->nelem + 1)))
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (snapshot)");
+  memcpy(c->snap, c->vec[SIM_VEC_Q], sizeof(double) * n3);
+  if (!q_only) {
+    memcpy(c->snap + n3, c->vec[SIM_VEC_V], sizeof(double) * n3);
+    cpu_energy(be, c->snap + 2 * n3);
+  }
+  c->snap_q_only = q_only;
+  return SIM_OK;
+}
+
+static int cpu_snapshot_get(sim_backend *be, sim_snapshot *out, sim_status *st) {
+  cpu_ctx *c = CTX(be);
+  size_t n3 = 3 * (size_t)c->m->n;
+  memset(out, 0, sizeof *out);
+  if (!c->snap) return sim_fail(st, SIM_ERR_USAGE, "snapshot_get: no snapshot was taken");
+  out->q = c->snap;
+  if (!c->snap_q_only) out->v = c->snap + n3, out->dens = c->snap + 2 * n3;
+  return SIM_OK;
+}
 
 static void cpu_destroy(sim_backend *be) {
   if (!be) return;
@@ -186,6 +214,7 @@ static void cpu_destroy(sim_backend *be) {
     sim_dense_inverse_free(&c->D);
     sim_free(c->xcur);
     sim_free(c->xprev);
+    sim_free(c->snap);
     sim_cpu_contact_destroy(c);
     sim_free(c);
   }
@@ -194,11 +223,16 @@ static void cpu_destroy(sim_backend *be) {
 
 size_t sim_buffer_len(const sim_model *m, sim_buf_id id) {
   switch (id) {
-  case SIM_BUF_RHS: return 3 * (size_t)m->nfree;
-  case SIM_BUF_PROJ: return 9 * (size_t)m->nelem;
-  case SIM_BUF_DUAL: return m->admm ? 9 * (size_t)m->nelem : 0;
-  case SIM_BUF_BEND: return 3 * (size_t)m->bend->nst;
-  default: return 0;
+    case SIM_BUF_RHS:
+      return 3 * (size_t)m->nfree;
+    case SIM_BUF_PROJ:
+      return 9 * (size_t)m->nelem;
+    case SIM_BUF_DUAL:
+      return m->admm ? 9 * (size_t)m->nelem : 0;
+    case SIM_BUF_BEND:
+      return 3 * (size_t)m->bend->nst;
+    default:
+      return 0;
   }
 }
 
@@ -221,6 +255,19 @@ static void cpu_device_name(char *out, size_t cap) {
   }
   if (f) fclose(f);
   snprintf(out, cap, "%s, %d threads", name, omp_get_max_threads());
+}
+
+static int cpu_mark(sim_backend *be, sim_span_id id, int close, sim_status *st) {
+  if ((int)id < 0 || id >= SIM_SPAN_COUNT)
+    return sim_fail(st, SIM_ERR_USAGE, "timing span %d: no such bucket", (int)id);
+  sim_host_span_mark(&CTX(be)->spans, id, close);
+  return SIM_OK;
+}
+
+static int cpu_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st) {
+  (void)st;
+  sim_host_spans_settle(&CTX(be)->spans, ms);
+  return SIM_OK;
 }
 
 int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
@@ -248,6 +295,10 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
   be->local_step = cpu_local_step;
   be->global_step = cpu_global_step;
   be->integrate = cpu_integrate;
+  be->mark = cpu_mark;
+  be->settle = cpu_settle;
+  be->snapshot = cpu_snapshot;
+  be->snapshot_get = cpu_snapshot_get;
   be->energy = cpu_energy;
   be->global_stats = cpu_global_stats;
   be->destroy = cpu_destroy;

@@ -29,8 +29,10 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
     s->contact = 1;
     s->world.runner = be->detect;
     if (!be->contact_begin)
-      return sim_fail(st, SIM_ERR_DEVICE, "%s: the %s backend has no contact solver yet (use "
-                      "--device cpu)", m->scene->file, be->name);
+      return sim_fail(st, SIM_ERR_DEVICE,
+                      "%s: the %s backend has no contact solver yet (use "
+                      "--device cpu)",
+                      m->scene->file, be->name);
     s->x_t = SIM_NEW(double, 3 * (size_t)m->n);
     s->x_prev = SIM_NEW(double, 3 * (size_t)m->n);
     s->x_pred = SIM_NEW(double, 3 * (size_t)m->n);
@@ -40,6 +42,12 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
       rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (detection)");
   }
   return rc;
+}
+
+/* The step's pins and prediction. */
+static int predict(sim_stepper *s, sim_status *st) {
+  int rc = s->be->set_pins(s->be, s->pin_pos, st);
+  return rc ? rc : s->be->predict(s->be, s->gravity, st);
 }
 
 /* Collision detection from q_t (and the step before), then the backend's W and warm start. */
@@ -69,20 +77,35 @@ void sim_stepper_free(sim_stepper *s) {
   s->pin_pos = s->x_t = s->x_prev = s->x_pred = s->x_end = NULL;
 }
 
+/* Waits for the backend's queued work and adds its closed spans to span[]. Host-timed stages
+   (detection, the contact stage) start with this, so their timers see only their own work. */
+static int settle(sim_stepper *s, double span[SIM_SPAN_COUNT], sim_status *st) {
+  return s->be->settle(s->be, span, st);
+}
+
+/* rc = `call` (a backend operation) inside a span of bucket `id`. */
+#define SPAN(rc, be, id, call, st)                     \
+  do {                                                 \
+    (rc) = (be)->mark((be), (id), 0, (st));            \
+    if (!(rc)) (rc) = (call);                          \
+    if (!(rc)) (rc) = (be)->mark((be), (id), 1, (st)); \
+  } while (0)
+
 /* K L-G iterations from the current iterate: local step, then the global step (with the
    contact stage when the step has contacts); energies (K + 1 values) may be NULL. */
-static int lg_iterations(sim_stepper *s, sim_profile *prof, sim_cst_times *ct, double *free_global,
-                         double *energies, sim_status *st) {
+static int lg_iterations(sim_stepper *s, sim_profile *prof, sim_cst_times *ct,
+                         double span[SIM_SPAN_COUNT], double *energies, sim_status *st) {
   sim_backend *be = s->be;
   int rc = SIM_OK;
   for (int k = 0; !rc && k < s->lg_iterations; k++) {
-    double a = sim_now_ms();
-    rc = be->local_step(be, st);
-    double b = sim_now_ms();
-    if (!rc) rc = prof->contacts > 0 ? be->contact_global(be, ct, st) : be->global_step(be, st);
-    double c = sim_now_ms();
-    prof->local_ms += b - a;
-    if (prof->contacts == 0) *free_global += c - b;
+    SPAN(rc, be, SIM_SPAN_LOCAL, be->local_step(be, st), st);
+    if (rc) break;
+    if (prof->contacts > 0) {
+      rc = settle(s, span, st);
+      if (!rc) rc = be->contact_global(be, ct, st);
+    } else {
+      SPAN(rc, be, SIM_SPAN_GLOBAL, be->global_step(be, st), st);
+    }
     if (!rc && energies) energies[k + 1] = be->energy(be, NULL);
     prof->lg_iterations++;
   }
@@ -94,22 +117,22 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
   memset(prof, 0, sizeof *prof);
   prof->min_gap = HUGE_VAL;
   sim_cst_times ct = {0};
+  double span[SIM_SPAN_COUNT] = {0};
   double t0 = sim_now_ms();
   double t_next = (s->step + 1) * s->m->h;
   pin_targets(s, t_next);
-  int rc = be->set_pins(be, s->pin_pos, st);
-  if (!rc) rc = be->predict(be, s->gravity, st);
-  double t1 = sim_now_ms();
-  prof->predict_ms = t1 - t0;
+  int rc = SIM_OK;
+  SPAN(rc, be, SIM_SPAN_PREDICT, predict(s, st), st);
+  if (!rc && s->contact) rc = settle(s, span, st);
   if (!rc && s->contact) rc = begin_contact(s, prof, &ct, st);
   if (!rc && energies) energies[0] = be->energy(be, NULL);
-  double free_global = 0.0; /* global solves of iterations without contacts */
-  rc = rc ? rc : lg_iterations(s, prof, &ct, &free_global, energies, st);
+  rc = rc ? rc : lg_iterations(s, prof, &ct, span, energies, st);
   /* re-detection needs something to collide with (not only constraint pins or cables) */
   for (int pass = 0; !rc && s->world.collide && pass < s->redetect; pass++) {
     int added = 0;
+    rc = settle(s, span, st);
     double a = sim_now_ms();
-    rc = be->download(be, SIM_VEC_Q, s->x_end, st);
+    if (!rc) rc = be->download(be, SIM_VEC_Q, s->x_end, st);
     if (!rc) rc = sim_world_redetect(&s->world, s->m->h, s->x_t, s->x_end, &added, st);
     prof->cd_ms += sim_now_ms() - a;
     if (rc || added == 0) break;
@@ -119,16 +142,19 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
     prof->rows = 3 * c->n;
     /* the step again from q~ (as if they had been found at its start): continuing from the
        solution instead pushes a deep vertex out within the remaining iterations, at depth / h */
-    rc = be->predict(be, s->gravity, st);
+    SPAN(rc, be, SIM_SPAN_PREDICT, be->predict(be, s->gravity, st), st);
+    if (!rc) rc = settle(s, span, st);
     if (!rc) rc = be->contact_begin(be, c->c, c->n, &ct, st);
-    if (!rc) rc = lg_iterations(s, prof, &ct, &free_global, NULL, st);
+    if (!rc) rc = lg_iterations(s, prof, &ct, span, NULL, st);
   }
-  double t2 = sim_now_ms();
-  if (!rc) rc = be->integrate(be, st);
+  if (!rc) SPAN(rc, be, SIM_SPAN_INTEGRATE, be->integrate(be, st), st);
+  if (!rc) rc = settle(s, span, st); /* the frame's one wait without contact */
   double t3 = sim_now_ms();
-  prof->integrate_ms = t3 - t2;
+  prof->predict_ms = span[SIM_SPAN_PREDICT];
+  prof->local_ms = span[SIM_SPAN_LOCAL];
+  prof->integrate_ms = span[SIM_SPAN_INTEGRATE];
   prof->frame_ms = t3 - t0 - prof->cd_ms;
-  prof->global_ms = free_global;
+  prof->global_ms = span[SIM_SPAN_GLOBAL];
   if (prof->contacts > 0) {
     prof->global_ms += ct.global_ms;
     prof->assemble_ms = ct.assemble_ms;

@@ -71,6 +71,8 @@ static inline cudaError_t cudaMalloc(T **p, size_t bytes) {
   return cudaMalloc((void **)p, bytes);
 }
 cudaError_t cudaFree(void *p);
+cudaError_t cudaMallocHost(void **p, size_t bytes);
+cudaError_t cudaFreeHost(void *p);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t s = 0);
@@ -78,6 +80,7 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s = 0
 cudaError_t cudaStreamCreate(cudaStream_t *s);
 cudaError_t cudaStreamDestroy(cudaStream_t s);
 cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags = 0);
 cudaError_t cudaEventCreate(cudaEvent_t *e);
 cudaError_t cudaEventDestroy(cudaEvent_t e);
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
@@ -94,9 +97,12 @@ uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width);
 
 // Stops the program unless [p, p + bytes) lies in one device allocation (`what` names the use).
 void check_device_range(const char *what, const void *p, size_t bytes);
-// Queues work on the device. Every stream's work runs in the order it was queued, when the host
-// next synchronises (cudaStreamSynchronize, cudaEventSynchronize, cudaFree, cudaStreamDestroy).
-void enqueue(std::function<void()> work);
+// Queues work on stream s, to run in the order it was queued there when the host waits for the
+// stream (cudaStreamSynchronize), for an event recorded after it (cudaEventSynchronize), or for
+// everything (cudaFree, cudaFreeHost, cudaStreamDestroy); a stream waiting for an event
+// (cudaStreamWaitEvent) first runs the recording stream up to it. The legacy stream (0) runs
+// its work at once, after all work queued on the others.
+void enqueue(cudaStream_t s, std::function<void()> work);
 
 struct launch_cfg {
   const char *file;
@@ -138,7 +144,7 @@ struct launcher {
     if constexpr (std::is_pointer<A>::value) check_kernel_pointer(cfg, i, (const void *)a);
   }
 };
-} // namespace sim_emu
+}  // namespace sim_emu
 
 #define threadIdx (::sim_emu::thread_idx)
 #define blockIdx (::sim_emu::block_idx)

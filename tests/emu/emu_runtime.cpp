@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The host emulation of CUDA (tests/emu/README.md): device memory as host memory with a map of
-// the allocations, one queue of device work run when the host synchronises, and kernel launches
-// that run each block's threads as fibres (their own stacks, switched at __syncthreads and warp
-// shuffles).
+// the allocations, a queue of device work per stream run when the host waits for it, and kernel
+// launches that run each block's threads as fibres (their own stacks, switched at
+// __syncthreads and warp shuffles).
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <vector>
@@ -59,8 +60,8 @@ namespace sim_emu {
 uint3 thread_idx, block_idx;
 dim3 block_dim, grid_dim;
 
-static const size_t DEVICE_BYTES = 80ull << 30; // what cudaMemGetInfo reports as the total
-static const size_t STACK_BYTES = 256 << 10;    // each fibre's stack (a guard page below it)
+static const size_t DEVICE_BYTES = 80ull << 30;  // what cudaMemGetInfo reports as the total
+static const size_t STACK_BYTES = 256 << 10;     // each fibre's stack (a guard page below it)
 
 [[noreturn]] static void die(const char *fmt, ...) {
   va_list ap;
@@ -98,8 +99,8 @@ void check_device_range(const char *what, const void *p, size_t bytes) {
 
 void check_kernel_pointer(const launch_cfg &cfg, int arg, const void *p) {
   if (p && !on_device(p, 0))
-    die("%s:%d: kernel launch: argument %d (%p) is not device memory", cfg.file, cfg.line,
-        arg + 1, p);
+    die("%s:%d: kernel launch: argument %d (%p) is not device memory", cfg.file, cfg.line, arg + 1,
+        p);
 }
 
 // ---- fibres: one per thread of the running block ----
@@ -107,9 +108,9 @@ void check_kernel_pointer(const launch_cfg &cfg, int arg, const void *p) {
 // directly; the scheduler (run_block) takes over when a warp can go no further on its own.
 enum { T_NEW, T_READY, T_BLOCK, T_WARP, T_DONE };
 struct context {
-  void *sp;           // saved stack pointer while switched out
-  void *fake;         // AddressSanitizer's fake stack while switched out
-  const void *bottom; // the stack (for AddressSanitizer)
+  void *sp;            // saved stack pointer while switched out
+  void *fake;          // AddressSanitizer's fake stack while switched out
+  const void *bottom;  // the stack (for AddressSanitizer)
   size_t size;
 };
 struct fibre {
@@ -117,16 +118,16 @@ struct fibre {
   char *stack;
   int state;
   uint3 tid;
-  int phase; // which of the two shuffle slots this thread's next shuffle writes
+  int phase;  // which of the two shuffle slots this thread's next shuffle writes
 };
-static std::vector<fibre> fib; // the running block's threads
+static std::vector<fibre> fib;  // the running block's threads
 static std::vector<char *> spare_stacks;
-static char *zombie;  // a returned thread's stack, given back by the context that runs next
-static context sched; // the scheduler's context
-static fibre *cur;    // the thread running, NULL in the scheduler
+static char *zombie;   // a returned thread's stack, given back by the context that runs next
+static context sched;  // the scheduler's context
+static fibre *cur;     // the thread running, NULL in the scheduler
 static const std::function<void()> *body;
 static const launch_cfg *running;
-static uint64_t shfl_slot[2][1024]; // alternate between shuffles, so one barrier each
+static uint64_t shfl_slot[2][1024];  // alternate between shuffles, so one barrier each
 
 static char *stack_new() {
   if (!spare_stacks.empty()) {
@@ -138,7 +139,7 @@ static char *stack_new() {
   void *m = mmap(NULL, STACK_BYTES + page, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) die("no memory for a thread's stack");
-  mprotect(m, page, PROT_NONE); // a stack overflow faults
+  mprotect(m, page, PROT_NONE);  // a stack overflow faults
   return (char *)m + page;
 }
 
@@ -170,12 +171,12 @@ static void fibre_main() {
   const void *b;
   size_t n;
   __sanitizer_finish_switch_fiber(NULL, &b, &n);
-  if (!sched.size) sched.bottom = b, sched.size = n; // the first thread starts from the scheduler
+  if (!sched.size) sched.bottom = b, sched.size = n;  // the first thread starts from the scheduler
 #endif
   reap();
   (*body)();
   stop(f, T_DONE);
-  abort(); // a returned thread is never switched to
+  abort();  // a returned thread is never switched to
 }
 
 // f made the running thread (its first context when new: sim_emu_switch's frame returning into
@@ -185,7 +186,7 @@ static void enter(fibre *f) {
     f->stack = stack_new();
     uintptr_t top = ((uintptr_t)f->stack + STACK_BYTES) & ~(uintptr_t)15;
     uint64_t *sp = (uint64_t *)(top - 64);
-    for (int i = 0; i < 6; i++) sp[i] = 0; // r15 r14 r13 r12 rbx rbp
+    for (int i = 0; i < 6; i++) sp[i] = 0;  // r15 r14 r13 r12 rbx rbp
     sp[6] = (uint64_t)(uintptr_t)&fibre_main;
     sp[7] = 0;
     f->ctx.sp = sp;
@@ -221,7 +222,7 @@ static void stop(fibre *f, int state) {
     zombie = f->stack, f->stack = NULL;
   }
   fibre *g = next_lane((int)(f - fib.data()));
-  if (g == f) { // the warp's only lane, released
+  if (g == f) {  // the warp's only lane, released
     enter(f);
     return;
   }
@@ -290,28 +291,80 @@ static void run_block(int n) {
     if (at_warp > 0 || at_block + done != n)
       die("%s:%d: block (%u,%u,%u) cannot go on: %d threads wait at __syncthreads, %d at a warp "
           "shuffle that not all of their warp reach, %d have returned",
-          running->file, running->line, block_idx.x, block_idx.y, block_idx.z, at_block,
-          at_warp, done);
+          running->file, running->line, block_idx.x, block_idx.y, block_idx.z, at_block, at_warp,
+          done);
     for (int t = 0; t < n; t++)
       if (fib[(size_t)t].state == T_BLOCK) fib[(size_t)t].state = T_READY;
   }
 }
 
-// ---- the device's queue: work of every stream, in the order it was queued ----
-static std::vector<std::function<void()>> queue;
+// ---- the device's queues: one per stream, each run in order when the host waits for it ----
+}  // namespace sim_emu
+
+// An event: the host clock when the device reached its latest record.
+struct sim_emu_event {
+  int gen = 0, reached = 0;             // records made, records the device has reached
+  struct sim_emu_stream *at = nullptr;  // the stream of the latest record
+  double ms = 0;
+};
+
+// A piece of work, or a wait for record `gen` of an event.
+struct sim_emu_item {
+  std::function<void()> work;
+  sim_emu_event *wait = nullptr;
+  sim_emu_stream *wait_at = nullptr;
+  int wait_gen = 0;
+};
+struct sim_emu_stream {
+  std::deque<sim_emu_item> q;
+};
+
+namespace sim_emu {
+static std::vector<sim_emu_stream *> streams;  // every stream but the legacy one
 static bool draining;
 
-void enqueue(std::function<void()> work) {
-  if (draining) die("device work queued from device work");
-  queue.push_back(std::move(work));
+static void drain(sim_emu_stream *s);
+static void drain_all() {
+  for (size_t i = 0; i < streams.size(); i++) drain(streams[i]);
 }
 
-// Runs every queued piece of work (the host synchronises with the device).
-static void drain() {
+static void reach(sim_emu_event *e, sim_emu_stream *t, int gen);
+
+// Runs the first item of stream t's queue (a wait: the recording stream up to the record).
+static void run_first(sim_emu_stream *t) {
+  sim_emu_item it = std::move(t->q.front());
+  t->q.pop_front();
+  if (it.wait)
+    reach(it.wait, it.wait_at, it.wait_gen);
+  else
+    it.work();
+}
+
+// Runs stream t's work until the event has reached record `gen`.
+static void reach(sim_emu_event *e, sim_emu_stream *t, int gen) {
+  while (e->reached < gen) {
+    if (!t || t->q.empty()) die("a wait for an event record that is not queued on any stream");
+    run_first(t);
+  }
+}
+
+static void drain(sim_emu_stream *s) {
+  bool outer = !draining;
   draining = true;
-  for (size_t i = 0; i < queue.size(); i++) queue[i]();
-  queue.clear();
-  draining = false;
+  while (!s->q.empty()) run_first(s);
+  if (outer) draining = false;
+}
+
+void enqueue(cudaStream_t s, std::function<void()> work) {
+  if (draining) die("device work queued from device work");
+  if (!s) {  // the legacy stream: after all work of the other streams, before any later
+    drain_all();
+    draining = true;
+    work();
+    draining = false;
+    return;
+  }
+  s->q.push_back(sim_emu_item{std::move(work)});
 }
 
 static void run_launch(const launch_cfg &cfg, const std::function<void()> &b) {
@@ -342,9 +395,9 @@ void execute(const launch_cfg &cfg, const std::function<void()> &b) {
     die("%s:%d: kernel launch with %zu bytes of dynamic shared memory", cfg.file, cfg.line,
         cfg.shmem);
   if (running) die("%s:%d: kernel launch from inside a kernel", cfg.file, cfg.line);
-  enqueue([cfg, b] { run_launch(cfg, b); });
+  enqueue(cfg.stream, [cfg, b] { run_launch(cfg, b); });
 }
-} // namespace sim_emu
+}  // namespace sim_emu
 
 using sim_emu::die;
 using sim_emu::on_device;
@@ -374,15 +427,24 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
 
 const char *cudaGetErrorString(cudaError_t e) {
   switch (e) {
-  case cudaSuccess: return "no error";
-  case cudaErrorInvalidValue: return "invalid argument";
-  case cudaErrorMemoryAllocation: return "out of memory";
-  case cudaErrorInvalidConfiguration: return "invalid configuration argument";
-  case cudaErrorInvalidDevicePointer: return "invalid device pointer";
-  case cudaErrorNoDevice: return "no CUDA-capable device is detected";
-  case cudaErrorInvalidResourceHandle: return "invalid resource handle";
-  case cudaErrorNotReady: return "device not ready";
-  case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaSuccess:
+      return "no error";
+    case cudaErrorInvalidValue:
+      return "invalid argument";
+    case cudaErrorMemoryAllocation:
+      return "out of memory";
+    case cudaErrorInvalidConfiguration:
+      return "invalid configuration argument";
+    case cudaErrorInvalidDevicePointer:
+      return "invalid device pointer";
+    case cudaErrorNoDevice:
+      return "no CUDA-capable device is detected";
+    case cudaErrorInvalidResourceHandle:
+      return "invalid resource handle";
+    case cudaErrorNotReady:
+      return "device not ready";
+    case cudaErrorIllegalAddress:
+      return "an illegal memory access was encountered";
   }
   return "unknown error";
 }
@@ -401,7 +463,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
     *p = NULL;
     return fail(cudaErrorMemoryAllocation);
   }
-  memset(*p, 0xff, bytes); // what was never written reads as NaN (doubles) or -1 (integers)
+  memset(*p, 0xff, bytes);  // what was never written reads as NaN (doubles) or -1 (integers)
   sim_emu::allocations()[(uintptr_t)*p] = bytes;
   sim_emu::held += bytes;
   return cudaSuccess;
@@ -412,9 +474,27 @@ cudaError_t cudaFree(void *p) {
   auto &m = sim_emu::allocations();
   auto it = m.find((uintptr_t)p);
   if (it == m.end()) die("cudaFree(%p): not a device allocation (freed twice?)", p);
-  sim_emu::drain(); // cudaFree waits for the device's work
+  sim_emu::drain_all();  // cudaFree waits for the device's work
   sim_emu::held -= it->second;
   m.erase(it);
+  free(p);
+  return cudaSuccess;
+}
+
+// Page-locked host memory is host memory (not device memory: kernels may not take it).
+static std::map<uintptr_t, size_t> pinned;
+
+cudaError_t cudaMallocHost(void **p, size_t bytes) {
+  *p = malloc(bytes ? bytes : 1);
+  if (!*p) return fail(cudaErrorMemoryAllocation);
+  pinned[(uintptr_t)*p] = bytes;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void *p) {
+  if (!p) return cudaSuccess;
+  if (!pinned.erase((uintptr_t)p)) die("cudaFreeHost(%p): not from cudaMallocHost", p);
+  sim_emu::drain_all();  // as cudaFree, it waits for the device's work
   free(p);
   return cudaSuccess;
 }
@@ -426,8 +506,8 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
 }
 
 static const char *kind_name(cudaMemcpyKind k) {
-  static const char *n[] = {"host to host", "host to device", "device to host",
-                            "device to device", "default"};
+  static const char *n[] = {"host to host", "host to device", "device to host", "device to device",
+                            "default"};
   return (unsigned)k < 5 ? n[k] : "unknown";
 }
 
@@ -448,11 +528,11 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
   const char *d = (const char *)dst, *c = (const char *)src;
   if (d < c + bytes && c < d + bytes)
     die("cudaMemcpy (%s, %zu bytes): source and destination overlap", kind_name(kind), bytes);
-  if (kind == cudaMemcpyHostToDevice) { // staged: the host may reuse its buffer on return
+  if (kind == cudaMemcpyHostToDevice) {  // staged: the host may reuse its buffer on return
     auto staged = std::make_shared<std::vector<char>>(c, c + bytes);
-    sim_emu::enqueue([dst, staged] { memcpy(dst, staged->data(), staged->size()); });
-  } else { // the host reads a copy to host memory only after it synchronises
-    sim_emu::enqueue([dst, src, bytes] { memcpy(dst, src, bytes); });
+    sim_emu::enqueue(s, [dst, staged] { memcpy(dst, staged->data(), staged->size()); });
+  } else {  // the host reads a copy to host memory only after it synchronises
+    sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
   }
   return cudaSuccess;
 }
@@ -460,73 +540,87 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
   (void)s;
   sim_emu::check_device_range("cudaMemset", p, bytes);
-  sim_emu::enqueue([p, value, bytes] { memset(p, value, bytes); });
+  sim_emu::enqueue(s, [p, value, bytes] { memset(p, value, bytes); });
   return cudaSuccess;
 }
 
-struct sim_emu_stream {
-  int id;
-};
-
 cudaError_t cudaStreamCreate(cudaStream_t *s) {
-  *s = new sim_emu_stream{1};
+  *s = new sim_emu_stream;
+  sim_emu::streams.push_back(*s);
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
-  sim_emu::drain();
+  if (!s) return fail(cudaErrorInvalidResourceHandle);
+  sim_emu::drain_all();  // its work completes (and other streams' waits on it are met)
+  auto &v = sim_emu::streams;
+  for (size_t i = 0; i < v.size(); i++)
+    if (v[i] == s) v.erase(v.begin() + (long)i);
   delete s;
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
-  (void)s;
-  sim_emu::drain();
+  if (s)
+    sim_emu::drain(s);  // and, through its waits, what it waits for on other streams
+  else
+    sim_emu::drain_all();
   return cudaSuccess;
 }
 
-// An event: the host clock when the device reached its record (timing from the emulation's
-// clock means nothing about a GPU's; it only lets the code that reads events run).
-struct sim_emu_event {
-  int state; // 0: never recorded, 1: its record is queued, 2: reached
-  double ms;
-};
+// Stream s goes on only after the device has reached the event's latest record (none: at once).
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags) {
+  if (!e || flags != 0) return fail(cudaErrorInvalidValue);
+  if (e->gen == 0) return cudaSuccess;
+  if (!s) {
+    sim_emu::reach(e, e->at, e->gen);
+    return cudaSuccess;
+  }
+  sim_emu_item it;
+  it.wait = e, it.wait_at = e->at, it.wait_gen = e->gen;
+  s->q.push_back(std::move(it));
+  return cudaSuccess;
+}
 
+// Event times are the host clock when the device reached the record: they mean nothing about a
+// GPU's; they let the code that reads events run.
 cudaError_t cudaEventCreate(cudaEvent_t *e) {
-  *e = new sim_emu_event{0, 0.0};
+  *e = new sim_emu_event;
   return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
-  if (e && e->state == 1) sim_emu::drain(); // its record refers to it
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  sim_emu::reach(e, e->at, e->gen);  // its queued records refer to it
   delete e;
   return cudaSuccess;
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
-  (void)s;
   if (!e) return fail(cudaErrorInvalidResourceHandle);
-  e->state = 1;
-  sim_emu::enqueue([e] {
+  int g = ++e->gen;
+  e->at = s;
+  sim_emu::enqueue(s, [e, g] {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     e->ms = t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-    e->state = 2;
+    e->reached = g;
   });
   return cudaSuccess;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   if (!e) return fail(cudaErrorInvalidResourceHandle);
-  sim_emu::drain();
+  sim_emu::reach(e, e->at, e->gen);
   return cudaSuccess;
 }
 
 // As on a GPU: an error when either event was never recorded or has not been reached yet.
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
-  if (!start || !end || start->state == 0 || end->state == 0)
+  if (!start || !end || start->gen == 0 || end->gen == 0)
     return fail(cudaErrorInvalidResourceHandle);
-  if (start->state != 2 || end->state != 2) return cudaErrorNotReady; // not an error state
+  if (start->reached < start->gen || end->reached < end->gen)
+    return cudaErrorNotReady;  // not an error state
   *ms = (float)(end->ms - start->ms);
   return cudaSuccess;
 }

@@ -11,7 +11,6 @@ struct DeviceScan {
   template <class In, class Out>
   static cudaError_t ExclusiveSum(void *tmp, size_t &tmp_bytes, In in, Out out, int n,
                                   cudaStream_t stream = 0) {
-    (void)stream;
     if (!tmp) {
       tmp_bytes = 256;
       return cudaSuccess;
@@ -22,7 +21,7 @@ struct DeviceScan {
                                   sizeof in[0] * (size_t)n);
     ::sim_emu::check_device_range("cub::DeviceScan::ExclusiveSum output", &out[0],
                                   sizeof out[0] * (size_t)n);
-    ::sim_emu::enqueue([in, out, n] {
+    ::sim_emu::enqueue(stream, [in, out, n] {
       typename std::decay<decltype(in[0])>::type sum{};
       for (int i = 0; i < n; i++) {
         auto x = in[i];
