@@ -11,8 +11,9 @@
 # usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--rows all|small] [--skip-bench]
 #                              [--sanitize]
 #   --sanitize: each GPU test also runs under compute-sanitizer (memcheck: out-of-bounds and
-#               misaligned accesses, leaks) where the CUDA toolkit has it; its log goes to
-#               DIR/sanitizer.log
+#               misaligned accesses, leaks; and, for the per-operation tests, racecheck and
+#               synccheck: shared-memory races and misused barriers) where the CUDA toolkit has
+#               it; its log goes to DIR/sanitizer.log
 set -uo pipefail
 BUILD=build OUT=out/gpu_report ROWS=small BENCH=1 SANITIZE=0
 while [ $# -gt 0 ]; do
@@ -53,10 +54,19 @@ tail -n 40 "$OUT/tests.log"
 CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
 if [ "$SANITIZE" = 1 ] && [ -n "$CS" ]; then
   for t in test_gpu_detect test_gpu_delassus test_gpu_backend test_gpu_runs; do
+    echo "== memcheck $t" >>"$OUT/sanitizer.log"
     (cd "$ROOT/tests" && "$CS" --tool memcheck --leak-check full "$BUILD/tests/$t") \
       >>"$OUT/sanitizer.log" 2>&1 || FAIL=1
   done
-  grep -E "ERROR SUMMARY|LEAK SUMMARY" "$OUT/sanitizer.log"
+  # shared-memory races and barriers: what the host emulation (tests/emu) cannot see
+  for tool in racecheck synccheck; do
+    for t in test_gpu_detect test_gpu_delassus test_gpu_backend; do
+      echo "== $tool $t" >>"$OUT/sanitizer.log"
+      (cd "$ROOT/tests" && "$CS" --tool $tool --error-exitcode 1 "$BUILD/tests/$t") \
+        >>"$OUT/sanitizer.log" 2>&1 || FAIL=1
+    done
+  done
+  grep -E "^== |ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer.log"
 elif [ "$SANITIZE" = 1 ]; then
   echo "compute-sanitizer not found: --sanitize skipped" | tee -a "$OUT/sanitizer.log"
 fi

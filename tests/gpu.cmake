@@ -23,6 +23,17 @@ if(TARGET simcore_emu)
   endforeach()
   set_tests_properties(test_emu_backend test_emu_detect test_emu_delassus PROPERTIES
     LABELS "emu;unit")
+  # the per-operation tests again with the blocks, and the warps in a block, run backwards and
+  # in a shuffled order (SIMCTL_EMU_SCHEDULE): a GPU promises no order, so results must not
+  # depend on one
+  foreach(t backend detect delassus)
+    foreach(order reverse shuffle)
+      add_test(NAME test_emu_${t}_${order} COMMAND test_emu_${t}
+        WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+      set_tests_properties(test_emu_${t}_${order} PROPERTIES LABELS emu SKIP_RETURN_CODE 77
+        TIMEOUT 600 ENVIRONMENT SIMCTL_EMU_SCHEDULE=${order})
+    endforeach()
+  endforeach()
   # the longest test of the suite (6-8 minutes on 2 cores): started first under ctest -j
   set_tests_properties(test_emu_contact PROPERTIES ENVIRONMENT SIMCTL_CUDA_SPMV=cusparse
     COST 10000)

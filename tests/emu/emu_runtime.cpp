@@ -262,6 +262,36 @@ uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width) {
   return r;
 }
 
+// The order blocks, and warps within a block, run in: SIMCTL_EMU_SCHEDULE=forward (the
+// default), reverse, or shuffle (a fixed pseudo-random order, new for every block and launch).
+// Code whose results depend on it assumes an order a GPU does not promise.
+static int schedule_kind = -1;
+static uint64_t schedule_rng = 0x9e3779b97f4a7c15ull;
+
+static void schedule(unsigned n, std::vector<unsigned> &order) {
+  if (schedule_kind < 0) {
+    const char *e = getenv("SIMCTL_EMU_SCHEDULE");
+    if (!e || !*e || !strcmp(e, "forward"))
+      schedule_kind = 0;
+    else if (!strcmp(e, "reverse"))
+      schedule_kind = 1;
+    else if (!strcmp(e, "shuffle"))
+      schedule_kind = 2;
+    else
+      die("SIMCTL_EMU_SCHEDULE=%s: expected forward, reverse or shuffle", e);
+  }
+  order.resize(n);
+  for (unsigned i = 0; i < n; i++) order[i] = schedule_kind == 1 ? n - 1 - i : i;
+  if (schedule_kind == 2)
+    for (unsigned i = n; i > 1; i--) {  // Fisher-Yates with xorshift64
+      schedule_rng ^= schedule_rng << 13, schedule_rng ^= schedule_rng >> 7;
+      schedule_rng ^= schedule_rng << 17;
+      unsigned j = (unsigned)(schedule_rng % i);
+      unsigned t = order[i - 1];
+      order[i - 1] = order[j], order[j] = t;
+    }
+}
+
 // One block: each warp until it can go no further, then the block's barrier, until every
 // thread has returned.
 static void run_block(int n) {
@@ -273,9 +303,11 @@ static void run_block(int n) {
     f->tid.z = (unsigned)t / (block_dim.x * block_dim.y);
     f->state = T_NEW;
   }
+  std::vector<unsigned> warps;
+  schedule((unsigned)(n + 31) / 32, warps);
   for (;;) {
-    for (int w = 0; w < n; w += 32)
-      for (int t = w; t < w + 32 && t < n; t++)
+    for (unsigned wi : warps)
+      for (int w = (int)wi * 32, t = w; t < w + 32 && t < n; t++)
         if (fib[(size_t)t].state == T_NEW || fib[(size_t)t].state == T_READY) {
           enter(&fib[(size_t)t]);
           jump(&sched, false, &fib[(size_t)t].ctx);
@@ -373,12 +405,15 @@ static void run_launch(const launch_cfg &cfg, const std::function<void()> &b) {
   body = &b;
   grid_dim = g;
   block_dim = k;
-  for (unsigned z = 0; z < g.z; z++)
-    for (unsigned y = 0; y < g.y; y++)
-      for (unsigned x = 0; x < g.x; x++) {
-        block_idx = uint3{x, y, z};
-        run_block((int)(k.x * k.y * k.z));
-      }
+  unsigned long long nb = (unsigned long long)g.x * g.y * g.z;
+  if (nb > 0xffffffffull)
+    die("%s:%d: %llu blocks: more than the emulation runs", cfg.file, cfg.line, nb);
+  std::vector<unsigned> blocks;
+  schedule((unsigned)nb, blocks);
+  for (unsigned b : blocks) {
+    block_idx = uint3{b % g.x, b / g.x % g.y, b / (g.x * g.y)};
+    run_block((int)(k.x * k.y * k.z));
+  }
   running = NULL;
   body = NULL;
 }
