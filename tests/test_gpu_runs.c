@@ -15,6 +15,10 @@
 
 #define FRAMES 20
 
+#ifdef SIM_TEST_EMU /* built for the host emulation of CUDA (tests/emu), which counts waits */
+long long sim_emu_host_waits(void);
+#endif
+
 static sim_scene g_sc; /* large: off the stack */
 
 /* The frame's timed buckets: each positive, together within the frame's wall time. */
@@ -66,7 +70,15 @@ static void run_side_by_side(const char *file) {
   for (int f = 0; !rc && f < FRAMES; f++) {
     sim_profile pc, pg;
     rc = sim_stepper_step(&sc, &pc, NULL, &st);
+#ifdef SIM_TEST_EMU
+    long long waits = sim_emu_host_waits();
+#endif
     if (!rc) rc = sim_stepper_step(&sg, &pg, NULL, &st);
+#ifdef SIM_TEST_EMU /* a frame without contact queues its kernels and waits once, at its end */
+    waits = sim_emu_host_waits() - waits;
+    check_report(waits == 1, __FILE__, __LINE__, "frame %d: %lld host waits for the device == 1",
+                 f, waits);
+#endif
     if (!rc && taken >= 0) { /* handed over a frame later, as simctl run does */
       int q_only = taken % 8 != 0;
       check_snapshot(g.cpu, &g.m, q_only, qc_then, dc_then);

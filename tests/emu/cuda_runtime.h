@@ -87,6 +87,10 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 
+// How often the host has waited for the device so far (cudaStreamSynchronize and
+// cudaEventSynchronize calls); C linkage, so the C tests built for the emulation can read it.
+extern "C" long long sim_emu_host_waits(void);
+
 namespace sim_emu {
 // The running thread's coordinates (set by the scheduler before it resumes a thread).
 extern uint3 thread_idx, block_idx;

@@ -595,7 +595,13 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
   return cudaSuccess;
 }
 
+// Host waits for the device (cudaStreamSynchronize, cudaEventSynchronize), counted for the
+// tests that hold the CUDA backend to a number of them (tests/emu/cuda_runtime.h).
+static long long host_waits;
+extern "C" long long sim_emu_host_waits(void) { return host_waits; }
+
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  host_waits++;
   if (s)
     sim_emu::drain(s);  // and, through its waits, what it waits for on other streams
   else
@@ -646,6 +652,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   if (!e) return fail(cudaErrorInvalidResourceHandle);
+  host_waits++;
   sim_emu::reach(e, e->at, e->gen);
   return cudaSuccess;
 }
