@@ -63,6 +63,7 @@ typedef struct cuda_snap {
   cudaEvent_t landed;      // on `copy`: `host` holds it (and `dev` may be written again)
   double *dev, *host;      // 6n + nelem each: q, v, densities
   int q_only, taken_once;  // the last snapshot's kind; whether one was taken
+  int pageable;            // `host` is ordinary memory (page-locked memory was refused)
 } cuda_snap;
 
 typedef struct cuda_ctx {

@@ -8,6 +8,10 @@
 
 #include "cuda_ctx.h"
 
+extern "C" {
+#include "../core/base/alloc.h"
+}
+
 static size_t snap_len(const sim_model *m) { return 6 * (size_t)m->n + (size_t)m->nelem; }
 
 // The stream, the events and both buffers, on the first snapshot.
@@ -20,12 +24,13 @@ static int snap_open(cuda_ctx *c, sim_status *st) {
   SIM_CU(cudaEventCreate(&s->landed), st);
   int rc = sim_cuda_new<double>(c, &s->dev, snap_len(c->m), NULL, st);
   if (rc) return rc;
-  cudaError_t e = cudaMallocHost((void **)&s->host, bytes);
-  if (e != cudaSuccess) {
-    s->host = NULL;
-    return sim_fail(st, SIM_ERR_MEMORY, "CUDA: cannot allocate %.1f MiB of page-locked memory (%s)",
-                    bytes / 1048576.0, cudaGetErrorString(e));
-  }
+  if (cudaMallocHost((void **)&s->host, bytes) == cudaSuccess) return SIM_OK;
+  /* where page-locked memory is refused (a locked-memory limit), pageable memory: the copy
+     then holds the host until it is done, and the results are the same */
+  (void)cudaGetLastError();
+  s->host = (double *)sim_malloc(bytes);
+  s->pageable = 1;
+  if (!s->host) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (output snapshot)");
   return SIM_OK;
 }
 
@@ -80,7 +85,10 @@ int sim_cuda_snapshot_get(sim_backend *be, sim_snapshot *out, sim_status *st) {
 void sim_cuda_snapshot_destroy(cuda_ctx *c) {
   cuda_snap *s = &c->snap;
   if (s->copy) cudaStreamSynchronize(s->copy);
-  if (s->host) cudaFreeHost(s->host);
+  if (s->host && s->pageable)
+    sim_free(s->host);
+  else if (s->host)
+    cudaFreeHost(s->host);
   sim_cuda_release(c, s->dev, sizeof(double) * snap_len(c->m));
   if (s->taken) cudaEventDestroy(s->taken);
   if (s->landed) cudaEventDestroy(s->landed);

@@ -76,8 +76,8 @@ static void run_side_by_side(const char *file) {
     if (!rc) rc = sim_stepper_step(&sg, &pg, NULL, &st);
 #ifdef SIM_TEST_EMU /* a frame without contact queues its kernels and waits once, at its end */
     waits = sim_emu_host_waits() - waits;
-    check_report(waits == 1, __FILE__, __LINE__, "frame %d: %lld host waits for the device == 1",
-                 f, waits);
+    check_report(waits == 1, __FILE__, __LINE__, "frame %d: %lld host waits for the device == 1", f,
+                 waits);
 #endif
     if (!rc && taken >= 0) { /* handed over a frame later, as simctl run does */
       int q_only = taken % 8 != 0;

@@ -520,6 +520,9 @@ cudaError_t cudaFree(void *p) {
 static std::map<uintptr_t, size_t> pinned;
 
 cudaError_t cudaMallocHost(void **p, size_t bytes) {
+  *p = NULL;
+  const char *no = getenv("SIMCTL_EMU_NO_PINNED");  // 1: refused, as under a locked-memory limit
+  if (no && !strcmp(no, "1")) return fail(cudaErrorMemoryAllocation);
   *p = malloc(bytes ? bytes : 1);
   if (!*p) return fail(cudaErrorMemoryAllocation);
   pinned[(uintptr_t)*p] = bytes;
