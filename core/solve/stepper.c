@@ -84,7 +84,7 @@ static int settle(sim_stepper *s, double span[SIM_SPAN_COUNT], sim_status *st) {
 }
 
 /* rc = `call` (a backend operation) inside a span of bucket `id`. */
-#define SPAN(rc, be, id, call, st)                     \
+#define SIM_TIMED(rc, be, id, call, st)                \
   do {                                                 \
     (rc) = (be)->mark((be), (id), 0, (st));            \
     if (!(rc)) (rc) = (call);                          \
@@ -98,13 +98,13 @@ static int lg_iterations(sim_stepper *s, sim_profile *prof, sim_cst_times *ct,
   sim_backend *be = s->be;
   int rc = SIM_OK;
   for (int k = 0; !rc && k < s->lg_iterations; k++) {
-    SPAN(rc, be, SIM_SPAN_LOCAL, be->local_step(be, st), st);
+    SIM_TIMED(rc, be, SIM_SPAN_LOCAL, be->local_step(be, st), st);
     if (rc) break;
     if (prof->contacts > 0) {
       rc = settle(s, span, st);
       if (!rc) rc = be->contact_global(be, ct, st);
     } else {
-      SPAN(rc, be, SIM_SPAN_GLOBAL, be->global_step(be, st), st);
+      SIM_TIMED(rc, be, SIM_SPAN_GLOBAL, be->global_step(be, st), st);
     }
     if (!rc && energies) energies[k + 1] = be->energy(be, NULL);
     prof->lg_iterations++;
@@ -122,7 +122,7 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
   double t_next = (s->step + 1) * s->m->h;
   pin_targets(s, t_next);
   int rc = SIM_OK;
-  SPAN(rc, be, SIM_SPAN_PREDICT, predict(s, st), st);
+  SIM_TIMED(rc, be, SIM_SPAN_PREDICT, predict(s, st), st);
   if (!rc && s->contact) rc = settle(s, span, st);
   if (!rc && s->contact) rc = begin_contact(s, prof, &ct, st);
   if (!rc && energies) energies[0] = be->energy(be, NULL);
@@ -142,12 +142,12 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
     prof->rows = 3 * c->n;
     /* the step again from q~ (as if they had been found at its start): continuing from the
        solution instead pushes a deep vertex out within the remaining iterations, at depth / h */
-    SPAN(rc, be, SIM_SPAN_PREDICT, be->predict(be, s->gravity, st), st);
+    SIM_TIMED(rc, be, SIM_SPAN_PREDICT, be->predict(be, s->gravity, st), st);
     if (!rc) rc = settle(s, span, st);
     if (!rc) rc = be->contact_begin(be, c->c, c->n, &ct, st);
     if (!rc) rc = lg_iterations(s, prof, &ct, span, NULL, st);
   }
-  if (!rc) SPAN(rc, be, SIM_SPAN_INTEGRATE, be->integrate(be, st), st);
+  if (!rc) SIM_TIMED(rc, be, SIM_SPAN_INTEGRATE, be->integrate(be, st), st);
   if (!rc) rc = settle(s, span, st); /* the frame's one wait without contact */
   double t3 = sim_now_ms();
   prof->predict_ms = span[SIM_SPAN_PREDICT];
