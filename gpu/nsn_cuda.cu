@@ -31,6 +31,7 @@ typedef struct cr_dev {
   double red[CR_NRED][2];
   double tol, rn, zMz, alpha, beta;
   int active, iters;
+  int total;  // iterations summed over an L-G iteration's Newton steps (read once, at its end)
 } cr_dev;
 
 typedef struct cuda_nsn {
@@ -43,6 +44,10 @@ typedef struct cuda_nsn {
   int *moved;
   cr_dev *crd;   // Conjugate Residual's scalars
   size_t bytes;  // device bytes held
+  // events around each Newton step's solve (the cst_solve bucket), read at the L-G iteration's
+  // end: 2 per step, `nev` of them created
+  cudaEvent_t *ev;
+  int nev, used;
 } cuda_nsn;
 
 #define NSN_VECTORS 20 /* d .. hq and cr[0..4]: the 3 cap arrays */
@@ -226,6 +231,8 @@ static __global__ void k_cr_alpha(cr_dev *c) {
 }
 
 // ... the stop after a step (iteration count, residual within the tolerance) ...
+static __global__ void k_cr_tally(cr_dev *c) { c->total += c->iters; }
+
 static __global__ void k_cr_check(cr_dev *c, int cr_iters) {
   if (!c->active) return;
   c->rn = sqrt(c->red[CR_RR][0]);
@@ -320,10 +327,10 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, sim_status *st
 }
 
 // Jacobi-preconditioned Conjugate Residual on the system from x = dlam (cr.c
-// sim_cr_solve_pc, the same decisions taken on the device: cr_dev); returns the iterations in
-// *iters. With no tolerance (the default: a fixed count) the iterations queue without a
-// synchronisation; with one, the host reads whether to go on once per iteration.
-static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x, int *iters,
+// sim_cr_solve_pc, the same decisions taken on the device: cr_dev), its iterations added to
+// cr_dev's total. With no tolerance (the default: a fixed count) the iterations queue without
+// a synchronisation; with one, the host reads whether to go on once per iteration.
+static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x,
                     sim_status *st) {
   cuda_nsn *s = k->dn;
   cr_dev *c = s->crd;
@@ -368,11 +375,8 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
       k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
     }
   }
+  k_cr_tally<<<1, 1, 0, sm>>>(c); /* the count stays on the device until the iteration ends */
   SIM_CU(cudaGetLastError(), st);
-  int it = 0;
-  SIM_CU(cudaMemcpyAsync(&it, &c->iters, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
-  SIM_CU(cudaStreamSynchronize(sm), st);
-  *iters = it;
   return SIM_OK;
 }
 
@@ -398,15 +402,28 @@ static int line_search(cuda_contact *k, double merit0, sim_status *st) {
   return SIM_OK;
 }
 
-// One Newton step at hq (nsn.c sim_nsn_iterate_w with W lambda in s->y); *its gets the CR
-// iterations, *converged whether max |phi| was already within newton_tol.
-static int iterate(cuda_contact *k, int *its, int *converged, double *cr_ms, sim_status *st) {
+// Records the next of the solve's timing events (created when first needed).
+static int solve_event(cuda_contact *k, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  if (s->used == s->nev) {
+    cudaEvent_t *ev = (cudaEvent_t *)sim_realloc(s->ev, sizeof *ev * (size_t)(s->nev + 16));
+    if (!ev) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (timing events)");
+    s->ev = ev;
+    for (; s->nev < s->used + 16; s->nev++) SIM_CU(cudaEventCreate(&s->ev[s->nev]), st);
+  }
+  SIM_CU(cudaEventRecord(s->ev[s->used++], stream(k)), st);
+  return SIM_OK;
+}
+
+// One Newton step at hq (nsn.c sim_nsn_iterate_w with W lambda in s->y); *converged whether
+// max |phi| was already within newton_tol. The solve (decoupled rows, Jacobi, CR) is timed by
+// a pair of events.
+static int iterate(cuda_contact *k, int *converged, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
   int nc = k->stage.nc, m = 3 * nc, paper = o->form == SIM_NSN_FORM_PAPER, rc;
   unsigned g = blocks_for(m);
   double ih2 = 1.0 / (o->h * o->h), merit, pmax;
-  *its = 0;
   if ((rc = ncp_eval(k, s->hq, s->lam, s->phi, s->om, s->e, &merit, &pmax, st))) return rc;
   sim_nsn_stats *stats = &k->stage.nsn.stats;
   stats->phi_max = pmax;
@@ -426,21 +443,27 @@ static int iterate(cuda_contact *k, int *its, int *converged, double *cr_ms, sim
       st);
   k_rhs<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
                                              s->rhs);
-  double t0 = sim_now_ms(); /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
+  /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
+  if ((rc = solve_event(k, st))) return rc;
   SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), stream(k)), st);
   k_decoupled<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, s->rhs, s->dlam,
                                                    s->moved);
-  int moved = 0;
-  SIM_CU(cudaMemcpyAsync(&moved, s->moved, sizeof(int), cudaMemcpyDeviceToHost, stream(k)), st);
-  SIM_CU(cudaStreamSynchronize(stream(k)), st);
+  /* the coupled rows' right-hand side less W dlam when a decoupled row moved. The paper's form
+     has no decoupled rows. With a dense W the product costs about what the host's wait for the
+     flag would, and with dlam = 0 it subtracts zeros (the same bits): it runs unasked. */
+  int moved = !paper && k->w_dense;
+  if (!paper && !k->w_dense) {
+    SIM_CU(cudaMemcpyAsync(&moved, s->moved, sizeof(int), cudaMemcpyDeviceToHost, stream(k)), st);
+    SIM_CU(cudaStreamSynchronize(stream(k)), st);
+  }
   if (moved) {
     if ((rc = sim_cuda_w_apply(k, s->dlam, s->y, st))) return rc;
     k_sub_coupled<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, s->om, s->y, s->rhs);
   }
   if (o->cr_jacobi)
     k_jacobi<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->wd, s->e, s->pc);
-  rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, its, st);
-  *cr_ms += sim_now_ms() - t0;
+  rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st);
+  if (!rc) rc = solve_event(k, st);
   if (rc) return rc;
   if (!paper && o->line_search > 0) {
     rc = line_search(k, merit, st);
@@ -460,6 +483,8 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   sim_nsn *hs = &k->stage.nsn;
   int m = 3 * k->stage.nc, rc;
   double h2 = c->m->h * c->m->h, cr_ms = 0.0;
+  s->used = 0;
+  SIM_CU(cudaMemsetAsync(&s->crd->total, 0, sizeof(int), c->stream), st);
   double t1 = sim_now_ms();
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
   SIM_CU(cudaStreamSynchronize(c->stream), st);
@@ -468,17 +493,16 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   /* the first L-G iteration of a step linearises at the warm start, later ones at f (stage.c) */
   const double *f0 = k->stage.first ? s->lam : s->f;
   k->stage.first = 0;
-  int it = 0;
   for (int step = 0; step < k->stage.newton_steps; step++) {
-    int its = 0, converged = 0;
+    int converged = 0;
     if ((rc = sim_cuda_w_apply(k, step == 0 ? f0 : s->f, s->y, st))) return rc;
     k_hq<<<blocks_for(m), SIM_CUDA_BLOCK, 0, c->stream>>>(m, s->hab, h2, s->y, s->hq);
-    if ((rc = iterate(k, &its, &converged, &cr_ms, st))) return rc;
+    if ((rc = iterate(k, &converged, st))) return rc;
     hs->stats.newton_steps++;
     if (converged) break;
-    it += its;
     t->newton_steps++;
   }
+  SIM_CU(cudaStreamSynchronize(c->stream), st); /* the Newton steps' end, for the buckets */
   double t4 = sim_now_ms();
   rc = sim_cuda_ht_gather(k, s->f, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
@@ -490,8 +514,15 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   SIM_CU(
       cudaMemcpyAsync(hs->f, s->f, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost, c->stream),
       st);
+  int it = 0;
+  SIM_CU(cudaMemcpyAsync(&it, &s->crd->total, sizeof(int), cudaMemcpyDeviceToHost, c->stream), st);
   SIM_CU(cudaStreamSynchronize(c->stream), st);
   double t5 = sim_now_ms();
+  for (int i = 0; i + 1 < s->used; i += 2) {
+    float ms = 0.0f;
+    SIM_CU(cudaEventElapsedTime(&ms, s->ev[i], s->ev[i + 1]), st);
+    cr_ms += ms;
+  }
   t->global_ms += t2 - t1;
   t->assemble_ms += (t4 - t2) - cr_ms;
   t->cst_solve_ms += cr_ms;
@@ -584,6 +615,8 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->res, 2 * sizeof(double));
   sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
   sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
+  for (int i = 0; i < k->dn->nev; i++) cudaEventDestroy(k->dn->ev[i]);
+  sim_free(k->dn->ev);
   sim_free(k->dn);
   k->dn = NULL;
 }

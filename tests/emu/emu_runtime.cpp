@@ -603,6 +603,16 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 static long long host_waits;
 extern "C" long long sim_emu_host_waits(void) { return host_waits; }
 
+// SIMCTL_EMU_REPORT=1: the count on stderr when the program ends (simctl-emu runs).
+static void report_waits() {
+  fprintf(stderr, "simctl CUDA emulation: %lld host waits\n", host_waits);
+}
+static const bool report_armed = [] {
+  const char *e = getenv("SIMCTL_EMU_REPORT");
+  if (e && !strcmp(e, "1")) atexit(report_waits);
+  return true;
+}();
+
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   host_waits++;
   if (s)
