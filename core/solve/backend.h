@@ -103,12 +103,12 @@ struct sim_backend {
   int (*integrate)(sim_backend *be, sim_status *st);
   /* Queued work and its timing. set_pins, predict, local_step, global_step and integrate may
      return before their work is done (a failure the device meets is then reported by a later
-     call, settle at the latest); every other operation returns with all work done, the queued
-     work before it included, so what it gives the host is complete. mark(id, 0) opens a span
-     of bucket id and mark(id, 1) closes it, around the operations queued in between; a
-     bucket's spans do not overlap. settle waits for all queued work, then adds each closed
-     span's milliseconds to ms[its bucket] and forgets the spans. CPU: host clock readings
-     (its operations finish before they return); CUDA: events on its stream, so a frame of
+     call, settle at the latest); every other operation but mark and snapshot returns with all
+     work done, the queued work before it included, so what it gives the host is complete.
+     mark(id, 0) opens a span of bucket id and mark(id, 1) closes it, around the operations
+     queued in between; a bucket's spans do not overlap. settle waits for all queued work, then adds
+     each closed span's milliseconds to ms[its bucket] and forgets the spans. CPU: host clock
+     readings (its operations finish before they return); CUDA: events on its stream, so a frame of
      L-G iterations without contact synchronises once. */
   int (*mark)(sim_backend *be, sim_span_id id, int close, sim_status *st);
   int (*settle)(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
