@@ -321,6 +321,18 @@ static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, dou
   return SIM_OK;
 }
 
+// This step's dense W, formed on the device, to the host (the stage keeps small ones there).
+static int cuda_get_w(void *ctx, double *W, int m, sim_status *st) {
+  cuda_contact *k = (cuda_contact *)ctx;
+  if (!k->w_dense || !k->Wp)
+    return sim_fail(st, SIM_ERR_DEVICE, "CUDA: no dense W on the device to copy (%d rows)", m);
+  SIM_CU(cudaMemcpyAsync(W, k->Wp, sizeof(double) * (size_t)m * (size_t)m, cudaMemcpyDeviceToHost,
+                         k->cx->stream),
+         st);
+  SIM_CU(cudaStreamSynchronize(k->cx->stream), st);
+  return SIM_OK;
+}
+
 int sim_cuda_delassus_on_host(int *on_host, sim_status *st) {
   int on_device = 1;
   int rc = sim_cuda_env_choice("SIMCTL_CUDA_DELASSUS", "host", "device", 1, &on_device, st);
@@ -371,8 +383,9 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n, NULL, st);
   if (rc) return rc;
-  sim_contact_ops ops = {k,          cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply,
-                         cuda_set_w, cuda_correct,  NULL};
+  sim_contact_ops ops = {
+      k,    cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply, cuda_set_w, cuda_correct,
+      NULL, NULL};
   int on_host = 0;
   rc = sim_cuda_delassus_on_host(&on_host, st);
   if (!rc && !on_host) {
@@ -391,6 +404,11 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   rc = sim_cuda_env_choice("SIMCTL_CUDA_NSN", "host", "device", 0, &nsn_on_device, st);
   if (!rc && nsn_on_device) rc = sim_cuda_nsn_create(k, st);
   if (rc) return rc;
+  if (!nsn_on_device) { /* the host's Newton solve: a small W on the host saves a round trip
+                           per product (SIM_CUDA_HOST_W_ROWS) */
+    k->stage.host_w_rows = SIM_CUDA_HOST_W_ROWS;
+    if (k->stage.ops.delassus) k->stage.ops.get_w = cuda_get_w;
+  }
   be->contact_begin = cuda_contact_begin;
   be->contact_global = cuda_contact_global;
   be->contact_lambda = cuda_contact_lambda;

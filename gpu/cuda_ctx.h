@@ -18,6 +18,11 @@ extern "C" {
 #define SIM_CUDA_BLOCK 256
 // rows of S at least this long get a thread block each in the row gather (the others a warp)
 #define SIM_CUDA_LONG_ROW 2048
+// With the Newton solve on the host, a dense W of at most this many rows (32 contacts) is
+// copied to the host once per step and applied there: its product, 9,216 multiply-adds at most,
+// takes a few microseconds on one core, less than the copy to the device, the kernel and the
+// copy back (with a wait) that each product on the device costs. Not yet timed on a GPU.
+#define SIM_CUDA_HOST_W_ROWS 96
 
 // How the global step's two products run: hand-written gathers that read each entry of S once
 // for the three columns, or cuSPARSE SpMM (double only). SIMCTL_CUDA_SPMV=kernel|cusparse.

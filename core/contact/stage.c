@@ -87,7 +87,8 @@ static void mass_inverse_diag(sim_contact_stage *k) {
       for (int t = 0; t < row->nt; t++)
         if (m->free_of[row->vert[t]] >= 0)
           s += (row->g[t][0] * row->g[t][0] + row->g[t][1] * row->g[t][1] +
-                row->g[t][2] * row->g[t][2]) / m->mass[row->vert[t]];
+                row->g[t][2] * row->g[t][2]) /
+               m->mass[row->vert[t]];
       k->minv[3 * j] = s;
       k->minv[3 * j + 1] = k->minv[3 * j + 2] = 0.0;
       continue;
@@ -121,15 +122,26 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
   double t0 = sim_now_ms();
   sim_delassus_info info;
   const int *free_of = k->m->free_of;
-  int dense = use_dense(k, nc);
+  int dense = use_dense(k, nc), m3 = 3 * nc, host_w = dense && m3 <= k->host_w_rows;
   if (k->ops.delassus) { /* formed by the backend: the solver reads its diagonal */
     rc = k->ops.delassus(k->ops.ctx, k->c, nc, dense, k->wdiag, st);
-    dense = 0;
+    if (!rc && host_w && k->ops.get_w) { /* small: the host applies it (no round trips) */
+      size_t nn = (size_t)m3 * (size_t)m3;
+      if (k->W_cap < nn) {
+        sim_free(k->W);
+        k->W_cap = (k->W = SIM_NEW(double, nn)) ? nn : 0;
+      }
+      rc = k->W ? k->ops.get_w(k->ops.ctx, k->W, m3, st)
+                : sim_fail(st, SIM_ERR_MEMORY, "out of memory (W, %d contacts)", nc);
+    } else {
+      dense = 0;
+    }
   } else {
     rc = dense ? sim_delassus_build(k->c, nc, free_of, k->fac, k->S, SIM_DELASSUS_AUTO,
                                     k->max_W_bytes, &k->W, &k->W_cap, &info, st)
                : sim_delassus_diag(k->c, nc, free_of, k->fac, k->S, k->wdiag, st);
-    if (!rc && dense && k->ops.set_w) { /* the backend applies W; the solver reads its diagonal */
+    /* the backend applies W (small ones stay here); the solver reads its diagonal */
+    if (!rc && dense && k->ops.set_w && !host_w) {
       int m = 3 * nc;
       rc = k->ops.set_w(k->ops.ctx, k->W, m, st);
       for (int i = 0; i < m; i++) k->wdiag[i] = k->W[(size_t)i * (size_t)m + (size_t)i];
@@ -150,8 +162,7 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
   rc = dense ? sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->comp, k->d, k->hqt, k->minv)
              : sim_nsn_begin_step_op(&k->nsn, nc, k->ops.w_apply, k->ops.ctx, k->wdiag, k->mu,
                                      k->comp, k->d, k->hqt, k->minv);
-  if (rc)
-    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc);
+  if (rc) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc);
   if (k->warm) warm_start(k, sim_nsn_lambda(&k->nsn));
   k->first = 1;
   return SIM_OK;

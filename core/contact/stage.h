@@ -35,8 +35,9 @@ typedef struct sim_contact_ops {
   /* Optional (NULL: the stage forms W, or only its diagonal, on the host from S or the
      factor): this step's Delassus operator on the backend, dense (W itself, which w_apply then
      applies) or not (w_apply stays matrix-free), and diag(W) into `diag` (3 nc) either way. */
-  int (*delassus)(void *ctx, const sim_contact *c, int nc, int dense, double *diag,
-                  sim_status *st);
+  int (*delassus)(void *ctx, const sim_contact *c, int nc, int dense, double *diag, sim_status *st);
+  /* Optional, with delassus: the dense W it formed, copied into host `W` (m x m, row-major). */
+  int (*get_w)(void *ctx, double *W, int m, sim_status *st);
 } sim_contact_ops;
 
 typedef struct sim_contact_stage {
@@ -49,13 +50,16 @@ typedef struct sim_contact_stage {
   size_t max_W_bytes;          /* refuse a dense W above this (0: no limit) */
   double min_sep;
   int warm;
-  int newton_steps; /* per L-G iteration */
+  int newton_steps;    /* per L-G iteration */
   sim_contact *c, *pc; /* this step's contacts and the previous step's */
   int nc, pnc, cap, pcap;
-  int first; /* the step's first L-G iteration is next */
+  int first;    /* the step's first L-G iteration is next */
   double *plam; /* previous step's multipliers (3 pnc) */
   double *W;
   size_t W_cap;
+  /* a dense W of at most this many rows stays on the host for the Newton solve's products
+     (0: none), where the backend's own products would each cost a round trip (set_w, get_w) */
+  int host_w_rows;
   double *wdiag, *d, *mu, *comp, *hqt, *hq, *hab, *minv, *tmp; /* 3 nc (mu, comp: nc) */
 } sim_contact_stage;
 
