@@ -152,7 +152,7 @@ static void cuda_destroy(sim_backend *be) {
   cuda_ctx *c = CCTX(be);
   if (c) {
     if (c->stream) cudaStreamSynchronize(c->stream); /* nothing queued reads what is freed */
-    sim_cuda_spans_destroy(&c->spans);
+    sim_cuda_events_free(&c->spans.pool);
     sim_cuda_snapshot_destroy(c);
     sim_cuda_detect_destroy(c->det);
     sim_cuda_contact_destroy(c);

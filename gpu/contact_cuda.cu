@@ -383,9 +383,8 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n, NULL, st);
   if (rc) return rc;
-  sim_contact_ops ops = {
-      k,    cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply, cuda_set_w, cuda_correct,
-      NULL, NULL};
+  sim_contact_ops ops = {k,          cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply,
+                         cuda_set_w, cuda_correct,  NULL,         NULL};
   int on_host = 0;
   rc = sim_cuda_delassus_on_host(&on_host, st);
   if (!rc && !on_host) {

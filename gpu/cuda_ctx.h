@@ -50,12 +50,19 @@ typedef struct cuda_S {
   double *z;  // 3n: L^{-T} y before the permutation
 } cuda_S;
 
-// Timing spans (spans_cuda.cu): events recorded at the marks since the last settle.
+// A pool of timing events (spans_cuda.cu), recorded in turn and read after a synchronisation;
+// created as first needed and reused once `used` is set back to 0.
+typedef struct cuda_events {
+  cudaEvent_t *ev;         // cap slots, the first `created` of them created
+  int *tag;                // per recorded event: what its recorder noted with it
+  int used, created, cap;  // recorded since the reuse; created; slots
+} cuda_events;
+
+// Timing spans (spans_cuda.cu): events recorded at the marks since the last settle; a closing
+// event's tag is its opening event's index times SIM_SPAN_COUNT plus its bucket, an opening
+// one's -1.
 typedef struct cuda_spans {
-  cudaEvent_t *ev;           // cap slots, the first `created` of them created
-  int *opened_by;            // per recorded event: the event that opened its span, -1: an opening
-  unsigned char *bucket;     // per recorded event: its sim_span_id
-  int n, cap, created;       // recorded since the last settle; slots; events created
+  cuda_events pool;
   int open[SIM_SPAN_COUNT];  // each bucket's open span's event, -1: none
 } cuda_spans;
 
@@ -89,8 +96,8 @@ typedef struct cuda_ctx {
   cuda_S S;
   sim_sparse_inverse host_S;  // scenes with contact: S and its factor kept on the host for W
   sim_factor *host_fac;
-  int *host_perm;               // scenes with contact: S's permutation P (the device builds W)
-  struct cuda_contact *cst;     // the contact stage (contact_cuda.cu), NULL without contact
+  int *host_perm;             // scenes with contact: S's permutation P (the device builds W)
+  struct cuda_contact *cst;  // the contact stage (contact_cuda.cu), NULL without contact
   struct sim_cuda_detect *det;  // collision detection (detect_cuda.cu), NULL: on the host
   sim_global_stats stats;
   cuda_spans spans;
@@ -135,10 +142,14 @@ static inline unsigned sim_cuda_blocks(long long n) {
   return (unsigned)((n + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
 }
 
-// gpu/spans_cuda.cu: the backend table's mark and settle; the events freed.
+// gpu/spans_cuda.cu: the next event of pool p recorded on stream s with `tag`; the
+// milliseconds between events a and b (both reached); the pool's events freed. The backend
+// table's mark and settle on c->spans.
+int sim_cuda_event_record(cuda_events *p, cudaStream_t s, int tag, sim_status *st);
+int sim_cuda_event_ms(const cuda_events *p, int a, int b, double *ms, sim_status *st);
+void sim_cuda_events_free(cuda_events *p);
 int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st);
 int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
-void sim_cuda_spans_destroy(cuda_spans *s);
 // gpu/snapshot_cuda.cu: the backend table's snapshot and snapshot_get; its buffers freed.
 int sim_cuda_snapshot(sim_backend *be, int q_only, sim_status *st);
 int sim_cuda_snapshot_get(sim_backend *be, sim_snapshot *out, sim_status *st);

@@ -45,9 +45,8 @@ typedef struct cuda_nsn {
   cr_dev *crd;   // Conjugate Residual's scalars
   size_t bytes;  // device bytes held
   // events around each Newton step's solve (the cst_solve bucket), read at the L-G iteration's
-  // end: 2 per step, `nev` of them created
-  cudaEvent_t *ev;
-  int nev, used;
+  // end: 2 per step
+  cuda_events ev;
 } cuda_nsn;
 
 #define NSN_VECTORS 20 /* d .. hq and cr[0..4]: the 3 cap arrays */
@@ -402,19 +401,6 @@ static int line_search(cuda_contact *k, double merit0, sim_status *st) {
   return SIM_OK;
 }
 
-// Records the next of the solve's timing events (created when first needed).
-static int solve_event(cuda_contact *k, sim_status *st) {
-  cuda_nsn *s = k->dn;
-  if (s->used == s->nev) {
-    cudaEvent_t *ev = (cudaEvent_t *)sim_realloc(s->ev, sizeof *ev * (size_t)(s->nev + 16));
-    if (!ev) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (timing events)");
-    s->ev = ev;
-    for (; s->nev < s->used + 16; s->nev++) SIM_CU(cudaEventCreate(&s->ev[s->nev]), st);
-  }
-  SIM_CU(cudaEventRecord(s->ev[s->used++], stream(k)), st);
-  return SIM_OK;
-}
-
 // One Newton step at hq (nsn.c sim_nsn_iterate_w with W lambda in s->y); *converged whether
 // max |phi| was already within newton_tol. The solve (decoupled rows, Jacobi, CR) is timed by
 // a pair of events.
@@ -444,7 +430,7 @@ static int iterate(cuda_contact *k, int *converged, sim_status *st) {
   k_rhs<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
                                              s->rhs);
   /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
-  if ((rc = solve_event(k, st))) return rc;
+  if ((rc = sim_cuda_event_record(&s->ev, stream(k), 0, st))) return rc;
   SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), stream(k)), st);
   k_decoupled<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, s->rhs, s->dlam,
                                                    s->moved);
@@ -463,7 +449,7 @@ static int iterate(cuda_contact *k, int *converged, sim_status *st) {
   if (o->cr_jacobi)
     k_jacobi<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->wd, s->e, s->pc);
   rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st);
-  if (!rc) rc = solve_event(k, st);
+  if (!rc) rc = sim_cuda_event_record(&s->ev, stream(k), 0, st);
   if (rc) return rc;
   if (!paper && o->line_search > 0) {
     rc = line_search(k, merit, st);
@@ -483,7 +469,7 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   sim_nsn *hs = &k->stage.nsn;
   int m = 3 * k->stage.nc, rc;
   double h2 = c->m->h * c->m->h, cr_ms = 0.0;
-  s->used = 0;
+  s->ev.used = 0;
   SIM_CU(cudaMemsetAsync(&s->crd->total, 0, sizeof(int), c->stream), st);
   double t1 = sim_now_ms();
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
@@ -518,9 +504,9 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   SIM_CU(cudaMemcpyAsync(&it, &s->crd->total, sizeof(int), cudaMemcpyDeviceToHost, c->stream), st);
   SIM_CU(cudaStreamSynchronize(c->stream), st);
   double t5 = sim_now_ms();
-  for (int i = 0; i + 1 < s->used; i += 2) {
-    float ms = 0.0f;
-    SIM_CU(cudaEventElapsedTime(&ms, s->ev[i], s->ev[i + 1]), st);
+  for (int i = 0; i + 1 < s->ev.used; i += 2) {
+    double ms = 0.0;
+    if ((rc = sim_cuda_event_ms(&s->ev, i, i + 1, &ms, st))) return rc;
     cr_ms += ms;
   }
   t->global_ms += t2 - t1;
@@ -615,8 +601,7 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->res, 2 * sizeof(double));
   sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
   sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
-  for (int i = 0; i < k->dn->nev; i++) cudaEventDestroy(k->dn->ev[i]);
-  sim_free(k->dn->ev);
+  sim_cuda_events_free(&k->dn->ev);
   sim_free(k->dn);
   k->dn = NULL;
 }

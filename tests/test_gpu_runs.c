@@ -6,8 +6,9 @@
    difference is printed. Every frame's timed buckets (predict, local, global, integrate) are
    positive and add up to no more than the frame's wall time. Every fourth frame each backend
    takes an output snapshot (every other one of q alone), hands it over after the next frame,
-   and it must hold the state downloaded when it was taken, bit for bit, and the two backends'
-   energy densities must agree to 1e-11. (The contact scenes, squeezing_ball among them:
+   and it must hold, bit for bit, the q and energy densities the backend gave when it was taken.
+   Built for the host emulation (test_emu_runs), it also holds each frame to one host wait for
+   the device, which the emulation counts. (The contact scenes, squeezing_ball among them:
    test_gpu_contact.c.) */
 #include "../core/base/alloc.h"
 #include "../core/solve/stepper.h"

@@ -22,17 +22,16 @@ static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, si
                           sim_status *st) {
   /* refuse to build an S that would not fit in 80% of physical memory, before allocating */
   double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  sim_backend_opts o = {sc->solver.global,        sc->solver.precision,
-                        sc->solver.ordering,      phys > 0 ? (size_t)(0.8 * phys) : 0,
-                        sc->solver.chebyshev_rho, (size_t)(sc->solver.dense_max_mib * 1048576.0)};
+  sim_backend_opts o = {sc->solver.global, sc->solver.precision, sc->solver.ordering,
+                        phys > 0 ? (size_t)(0.8 * phys) : 0, sc->solver.chebyshev_rho,
+                        (size_t)(sc->solver.dense_max_mib * 1048576.0)};
   char why[SIM_MSG_MAX] = "";
   if (sc->solver.device == SIM_DEVICE_CUDA) return sim_backend_cuda_create(m, &o, be, st);
   if (sc->solver.device == SIM_DEVICE_AUTO) {
     if (sim_cuda_available(why, sizeof why)) {
       sim_status cst = {0};
       if (!SIM_CUDA_AUTO)
-        snprintf(why, sizeof why,
-                 "the CUDA backend has not passed its tests on a GPU yet; "
+        snprintf(why, sizeof why, "the CUDA backend has not passed its tests on a GPU yet; "
                  "--device cuda runs it");
       else if (sim_backend_cuda_create(m, &o, be, &cst) == SIM_OK)
         return SIM_OK;
@@ -92,7 +91,7 @@ typedef struct run_ctx {
   double *q;   /* the last state checked (finish_snapshot) */
   double size; /* rest extent, for the explosion check */
   int writer_open;
-  int async;        /* frame files on the writer thread (output.async) */
+  int async;       /* frame files on the writer thread (output.async) */
   int async_failed; /* a hand-over reported the thread's failure */
   sim_async_writer aw;
   /* the snapshot taken at an earlier frame and not yet handed on (take_snapshot) */

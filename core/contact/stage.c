@@ -87,8 +87,7 @@ static void mass_inverse_diag(sim_contact_stage *k) {
       for (int t = 0; t < row->nt; t++)
         if (m->free_of[row->vert[t]] >= 0)
           s += (row->g[t][0] * row->g[t][0] + row->g[t][1] * row->g[t][1] +
-                row->g[t][2] * row->g[t][2]) /
-               m->mass[row->vert[t]];
+                row->g[t][2] * row->g[t][2]) / m->mass[row->vert[t]];
       k->minv[3 * j] = s;
       k->minv[3 * j + 1] = k->minv[3 * j + 2] = 0.0;
       continue;
@@ -142,9 +141,8 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
                : sim_delassus_diag(k->c, nc, free_of, k->fac, k->S, k->wdiag, st);
     /* the backend applies W (small ones stay here); the solver reads its diagonal */
     if (!rc && dense && k->ops.set_w && !host_w) {
-      int m = 3 * nc;
-      rc = k->ops.set_w(k->ops.ctx, k->W, m, st);
-      for (int i = 0; i < m; i++) k->wdiag[i] = k->W[(size_t)i * (size_t)m + (size_t)i];
+      rc = k->ops.set_w(k->ops.ctx, k->W, m3, st);
+      for (int i = 0; i < m3; i++) k->wdiag[i] = k->W[(size_t)i * (size_t)m3 + (size_t)i];
       dense = 0;
     }
   }
@@ -162,7 +160,8 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
   rc = dense ? sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->comp, k->d, k->hqt, k->minv)
              : sim_nsn_begin_step_op(&k->nsn, nc, k->ops.w_apply, k->ops.ctx, k->wdiag, k->mu,
                                      k->comp, k->d, k->hqt, k->minv);
-  if (rc) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc);
+  if (rc)
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc);
   if (k->warm) warm_start(k, sim_nsn_lambda(&k->nsn));
   k->first = 1;
   return SIM_OK;

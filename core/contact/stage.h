@@ -35,7 +35,8 @@ typedef struct sim_contact_ops {
   /* Optional (NULL: the stage forms W, or only its diagonal, on the host from S or the
      factor): this step's Delassus operator on the backend, dense (W itself, which w_apply then
      applies) or not (w_apply stays matrix-free), and diag(W) into `diag` (3 nc) either way. */
-  int (*delassus)(void *ctx, const sim_contact *c, int nc, int dense, double *diag, sim_status *st);
+  int (*delassus)(void *ctx, const sim_contact *c, int nc, int dense, double *diag,
+                  sim_status *st);
   /* Optional, with delassus: the dense W it formed, copied into host `W` (m x m, row-major). */
   int (*get_w)(void *ctx, double *W, int m, sim_status *st);
 } sim_contact_ops;
@@ -50,10 +51,10 @@ typedef struct sim_contact_stage {
   size_t max_W_bytes;          /* refuse a dense W above this (0: no limit) */
   double min_sep;
   int warm;
-  int newton_steps;    /* per L-G iteration */
+  int newton_steps; /* per L-G iteration */
   sim_contact *c, *pc; /* this step's contacts and the previous step's */
   int nc, pnc, cap, pcap;
-  int first;    /* the step's first L-G iteration is next */
+  int first; /* the step's first L-G iteration is next */
   double *plam; /* previous step's multipliers (3 pnc) */
   double *W;
   size_t W_cap;

@@ -34,9 +34,9 @@ typedef enum {
 } sim_span_id;
 
 typedef struct sim_global_stats {
-  long long S_nnz;   /* 0 when the global solver is not the sparse inverse */
-  size_t S_bytes;    /* one copy of S in the chosen precision */
-  size_t S_resident; /* what the backend keeps for S (both orientations) */
+  long long S_nnz;      /* 0 when the global solver is not the sparse inverse */
+  size_t S_bytes;       /* one copy of S in the chosen precision */
+  size_t S_resident;    /* what the backend keeps for S (both orientations) */
   double S_build_ms;
   int etree_height;
   size_t S_contact_bytes; /* an S kept for the contact stage alone (0: none) */
@@ -64,8 +64,8 @@ typedef struct sim_snapshot {
 struct sim_contact;
 typedef struct sim_backend sim_backend;
 struct sim_backend {
-  const char *name;       /* "cpu" or "cuda" */
-  char device[128];       /* the hardware it runs on, as reports name it (summary.json "device") */
+  const char *name; /* "cpu" or "cuda" */
+  char device[128]; /* the hardware it runs on, as reports name it (summary.json "device") */
   sim_global_kind global; /* resolved (never AUTO) */
   void *ctx;
   /* Whole-state transfers: vector `id` (3n doubles) to and from the host. */
@@ -106,10 +106,10 @@ struct sim_backend {
      call, settle at the latest); every other operation but mark and snapshot returns with all
      work done, the queued work before it included, so what it gives the host is complete.
      mark(id, 0) opens a span of bucket id and mark(id, 1) closes it, around the operations
-     queued in between; a bucket's spans do not overlap. settle waits for all queued work, then adds
-     each closed span's milliseconds to ms[its bucket] and forgets the spans. CPU: host clock
-     readings (its operations finish before they return); CUDA: events on its stream, so a frame of
-     L-G iterations without contact synchronises once. */
+     queued in between; a bucket's spans do not overlap. settle waits for all queued work, then
+     adds each closed span's milliseconds to ms[its bucket] and forgets the spans. CPU: host
+     clock readings (its operations finish before they return); CUDA: events on its stream, so
+     a frame of L-G iterations without contact synchronises once. */
   int (*mark)(sim_backend *be, sim_span_id id, int close, sim_status *st);
   int (*settle)(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
   /* Output snapshots. snapshot takes the state as it is when the queued work before it is
@@ -132,8 +132,8 @@ typedef struct sim_backend_opts {
   sim_global_kind global;
   sim_precision precision;
   sim_ordering ordering;
-  size_t max_S_bytes;     /* 0 = no limit */
-  double chebyshev_rho;   /* jacobi: Chebyshev acceleration (0 = off) */
+  size_t max_S_bytes; /* 0 = no limit */
+  double chebyshev_rho; /* jacobi: Chebyshev acceleration (0 = off) */
   size_t max_dense_bytes; /* dense_inverse: refuse above this (0 = no limit) */
 } sim_backend_opts;
 

@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* CPU backend (OpenMP): local step (ARAP, ADMM-PD materials, bending), global step with S or
-   CHOLMOD, vector stages. Every loop is a gather with a fixed order, so results do not depend on
-   the thread count. */
-#include "backend_cpu.h"
-
+/* CPU backend (OpenMP): local step (ARAP, ADMM-PD materials, bending), global step with S or CHOLMOD, vector stages.
+   Every loop is a gather with a fixed order, so results do not depend on the thread count. */
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../base/alloc.h"
 #include "../base/timer.h"
+#include "backend_cpu.h"
 #include "local_elem.h"
 
 static int cpu_upload(sim_backend *be, sim_vec_id id, const double *host, sim_status *st) {
@@ -162,8 +160,7 @@ static double cpu_energy(sim_backend *be, double *elem) {
   for (int f = 0; f < m->nfree; f++) {
     int i = m->free_vert[f];
     double d2 = 0;
-    for (int k = 0; k < 3; k++)
-      d2 += (q[3 * i + k] - qh[3 * i + k]) * (q[3 * i + k] - qh[3 * i + k]);
+    for (int k = 0; k < 3; k++) d2 += (q[3 * i + k] - qh[3 * i + k]) * (q[3 * i + k] - qh[3 * i + k]);
     in += m->mass[i] * d2;
   }
   return in / (2.0 * m->h * m->h) + el + sim_bending_energy(m->bend, q);
@@ -223,16 +220,11 @@ static void cpu_destroy(sim_backend *be) {
 
 size_t sim_buffer_len(const sim_model *m, sim_buf_id id) {
   switch (id) {
-    case SIM_BUF_RHS:
-      return 3 * (size_t)m->nfree;
-    case SIM_BUF_PROJ:
-      return 9 * (size_t)m->nelem;
-    case SIM_BUF_DUAL:
-      return m->admm ? 9 * (size_t)m->nelem : 0;
-    case SIM_BUF_BEND:
-      return 3 * (size_t)m->bend->nst;
-    default:
-      return 0;
+  case SIM_BUF_RHS: return 3 * (size_t)m->nfree;
+  case SIM_BUF_PROJ: return 9 * (size_t)m->nelem;
+  case SIM_BUF_DUAL: return m->admm ? 9 * (size_t)m->nelem : 0;
+  case SIM_BUF_BEND: return 3 * (size_t)m->bend->nst;
+  default: return 0;
   }
 }
 

@@ -24,8 +24,8 @@ typedef struct cpu_ctx {
   double rho, omega;    /* Chebyshev (Wang 2015) */
   int iter;             /* global steps taken in this frame */
   sim_global_stats stats;
-  size_t max_W_bytes;      /* refuse a Delassus W above this (0: no limit) */
-  sim_backend_opts opts;   /* as created */
+  size_t max_W_bytes;       /* refuse a Delassus W above this (0: no limit) */
+  sim_backend_opts opts;    /* as created */
   struct cpu_contact *cst; /* contact state (backend_cpu_contact.c), NULL without contact */
   sim_host_spans spans;
   double *snap;    /* the last output snapshot: q, v, densities (6n + nelem), or NULL */

@@ -85,8 +85,8 @@ static int contact_S(cpu_ctx *cx, cpu_contact *k, sim_status *st) {
   if (cx->use_S) return SIM_OK;
   const sim_model *m = cx->m;
   sim_factor *f = NULL;
-  int rc =
-      sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, cx->opts.ordering, 1, &f, st);
+  int rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, cx->opts.ordering, 1,
+                             &f, st);
   if (!rc) rc = sim_sparse_inverse_build(f, SIM_PREC_DOUBLE, cx->opts.max_S_bytes, &k->S, st);
   sim_factor_destroy(f);
   if (!rc) cx->stats.S_contact_bytes = sim_sparse_inverse_bytes(k->S.nnz, k->S.n, SIM_PREC_DOUBLE);
@@ -114,8 +114,8 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   k->cx = cx;
   if (contact_S(cx, k, st)) return st->code;
   const sim_sparse_inverse *S = cx->use_S ? &cx->S : k->S.n > 0 ? &k->S : NULL;
-  sim_contact_ops ops = {k,           NULL, cpu_h_state, cpu_unconstrained, w_operator, NULL,
-                         cpu_correct, NULL, NULL};
+  sim_contact_ops ops = {k, NULL, cpu_h_state, cpu_unconstrained, w_operator, NULL, cpu_correct,
+                         NULL, NULL};
   if (sim_contact_stage_init(&k->stage, cx->m, &ops, cx->fac, S, cx->max_W_bytes, st))
     return st->code;
   be->contact_begin = cpu_contact_begin;

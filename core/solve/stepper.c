@@ -29,10 +29,8 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
     s->contact = 1;
     s->world.runner = be->detect;
     if (!be->contact_begin)
-      return sim_fail(st, SIM_ERR_DEVICE,
-                      "%s: the %s backend has no contact solver yet (use "
-                      "--device cpu)",
-                      m->scene->file, be->name);
+      return sim_fail(st, SIM_ERR_DEVICE, "%s: the %s backend has no contact solver yet (use "
+                      "--device cpu)", m->scene->file, be->name);
     s->x_t = SIM_NEW(double, 3 * (size_t)m->n);
     s->x_prev = SIM_NEW(double, 3 * (size_t)m->n);
     s->x_pred = SIM_NEW(double, 3 * (size_t)m->n);

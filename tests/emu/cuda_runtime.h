@@ -148,7 +148,7 @@ struct launcher {
     if constexpr (std::is_pointer<A>::value) check_kernel_pointer(cfg, i, (const void *)a);
   }
 };
-}  // namespace sim_emu
+} // namespace sim_emu
 
 #define threadIdx (::sim_emu::thread_idx)
 #define blockIdx (::sim_emu::block_idx)

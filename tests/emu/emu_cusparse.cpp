@@ -22,16 +22,11 @@ struct sim_emu_dnmat {
 
 const char *cusparseGetErrorString(cusparseStatus_t s) {
   switch (s) {
-    case CUSPARSE_STATUS_SUCCESS:
-      return "success";
-    case CUSPARSE_STATUS_NOT_INITIALIZED:
-      return "not initialized";
-    case CUSPARSE_STATUS_ALLOC_FAILED:
-      return "allocation failed";
-    case CUSPARSE_STATUS_INVALID_VALUE:
-      return "invalid value";
-    case CUSPARSE_STATUS_NOT_SUPPORTED:
-      return "not supported (by the emulation)";
+  case CUSPARSE_STATUS_SUCCESS: return "success";
+  case CUSPARSE_STATUS_NOT_INITIALIZED: return "not initialized";
+  case CUSPARSE_STATUS_ALLOC_FAILED: return "allocation failed";
+  case CUSPARSE_STATUS_INVALID_VALUE: return "invalid value";
+  case CUSPARSE_STATUS_NOT_SUPPORTED: return "not supported (by the emulation)";
   }
   return "unknown";
 }
@@ -51,10 +46,10 @@ cusparseStatus_t cusparseSetStream(cusparseHandle_t h, cudaStream_t s) {
   return CUSPARSE_STATUS_SUCCESS;
 }
 
-cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *A, int64_t rows, int64_t cols, int64_t nnz,
-                                   void *ptr, void *idx, void *val, cusparseIndexType_t ptr_type,
-                                   cusparseIndexType_t idx_type, cusparseIndexBase_t base,
-                                   cudaDataType type) {
+cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *A, int64_t rows, int64_t cols,
+                                   int64_t nnz, void *ptr, void *idx, void *val,
+                                   cusparseIndexType_t ptr_type, cusparseIndexType_t idx_type,
+                                   cusparseIndexBase_t base, cudaDataType type) {
   if (ptr_type != CUSPARSE_INDEX_32I || idx_type != CUSPARSE_INDEX_32I ||
       base != CUSPARSE_INDEX_BASE_ZERO || type != CUDA_R_64F)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
@@ -62,7 +57,8 @@ cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *A, int64_t rows, int64_
   sim_emu::check_device_range("cusparseCreateCsr row offsets", ptr, sizeof(int) * (rows + 1));
   sim_emu::check_device_range("cusparseCreateCsr column indices", idx, sizeof(int) * nnz);
   sim_emu::check_device_range("cusparseCreateCsr values", val, sizeof(double) * nnz);
-  *A = new sim_emu_spmat{rows, cols, nnz, (const int *)ptr, (const int *)idx, (const double *)val};
+  *A = new sim_emu_spmat{rows, cols, nnz, (const int *)ptr, (const int *)idx,
+                         (const double *)val};
   return CUSPARSE_STATUS_SUCCESS;
 }
 
@@ -121,7 +117,7 @@ cusparseStatus_t cusparseSpMM(cusparseHandle_t h, cusparseOperation_t opA, cuspa
   sim_emu::check_device_range("cusparseSpMM work buffer", buffer, 64);
   sim_emu::check_device_range("cusparseSpMM B", B->values, sizeof(double) * B->rows * B->ld);
   sim_emu::check_device_range("cusparseSpMM C", C->values, sizeof(double) * C->rows * C->ld);
-  const double a = *(const double *)alpha, b = *(const double *)beta;  // read at the call
+  const double a = *(const double *)alpha, b = *(const double *)beta; // read at the call
   const int64_t nc = C->cols;
   if (nc > 16) return CUSPARSE_STATUS_NOT_SUPPORTED;
   // queued like the kernels it stands for, with the descriptors as they are now; one pass over
@@ -139,7 +135,7 @@ cusparseStatus_t cusparseSpMM(cusparseHandle_t h, cusparseOperation_t opA, cuspa
       }
       for (int64_t j = 0; j < nc; j++) {
         double *c = &mC.values[i * mC.ld + j];
-        *c = b == 0.0 ? a * sum[j] : a * sum[j] + b * *c;  // beta 0: C is not read
+        *c = b == 0.0 ? a * sum[j] : a * sum[j] + b * *c; // beta 0: C is not read
       }
     }
   });

@@ -60,8 +60,8 @@ namespace sim_emu {
 uint3 thread_idx, block_idx;
 dim3 block_dim, grid_dim;
 
-static const size_t DEVICE_BYTES = 80ull << 30;  // what cudaMemGetInfo reports as the total
-static const size_t STACK_BYTES = 256 << 10;     // each fibre's stack (a guard page below it)
+static const size_t DEVICE_BYTES = 80ull << 30; // what cudaMemGetInfo reports as the total
+static const size_t STACK_BYTES = 256 << 10;    // each fibre's stack (a guard page below it)
 
 [[noreturn]] static void die(const char *fmt, ...) {
   va_list ap;
@@ -99,8 +99,8 @@ void check_device_range(const char *what, const void *p, size_t bytes) {
 
 void check_kernel_pointer(const launch_cfg &cfg, int arg, const void *p) {
   if (p && !on_device(p, 0))
-    die("%s:%d: kernel launch: argument %d (%p) is not device memory", cfg.file, cfg.line, arg + 1,
-        p);
+    die("%s:%d: kernel launch: argument %d (%p) is not device memory", cfg.file, cfg.line,
+        arg + 1, p);
 }
 
 // ---- fibres: one per thread of the running block ----
@@ -108,9 +108,9 @@ void check_kernel_pointer(const launch_cfg &cfg, int arg, const void *p) {
 // directly; the scheduler (run_block) takes over when a warp can go no further on its own.
 enum { T_NEW, T_READY, T_BLOCK, T_WARP, T_DONE };
 struct context {
-  void *sp;            // saved stack pointer while switched out
-  void *fake;          // AddressSanitizer's fake stack while switched out
-  const void *bottom;  // the stack (for AddressSanitizer)
+  void *sp;           // saved stack pointer while switched out
+  void *fake;         // AddressSanitizer's fake stack while switched out
+  const void *bottom; // the stack (for AddressSanitizer)
   size_t size;
 };
 struct fibre {
@@ -118,16 +118,16 @@ struct fibre {
   char *stack;
   int state;
   uint3 tid;
-  int phase;  // which of the two shuffle slots this thread's next shuffle writes
+  int phase; // which of the two shuffle slots this thread's next shuffle writes
 };
-static std::vector<fibre> fib;  // the running block's threads
+static std::vector<fibre> fib; // the running block's threads
 static std::vector<char *> spare_stacks;
-static char *zombie;   // a returned thread's stack, given back by the context that runs next
-static context sched;  // the scheduler's context
-static fibre *cur;     // the thread running, NULL in the scheduler
+static char *zombie;  // a returned thread's stack, given back by the context that runs next
+static context sched; // the scheduler's context
+static fibre *cur;    // the thread running, NULL in the scheduler
 static const std::function<void()> *body;
 static const launch_cfg *running;
-static uint64_t shfl_slot[2][1024];  // alternate between shuffles, so one barrier each
+static uint64_t shfl_slot[2][1024]; // alternate between shuffles, so one barrier each
 
 static char *stack_new() {
   if (!spare_stacks.empty()) {
@@ -139,7 +139,7 @@ static char *stack_new() {
   void *m = mmap(NULL, STACK_BYTES + page, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) die("no memory for a thread's stack");
-  mprotect(m, page, PROT_NONE);  // a stack overflow faults
+  mprotect(m, page, PROT_NONE); // a stack overflow faults
   return (char *)m + page;
 }
 
@@ -171,12 +171,12 @@ static void fibre_main() {
   const void *b;
   size_t n;
   __sanitizer_finish_switch_fiber(NULL, &b, &n);
-  if (!sched.size) sched.bottom = b, sched.size = n;  // the first thread starts from the scheduler
+  if (!sched.size) sched.bottom = b, sched.size = n; // the first thread starts from the scheduler
 #endif
   reap();
   (*body)();
   stop(f, T_DONE);
-  abort();  // a returned thread is never switched to
+  abort(); // a returned thread is never switched to
 }
 
 // f made the running thread (its first context when new: sim_emu_switch's frame returning into
@@ -186,7 +186,7 @@ static void enter(fibre *f) {
     f->stack = stack_new();
     uintptr_t top = ((uintptr_t)f->stack + STACK_BYTES) & ~(uintptr_t)15;
     uint64_t *sp = (uint64_t *)(top - 64);
-    for (int i = 0; i < 6; i++) sp[i] = 0;  // r15 r14 r13 r12 rbx rbp
+    for (int i = 0; i < 6; i++) sp[i] = 0; // r15 r14 r13 r12 rbx rbp
     sp[6] = (uint64_t)(uintptr_t)&fibre_main;
     sp[7] = 0;
     f->ctx.sp = sp;
@@ -222,7 +222,7 @@ static void stop(fibre *f, int state) {
     zombie = f->stack, f->stack = NULL;
   }
   fibre *g = next_lane((int)(f - fib.data()));
-  if (g == f) {  // the warp's only lane, released
+  if (g == f) { // the warp's only lane, released
     enter(f);
     return;
   }
@@ -283,7 +283,7 @@ static void schedule(unsigned n, std::vector<unsigned> &order) {
   order.resize(n);
   for (unsigned i = 0; i < n; i++) order[i] = schedule_kind == 1 ? n - 1 - i : i;
   if (schedule_kind == 2)
-    for (unsigned i = n; i > 1; i--) {  // Fisher-Yates with xorshift64
+    for (unsigned i = n; i > 1; i--) { // Fisher-Yates with xorshift64
       schedule_rng ^= schedule_rng << 13, schedule_rng ^= schedule_rng >> 7;
       schedule_rng ^= schedule_rng << 17;
       unsigned j = (unsigned)(schedule_rng % i);
@@ -323,20 +323,20 @@ static void run_block(int n) {
     if (at_warp > 0 || at_block + done != n)
       die("%s:%d: block (%u,%u,%u) cannot go on: %d threads wait at __syncthreads, %d at a warp "
           "shuffle that not all of their warp reach, %d have returned",
-          running->file, running->line, block_idx.x, block_idx.y, block_idx.z, at_block, at_warp,
-          done);
+          running->file, running->line, block_idx.x, block_idx.y, block_idx.z, at_block,
+          at_warp, done);
     for (int t = 0; t < n; t++)
       if (fib[(size_t)t].state == T_BLOCK) fib[(size_t)t].state = T_READY;
   }
 }
 
 // ---- the device's queues: one per stream, each run in order when the host waits for it ----
-}  // namespace sim_emu
+} // namespace sim_emu
 
 // An event: the host clock when the device reached its latest record.
 struct sim_emu_event {
-  int gen = 0, reached = 0;             // records made, records the device has reached
-  struct sim_emu_stream *at = nullptr;  // the stream of the latest record
+  int gen = 0, reached = 0;            // records made, records the device has reached
+  struct sim_emu_stream *at = nullptr; // the stream of the latest record
   double ms = 0;
 };
 
@@ -352,7 +352,7 @@ struct sim_emu_stream {
 };
 
 namespace sim_emu {
-static std::vector<sim_emu_stream *> streams;  // every stream but the legacy one
+static std::vector<sim_emu_stream *> streams; // every stream but the legacy one
 static bool draining;
 
 static void drain(sim_emu_stream *s);
@@ -389,7 +389,7 @@ static void drain(sim_emu_stream *s) {
 
 void enqueue(cudaStream_t s, std::function<void()> work) {
   if (draining) die("device work queued from device work");
-  if (!s) {  // the legacy stream: after all work of the other streams, before any later
+  if (!s) { // the legacy stream: after all work of the other streams, before any later
     drain_all();
     draining = true;
     work();
@@ -432,7 +432,7 @@ void execute(const launch_cfg &cfg, const std::function<void()> &b) {
   if (running) die("%s:%d: kernel launch from inside a kernel", cfg.file, cfg.line);
   enqueue(cfg.stream, [cfg, b] { run_launch(cfg, b); });
 }
-}  // namespace sim_emu
+} // namespace sim_emu
 
 using sim_emu::die;
 using sim_emu::on_device;
@@ -462,24 +462,15 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
 
 const char *cudaGetErrorString(cudaError_t e) {
   switch (e) {
-    case cudaSuccess:
-      return "no error";
-    case cudaErrorInvalidValue:
-      return "invalid argument";
-    case cudaErrorMemoryAllocation:
-      return "out of memory";
-    case cudaErrorInvalidConfiguration:
-      return "invalid configuration argument";
-    case cudaErrorInvalidDevicePointer:
-      return "invalid device pointer";
-    case cudaErrorNoDevice:
-      return "no CUDA-capable device is detected";
-    case cudaErrorInvalidResourceHandle:
-      return "invalid resource handle";
-    case cudaErrorNotReady:
-      return "device not ready";
-    case cudaErrorIllegalAddress:
-      return "an illegal memory access was encountered";
+  case cudaSuccess: return "no error";
+  case cudaErrorInvalidValue: return "invalid argument";
+  case cudaErrorMemoryAllocation: return "out of memory";
+  case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+  case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+  case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+  case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+  case cudaErrorNotReady: return "device not ready";
+  case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
   }
   return "unknown error";
 }
@@ -498,7 +489,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
     *p = NULL;
     return fail(cudaErrorMemoryAllocation);
   }
-  memset(*p, 0xff, bytes);  // what was never written reads as NaN (doubles) or -1 (integers)
+  memset(*p, 0xff, bytes); // what was never written reads as NaN (doubles) or -1 (integers)
   sim_emu::allocations()[(uintptr_t)*p] = bytes;
   sim_emu::held += bytes;
   return cudaSuccess;
@@ -509,7 +500,7 @@ cudaError_t cudaFree(void *p) {
   auto &m = sim_emu::allocations();
   auto it = m.find((uintptr_t)p);
   if (it == m.end()) die("cudaFree(%p): not a device allocation (freed twice?)", p);
-  sim_emu::drain_all();  // cudaFree waits for the device's work
+  sim_emu::drain_all(); // cudaFree waits for the device's work
   sim_emu::held -= it->second;
   m.erase(it);
   free(p);
@@ -521,7 +512,7 @@ static std::map<uintptr_t, size_t> pinned;
 
 cudaError_t cudaMallocHost(void **p, size_t bytes) {
   *p = NULL;
-  const char *no = getenv("SIMCTL_EMU_NO_PINNED");  // 1: refused, as under a locked-memory limit
+  const char *no = getenv("SIMCTL_EMU_NO_PINNED"); // 1: refused, as under a locked-memory limit
   if (no && !strcmp(no, "1")) return fail(cudaErrorMemoryAllocation);
   *p = malloc(bytes ? bytes : 1);
   if (!*p) return fail(cudaErrorMemoryAllocation);
@@ -532,7 +523,7 @@ cudaError_t cudaMallocHost(void **p, size_t bytes) {
 cudaError_t cudaFreeHost(void *p) {
   if (!p) return cudaSuccess;
   if (!pinned.erase((uintptr_t)p)) die("cudaFreeHost(%p): not from cudaMallocHost", p);
-  sim_emu::drain_all();  // as cudaFree, it waits for the device's work
+  sim_emu::drain_all(); // as cudaFree, it waits for the device's work
   free(p);
   return cudaSuccess;
 }
@@ -544,8 +535,8 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
 }
 
 static const char *kind_name(cudaMemcpyKind k) {
-  static const char *n[] = {"host to host", "host to device", "device to host", "device to device",
-                            "default"};
+  static const char *n[] = {"host to host", "host to device", "device to host",
+                            "device to device", "default"};
   return (unsigned)k < 5 ? n[k] : "unknown";
 }
 
@@ -566,10 +557,10 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
   const char *d = (const char *)dst, *c = (const char *)src;
   if (d < c + bytes && c < d + bytes)
     die("cudaMemcpy (%s, %zu bytes): source and destination overlap", kind_name(kind), bytes);
-  if (kind == cudaMemcpyHostToDevice) {  // staged: the host may reuse its buffer on return
+  if (kind == cudaMemcpyHostToDevice) { // staged: the host may reuse its buffer on return
     auto staged = std::make_shared<std::vector<char>>(c, c + bytes);
     sim_emu::enqueue(s, [dst, staged] { memcpy(dst, staged->data(), staged->size()); });
-  } else {  // the host reads a copy to host memory only after it synchronises
+  } else { // the host reads a copy to host memory only after it synchronises
     sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
   }
   return cudaSuccess;
@@ -590,7 +581,7 @@ cudaError_t cudaStreamCreate(cudaStream_t *s) {
 
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
   if (!s) return fail(cudaErrorInvalidResourceHandle);
-  sim_emu::drain_all();  // its work completes (and other streams' waits on it are met)
+  sim_emu::drain_all(); // its work completes (and other streams' waits on it are met)
   auto &v = sim_emu::streams;
   for (size_t i = 0; i < v.size(); i++)
     if (v[i] == s) v.erase(v.begin() + (long)i);
@@ -616,7 +607,7 @@ static const bool report_armed = [] {
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   host_waits++;
   if (s)
-    sim_emu::drain(s);  // and, through its waits, what it waits for on other streams
+    sim_emu::drain(s); // and, through its waits, what it waits for on other streams
   else
     sim_emu::drain_all();
   return cudaSuccess;
@@ -645,7 +636,7 @@ cudaError_t cudaEventCreate(cudaEvent_t *e) {
 
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
   if (!e) return fail(cudaErrorInvalidResourceHandle);
-  sim_emu::reach(e, e->at, e->gen);  // its queued records refer to it
+  sim_emu::reach(e, e->at, e->gen); // its queued records refer to it
   delete e;
   return cudaSuccess;
 }
@@ -675,7 +666,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
   if (!start || !end || start->gen == 0 || end->gen == 0)
     return fail(cudaErrorInvalidResourceHandle);
   if (start->reached < start->gen || end->reached < end->gen)
-    return cudaErrorNotReady;  // not an error state
+    return cudaErrorNotReady; // not an error state
   *ms = (float)(end->ms - start->ms);
   return cudaSuccess;
 }
