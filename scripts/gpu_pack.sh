@@ -50,6 +50,15 @@ cp "$PACK"/tests/simctl-bench-global "$T/build/"
 ln -s "$B/bin/simctl" "$T/build/simctl"
 CUDA_LIB=${CUDA_HOME:-/usr/local/cuda}/lib64
 export LD_LIBRARY_PATH="$B/lib:$CUDA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# a toolkit elsewhere (a Python wheel's nvidia/ folders, say): look for what is still missing
+for lib in $(ldd "$B/bin/simctl" | awk '/not found/ { print $1 }'); do
+  d=$(find / -xdev -name "$lib" -print -quit 2>/dev/null)
+  [ -n "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$d")"
+done
+if ldd "$B/bin/simctl" | grep "not found" >&2; then
+  echo "run.sh: the libraries above were found nowhere (set CUDA_HOME to the CUDA toolkit)" >&2
+  exit 2
+fi
 bash scripts/gpu_report.sh --build "$T/build" --out "$REPORT" "$@"
 EOF
 chmod +x "$OUT/run.sh"

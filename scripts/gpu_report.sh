@@ -1,78 +1,174 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, in one
-# go, into one folder: the GPU tests (label gpu: collision detection and every operation against
-# the CPU backend, short runs, the contact stage), then scripts/bench_gpu.sh (elastic Table 3 rows, kernels against
-# cuSPARSE, double against float, the bandwidth limit) and scripts/table3.sh with
-# solver.device=cuda (the contact rows at the paper's sizes). The test binaries are run
-# directly from tests/ (their working directory under CTest), so a build copied from another
-# machine works where its CTest files' absolute paths would not; put the libraries it needs on
-# LD_LIBRARY_PATH (README: the CUDA backend on a machine with a GPU).
-# usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--rows all|small] [--skip-bench]
-#                              [--sanitize]
-#   --sanitize: each GPU test also runs under compute-sanitizer (memcheck: out-of-bounds and
-#               misaligned accesses, leaks; and, for the per-operation tests, racecheck and
-#               synccheck: shared-memory races and misused barriers) where the CUDA toolkit has
-#               it; its log goes to DIR/sanitizer.log
+# Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, into
+# one folder, in four parts that can be run together or one per call:
+#   tests:    the GPU tests (label gpu: collision detection, W and every operation against the
+#             CPU backend, short runs, the contact stage's three passes), side by side;
+#   sanitize: the per-operation tests and the short runs under compute-sanitizer (memcheck:
+#             out-of-bounds and misaligned accesses, leaks; racecheck and synccheck:
+#             shared-memory races and misused barriers, which the host emulation cannot see);
+#   bench:    scripts/bench_gpu.sh (elastic Table 3 rows, kernels against cuSPARSE, double
+#             against float, the bandwidth limit, the frame's time outside the buckets);
+#   table3:   scripts/table3.sh with solver.device=cuda (the contact rows at the paper's sizes),
+#             with the Newton solve on the host and again on the device (SIMCTL_CUDA_NSN).
+# The test programs are run directly from tests/ (their working directory under CTest), so a
+# build copied from another machine works where its CTest files' absolute paths would not; put
+# the libraries it needs on LD_LIBRARY_PATH (README: the CUDA backend on a machine with a GPU).
+# Each part's programs run under `timeout`, bounded by --budget, so that the script itself
+# ends, with its logs and its summary written, inside a caller's time limit.
+# usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--only PARTS] [--rows all|small]
+#                              [--budget SECONDS] [--jobs N] [--archive FILE] [--emu]
+#   --only: a comma-separated list of tests, sanitize, bench, table3 (default all but sanitize)
+#   --sanitize / --skip-bench: add sanitize / leave out bench and table3 (the older spelling)
+#   --budget: wall seconds the whole script may take (default 3600); a program still running
+#             when its part's share is spent is stopped and counts as failed (exit 124)
+#   --jobs: programs run at once (default: the CPU count, at most 8)
+#   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
+#              (.tar.gz): one file to fetch where a caller takes back only a few
+#   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
+#          programs and simctl-emu of a build without a GPU; it checks the script, not a GPU
 set -uo pipefail
-BUILD=build OUT=out/gpu_report ROWS=small BENCH=1 SANITIZE=0
+BUILD=build OUT=out/gpu_report ROWS=small PARTS=tests,bench,table3 BUDGET=3600 EMU=0 ARCHIVE=
+JOBS=$(nproc 2>/dev/null || echo 2)
+[ "$JOBS" -gt 8 ] && JOBS=8
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) BUILD=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --rows) ROWS=$2; shift 2 ;;
-    --skip-bench) BENCH=0; shift ;;
-    --sanitize) SANITIZE=1; shift ;;
+    --only) PARTS=$2; shift 2 ;;
+    --budget) BUDGET=$2; shift 2 ;;
+    --jobs) JOBS=$2; shift 2 ;;
+    --skip-bench) PARTS=${PARTS//bench/}; PARTS=${PARTS//table3/}; shift ;;
+    --sanitize) PARTS=$PARTS,sanitize; shift ;;
+    --archive) ARCHIVE=$2; shift 2 ;;
+    --emu) EMU=1; shift ;;
     *) echo "gpu_report.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
+for p in ${PARTS//,/ }; do
+  case "$p" in
+    tests | sanitize | bench | table3) ;;
+    *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench or table3" >&2
+       exit 2 ;;
+  esac
+done
+want() { [[ ",$PARTS," == *",$1,"* ]]; }
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD=$(cd "$BUILD" && pwd) || exit 2
-mkdir -p "$OUT"
+mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
+if [ -n "$ARCHIVE" ]; then
+  mkdir -p "$(dirname "$ARCHIVE")"
+  ARCHIVE="$(cd "$(dirname "$ARCHIVE")" && pwd)/$(basename "$ARCHIVE")"
+  trap 'tar -czf "$ARCHIVE" -C "$(dirname "$OUT")" "$(basename "$OUT")"' EXIT
+fi
+PRE=test_gpu_ SIMCTL="$BUILD/simctl"
+[ "$EMU" = 1 ] && PRE=test_emu_ SIMCTL="$BUILD/simctl-emu"
+T0=$SECONDS
+left() { echo $((BUDGET - (SECONDS - T0))); }
 {
   date -u
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
-  "$BUILD/simctl" --version
+  "$SIMCTL" --version
+  [ "$EMU" = 1 ] && echo "host emulation of CUDA (--emu): not a GPU"
 } | tee "$OUT/machine.txt"
 FAIL=0
-: >"$OUT/tests.log" # this run's logs only
-: >"$OUT/sanitizer.log"
-for t in test_gpu_detect test_gpu_delassus test_gpu_backend test_gpu_runs test_gpu_contact; do
-  echo "== $t" | tee -a "$OUT/tests.log"
-  (cd "$ROOT/tests" && "$BUILD/tests/$t") >>"$OUT/tests.log" 2>&1
-  rc=$?
-  echo "   exit $rc" | tee -a "$OUT/tests.log"
-  if [ $rc -eq 77 ]; then # SKIPPED: no usable device (an old driver, no GPU): nothing to test
+
+# run_all PART END JOB...: runs each JOB ("name|command") in tests/, JOBS at a time, each under
+# `timeout` until the script's clock (SECONDS) reaches END (a job not started by then fails with
+# exit 124 too), logged to logs/NAME.log; appends "name exit seconds" lines to PART.txt and the
+# logs, in the jobs' order, to PART.log
+run_all() {
+  local part=$1 end=$2
+  shift 2
+  # OpenMP threads per program (the CPU backend's reference steps): the CPUs over the four
+  # long-running ones, so that programs side by side do not oversubscribe the machine
+  local n=$(($(nproc 2>/dev/null || echo 4) / 4))
+  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((n > 0 ? n : 1))}
+  export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$OMP_NUM_THREADS}
+  : >"$OUT/$part.txt"
+  : >"$OUT/$part.log"
+  for job in "$@"; do
+    local name=${job%%|*} cmd=${job#*|}
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    (
+      s=$SECONDS rc=124
+      if [ $((end - SECONDS)) -gt 0 ]; then
+        cd "$ROOT/tests" && timeout -k 10 $((end - SECONDS)) bash -c "$cmd" >"$OUT/logs/$name.log" 2>&1
+        rc=$?
+      else
+        echo "not started: the budget was spent" >"$OUT/logs/$name.log"
+      fi
+      echo "$rc $((SECONDS - s))" >"$OUT/logs/$name.rc"
+    ) &
+  done
+  wait
+  for job in "$@"; do
+    local name=${job%%|*} rc secs
+    read -r rc secs <"$OUT/logs/$name.rc"
+    printf '%-34s exit %3d  %4d s\n' "$name" "$rc" "$secs" | tee -a "$OUT/$part.txt"
+    { echo "== $name (exit $rc, $secs s)"; cat "$OUT/logs/$name.log"; } >>"$OUT/$part.log"
+    [ "$rc" -eq 0 ] || FAIL=1
+  done
+}
+
+if want tests; then
+  echo "== tests ($JOBS at a time, for at most $(($(left) - 20)) s)"
+  JOBS_T=()
+  # the per-operation tests (seconds), then the longest first
+  for t in detect delassus backend; do JOBS_T+=("$PRE$t|$BUILD/tests/$PRE$t"); done
+  # (on the emulation, with cuSPARSE's products as under CTest: its emulated gathers are slow)
+  CONTACT="$BUILD/tests/${PRE}contact"
+  [ "$EMU" = 1 ] && CONTACT="SIMCTL_CUDA_SPMV=cusparse $CONTACT"
+  for p in host device; do JOBS_T+=("${PRE}contact_$p|$CONTACT $p"); done
+  JOBS_T+=("${PRE}runs|$BUILD/tests/${PRE}runs" "${PRE}contact_paths|$CONTACT paths")
+  run_all tests $((SECONDS + $(left) - 20)) "${JOBS_T[@]}"
+  if grep -q "exit  77" "$OUT/tests.txt"; then # SKIPPED: no usable device (an old driver, no GPU)
     grep -m1 SKIPPED "$OUT/tests.log" >&2
-    echo "gpu_report.sh: $t found no usable CUDA device; stopping (nothing was tested)" >&2
+    echo "gpu_report.sh: the tests found no usable CUDA device; stopping (nothing was tested)" >&2
     exit 1
   fi
-  [ $rc -eq 0 ] || FAIL=1
-done
-tail -n 40 "$OUT/tests.log"
-CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
-if [ "$SANITIZE" = 1 ] && [ -n "$CS" ]; then
-  for t in test_gpu_detect test_gpu_delassus test_gpu_backend test_gpu_runs; do
-    echo "== memcheck $t" >>"$OUT/sanitizer.log"
-    (cd "$ROOT/tests" && "$CS" --tool memcheck --leak-check full "$BUILD/tests/$t") \
-      >>"$OUT/sanitizer.log" 2>&1 || FAIL=1
-  done
-  # shared-memory races and barriers: what the host emulation (tests/emu) cannot see
-  for tool in racecheck synccheck; do
-    for t in test_gpu_detect test_gpu_delassus test_gpu_backend; do
-      echo "== $tool $t" >>"$OUT/sanitizer.log"
-      (cd "$ROOT/tests" && "$CS" --tool $tool --error-exitcode 1 "$BUILD/tests/$t") \
-        >>"$OUT/sanitizer.log" 2>&1 || FAIL=1
+  grep -E "^== |checks passed|check failed" "$OUT/tests.log" | tail -n 60
+fi
+
+if want sanitize; then
+  CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+  if [ -n "$CS" ]; then
+    echo "== sanitize ($JOBS at a time, for at most $(($(left) - 20)) s)"
+    JOBS_S=()
+    for t in detect delassus backend runs; do
+      JOBS_S+=("memcheck_$PRE$t|'$CS' --tool memcheck --leak-check full --error-exitcode 1 '$BUILD/tests/$PRE$t'")
     done
+    for tool in racecheck synccheck; do
+      for t in detect delassus backend; do
+        JOBS_S+=("${tool}_$PRE$t|'$CS' --tool $tool --error-exitcode 1 '$BUILD/tests/$PRE$t'")
+      done
+    done
+    run_all sanitize $((SECONDS + $(left) - 20)) "${JOBS_S[@]}"
+    grep -E "^== |ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize.log"
+  else
+    echo "compute-sanitizer not found: sanitize skipped" | tee "$OUT/sanitize.txt"
+  fi
+fi
+
+if want bench; then
+  echo "== bench (at most $(($(left) - 10)) s)"
+  timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
+    --out "$OUT/bench" | tee "$OUT/bench_gpu.md"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
+fi
+
+# the contact rows with the Newton solve on the host (the default) and on the device, the
+# figures that choose the default (SIMCTL_CUDA_NSN)
+if want table3; then
+  for nsn in host device; do
+    echo "== table3, Newton solve on the $nsn (at most $(($(left) - 10)) s)"
+    SIMCTL_CUDA_NSN=$nsn timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/table3.sh" \
+      --simctl "$SIMCTL" --out "$OUT/table3_nsn_$nsn" --rows "$ROWS" --set solver.device=cuda |
+      tee "$OUT/table3_nsn_$nsn.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done
-  grep -E "^== |ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer.log"
-elif [ "$SANITIZE" = 1 ]; then
-  echo "compute-sanitizer not found: --sanitize skipped" | tee -a "$OUT/sanitizer.log"
 fi
-if [ "$BENCH" = 1 ]; then
-  bash "$ROOT/scripts/bench_gpu.sh" --simctl "$BUILD/simctl" --out "$OUT/bench" | tee "$OUT/bench_gpu.md"
-  bash "$ROOT/scripts/table3.sh" --simctl "$BUILD/simctl" --out "$OUT/table3" --rows "$ROWS" \
-    --set solver.device=cuda | tee "$OUT/table3_cuda.txt"
-fi
+echo "gpu_report.sh: $([ $FAIL = 0 ] && echo "all passed" || echo "FAILED (see $OUT)") in $((SECONDS - T0)) s"
 exit $FAIL

@@ -3,10 +3,16 @@
 # short runs side by side. Built in every configuration; SKIPPED (77) where no CUDA device runs.
 sim_labelled_test(test_gpu_backend gpu test_gpu_backend.c)
 sim_labelled_test(test_gpu_runs gpu test_gpu_runs.c)
-sim_labelled_test(test_gpu_contact gpu test_gpu_contact.c)
 sim_labelled_test(test_gpu_detect gpu test_gpu_detect.c)
 sim_labelled_test(test_gpu_delassus gpu test_gpu_delassus.c)
-set_tests_properties(test_gpu_contact PROPERTIES TIMEOUT 2400)
+# the contact stage's three passes (Newton solve on the host, on the device, detection and W on
+# the host) as three entries, so that ctest -j runs them side by side
+set(SIM_CONTACT_PASSES host device paths)
+sim_test_program(simcore test_gpu_contact test_gpu_contact.c)
+foreach(p ${SIM_CONTACT_PASSES})
+  sim_test_entry(test_gpu_contact_${p} gpu test_gpu_contact ${p})
+  set_tests_properties(test_gpu_contact_${p} PROPERTIES TIMEOUT 1800)
+endforeach()
 
 # The same tests on the host emulation of CUDA (tests/emu/README.md; label emu): they run here,
 # without a GPU, and check the CUDA backend's kernels and host code against the CPU; they are not
@@ -16,9 +22,12 @@ set_tests_properties(test_gpu_contact PROPERTIES TIMEOUT 2400)
 # than the emulated warp shuffles of the gathers; test_emu_backend and test_emu_runs check those.
 if(TARGET simcore_emu)
   foreach(t backend runs contact detect delassus)
-    sim_test_with(simcore_emu test_emu_${t} emu test_gpu_${t}.c)
+    sim_test_program(simcore_emu test_emu_${t} test_gpu_${t}.c)
     target_compile_definitions(test_emu_${t} PRIVATE SIM_TEST_EMU=1)
     set_target_properties(test_emu_${t} PROPERTIES LINKER_LANGUAGE CXX)
+  endforeach()
+  foreach(t backend runs detect delassus)
+    sim_test_entry(test_emu_${t} emu test_emu_${t})
     set_tests_properties(test_emu_${t} PROPERTIES TIMEOUT 1200)
   endforeach()
   set_tests_properties(test_emu_backend test_emu_detect test_emu_delassus PROPERTIES
@@ -28,13 +37,16 @@ if(TARGET simcore_emu)
   # depend on one
   foreach(t backend detect delassus)
     foreach(order reverse shuffle)
-      add_test(NAME test_emu_${t}_${order} COMMAND test_emu_${t}
-        WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
-      set_tests_properties(test_emu_${t}_${order} PROPERTIES LABELS emu SKIP_RETURN_CODE 77
-        TIMEOUT 600 ENVIRONMENT SIMCTL_EMU_SCHEDULE=${order})
+      sim_test_entry(test_emu_${t}_${order} emu test_emu_${t})
+      set_tests_properties(test_emu_${t}_${order} PROPERTIES TIMEOUT 600
+        ENVIRONMENT SIMCTL_EMU_SCHEDULE=${order})
     endforeach()
   endforeach()
-  # the longest test of the suite (6-8 minutes on 2 cores): started first under ctest -j
-  set_tests_properties(test_emu_contact PROPERTIES ENVIRONMENT SIMCTL_CUDA_SPMV=cusparse
-    COST 10000)
+  # the longest tests of the suite (the host and device passes, minutes each on 2 cores):
+  # started first under ctest -j
+  foreach(p ${SIM_CONTACT_PASSES})
+    sim_test_entry(test_emu_contact_${p} emu test_emu_contact ${p})
+    set_tests_properties(test_emu_contact_${p} PROPERTIES TIMEOUT 1200
+      ENVIRONMENT SIMCTL_CUDA_SPMV=cusparse COST 10000)
+  endforeach()
 endif()

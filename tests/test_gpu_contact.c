@@ -21,7 +21,9 @@
    the minimum map, no line search) on stick_slip and soft_box_on_slab. Collision detection and
    the Delassus operator run on the device in those passes (the backend's default); a last
    pass runs both on the host (SIMCTL_CUDA_DETECT=host, SIMCTL_CUDA_DELASSUS=host) on three
-   scenes.
+   scenes. The argument picks one of the three passes (host, device, paths; default all): CTest
+   runs them as three tests, side by side, since the CPU's steps (the squeezing ball's 7.5k
+   vertices above all) take most of the time.
    Built as test_emu_contact (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is
    far slower than a GPU, it makes the same checks on shorter runs: the squeezing ball, meshed
    coarser, starts just above the rollers, the other runs stop some steps after their first
@@ -236,16 +238,24 @@ static void all_scenes(void) {
   }
 }
 
-int main(void) {
-  gpu_or_skip("test_gpu_contact");
+/* The three passes, each also a CTest entry of its own so that they run side by side: the
+   CPU reference steps are most of the time (see the header). */
+static void pass_host(void) {
   printf("the Newton solve on the host (SIMCTL_CUDA_NSN=host, the default):\n");
   setenv("SIMCTL_CUDA_NSN", "host", 1);
   all_scenes();
+  unsetenv("SIMCTL_CUDA_NSN");
+}
+
+static void pass_device(void) {
   printf("the Newton solve on the device (SIMCTL_CUDA_NSN=device):\n");
   setenv("SIMCTL_CUDA_NSN", "device", 1);
   all_scenes();
   unsetenv("SIMCTL_CUDA_NSN");
-  /* the backend's host paths for detection and W (the passes above ran both on the device) */
+}
+
+/* the backend's host paths for detection and W (the passes above run both on the device) */
+static void pass_paths(void) {
   printf("detection and the Delassus operator on the host (SIMCTL_CUDA_DETECT=host, "
          "SIMCTL_CUDA_DELASSUS=host):\n");
   setenv("SIMCTL_CUDA_DETECT", "host", 1);
@@ -257,5 +267,25 @@ int main(void) {
 #endif
   unsetenv("SIMCTL_CUDA_DETECT");
   unsetenv("SIMCTL_CUDA_DELASSUS");
+}
+
+/* usage: test_gpu_contact [host|device|paths|all] (default all) */
+int main(int argc, char **argv) {
+  static const struct {
+    const char *name;
+    void (*run)(void);
+  } passes[] = {{"host", pass_host}, {"device", pass_device}, {"paths", pass_paths}};
+  const char *want = argc > 1 ? argv[1] : "all";
+  int known = !strcmp(want, "all");
+  for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+    known |= !strcmp(want, passes[i].name);
+  if (argc > 2 || !known) {
+    fprintf(stderr, "test_gpu_contact: unknown pass '%s': expected host, device, paths or all\n",
+            argc > 2 ? argv[2] : want);
+    return 2;
+  }
+  gpu_or_skip("test_gpu_contact");
+  for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+    if (!strcmp(want, "all") || !strcmp(want, passes[i].name)) passes[i].run();
   return check_summary("test_gpu_contact");
 }
