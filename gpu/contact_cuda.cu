@@ -408,6 +408,7 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
     k->stage.host_w_rows = SIM_CUDA_HOST_W_ROWS;
     if (k->stage.ops.delassus) k->stage.ops.get_w = cuda_get_w;
   }
+  be->contact_clocked = nsn_on_device; /* sim_cuda_nsn_global times itself by events */
   be->contact_begin = cuda_contact_begin;
   be->contact_global = cuda_contact_global;
   be->contact_lambda = cuda_contact_lambda;

@@ -6,7 +6,8 @@
 // Conjugate Residual's iteration count at its end (its dot products stay on the device, which
 // takes cr.c's decisions itself); every reduction sums over a fixed partition (deterministic). The
 // shared stage still prepares each step on the host (targets, diagonals, warm start); lambda
-// and f come back to it after every L-G iteration.
+// and f come back to it after every L-G iteration, with the CR count and the events that time
+// the iteration's buckets, in its one wait besides the merits.
 #include <math.h>
 #include <string.h>
 
@@ -14,7 +15,6 @@
 
 extern "C" {
 #include "../core/base/alloc.h"
-#include "../core/base/timer.h"
 #include "../core/contact/nsn_row.h"
 }
 
@@ -44,8 +44,8 @@ typedef struct cuda_nsn {
   int *moved;
   cr_dev *crd;   // Conjugate Residual's scalars
   size_t bytes;  // device bytes held
-  // events around each Newton step's solve (the cst_solve bucket), read at the L-G iteration's
-  // end: 2 per step
+  // events around each Newton step's solve (the cst_solve bucket: 2 per step, tag 0) and at
+  // the L-G iteration's boundaries, read at its end
   cuda_events ev;
 } cuda_nsn;
 
@@ -463,18 +463,25 @@ static int iterate(cuda_contact *k, int *converged, sim_status *st) {
   return SIM_OK;
 }
 
+// The pool's tags: 0 for the events around each Newton step's solve (in pairs), NSN_AT_* for
+// the iteration's boundaries.
+enum { NSN_AT_START = 1, NSN_AT_SOLVED, NSN_AT_NEWTON, NSN_AT_END };
+
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   cuda_nsn *s = k->dn;
   cuda_ctx *c = k->cx;
   sim_nsn *hs = &k->stage.nsn;
   int m = 3 * k->stage.nc, rc;
   double h2 = c->m->h * c->m->h, cr_ms = 0.0;
+  int at[NSN_AT_END + 1] = {0};
   s->ev.used = 0;
   SIM_CU(cudaMemsetAsync(&s->crd->total, 0, sizeof(int), c->stream), st);
-  double t1 = sim_now_ms();
+  /* the buckets are timed by events (no wait for the host's timers): global, assemble and
+     cst_solve, corr */
+#define NSN_AT(tag)                                                            do {                                                                           at[tag] = s->ev.used;                                                        if ((rc = sim_cuda_event_record(&s->ev, c->stream, (tag), st))) return rc;   } while (0)
+  NSN_AT(NSN_AT_START);
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
-  SIM_CU(cudaStreamSynchronize(c->stream), st);
-  double t2 = sim_now_ms();
+  NSN_AT(NSN_AT_SOLVED);
   if ((rc = sim_cuda_h_apply(k, c->vec[SIM_VEC_Q], 0, s->hab, st))) return rc;
   /* the first L-G iteration of a step linearises at the warm start, later ones at f (stage.c) */
   const double *f0 = k->stage.first ? s->lam : s->f;
@@ -488,11 +495,12 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
     if (converged) break;
     t->newton_steps++;
   }
-  SIM_CU(cudaStreamSynchronize(c->stream), st); /* the Newton steps' end, for the buckets */
-  double t4 = sim_now_ms();
+  NSN_AT(NSN_AT_NEWTON);
   rc = sim_cuda_ht_gather(k, s->f, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
   if (rc) return rc;
+  NSN_AT(NSN_AT_END);
+#undef NSN_AT
   /* lambda and f back to the host solver: the stage's warm start and contact_lambda read them */
   SIM_CU(cudaMemcpyAsync(hs->lambda, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost,
                          c->stream),
@@ -502,20 +510,26 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
       st);
   int it = 0;
   SIM_CU(cudaMemcpyAsync(&it, &s->crd->total, sizeof(int), cudaMemcpyDeviceToHost, c->stream), st);
-  SIM_CU(cudaStreamSynchronize(c->stream), st);
-  double t5 = sim_now_ms();
-  for (int i = 0; i + 1 < s->ev.used; i += 2) {
+  SIM_CU(cudaStreamSynchronize(c->stream), st); /* the iteration's one wait besides the merits */
+  for (int i = 0; i + 1 < s->ev.used; i++) {
+    if (s->ev.tag[i] != 0) continue;
     double ms = 0.0;
     if ((rc = sim_cuda_event_ms(&s->ev, i, i + 1, &ms, st))) return rc;
     cr_ms += ms;
+    i++; /* the pair's second */
   }
-  t->global_ms += t2 - t1;
-  t->assemble_ms += (t4 - t2) - cr_ms;
+  double solve_ms = 0.0, newton_ms = 0.0, corr_ms = 0.0;
+  if ((rc = sim_cuda_event_ms(&s->ev, at[NSN_AT_START], at[NSN_AT_SOLVED], &solve_ms, st)) ||
+      (rc = sim_cuda_event_ms(&s->ev, at[NSN_AT_SOLVED], at[NSN_AT_NEWTON], &newton_ms, st)) ||
+      (rc = sim_cuda_event_ms(&s->ev, at[NSN_AT_NEWTON], at[NSN_AT_END], &corr_ms, st)))
+    return rc;
+  t->global_ms += solve_ms;
+  t->assemble_ms += newton_ms - cr_ms;
   t->cst_solve_ms += cr_ms;
-  t->corr_ms += t5 - t4;
+  t->corr_ms += corr_ms;
   t->cr_iters += it;
   hs->stats.cr_iters += it;
-  hs->stats.assemble_ms += (t4 - t2) - cr_ms;
+  hs->stats.assemble_ms += newton_ms - cr_ms;
   hs->stats.cst_solve_ms += cr_ms;
   return SIM_OK;
 }

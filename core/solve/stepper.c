@@ -76,7 +76,8 @@ void sim_stepper_free(sim_stepper *s) {
 }
 
 /* Waits for the backend's queued work and adds its closed spans to span[]. Host-timed stages
-   (detection, the contact stage) start with this, so their timers see only their own work. */
+   (detection, and the contact stage where the backend does not clock it itself:
+   contact_clocked) start with this, so their timers see only their own work. */
 static int settle(sim_stepper *s, double span[SIM_SPAN_COUNT], sim_status *st) {
   return s->be->settle(s->be, span, st);
 }
@@ -99,7 +100,7 @@ static int lg_iterations(sim_stepper *s, sim_profile *prof, sim_cst_times *ct,
     SIM_TIMED(rc, be, SIM_SPAN_LOCAL, be->local_step(be, st), st);
     if (rc) break;
     if (prof->contacts > 0) {
-      rc = settle(s, span, st);
+      if (!be->contact_clocked) rc = settle(s, span, st);
       if (!rc) rc = be->contact_global(be, ct, st);
     } else {
       SIM_TIMED(rc, be, SIM_SPAN_GLOBAL, be->global_step(be, st), st);
