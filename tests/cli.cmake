@@ -3,13 +3,15 @@
 add_test(NAME test_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh $<TARGET_FILE:simctl>
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(test_cli PROPERTIES LABELS scene TIMEOUT 600)
-# Mutated scenes (scripts/fuzz_scenes.py): each accepted, or refused with exit 3-5 and one
-# `simctl: error:` line, never a crash or a hang; where python3 is installed
+# Mutated scenes and mesh files (scripts/fuzz_scenes.py): each accepted, or refused with exit
+# 3-5 and one `simctl: error:` line, never a crash or a hang; where python3 is installed
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
   set(SIM_FUZZ ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/fuzz_scenes.py
       --simctl $<TARGET_FILE:simctl>)
   add_test(NAME test_fuzz_validate COMMAND ${SIM_FUZZ} --runs 300 --seed 2)
   add_test(NAME test_fuzz_run COMMAND ${SIM_FUZZ} --runs 40 --seed 4 --command run --timeout 120)
-  set_tests_properties(test_fuzz_validate test_fuzz_run PROPERTIES LABELS scene TIMEOUT 600)
+  add_test(NAME test_fuzz_meshes COMMAND ${SIM_FUZZ} --runs 200 --seed 6 --inputs meshes)
+  set_tests_properties(test_fuzz_validate test_fuzz_run test_fuzz_meshes PROPERTIES
+    LABELS scene TIMEOUT 600)
 endif()
