@@ -467,6 +467,12 @@ static int iterate(cuda_contact *k, int *converged, sim_status *st) {
 // the iteration's boundaries.
 enum { NSN_AT_START = 1, NSN_AT_SOLVED, NSN_AT_NEWTON, NSN_AT_END };
 
+// An event at the iteration's boundary `tag`, its index kept in at[tag].
+static int record_at(cuda_contact *k, int tag, int *at, sim_status *st) {
+  at[tag] = k->dn->ev.used;
+  return sim_cuda_event_record(&k->dn->ev, k->cx->stream, tag, st);
+}
+
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   cuda_nsn *s = k->dn;
   cuda_ctx *c = k->cx;
@@ -478,10 +484,9 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   SIM_CU(cudaMemsetAsync(&s->crd->total, 0, sizeof(int), c->stream), st);
   /* the buckets are timed by events (no wait for the host's timers): global, assemble and
      cst_solve, corr */
-#define NSN_AT(tag)                                                            do {                                                                           at[tag] = s->ev.used;                                                        if ((rc = sim_cuda_event_record(&s->ev, c->stream, (tag), st))) return rc;   } while (0)
-  NSN_AT(NSN_AT_START);
+  if ((rc = record_at(k, NSN_AT_START, at, st))) return rc;
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
-  NSN_AT(NSN_AT_SOLVED);
+  if ((rc = record_at(k, NSN_AT_SOLVED, at, st))) return rc;
   if ((rc = sim_cuda_h_apply(k, c->vec[SIM_VEC_Q], 0, s->hab, st))) return rc;
   /* the first L-G iteration of a step linearises at the warm start, later ones at f (stage.c) */
   const double *f0 = k->stage.first ? s->lam : s->f;
@@ -495,12 +500,11 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
     if (converged) break;
     t->newton_steps++;
   }
-  NSN_AT(NSN_AT_NEWTON);
+  if ((rc = record_at(k, NSN_AT_NEWTON, at, st))) return rc;
   rc = sim_cuda_ht_gather(k, s->f, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
   if (rc) return rc;
-  NSN_AT(NSN_AT_END);
-#undef NSN_AT
+  if ((rc = record_at(k, NSN_AT_END, at, st))) return rc;
   /* lambda and f back to the host solver: the stage's warm start and contact_lambda read them */
   SIM_CU(cudaMemcpyAsync(hs->lambda, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost,
                          c->stream),

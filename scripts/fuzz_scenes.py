@@ -171,7 +171,8 @@ def mutate_bytes(rng, data, binary):
         j = rng.randrange(len(lines))
         lines[i], lines[j] = lines[j], lines[i]
         return b"\n".join(lines), "lines %d and %d swapped" % (i + 1, j + 1)
-    return b"\n".join(lines[:i] + [b"\x00\xff garbage"] + lines[i:]), "bytes before line %d" % (i + 1)
+    return b"\n".join(lines[:i] + [b"\x00\xff garbage"] + lines[i:]), \
+        "bytes before line %d" % (i + 1)
 
 
 def mesh_mutant(rng, tmp, i):
@@ -256,10 +257,11 @@ def main():
             shutil.rmtree(os.path.join(tmp, "out%04d" % i), ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    what = "mesh" if a.inputs == "meshes" else "scene"
+    command = "run" if a.inputs == "meshes" else a.command
     print("fuzz_scenes.py: %d %s mutants (%s, seed %d): %d accepted, %d refused with one "
-          "line, %d failed" % (a.runs, {"scenes": "scene", "meshes": "mesh"}[a.inputs], "run" if a.inputs == "meshes" else
-                               a.command, a.seed, counts["accepted"], counts["refused"],
-                               counts["failed"]))
+          "line, %d failed" % (a.runs, what, command, a.seed, counts["accepted"],
+                               counts["refused"], counts["failed"]))
     return 1 if counts["failed"] else 0
 
 

@@ -49,7 +49,8 @@ done
 for p in ${PARTS//,/ }; do
   case "$p" in
     tests | sanitize | bench | table3) ;;
-    *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench or table3" >&2
+    *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench or" \
+         "table3" >&2
        exit 2 ;;
   esac
 done
@@ -95,7 +96,8 @@ run_all() {
     (
       s=$SECONDS rc=124
       if [ $((end - SECONDS)) -gt 0 ]; then
-        cd "$ROOT/tests" && timeout -k 10 $((end - SECONDS)) bash -c "$cmd" >"$OUT/logs/$name.log" 2>&1
+        cd "$ROOT/tests" &&
+          timeout -k 10 $((end - SECONDS)) bash -c "$cmd" >"$OUT/logs/$name.log" 2>&1
         rc=$?
       else
         echo "not started: the budget was spent" >"$OUT/logs/$name.log"
@@ -138,7 +140,8 @@ if want sanitize; then
     echo "== sanitize ($JOBS at a time, for at most $(($(left) - 20)) s)"
     JOBS_S=()
     for t in detect delassus backend runs; do
-      JOBS_S+=("memcheck_$PRE$t|'$CS' --tool memcheck --leak-check full --error-exitcode 1 '$BUILD/tests/$PRE$t'")
+      JOBS_S+=("memcheck_$PRE$t|'$CS' --tool memcheck --leak-check full --error-exitcode 1 \
+'$BUILD/tests/$PRE$t'")
     done
     for tool in racecheck synccheck; do
       for t in detect delassus backend; do
@@ -170,5 +173,7 @@ if want table3; then
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done
 fi
-echo "gpu_report.sh: $([ $FAIL = 0 ] && echo "all passed" || echo "FAILED (see $OUT)") in $((SECONDS - T0)) s"
+RESULT="all passed"
+[ $FAIL = 0 ] || RESULT="FAILED (see $OUT)"
+echo "gpu_report.sh: $RESULT in $((SECONDS - T0)) s"
 exit $FAIL
