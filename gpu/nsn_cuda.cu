@@ -47,6 +47,11 @@ typedef struct cuda_nsn {
   // events around each Newton step's solve (the cst_solve bucket: 2 per step, tag 0) and at
   // the L-G iteration's boundaries, read at its end
   cuda_events ev;
+  // what comes back at an L-G iteration's end (lambda, f: 3 cap each; the CR count), in
+  // page-locked memory, so the three copies queue and the host waits once (a copy to pageable
+  // memory returns only when done: a wait each); ordinary memory where that is refused
+  double *back;
+  int back_pageable;
 } cuda_nsn;
 
 #define NSN_VECTORS 20 /* d .. hq and cr[0..4]: the 3 cap arrays */
@@ -505,16 +510,22 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
   if (rc) return rc;
   if ((rc = record_at(k, NSN_AT_END, at, st))) return rc;
-  /* lambda and f back to the host solver: the stage's warm start and contact_lambda read them */
-  SIM_CU(cudaMemcpyAsync(hs->lambda, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost,
+  /* lambda and f back to the host solver (the stage's warm start and contact_lambda read
+     them) with the CR count, through s->back */
+  double *lam_back = s->back, *f_back = s->back + 3 * (size_t)s->cap;
+  int *it_back = (int *)(s->back + 6 * (size_t)s->cap);
+  SIM_CU(cudaMemcpyAsync(lam_back, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost,
                          c->stream),
          st);
   SIM_CU(
-      cudaMemcpyAsync(hs->f, s->f, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost, c->stream),
+      cudaMemcpyAsync(f_back, s->f, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost, c->stream),
       st);
-  int it = 0;
-  SIM_CU(cudaMemcpyAsync(&it, &s->crd->total, sizeof(int), cudaMemcpyDeviceToHost, c->stream), st);
+  SIM_CU(cudaMemcpyAsync(it_back, &s->crd->total, sizeof(int), cudaMemcpyDeviceToHost, c->stream),
+         st);
   SIM_CU(cudaStreamSynchronize(c->stream), st); /* the iteration's one wait besides the merits */
+  memcpy(hs->lambda, lam_back, sizeof(double) * (size_t)m);
+  memcpy(hs->f, f_back, sizeof(double) * (size_t)m);
+  int it = *it_back;
   for (int i = 0; i + 1 < s->ev.used; i++) {
     if (s->ev.tag[i] != 0) continue;
     double ms = 0.0;
@@ -548,6 +559,11 @@ static void free_arrays(cuda_contact *k) {
     cudaFree(*v[i]);
     *v[i] = NULL;
   }
+  if (s->back_pageable)
+    sim_free(s->back);
+  else
+    cudaFreeHost(s->back);
+  s->back = NULL;
   k->cx->dev_bytes = k->cx->dev_bytes > s->bytes ? k->cx->dev_bytes - s->bytes : 0;
   s->bytes = 0;
   s->cap = 0;
@@ -569,6 +585,13 @@ static int grow(cuda_contact *k, int nc, sim_status *st) {
   for (int i = 2; i < 5 && !rc; i++) rc = sim_cuda_new<double>(k->cx, &s->cr[i], c3, NULL, st);
   double **v1[4] = {&s->mu, &s->comp, &s->mterm, &s->pterm};
   for (int i = 0; i < 4 && !rc; i++) rc = sim_cuda_new<double>(k->cx, v1[i], (size_t)cap, NULL, st);
+  size_t back = sizeof(double) * (6 * (size_t)cap + 1); /* lambda, f, then the CR count */
+  s->back_pageable = !rc && cudaMallocHost((void **)&s->back, back) != cudaSuccess;
+  if (s->back_pageable) {
+    cudaGetLastError(); /* the refusal is not an error state */
+    s->back = (double *)sim_malloc(back);
+    if (!s->back) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (device contact solver)");
+  }
   s->bytes = k->cx->dev_bytes - before;
   if (!rc) s->cap = cap;
   return rc;

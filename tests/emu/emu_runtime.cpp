@@ -3,6 +3,7 @@
 // the allocations, a queue of device work per stream run when the host waits for it, and kernel
 // launches that run each block's threads as fibres (their own stacks, switched at
 // __syncthreads and warp shuffles).
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
@@ -507,8 +509,29 @@ cudaError_t cudaFree(void *p) {
   return cudaSuccess;
 }
 
+// Host waits for the device: a synchronisation with work still queued before it
+// (cudaStreamSynchronize, cudaEventSynchronize on an event not reached yet) or a copy to
+// pageable host memory, which returns only once it is done; counted for the tests that hold
+// the CUDA backend to a number of them (tests/emu/cuda_runtime.h). A synchronisation with
+// nothing left to wait for is not counted: on a GPU it returns at once.
+static long long host_waits;
+static std::map<void *, long long> wait_sites; // SIMCTL_EMU_REPORT=2: waits per calling site
+static void count_wait(void *caller) {
+  host_waits++;
+  wait_sites[caller]++;
+}
+#define COUNT_WAIT() count_wait(__builtin_return_address(0))
+
 // Page-locked host memory is host memory (not device memory: kernels may not take it).
 static std::map<uintptr_t, size_t> pinned;
+
+// Whether [p, p + bytes) lies inside one cudaMallocHost allocation.
+static bool is_pinned(const void *p, size_t bytes) {
+  auto it = pinned.upper_bound((uintptr_t)p);
+  if (it == pinned.begin()) return false;
+  --it;
+  return (uintptr_t)p + bytes <= it->first + (it->second ? it->second : 1);
+}
 
 cudaError_t cudaMallocHost(void **p, size_t bytes) {
   *p = NULL;
@@ -560,8 +583,16 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
   if (kind == cudaMemcpyHostToDevice) { // staged: the host may reuse its buffer on return
     auto staged = std::make_shared<std::vector<char>>(c, c + bytes);
     sim_emu::enqueue(s, [dst, staged] { memcpy(dst, staged->data(), staged->size()); });
-  } else { // the host reads a copy to host memory only after it synchronises
+  } else if (on_device(dst, 0) || is_pinned(dst, bytes)) {
+    // to page-locked memory (or on the device): the host reads it only after it synchronises
     sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
+  } else { // to pageable memory: as on a GPU, the copy returns once it is done, a host wait
+    sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
+    COUNT_WAIT();
+    if (s)
+      sim_emu::drain(s);
+    else
+      sim_emu::drain_all();
   }
   return cudaSuccess;
 }
@@ -589,27 +620,46 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
   return cudaSuccess;
 }
 
-// Host waits for the device (cudaStreamSynchronize, cudaEventSynchronize), counted for the
-// tests that hold the CUDA backend to a number of them (tests/emu/cuda_runtime.h).
-static long long host_waits;
 extern "C" long long sim_emu_host_waits(void) { return host_waits; }
 
-// SIMCTL_EMU_REPORT=1: the count on stderr when the program ends (simctl-emu runs).
+// SIMCTL_EMU_REPORT=1: the count on stderr when the program ends (simctl-emu runs); 2: also
+// the count per calling site, as the function that made the call (dladdr) and the offset of
+// the return address in its file, for `addr2line -f -e FILE OFFSET`.
+static int report_level;
 static void report_waits() {
   fprintf(stderr, "simctl CUDA emulation: %lld host waits\n", host_waits);
+  if (report_level < 2) return;
+  std::vector<std::pair<long long, void *>> v;
+  for (auto &w : wait_sites) v.push_back({w.second, w.first});
+  std::sort(v.rbegin(), v.rend());
+  for (auto &w : v) {
+    Dl_info di;
+    if (dladdr(w.second, &di) && di.dli_fname)
+      fprintf(stderr, "  %8lld  %s  %s+0x%lx\n", w.first, di.dli_sname ? di.dli_sname : "?",
+              di.dli_fname, (unsigned long)((char *)w.second - (char *)di.dli_fbase));
+    else
+      fprintf(stderr, "  %8lld  %p\n", w.first, w.second);
+  }
 }
 static const bool report_armed = [] {
   const char *e = getenv("SIMCTL_EMU_REPORT");
-  if (e && !strcmp(e, "1")) atexit(report_waits);
+  report_level = e ? atoi(e) : 0;
+  if (report_level > 0) atexit(report_waits);
   return true;
 }();
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
-  host_waits++;
-  if (s)
+  if (s) {
+    if (!s->q.empty()) COUNT_WAIT();
     sim_emu::drain(s); // and, through its waits, what it waits for on other streams
-  else
+  } else {
+    for (size_t i = 0; i < sim_emu::streams.size(); i++)
+      if (!sim_emu::streams[i]->q.empty()) {
+        COUNT_WAIT();
+        break;
+      }
     sim_emu::drain_all();
+  }
   return cudaSuccess;
 }
 
@@ -656,7 +706,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   if (!e) return fail(cudaErrorInvalidResourceHandle);
-  host_waits++;
+  if (e->reached < e->gen) COUNT_WAIT();
   sim_emu::reach(e, e->at, e->gen);
   return cudaSuccess;
 }
