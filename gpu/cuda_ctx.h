@@ -4,7 +4,8 @@
 // The elastic operations (set_pins, predict, local and global step, integrate) only queue their
 // work; every other operation of the backend table ends with the stream synchronised. The
 // frame's elastic buckets are timed by events (spans_cuda.cu), the contact buckets by host
-// timers around synchronised operations, so timing.csv has the same columns on both backends.
+// timers around synchronised operations, or by events with the Newton solve on the device
+// (nsn_cuda.cu), so timing.csv has the same columns on both backends.
 #ifndef SIM_CUDA_CTX_H
 #define SIM_CUDA_CTX_H
 #include <cuda_runtime.h>
@@ -128,6 +129,11 @@ int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_st
 // 1 for the value a or b, dflt when unset or empty; SIM_ERR_USAGE naming both on another value.
 int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt, int *out,
                         sim_status *st);
+// Host memory for copies from the device: page-locked, so the copies queue, or where that is
+// refused (a locked-memory limit) ordinary memory (*pageable = 1), whose copies then hold the
+// host until done, with the same results. Freed by sim_cuda_host_free (NULL: nothing).
+int sim_cuda_host_alloc(void **p, size_t bytes, int *pageable, sim_status *st);
+void sim_cuda_host_free(void *p, int pageable);
 // *out = (cudaStream_t)stream when given (*own = 0), else a new stream (*own = 1).
 int sim_cuda_stream_open(void *stream, cudaStream_t *out, int *own, sim_status *st);
 // Frees a device array of `bytes` (as allocated) and takes it off c->dev_bytes; NULL: nothing.

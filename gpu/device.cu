@@ -7,6 +7,10 @@
 
 #include "cuda_ctx.h"
 
+extern "C" {
+#include "../core/base/alloc.h"
+}
+
 extern "C" int sim_cuda_available(char *why, size_t len) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
@@ -56,6 +60,24 @@ void sim_cuda_release(cuda_ctx *c, void *p, size_t bytes) {
   cudaFree(p);
   size_t b = bytes > 0 ? bytes : 8;
   c->dev_bytes = c->dev_bytes > b ? c->dev_bytes - b : 0;
+}
+
+int sim_cuda_host_alloc(void **p, size_t bytes, int *pageable, sim_status *st) {
+  size_t b = bytes > 0 ? bytes : 8;
+  *pageable = 0;
+  if (cudaMallocHost(p, b) == cudaSuccess) return SIM_OK;
+  (void)cudaGetLastError(); /* a refusal (a locked-memory limit) is not an error state */
+  *pageable = 1;
+  if (!(*p = sim_malloc(b))) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%zu bytes)", b);
+  return SIM_OK;
+}
+
+void sim_cuda_host_free(void *p, int pageable) {
+  if (!p) return;
+  if (pageable)
+    sim_free(p);
+  else
+    cudaFreeHost(p);
 }
 
 int sim_cuda_stream_open(void *stream, cudaStream_t *out, int *own, sim_status *st) {

@@ -559,10 +559,7 @@ static void free_arrays(cuda_contact *k) {
     cudaFree(*v[i]);
     *v[i] = NULL;
   }
-  if (s->back_pageable)
-    sim_free(s->back);
-  else
-    cudaFreeHost(s->back);
+  sim_cuda_host_free(s->back, s->back_pageable);
   s->back = NULL;
   k->cx->dev_bytes = k->cx->dev_bytes > s->bytes ? k->cx->dev_bytes - s->bytes : 0;
   s->bytes = 0;
@@ -586,12 +583,7 @@ static int grow(cuda_contact *k, int nc, sim_status *st) {
   double **v1[4] = {&s->mu, &s->comp, &s->mterm, &s->pterm};
   for (int i = 0; i < 4 && !rc; i++) rc = sim_cuda_new<double>(k->cx, v1[i], (size_t)cap, NULL, st);
   size_t back = sizeof(double) * (6 * (size_t)cap + 1); /* lambda, f, then the CR count */
-  s->back_pageable = !rc && cudaMallocHost((void **)&s->back, back) != cudaSuccess;
-  if (s->back_pageable) {
-    cudaGetLastError(); /* the refusal is not an error state */
-    s->back = (double *)sim_malloc(back);
-    if (!s->back) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (device contact solver)");
-  }
+  if (!rc) rc = sim_cuda_host_alloc((void **)&s->back, back, &s->back_pageable, st);
   s->bytes = k->cx->dev_bytes - before;
   if (!rc) s->cap = cap;
   return rc;

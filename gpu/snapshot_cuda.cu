@@ -8,10 +8,6 @@
 
 #include "cuda_ctx.h"
 
-extern "C" {
-#include "../core/base/alloc.h"
-}
-
 static size_t snap_len(const sim_model *m) { return 6 * (size_t)m->n + (size_t)m->nelem; }
 
 // The stream, the events and both buffers, on the first snapshot.
@@ -23,15 +19,7 @@ static int snap_open(cuda_ctx *c, sim_status *st) {
   SIM_CU(cudaEventCreate(&s->taken), st);
   SIM_CU(cudaEventCreate(&s->landed), st);
   int rc = sim_cuda_new<double>(c, &s->dev, snap_len(c->m), NULL, st);
-  if (rc) return rc;
-  if (cudaMallocHost((void **)&s->host, bytes) == cudaSuccess) return SIM_OK;
-  /* where page-locked memory is refused (a locked-memory limit), pageable memory: the copy
-     then holds the host until it is done, and the results are the same */
-  (void)cudaGetLastError();
-  s->host = (double *)sim_malloc(bytes);
-  s->pageable = 1;
-  if (!s->host) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (output snapshot)");
-  return SIM_OK;
+  return rc ? rc : sim_cuda_host_alloc((void **)&s->host, bytes, &s->pageable, st);
 }
 
 int sim_cuda_snapshot(sim_backend *be, int q_only, sim_status *st) {
@@ -85,10 +73,7 @@ int sim_cuda_snapshot_get(sim_backend *be, sim_snapshot *out, sim_status *st) {
 void sim_cuda_snapshot_destroy(cuda_ctx *c) {
   cuda_snap *s = &c->snap;
   if (s->copy) cudaStreamSynchronize(s->copy);
-  if (s->host && s->pageable)
-    sim_free(s->host);
-  else if (s->host)
-    cudaFreeHost(s->host);
+  sim_cuda_host_free(s->host, s->pageable);
   sim_cuda_release(c, s->dev, sizeof(double) * snap_len(c->m));
   if (s->taken) cudaEventDestroy(s->taken);
   if (s->landed) cudaEventDestroy(s->landed);

@@ -24,7 +24,8 @@ typedef enum {
 } sim_buf_id;
 
 /* The frame's buckets that the stepper times on the backend's own clock (timing.csv's predict,
-   local, global and integrate columns; the contact buckets are host-timed, sim_cst_times). */
+   local, global and integrate columns; contact_global fills the contact buckets itself,
+   sim_cst_times). */
 typedef enum {
   SIM_SPAN_PREDICT,   /* set_pins and predict */
   SIM_SPAN_LOCAL,     /* local_step */

@@ -87,8 +87,9 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 
-// How often the host has waited for the device so far (cudaStreamSynchronize and
-// cudaEventSynchronize calls); C linkage, so the C tests built for the emulation can read it.
+// How often the host has waited for the device so far (a synchronisation with work pending, a
+// copy to pageable host memory: emu_runtime.cpp); C linkage, so the C tests built for the
+// emulation can read it.
 extern "C" long long sim_emu_host_waits(void);
 
 namespace sim_emu {

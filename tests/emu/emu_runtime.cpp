@@ -389,6 +389,14 @@ static void drain(sim_emu_stream *s) {
   if (outer) draining = false;
 }
 
+// Stream s's work done (the legacy stream 0: every stream's).
+static void drain_stream(cudaStream_t s) {
+  if (s)
+    drain(s); // and, through its waits, what it waits for on other streams
+  else
+    drain_all();
+}
+
 void enqueue(cudaStream_t s, std::function<void()> work) {
   if (draining) die("device work queued from device work");
   if (!s) { // the legacy stream: after all work of the other streams, before any later
@@ -565,7 +573,6 @@ static const char *kind_name(cudaMemcpyKind k) {
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t s) {
-  (void)s;
   if (bytes == 0) return cudaSuccess;
   int dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   int src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
@@ -589,16 +596,12 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
   } else { // to pageable memory: as on a GPU, the copy returns once it is done, a host wait
     sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
     COUNT_WAIT();
-    if (s)
-      sim_emu::drain(s);
-    else
-      sim_emu::drain_all();
+    sim_emu::drain_stream(s);
   }
   return cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
-  (void)s;
   sim_emu::check_device_range("cudaMemset", p, bytes);
   sim_emu::enqueue(s, [p, value, bytes] { memset(p, value, bytes); });
   return cudaSuccess;
@@ -649,17 +652,11 @@ static const bool report_armed = [] {
 }();
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
-  if (s) {
-    if (!s->q.empty()) COUNT_WAIT();
-    sim_emu::drain(s); // and, through its waits, what it waits for on other streams
-  } else {
-    for (size_t i = 0; i < sim_emu::streams.size(); i++)
-      if (!sim_emu::streams[i]->q.empty()) {
-        COUNT_WAIT();
-        break;
-      }
-    sim_emu::drain_all();
-  }
+  bool pending = s && !s->q.empty();
+  for (size_t i = 0; !s && !pending && i < sim_emu::streams.size(); i++)
+    pending = !sim_emu::streams[i]->q.empty();
+  if (pending) COUNT_WAIT();
+  sim_emu::drain_stream(s);
   return cudaSuccess;
 }
 
