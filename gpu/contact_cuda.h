@@ -47,6 +47,12 @@ typedef struct cuda_contact {
 int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st);
 int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st);
 int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *st);
+// With a dense W only (k->w_dense): out_t = W x_t for K vectors at once (x_t = x + t xs, out
+// likewise; 1 <= K <= SIM_W_BATCH), reading W once; each product has sim_cuda_w_apply's bits.
+// Nothing is written where the device int *gate is 0 (NULL: always).
+#define SIM_W_BATCH 16
+int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K, size_t xs,
+                           const int *gate, sim_status *st);
 
 // nsn_cuda.cu: the device Newton solve. begin uploads what the shared stage prepared on the
 // host (sim_contact_stage_begin: targets, mu, compliance, diagonals, warm-started lambda);

@@ -2,12 +2,18 @@
 // The non-smooth Newton contact solve on the device (SIMCTL_CUDA_NSN=device): the host solver's
 // algorithm (core/contact/nsn.c, cr.c, stage.c's L-G iteration) step for step, with every
 // 3 nc vector on the device and the per-contact and per-row formulas of nsn_row.h run a thread
-// each. Only scalars cross to the host: the merit and max |phi| of each NCP evaluation, and
-// Conjugate Residual's iteration count at its end (its dot products stay on the device, which
-// takes cr.c's decisions itself); every reduction sums over a fixed partition (deterministic). The
-// shared stage still prepares each step on the host (targets, diagonals, warm start); lambda
-// and f come back to it after every L-G iteration, with the CR count and the events that time
-// the iteration's buckets, in its one wait besides the merits.
+// each. The solver's decisions are taken on the device too, by one-thread kernels: Conjugate
+// Residual's (cr.c: breakdown, tolerance, iteration count), the Newton steps' convergence test
+// (newton_tol) and the line search's acceptance; the kernels after a decision check its flag
+// (a gate) and do nothing once it is closed. With a dense W the host therefore queues an L-G
+// iteration's Newton steps without waiting, and the line search tries its step lengths all at
+// once (their W products in one pass over W), keeping the first that the host's order would
+// have accepted. With W matrix-free, where a product costs two passes over S, the host reads
+// each decision instead (a wait per Newton step and per line-search trial) and queues no step
+// that would do nothing. Every reduction sums over a fixed partition (deterministic), and the
+// results have the bits of the sequential order. The shared stage still prepares each step on
+// the host (targets, diagonals, warm start); lambda, f, the statistics and the events that
+// time the iteration's buckets come back to it at the iteration's end, in one wait.
 #include <math.h>
 #include <string.h>
 
@@ -31,51 +37,68 @@ typedef struct cr_dev {
   double red[CR_NRED][2];
   double tol, rn, zMz, alpha, beta;
   int active, iters;
-  int total;  // iterations summed over an L-G iteration's Newton steps (read once, at its end)
 } cr_dev;
+
+// The Newton steps' decisions and statistics over an L-G iteration, on the device (read once,
+// at its end). `go` and `search` are gates: kernels after the decision check them.
+typedef struct nsn_dev {
+  int go;                // the Newton steps go on (0 once a step's start met newton_tol)
+  int search;            // this step's line search has accepted no step length yet
+  int pick;              // the trial of the last batch it accepted (-1: none)
+  int steps, worked;     // steps begun; steps past the convergence test
+  int converged;         // the last step's start met newton_tol
+  int cr_total;          // CR iterations, summed
+  double merit0, pmax0;  // the last step's start: merit and max |phi|
+} nsn_dev;
 
 typedef struct cuda_nsn {
   int cap;            // contacts the arrays hold
   double *mu, *comp;  // cap
-  double *d, *hqt, *w, *wd, *lam, *f, *om, *e, *phi, *rhs, *dlam, *y, *tmp, *pc, *ltry, *wl, *hab,
-      *hq, *cr[5];        // 3 cap each
-  double *mterm, *pterm;  // cap: a contact's merit term and max |phi|
-  double *part, *res;     // 2 SIM_RED_BLOCKS partials, 2 results
+  double *d, *hqt, *w, *wd, *lam, *f, *om, *e, *phi, *rhs, *dlam, *y, *tmp, *pc, *wl, *hab, *hq,
+      *cr[5];                  // 3 cap each
+  double *ltry, *ytry, *htry;  // SIM_W_BATCH x 3 cap: the line search's trials, W ltry, H q
+  double *mterm, *pterm;       // SIM_W_BATCH x cap: a contact's merit term and max |phi|
+  double *part, *res;          // SIM_W_BATCH x (2 SIM_RED_BLOCKS partials, 2 results)
   int *moved;
   cr_dev *crd;   // Conjugate Residual's scalars
+  nsn_dev *ctl;  // the Newton steps' decisions
   size_t bytes;  // device bytes held
   // events around each Newton step's solve (the cst_solve bucket: 2 per step, tag 0) and at
   // the L-G iteration's boundaries, read at its end
   cuda_events ev;
-  // what comes back at an L-G iteration's end (lambda, f: 3 cap each; the CR count), in
+  // what comes back at an L-G iteration's end (lambda, f: 3 cap each; then nsn_dev), in
   // page-locked memory, so the three copies queue and the host waits once (a copy to pageable
   // memory returns only when done: a wait each); ordinary memory where that is refused
   double *back;
   int back_pageable;
 } cuda_nsn;
 
-#define NSN_VECTORS 20 /* d .. hq and cr[0..4]: the 3 cap arrays */
+#define NSN_VECTORS 19 /* d .. hq and cr[0..1]: the 3 cap arrays besides cr[2..4] */
 
 // ---- kernels ----
 
-static __global__ void k_ncp(int nc, sim_ncp_kind kind, double h, const double *comp,
-                             const double *mu, const double *d, const double *hq, const double *hqt,
-                             const double *w, const double *lam, double *phi, double *om, double *e,
-                             double *mterm, double *pterm) {
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= nc) return;
-  size_t i = 3 * (size_t)j;
-  double o[3], ee[3], mt = 0.0, pm = 0.0;
-  sim_nsn_contact_ncp(kind, h, comp[j], mu[j], d + i, hq + i, hqt + i, w + i, lam + i, phi + i, o,
-                      ee);
+// NCP values at (hq, lam) for K vectors at once (vector t at + t s3; mterm and pterm at + t s1;
+// phi, om, e only for K = 1, each optional): a thread per (contact, vector); *gate 0: nothing.
+static __global__ void k_ncp(int nc, int K, size_t s3, size_t s1, sim_ncp_kind kind, double h,
+                             const double *comp, const double *mu, const double *d,
+                             const double *hq, const double *hqt, const double *w,
+                             const double *lam, double *phi, double *om, double *e, double *mterm,
+                             double *pterm, const int *gate) {
+  long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (q >= (long long)nc * K || !*gate) return;
+  int j = (int)(q % nc), t = (int)(q / nc);
+  size_t i = 3 * (size_t)j, v = t * s3 + i;
+  double o[3], ee[3], ph[3], mt = 0.0, pm = 0.0;
+  sim_nsn_contact_ncp(kind, h, comp[j], mu[j], d + i, hq + v, hqt + i, w + i, lam + v, ph, o, ee);
   for (int a = 0; a < 3; a++) {
+    if (phi) phi[i + a] = ph[a];
     if (om) om[i + a] = o[a];
     if (e) e[i + a] = ee[a];
-    pm = fmax(pm, fabs(phi[i + a]));
-    if (a == 0 || comp[j] >= 0.0) mt += 0.5 * phi[i + a] * phi[i + a];
+    pm = fmax(pm, fabs(ph[a]));
+    if (a == 0 || comp[j] >= 0.0) mt += 0.5 * ph[a] * ph[a];
   }
-  mterm[j] = mt;
-  pterm[j] = pm;
+  mterm[t * s1 + j] = mt;
+  pterm[t * s1 + j] = pm;
 }
 
 // The block's (sum, max) of (s, m) into (out[0], out[1]) by a tree in shared memory (blockDim.x
@@ -99,10 +122,15 @@ static __device__ void block_sum_max(double s, double m, double *out_s, double *
 }
 
 // First pass: block b adds (sum of a; max of mx, when given) over its fixed stride into
-// part[b] and part[SIM_RED_BLOCKS + b]. a_i is x_i d_i y_i (d, y optional: 1).
+// part[b] and part[SIM_RED_BLOCKS + b]. a_i is x_i d_i y_i (d, y optional: 1). Batches along y
+// (the merits of a line search's trials): x and mx at + blockIdx.y xs, part at
+// + 2 SIM_RED_BLOCKS blockIdx.y.
 static __global__ void k_reduce(long long n, const double *x, const double *d, const double *y,
-                                const double *mx, double *part) {
+                                const double *mx, size_t xs, double *part) {
   double s = 0.0, m = 0.0;
+  x += blockIdx.y * xs;
+  if (mx) mx += blockIdx.y * xs;
+  part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)blockDim.x * gridDim.x) {
     double v = x[i];
@@ -114,61 +142,73 @@ static __global__ void k_reduce(long long n, const double *x, const double *d, c
   block_sum_max(s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
 }
 
-// Second pass: one block, a thread per block of the first: res[0] = sum, res[1] = max.
+// Second pass: one block per batch, a thread per block of the first: res[0] = sum, res[1] =
+// max (batch b's at + 2 b).
 static __global__ void k_reduce_final(const double *part, double *res) {
+  part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
+  res += 2 * (size_t)blockIdx.y;
   block_sum_max(part[threadIdx.x], part[SIM_RED_BLOCKS + threadIdx.x], &res[0], &res[1]);
 }
 
+// Row kernels: a thread per row of the 3 nc; nothing where the gate (a device int) is 0.
 #define ROW_KERNEL_HEAD                          \
   int i = blockIdx.x * blockDim.x + threadIdx.x; \
-  if (i >= m) return;
+  if (i >= m || !*gate) return;
 
-static __global__ void k_hq(int m, const double *hab, double h2, const double *t, double *hq) {
+static __global__ void k_hq(int m, const double *hab, double h2, const double *t, double *hq,
+                            const int *gate) {
   ROW_KERNEL_HEAD
   hq[i] = hab[i] + h2 * t[i];
 }
 
-static __global__ void k_ls_hq(int m, const double *hq, double h2, const double *y,
-                               const double *wl, double *out) {
-  ROW_KERNEL_HEAD
-  out[i] = hq[i] + h2 * (y[i] - wl[i]);
+// The line search's H q at each of K trials: out_t = hq + h2 (y_t - wl) (t at + t s3).
+static __global__ void k_ls_hq(int m, int K, size_t s3, const double *hq, double h2,
+                               const double *y, const double *wl, double *out, const int *gate) {
+  long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (q >= (long long)m * K || !*gate) return;
+  int i = (int)(q % m);
+  size_t v = (q / m) * s3 + (size_t)i;
+  out[v] = hq[i] + h2 * (y[v] - wl[i]);
 }
 
 static __global__ void k_rhs(int m, int paper, double ih2, const double *om, const double *hq,
-                             const double *hab, const double *phi, const double *y, double *rhs) {
+                             const double *hab, const double *phi, const double *y, double *rhs,
+                             const int *gate) {
   ROW_KERNEL_HEAD
   rhs[i] = sim_nsn_row_rhs(paper, ih2, om[i], hq[i], hab[i], phi[i], y[i]);
 }
 
 // Compliance form: a decoupled row's dlambda = -phi / E is known (rhs / e); the others start at 0.
 static __global__ void k_decoupled(int m, int paper, const double *om, const double *e,
-                                   const double *rhs, double *dlam, int *moved) {
+                                   const double *rhs, double *dlam, int *moved, const int *gate) {
   ROW_KERNEL_HEAD
   double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? rhs[i] / e[i] : 0.0;
   dlam[i] = v;
   if (v != 0.0) *moved = 1;
 }
 
-static __global__ void k_sub_coupled(int m, const double *om, const double *y, double *rhs) {
+static __global__ void k_sub_coupled(int m, const double *om, const double *y, double *rhs,
+                                     const int *gate) {
   ROW_KERNEL_HEAD
   if (sim_nsn_coupled(om[i])) rhs[i] -= y[i];
 }
 
 static __global__ void k_jacobi(int m, int paper, const double *om, const double *wd,
-                                const double *e, double *pc) {
+                                const double *e, double *pc, const int *gate) {
   ROW_KERNEL_HEAD
   double dg = sim_nsn_row_diag(paper, om[i], wd[i], e[i]);
   pc[i] = dg > 0.0 ? 1.0 / dg : 1.0;
 }
 
 // The Newton system (nsn.c system_apply): before W (tmp) and after it (y).
-static __global__ void k_sys_pre(int m, int paper, const double *om, const double *x, double *tmp) {
+static __global__ void k_sys_pre(int m, int paper, const double *om, const double *x, double *tmp,
+                                 const int *gate) {
   ROW_KERNEL_HEAD
   tmp[i] = paper ? om[i] * x[i] : (sim_nsn_coupled(om[i]) ? x[i] : 0.0);
 }
 
 static __global__ void k_sys_post(int m, int paper, const double *om, const double *e,
-                                  const double *x, double *y) {
+                                  const double *x, double *y, const int *gate) {
   ROW_KERNEL_HEAD
   if (paper)
     y[i] = om[i] * y[i] + e[i] * x[i];
@@ -177,26 +217,27 @@ static __global__ void k_sys_post(int m, int paper, const double *om, const doub
 }
 
 // Conjugate Residual's vector updates (cr.c).
-static __global__ void k_cr_start(int m, const double *b, const double *Mz, double *r) {
+static __global__ void k_cr_start(int m, const double *b, const double *Mz, double *r,
+                                  const int *gate) {
   ROW_KERNEL_HEAD
   r[i] = b[i] - Mz[i];
 }
 
-static __global__ void k_mul(int m, const double *a, const double *b, double *out) {
+static __global__ void k_mul(int m, const double *a, const double *b, double *out,
+                             const int *gate) {
   ROW_KERNEL_HEAD
   out[i] = a[i] * b[i];
 }
 
-static __global__ void k_copy2(int m, const double *a, double *a2, const double *b, double *b2) {
+static __global__ void k_copy(int m, const double *a, double *a2, const int *gate) {
   ROW_KERNEL_HEAD
   a2[i] = a[i];
-  b2[i] = b[i];
 }
 
 static __global__ void k_cr_step(int m, const cr_dev *c, const double *p, const double *Mp,
                                  const double *dinv, double *x, double *r, double *z) {
+  const int *gate = &c->active;
   ROW_KERNEL_HEAD
-  if (!c->active) return;
   const double alpha = c->alpha;
   x[i] += alpha * p[i];
   r[i] -= alpha * Mp[i];
@@ -205,19 +246,20 @@ static __global__ void k_cr_step(int m, const cr_dev *c, const double *p, const 
 
 static __global__ void k_cr_dir(int m, const cr_dev *c, const double *z, const double *Mz,
                                 double *p, double *Mp) {
+  const int *gate = &c->active;
   ROW_KERNEL_HEAD
-  if (!c->active) return;
   const double beta = c->beta;
   p[i] = z[i] + beta * p[i];
   Mp[i] = Mz[i] + beta * Mp[i];
 }
 
-// cr.c's decisions, one thread each: the start (tolerance, whether to iterate at all) ...
-static __global__ void k_cr_init(cr_dev *c, double cr_tol, int cr_iters) {
+// cr.c's decisions, one thread each: the start (tolerance, whether to iterate at all: not
+// where the Newton steps have stopped) ...
+static __global__ void k_cr_init(cr_dev *c, double cr_tol, int cr_iters, const int *go) {
   c->tol = cr_tol > 0.0 ? cr_tol * sqrt(c->red[CR_BB][0]) : 0.0;
   c->rn = sqrt(c->red[CR_RR][0]);
   c->iters = 0;
-  c->active = c->rn > c->tol && cr_iters > 0;
+  c->active = *go && c->rn > c->tol && cr_iters > 0;
 }
 
 static __global__ void k_cr_zmz(cr_dev *c) { c->zMz = c->red[CR_ZMZ][0]; }
@@ -235,15 +277,13 @@ static __global__ void k_cr_alpha(cr_dev *c) {
 }
 
 // ... the stop after a step (iteration count, residual within the tolerance) ...
-static __global__ void k_cr_tally(cr_dev *c) { c->total += c->iters; }
-
 static __global__ void k_cr_check(cr_dev *c, int cr_iters) {
   if (!c->active) return;
   c->rn = sqrt(c->red[CR_RR][0]);
   if (c->iters >= cr_iters || c->rn <= c->tol) c->active = 0;
 }
 
-// ... and the next direction's weight.
+// ... the next direction's weight ...
 static __global__ void k_cr_beta(cr_dev *c) {
   if (!c->active) return;
   const double z1 = c->red[CR_ZMZ1][0];
@@ -251,16 +291,73 @@ static __global__ void k_cr_beta(cr_dev *c) {
   c->zMz = z1;
 }
 
-static __global__ void k_update(int nc, const double *comp, const double *mu, double max_force,
-                                const double *lam, const double *dlam, double alpha, double *out) {
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= nc) return;
+// ... and the count, added to the iteration's.
+static __global__ void k_cr_tally(const cr_dev *c, nsn_dev *n) { n->cr_total += c->iters; }
+
+// The Newton steps' decisions (nsn.c sim_nsn_iterate_w, stage.c's loop), one thread each: an
+// L-G iteration's start ...
+static __global__ void k_nsn_reset(nsn_dev *n) {
+  n->go = 1;
+  n->search = 0;
+  n->pick = -1;
+  n->steps = n->worked = n->converged = n->cr_total = 0;
+  n->merit0 = n->pmax0 = 0.0;
+}
+
+// ... a step's start, its merit and max |phi| in res[0], res[1]: stop within newton_tol ...
+static __global__ void k_nsn_judge(nsn_dev *n, const double *res, double newton_tol) {
+  if (!n->go) return;
+  n->steps++;
+  n->merit0 = res[0];
+  n->pmax0 = res[1];
+  n->converged = newton_tol > 0.0 && res[1] <= newton_tol;
+  if (n->converged)
+    n->go = 0;
+  else
+    n->worked++;
+  n->search = n->go;
+  n->pick = -1;
+}
+
+// ... and the line search's trials t0 .. t0 + K - 1 (merits in res[2 t]): the first whose merit
+// is below (1 - 2 sigma alpha) merit0, alpha = 2^-t (nsn.c line_search), closes the search.
+static __global__ void k_ls_pick(nsn_dev *n, const double *res, int K, int t0) {
+  n->pick = -1;
+  if (!n->search) return;
+  for (int t = 0; t < K; t++) {
+    double alpha = ldexp(1.0, -(t0 + t));
+    if (res[2 * t] <= (1.0 - 2e-4 * alpha) * n->merit0) {
+      n->pick = t;
+      n->search = 0;
+      return;
+    }
+  }
+}
+
+// lambda += alpha dlambda, capped, in the cone (nsn_row.h) for K step lengths alpha = 2^-(t0 + t)
+// at once (trial t at out + t s3; K = 1, t0 = 0, out = lam: the full step in place).
+static __global__ void k_update(int nc, int K, int t0, size_t s3, const double *comp,
+                                const double *mu, double max_force, const double *lam,
+                                const double *dlam, double *out, const int *gate) {
+  long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (q >= (long long)nc * K || !*gate) return;
+  int j = (int)(q % nc), t = (int)(q / nc);
   size_t i = 3 * (size_t)j;
-  sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, alpha, out + i);
+  sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, ldexp(1.0, -(t0 + t)),
+                         out + t * s3 + i);
+}
+
+// The accepted trial (n->pick of the batch in ltry) becomes lambda.
+static __global__ void k_ls_accept(int m, const nsn_dev *n, size_t s3, const double *ltry,
+                                   double *lam) {
+  const int *gate = &n->go; /* a pick implies go */
+  ROW_KERNEL_HEAD
+  if (n->pick >= 0) lam[i] = ltry[n->pick * s3 + (size_t)i];
 }
 
 static __global__ void k_force(int m, int paper, const double *om, const double *lam, double *f) {
-  ROW_KERNEL_HEAD
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
   f[i] = paper ? om[i] * lam[i] : lam[i];
 }
 
@@ -268,97 +365,106 @@ static __global__ void k_force(int m, int paper, const double *om, const double 
 
 static cudaStream_t stream(const cuda_contact *k) { return k->cx->stream; }
 
-static unsigned blocks_for(int n) { return sim_cuda_blocks(n > 0 ? n : 1); }
+static unsigned blocks_for(long long n) { return sim_cuda_blocks(n > 0 ? n : 1); }
 
 // The two passes queued: the sum of x d y over n values (d, y optional) and, with mx, its max
-// into dst[0], dst[1]. The first pass runs on the fewest blocks (a power of two, at most
-// SIM_RED_BLOCKS) that give every thread at most one value, the second on one thread per block.
+// into dst[0], dst[1]; `batches` of them (x and mx at + b xs, results at dst + 2 b). The first
+// pass runs on the fewest blocks (a power of two, at most SIM_RED_BLOCKS) that give every
+// thread at most one value, the second on one thread per block.
 static int queue_reduce(cuda_contact *k, long long n, const double *x, const double *d,
-                        const double *y, const double *mx, double *dst, sim_status *st) {
+                        const double *y, const double *mx, int batches, size_t xs, double *dst,
+                        sim_status *st) {
   cuda_nsn *s = k->dn;
   unsigned nb = 1;
   while (nb < SIM_RED_BLOCKS && (long long)nb * SIM_CUDA_BLOCK < n) nb *= 2;
-  k_reduce<<<nb, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, s->part);
-  k_reduce_final<<<1, nb, 0, stream(k)>>>(s->part, dst);
+  dim3 g1(nb, (unsigned)batches), g2(1, (unsigned)batches);
+  k_reduce<<<g1, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, xs, s->part);
+  k_reduce_final<<<g2, nb, 0, stream(k)>>>(s->part, dst);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
-// The same, the two scalars copied to the host.
-static int reduce(cuda_contact *k, long long n, const double *x, const double *d, const double *y,
-                  const double *mx, double out[2], sim_status *st) {
-  cuda_nsn *s = k->dn;
-  int rc = queue_reduce(k, n, x, d, y, mx, s->res, st);
-  if (rc) return rc;
-  SIM_CU(cudaMemcpyAsync(out, s->res, 2 * sizeof(double), cudaMemcpyDeviceToHost, stream(k)), st);
+// The sum of x d y (d, y optional) into dst[0], left on the device.
+static int reduce_to(cuda_contact *k, long long n, const double *x, const double *d,
+                     const double *y, double *dst, sim_status *st) {
+  return queue_reduce(k, n, x, d, y, NULL, 1, 0, dst, st);
+}
+
+// An int of the device's decisions (nsn_dev, cr_dev) to the host: a wait.
+static int read_flag(cuda_contact *k, const int *dev, int *out, sim_status *st) {
+  SIM_CU(cudaMemcpyAsync(out, dev, sizeof(int), cudaMemcpyDeviceToHost, stream(k)), st);
   SIM_CU(cudaStreamSynchronize(stream(k)), st);
   return SIM_OK;
 }
 
-// The same left on the device: (sum, max) into dst[0], dst[1].
-static int reduce_to(cuda_contact *k, long long n, const double *x, const double *d,
-                     const double *y, double *dst, sim_status *st) {
-  return queue_reduce(k, n, x, d, y, NULL, dst, st);
+// The host reads the decisions where W is matrix-free (a product costs two passes over S, more
+// than the wait); with a dense W it queues on and the gates skip what was decided against.
+static int reads_decisions(const cuda_contact *k) { return !k->w_dense; }
+
+// out = W x, skipped where *gate is 0 with a dense W (matrix-free: the host reads the decisions
+// and queues no product that a closed gate would skip).
+static int w_apply(cuda_contact *k, const double *x, double *out, const int *gate, sim_status *st) {
+  return k->w_dense ? sim_cuda_w_apply_dense(k, x, out, 1, 0, gate, st)
+                    : sim_cuda_w_apply(k, x, out, st);
 }
 
-// NCP values into phi (and Omega, E where om, e are given) at (hq, lam); the merit over the
-// normal and bilateral rows and max |phi| (nsn.c ncp_eval).
-static int ncp_eval(cuda_contact *k, const double *hq, const double *lam, double *phi, double *om,
-                    double *e, double *merit, double *pmax, sim_status *st) {
+// NCP values into phi, Omega, E at (hq, lambda), its merit over the normal and bilateral rows
+// and max |phi| into res (nsn.c ncp_eval), then the step's convergence test (k_nsn_judge).
+static int ncp_start(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
   int nc = k->stage.nc;
-  k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, o->ncp, o->h, s->comp, s->mu, s->d,
-                                                          hq, s->hqt, s->w, lam, phi, om, e,
-                                                          s->mterm, s->pterm);
-  double r[2] = {0.0, 0.0};
-  int rc = reduce(k, nc, s->mterm, NULL, NULL, s->pterm, r, st);
-  *merit = r[0];
-  *pmax = r[1];
-  return rc;
+  k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(
+      nc, 1, 0, 0, o->ncp, o->h, s->comp, s->mu, s->d, s->hq, s->hqt, s->w, s->lam, s->phi, s->om,
+      s->e, s->mterm, s->pterm, &s->ctl->go);
+  int rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, 1, 0, s->res, st);
+  if (rc) return rc;
+  k_nsn_judge<<<1, 1, 0, stream(k)>>>(s->ctl, s->res, o->newton_tol);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
 }
 
-// y = the Newton system times x (nsn.c system_apply).
-static int sys_apply(cuda_contact *k, const double *x, double *y, sim_status *st) {
+// y = the Newton system times x (nsn.c system_apply), nothing where *gate is 0.
+static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate, sim_status *st) {
   cuda_nsn *s = k->dn;
   int m = 3 * k->stage.nc, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER;
-  k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, x, s->tmp);
-  int rc = sim_cuda_w_apply(k, s->tmp, y, st);
+  k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, x, s->tmp, gate);
+  int rc = w_apply(k, s->tmp, y, gate, st);
   if (rc) return rc;
-  k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, x, y);
+  k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, x, y, gate);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
 // Jacobi-preconditioned Conjugate Residual on the system from x = dlam (cr.c
 // sim_cr_solve_pc, the same decisions taken on the device: cr_dev), its iterations added to
-// cr_dev's total. With no tolerance (the default: a fixed count) the iterations queue without
-// a synchronisation; with one, the host reads whether to go on once per iteration.
+// nsn_dev's total; nothing once the Newton steps stopped. With no tolerance (the default: a
+// fixed count) the iterations queue without a synchronisation; with one, the host reads whether
+// to go on once per iteration.
 static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x,
                     sim_status *st) {
   cuda_nsn *s = k->dn;
   cr_dev *c = s->crd;
   const sim_nsn_options *o = &k->stage.nsn.opt;
+  const int *go = &s->ctl->go, *on = &c->active;
   int m = 3 * k->stage.nc, rc;
   unsigned g = blocks_for(m);
   double *r = s->cr[0], *p = s->cr[1], *Mz = s->cr[2], *Mp = s->cr[3];
   double *z = dinv ? s->cr[4] : r;
   cudaStream_t sm = stream(k);
-  if ((rc = sys_apply(k, x, Mz, st))) return rc;
-  k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, b, Mz, r);
+  if ((rc = sys_apply(k, x, Mz, go, st))) return rc;
+  k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, b, Mz, r, go);
   if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], st)) ||
       (rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], st)))
     return rc;
-  k_cr_init<<<1, 1, 0, sm>>>(c, o->cr_tol, o->cr_iters);
+  k_cr_init<<<1, 1, 0, sm>>>(c, o->cr_tol, o->cr_iters, go);
   int active = o->cr_iters > 0;
-  if (active && o->cr_tol > 0.0) { /* already within the tolerance? */
-    SIM_CU(cudaMemcpyAsync(&active, &c->active, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
-    SIM_CU(cudaStreamSynchronize(sm), st);
-  }
+  if (active && o->cr_tol > 0.0 && (rc = read_flag(k, on, &active, st))) return rc;
   if (active) {
-    if (dinv) k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, dinv, r, z);
-    if ((rc = sys_apply(k, z, Mz, st))) return rc;
-    k_copy2<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, z, p, Mz, Mp);
+    if (dinv) k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, dinv, r, z, on);
+    if ((rc = sys_apply(k, z, Mz, on, st))) return rc;
+    k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, z, p, on);
+    k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, Mz, Mp, on);
     if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ], st))) return rc;
     k_cr_zmz<<<1, 1, 0, sm>>>(c);
     for (int it = 0; it < o->cr_iters; it++) {
@@ -369,101 +475,117 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
       k_cr_check<<<1, 1, 0, sm>>>(c, o->cr_iters);
       if (it + 1 >= o->cr_iters) break;
       if (o->cr_tol > 0.0) {
-        SIM_CU(cudaMemcpyAsync(&active, &c->active, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
-        SIM_CU(cudaStreamSynchronize(sm), st);
+        if ((rc = read_flag(k, on, &active, st))) return rc;
         if (!active) break;
       }
-      if ((rc = sys_apply(k, z, Mz, st))) return rc;
+      if ((rc = sys_apply(k, z, Mz, on, st))) return rc;
       if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ1], st))) return rc;
       k_cr_beta<<<1, 1, 0, sm>>>(c);
       k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
     }
   }
-  k_cr_tally<<<1, 1, 0, sm>>>(c); /* the count stays on the device until the iteration ends */
+  k_cr_tally<<<1, 1, 0, sm>>>(c, s->ctl); /* read with the rest at the iteration's end */
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
-// Backtracking on the merit (nsn.c line_search): lam + alpha dlam for alpha = 1, 1/2, ...
-static int line_search(cuda_contact *k, double merit0, sim_status *st) {
+// Backtracking on the merit (nsn.c line_search): lambda + alpha dlambda for alpha = 1, 1/2, ...
+// up to line_search halvings, the first whose merit is low enough becoming lambda (none:
+// lambda stays). With a dense W the trials go in batches of SIM_W_BATCH, each batch's products
+// in one pass over W, and the host does not wait: a batch after the accepting one does nothing
+// (the `search` gate). Matrix-free, one trial at a time, the host reading whether to go on.
+static int line_search(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  int nc = k->stage.nc, m = 3 * nc, rc;
-  double h2 = o->h * o->h, alpha = 1.0, merit, pmax;
-  for (int t = 0; t <= o->line_search; t++, alpha *= 0.5) {
-    k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, s->comp, s->mu, o->max_force,
-                                                               s->lam, s->dlam, alpha, s->ltry);
-    if ((rc = sim_cuda_w_apply(k, s->ltry, s->y, st))) return rc;
-    k_ls_hq<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, s->hq, h2, s->y, s->wl, s->tmp);
-    if ((rc = ncp_eval(k, s->tmp, s->ltry, s->rhs, NULL, NULL, &merit, &pmax, st))) return rc;
-    if (merit <= (1.0 - 2e-4 * alpha) * merit0) {
-      SIM_CU(cudaMemcpyAsync(s->lam, s->ltry, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice,
-                             stream(k)),
-             st);
-      return SIM_OK;
+  int nc = k->stage.nc, m = 3 * nc, rc, reads = reads_decisions(k);
+  size_t s3 = 3 * (size_t)s->cap;
+  const int *on = &s->ctl->search;
+  double h2 = o->h * o->h;
+  cudaStream_t sm = stream(k);
+  for (int t0 = 0; t0 <= o->line_search;) {
+    int K = reads ? 1 : o->line_search + 1 - t0;
+    if (K > SIM_W_BATCH) K = SIM_W_BATCH;
+    k_update<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
+        nc, K, t0, s3, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->ltry, on);
+    rc = reads ? sim_cuda_w_apply(k, s->ltry, s->ytry, st)
+               : sim_cuda_w_apply_dense(k, s->ltry, s->ytry, K, s3, on, st);
+    if (rc) return rc;
+    k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(m, K, s3, s->hq, h2, s->ytry,
+                                                                     s->wl, s->htry, on);
+    k_ncp<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
+        nc, K, s3, (size_t)s->cap, o->ncp, o->h, s->comp, s->mu, s->d, s->htry, s->hqt, s->w,
+        s->ltry, NULL, NULL, NULL, s->mterm, s->pterm, on);
+    if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, st)))
+      return rc;
+    k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0);
+    k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam);
+    SIM_CU(cudaGetLastError(), st);
+    t0 += K;
+    if (reads && t0 <= o->line_search) {
+      int open = 0;
+      if ((rc = read_flag(k, on, &open, st))) return rc;
+      if (!open) break;
     }
   }
   return SIM_OK;
 }
 
-// One Newton step at hq (nsn.c sim_nsn_iterate_w with W lambda in s->y); *converged whether
-// max |phi| was already within newton_tol. The solve (decoupled rows, Jacobi, CR) is timed by
-// a pair of events.
-static int iterate(cuda_contact *k, int *converged, sim_status *st) {
+// One Newton step at hq (nsn.c sim_nsn_iterate_w with W lambda in s->y), all of it skipped on
+// the device once a step's start met newton_tol (the `go` gate). *stopped: the host knows that
+// this step's start met it (matrix-free W only: with a dense W the host does not read it). The
+// solve (decoupled rows, Jacobi, CR) is timed by a pair of events.
+static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
   int nc = k->stage.nc, m = 3 * nc, paper = o->form == SIM_NSN_FORM_PAPER, rc;
+  const int *go = &s->ctl->go;
   unsigned g = blocks_for(m);
-  double ih2 = 1.0 / (o->h * o->h), merit, pmax;
-  if ((rc = ncp_eval(k, s->hq, s->lam, s->phi, s->om, s->e, &merit, &pmax, st))) return rc;
-  sim_nsn_stats *stats = &k->stage.nsn.stats;
-  stats->phi_max = pmax;
-  stats->merit = merit;
-  stats->converged = *converged = o->newton_tol > 0.0 && pmax <= o->newton_tol;
-  if (*converged) { /* lambda stands; f = F lambda (a step's start has f = 0), as nsn.c */
-    k_force<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->lam, s->f);
-    SIM_CU(cudaGetLastError(), st);
-    return SIM_OK;
+  cudaStream_t sm = stream(k);
+  double ih2 = 1.0 / (o->h * o->h);
+  *stopped = 0;
+  if ((rc = ncp_start(k, st))) return rc;
+  if (reads_decisions(k)) {
+    int on = 0;
+    if ((rc = read_flag(k, go, &on, st))) return rc;
+    *stopped = !on;
   }
-  if (paper) { /* y = W Omega lambda (the compliance form's W lambda is in y already) */
-    k_mul<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, s->om, s->lam, s->tmp);
-    if ((rc = sim_cuda_w_apply(k, s->tmp, s->y, st))) return rc;
+  if (!*stopped) {
+    if (paper) { /* y = W Omega lambda (the compliance form's W lambda is in y already) */
+      k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, s->om, s->lam, s->tmp, go);
+      if ((rc = w_apply(k, s->tmp, s->y, go, st))) return rc;
+    }
+    k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, s->y, s->wl, go);
+    k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->rhs,
+                                        go);
+    /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
+    if ((rc = sim_cuda_event_record(&s->ev, sm, 0, st))) return rc;
+    SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
+    k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam, s->moved, go);
+    /* the coupled rows' right-hand side less W dlam when a decoupled row moved. The paper's
+       form has no decoupled rows. With a dense W the product costs about what the host's wait
+       for the flag would, and with dlam = 0 it subtracts zeros (the same bits): it runs
+       unasked. */
+    int moved = !paper && k->w_dense;
+    if (!paper && !k->w_dense && (rc = read_flag(k, s->moved, &moved, st))) return rc;
+    if (moved) {
+      if ((rc = w_apply(k, s->dlam, s->y, go, st))) return rc;
+      k_sub_coupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, s->om, s->y, s->rhs, go);
+    }
+    if (o->cr_jacobi)
+      k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);
+    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st);
+    if (!rc) rc = sim_cuda_event_record(&s->ev, sm, 0, st);
+    if (rc) return rc;
+    if (!paper && o->line_search > 0)
+      rc = line_search(k, st);
+    else
+      k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, sm>>>(nc, 1, 0, 0, s->comp, s->mu, o->max_force,
+                                                          s->lam, s->dlam, s->lam, go);
+    if (rc) return rc;
   }
-  SIM_CU(
-      cudaMemcpyAsync(s->wl, s->y, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice, stream(k)),
-      st);
-  k_rhs<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
-                                             s->rhs);
-  /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
-  if ((rc = sim_cuda_event_record(&s->ev, stream(k), 0, st))) return rc;
-  SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), stream(k)), st);
-  k_decoupled<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, s->rhs, s->dlam,
-                                                   s->moved);
-  /* the coupled rows' right-hand side less W dlam when a decoupled row moved. The paper's form
-     has no decoupled rows. With a dense W the product costs about what the host's wait for the
-     flag would, and with dlam = 0 it subtracts zeros (the same bits): it runs unasked. */
-  int moved = !paper && k->w_dense;
-  if (!paper && !k->w_dense) {
-    SIM_CU(cudaMemcpyAsync(&moved, s->moved, sizeof(int), cudaMemcpyDeviceToHost, stream(k)), st);
-    SIM_CU(cudaStreamSynchronize(stream(k)), st);
-  }
-  if (moved) {
-    if ((rc = sim_cuda_w_apply(k, s->dlam, s->y, st))) return rc;
-    k_sub_coupled<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, s->om, s->y, s->rhs);
-  }
-  if (o->cr_jacobi)
-    k_jacobi<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->wd, s->e, s->pc);
-  rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st);
-  if (!rc) rc = sim_cuda_event_record(&s->ev, stream(k), 0, st);
-  if (rc) return rc;
-  if (!paper && o->line_search > 0) {
-    rc = line_search(k, merit, st);
-  } else {
-    k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, s->comp, s->mu, o->max_force,
-                                                               s->lam, s->dlam, 1.0, s->lam);
-  }
-  if (rc) return rc;
-  k_force<<<g, SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->lam, s->f);
+  /* f = F lambda: after the update, or lambda standing (a step's start has f = 0, as nsn.c);
+     once the steps stopped, the same values again */
+  k_force<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->lam, s->f);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -486,7 +608,7 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   double h2 = c->m->h * c->m->h, cr_ms = 0.0;
   int at[NSN_AT_END + 1] = {0};
   s->ev.used = 0;
-  SIM_CU(cudaMemsetAsync(&s->crd->total, 0, sizeof(int), c->stream), st);
+  k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl);
   /* the buckets are timed by events (no wait for the host's timers): global, assemble and
      cst_solve, corr */
   if ((rc = record_at(k, NSN_AT_START, at, st))) return rc;
@@ -497,13 +619,11 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   const double *f0 = k->stage.first ? s->lam : s->f;
   k->stage.first = 0;
   for (int step = 0; step < k->stage.newton_steps; step++) {
-    int converged = 0;
-    if ((rc = sim_cuda_w_apply(k, step == 0 ? f0 : s->f, s->y, st))) return rc;
-    k_hq<<<blocks_for(m), SIM_CUDA_BLOCK, 0, c->stream>>>(m, s->hab, h2, s->y, s->hq);
-    if ((rc = iterate(k, &converged, st))) return rc;
-    hs->stats.newton_steps++;
-    if (converged) break;
-    t->newton_steps++;
+    int stopped = 0;
+    if ((rc = w_apply(k, step == 0 ? f0 : s->f, s->y, &s->ctl->go, st))) return rc;
+    k_hq<<<blocks_for(m), SIM_CUDA_BLOCK, 0, c->stream>>>(m, s->hab, h2, s->y, s->hq, &s->ctl->go);
+    if ((rc = iterate(k, &stopped, st))) return rc;
+    if (stopped) break;
   }
   if ((rc = record_at(k, NSN_AT_NEWTON, at, st))) return rc;
   rc = sim_cuda_ht_gather(k, s->f, st);
@@ -511,21 +631,25 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   if (rc) return rc;
   if ((rc = record_at(k, NSN_AT_END, at, st))) return rc;
   /* lambda and f back to the host solver (the stage's warm start and contact_lambda read
-     them) with the CR count, through s->back */
+     them) with the decisions' statistics, through s->back */
   double *lam_back = s->back, *f_back = s->back + 3 * (size_t)s->cap;
-  int *it_back = (int *)(s->back + 6 * (size_t)s->cap);
+  nsn_dev *ctl = (nsn_dev *)(s->back + 6 * (size_t)s->cap);
   SIM_CU(cudaMemcpyAsync(lam_back, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost,
                          c->stream),
          st);
   SIM_CU(
       cudaMemcpyAsync(f_back, s->f, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost, c->stream),
       st);
-  SIM_CU(cudaMemcpyAsync(it_back, &s->crd->total, sizeof(int), cudaMemcpyDeviceToHost, c->stream),
-         st);
-  SIM_CU(cudaStreamSynchronize(c->stream), st); /* the iteration's one wait besides the merits */
+  SIM_CU(cudaMemcpyAsync(ctl, s->ctl, sizeof(nsn_dev), cudaMemcpyDeviceToHost, c->stream), st);
+  SIM_CU(cudaStreamSynchronize(c->stream), st); /* the iteration's one wait (with a dense W) */
   memcpy(hs->lambda, lam_back, sizeof(double) * (size_t)m);
   memcpy(hs->f, f_back, sizeof(double) * (size_t)m);
-  int it = *it_back;
+  int it = ctl->cr_total;
+  hs->stats.newton_steps += ctl->steps; /* as stage.c's loop and nsn.c count them */
+  t->newton_steps += ctl->worked;
+  hs->stats.phi_max = ctl->pmax0;
+  hs->stats.merit = ctl->merit0;
+  hs->stats.converged = ctl->converged;
   for (int i = 0; i + 1 < s->ev.used; i++) {
     if (s->ev.tag[i] != 0) continue;
     double ms = 0.0;
@@ -551,10 +675,11 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
 
 static void free_arrays(cuda_contact *k) {
   cuda_nsn *s = k->dn;
-  double **v[] = {&s->mu,    &s->comp,  &s->d,     &s->hqt,   &s->w,     &s->wd,   &s->lam,
-                  &s->f,     &s->om,    &s->e,     &s->phi,   &s->rhs,   &s->dlam, &s->y,
-                  &s->tmp,   &s->pc,    &s->ltry,  &s->wl,    &s->hab,   &s->hq,   &s->cr[0],
-                  &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4], &s->mterm, &s->pterm};
+  double **v[] = {&s->mu,   &s->comp,  &s->d,     &s->hqt,   &s->w,     &s->wd,
+                  &s->lam,  &s->f,     &s->om,    &s->e,     &s->phi,   &s->rhs,
+                  &s->dlam, &s->y,     &s->tmp,   &s->pc,    &s->wl,    &s->hab,
+                  &s->hq,   &s->cr[0], &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4],
+                  &s->ltry, &s->ytry,  &s->htry,  &s->mterm, &s->pterm};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     cudaFree(*v[i]);
     *v[i] = NULL;
@@ -573,16 +698,21 @@ static int grow(cuda_contact *k, int nc, sim_status *st) {
   free_arrays(k);
   int cap = nc + nc / 2 + 16;
   size_t c3 = 3 * (size_t)cap, before = k->cx->dev_bytes;
-  double **v3[NSN_VECTORS] = {&s->d,    &s->hqt, &s->w,   &s->wd,   &s->lam,   &s->f,    &s->om,
-                              &s->e,    &s->phi, &s->rhs, &s->dlam, &s->y,     &s->tmp,  &s->pc,
-                              &s->ltry, &s->wl,  &s->hab, &s->hq,   &s->cr[0], &s->cr[1]};
+  double **v3[NSN_VECTORS] = {&s->d,  &s->hqt, &s->w,   &s->wd,    &s->lam,  &s->f,   &s->om,
+                              &s->e,  &s->phi, &s->rhs, &s->dlam,  &s->y,    &s->tmp, &s->pc,
+                              &s->wl, &s->hab, &s->hq,  &s->cr[0], &s->cr[1]};
   int rc = SIM_OK;
   for (int i = 0; i < NSN_VECTORS && !rc; i++)
     rc = sim_cuda_new<double>(k->cx, v3[i], c3, NULL, st);
   for (int i = 2; i < 5 && !rc; i++) rc = sim_cuda_new<double>(k->cx, &s->cr[i], c3, NULL, st);
-  double **v1[4] = {&s->mu, &s->comp, &s->mterm, &s->pterm};
-  for (int i = 0; i < 4 && !rc; i++) rc = sim_cuda_new<double>(k->cx, v1[i], (size_t)cap, NULL, st);
-  size_t back = sizeof(double) * (6 * (size_t)cap + 1); /* lambda, f, then the CR count */
+  double **vt[3] = {&s->ltry, &s->ytry, &s->htry}; /* a line-search batch */
+  for (int i = 0; i < 3 && !rc; i++)
+    rc = sim_cuda_new<double>(k->cx, vt[i], SIM_W_BATCH * c3, NULL, st);
+  double **v1[2] = {&s->mu, &s->comp}, **vb[2] = {&s->mterm, &s->pterm};
+  for (int i = 0; i < 2 && !rc; i++) rc = sim_cuda_new<double>(k->cx, v1[i], (size_t)cap, NULL, st);
+  for (int i = 0; i < 2 && !rc; i++)
+    rc = sim_cuda_new<double>(k->cx, vb[i], SIM_W_BATCH * (size_t)cap, NULL, st);
+  size_t back = sizeof(double) * 6 * (size_t)cap + sizeof(nsn_dev); /* lambda, f, decisions */
   if (!rc) rc = sim_cuda_host_alloc((void **)&s->back, back, &s->back_pageable, st);
   s->bytes = k->cx->dev_bytes - before;
   if (!rc) s->cap = cap;
@@ -620,20 +750,22 @@ int sim_cuda_nsn_create(cuda_contact *k, sim_status *st) {
   k->dn = SIM_NEW0(cuda_nsn, 1);
   if (!k->dn) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device contact solver)");
   cuda_nsn *s = k->dn;
-  int rc = sim_cuda_new<double>(k->cx, &s->part, 2 * SIM_RED_BLOCKS, NULL, st);
-  if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, 2, NULL, st);
+  int rc = sim_cuda_new<double>(k->cx, &s->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, SIM_W_BATCH * 2, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
   if (!rc) rc = sim_cuda_new<cr_dev>(k->cx, &s->crd, 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->ctl, 1, NULL, st);
   return rc;
 }
 
 void sim_cuda_nsn_destroy(cuda_contact *k) {
   if (!k->dn) return;
   free_arrays(k);
-  sim_cuda_release(k->cx, k->dn->part, 2 * SIM_RED_BLOCKS * sizeof(double));
-  sim_cuda_release(k->cx, k->dn->res, 2 * sizeof(double));
+  sim_cuda_release(k->cx, k->dn->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS * sizeof(double));
+  sim_cuda_release(k->cx, k->dn->res, SIM_W_BATCH * 2 * sizeof(double));
   sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
   sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
+  sim_cuda_release(k->cx, k->dn->ctl, sizeof(nsn_dev));
   sim_cuda_events_free(&k->dn->ev);
   sim_free(k->dn);
   k->dn = NULL;

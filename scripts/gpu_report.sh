@@ -10,7 +10,9 @@
 #   bench:    scripts/bench_gpu.sh (elastic Table 3 rows, kernels against cuSPARSE, double
 #             against float, the bandwidth limit, the frame's time outside the buckets);
 #   table3:   scripts/table3.sh with solver.device=cuda (the contact rows at the paper's sizes),
-#             with the Newton solve on the host and again on the device (SIMCTL_CUDA_NSN).
+#             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), and on the
+#             device with W dense at every size (contact.delassus=dense; `auto` keeps it dense
+#             only up to 1,500 rows, a bound measured on the CPU).
 # The test programs are run directly from tests/ (their working directory under CTest), so a
 # build copied from another machine works where its CTest files' absolute paths would not; put
 # the libraries it needs on LD_LIBRARY_PATH (README: the CUDA backend on a machine with a GPU).
@@ -18,6 +20,7 @@
 # ends, with its logs and its summary written, inside a caller's time limit.
 # usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--only PARTS] [--rows all|small]
 #                              [--budget SECONDS] [--jobs N] [--archive FILE] [--emu]
+#                              [--table3 VARIANTS]
 #   --only: a comma-separated list of tests, sanitize, bench, table3 (default all but sanitize)
 #   --sanitize / --skip-bench: add sanitize / leave out bench and table3 (the older spelling)
 #   --budget: wall seconds the whole script may take (default 3600); a program still running
@@ -25,10 +28,13 @@
 #   --jobs: programs run at once (default: the CPU count, at most 8)
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
+#   --table3: a comma-separated list of host, device, dense (default all three, in that order):
+#             the table3 part's runs, e.g. one per call where a call's time is short
 #   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
 #          programs and simctl-emu of a build without a GPU; it checks the script, not a GPU
 set -uo pipefail
 BUILD=build OUT=out/gpu_report ROWS=small PARTS=tests,bench,table3 BUDGET=3600 EMU=0 ARCHIVE=
+VARIANTS=host,device,dense
 JOBS=$(nproc 2>/dev/null || echo 2)
 [ "$JOBS" -gt 8 ] && JOBS=8
 while [ $# -gt 0 ]; do
@@ -43,6 +49,7 @@ while [ $# -gt 0 ]; do
     --sanitize) PARTS=$PARTS,sanitize; shift ;;
     --archive) ARCHIVE=$2; shift 2 ;;
     --emu) EMU=1; shift ;;
+    --table3) VARIANTS=$2; shift 2 ;;
     *) echo "gpu_report.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
@@ -51,6 +58,13 @@ for p in ${PARTS//,/ }; do
     tests | sanitize | bench | table3) ;;
     *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench or" \
          "table3" >&2
+       exit 2 ;;
+  esac
+done
+for v in ${VARIANTS//,/ }; do
+  case "$v" in
+    host | device | dense) ;;
+    *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device or dense" >&2
        exit 2 ;;
   esac
 done
@@ -162,14 +176,19 @@ if want bench; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
 fi
 
-# the contact rows with the Newton solve on the host (the default) and on the device, the
-# figures that choose the default (SIMCTL_CUDA_NSN)
+# the contact rows with the Newton solve on the host (the default) and on the device, and on
+# the device with W dense at every size: the figures that choose SIMCTL_CUDA_NSN's default and
+# where `auto` should stop forming W on the CUDA backend
 if want table3; then
-  for nsn in host device; do
-    echo "== table3, Newton solve on the $nsn (at most $(($(left) - 10)) s)"
+  for v in ${VARIANTS//,/ }; do
+    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda)
+    if [ "$v" = dense ]; then
+      nsn=device name=table3_nsn_device_dense sets+=(--set contact.delassus=dense)
+    fi
+    echo "== table3, Newton solve on the $nsn$([ "$v" = dense ] && echo ', W dense')" \
+      "(at most $(($(left) - 10)) s)"
     SIMCTL_CUDA_NSN=$nsn timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/table3.sh" \
-      --simctl "$SIMCTL" --out "$OUT/table3_nsn_$nsn" --rows "$ROWS" --set solver.device=cuda |
-      tee "$OUT/table3_nsn_$nsn.txt"
+      --simctl "$SIMCTL" --out "$OUT/$name" --rows "$ROWS" "${sets[@]}" | tee "$OUT/$name.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done
 fi
