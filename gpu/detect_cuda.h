@@ -11,7 +11,10 @@
    The first run with a sim_detect (told apart by its serial number) copies its trees,
    triangles and body map to the device; they are the same for every later run, and a run with
    another sim_detect copies them again. Positions, pinned flags, poses and the moving meshes'
-   vertices go up every run. Usable from C. In a build without CUDA, gpu/backend_none.c's
+   vertices go up every run, without a wait: the scene's arrays are ordinary (pageable) host
+   memory, which a copy to the device stages before it returns (not page-locked memory, which
+   the copy would read later). A run waits twice: for the contact count, then for the
+   contacts. Usable from C. In a build without CUDA, gpu/backend_none.c's
    versions of these functions report SIM_ERR_DEVICE. */
 #ifndef SIM_GPU_DETECT_CUDA_H
 #define SIM_GPU_DETECT_CUDA_H
