@@ -225,8 +225,7 @@ static int cuda_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st
   SIM_CU(
       cudaMemcpyAsync(k->iptr, ip, sizeof(int) * ((size_t)m->nfree + 1), cudaMemcpyHostToDevice, s),
       st);
-  SIM_CU(cudaStreamSynchronize(s), st);
-  return SIM_OK;
+  return SIM_OK; /* no wait: the staging arrays are pageable, staged before each copy returns */
 }
 
 int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st) {
@@ -423,9 +422,10 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   rc = sim_contact_stage_init(&k->stage, m, &ops, on_host ? c->host_fac : NULL,
                               on_host ? &c->host_S : NULL, o->max_dense_bytes, st);
   if (rc) return rc;
-  int nsn_on_device = 0;
+  int nsn_on_device = 0, graphs = 1;
   rc = sim_cuda_env_choice("SIMCTL_CUDA_NSN", "host", "device", 0, &nsn_on_device, st);
-  if (!rc && nsn_on_device) rc = sim_cuda_nsn_create(k, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_GRAPH", "off", "on", 1, &graphs, st);
+  if (!rc && nsn_on_device) rc = sim_cuda_nsn_create(k, graphs, st);
   if (rc) return rc;
   if (!nsn_on_device) { /* the host's Newton solve: a small W on the host saves a round trip
                            per product (SIM_CUDA_HOST_W_ROWS) */

@@ -58,8 +58,9 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K,
 // host (sim_contact_stage_begin: targets, mu, compliance, diagonals, warm-started lambda);
 // global runs an L-G iteration's contact stage (the unconstrained solve, the Newton steps, the
 // correction) on the device and copies lambda and f back into the host solver for the stage's
-// warm start and contact_lambda.
-int sim_cuda_nsn_create(cuda_contact *k, sim_status *st);
+// warm start and contact_lambda. graphs: run a step's L-G iterations as a CUDA graph where the
+// host reads nothing inside one (a dense W, no CR tolerance; SIMCTL_CUDA_GRAPH).
+int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st);
 void sim_cuda_nsn_destroy(cuda_contact *k);

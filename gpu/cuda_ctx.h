@@ -57,6 +57,7 @@ typedef struct cuda_events {
   cudaEvent_t *ev;         // cap slots, the first `created` of them created
   int *tag;                // per recorded event: what its recorder noted with it
   int used, created, cap;  // recorded since the reuse; created; slots
+  int external;            // recorded into a graph being captured (cudaEventRecordExternal)
 } cuda_events;
 
 // Timing spans (spans_cuda.cu): events recorded at the marks since the last settle; a closing
@@ -152,6 +153,7 @@ static inline unsigned sim_cuda_blocks(long long n) {
 // milliseconds between events a and b (both reached); the pool's events freed. The backend
 // table's mark and settle on c->spans.
 int sim_cuda_event_record(cuda_events *p, cudaStream_t s, int tag, sim_status *st);
+int sim_cuda_events_reserve(cuda_events *p, int n, sim_status *st); // slots, n events created
 int sim_cuda_event_ms(const cuda_events *p, int a, int b, double *ms, sim_status *st);
 void sim_cuda_events_free(cuda_events *p);
 int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st);

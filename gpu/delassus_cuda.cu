@@ -144,12 +144,10 @@ static int upload_terms(sim_cuda_delassus *k, const sim_contact *c, int nc,
   if (!rc) rc = put(k, &k->cab_g, T->cab_g, sizeof(double) * 3 * (size_t)ncterm, st);
   if (!rc) rc = put(k, &k->c, c, sizeof(sim_contact) * (size_t)nc, st);
   if (!rc) rc = ensure(k, &k->d, sizeof(double) * 3 * (size_t)nc, st);
-  /* the copies read kc and the host tables: done before they are freed or change */
-  cudaError_t e = cudaStreamSynchronize(k->mem.stream);
+  /* no wait before kc is freed or the tables change: a copy from pageable host memory is
+     staged before cudaMemcpyAsync returns (CUDA's API synchronisation rules) */
   sim_free(kc);
   if (rc) return rc;
-  if (e != cudaSuccess)
-    return sim_cuda_fail(st, "cudaStreamSynchronize", cudaGetErrorString(e), __FILE__, __LINE__);
   memset(dT, 0, sizeof *dT);
   dT->m = T->m, dT->ncab = T->ncab;
   dT->tloc = (int *)k->tloc.p, dT->tbeta = (double *)k->tbeta.p;

@@ -15,6 +15,7 @@
 // the host (targets, diagonals, warm start); lambda, f, the statistics and the events that
 // time the iteration's buckets come back to it at the iteration's end, in one wait.
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "contact_cuda.h"
@@ -71,6 +72,11 @@ typedef struct cuda_nsn {
   // memory returns only when done: a wait each); ordinary memory where that is refused
   double *back;
   int back_pageable;
+  // the L-G iteration as a CUDA graph (graphed()): captured at a step's first iteration,
+  // launched at each; its events' count and the boundaries' indices as the capture left them
+  int graph_on;
+  cudaGraphExec_t exec;
+  int graph_events, graph_at[8];
 } cuda_nsn;
 
 #define NSN_VECTORS 19 /* d .. hq and cr[0..1]: the 3 cap arrays besides cr[2..4] */
@@ -593,6 +599,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
 // The pool's tags: 0 for the events around each Newton step's solve (in pairs), NSN_AT_* for
 // the iteration's boundaries.
 enum { NSN_AT_START = 1, NSN_AT_SOLVED, NSN_AT_NEWTON, NSN_AT_END };
+static_assert(NSN_AT_END < 8, "cuda_nsn's graph_at holds the boundaries' indices");
 
 // An event at the iteration's boundary `tag`, its index kept in at[tag].
 static int record_at(cuda_contact *k, int tag, int *at, sim_status *st) {
@@ -600,14 +607,15 @@ static int record_at(cuda_contact *k, int tag, int *at, sim_status *st) {
   return sim_cuda_event_record(&k->dn->ev, k->cx->stream, tag, st);
 }
 
-int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
+// An L-G iteration's contact stage queued on the stream, its boundaries' events in at[]: the
+// unconstrained solve, H A^{-1} b, the Newton steps from f (the first L-G iteration of a step
+// linearises at the warm start, later ones at f: stage.c; the caller copies the warm start into
+// f first), the correction.
+static int queue_iteration(cuda_contact *k, int *at, sim_status *st) {
   cuda_nsn *s = k->dn;
   cuda_ctx *c = k->cx;
-  sim_nsn *hs = &k->stage.nsn;
   int m = 3 * k->stage.nc, rc;
-  double h2 = c->m->h * c->m->h, cr_ms = 0.0;
-  int at[NSN_AT_END + 1] = {0};
-  s->ev.used = 0;
+  double h2 = c->m->h * c->m->h;
   k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl);
   /* the buckets are timed by events (no wait for the host's timers): global, assemble and
      cst_solve, corr */
@@ -615,12 +623,9 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
   if ((rc = record_at(k, NSN_AT_SOLVED, at, st))) return rc;
   if ((rc = sim_cuda_h_apply(k, c->vec[SIM_VEC_Q], 0, s->hab, st))) return rc;
-  /* the first L-G iteration of a step linearises at the warm start, later ones at f (stage.c) */
-  const double *f0 = k->stage.first ? s->lam : s->f;
-  k->stage.first = 0;
   for (int step = 0; step < k->stage.newton_steps; step++) {
     int stopped = 0;
-    if ((rc = w_apply(k, step == 0 ? f0 : s->f, s->y, &s->ctl->go, st))) return rc;
+    if ((rc = w_apply(k, s->f, s->y, &s->ctl->go, st))) return rc;
     k_hq<<<blocks_for(m), SIM_CUDA_BLOCK, 0, c->stream>>>(m, s->hab, h2, s->y, s->hq, &s->ctl->go);
     if ((rc = iterate(k, &stopped, st))) return rc;
     if (stopped) break;
@@ -628,8 +633,72 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   if ((rc = record_at(k, NSN_AT_NEWTON, at, st))) return rc;
   rc = sim_cuda_ht_gather(k, s->f, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
+  if (!rc) rc = record_at(k, NSN_AT_END, at, st);
+  return rc;
+}
+
+// Whether this step's L-G iterations run as a CUDA graph: with a dense W and no CR tolerance the
+// host reads nothing inside one (SIMCTL_CUDA_GRAPH=on, the default; off: launches one by one).
+static int graphed(const cuda_contact *k) {
+  return k->dn->graph_on && k->w_dense && !(k->stage.nsn.opt.cr_tol > 0.0);
+}
+
+// The iteration captured into a graph (kept in s->exec with its events' indices) at a step's
+// first L-G iteration; the same kernels with the same arguments at its later ones.
+static int capture(cuda_contact *k, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  cudaStream_t sm = k->cx->stream;
+  if (s->exec) cudaGraphExecDestroy(s->exec);
+  s->exec = NULL;
+  /* the events exist before the capture, which records them at each launch */
+  int rc = sim_cuda_events_reserve(&s->ev, 4 + 2 * k->stage.newton_steps, st);
   if (rc) return rc;
-  if ((rc = record_at(k, NSN_AT_END, at, st))) return rc;
+  cudaError_t e = cudaStreamBeginCapture(sm, cudaStreamCaptureModeThreadLocal);
+  if (e != cudaSuccess) return sim_cuda_fail(st, "cudaStreamBeginCapture", cudaGetErrorString(e),
+                                             __FILE__, __LINE__);
+  s->ev.external = 1;
+  rc = queue_iteration(k, s->graph_at, st);
+  s->ev.external = 0;
+  cudaGraph_t g = NULL;
+  e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
+  if (!rc && e == cudaSuccess) e = cudaGraphInstantiateWithFlags(&s->exec, g, 0);
+  if (g) cudaGraphDestroy(g);
+  if (rc || e != cudaSuccess) { /* a call the capture refused, or the graph */
+    char why[SIM_MSG_MAX];
+    snprintf(why, sizeof why, "%s", rc ? st->msg : cudaGetErrorString(e));
+    cudaGetLastError();
+    s->exec = NULL;
+    return sim_fail(st, SIM_ERR_DEVICE,
+                    "CUDA: capturing the device Newton solve into a graph failed (%s); "
+                    "SIMCTL_CUDA_GRAPH=off launches its kernels one by one",
+                    why);
+  }
+  s->graph_events = s->ev.used;
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  cuda_ctx *c = k->cx;
+  sim_nsn *hs = &k->stage.nsn;
+  int m = 3 * k->stage.nc, rc;
+  double cr_ms = 0.0;
+  int at[NSN_AT_END + 1] = {0};
+  s->ev.used = 0;
+  const int first = k->stage.first;
+  k->stage.first = 0;
+  if (first) /* the step's first iteration linearises at the warm start: f = lambda for it */
+    SIM_CU(
+        cudaMemcpyAsync(s->f, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice, c->stream),
+        st);
+  if (graphed(k)) {
+    if ((first || !s->exec) && (rc = capture(k, st))) return rc;
+    SIM_CU(cudaGraphLaunch(s->exec, c->stream), st);
+    s->ev.used = s->graph_events;
+    memcpy(at, s->graph_at, sizeof at);
+  } else if ((rc = queue_iteration(k, at, st))) {
+    return rc;
+  }
   /* lambda and f back to the host solver (the stage's warm start and contact_lambda read
      them) with the decisions' statistics, through s->back */
   double *lam_back = s->back, *f_back = s->back + 3 * (size_t)s->cap;
@@ -738,18 +807,18 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
             {s->wd, hs->wd, m},
             {s->lam, hs->lambda, m},
             {s->f, hs->f, m}};
-  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++)
+  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) /* pageable: staged, no wait needed */
     SIM_CU(cudaMemcpyAsync(up[i].dev, up[i].host, sizeof(double) * up[i].n, cudaMemcpyHostToDevice,
                            stream(k)),
            st);
-  SIM_CU(cudaStreamSynchronize(stream(k)), st);
   return SIM_OK;
 }
 
-int sim_cuda_nsn_create(cuda_contact *k, sim_status *st) {
+int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st) {
   k->dn = SIM_NEW0(cuda_nsn, 1);
   if (!k->dn) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device contact solver)");
   cuda_nsn *s = k->dn;
+  s->graph_on = graphs;
   int rc = sim_cuda_new<double>(k->cx, &s->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, SIM_W_BATCH * 2, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
@@ -767,6 +836,7 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
   sim_cuda_release(k->cx, k->dn->ctl, sizeof(nsn_dev));
   sim_cuda_events_free(&k->dn->ev);
+  if (k->dn->exec) cudaGraphExecDestroy(k->dn->exec);
   sim_free(k->dn);
   k->dn = NULL;
 }

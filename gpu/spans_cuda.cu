@@ -11,9 +11,10 @@ extern "C" {
 #include "../core/base/alloc.h"
 }
 
-int sim_cuda_event_record(cuda_events *p, cudaStream_t s, int tag, sim_status *st) {
-  if (p->used == p->cap) {
-    int cap = p->cap ? 2 * p->cap : 64;
+int sim_cuda_events_reserve(cuda_events *p, int n, sim_status *st) {
+  if (n > p->cap) {
+    int cap = p->cap ? p->cap : 64;
+    while (cap < n) cap *= 2;
     cudaEvent_t *ev = (cudaEvent_t *)sim_realloc(p->ev, sizeof *ev * (size_t)cap);
     if (ev) p->ev = ev;
     int *t = ev ? (int *)sim_realloc(p->tag, sizeof(int) * (size_t)cap) : NULL;
@@ -21,11 +22,17 @@ int sim_cuda_event_record(cuda_events *p, cudaStream_t s, int tag, sim_status *s
     p->tag = t;
     p->cap = cap;
   }
-  if (p->used == p->created) {
-    SIM_CU(cudaEventCreate(&p->ev[p->used]), st);
-    p->created++;
-  }
-  SIM_CU(cudaEventRecord(p->ev[p->used], s), st);
+  for (; p->created < n; p->created++) SIM_CU(cudaEventCreate(&p->ev[p->created]), st);
+  return SIM_OK;
+}
+
+int sim_cuda_event_record(cuda_events *p, cudaStream_t s, int tag, sim_status *st) {
+  int rc = sim_cuda_events_reserve(p, p->used + 1, st);
+  if (rc) return rc;
+  if (p->external) /* inside a capture: a node that records it at each launch of the graph */
+    SIM_CU(cudaEventRecordWithFlags(p->ev[p->used], s, cudaEventRecordExternal), st);
+  else
+    SIM_CU(cudaEventRecord(p->ev[p->used], s), st);
   p->tag[p->used++] = tag;
   return SIM_OK;
 }

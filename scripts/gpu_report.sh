@@ -28,8 +28,10 @@
 #   --jobs: programs run at once (default: the CPU count, at most 8)
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
-#   --table3: a comma-separated list of host, device, dense (default all three, in that order):
-#             the table3 part's runs, e.g. one per call where a call's time is short
+#   --table3: a comma-separated list of host, device, dense, launches (default the first three,
+#             in that order): the table3 part's runs, e.g. one per call where a call's time is
+#             short; launches is dense with the device solve's kernels launched one by one
+#             instead of as CUDA graphs (SIMCTL_CUDA_GRAPH=off)
 #   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
 #          programs and simctl-emu of a build without a GPU; it checks the script, not a GPU
 set -uo pipefail
@@ -63,8 +65,9 @@ for p in ${PARTS//,/ }; do
 done
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | dense) ;;
-    *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device or dense" >&2
+    host | device | dense | launches) ;;
+    *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, dense or" \
+         "launches" >&2
        exit 2 ;;
   esac
 done
@@ -181,13 +184,16 @@ fi
 # where `auto` should stop forming W on the CUDA backend
 if want table3; then
   for v in ${VARIANTS//,/ }; do
-    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda)
-    if [ "$v" = dense ]; then
-      nsn=device name=table3_nsn_device_dense sets+=(--set contact.delassus=dense)
-    fi
-    echo "== table3, Newton solve on the $nsn$([ "$v" = dense ] && echo ', W dense')" \
-      "(at most $(($(left) - 10)) s)"
-    SIMCTL_CUDA_NSN=$nsn timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/table3.sh" \
+    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on what=
+    case "$v" in
+      dense) nsn=device name=table3_nsn_device_dense what=", W dense" ;;
+      launches) nsn=device name=table3_nsn_device_dense_launches graph=off
+                what=", W dense, no CUDA graphs" ;;
+    esac
+    [ -n "$what" ] && sets+=(--set contact.delassus=dense)
+    echo "== table3, Newton solve on the $nsn$what (at most $(($(left) - 10)) s)"
+    SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn timeout -k 10 $(($(left) - 10)) \
+      bash "$ROOT/scripts/table3.sh" \
       --simctl "$SIMCTL" --out "$OUT/$name" --rows "$ROWS" "${sets[@]}" | tee "$OUT/$name.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done

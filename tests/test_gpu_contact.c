@@ -21,7 +21,8 @@
    the minimum map, no line search) on stick_slip and soft_box_on_slab. Collision detection and
    the Delassus operator run on the device in those passes (the backend's default); a last
    pass runs both on the host (SIMCTL_CUDA_DETECT=host, SIMCTL_CUDA_DELASSUS=host) on three
-   scenes. The argument picks one of the three passes (host, device, paths; default all): CTest
+   scenes, after checking that the device Newton solve gives the same bits as CUDA graphs
+   (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off). The argument picks one of the three passes (host, device, paths; default all): CTest
    runs them as three tests, side by side, since the CPU's steps (the squeezing ball's 7.5k
    vertices above all) take most of the time.
    Built as test_emu_contact (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is
@@ -254,8 +255,55 @@ static void pass_device(void) {
   unsetenv("SIMCTL_CUDA_NSN");
 }
 
-/* the backend's host paths for detection and W (the passes above run both on the device) */
+/* The device Newton solve's L-G iterations as CUDA graphs (SIMCTL_CUDA_GRAPH=on, the default,
+   with a dense W) against its kernels launched one by one (off): the same positions, bit for
+   bit, after `steps` steps of the CUDA backend alone. */
+static void graphs_vs_launches(const char *file, const char *set, int steps) {
+  double *q[2] = {NULL, NULL};
+  size_t n3 = 0;
+  int contact_steps = 0;
+  setenv("SIMCTL_CUDA_NSN", "device", 1);
+  for (int g = 0; g < 2; g++) {
+    setenv("SIMCTL_CUDA_GRAPH", g ? "off" : "on", 1);
+    side_by_side r;
+    if (open_scene(&r, file, set) || !r.ok) {
+      close_scene(&r);
+      break;
+    }
+    sim_status st = {0};
+    int rc = SIM_OK;
+    for (int s = 0; s < steps && !rc; s++) {
+      sim_profile p;
+      rc = sim_stepper_step(&r.sg, &p, NULL, &st);
+      if (g == 0) contact_steps += p.contacts > 0;
+    }
+    n3 = 3 * (size_t)r.g.m.n;
+    q[g] = SIM_NEW(double, n3);
+    if (!rc) rc = r.g.gpu->download(r.g.gpu, SIM_VEC_Q, q[g], &st);
+    if (rc) fprintf(stderr, "%s (SIMCTL_CUDA_GRAPH=%s): %s\n", file, g ? "off" : "on", st.msg);
+    CHECK_INT(rc, SIM_OK);
+    close_scene(&r);
+  }
+  unsetenv("SIMCTL_CUDA_GRAPH");
+  unsetenv("SIMCTL_CUDA_NSN");
+  int same = q[0] && q[1] && memcmp(q[0], q[1], sizeof(double) * n3) == 0;
+  printf("  %-26s %d steps (%d with contact): graphs and launches %s\n", g_sc.name, steps,
+         contact_steps, same ? "bit-identical" : "DIFFER");
+  check_report(contact_steps > 0 && same, __FILE__, __LINE__,
+               "%s: steps with contact %d > 0, positions bit-identical with and without graphs",
+               g_sc.name, contact_steps);
+  sim_free(q[0]);
+  sim_free(q[1]);
+}
+
+/* the backend's host paths for detection and W (the passes above run both on the device), and
+   the device Newton solve without CUDA graphs */
 static void pass_paths(void) {
+  printf("the device Newton solve as CUDA graphs against launches one by one "
+         "(SIMCTL_CUDA_GRAPH):\n");
+  graphs_vs_launches("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 8));
+  graphs_vs_launches("../scenes/stick_slip.json", "contact.formulation=paper",
+                     GPU_OR_EMU(40, 10));
   printf("detection and the Delassus operator on the host (SIMCTL_CUDA_DETECT=host, "
          "SIMCTL_CUDA_DELASSUS=host):\n");
   setenv("SIMCTL_CUDA_DETECT", "host", 1);

@@ -43,7 +43,9 @@ enum cudaError {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600,
-  cudaErrorIllegalAddress = 700
+  cudaErrorIllegalAddress = 700,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901
 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind {
@@ -55,6 +57,15 @@ enum cudaMemcpyKind {
 };
 typedef struct sim_emu_stream *cudaStream_t;
 typedef struct sim_emu_event *cudaEvent_t;
+typedef struct sim_emu_graph *cudaGraph_t;
+typedef struct sim_emu_graph *cudaGraphExec_t; // an instantiated graph: a copy of its work
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2
+};
+#define cudaEventRecordDefault 0x00
+#define cudaEventRecordExternal 0x01
 struct cudaDeviceProp {
   char name[256];
   int major, minor;
@@ -86,6 +97,20 @@ cudaError_t cudaEventDestroy(cudaEvent_t e);
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s = 0, unsigned flags = 0);
+// Stream capture into a graph, and its launches: what a stream queues while it captures is kept
+// (not run) and queued again, in order, at each launch of the instantiated graph; an event
+// recorded with cudaEventRecordExternal is recorded again at each launch. What a GPU refuses
+// while a stream captures (a synchronisation, a copy to or from pageable host memory, an
+// allocation or a free, an event recorded without cudaEventRecordExternal, the legacy stream)
+// stops the program with a message.
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,
+                                          unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e);
+cudaError_t cudaGraphDestroy(cudaGraph_t g);
 
 // How often the host has waited for the device so far (a synchronisation with work pending, a
 // copy to pageable host memory: emu_runtime.cpp); C linkage, so the C tests built for the

@@ -351,11 +351,34 @@ struct sim_emu_item {
 };
 struct sim_emu_stream {
   std::deque<sim_emu_item> q;
+  struct sim_emu_graph *capture = nullptr; // the graph it captures into (cudaStreamBeginCapture)
+};
+
+// A captured graph (and an instantiated one): its work in order, an event record where `record`
+// is set.
+struct sim_emu_node {
+  std::function<void()> work;
+  sim_emu_event *record = nullptr;
+};
+struct sim_emu_graph {
+  std::vector<sim_emu_node> nodes;
 };
 
 namespace sim_emu {
 static std::vector<sim_emu_stream *> streams; // every stream but the legacy one
 static bool draining;
+
+// The stream capturing now, if any (the emulation runs one host thread).
+static sim_emu_stream *capturing() {
+  for (sim_emu_stream *s : streams)
+    if (s->capture) return s;
+  return nullptr;
+}
+
+// Stops the program where `what` is used while a stream captures (a GPU refuses it then).
+static void not_while_capturing(const char *what) {
+  if (capturing()) die("%s while a stream captures a graph: refused on a GPU", what);
+}
 
 static void drain(sim_emu_stream *s);
 static void drain_all() {
@@ -399,6 +422,11 @@ static void drain_stream(cudaStream_t s) {
 
 void enqueue(cudaStream_t s, std::function<void()> work) {
   if (draining) die("device work queued from device work");
+  if (s && s->capture) { // kept for the graph's launches
+    s->capture->nodes.push_back(sim_emu_node{std::move(work), nullptr});
+    return;
+  }
+  if (!s) not_while_capturing("the legacy stream");
   if (!s) { // the legacy stream: after all work of the other streams, before any later
     drain_all();
     draining = true;
@@ -481,6 +509,8 @@ const char *cudaGetErrorString(cudaError_t e) {
   case cudaErrorInvalidResourceHandle: return "invalid resource handle";
   case cudaErrorNotReady: return "device not ready";
   case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+  case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+  case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
   }
   return "unknown error";
 }
@@ -493,6 +523,7 @@ cudaError_t cudaGetLastError(void) {
 
 cudaError_t cudaMalloc(void **p, size_t bytes) {
   *p = NULL;
+  sim_emu::not_while_capturing("cudaMalloc");
   if (bytes == 0) return cudaSuccess;
   if (bytes > sim_emu::DEVICE_BYTES - sim_emu::held) return fail(cudaErrorMemoryAllocation);
   if (posix_memalign(p, 256, bytes)) {
@@ -507,6 +538,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
 
 cudaError_t cudaFree(void *p) {
   if (!p) return cudaSuccess;
+  sim_emu::not_while_capturing("cudaFree");
   auto &m = sim_emu::allocations();
   auto it = m.find((uintptr_t)p);
   if (it == m.end()) die("cudaFree(%p): not a device allocation (freed twice?)", p);
@@ -543,6 +575,7 @@ static bool is_pinned(const void *p, size_t bytes) {
 
 cudaError_t cudaMallocHost(void **p, size_t bytes) {
   *p = NULL;
+  sim_emu::not_while_capturing("cudaMallocHost");
   const char *no = getenv("SIMCTL_EMU_NO_PINNED"); // 1: refused, as under a locked-memory limit
   if (no && !strcmp(no, "1")) return fail(cudaErrorMemoryAllocation);
   *p = malloc(bytes ? bytes : 1);
@@ -553,6 +586,7 @@ cudaError_t cudaMallocHost(void **p, size_t bytes) {
 
 cudaError_t cudaFreeHost(void *p) {
   if (!p) return cudaSuccess;
+  sim_emu::not_while_capturing("cudaFreeHost");
   if (!pinned.erase((uintptr_t)p)) die("cudaFreeHost(%p): not from cudaMallocHost", p);
   sim_emu::drain_all(); // as cudaFree, it waits for the device's work
   free(p);
@@ -587,6 +621,11 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
   const char *d = (const char *)dst, *c = (const char *)src;
   if (d < c + bytes && c < d + bytes)
     die("cudaMemcpy (%s, %zu bytes): source and destination overlap", kind_name(kind), bytes);
+  if (s && s->capture && ((kind == cudaMemcpyHostToDevice && !is_pinned(src, bytes)) ||
+                          (kind == cudaMemcpyDeviceToHost && !is_pinned(dst, bytes))))
+    die("cudaMemcpyAsync (%s, %zu bytes) with pageable host memory while the stream captures a "
+        "graph: refused on a GPU",
+        kind_name(kind), bytes);
   if (kind == cudaMemcpyHostToDevice) { // staged: the host may reuse its buffer on return
     auto staged = std::make_shared<std::vector<char>>(c, c + bytes);
     sim_emu::enqueue(s, [dst, staged] { memcpy(dst, staged->data(), staged->size()); });
@@ -629,8 +668,12 @@ extern "C" long long sim_emu_host_waits(void) { return host_waits; }
 // the count per calling site, as the function that made the call (dladdr) and the offset of
 // the return address in its file, for `addr2line -f -e FILE OFFSET`.
 static int report_level;
+static long long graph_captures, graph_launches; // reported with the waits
 static void report_waits() {
   fprintf(stderr, "simctl CUDA emulation: %lld host waits\n", host_waits);
+  if (graph_captures > 0)
+    fprintf(stderr, "simctl CUDA emulation: %lld graphs captured, %lld launches\n",
+            graph_captures, graph_launches);
   if (report_level < 2) return;
   std::vector<std::pair<long long, void *>> v;
   for (auto &w : wait_sites) v.push_back({w.second, w.first});
@@ -652,6 +695,7 @@ static const bool report_armed = [] {
 }();
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  sim_emu::not_while_capturing("cudaStreamSynchronize");
   bool pending = s && !s->q.empty();
   for (size_t i = 0; !s && !pending && i < sim_emu::streams.size(); i++)
     pending = !sim_emu::streams[i]->q.empty();
@@ -663,6 +707,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
 // Stream s goes on only after the device has reached the event's latest record (none: at once).
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags) {
   if (!e || flags != 0) return fail(cudaErrorInvalidValue);
+  sim_emu::not_while_capturing("cudaStreamWaitEvent");
   if (e->gen == 0) return cudaSuccess;
   if (!s) {
     sim_emu::reach(e, e->at, e->gen);
@@ -690,6 +735,9 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
 
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   if (!e) return fail(cudaErrorInvalidResourceHandle);
+  if (s && s->capture)
+    die("cudaEventRecord while the stream captures a graph: on a GPU only a dependency inside "
+        "the capture (cudaEventRecordExternal records it at each launch)");
   int g = ++e->gen;
   e->at = s;
   sim_emu::enqueue(s, [e, g] {
@@ -703,6 +751,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   if (!e) return fail(cudaErrorInvalidResourceHandle);
+  sim_emu::not_while_capturing("cudaEventSynchronize");
   if (e->reached < e->gen) COUNT_WAIT();
   sim_emu::reach(e, e->at, e->gen);
   return cudaSuccess;
@@ -715,5 +764,68 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
   if (start->reached < start->gen || end->reached < end->gen)
     return cudaErrorNotReady; // not an error state
   *ms = (float)(end->ms - start->ms);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned flags) {
+  if (!e || (flags & ~(unsigned)cudaEventRecordExternal)) return fail(cudaErrorInvalidValue);
+  if (!(s && s->capture)) return cudaEventRecord(e, s);
+  if (!(flags & cudaEventRecordExternal))
+    die("cudaEventRecordWithFlags without cudaEventRecordExternal while the stream captures a "
+        "graph: on a GPU only a dependency inside the capture");
+  s->capture->nodes.push_back(sim_emu_node{nullptr, e});
+  return cudaSuccess;
+}
+
+// ---- graphs ----
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode) {
+  (void)mode;
+  if (!s) return fail(cudaErrorStreamCaptureUnsupported); // not the legacy stream
+  sim_emu::not_while_capturing("cudaStreamBeginCapture");
+  s->capture = new sim_emu_graph;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g) {
+  *g = nullptr;
+  if (!s || !s->capture) return fail(cudaErrorInvalidValue);
+  *g = s->capture;
+  s->capture = nullptr;
+  graph_captures++;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,
+                                          unsigned long long flags) {
+  *e = nullptr;
+  if (!g || flags != 0) return fail(cudaErrorInvalidValue);
+  *e = new sim_emu_graph(*g);
+  return cudaSuccess;
+}
+
+// Queues the graph's work on s in its order; each external event is recorded again.
+cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  if (!s) sim_emu::not_while_capturing("cudaGraphLaunch on the legacy stream");
+  if (s && s->capture) die("cudaGraphLaunch into a capture: not emulated");
+  graph_launches++;
+  for (const sim_emu_node &n : e->nodes) {
+    if (n.record) {
+      cudaEventRecord(n.record, s);
+    } else {
+      sim_emu::enqueue(s, n.work);
+    }
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e) {
+  delete e;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t g) {
+  delete g;
   return cudaSuccess;
 }
