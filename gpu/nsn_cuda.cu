@@ -644,12 +644,12 @@ static int graphed(const cuda_contact *k) {
 }
 
 // The iteration captured into a graph (kept in s->exec with its events' indices) at a step's
-// first L-G iteration; the same kernels with the same arguments at its later ones.
+// first L-G iteration; the same kernels with the same arguments at its later ones. The graph
+// of the step before is updated in place where the driver can (the same kernels in the same
+// order, other sizes and arguments: cudaGraphExecUpdate), else instantiated anew.
 static int capture(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   cudaStream_t sm = k->cx->stream;
-  if (s->exec) cudaGraphExecDestroy(s->exec);
-  s->exec = NULL;
   /* the events exist before the capture, which records them at each launch */
   int rc = sim_cuda_events_reserve(&s->ev, 4 + 2 * k->stage.newton_steps, st);
   if (rc) return rc;
@@ -661,12 +661,21 @@ static int capture(cuda_contact *k, sim_status *st) {
   s->ev.external = 0;
   cudaGraph_t g = NULL;
   e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
-  if (!rc && e == cudaSuccess) e = cudaGraphInstantiateWithFlags(&s->exec, g, 0);
+  if (!rc && e == cudaSuccess && s->exec) {
+    cudaGraphExecUpdateResultInfo info;
+    if (cudaGraphExecUpdate(s->exec, g, &info) != cudaSuccess) {
+      cudaGetLastError(); /* not an error: instantiated anew below */
+      cudaGraphExecDestroy(s->exec);
+      s->exec = NULL;
+    }
+  }
+  if (!rc && e == cudaSuccess && !s->exec) e = cudaGraphInstantiateWithFlags(&s->exec, g, 0);
   if (g) cudaGraphDestroy(g);
   if (rc || e != cudaSuccess) { /* a call the capture refused, or the graph */
     char why[SIM_MSG_MAX];
     snprintf(why, sizeof why, "%s", rc ? st->msg : cudaGetErrorString(e));
     cudaGetLastError();
+    if (s->exec) cudaGraphExecDestroy(s->exec);
     s->exec = NULL;
     return sim_fail(st, SIM_ERR_DEVICE,
                     "CUDA: capturing the device Newton solve into a graph failed (%s); "

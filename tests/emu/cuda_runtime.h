@@ -45,7 +45,8 @@ enum cudaError {
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
   cudaErrorStreamCaptureUnsupported = 900,
-  cudaErrorStreamCaptureInvalidated = 901
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorGraphExecUpdateFailure = 910
 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind {
@@ -63,6 +64,16 @@ enum cudaStreamCaptureMode {
   cudaStreamCaptureModeGlobal = 0,
   cudaStreamCaptureModeThreadLocal = 1,
   cudaStreamCaptureModeRelaxed = 2
+};
+enum cudaGraphExecUpdateResult {
+  cudaGraphExecUpdateSuccess = 0,
+  cudaGraphExecUpdateError = 1,
+  cudaGraphExecUpdateErrorTopologyChanged = 2,
+  cudaGraphExecUpdateErrorNodeTypeChanged = 3
+};
+struct cudaGraphExecUpdateResultInfo {
+  cudaGraphExecUpdateResult result;
+  void *errorNode, *errorFromNode;
 };
 #define cudaEventRecordDefault 0x00
 #define cudaEventRecordExternal 0x01
@@ -108,6 +119,11 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,
                                           unsigned long long flags = 0);
+// The instantiated graph takes g's work where g has as much of it, of the same kinds (work,
+// event records); otherwise cudaErrorGraphExecUpdateFailure and e unchanged (a GPU also
+// refuses a kernel node whose function changed, which the emulation does not tell apart).
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g,
+                                cudaGraphExecUpdateResultInfo *info);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e);
 cudaError_t cudaGraphDestroy(cudaGraph_t g);

@@ -511,6 +511,7 @@ const char *cudaGetErrorString(cudaError_t e) {
   case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
   case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
   case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
+  case cudaErrorGraphExecUpdateFailure: return "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update";
   }
   return "unknown error";
 }
@@ -668,12 +669,14 @@ extern "C" long long sim_emu_host_waits(void) { return host_waits; }
 // the count per calling site, as the function that made the call (dladdr) and the offset of
 // the return address in its file, for `addr2line -f -e FILE OFFSET`.
 static int report_level;
-static long long graph_captures, graph_launches; // reported with the waits
+static long long graph_captures, graph_updates, graph_launches; // reported with the waits
 static void report_waits() {
   fprintf(stderr, "simctl CUDA emulation: %lld host waits\n", host_waits);
   if (graph_captures > 0)
-    fprintf(stderr, "simctl CUDA emulation: %lld graphs captured, %lld launches\n",
-            graph_captures, graph_launches);
+    fprintf(stderr,
+            "simctl CUDA emulation: %lld graphs captured (%lld updated in place), %lld "
+            "launches\n",
+            graph_captures, graph_updates, graph_launches);
   if (report_level < 2) return;
   std::vector<std::pair<long long, void *>> v;
   for (auto &w : wait_sites) v.push_back({w.second, w.first});
@@ -801,6 +804,23 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,
   *e = nullptr;
   if (!g || flags != 0) return fail(cudaErrorInvalidValue);
   *e = new sim_emu_graph(*g);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g,
+                                cudaGraphExecUpdateResultInfo *info) {
+  if (!e || !g || !info) return fail(cudaErrorInvalidValue);
+  memset(info, 0, sizeof *info);
+  bool same = e->nodes.size() == g->nodes.size();
+  for (size_t i = 0; same && i < g->nodes.size(); i++)
+    same = !e->nodes[i].record == !g->nodes[i].record;
+  if (!same) {
+    info->result = e->nodes.size() == g->nodes.size() ? cudaGraphExecUpdateErrorNodeTypeChanged
+                                                      : cudaGraphExecUpdateErrorTopologyChanged;
+    return fail(cudaErrorGraphExecUpdateFailure);
+  }
+  e->nodes = g->nodes;
+  graph_updates++;
   return cudaSuccess;
 }
 
