@@ -148,14 +148,6 @@ static __global__ void k_reduce(long long n, const double *x, const double *d, c
   block_sum_max(s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
 }
 
-// Second pass: one block per batch, a thread per block of the first: res[0] = sum, res[1] =
-// max (batch b's at + 2 b).
-static __global__ void k_reduce_final(const double *part, double *res) {
-  part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
-  res += 2 * (size_t)blockIdx.y;
-  block_sum_max(part[threadIdx.x], part[SIM_RED_BLOCKS + threadIdx.x], &res[0], &res[1]);
-}
-
 // Row kernels: a thread per row of the 3 nc; nothing where the gate (a device int) is 0.
 #define ROW_KERNEL_HEAD                          \
   int i = blockIdx.x * blockDim.x + threadIdx.x; \
@@ -259,19 +251,19 @@ static __global__ void k_cr_dir(int m, const cr_dev *c, const double *z, const d
   Mp[i] = Mz[i] + beta * Mp[i];
 }
 
-// cr.c's decisions, one thread each: the start (tolerance, whether to iterate at all: not
-// where the Newton steps have stopped) ...
-static __global__ void k_cr_init(cr_dev *c, double cr_tol, int cr_iters, const int *go) {
+// cr.c's decisions, taken by the thread that finishes the reduction they read (k_reduce_final):
+// the start (tolerance, whether to iterate at all: not where the Newton steps have stopped) ...
+static __device__ void cr_init(cr_dev *c, double cr_tol, int cr_iters, const int *go) {
   c->tol = cr_tol > 0.0 ? cr_tol * sqrt(c->red[CR_BB][0]) : 0.0;
   c->rn = sqrt(c->red[CR_RR][0]);
   c->iters = 0;
   c->active = *go && c->rn > c->tol && cr_iters > 0;
 }
 
-static __global__ void k_cr_zmz(cr_dev *c) { c->zMz = c->red[CR_ZMZ][0]; }
+static __device__ void cr_zmz(cr_dev *c) { c->zMz = c->red[CR_ZMZ][0]; }
 
 // ... the step length, or a breakdown (no step) ...
-static __global__ void k_cr_alpha(cr_dev *c) {
+static __device__ void cr_alpha(cr_dev *c) {
   if (!c->active) return;
   const double z = c->zMz, d = c->red[CR_MPD][0];
   if (!(z > 0.0) || !(d > 0.0)) {
@@ -283,25 +275,25 @@ static __global__ void k_cr_alpha(cr_dev *c) {
 }
 
 // ... the stop after a step (iteration count, residual within the tolerance) ...
-static __global__ void k_cr_check(cr_dev *c, int cr_iters) {
+static __device__ void cr_check(cr_dev *c, int cr_iters) {
   if (!c->active) return;
   c->rn = sqrt(c->red[CR_RR][0]);
   if (c->iters >= cr_iters || c->rn <= c->tol) c->active = 0;
 }
 
 // ... the next direction's weight ...
-static __global__ void k_cr_beta(cr_dev *c) {
+static __device__ void cr_beta(cr_dev *c) {
   if (!c->active) return;
   const double z1 = c->red[CR_ZMZ1][0];
   c->beta = z1 / c->zMz;
   c->zMz = z1;
 }
 
-// ... and the count, added to the iteration's.
+// ... and the count, added to the iteration's (a launch of its own).
 static __global__ void k_cr_tally(const cr_dev *c, nsn_dev *n) { n->cr_total += c->iters; }
 
 // The Newton steps' decisions (nsn.c sim_nsn_iterate_w, stage.c's loop), one thread each: an
-// L-G iteration's start ...
+// L-G iteration's start (a launch) ...
 static __global__ void k_nsn_reset(nsn_dev *n) {
   n->go = 1;
   n->search = 0;
@@ -310,8 +302,9 @@ static __global__ void k_nsn_reset(nsn_dev *n) {
   n->merit0 = n->pmax0 = 0.0;
 }
 
-// ... a step's start, its merit and max |phi| in res[0], res[1]: stop within newton_tol ...
-static __global__ void k_nsn_judge(nsn_dev *n, const double *res, double newton_tol) {
+// ... a step's start, its merit and max |phi| in res[0], res[1]: stop within newton_tol (by
+// the merit's reduction) ...
+static __device__ void nsn_judge(nsn_dev *n, const double *res, double newton_tol) {
   if (!n->go) return;
   n->steps++;
   n->merit0 = res[0];
@@ -323,6 +316,57 @@ static __global__ void k_nsn_judge(nsn_dev *n, const double *res, double newton_
     n->worked++;
   n->search = n->go;
   n->pick = -1;
+}
+
+// What the thread that finishes a reduction decides next, with no launch of its own.
+enum {
+  THEN_NOTHING,
+  THEN_CR_INIT,
+  THEN_CR_ZMZ,
+  THEN_CR_ALPHA,
+  THEN_CR_CHECK,
+  THEN_CR_BETA,
+  THEN_NSN_JUDGE
+};
+typedef struct red_then {
+  int what;
+  cr_dev *c;
+  nsn_dev *n;
+  const int *go;  // THEN_CR_INIT
+  double tol;     // THEN_CR_INIT: cr_tol; THEN_NSN_JUDGE: newton_tol
+  int iters;      // THEN_CR_INIT, THEN_CR_CHECK: cr_iters
+} red_then;
+
+static __device__ void decide(const red_then *t, const double *res) {
+  switch (t->what) {
+    case THEN_CR_INIT:
+      cr_init(t->c, t->tol, t->iters, t->go);
+      break;
+    case THEN_CR_ZMZ:
+      cr_zmz(t->c);
+      break;
+    case THEN_CR_ALPHA:
+      cr_alpha(t->c);
+      break;
+    case THEN_CR_CHECK:
+      cr_check(t->c, t->iters);
+      break;
+    case THEN_CR_BETA:
+      cr_beta(t->c);
+      break;
+    case THEN_NSN_JUDGE:
+      nsn_judge(t->n, res, t->tol);
+      break;
+  }
+}
+
+// Second pass: one block per batch, a thread per block of the first: res[0] = sum, res[1] =
+// max (batch b's at + 2 b); then the decision that reads it (one batch only).
+static __global__ void k_reduce_final(const double *part, double *res, red_then then) {
+  part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
+  res += 2 * (size_t)blockIdx.y;
+  block_sum_max(part[threadIdx.x], part[SIM_RED_BLOCKS + threadIdx.x], &res[0], &res[1]);
+  if (then.what != THEN_NOTHING && threadIdx.x == 0) decide(&then, res);
 }
 
 // ... and the line search's trials t0 .. t0 + K - 1 (merits in res[2 t]): the first whose merit
@@ -379,21 +423,24 @@ static unsigned blocks_for(long long n) { return sim_cuda_blocks(n > 0 ? n : 1);
 // thread at most one value, the second on one thread per block.
 static int queue_reduce(cuda_contact *k, long long n, const double *x, const double *d,
                         const double *y, const double *mx, int batches, size_t xs, double *dst,
-                        sim_status *st) {
+                        red_then then, sim_status *st) {
   cuda_nsn *s = k->dn;
   unsigned nb = 1;
   while (nb < SIM_RED_BLOCKS && (long long)nb * SIM_CUDA_BLOCK < n) nb *= 2;
   dim3 g1(nb, (unsigned)batches), g2(1, (unsigned)batches);
   k_reduce<<<g1, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, xs, s->part);
-  k_reduce_final<<<g2, nb, 0, stream(k)>>>(s->part, dst);
+  k_reduce_final<<<g2, nb, 0, stream(k)>>>(s->part, dst, then);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
-// The sum of x d y (d, y optional) into dst[0], left on the device.
+// The sum of x d y (d, y optional) into dst[0], left on the device, then Conjugate Residual's
+// decision `what` (THEN_*; THEN_NOTHING: none).
 static int reduce_to(cuda_contact *k, long long n, const double *x, const double *d,
-                     const double *y, double *dst, sim_status *st) {
-  return queue_reduce(k, n, x, d, y, NULL, 1, 0, dst, st);
+                     const double *y, double *dst, int what, sim_status *st) {
+  const sim_nsn_options *o = &k->stage.nsn.opt;
+  red_then t = {what, k->dn->crd, k->dn->ctl, &k->dn->ctl->go, o->cr_tol, o->cr_iters};
+  return queue_reduce(k, n, x, d, y, NULL, 1, 0, dst, t, st);
 }
 
 // An int of the device's decisions (nsn_dev, cr_dev) to the host: a wait.
@@ -423,11 +470,8 @@ static int ncp_start(cuda_contact *k, sim_status *st) {
   k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(
       nc, 1, 0, 0, o->ncp, o->h, s->comp, s->mu, s->d, s->hq, s->hqt, s->w, s->lam, s->phi, s->om,
       s->e, s->mterm, s->pterm, &s->ctl->go);
-  int rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, 1, 0, s->res, st);
-  if (rc) return rc;
-  k_nsn_judge<<<1, 1, 0, stream(k)>>>(s->ctl, s->res, o->newton_tol);
-  SIM_CU(cudaGetLastError(), st);
-  return SIM_OK;
+  red_then judge = {THEN_NSN_JUDGE, s->crd, s->ctl, NULL, o->newton_tol, 0};
+  return queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, 1, 0, s->res, judge, st);
 }
 
 // y = the Newton system times x (nsn.c system_apply), nothing where *gate is 0.
@@ -460,10 +504,9 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
   cudaStream_t sm = stream(k);
   if ((rc = sys_apply(k, x, Mz, go, st))) return rc;
   k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, b, Mz, r, go);
-  if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], st)) ||
-      (rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], st)))
+  if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], THEN_NOTHING, st)) ||
+      (rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], THEN_CR_INIT, st)))
     return rc;
-  k_cr_init<<<1, 1, 0, sm>>>(c, o->cr_tol, o->cr_iters, go);
   int active = o->cr_iters > 0;
   if (active && o->cr_tol > 0.0 && (rc = read_flag(k, on, &active, st))) return rc;
   if (active) {
@@ -471,22 +514,18 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
     if ((rc = sys_apply(k, z, Mz, on, st))) return rc;
     k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, z, p, on);
     k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, Mz, Mp, on);
-    if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ], st))) return rc;
-    k_cr_zmz<<<1, 1, 0, sm>>>(c);
+    if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ], THEN_CR_ZMZ, st))) return rc;
     for (int it = 0; it < o->cr_iters; it++) {
-      if ((rc = reduce_to(k, m, Mp, dinv, Mp, c->red[CR_MPD], st))) return rc;
-      k_cr_alpha<<<1, 1, 0, sm>>>(c);
+      if ((rc = reduce_to(k, m, Mp, dinv, Mp, c->red[CR_MPD], THEN_CR_ALPHA, st))) return rc;
       k_cr_step<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, p, Mp, dinv, x, r, z);
-      if ((rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], st))) return rc;
-      k_cr_check<<<1, 1, 0, sm>>>(c, o->cr_iters);
+      if ((rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], THEN_CR_CHECK, st))) return rc;
       if (it + 1 >= o->cr_iters) break;
       if (o->cr_tol > 0.0) {
         if ((rc = read_flag(k, on, &active, st))) return rc;
         if (!active) break;
       }
       if ((rc = sys_apply(k, z, Mz, on, st))) return rc;
-      if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ1], st))) return rc;
-      k_cr_beta<<<1, 1, 0, sm>>>(c);
+      if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ1], THEN_CR_BETA, st))) return rc;
       k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
     }
   }
@@ -521,7 +560,9 @@ static int line_search(cuda_contact *k, sim_status *st) {
     k_ncp<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
         nc, K, s3, (size_t)s->cap, o->ncp, o->h, s->comp, s->mu, s->d, s->htry, s->hqt, s->w,
         s->ltry, NULL, NULL, NULL, s->mterm, s->pterm, on);
-    if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, st)))
+    red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0};
+    if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, none,
+                           st)))
       return rc;
     k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0);
     k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam);
@@ -654,8 +695,8 @@ static int capture(cuda_contact *k, sim_status *st) {
   int rc = sim_cuda_events_reserve(&s->ev, 4 + 2 * k->stage.newton_steps, st);
   if (rc) return rc;
   cudaError_t e = cudaStreamBeginCapture(sm, cudaStreamCaptureModeThreadLocal);
-  if (e != cudaSuccess) return sim_cuda_fail(st, "cudaStreamBeginCapture", cudaGetErrorString(e),
-                                             __FILE__, __LINE__);
+  if (e != cudaSuccess)
+    return sim_cuda_fail(st, "cudaStreamBeginCapture", cudaGetErrorString(e), __FILE__, __LINE__);
   s->ev.external = 1;
   rc = queue_iteration(k, s->graph_at, st);
   s->ev.external = 0;
@@ -697,9 +738,9 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   const int first = k->stage.first;
   k->stage.first = 0;
   if (first) /* the step's first iteration linearises at the warm start: f = lambda for it */
-    SIM_CU(
-        cudaMemcpyAsync(s->f, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice, c->stream),
-        st);
+    SIM_CU(cudaMemcpyAsync(s->f, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice,
+                           c->stream),
+           st);
   if (graphed(k)) {
     if ((first || !s->exec) && (rc = capture(k, st))) return rc;
     SIM_CU(cudaGraphLaunch(s->exec, c->stream), st);

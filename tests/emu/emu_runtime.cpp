@@ -420,6 +420,8 @@ static void drain_stream(cudaStream_t s) {
     drain_all();
 }
 
+long long kernels_launched, kernels_captured; // reported with the host waits
+
 void enqueue(cudaStream_t s, std::function<void()> work) {
   if (draining) die("device work queued from device work");
   if (s && s->capture) { // kept for the graph's launches
@@ -468,6 +470,7 @@ void execute(const launch_cfg &cfg, const std::function<void()> &b) {
     die("%s:%d: kernel launch with %zu bytes of dynamic shared memory", cfg.file, cfg.line,
         cfg.shmem);
   if (running) die("%s:%d: kernel launch from inside a kernel", cfg.file, cfg.line);
+  (cfg.stream && cfg.stream->capture ? kernels_captured : kernels_launched)++;
   enqueue(cfg.stream, [cfg, b] { run_launch(cfg, b); });
 }
 } // namespace sim_emu
@@ -672,6 +675,8 @@ static int report_level;
 static long long graph_captures, graph_updates, graph_launches; // reported with the waits
 static void report_waits() {
   fprintf(stderr, "simctl CUDA emulation: %lld host waits\n", host_waits);
+  fprintf(stderr, "simctl CUDA emulation: %lld kernels launched, %lld captured into graphs\n",
+          sim_emu::kernels_launched, sim_emu::kernels_captured);
   if (graph_captures > 0)
     fprintf(stderr,
             "simctl CUDA emulation: %lld graphs captured (%lld updated in place), %lld "
