@@ -694,14 +694,14 @@ static int capture(cuda_contact *k, sim_status *st) {
   /* the events exist before the capture, which records them at each launch */
   int rc = sim_cuda_events_reserve(&s->ev, 4 + 2 * k->stage.newton_steps, st);
   if (rc) return rc;
-  cudaError_t e = cudaStreamBeginCapture(sm, cudaStreamCaptureModeThreadLocal);
-  if (e != cudaSuccess)
-    return sim_cuda_fail(st, "cudaStreamBeginCapture", cudaGetErrorString(e), __FILE__, __LINE__);
-  s->ev.external = 1;
-  rc = queue_iteration(k, s->graph_at, st);
-  s->ev.external = 0;
   cudaGraph_t g = NULL;
-  e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
+  cudaError_t e = cudaStreamBeginCapture(sm, cudaStreamCaptureModeThreadLocal);
+  if (e == cudaSuccess) {
+    s->ev.external = 1;
+    rc = queue_iteration(k, s->graph_at, st);
+    s->ev.external = 0;
+    e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
+  }
   if (!rc && e == cudaSuccess && s->exec) {
     cudaGraphExecUpdateResultInfo info;
     if (cudaGraphExecUpdate(s->exec, g, &info) != cudaSuccess) {

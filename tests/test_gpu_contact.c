@@ -296,6 +296,29 @@ static void graphs_vs_launches(const char *file, const char *set, int steps) {
   sim_free(q[1]);
 }
 
+#ifdef SIM_TEST_EMU
+/* A capture the driver refuses (the emulation's SIMCTL_EMU_NO_CAPTURE=1) stops the step that
+   needs it with one line that names SIMCTL_CUDA_GRAPH=off. */
+static void capture_refused(void) {
+  setenv("SIMCTL_CUDA_NSN", "device", 1);
+  setenv("SIMCTL_EMU_NO_CAPTURE", "1", 1);
+  side_by_side r;
+  if (!open_scene(&r, "../scenes/soft_box_on_slab.json", NULL) && r.ok) {
+    sim_status st = {0};
+    sim_profile p;
+    int rc = sim_stepper_step(&r.sg, &p, NULL, &st); /* in contact from the first step */
+    printf("  a refused capture: %s\n", st.msg);
+    check_report(rc == SIM_ERR_DEVICE && strstr(st.msg, "SIMCTL_CUDA_GRAPH=off") &&
+                     !strchr(st.msg, '\n'),
+                 __FILE__, __LINE__, "a refused capture: error %d, one line naming the switch",
+                 rc);
+  }
+  close_scene(&r);
+  unsetenv("SIMCTL_EMU_NO_CAPTURE");
+  unsetenv("SIMCTL_CUDA_NSN");
+}
+#endif
+
 /* the backend's host paths for detection and W (the passes above run both on the device), and
    the device Newton solve without CUDA graphs */
 static void pass_paths(void) {
@@ -304,6 +327,9 @@ static void pass_paths(void) {
   graphs_vs_launches("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 8));
   graphs_vs_launches("../scenes/stick_slip.json", "contact.formulation=paper",
                      GPU_OR_EMU(40, 10));
+#ifdef SIM_TEST_EMU
+  capture_refused();
+#endif
   printf("detection and the Delassus operator on the host (SIMCTL_CUDA_DETECT=host, "
          "SIMCTL_CUDA_DELASSUS=host):\n");
   setenv("SIMCTL_CUDA_DETECT", "host", 1);

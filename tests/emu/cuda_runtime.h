@@ -114,7 +114,7 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s = 0, unsigned
 // recorded with cudaEventRecordExternal is recorded again at each launch. What a GPU refuses
 // while a stream captures (a synchronisation, a copy to or from pageable host memory, an
 // allocation or a free, an event recorded without cudaEventRecordExternal, the legacy stream)
-// stops the program with a message.
+// stops the program with a message. SIMCTL_EMU_NO_CAPTURE=1 refuses every capture.
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,

@@ -790,6 +790,8 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned fla
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode) {
   (void)mode;
   if (!s) return fail(cudaErrorStreamCaptureUnsupported); // not the legacy stream
+  const char *no = getenv("SIMCTL_EMU_NO_CAPTURE"); // 1: refused, as by a driver without it
+  if (no && !strcmp(no, "1")) return fail(cudaErrorStreamCaptureUnsupported);
   sim_emu::not_while_capturing("cudaStreamBeginCapture");
   s->capture = new sim_emu_graph;
   return cudaSuccess;
