@@ -2,18 +2,20 @@
 // The non-smooth Newton contact solve on the device (SIMCTL_CUDA_NSN=device): the host solver's
 // algorithm (core/contact/nsn.c, cr.c, stage.c's L-G iteration) step for step, with every
 // 3 nc vector on the device and the per-contact and per-row formulas of nsn_row.h run a thread
-// each. The solver's decisions are taken on the device too, by one-thread kernels: Conjugate
-// Residual's (cr.c: breakdown, tolerance, iteration count), the Newton steps' convergence test
-// (newton_tol) and the line search's acceptance; the kernels after a decision check its flag
-// (a gate) and do nothing once it is closed. With a dense W the host therefore queues an L-G
-// iteration's Newton steps without waiting, and the line search tries its step lengths all at
-// once (their W products in one pass over W), keeping the first that the host's order would
-// have accepted. With W matrix-free, where a product costs two passes over S, the host reads
-// each decision instead (a wait per Newton step and per line-search trial) and queues no step
-// that would do nothing. Every reduction sums over a fixed partition (deterministic), and the
-// results have the bits of the sequential order. The shared stage still prepares each step on
-// the host (targets, diagonals, warm start); lambda, f, the statistics and the events that
-// time the iteration's buckets come back to it at the iteration's end, in one wait.
+// each. The solver's decisions are taken on the device too, by one thread (the last of the
+// reduction they read, or a kernel of one thread): Conjugate Residual's (cr.c: breakdown,
+// tolerance, iteration count), the Newton steps' convergence test (newton_tol) and the line
+// search's acceptance; the kernels after a decision check its flag (a gate) and do nothing
+// once it is closed. With a dense W the host therefore queues an L-G iteration's Newton steps
+// without waiting, and the line search tries its step lengths in batches of up to SIM_W_BATCH
+// (their W products in one pass over W), keeping the first that the host's order would have
+// accepted; a step's iterations then run as a CUDA graph (SIMCTL_CUDA_GRAPH). With W
+// matrix-free, where a product costs two passes over S, the host reads each decision instead
+// (a wait per Newton step and per line-search trial) and queues no step that would do nothing.
+// Every reduction sums over a fixed partition (deterministic), and the results have the bits of
+// the sequential order. The shared stage still prepares each step on the host (targets,
+// diagonals, warm start); lambda, f, the statistics and the events that time the iteration's
+// buckets come back to it at the iteration's end, in one wait.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
