@@ -141,7 +141,11 @@ static int detector(sim_backend *be, sim_status *st) {
   int rc = sim_cuda_env_choice("SIMCTL_CUDA_DETECT", "host", "device", 1, &on_device, st);
   if (rc || !on_device) return rc;
   rc = sim_cuda_detect_create(c->stream, &c->det, st);
-  if (!rc) be->detect.ctx = c->det, be->detect.run = sim_cuda_detect_run;
+  if (!rc) {
+    be->detect.ctx = c->det;
+    be->detect.run = sim_cuda_detect_run;
+    be->detect.points = sim_cuda_detect_points;
+  }
   return rc;
 }
 

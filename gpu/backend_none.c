@@ -31,6 +31,12 @@ int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
   return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
 }
 
+int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *out,
+                           unsigned char *found, sim_status *st) {
+  (void)ctx, (void)s, (void)out, (void)found;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
   (void)k;
   return 0;

@@ -6,28 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_ctx.h"
+#include "bvh_cuda.h"
 #include "detect_cuda.h"
+#include "points_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
 #include "../core/contact/detect_vertex.h"
 }
-
-// One BVH on the device. Bodies' trees are refit here: `order` lists the leaves, then the inner
-// nodes by level, deepest first; launch i refits order[seg[i] .. seg[i + 1]).
-typedef struct dev_tree {
-  int nnodes, nt, nseg;
-  sim_bvh_node *node;
-  int *tri, *id, *in_tri;  // slot order, slot ids, input order
-  int *order;
-  int *seg;  // host, nseg + 1
-} dev_tree;
-
-typedef struct dev_block {  // a device array owned by the binding, freed with it
-  void *p;
-  size_t bytes;
-} dev_block;
 
 struct sim_cuda_detect {
   cuda_ctx mem;  // the stream and the byte count (sim_cuda_alloc); nothing else of it is used
@@ -35,8 +21,7 @@ struct sim_cuda_detect {
   // the binding: what the first run with a sim_detect copied
   unsigned long long bound;  // the sim_detect's serial (0: none)
   int nv, nmesh, nbodies;
-  dev_block *blocks;
-  int nblocks, cap_blocks;
+  cuda_blocks blk;
   int *body_of, *count, *offset;
   unsigned char *pinned;
   double *x, *x_prev;
@@ -51,13 +36,8 @@ struct sim_cuda_detect {
   size_t obs_cap;
   sim_contact *buf;
   size_t buf_cap;
+  cuda_points *pts;  // the obstacle points' pass (points_cuda.cu), made at its first run
 };
-
-static __global__ void k_refit(sim_bvh_node *node, const int *tri, const double *x,
-                               const int *order, int n) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < n) sim_bvh_refit_node(node, tri, x, order[t]);
-}
 
 // count[v] = the number of vertex v's contacts; count[nv] = 0 (the scan's total lands there)
 static __global__ void k_count(sim_detect_view v, int *count) {
@@ -75,85 +55,21 @@ static __global__ void k_write(sim_detect_view v, const int *offset, sim_contact
 
 // ---------------------------------------------------------------- the binding
 
-static int block_new(sim_cuda_detect *k, void **p, size_t bytes, const void *host,
-                     sim_status *st) {
-  if (k->nblocks == k->cap_blocks) {
-    int cap = k->cap_blocks ? 2 * k->cap_blocks : 32;
-    dev_block *b = (dev_block *)sim_realloc(k->blocks, sizeof(dev_block) * (size_t)cap);
-    if (!b) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
-    k->blocks = b, k->cap_blocks = cap;
-  }
-  int rc = sim_cuda_alloc(&k->mem, p, bytes, host, st);
-  if (!rc) k->blocks[k->nblocks].p = *p, k->blocks[k->nblocks++].bytes = bytes;
-  return rc;
-}
-
 template <class T>
 static int block(sim_cuda_detect *k, T **p, size_t n, const T *host, sim_status *st) {
-  return block_new(k, (void **)p, sizeof(T) * n, host, st);
+  return sim_cuda_block(&k->blk, p, n, host, st);
 }
 
 static void unbind(sim_cuda_detect *k) {
-  for (int i = 0; i < k->nblocks; i++) sim_cuda_release(&k->mem, k->blocks[i].p, k->blocks[i].bytes);
-  for (int m = 0; k->mesh_tree && m < k->nmesh; m++) sim_free(k->mesh_tree[m].seg);
-  for (int b = 0; k->body_tree && b < k->nbodies; b++) sim_free(k->body_tree[b].seg);
-  sim_free(k->blocks), sim_free(k->mesh_tree), sim_free(k->body_tree), sim_free(k->mesh_x);
+  sim_cuda_blocks_free(&k->blk);
+  for (int m = 0; k->mesh_tree && m < k->nmesh; m++) sim_cuda_tree_free(&k->mesh_tree[m]);
+  for (int b = 0; k->body_tree && b < k->nbodies; b++) sim_cuda_tree_free(&k->body_tree[b]);
+  sim_free(k->mesh_tree), sim_free(k->body_tree), sim_free(k->mesh_x);
   sim_free(k->hmesh_view), sim_free(k->hbody_view);
-  k->blocks = NULL, k->nblocks = k->cap_blocks = 0;
   k->mesh_tree = k->body_tree = NULL;
   k->mesh_x = NULL;
   k->hmesh_view = NULL, k->hbody_view = NULL;
   k->bound = 0;
-}
-
-// The refit schedule of tree b: leaves, then inner nodes deepest level first.
-static int refit_order(const sim_bvh *b, dev_tree *t, sim_cuda_detect *k, sim_status *st) {
-  const int n = b->nnodes;
-  int *depth = SIM_NEW0(int, n + 1), *order = SIM_NEW(int, n + 1);
-  int maxd = 0, rc = SIM_OK;
-  if (!depth || !order) {
-    rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
-    goto done;
-  }
-  for (int i = 0; i < n; i++) /* pre-order: a parent comes before its children */
-    if (b->node[i].count == 0) {
-      depth[i + 1] = depth[b->node[i].first] = depth[i] + 1;
-      if (depth[i] + 1 > maxd) maxd = depth[i] + 1;
-    }
-  t->seg = SIM_NEW(int, maxd + 2);
-  if (!t->seg) {
-    rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
-    goto done;
-  }
-  t->nseg = 0;
-  {
-    int m = 0;
-    t->seg[0] = 0;
-    for (int i = 0; i < n; i++)
-      if (b->node[i].count > 0) order[m++] = i;
-    t->seg[++t->nseg] = m;
-    for (int d = maxd; d >= 0; d--) {
-      for (int i = 0; i < n; i++)
-        if (b->node[i].count == 0 && depth[i] == d) order[m++] = i;
-      if (m > t->seg[t->nseg]) t->seg[++t->nseg] = m;
-    }
-  }
-  rc = block(k, &t->order, (size_t)n, order, st);
-done:
-  sim_free(depth);
-  sim_free(order);
-  return rc;
-}
-
-static int tree_copy(sim_cuda_detect *k, const sim_bvh *b, const int *in_tri, int refit,
-                     dev_tree *t, sim_status *st) {
-  t->nnodes = b->nnodes, t->nt = b->nt;
-  int rc = block(k, &t->node, (size_t)b->nnodes, b->node, st);
-  if (!rc) rc = block(k, &t->tri, 3 * (size_t)b->nt, b->tri, st);
-  if (!rc) rc = block(k, &t->id, (size_t)b->nt, b->id, st);
-  if (!rc) rc = block(k, &t->in_tri, 3 * (size_t)b->nt, in_tri, st);
-  if (!rc && refit && b->nnodes > 0) rc = refit_order(b, t, k, st);
-  return rc;
 }
 
 static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene *s,
@@ -175,20 +91,15 @@ static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene 
   if (!rc) rc = block(k, &k->count, nv + 1, (const int *)NULL, st);
   if (!rc) rc = block(k, &k->offset, nv + 1, (const int *)NULL, st);
   for (int b = 0; !rc && b < s->nbodies; b++)
-    rc = tree_copy(k, &d->body_bvh[b], s->body[b].tri, 1, &k->body_tree[b], st);
+    rc = sim_cuda_tree_copy(&k->blk, &d->body_bvh[b], s->body[b].tri, 1, &k->body_tree[b], st);
   for (int m = 0; !rc && m < s->nmesh; m++) {
-    rc = tree_copy(k, &d->mesh_bvh[m], s->mesh[m].tri, 0, &k->mesh_tree[m], st);
+    rc = sim_cuda_tree_copy(&k->blk, &d->mesh_bvh[m], s->mesh[m].tri, 0, &k->mesh_tree[m], st);
     if (!rc) rc = block(k, &k->mesh_x[m], 3 * (size_t)s->mesh[m].nv, s->mesh[m].x, st);
   }
   if (!rc) rc = block(k, &k->mesh_view, (size_t)s->nmesh, (const sim_detect_mesh_view *)NULL, st);
   if (!rc) rc = block(k, &k->body_view, (size_t)s->nbodies, (const sim_detect_body_view *)NULL, st);
-  if (!rc) {
-    k->scan_bytes = 0;
-    SIM_CU(cub::DeviceScan::ExclusiveSum(NULL, k->scan_bytes, k->count, k->offset, s->nv + 1,
-                                         k->mem.stream),
-           st);
-    rc = block_new(k, &k->scan_tmp, k->scan_bytes, NULL, st);
-  }
+  if (!rc)
+    rc = sim_cuda_scan_space(&k->blk, k->count, k->offset, s->nv + 1, &k->scan_tmp, &k->scan_bytes, st);
   if (rc) {
     unbind(k);
     return rc;
@@ -274,14 +185,9 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
 
 static int refit_bodies(sim_cuda_detect *k, sim_status *st) {
   for (int b = 0; b < k->nbodies; b++) {
-    const dev_tree *t = &k->body_tree[b];
-    for (int i = 0; i < t->nseg; i++) {
-      const int n = t->seg[i + 1] - t->seg[i];
-      k_refit<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, k->mem.stream>>>(t->node, t->tri, k->x,
-                                                                       t->order + t->seg[i], n);
-    }
+    int rc = sim_cuda_tree_refit(&k->body_tree[b], k->x, k->mem.stream, st);
+    if (rc) return rc;
   }
-  SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
@@ -333,6 +239,7 @@ extern "C" int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_s
   *out = NULL;
   sim_cuda_detect *k = SIM_NEW0(sim_cuda_detect, 1);
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+  k->blk.mem = &k->mem;
   int rc = sim_cuda_stream_open(stream, &k->mem.stream, &k->own_stream, st);
   if (rc) {
     sim_free(k);
@@ -342,12 +249,20 @@ extern "C" int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_s
   return SIM_OK;
 }
 
+extern "C" int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *out,
+                                      unsigned char *found, sim_status *st) {
+  sim_cuda_detect *k = (sim_cuda_detect *)ctx;
+  int rc = k->pts ? SIM_OK : sim_cuda_points_create(k->mem.stream, &k->pts, st);
+  return rc ? rc : sim_cuda_points_run(k->pts, s, out, found, st);
+}
+
 extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
-  return k ? k->mem.dev_bytes : 0;
+  return k ? k->mem.dev_bytes + sim_cuda_points_bytes(k->pts) : 0;
 }
 
 extern "C" void sim_cuda_detect_destroy(sim_cuda_detect *k) {
   if (!k) return;
+  sim_cuda_points_destroy(k->pts);
   unbind(k);
   sim_cuda_release(&k->mem, k->obs, sizeof(sim_detect_obstacle) * k->obs_cap);
   sim_cuda_release(&k->mem, k->buf, sizeof(sim_contact) * k->buf_cap);

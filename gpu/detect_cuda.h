@@ -20,7 +20,7 @@
 #define SIM_GPU_DETECT_CUDA_H
 #include <stddef.h>
 
-#include "../core/contact/detect.h"
+#include "../core/contact/detect_points.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +33,11 @@ int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_status *st);
 /* sim_detect_runner's run, ctx = a sim_cuda_detect. */
 int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
                         const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);
+/* sim_detect_runner's points (the mesh obstacles' points against the bodies' triangles,
+   core/contact/detect_points.h; gpu/points_cuda.h says what runs where), ctx = a sim_cuda_detect,
+   on its stream. */
+int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *out,
+                           unsigned char *found, sim_status *st);
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k); /* device memory it holds */
 void sim_cuda_detect_destroy(sim_cuda_detect *k);
 

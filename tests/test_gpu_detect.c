@@ -15,6 +15,7 @@
 
 #include "../gpu/detect_cuda.h"
 #include "base/alloc.h"
+#include "contact_cmp.h"
 #include "gpu_pair.h"
 #include "mesh/mesh.h"
 
@@ -141,35 +142,6 @@ static void world_free(world *w) {
   sim_surface_free(&w->blade);
   sim_free(w->x), sim_free(w->x_prev), sim_free(w->mob_x0), sim_free(w->pinned);
   sim_free(w->tri_ball), sim_free(w->tri_box);
-}
-
-static int close_rel(const double *a, const double *b, int n) {
-  for (int i = 0; i < n; i++)
-    if (!(fabs(a[i] - b[i]) <= 1e-12 * (1.0 + fabs(a[i])))) return 0;
-  return 1;
-}
-
-/* Host and device contacts the same; returns how many are bitwise the same. */
-static int compare(const sim_detect_contacts *h, const sim_detect_contacts *g, const char *what) {
-  CHECK_INT(g->n, h->n);
-  for (int k = 0; k < SIM_CONTACT_KINDS; k++) CHECK_INT(g->count[k], h->count[k]);
-  int bad = 0, same = 0;
-  for (int i = 0; i < h->n && i < g->n; i++) {
-    const sim_contact *a = &h->c[i], *b = &g->c[i];
-    int ok = a->kind == b->kind && a->v == b->v && a->source == b->source &&
-             !memcmp(a->tri, b->tri, sizeof a->tri) && b->cable == NULL;
-    ok = ok && close_rel(a->w, b->w, 3) && close_rel(a->n, b->n, 3) && close_rel(a->t1, b->t1, 3) &&
-         close_rel(a->t2, b->t2, 3) && close_rel(a->p, b->p, 3) && close_rel(a->u, b->u, 3) &&
-         close_rel(&a->gap, &b->gap, 1) && close_rel(&a->mu, &b->mu, 1) &&
-         a->compliance == b->compliance;
-    if (!ok && bad++ < 5)
-      fprintf(stderr, "%s: contact %d differs: host (v %d kind %d src %d gap %.17g) device (v %d "
-              "kind %d src %d gap %.17g)\n", what, i, a->v, a->kind, a->source, a->gap, b->v,
-              b->kind, b->source, b->gap);
-    same += ok && !memcmp(a, b, sizeof *a);
-  }
-  check_report(bad == 0, __FILE__, __LINE__, "%s: %d of %d contacts differ", what, bad, h->n);
-  return same;
 }
 
 static void run_steps(sim_cuda_detect *k, world *w, unsigned long long seed, int steps) {

@@ -60,10 +60,14 @@ void sim_detect_contacts_free(sim_detect_contacts *c) {
   memset(c, 0, sizeof *c);
 }
 
-int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st) {
+unsigned long long sim_detect_new_serial(void) {
   static atomic_ullong next_serial = 1;
+  return atomic_fetch_add(&next_serial, 1);
+}
+
+int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st) {
   memset(d, 0, sizeof *d);
-  d->serial = atomic_fetch_add(&next_serial, 1);
+  d->serial = sim_detect_new_serial();
   if (s->nv < 0 || s->nobs < 0 || s->nmesh < 0 || s->nbodies < 0 || (s->nv > 0 && !s->x))
     return sim_fail(st, SIM_ERR_MESH, "detect: bad counts (%d vertices, %d obstacles, "
                     "%d meshes, %d bodies)", s->nv, s->nobs, s->nmesh, s->nbodies);

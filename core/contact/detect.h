@@ -137,12 +137,17 @@ typedef struct sim_detect_view {
 } sim_detect_view;
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's
-   device detector finds the same contacts from the same inputs (gpu/detect_cuda.h). */
+   device detector finds the same contacts from the same inputs (gpu/detect_cuda.h). Likewise
+   the mesh obstacles' points against the bodies' triangles (detect_points.h): NULL points =
+   sim_detect_points_run on the host. */
 typedef struct sim_detect sim_detect;
+typedef struct sim_point_scene sim_point_scene;
 typedef struct sim_detect_runner {
   void *ctx;
   int (*run)(void *ctx, sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
              sim_detect_contacts *out, sim_status *st);
+  int (*points)(void *ctx, sim_point_scene *s, sim_detect_contacts *out, unsigned char *found,
+                sim_status *st);
 } sim_detect_runner;
 
 typedef struct sim_detect_buf_ sim_detect_buf_;
@@ -174,6 +179,9 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
 /* sim_detect_run, or r's device detector when r and r->run are set. */
 int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detect_scene *s,
                       const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);
+/* A serial number distinct from every other one this process hands out (device copies of a
+   detector's or a pass's inputs key on it). */
+unsigned long long sim_detect_new_serial(void);
 void sim_detect_free(sim_detect *d);
 void sim_detect_contacts_free(sim_detect_contacts *c);
 

@@ -54,12 +54,15 @@ typedef struct sim_world {
   unsigned char *pinned;
   sim_detect det;
   int det_ready;
-  sim_detect_runner runner; /* where the two passes and re-detection run (default: host) */
+  sim_detect_runner runner; /* where the passes and re-detection run (default: host) */
   sim_detect_contacts out; /* the last detection's contacts */
   sim_detect_contacts now, ahead; /* the two passes */
   double min_gap; /* smallest signed distance at q_t among the contacts (+inf: none) */
   /* mesh obstacles' vertices against body triangles (world_points.c) */
   sim_bvh *tri_bvh;    /* per body, over its surface triangles (cloth included) */
+  sim_bvh_view *tri_view;     /* per body: the host pass's workspace (detect_points.h) */
+  unsigned char *body_cloth;  /* per body: 1 for cloth */
+  unsigned long long pt_serial; /* the trees' and points' serial (detect_points.h) */
   int *tri_first;      /* per body: its first triangle in m->tri */
   int *point_first;    /* nmesh + 1: numbering of the obstacle points (vertices, edge samples) */
   double *pt_x0, *pt_x; /* the points, reference and posed */

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Mesh obstacles' vertices against the bodies' triangles (kind SIM_CONTACT_TRIANGLE,
    contact.h): a blade's tip or edge poking at cloth lies between the cloth's vertices, where
-   vertex-against-obstacle detection cannot see it. world.h describes the passes. */
+   vertex-against-obstacle detection cannot see it. world.h describes the passes. Here: the
+   points (vertices and feature-edge samples) and the bodies' triangle trees, built once; each
+   step's pass runs through the world's runner (detect_points.h: on the host, or on the device
+   with the CUDA backend). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "contact/detect_points.h"
 #include "world_points.h"
 
 typedef struct edge_ref {
@@ -71,8 +75,14 @@ static int feature_points(const sim_detect_mesh *me, const double *x0, double st
 int sim_world_points_init(sim_world *w, sim_status *st) {
   const sim_model *m = w->m;
   w->tri_bvh = SIM_NEW0(sim_bvh, m->nbodies + 1);
+  w->tri_view = SIM_NEW0(sim_bvh_view, m->nbodies + 1);
+  w->body_cloth = SIM_NEW0(unsigned char, m->nbodies + 1);
   w->point_first = SIM_NEW0(int, w->nmesh + 1);
-  if (!w->tri_bvh || !w->point_first) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+  if (!w->tri_bvh || !w->tri_view || !w->body_cloth || !w->point_first)
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+  w->pt_serial = sim_detect_new_serial();
+  for (int b = 0; b < m->nbodies; b++)
+    w->body_cloth[b] = m->scene->bodies[b].mesh.kind == SIM_SRC_CLOTH;
   if (w->nmesh == 0) return SIM_OK;
   /* sample the feature edges at half the margin: a body triangle cut by such an edge has a
      sample within the margin */
@@ -110,113 +120,29 @@ int sim_world_points_init(sim_world *w, sim_status *st) {
 void sim_world_points_free(sim_world *w) {
   for (int b = 0; w->tri_bvh && b < w->m->nbodies; b++) sim_bvh_free(&w->tri_bvh[b]);
   sim_free(w->tri_bvh);
+  sim_free(w->tri_view);
+  sim_free(w->body_cloth);
   sim_free(w->point_first);
   sim_free(w->pt_x0);
   sim_free(w->pt_x);
   w->pt_x0 = w->pt_x = NULL;
   sim_detect_contacts_free(&w->pts);
   w->tri_bvh = NULL;
+  w->tri_view = NULL;
+  w->body_cloth = NULL;
   w->point_first = NULL;
 }
-
-static int push(sim_detect_contacts *o, const sim_contact *c) {
-  if (o->n == o->cap) {
-    int cap = o->cap ? 2 * o->cap : 64;
-    sim_contact *nc = SIM_NEW(sim_contact, cap);
-    if (!nc) return -1;
-    if (o->n) memcpy(nc, o->c, sizeof(sim_contact) * (size_t)o->n);
-    sim_free(o->c);
-    o->c = nc, o->cap = cap;
-  }
-  o->c[o->n++] = *c;
-  return 0;
-}
-
-/* Which side of triangle `tri` (global vertices, positions x) p lies on: +1 front, -1 back,
-   0 in its plane (or a degenerate triangle). */
-static int side_of(const double *x, const int *tri, const double p[3]) {
-  const double *a = x + 3 * (size_t)tri[0], *b = x + 3 * (size_t)tri[1], *c = x + 3 * (size_t)tri[2];
-  double e1[3], e2[3], n[3], d[3];
-  for (int i = 0; i < 3; i++) e1[i] = b[i] - a[i], e2[i] = c[i] - a[i], d[i] = p[i] - a[i];
-  sim_cross3(e1, e2, n);
-  double s = sim_dot3(n, d), l = sim_norm3(n) * sim_norm3(d);
-  return s > 1e-12 * l ? 1 : s < -1e-12 * l ? -1 : 0;
-}
-
-/* The contact of obstacle point p with the nearest triangle of body b within the margin. The
-   normal points from p towards the triangle: for a closed surface that is minus its outward
-   normal (p inside: gap < 0); for cloth the side is the one p is on at q_t (`xs`, then x_prev),
-   so a blade that would cross the cloth within the step is held on its side. */
-static int point_body(const sim_world *w, int b, const double *x, const double *xs,
-                      const double *x_prev, const double p[3], sim_contact *c) {
-  sim_bvh_hit h;
-  if (!sim_bvh_nearest(&w->tri_bvh[b], x, p, w->par.margin, &h)) return 0;
-  const int *tri = w->m->tri + 3 * (size_t)(w->tri_first[b] + h.tri);
-  const sim_model *m = w->m;
-  if (m->pin_of[tri[0]] >= 0 && m->pin_of[tri[1]] >= 0 && m->pin_of[tri[2]] >= 0) return 0;
-  int cloth = m->scene->bodies[b].mesh.kind == SIM_SRC_CLOTH;
-  int s = cloth ? side_of(xs, tri, p) : 1; /* closed: outward normal, p outside is side +1 */
-  if (cloth && s == 0 && x_prev) s = side_of(x_prev, tri, p);
-  if (s == 0) s = 1;
-  double d = sqrt(h.q.d2);
-  int in_face = h.q.feature == SIM_TRI_FACE;
-  for (int i = 0; i < 3; i++) {
-    double dir = (h.q.c[i] - p[i]) / (d > 0 ? d : 1);
-    /* in a face's region, or touching, the face normal; at an edge or corner from outside,
-       the direction to the closest point */
-    c->n[i] = (in_face || d <= 0 || (cloth ? h.q.side != s : h.q.side < 0)) ? -s * h.q.n[i] : dir;
-  }
-  if (sim_norm3(c->n) < 0.5) return 0; /* degenerate triangle */
-  c->kind = SIM_CONTACT_TRIANGLE;
-  c->compliance = 0.0;
-  c->cable = NULL;
-  int best = 0;
-  for (int k = 0; k < 3; k++) {
-    c->tri[k] = tri[k], c->w[k] = h.q.w[k];
-    if (h.q.w[k] > h.q.w[best]) best = k;
-  }
-  c->v = tri[best];
-  for (int i = 0; i < 3; i++) c->p[i] = p[i], c->u[i] = 0;
-  c->gap = sim_dot3(c->n, h.q.c) - sim_dot3(c->n, p);
-  sim_tangent_basis(c->n, c->t1, c->t2);
-  return 1;
-}
-
-/* qsort order; the keys are distinct (one contact per obstacle point), so the order is total */
-static int point_cmp(const void *a, const void *b) { return sim_contact_key_cmp(a, b); }
 
 int sim_world_points(sim_world *w, const double *x, const double *x_prev, const double *x_pred,
                      sim_status *st) {
   w->pts.n = 0;
   const sim_model *m = w->m;
   if (w->nmesh == 0) return SIM_OK;
-  for (int b = 0; b < m->nbodies; b++) sim_bvh_refit(&w->tri_bvh[b], x);
-  for (int pass = 0; pass < (x_pred ? 2 : 1); pass++) {
-    const double *xp = pass ? x_pred : x;
-    if (pass)
-      for (int b = 0; b < m->nbodies; b++) sim_bvh_refit(&w->tri_bvh[b], x_pred);
-    for (int k = 0; k < w->nmesh; k++) {
-      const sim_detect_mesh *me = &w->mesh[k];
-      for (int src = w->point_first[k]; src < w->point_first[k + 1]; src++) {
-        if (pass && w->point_found[src]) continue; /* the q_t contact stands */
-        w->point_found[src] = 0;
-        sim_contact best, c;
-        int found = 0;
-        for (int b = 0; b < m->nbodies; b++) {
-          if (b < 64 && !((me->bodies >> b) & 1u)) continue;
-          if (!point_body(w, b, xp, x, x_prev, w->pt_x + 3 * (size_t)src, &c)) continue;
-          if (!found || c.gap < best.gap) best = c, found = 1;
-        }
-        if (!found) continue;
-        best.source = src;
-        best.mu = me->mu;
-        w->point_found[src] = (unsigned char)(pass + 1);
-        if (push(&w->pts, &best)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
-      }
-    }
-  }
-  if (w->pts.n > 1) qsort(w->pts.c, (size_t)w->pts.n, sizeof(sim_contact), point_cmp);
-  return SIM_OK;
+  sim_point_scene s = {w->pt_serial, m->n,     m->nbodies,     m->ntri,      w->nmesh,
+                       x,            x_prev,   x_pred,         w->tri_bvh,   w->tri_view,
+                       m->tri,       w->tri_first, w->body_cloth, w->pinned, w->point_first,
+                       w->pt_x,      w->mesh,  w->par.margin};
+  return sim_detect_points_run_on(&w->runner, &s, &w->pts, w->point_found, st);
 }
 
 int sim_world_point_mesh(const sim_world *w, int source) {

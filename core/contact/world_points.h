@@ -11,7 +11,7 @@ int sim_world_points_init(sim_world *w, sim_status *st);
 void sim_world_points_free(sim_world *w);
 /* Contacts of every mesh-obstacle vertex (posed) with the nearest body triangle within the
    margin, at x (q_t) and, for vertices without one, at x_pred (q~); sorted by (v, source)
-   into w->pts. */
+   into w->pts (through w->runner: the host's pass, or a backend's device pass). */
 int sim_world_points(sim_world *w, const double *x, const double *x_prev, const double *x_pred,
                      sim_status *st);
 /* The mesh obstacle (index into w->mesh) that owns point `source`. */

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* Mesh obstacles' points against the bodies' surface triangles (kind SIM_CONTACT_TRIANGLE,
+   contact.h; world.h says why and when), SIM_HD: the host's pass (detect_points.c) and the CUDA
+   detector's (gpu/points_cuda.cu) run this same code on a sim_point_view whose arrays live on
+   their side, so both find the same contacts with the same arithmetic.
+
+   A point's contact is the nearest triangle within the margin over the bodies its mesh touches
+   (the smallest gap; the lowest body on ties), skipping triangles whose three vertices are
+   pinned. The normal points from the point towards the triangle: for a closed surface minus its
+   outward normal (a point inside: gap < 0); for cloth the side is the one the point is on at
+   q_t (then at the step before), so a blade that would cross the cloth within the step is held
+   on its side. v is the triangle's vertex with the largest barycentric weight. */
+#ifndef SIM_CONTACT_DETECT_POINT_H
+#define SIM_CONTACT_DETECT_POINT_H
+#include <stdint.h>
+
+#include "contact/bvh_query.h"
+#include "contact/detect.h"
+
+/* The pass's inputs as one point's detection reads them. */
+typedef struct sim_point_view {
+  int nbodies;
+  const sim_bvh_view *bvh;     /* nbodies, over each body's surface triangles (cloth too) */
+  const int *tri;              /* every body's triangles, global vertex indices */
+  const int *tri_first;        /* nbodies: the body's first triangle in tri */
+  const unsigned char *cloth;  /* nbodies: 1 for a cloth (open) body */
+  const unsigned char *pinned; /* per vertex */
+  double margin;
+} sim_point_view;
+
+/* Which side of triangle tri (global vertices at x) p lies on: +1 front, -1 back, 0 in its
+   plane (or a degenerate triangle). */
+SIM_HD int sim_point_side(const double *x, const int *tri, const double p[3]) {
+  const double *a = x + 3 * tri[0], *b = x + 3 * tri[1], *c = x + 3 * tri[2];
+  double e1[3], e2[3], n[3], d[3];
+  for (int i = 0; i < 3; i++) e1[i] = b[i] - a[i], e2[i] = c[i] - a[i], d[i] = p[i] - a[i];
+  sim_cross3(e1, e2, n);
+  const double s = sim_dot3(n, d), l = sim_norm3(n) * sim_norm3(d);
+  return s > 1e-12 * l ? 1 : s < -1e-12 * l ? -1 : 0;
+}
+
+/* The contact of point p with the nearest triangle of body b within the margin, the tree at x
+   (q_t, or q~ in the prediction pass), the side from xs (q_t), then x_prev (or NULL). */
+SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const double *xs,
+                          const double *x_prev, const double p[3], sim_contact *c) {
+  sim_bvh_hit h = {0}; /* set when found; zeroed for the compiler's flow analysis */
+  if (!sim_bvh_view_nearest(&v->bvh[b], x, p, v->margin, -1, &h)) return 0;
+  const int *tri = v->tri + 3 * (v->tri_first[b] + h.tri);
+  if (v->pinned[tri[0]] && v->pinned[tri[1]] && v->pinned[tri[2]]) return 0;
+  const int cloth = v->cloth[b];
+  int s = cloth ? sim_point_side(xs, tri, p) : 1; /* closed: p outside is side +1 */
+  if (cloth && s == 0 && x_prev) s = sim_point_side(x_prev, tri, p);
+  if (s == 0) s = 1;
+  const double d = sqrt(h.q.d2);
+  const int in_face = h.q.feature == SIM_TRI_FACE;
+  for (int i = 0; i < 3; i++) {
+    const double dir = (h.q.c[i] - p[i]) / (d > 0 ? d : 1);
+    /* in a face's region, or touching, the face normal; at an edge or corner from outside,
+       the direction to the closest point */
+    c->n[i] = (in_face || d <= 0 || (cloth ? h.q.side != s : h.q.side < 0)) ? -s * h.q.n[i] : dir;
+  }
+  if (sim_norm3(c->n) < 0.5) return 0; /* degenerate triangle */
+  c->kind = SIM_CONTACT_TRIANGLE;
+  c->compliance = 0.0;
+  c->cable = NULL;
+  int best = 0;
+  for (int k = 0; k < 3; k++) {
+    c->tri[k] = tri[k], c->w[k] = h.q.w[k];
+    if (h.q.w[k] > h.q.w[best]) best = k;
+  }
+  c->v = tri[best];
+  for (int i = 0; i < 3; i++) c->p[i] = p[i], c->u[i] = 0;
+  c->gap = sim_dot3(c->n, h.q.c) - sim_dot3(c->n, p);
+  sim_tangent_basis(c->n, c->t1, c->t2);
+  return 1;
+}
+
+/* Point p's contact over the bodies in mask `bodies` (bit b: body b; bodies from 64 on always
+   tested) into *best, source and mu left to the caller. Returns 1 when found. */
+SIM_HD int sim_detect_point(const sim_point_view *v, uint64_t bodies, const double *x,
+                            const double *xs, const double *x_prev, const double p[3],
+                            sim_contact *best) {
+  int found = 0;
+  sim_contact c;
+  for (int b = 0; b < v->nbodies; b++) {
+    if (b < 64 && !((bodies >> b) & 1u)) continue;
+    if (!sim_point_body(v, b, x, xs, x_prev, p, &c)) continue;
+    if (!found || c.gap < best->gap) *best = c, found = 1;
+  }
+  return found;
+}
+
+#endif

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// What the CUDA detectors (detect_cuda.cu, points_cuda.cu) share, private to gpu/: a set of
+// device arrays freed together, a BVH's arrays (core/contact/bvh.h) copied into it, the refit
+// of a deformable body's tree on the device a level at a time, and the workspace of the scan
+// that places each thread's contacts.
+#ifndef SIM_GPU_BVH_CUDA_H
+#define SIM_GPU_BVH_CUDA_H
+#include "cuda_ctx.h"
+
+extern "C" {
+#include "../core/contact/bvh_query.h"
+}
+
+typedef struct dev_block {  // a device array of a set, freed with it
+  void *p;
+  size_t bytes;
+} dev_block;
+
+// Device arrays allocated through mem (its byte count) and freed together.
+typedef struct cuda_blocks {
+  cuda_ctx *mem;
+  dev_block *b;
+  int n, cap;
+} cuda_blocks;
+
+int sim_cuda_block_new(cuda_blocks *k, void **p, size_t bytes, const void *host, sim_status *st);
+void sim_cuda_blocks_free(cuda_blocks *k);
+// The workspace (in k) of CUB's exclusive scan of n ints from count into offset, on k's stream.
+int sim_cuda_scan_space(cuda_blocks *k, int *count, int *offset, int n, void **tmp, size_t *bytes,
+                        sim_status *st);
+
+// n elements, copied from host unless it is NULL.
+template <class T>
+static int sim_cuda_block(cuda_blocks *k, T **p, size_t n, const T *host, sim_status *st) {
+  return sim_cuda_block_new(k, (void **)p, sizeof(T) * n, host, st);
+}
+
+// One BVH on the device. A refit tree's `order` lists the leaves, then the inner nodes by level,
+// deepest first; refit launch i covers order[seg[i] .. seg[i + 1]).
+typedef struct dev_tree {
+  int nnodes, nt, nseg;
+  sim_bvh_node *node;
+  int *tri, *id, *in_tri;  // slot order, slot ids, input order (NULL where not asked for)
+  int *order;
+  int *seg;  // host, nseg + 1
+} dev_tree;
+
+// b's arrays into k: in_tri (the triangles in input order, or NULL: none) and, with refit, the
+// refit schedule.
+int sim_cuda_tree_copy(cuda_blocks *k, const sim_bvh *b, const int *in_tri, int refit, dev_tree *t,
+                       sim_status *st);
+void sim_cuda_tree_free(dev_tree *t);  // its host array (the device ones belong to the set)
+// The tree's boxes to positions x (device), queued on s.
+int sim_cuda_tree_refit(const dev_tree *t, const double *x, cudaStream_t s, sim_status *st);
+sim_bvh_view sim_cuda_tree_view(const dev_tree *t);
+
+#endif

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+// The obstacle points' pass on the device (points_cuda.h).
+#include <cub/device/device_scan.cuh>
+#include <string.h>
+
+#include "bvh_cuda.h"
+#include "points_cuda.h"
+
+extern "C" {
+#include "../core/base/alloc.h"
+#include "../core/contact/detect_point.h"
+}
+
+struct cuda_points {
+  cuda_ctx mem;  // the stream and the byte count (sim_cuda_alloc)
+  // the binding: what the first run with a scene copied
+  unsigned long long bound;  // the scene's serial (0: none)
+  int nv, nbodies, ntri, nmesh, np;
+  cuda_blocks blk;
+  dev_tree *tree;      // host array of nbodies
+  sim_bvh_view *view;  // device, nbodies
+  int *tri, *tri_first, *pt_mesh;
+  unsigned char *cloth, *pinned, *found;
+  double *mesh_mu, *pt_x, *x, *x_prev, *x_pred;
+  uint64_t *mesh_bodies;
+  int *count, *offset;
+  sim_contact *slot, *packed;  // np each: a point's contact; the found ones in point order
+  void *scan_tmp;
+  size_t scan_bytes;
+};
+
+// Pass `pass` (0: q_t, 1: q~ for the points without a contact) of every point: its contact in
+// slot[p], found[p] = pass + 1 (0 where none). The trees are fit to xt.
+static __global__ void k_points(sim_point_view v, int np, int pass, const double *xt,
+                                const double *xs, const double *x_prev, const double *pt_x,
+                                const int *pt_mesh, const uint64_t *mesh_bodies,
+                                const double *mesh_mu, unsigned char *found, sim_contact *slot) {
+  int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= np || (pass && found[p])) return;
+  found[p] = 0;
+  sim_contact c;
+  const int k = pt_mesh[p];
+  if (!sim_detect_point(&v, mesh_bodies[k], xt, xs, x_prev, pt_x + 3 * (size_t)p, &c)) return;
+  c.source = p;
+  c.mu = mesh_mu[k];
+  slot[p] = c;
+  found[p] = (unsigned char)(pass + 1);
+}
+
+// count[p] = 1 where point p has a contact; count[np] = 0 (the scan's total lands there)
+static __global__ void k_count(int np, const unsigned char *found, int *count) {
+  int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < np)
+    count[p] = found[p] != 0;
+  else if (p == np)
+    count[p] = 0;
+}
+
+static __global__ void k_pack(int np, const unsigned char *found, const int *offset,
+                              const sim_contact *slot, sim_contact *packed) {
+  int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < np && found[p]) packed[offset[p]] = slot[p];
+}
+
+static void unbind(cuda_points *k) {
+  sim_cuda_blocks_free(&k->blk);
+  for (int b = 0; k->tree && b < k->nbodies; b++) sim_cuda_tree_free(&k->tree[b]);
+  sim_free(k->tree);
+  k->tree = NULL;
+  k->bound = 0;
+}
+
+template <class T>
+static int block(cuda_points *k, T **p, size_t n, const T *host, sim_status *st) {
+  return sim_cuda_block(&k->blk, p, n, host, st);
+}
+
+// The scene's fixed inputs: per point its mesh, per mesh its mask and friction, the trees.
+static int bind_meshes(cuda_points *k, const sim_point_scene *s, sim_status *st) {
+  int *pm = SIM_NEW(int, (size_t)k->np + 1);
+  double *mu = SIM_NEW(double, (size_t)s->nmesh + 1);
+  uint64_t *bodies = SIM_NEW(uint64_t, (size_t)s->nmesh + 1);
+  int rc = pm && mu && bodies ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+  for (int m = 0; !rc && m < s->nmesh; m++) {
+    mu[m] = s->mesh[m].mu, bodies[m] = s->mesh[m].bodies;
+    for (int p = s->point_first[m]; p < s->point_first[m + 1]; p++) pm[p] = m;
+  }
+  if (!rc) rc = block(k, &k->pt_mesh, (size_t)k->np, (const int *)pm, st);
+  if (!rc) rc = block(k, &k->mesh_mu, (size_t)s->nmesh, (const double *)mu, st);
+  if (!rc) rc = block(k, &k->mesh_bodies, (size_t)s->nmesh, (const uint64_t *)bodies, st);
+  sim_free(pm), sim_free(mu), sim_free(bodies);
+  return rc;
+}
+
+static int bind_trees(cuda_points *k, const sim_point_scene *s, sim_status *st) {
+  sim_bvh_view *hv = SIM_NEW0(sim_bvh_view, (size_t)s->nbodies + 1);
+  int rc = hv ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+  for (int b = 0; !rc && b < s->nbodies; b++) {
+    rc = sim_cuda_tree_copy(&k->blk, &s->tri_bvh[b], NULL, 1, &k->tree[b], st);
+    hv[b] = sim_cuda_tree_view(&k->tree[b]);
+  }
+  if (!rc) rc = block(k, &k->view, (size_t)s->nbodies, (const sim_bvh_view *)hv, st);
+  sim_free(hv);
+  return rc;
+}
+
+static int bind(cuda_points *k, const sim_point_scene *s, sim_status *st) {
+  unbind(k);
+  k->nv = s->nv, k->nbodies = s->nbodies, k->ntri = s->ntri, k->nmesh = s->nmesh;
+  k->np = s->point_first[s->nmesh];
+  k->tree = SIM_NEW0(dev_tree, (size_t)s->nbodies + 1);
+  if (!k->tree) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+  const size_t nv = (size_t)s->nv, np = (size_t)k->np;
+  int rc = bind_trees(k, s, st);
+  if (!rc) rc = bind_meshes(k, s, st);
+  if (!rc) rc = block(k, &k->tri, 3 * (size_t)s->ntri, s->tri, st);
+  if (!rc) rc = block(k, &k->tri_first, (size_t)s->nbodies, s->tri_first, st);
+  if (!rc) rc = block(k, &k->cloth, (size_t)s->nbodies, s->cloth, st);
+  if (!rc) rc = block(k, &k->pinned, nv, (const unsigned char *)NULL, st);
+  if (!rc) rc = block(k, &k->pt_x, 3 * np, s->pt_x, st);
+  if (!rc) rc = block(k, &k->x, 3 * nv, (const double *)NULL, st);
+  if (!rc) rc = block(k, &k->x_prev, 3 * nv, (const double *)NULL, st);
+  if (!rc) rc = block(k, &k->x_pred, 3 * nv, (const double *)NULL, st);
+  if (!rc) rc = block(k, &k->found, np, (const unsigned char *)NULL, st);
+  if (!rc) rc = block(k, &k->count, np + 1, (const int *)NULL, st);
+  if (!rc) rc = block(k, &k->offset, np + 1, (const int *)NULL, st);
+  if (!rc) rc = block(k, &k->slot, np, (const sim_contact *)NULL, st);
+  if (!rc) rc = block(k, &k->packed, np, (const sim_contact *)NULL, st);
+  if (!rc)
+    rc = sim_cuda_scan_space(&k->blk, k->count, k->offset, k->np + 1, &k->scan_tmp, &k->scan_bytes, st);
+  if (rc) {
+    unbind(k);
+    return rc;
+  }
+  k->bound = s->serial;
+  return SIM_OK;
+}
+
+// The run's inputs up: positions, pinned flags, the moving meshes' points (posed on the host).
+// No wait: the sources are pageable host memory, staged before each copy returns.
+static int upload_run(cuda_points *k, const sim_point_scene *s, sim_status *st) {
+  cudaStream_t sm = k->mem.stream;
+  const size_t nv3 = 3 * (size_t)s->nv;
+  const struct {
+    double *dev;
+    const double *host;
+  } pos[] = {{k->x, s->x}, {k->x_prev, s->x_prev}, {k->x_pred, s->x_pred}};
+  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
+    if (pos[i].host)
+      SIM_CU(cudaMemcpyAsync(pos[i].dev, pos[i].host, sizeof(double) * nv3,
+                             cudaMemcpyHostToDevice, sm),
+             st);
+  SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
+  for (int m = 0; m < s->nmesh; m++) {
+    const int p0 = s->point_first[m], n = s->point_first[m + 1] - p0;
+    if (s->mesh[m].moving && n > 0)
+      SIM_CU(cudaMemcpyAsync(k->pt_x + 3 * (size_t)p0, s->pt_x + 3 * (size_t)p0,
+                             sizeof(double) * 3 * (size_t)n, cudaMemcpyHostToDevice, sm),
+             st);
+  }
+  return SIM_OK;
+}
+
+static int refit(cuda_points *k, const double *x, sim_status *st) {
+  for (int b = 0; b < k->nbodies; b++) {
+    int rc = sim_cuda_tree_refit(&k->tree[b], x, k->mem.stream, st);
+    if (rc) return rc;
+  }
+  return SIM_OK;
+}
+
+// Both passes queued: each point's contact in its slot, its flag in k->found.
+static int queue_passes(cuda_points *k, const sim_point_scene *s, sim_status *st) {
+  const sim_point_view v = {s->nbodies, k->view,   k->tri,   k->tri_first,
+                            k->cloth,   k->pinned, s->margin};
+  const double *x_prev = s->x_prev ? k->x_prev : NULL;
+  for (int pass = 0; pass < (s->x_pred ? 2 : 1); pass++) {
+    const double *xt = pass ? k->x_pred : k->x;
+    int rc = refit(k, xt, st);
+    if (rc) return rc;
+    k_points<<<sim_cuda_blocks(k->np), SIM_CUDA_BLOCK, 0, k->mem.stream>>>(
+        v, k->np, pass, xt, k->x, x_prev, k->pt_x, k->pt_mesh, k->mesh_bodies, k->mesh_mu,
+        k->found, k->slot);
+    SIM_CU(cudaGetLastError(), st);
+  }
+  return SIM_OK;
+}
+
+int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, sim_detect_contacts *out,
+                        unsigned char *found, sim_status *st) {
+  out->n = 0;
+  const int np = s->point_first[s->nmesh];
+  if (np == 0) {
+    sim_detect_points_finish(out);
+    return SIM_OK;
+  }
+  int rc = SIM_OK;
+  if (k->bound != s->serial || k->nv != s->nv || k->nbodies != s->nbodies ||
+      k->ntri != s->ntri || k->nmesh != s->nmesh || k->np != np)
+    if ((rc = bind(k, s, st))) return rc;
+  if ((rc = upload_run(k, s, st)) || (rc = queue_passes(k, s, st))) return rc;
+  cudaStream_t sm = k->mem.stream;
+  k_count<<<sim_cuda_blocks(np + 1), SIM_CUDA_BLOCK, 0, sm>>>(np, k->found, k->count);
+  SIM_CU(cudaGetLastError(), st);
+  SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, np + 1, sm),
+         st);
+  k_pack<<<sim_cuda_blocks(np), SIM_CUDA_BLOCK, 0, sm>>>(np, k->found, k->offset, k->slot,
+                                                         k->packed);
+  SIM_CU(cudaGetLastError(), st);
+  int total = 0; /* pageable destinations: each copy returns once done */
+  SIM_CU(cudaMemcpyAsync(found, k->found, (size_t)np, cudaMemcpyDeviceToHost, sm), st);
+  SIM_CU(cudaMemcpyAsync(&total, k->offset + np, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
+  SIM_CU(cudaStreamSynchronize(sm), st);
+  if (total > out->cap) {
+    sim_contact *c = (sim_contact *)sim_realloc(out->c, sizeof(sim_contact) * (size_t)total);
+    if (!c) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d point contacts)", total);
+    out->c = c, out->cap = total;
+  }
+  if (total > 0) {
+    SIM_CU(cudaMemcpyAsync(out->c, k->packed, sizeof(sim_contact) * (size_t)total,
+                           cudaMemcpyDeviceToHost, sm),
+           st);
+    SIM_CU(cudaStreamSynchronize(sm), st);
+  }
+  out->n = total;
+  sim_detect_points_finish(out);
+  return SIM_OK;
+}
+
+int sim_cuda_points_create(cudaStream_t stream, cuda_points **out, sim_status *st) {
+  cuda_points *k = SIM_NEW0(cuda_points, 1);
+  *out = k;
+  if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device points)");
+  k->mem.stream = stream;
+  k->blk.mem = &k->mem;
+  return SIM_OK;
+}
+
+size_t sim_cuda_points_bytes(const cuda_points *k) { return k ? k->mem.dev_bytes : 0; }
+
+void sim_cuda_points_destroy(cuda_points *k) {
+  if (!k) return;
+  unbind(k);
+  sim_free(k);
+}
