@@ -3,7 +3,7 @@
    through sim_cuda_detect_points) against the host's pass (core/contact/detect_points.c), label
    gpu, SKIPPED without a CUDA device. A random scene: a cloth sheet (open: the side from q_t,
    then from the step before; part of it flat, with points exactly in its plane), a bumpy closed
-   sphere and a closed box, a third of the vertices pinned (so some triangles are all pinned);
+   sphere and a closed box, 30 % of the vertices pinned (so some triangles are all pinned);
    three point sets near them, one limited to the sphere and the cloth, one moving each step.
    Over four steps of random motion, with and without the step before and the prediction, both
    must give the same contacts in the same order (kind, vertex, source and triangle equal, every
