@@ -99,7 +99,8 @@ static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene 
   if (!rc) rc = block(k, &k->mesh_view, (size_t)s->nmesh, (const sim_detect_mesh_view *)NULL, st);
   if (!rc) rc = block(k, &k->body_view, (size_t)s->nbodies, (const sim_detect_body_view *)NULL, st);
   if (!rc)
-    rc = sim_cuda_scan_space(&k->blk, k->count, k->offset, s->nv + 1, &k->scan_tmp, &k->scan_bytes, st);
+    rc = sim_cuda_scan_space(&k->blk, k->count, k->offset, s->nv + 1, &k->scan_tmp,
+                             &k->scan_bytes, st);
   if (rc) {
     unbind(k);
     return rc;

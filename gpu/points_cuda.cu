@@ -127,7 +127,8 @@ static int bind(cuda_points *k, const sim_point_scene *s, sim_status *st) {
   if (!rc) rc = block(k, &k->slot, np, (const sim_contact *)NULL, st);
   if (!rc) rc = block(k, &k->packed, np, (const sim_contact *)NULL, st);
   if (!rc)
-    rc = sim_cuda_scan_space(&k->blk, k->count, k->offset, k->np + 1, &k->scan_tmp, &k->scan_bytes, st);
+    rc = sim_cuda_scan_space(&k->blk, k->count, k->offset, k->np + 1, &k->scan_tmp,
+                             &k->scan_bytes, st);
   if (rc) {
     unbind(k);
     return rc;

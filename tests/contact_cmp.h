@@ -18,7 +18,8 @@ static inline int close_rel(const double *a, const double *b, int n) {
 }
 
 /* Host and device contacts the same; returns how many are bitwise the same. */
-static inline int compare(const sim_detect_contacts *h, const sim_detect_contacts *g, const char *what) {
+static inline int compare(const sim_detect_contacts *h, const sim_detect_contacts *g,
+                          const char *what) {
   CHECK_INT(g->n, h->n);
   for (int k = 0; k < SIM_CONTACT_KINDS; k++) CHECK_INT(g->count[k], h->count[k]);
   int bad = 0, same = 0;

@@ -31,7 +31,8 @@ typedef struct sim_point_view {
 /* Which side of triangle tri (global vertices at x) p lies on: +1 front, -1 back, 0 in its
    plane (or a degenerate triangle). */
 SIM_HD int sim_point_side(const double *x, const int *tri, const double p[3]) {
-  const double *a = x + 3 * tri[0], *b = x + 3 * tri[1], *c = x + 3 * tri[2];
+  const double *a = x + 3 * (size_t)tri[0], *b = x + 3 * (size_t)tri[1],
+               *c = x + 3 * (size_t)tri[2];
   double e1[3], e2[3], n[3], d[3];
   for (int i = 0; i < 3; i++) e1[i] = b[i] - a[i], e2[i] = c[i] - a[i], d[i] = p[i] - a[i];
   sim_cross3(e1, e2, n);
