@@ -111,6 +111,7 @@ static int cuda_predict(sim_backend *be, const double g[3], sim_status *st) {
   if (m->npinned > 0)
     k_pins<<<sim_cuda_blocks(m->npinned), SIM_CUDA_BLOCK, 0, c->stream>>>(
         m->npinned, c->pinned, c->pin_pos, c->vec[SIM_VEC_QTILDE], c->vec[SIM_VEC_Q]);
+  sim_cuda_solvers_reset(c); /* Chebyshev counts from the step's first iteration */
   if (c->U) /* Overby 2017: u = 0 at the start of a step */
     SIM_CU(cudaMemsetAsync(c->U, 0, sizeof(double) * 9 * (size_t)m->nelem, c->stream), st);
   return queued(st);
@@ -213,13 +214,17 @@ static int upload_model(cuda_ctx *c, sim_status *st) {
   return rc;
 }
 
-// What the CUDA backend cannot run yet, as a reason (NULL: nothing).
+// What the CUDA backend cannot run yet, as a reason (NULL: nothing): its contact stage works
+// with S on the device (the unconstrained solve, W, the correction), so scenes with contact,
+// constraint pins or cables need the sparse inverse and no Chebyshev.
 static const char *unsupported(const sim_model *m, const sim_backend_opts *o) {
+  if (!sim_world_needed(m)) return NULL;
   if (o->global != SIM_GLOBAL_AUTO && o->global != SIM_GLOBAL_SPARSE_INVERSE)
-    return "the CUDA backend's global solver is the sparse inverse (solver.global auto or "
-           "sparse_inverse)";
+    return "with contact, constraint pins or cables the CUDA backend's global solver is the "
+           "sparse inverse (solver.global auto or sparse_inverse)";
   if (o->chebyshev_rho > 0)
-    return "the CUDA backend has no Chebyshev acceleration (solver.chebyshev_rho must be 0)";
+    return "with contact, constraint pins or cables the CUDA backend runs no Chebyshev "
+           "acceleration (solver.chebyshev_rho must be 0)";
   return NULL;
 }
 
@@ -244,7 +249,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
     snprintf(be->device, sizeof be->device, "%.80s (sm_%d%d, %.0f GiB)", prop.name, prop.major,
              prop.minor, prop.totalGlobalMem / 1073741824.0);
-  be->global = SIM_GLOBAL_SPARSE_INVERSE;
+  be->global = o->global == SIM_GLOBAL_AUTO ? SIM_GLOBAL_SPARSE_INVERSE : o->global;
   be->upload = cuda_upload;
   be->download = cuda_download;
   be->read_buffer = cuda_read_buffer;

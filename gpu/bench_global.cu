@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // simctl-bench-global: the CUDA global step alone, timed with CUDA events over back-to-back
 // repetitions (no host synchronisation between them, unlike the frame loop's buckets), against
-// the bandwidth limit: the bytes its two products must move (S's values and indices in both
-// orientations, the row pointers, the three columns read and written) over the device's
-// bandwidth, which it measures with a device-to-device copy of S's size.
+// the bandwidth limit: the bytes it must move (for the sparse inverse S's values and indices in
+// both orientations, the row pointers, the three columns read and written; for the other
+// solvers their matrices likewise) over the device's bandwidth, which it measures with a
+// device-to-device copy of the matrix values' size.
 // usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...
-//   (solver.precision and SIMCTL_CUDA_SPMV pick the variant, as for simctl run)
+//   (solver.global, solver.precision and SIMCTL_CUDA_SPMV pick the variant, as for simctl run;
+//   solver.global auto is the sparse inverse)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,20 +65,44 @@ int main(int argc, char **argv) {
   memset(&m, 0, sizeof m);
   if (sim_scene_load(file, sets, nsets, &g_sc, &st) || sim_model_build(&g_sc, NULL, &m, &st))
     return fail(file, st.msg);
-  sim_backend_opts o = {
-      SIM_GLOBAL_SPARSE_INVERSE, g_sc.solver.precision, g_sc.solver.ordering, 0, 0.0, 0};
+  sim_backend_opts o = {g_sc.solver.global, g_sc.solver.precision, g_sc.solver.ordering, 0, 0.0,
+                        0};
   sim_backend *be = NULL;
   if (sim_backend_cuda_create(&m, &o, &be, &st)) return fail(file, st.msg);
   cuda_ctx *c = CCTX(be);
-  cuda_S *S = &c->S;
-  long long n = S->n, nnz = S->nnz;
-  size_t vb = S->prec == SIM_PREC_FLOAT ? 4 : 8;
-  double bytes = 2.0 * nnz * (vb + 4) + 2.0 * (n + 1) * 4 + 2.0 * (3.0 * n * 8 * 2) + 8.0 * n;
+  long long n = m.nfree, nnz = 0;
+  double bytes = 0.0, cols = 3.0 * n * 8; /* one 3-column vector of doubles */
+  size_t vb = 8;
+  const char *products = "-";
+  switch (be->global) {
+  case SIM_GLOBAL_CHOLESKY: /* L and L^T once each; P b in, L^{-1} P b out and in, z out */
+    nnz = c->gs.nnz_L;
+    bytes = 2.0 * nnz * (8 + 4) + 2.0 * (n + 1) * 4 + 6.0 * cols + 2.0 * n * 4;
+    products = "cusparse_spsm";
+    break;
+  case SIM_GLOBAL_JACOBI: /* A's rows, its diagonal, q^k gathered, rhs in, q out */
+    nnz = c->gs.nnz_A;
+    bytes = nnz * (8.0 + 4) + (n + 1) * 4.0 + n * 8.0 + 4.0 * cols + n * 4.0;
+    products = "kernel";
+    break;
+  case SIM_GLOBAL_DENSE_INVERSE: /* A^{-1} once, rhs in, q out */
+    nnz = n * n;
+    bytes = 8.0 * nnz + 2.0 * cols + n * 4.0;
+    products = "kernel";
+    break;
+  default: { /* S in both orientations, the row pointers, rhs in, S b out and in, q out */
+    cuda_S *S = &c->S;
+    nnz = S->nnz;
+    vb = S->prec == SIM_PREC_FLOAT ? 4 : 8;
+    bytes = 2.0 * nnz * (vb + 4) + 2.0 * (n + 1) * 4 + 2.0 * (2.0 * cols) + 8.0 * n;
+    products = S->spmv == SIM_SPMV_CUSPARSE ? "cusparse" : "kernel";
+  }
+  }
   double ms = time_ms(c->stream, reps, [&] {
     sim_status ignore = {0};
-    sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, &ignore);
+    be->global_step(be, &ignore);
   });
-  // the device's bandwidth: a device-to-device copy of S's values (read + write)
+  // the device's bandwidth: a device-to-device copy of the solver's matrix values (read + write)
   size_t cb = (size_t)nnz * vb * 2;
   void *x = NULL, *y = NULL;
   double bw = 0.0;
@@ -89,14 +115,13 @@ int main(int argc, char **argv) {
   cudaFree(y);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return fail("CUDA", cudaGetErrorString(e));
-  const char *spmv = S->spmv == SIM_SPMV_CUSPARSE ? "cusparse" : "kernel";
   double limit = bw > 0 ? bytes / (bw * 1e9) * 1e3 : 0.0;
   printf(
-      "scene,free_unknowns,nnz_S,precision,products,global_ms,bytes_MB,copy_GBps,limit_ms,"
+      "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,limit_ms,"
       "global_over_limit,device\n");
-  printf("%s,%lld,%lld,%s,%s,%.4f,%.2f,%.0f,%.4f,%.2f,%s\n", g_sc.name, n, nnz,
-         S->prec == SIM_PREC_FLOAT ? "float" : "double", spmv, ms, bytes / 1e6, bw, limit,
-         limit > 0 ? ms / limit : 0.0, be->device);
+  printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.2f,%.0f,%.4f,%.2f,%s\n", g_sc.name, n,
+         sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms,
+         bytes / 1e6, bw, limit, limit > 0 ? ms / limit : 0.0, be->device);
   be->destroy(be);
   sim_model_free(&m);
   return 0;

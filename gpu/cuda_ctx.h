@@ -51,6 +51,32 @@ typedef struct cuda_S {
   double *z;  // 3n: L^{-T} y before the permutation
 } cuda_S;
 
+// The other global solvers (global_solvers.cu): solver.global cholesky, jacobi, dense_inverse,
+// and Chebyshev acceleration on top of any solver, for scenes without contact.
+typedef struct cuda_solvers {
+  // cholesky: L (lower) and L^T (upper) in CSR, the permutation, 3 columns column-major
+  int n;
+  long long nnz_L;
+  int *L_ptr, *L_col, *U_ptr, *U_col, *perm, *out_vert;  // out_vert[k] = free_vert[perm[k]]
+  double *L_val, *U_val, *bc, *yc, *zc;
+  cusparseHandle_t sp;
+  cusparseSpMatDescr_t mat_L, mat_U;
+  cusparseDnMatDescr_t dn_b, dn_y, dn_z;
+  cusparseSpSMDescr_t sm_L, sm_U;
+  void *buf_L, *buf_U;
+  // jacobi: A's full CSR and its inverted diagonal (global_variants.h sim_jacobi)
+  long long nnz_A;
+  int *J_ptr, *J_col;
+  double *J_val, *J_dinv;
+  // dense_inverse: A^{-1} transposed (Dt[j n + i] = inv[i n + j]), so that a thread per row
+  // reads a column of Dt and a warp's reads coalesce
+  double *Dt;
+  // Chebyshev (Wang 2015): rho > 0 turns it on; iter counts global steps since predict
+  double rho, omega;
+  int iter;
+  double *xcur, *xprev;  // 3 nfree: q^k on the free unknowns, and q^{k-1}
+} cuda_solvers;
+
 // A pool of timing events (spans_cuda.cu), recorded in turn and read after a synchronisation;
 // created as first needed and reused once `used` is set back to 0.
 typedef struct cuda_events {
@@ -96,6 +122,7 @@ typedef struct cuda_ctx {
   double *mass, *C_val;
   sim_bending bend;  // the stencils with device pointers
   cuda_S S;
+  cuda_solvers gs;            // the global solver when it is not the sparse inverse
   sim_sparse_inverse host_S;  // scenes with contact: S and its factor kept on the host for W
   sim_factor *host_fac;
   int *host_perm;             // scenes with contact: S's permutation P (the device builds W)
@@ -166,6 +193,14 @@ void sim_cuda_snapshot_destroy(cuda_ctx *c);
 // freed), and the global step q_free = S^T S rhs.
 int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
 int sim_cuda_global_step(sim_backend *be, sim_status *st);
+// gpu/global_solvers.cu: the other global solvers' device data (be->global: cholesky, jacobi or
+// dense_inverse; none for sparse_inverse) and Chebyshev's iterates (o->chebyshev_rho > 0); the
+// global step with them (q^k gathered first where Jacobi or Chebyshev needs it, then the solve,
+// then the extrapolation); Chebyshev's count reset (predict); everything freed.
+int sim_cuda_solvers_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
+int sim_cuda_solvers_step(cuda_ctx *c, sim_global_kind kind, sim_status *st);
+void sim_cuda_solvers_reset(cuda_ctx *c);
+void sim_cuda_solvers_destroy(cuda_ctx *c);
 // dst[vertex] = scale A_s^{-1} b (add: dst += ...) over the free vertices' rows of dst (3n),
 // b on the free unknowns (3 nfree); queued on the stream, not synchronised.
 int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,

@@ -150,6 +150,8 @@ int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale,
 
 int sim_cuda_global_step(sim_backend *be, sim_status *st) {
   cuda_ctx *c = CCTX(be);
+  if (be->global != SIM_GLOBAL_SPARSE_INVERSE || c->gs.rho > 0)
+    return sim_cuda_solvers_step(c, be->global, st); /* global_solvers.cu, queued */
   return sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st); /* queued */
 }
 
@@ -295,6 +297,7 @@ static int check_device_memory(sim_factor *fac, int n, sim_precision prec, sim_s
 int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   const sim_model *m = c->m;
+  if (be->global != SIM_GLOBAL_SPARSE_INVERSE) return sim_cuda_solvers_create(be, o, st);
   sim_factor *fac = NULL;
   sim_sparse_inverse H;
   memset(&H, 0, sizeof H);
@@ -331,10 +334,12 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     sim_factor_destroy(fac);
   }
   if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = cusparse_create(c, st);
+  if (!rc && o->chebyshev_rho > 0) rc = sim_cuda_solvers_create(be, o, st); /* its iterates */
   return rc;
 }
 
 void sim_cuda_global_destroy(cuda_ctx *c) {
+  sim_cuda_solvers_destroy(c);
   cuda_S *S = &c->S;
   if (S->mat_rows) cusparseDestroySpMat(S->mat_rows);
   if (S->mat_cols) cusparseDestroySpMat(S->mat_cols);

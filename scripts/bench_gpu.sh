@@ -13,7 +13,9 @@
 #   --device cpu: the same rows on the CPU backend with the sparse inverse (the products'
 #                 implementation does not apply there), for comparison
 # Then, on the GPU, the global step alone against the bandwidth it measures (simctl-bench-global,
-# built beside simctl). In the frame loop the buckets are CUDA events around queued work and
+# built beside simctl), with each global solver the CUDA backend has: the sparse inverse's two
+# products, Cholesky's two triangular solves (cuSPARSE SpSM), a Jacobi iteration and the dense
+# inverse (the paper's Sec. 4 claim: the products beat the triangular solves on a GPU). In the frame loop the buckets are CUDA events around queued work and
 # the frame waits once, at its end; `gaps ms` is the frame's wall time that no bucket covers
 # (launch overhead, the device idle between kernels, the host's own work): where it is a large
 # part of the frame, CUDA graphs would pay.
@@ -86,14 +88,23 @@ done <<<"$ROWS"
 BG="$(dirname "$SIMCTL")/simctl-bench-global"
 if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo
-  echo "| scene | free unknowns | nnz(S) | precision | products | global ms | MB moved | copy GB/s | limit ms | global / limit |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| scene | free unknowns | solver | nnz | precision | products | global ms | MB moved | copy GB/s | limit ms | global / limit |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  row() { awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+            $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
     for cfg in double:kernel double:cusparse float:kernel; do
       prec=${cfg%%:*} spmv=${cfg##*:}
-      SIMCTL_CUDA_SPMV=$spmv "$BG" "$SC/$scene.json" --set "solver.precision=$prec" |
-        awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-          $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }'
+      SIMCTL_CUDA_SPMV=$spmv "$BG" "$SC/$scene.json" --set "solver.precision=$prec" | row
     done
+    # the paper's baseline on the same device: CHOLMOD's factor solved by cuSPARSE's triangular
+    # solves (SpSM); and one Jacobi iteration (Wang 2015), which needs many more L-G iterations
+    # (README, Fig. 9); the dense inverse on the smallest bar only (A^{-1} is built by n solves)
+    for g in cholesky jacobi; do
+      "$BG" "$SC/$scene.json" --reps 50 --set "solver.global=$g" | row
+    done
+    if [ "$scene" = twisting_bar ]; then
+      "$BG" "$SC/$scene.json" --reps 20 --set solver.global=dense_inverse | row
+    fi
   done
 fi

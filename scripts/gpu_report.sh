@@ -136,7 +136,7 @@ if want tests; then
   echo "== tests ($JOBS at a time, for at most $(($(left) - 20)) s)"
   JOBS_T=()
   # the per-operation tests (seconds), then the longest first
-  for t in detect points delassus backend; do JOBS_T+=("$PRE$t|$BUILD/tests/$PRE$t"); done
+  for t in detect points delassus backend solvers; do JOBS_T+=("$PRE$t|$BUILD/tests/$PRE$t"); done
   # (on the emulation, with cuSPARSE's products as under CTest: its emulated gathers are slow)
   CONTACT="$BUILD/tests/${PRE}contact"
   [ "$EMU" = 1 ] && CONTACT="SIMCTL_CUDA_SPMV=cusparse $CONTACT"
@@ -156,12 +156,12 @@ if want sanitize; then
   if [ -n "$CS" ]; then
     echo "== sanitize ($JOBS at a time, for at most $(($(left) - 20)) s)"
     JOBS_S=()
-    for t in detect points delassus backend runs; do
+    for t in detect points delassus backend solvers runs; do
       JOBS_S+=("memcheck_$PRE$t|'$CS' --tool memcheck --leak-check full --error-exitcode 1 \
 '$BUILD/tests/$PRE$t'")
     done
     for tool in racecheck synccheck; do
-      for t in detect points delassus backend; do
+      for t in detect points delassus backend solvers; do
         JOBS_S+=("${tool}_$PRE$t|'$CS' --tool $tool --error-exitcode 1 '$BUILD/tests/$PRE$t'")
       done
     done

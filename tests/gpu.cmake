@@ -6,6 +6,7 @@ sim_labelled_test(test_gpu_runs gpu test_gpu_runs.c)
 sim_labelled_test(test_gpu_detect gpu test_gpu_detect.c)
 sim_labelled_test(test_gpu_points gpu test_gpu_points.c)
 sim_labelled_test(test_gpu_delassus gpu test_gpu_delassus.c)
+sim_labelled_test(test_gpu_solvers gpu test_gpu_solvers.c)
 # the contact stage's three passes (Newton solve on the host, on the device, detection and W on
 # the host) as three entries, so that ctest -j runs them side by side
 set(SIM_CONTACT_PASSES host device paths)
@@ -22,21 +23,21 @@ endforeach()
 # contact test runs the global step through (emulated) cuSPARSE, whose host loops are far faster
 # than the emulated warp shuffles of the gathers; test_emu_backend and test_emu_runs check those.
 if(TARGET simcore_emu)
-  foreach(t backend runs contact detect points delassus)
+  foreach(t backend runs contact detect points delassus solvers)
     sim_test_program(simcore_emu test_emu_${t} test_gpu_${t}.c)
     target_compile_definitions(test_emu_${t} PRIVATE SIM_TEST_EMU=1)
     set_target_properties(test_emu_${t} PROPERTIES LINKER_LANGUAGE CXX)
   endforeach()
-  foreach(t backend runs detect points delassus)
+  foreach(t backend runs detect points delassus solvers)
     sim_test_entry(test_emu_${t} emu test_emu_${t})
     set_tests_properties(test_emu_${t} PROPERTIES TIMEOUT 1200)
   endforeach()
-  set_tests_properties(test_emu_backend test_emu_detect test_emu_points test_emu_delassus PROPERTIES
-    LABELS "emu;unit")
+  set_tests_properties(test_emu_backend test_emu_detect test_emu_points test_emu_delassus
+    test_emu_solvers PROPERTIES LABELS "emu;unit")
   # the per-operation tests again with the blocks, and the warps in a block, run backwards and
   # in a shuffled order (SIMCTL_EMU_SCHEDULE): a GPU promises no order, so results must not
   # depend on one
-  foreach(t backend detect points delassus)
+  foreach(t backend detect points delassus solvers)
     foreach(order reverse shuffle)
       sim_test_entry(test_emu_${t}_${order} emu test_emu_${t})
       set_tests_properties(test_emu_${t}_${order} PROPERTIES TIMEOUT 600

@@ -18,11 +18,7 @@ static sim_scene g_sc; /* large: off the stack */
 
 /* Loads an inline scene (json_fmt.h) into g_sc. */
 static int load_scene(const char *text) {
-  sim_status st = {0};
-  int rc = sim_scene_load_string(text, "test_gpu_backend.json", NULL, 0, &g_sc, &st);
-  if (rc) fprintf(stderr, "scene: %s\n", st.msg);
-  CHECK_INT(rc, SIM_OK);
-  return rc;
+  return pair_load_scene(&g_sc, text, "test_gpu_backend.json");
 }
 
 /* A pinned bar of material `model` (tetrahedra), k x (4k + 1) x k vertices. */
@@ -51,54 +47,6 @@ static int cloth(const char *model, const char *bend) {
            model, bend, model, bend));
 }
 
-/* The same host vector into both backends. */
-static void upload_both(gpu_pair *g, sim_vec_id id, const double *x) {
-  sim_status st = {0};
-  CHECK_INT(g->cpu->upload(g->cpu, id, x, &st), SIM_OK);
-  CHECK_INT(g->gpu->upload(g->gpu, id, x, &st), SIM_OK);
-}
-
-/* rel_diff of a state vector or buffer between the backends, checked against tol. */
-static void compare(gpu_pair *g, int is_buf, int id, double tol, const char *what) {
-  sim_status st = {0};
-  size_t n = is_buf ? sim_buffer_len(&g->m, (sim_buf_id)id) : 3 * (size_t)g->m.n;
-  double *a = SIM_NEW(double, n + 1), *b = SIM_NEW(double, n + 1);
-  int rc = is_buf ? g->gpu->read_buffer(g->gpu, (sim_buf_id)id, a, &st)
-                  : g->gpu->download(g->gpu, (sim_vec_id)id, a, &st);
-  if (!rc)
-    rc = is_buf ? g->cpu->read_buffer(g->cpu, (sim_buf_id)id, b, &st)
-                : g->cpu->download(g->cpu, (sim_vec_id)id, b, &st);
-  CHECK_INT(rc, SIM_OK);
-  double d = rel_diff(a, b, n);
-  printf("  %-28s %-10s n %8zu  rel diff %.2e\n", g->m.scene->name, what, n, d);
-  check_report(d <= tol, __FILE__, __LINE__, "%s %s: rel diff %.3g <= %g", g->m.scene->name, what,
-               d, tol);
-  sim_free(a);
-  sim_free(b);
-}
-
-/* Random state: positions within 10% of the body's size of rest, velocities, pin targets. */
-static void random_state(gpu_pair *g, unsigned long long *seed) {
-  const sim_model *m = &g->m;
-  size_t n3 = 3 * (size_t)m->n;
-  double *x = SIM_NEW(double, n3 + 3), *pins = SIM_NEW(double, 3 * (size_t)m->npinned + 3);
-  for (int k = 0; k < 2; k++) { /* q_t, then q (and q~) */
-    for (size_t i = 0; i < n3; i++) x[i] = m->x_rest[i] + 0.05 * rnd(seed);
-    upload_both(g, k == 0 ? SIM_VEC_QT : SIM_VEC_Q, x);
-    if (k == 1) upload_both(g, SIM_VEC_QTILDE, x);
-  }
-  for (size_t i = 0; i < n3; i++) x[i] = rnd(seed);
-  upload_both(g, SIM_VEC_V, x);
-  for (int p = 0; p < m->npinned; p++)
-    for (int k = 0; k < 3; k++)
-      pins[3 * p + k] = m->x_rest[3 * (size_t)m->pinned[p] + k] + 0.05 * rnd(seed);
-  sim_status st = {0};
-  CHECK_INT(g->cpu->set_pins(g->cpu, pins, &st), SIM_OK);
-  CHECK_INT(g->gpu->set_pins(g->gpu, pins, &st), SIM_OK);
-  sim_free(x);
-  sim_free(pins);
-}
-
 /* One operation on both backends. */
 #define BOTH(g, op, ...)                                         \
   do {                                                           \
@@ -115,15 +63,15 @@ static void check_operations(sim_precision p, double tol_local, double tol) {
   double grav[3] = {0.3, -9.81, 0.1};
   random_state(&g, &seed);
   BOTH(&g, predict, grav, );
-  compare(&g, 0, SIM_VEC_QTILDE, 0.0, "predict q~");
-  compare(&g, 0, SIM_VEC_Q, 0.0, "predict q");
+  pair_compare(&g, 0, SIM_VEC_QTILDE, 0.0, "predict q~");
+  pair_compare(&g, 0, SIM_VEC_Q, 0.0, "predict q");
   random_state(&g, &seed);         /* a deformed q for the local step */
   for (int it = 0; it < 2; it++) { /* the second pass starts from the first's ADMM duals */
     BOTH(&g, local_step, );
-    compare(&g, 1, SIM_BUF_PROJ, tol_local, "proj");
-    compare(&g, 1, SIM_BUF_DUAL, tol_local, "duals");
-    compare(&g, 1, SIM_BUF_BEND, tol_local, "bending");
-    compare(&g, 1, SIM_BUF_RHS, tol_local, "rhs");
+    pair_compare(&g, 1, SIM_BUF_PROJ, tol_local, "proj");
+    pair_compare(&g, 1, SIM_BUF_DUAL, tol_local, "duals");
+    pair_compare(&g, 1, SIM_BUF_BEND, tol_local, "bending");
+    pair_compare(&g, 1, SIM_BUF_RHS, tol_local, "rhs");
   }
   /* the global step on a random right-hand side */
   size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS);
@@ -133,10 +81,10 @@ static void check_operations(sim_precision p, double tol_local, double tol) {
   CHECK_INT(g.cpu->write_buffer(g.cpu, SIM_BUF_RHS, b, &st), SIM_OK);
   CHECK_INT(g.gpu->write_buffer(g.gpu, SIM_BUF_RHS, b, &st), SIM_OK);
   BOTH(&g, global_step, );
-  compare(&g, 0, SIM_VEC_Q, tol, "global q");
+  pair_compare(&g, 0, SIM_VEC_Q, tol, "global q");
   BOTH(&g, integrate, );
-  compare(&g, 0, SIM_VEC_V, tol, "integrate v");
-  compare(&g, 0, SIM_VEC_QT, tol, "integrate qt");
+  pair_compare(&g, 0, SIM_VEC_V, tol, "integrate v");
+  pair_compare(&g, 0, SIM_VEC_QT, tol, "integrate qt");
   /* energy at the (perturbed) state with q~ away from q (the inertia term), and the
      per-element densities */
   random_state(&g, &seed);
@@ -195,7 +143,7 @@ static void check_spans(void) {
   random_state(&g, &seed);
   check_spans_of(g.cpu);
   check_spans_of(g.gpu);
-  compare(&g, 0, SIM_VEC_Q, 1e-12, "q after the spans");
+  pair_compare(&g, 0, SIM_VEC_Q, 1e-12, "q after the spans");
   gpu_pair_close(&g);
 }
 

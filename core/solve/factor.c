@@ -172,3 +172,16 @@ int sim_factor_solve3(sim_factor *f, const double *b, double *x, sim_status *st)
 }
 
 void sim_factor_get_info(const sim_factor *f, sim_factor_info *info) { *info = f->info; }
+
+int sim_factor_lower(const sim_factor *f, sim_factor_csc *out, sim_status *st) {
+  memset(out, 0, sizeof *out);
+  const cholmod_factor *L = f->L;
+  int packed = !L->is_super && L->is_ll && L->is_monotonic;
+  const int *Lp = L->p, *Lnz = L->nz;
+  for (int j = 0; packed && j < f->n; j++) packed = Lp[j + 1] - Lp[j] == Lnz[j];
+  if (!packed)
+    return sim_fail(st, SIM_ERR_INTERNAL, "the factor's L needs a packed simplicial LL' factor");
+  out->n = f->n;
+  out->p = L->p, out->i = L->i, out->x = L->x, out->perm = L->Perm;
+  return SIM_OK;
+}

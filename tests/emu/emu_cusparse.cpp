@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The host emulation of CUDA (tests/emu/README.md): cuSPARSE's SpMM for a CSR matrix (32-bit
-// indices, base 0, double) times a row-major dense matrix, the case gpu/global_step.cu uses;
-// anything else answers CUSPARSE_STATUS_NOT_SUPPORTED. Every array must be device memory.
+// indices, base 0, double) times a row-major dense matrix, the case gpu/global_step.cu uses, and
+// SpSM for a triangular CSR matrix and column-major dense matrices, the case
+// gpu/global_solvers.cu uses; anything else answers CUSPARSE_STATUS_NOT_SUPPORTED. Every array
+// must be device memory. SpSM's analysis checks what cuSPARSE assumes without checking: the fill
+// mode set, every entry on its side of the diagonal, each row's columns strictly ascending, a
+// nonzero diagonal entry in every row; a matrix that breaks one of them stops the program.
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,10 +18,16 @@ struct sim_emu_spmat {
   int64_t rows, cols, nnz;
   const int *ptr, *idx;
   const double *val;
+  int fill; // cusparseFillMode_t, -1: not set
+  int unit; // CUSPARSE_DIAG_TYPE_UNIT
 };
 struct sim_emu_dnmat {
   int64_t rows, cols, ld;
   double *values;
+  cusparseOrder_t order;
+};
+struct sim_emu_spsm {
+  const sim_emu_spmat *analysed; // the matrix of the last analysis (NULL: none)
 };
 
 const char *cusparseGetErrorString(cusparseStatus_t s) {
@@ -58,7 +68,7 @@ cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *A, int64_t rows, int64_
   sim_emu::check_device_range("cusparseCreateCsr column indices", idx, sizeof(int) * nnz);
   sim_emu::check_device_range("cusparseCreateCsr values", val, sizeof(double) * nnz);
   *A = new sim_emu_spmat{rows, cols, nnz, (const int *)ptr, (const int *)idx,
-                         (const double *)val};
+                         (const double *)val, -1, 0};
   return CUSPARSE_STATUS_SUCCESS;
 }
 
@@ -70,9 +80,11 @@ cusparseStatus_t cusparseDestroySpMat(cusparseSpMatDescr_t A) {
 cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *B, int64_t rows, int64_t cols,
                                      int64_t ld, void *values, cudaDataType type,
                                      cusparseOrder_t order) {
-  if (type != CUDA_R_64F || order != CUSPARSE_ORDER_ROW) return CUSPARSE_STATUS_NOT_SUPPORTED;
-  if (rows < 0 || cols < 0 || ld < cols) return CUSPARSE_STATUS_INVALID_VALUE;
-  *B = new sim_emu_dnmat{rows, cols, ld, (double *)values};
+  if (type != CUDA_R_64F || (order != CUSPARSE_ORDER_ROW && order != CUSPARSE_ORDER_COL))
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (rows < 0 || cols < 0 || ld < (order == CUSPARSE_ORDER_ROW ? cols : rows))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *B = new sim_emu_dnmat{rows, cols, ld, (double *)values, order};
   return CUSPARSE_STATUS_SUCCESS;
 }
 
@@ -90,7 +102,7 @@ static cusparseStatus_t spmm_check(cusparseOperation_t opA, cusparseOperation_t 
                                    cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
                                    cusparseDnMatDescr_t C, cudaDataType type) {
   if (opA != CUSPARSE_OPERATION_NON_TRANSPOSE || opB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
-      type != CUDA_R_64F)
+      type != CUDA_R_64F || B->order != CUSPARSE_ORDER_ROW || C->order != CUSPARSE_ORDER_ROW)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   if (A->cols != B->rows || A->rows != C->rows || B->cols != C->cols)
     return CUSPARSE_STATUS_INVALID_VALUE;
@@ -136,6 +148,121 @@ cusparseStatus_t cusparseSpMM(cusparseHandle_t h, cusparseOperation_t opA, cuspa
       for (int64_t j = 0; j < nc; j++) {
         double *c = &mC.values[i * mC.ld + j];
         *c = b == 0.0 ? a * sum[j] : a * sum[j] + b * *c; // beta 0: C is not read
+      }
+    }
+  });
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t A, cusparseSpMatAttribute_t attr,
+                                           void *data, size_t bytes) {
+  if (bytes != sizeof(int)) return CUSPARSE_STATUS_INVALID_VALUE;
+  int v = *(const int *)data;
+  if (attr == CUSPARSE_SPMAT_FILL_MODE && (v == CUSPARSE_FILL_MODE_LOWER ||
+                                           v == CUSPARSE_FILL_MODE_UPPER))
+    A->fill = v;
+  else if (attr == CUSPARSE_SPMAT_DIAG_TYPE && (v == CUSPARSE_DIAG_TYPE_NON_UNIT ||
+                                                v == CUSPARSE_DIAG_TYPE_UNIT))
+    A->unit = v == CUSPARSE_DIAG_TYPE_UNIT;
+  else
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *d) {
+  *d = new sim_emu_spsm{nullptr};
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t d) {
+  delete d;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+static cusparseStatus_t spsm_check(cusparseOperation_t opA, cusparseOperation_t opB,
+                                   cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
+                                   cusparseDnMatDescr_t C, cudaDataType type) {
+  if (opA != CUSPARSE_OPERATION_NON_TRANSPOSE || opB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
+      type != CUDA_R_64F || B->order != CUSPARSE_ORDER_COL || C->order != CUSPARSE_ORDER_COL)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (A->fill < 0 || A->rows != A->cols || A->cols != B->rows || A->rows != C->rows ||
+      B->cols != C->cols)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t h, cusparseOperation_t opA,
+                                         cusparseOperation_t opB, const void *alpha,
+                                         cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
+                                         cusparseDnMatDescr_t C, cudaDataType type,
+                                         cusparseSpSMAlg_t alg, cusparseSpSMDescr_t d,
+                                         size_t *bytes) {
+  (void)h, (void)alpha, (void)alg, (void)d;
+  *bytes = 64;
+  return spsm_check(opA, opB, A, B, C, type);
+}
+
+static void spsm_fail(int64_t row, const char *what) {
+  fprintf(stderr, "CUDA emulation: cusparseSpSM_analysis: row %lld: %s\n", (long long)row, what);
+  abort();
+}
+
+cusparseStatus_t cusparseSpSM_analysis(cusparseHandle_t h, cusparseOperation_t opA,
+                                       cusparseOperation_t opB, const void *alpha,
+                                       cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
+                                       cusparseDnMatDescr_t C, cudaDataType type,
+                                       cusparseSpSMAlg_t alg, cusparseSpSMDescr_t d, void *buffer) {
+  (void)alpha, (void)alg;
+  cusparseStatus_t s = spsm_check(opA, opB, A, B, C, type);
+  if (s != CUSPARSE_STATUS_SUCCESS) return s;
+  sim_emu::check_device_range("cusparseSpSM_analysis buffer", buffer, 64);
+  d->analysed = A;
+  const sim_emu_spmat mA = *A;
+  sim_emu::enqueue(h->stream, [mA] { // the matrix as the stream has it, before any solve
+    for (int64_t i = 0; i < mA.rows; i++) {
+      int diag = 0;
+      for (int k = mA.ptr[i]; k < mA.ptr[i + 1]; k++) {
+        int64_t j = mA.idx[k];
+        if (k > mA.ptr[i] && j <= mA.idx[k - 1]) spsm_fail(i, "columns not strictly ascending");
+        if (mA.fill == CUSPARSE_FILL_MODE_LOWER ? j > i : j < i)
+          spsm_fail(i, "an entry on the wrong side of the diagonal for the fill mode");
+        if (j == i) diag = mA.val[k] != 0.0;
+      }
+      if (!diag && !mA.unit) spsm_fail(i, "no nonzero diagonal entry (non-unit diagonal)");
+    }
+  });
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+// op(A) C = alpha B by substitution, one column after another (lower: rows ascending; upper:
+// descending); the diagonal entry divides last, or is 1 with a unit diagonal.
+cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t h, cusparseOperation_t opA,
+                                    cusparseOperation_t opB, const void *alpha,
+                                    cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
+                                    cusparseDnMatDescr_t C, cudaDataType type,
+                                    cusparseSpSMAlg_t alg, cusparseSpSMDescr_t d) {
+  (void)alg;
+  cusparseStatus_t s = spsm_check(opA, opB, A, B, C, type);
+  if (s != CUSPARSE_STATUS_SUCCESS) return s;
+  if (d->analysed != A) return CUSPARSE_STATUS_INVALID_VALUE; // analysed for another matrix
+  sim_emu::check_device_range("cusparseSpSM B", B->values, sizeof(double) * B->cols * B->ld);
+  sim_emu::check_device_range("cusparseSpSM C", C->values, sizeof(double) * C->cols * C->ld);
+  const double a = *(const double *)alpha;
+  const sim_emu_spmat mA = *A;
+  const sim_emu_dnmat mB = *B, mC = *C;
+  sim_emu::enqueue(h->stream, [mA, mB, mC, a] {
+    const int64_t n = mA.rows;
+    for (int64_t c = 0; c < mB.cols; c++) {
+      const double *b = mB.values + c * mB.ld;
+      double *x = mC.values + c * mC.ld;
+      for (int64_t t = 0; t < n; t++) {
+        int64_t i = mA.fill == CUSPARSE_FILL_MODE_LOWER ? t : n - 1 - t;
+        double sum = a * b[i], dg = 1.0;
+        for (int k = mA.ptr[i]; k < mA.ptr[i + 1]; k++) {
+          if (mA.idx[k] == i) dg = mA.unit ? 1.0 : mA.val[k];
+          else sum -= mA.val[k] * x[mA.idx[k]];
+        }
+        x[i] = sum / dg;
       }
     }
   });
