@@ -73,6 +73,8 @@ typedef struct sim_converge_opts {
   double complete_chebyshev_rho; /* for the cholesky_chebyshev variant (exact global step) */
   const char *solvers;    /* comma-separated subset of the variants; NULL = all */
   int start_previous;     /* q_0 = q_t with the pins at their new targets (default: q~) */
+  int cuda;               /* the solvers' iterations on the CUDA backend (the run to frame F
+                             and the reference q* stay on the CPU) */
 } sim_converge_opts;
 int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim_status *st);
 

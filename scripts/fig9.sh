@@ -5,7 +5,7 @@
 # jacobi, jacobi_chebyshev, cholesky_chebyshev); writes CSVs, one summary table
 # (OUT/fig9_summary.csv: iterations and ms to 1e-3 and the final error per E and solver) and
 # PNG plots. Extra arguments go to every `simctl converge` (for example --start previous,
-# --chebyshev 0.5, --solvers cholesky,jacobi).
+# --chebyshev 0.5, --solvers cholesky,jacobi, --device cuda: the iterations timed on the GPU).
 # usage: scripts/fig9.sh [SIMCTL] [OUT] [K] [CONVERGE OPTIONS...]
 set -euo pipefail
 SIMCTL=${1:-build/simctl}
@@ -18,7 +18,7 @@ for E in 1e5 1e7 1e9; do
     --set bodies.0.material.youngs_modulus="$E" "$@"
 done
 {
-  echo "E,solver,iterations_to_1e-3,ms_to_1e-3,final_error,rho,ms_per_iteration"
+  echo "E,solver,iterations_to_1e-3,ms_to_1e-3,final_error,rho,ms_per_iteration,backend"
   for E in 1e5 1e7 1e9; do tail -n +2 "$OUT/E$E/converge_summary.csv" | sed "s/^/$E,/"; done
 } >"$OUT/fig9_summary.csv"
 column -s, -t "$OUT/fig9_summary.csv" 2>/dev/null || cat "$OUT/fig9_summary.csv"

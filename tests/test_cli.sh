@@ -445,6 +445,12 @@ check "converge --solvers: only the named solvers' CSVs" eval 'rc_is 0 && [ "$(w
   nonempty "$T/cv2/converge_cholesky_chebyshev.csv" && absent "$T/cv2/converge_cholesky.csv"'
 sc converge tiny.json --solvers jacobi,gauss
 check "converge --solvers with an unknown name: exit 2, names it" eval 'fails_one_line 2 && err_has "unknown solver '\''gauss'\''"'
+sc converge tiny.json --frame 3 --iterations 5 --out "$T/cv3" --solvers jacobi,cholesky --device cuda --quiet
+check "converge --device cuda: the solvers on CUDA, or (no GPU) exit 7 at once naming --device cuda" eval '
+  if [ "$RC" -eq 0 ]; then grep -q "^jacobi,.*,cuda$" "$T/cv3/converge_summary.csv"
+  else fails_one_line 7 && err_has "--device cuda: " && absent "$T/cv3"; fi'
+sc converge tiny.json --device gpu
+check "converge --device gpu: exit 2" fails_with 2 "simctl: error: --device: bad value 'gpu' (see simctl converge --help)"
 sc converge tiny.json --iterations 0
 check "converge --iterations 0: exit 2" fails_with 2 "simctl: error: --iterations: bad value '0' (see simctl converge --help)"
 

@@ -38,15 +38,16 @@ typedef struct reference {
   double *d, *de; /* scratch: 3n, nelem */
 } reference;
 
-/* A backend of kind `g` holding (q_t, v) and predicted for the step to time t_next. */
+/* A backend of kind `g` (on CUDA when `cuda`) holding (q_t, v) and predicted for the step to
+   time t_next. */
 static int start_step(const sim_model *m, const sim_scene *sc, sim_global_kind g, double rho,
-                      const double *qt, const double *v, const double *pins, sim_backend **be,
-                      sim_status *st) {
+                      int cuda, const double *qt, const double *v, const double *pins,
+                      sim_backend **be, sim_status *st) {
   sim_backend_opts o = {.global = g,
                         .precision = SIM_PREC_DOUBLE,
                         .ordering = sc->solver.ordering,
                         .chebyshev_rho = rho};
-  int rc = sim_backend_cpu_create(m, &o, be, st);
+  int rc = cuda ? sim_backend_cuda_create(m, &o, be, st) : sim_backend_cpu_create(m, &o, be, st);
   if (!rc) rc = (*be)->upload(*be, SIM_VEC_Q, qt, st);
   if (!rc) rc = (*be)->upload(*be, SIM_VEC_QT, qt, st);
   if (!rc) rc = (*be)->upload(*be, SIM_VEC_V, v, st);
@@ -173,7 +174,7 @@ static int run_variant(const sim_model *m, const sim_scene *sc, const sim_conver
                        sim_status *st) {
   sim_backend *be = NULL;
   double *q = SIM_NEW(double, 3 * (size_t)m->n);
-  int rc = q ? start_step(m, sc, va->global, va->rho, qt, v, pins, &be, st)
+  int rc = q ? start_step(m, sc, va->global, va->rho, o->cuda, qt, v, pins, &be, st)
              : sim_fail(st, SIM_ERR_MEMORY, "out of memory (converge)");
   sim_csv *t = rc ? NULL : sim_csv_create("iteration,ms,energy,rel_error", st);
   if (!rc && !t) rc = st->code;
@@ -197,6 +198,8 @@ static int run_variant(const sim_model *m, const sim_scene *sc, const sim_conver
     double a = sim_now_ms();
     rc = be->local_step(be, st);
     if (!rc) rc = be->global_step(be, st);
+    double span[SIM_SPAN_COUNT];
+    if (!rc) rc = be->settle(be, span, st); /* the device's queued work done (CUDA) */
     ms += sim_now_ms() - a;
     if (!rc) rc = be->download(be, SIM_VEC_Q, q, st);
     if (rc) break;
@@ -220,13 +223,15 @@ static int run_variant(const sim_model *m, const sim_scene *sc, const sim_conver
     snprintf(fe, sizeof fe, "%.3e", err);
     snprintf(rho, sizeof rho, "%g", va->rho);
     snprintf(per, sizeof per, "%.3f", ms / o->iterations);
-    const char *fields[6] = {va->name, hit > 0 ? it : "", hit > 0 ? msb : "", fe, rho, per};
-    rc = sim_csv_add_text_row(sum, fields, 6, st);
+    const char *fields[7] = {va->name, hit > 0 ? it : "", hit > 0 ? msb : "", fe, rho, per,
+                             be->name};
+    rc = sim_csv_add_text_row(sum, fields, 7, st);
     if (log)
       fprintf(log,
-              "%-18s %5s to 1e-3 (%s ms); error after %d iterations %.3e (%.2f ms/iteration)\n",
+              "%-18s %5s to 1e-3 (%s ms); error after %d iterations %.3e (%.2f ms/iteration, "
+              "%s)\n",
               va->name, hit > 0 ? it : "never", hit > 0 ? msb : "-", o->iterations, err,
-              ms / o->iterations);
+              ms / o->iterations, be->device);
   }
   if (be) be->destroy(be);
   sim_free(q);
@@ -242,6 +247,9 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   int nvars = (int)(sizeof vars / sizeof vars[0]);
   unsigned chosen;
   if (select_solvers(o->solvers, vars, nvars, &chosen, st)) return st->code;
+  char why[256];
+  if (o->cuda && !sim_cuda_available(why, sizeof why)) /* before the run to frame F */
+    return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: %s", why);
   if (sc->solver.threads > 0) omp_set_num_threads(sc->solver.threads);
   sim_model m;
   int rc = sim_model_build(sc, o->cache_dir ? o->cache_dir : sim_cache_dir(), &m, st);
@@ -278,7 +286,7 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   /* 2. the reference q*, from q_0 = q~ (what every frame of a run starts from) */
   double e_star = 0;
   int ref_iters = 0;
-  if (!rc) rc = start_step(&m, sc, SIM_GLOBAL_CHOLESKY, 0, qt, v, pins, &be, st);
+  if (!rc) rc = start_step(&m, sc, SIM_GLOBAL_CHOLESKY, 0, 0, qt, v, pins, &be, st);
   if (!rc) rc = be->download(be, SIM_VEC_QTILDE, ref.qh, st);
   if (!rc)
     rc =
@@ -294,7 +302,7 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   sim_csv *sum = rc ? NULL
                     : sim_csv_create(
                           "solver,iterations_to_1e-3,ms_to_1e-3,final_error,rho,"
-                          "ms_per_iteration",
+                          "ms_per_iteration,backend",
                           st);
   if (!rc && !sum) rc = st->code;
   if (!rc && log)
