@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, into
-# one folder, in four parts that can be run together or one per call:
+# one folder, in five parts that can be run together or one per call:
 #   tests:    the GPU tests (label gpu: collision detection, W and every operation against the
 #             CPU backend, short runs, the contact stage's three passes), side by side;
 #   sanitize: the per-operation tests and the short runs under compute-sanitizer (memcheck:
@@ -12,7 +12,10 @@
 #   table3:   scripts/table3.sh with solver.device=cuda (the contact rows at the paper's sizes),
 #             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), and on the
 #             device with W dense at every size (contact.delassus=dense; `auto` keeps it dense
-#             only up to 1,500 rows, a bound measured on the CPU).
+#             only up to 1,500 rows, a bound measured on the CPU);
+#   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
+#             --device cuda on the 5.3k twisting bar, E = 1e5, 1e7, 1e9, from frame 800, 300
+#             iterations): every global solver's time to 1e-3 on the same device.
 # The test programs are run directly from tests/ (their working directory under CTest), so a
 # build copied from another machine works where its CTest files' absolute paths would not; put
 # the libraries it needs on LD_LIBRARY_PATH (README: the CUDA backend on a machine with a GPU).
@@ -21,7 +24,8 @@
 # usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--only PARTS] [--rows all|small]
 #                              [--budget SECONDS] [--jobs N] [--archive FILE] [--emu]
 #                              [--table3 VARIANTS]
-#   --only: a comma-separated list of tests, sanitize, bench, table3 (default all but sanitize)
+#   --only: a comma-separated list of tests, sanitize, bench, table3, converge (default tests,
+#           bench, table3)
 #   --sanitize / --skip-bench: add sanitize / leave out bench and table3 (the older spelling)
 #   --budget: wall seconds the whole script may take (default 3600); a program still running
 #             when its part's share is spent is stopped and counts as failed (exit 124)
@@ -57,9 +61,9 @@ while [ $# -gt 0 ]; do
 done
 for p in ${PARTS//,/ }; do
   case "$p" in
-    tests | sanitize | bench | table3) ;;
-    *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench or" \
-         "table3" >&2
+    tests | sanitize | bench | table3 | converge) ;;
+    *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench," \
+         "table3 or converge" >&2
        exit 2 ;;
   esac
 done
@@ -195,6 +199,15 @@ if want table3; then
     SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn timeout -k 10 $(($(left) - 10)) \
       bash "$ROOT/scripts/table3.sh" \
       --simctl "$SIMCTL" --out "$OUT/$name" --rows "$ROWS" "${sets[@]}" | tee "$OUT/$name.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
+  done
+fi
+if want converge; then
+  for E in 1e5 1e7 1e9; do
+    echo "== converge on the GPU (Fig. 9, E = $E; at most $(($(left) - 10)) s)"
+    timeout -k 10 $(($(left) - 10)) "$SIMCTL" converge "$ROOT/scenes/twisting_bar.json" \
+      --frame 800 --iterations 300 --device cuda --out "$OUT/converge/E$E" \
+      --set bodies.0.material.youngs_modulus="$E" | tee -a "$OUT/converge.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done
 fi
