@@ -122,7 +122,7 @@ typedef struct cuda_ctx {
   double *mass, *C_val;
   sim_bending bend;  // the stencils with device pointers
   cuda_S S;
-  cuda_solvers gs;            // the global solver when it is not the sparse inverse
+  cuda_solvers gs;            // the other global solvers, and Chebyshev on any of them
   sim_sparse_inverse host_S;  // scenes with contact: S and its factor kept on the host for W
   sim_factor *host_fac;
   int *host_perm;             // scenes with contact: S's permutation P (the device builds W)

@@ -149,10 +149,8 @@ int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale,
 }
 
 int sim_cuda_global_step(sim_backend *be, sim_status *st) {
-  cuda_ctx *c = CCTX(be);
-  if (be->global != SIM_GLOBAL_SPARSE_INVERSE || c->gs.rho > 0)
-    return sim_cuda_solvers_step(c, be->global, st); /* global_solvers.cu, queued */
-  return sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st); /* queued */
+  /* global_solvers.cu: the solve (S^T S rhs for the sparse inverse), Chebyshev where on; queued */
+  return sim_cuda_solvers_step(CCTX(be), be->global, st);
 }
 
 // Long rows first, then the short ones (host arrays into one device array).
@@ -334,7 +332,7 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     sim_factor_destroy(fac);
   }
   if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = cusparse_create(c, st);
-  if (!rc && o->chebyshev_rho > 0) rc = sim_cuda_solvers_create(be, o, st); /* its iterates */
+  if (!rc) rc = sim_cuda_solvers_create(be, o, st); /* Chebyshev's iterates, where on */
   return rc;
 }
 

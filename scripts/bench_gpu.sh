@@ -15,10 +15,11 @@
 # Then, on the GPU, the global step alone against the bandwidth it measures (simctl-bench-global,
 # built beside simctl), with each global solver the CUDA backend has: the sparse inverse's two
 # products, Cholesky's two triangular solves (cuSPARSE SpSM), a Jacobi iteration and the dense
-# inverse (the paper's Sec. 4 claim: the products beat the triangular solves on a GPU). In the frame loop the buckets are CUDA events around queued work and
-# the frame waits once, at its end; `gaps ms` is the frame's wall time that no bucket covers
-# (launch overhead, the device idle between kernels, the host's own work): where it is a large
-# part of the frame, CUDA graphs would pay.
+# inverse (the paper's Sec. 4 claim: the products beat the triangular solves on a GPU). In the
+# frame loop the buckets are CUDA events around queued work and the frame waits once, at its end;
+# `gaps ms` is the frame's wall time that no bucket covers (launch overhead, the device idle
+# between kernels, the host's own work): where it is a large part of the frame, CUDA graphs
+# would pay.
 #   --bandwidth: device memory bandwidth in GB/s for the limit (default 3000: what a
 #                device-to-device copy moved on this workplace's H100, counting read + write)
 set -euo pipefail

@@ -20,8 +20,9 @@ void sim_factor_destroy(sim_factor *f);
 /* x = A^{-1} b for 3 columns; b and x are n x 3 interleaved (x0 y0 z0 x1 ...). */
 int sim_factor_solve3(sim_factor *f, const double *b, double *x, sim_status *st);
 
-/* A simplicial LL^T factor's L (lower triangle, CSC, each column's diagonal entry first) and its fill-reducing permutation: L L^T = P A P^T with (P b)_k = b[perm[k]]. Borrowed:
-   valid while f lives. SIM_ERR_INTERNAL for a supernodal factor. */
+/* A simplicial LL^T factor's L (lower triangle, CSC, each column's diagonal entry first) and
+   its fill-reducing permutation: L L^T = P A P^T with (P b)_k = b[perm[k]]. Borrowed: valid
+   while f lives. SIM_ERR_INTERNAL for a supernodal factor. */
 typedef struct sim_factor_csc {
   int n;
   const int *p, *i; /* n + 1 column starts, p[n] row indices */
