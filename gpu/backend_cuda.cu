@@ -13,6 +13,7 @@
 
 extern "C" {
 #include "../core/base/alloc.h"
+#include "../core/contact/stage.h"
 #include "../core/contact/world.h"
 }
 
@@ -217,25 +218,14 @@ static int upload_model(cuda_ctx *c, sim_status *st) {
 // What the CUDA backend cannot run yet, as a reason (NULL: nothing): its contact stage works
 // with S on the device (the unconstrained solve, W, the correction), so scenes with contact,
 // constraint pins or cables need the sparse inverse and no Chebyshev.
-static const char *unsupported(const sim_model *m, const sim_backend_opts *o) {
-  if (!sim_world_needed(m)) return NULL;
-  if (o->global != SIM_GLOBAL_AUTO && o->global != SIM_GLOBAL_SPARSE_INVERSE)
-    return "with contact, constraint pins or cables the CUDA backend's global solver is the "
-           "sparse inverse (solver.global auto or sparse_inverse)";
-  if (o->chebyshev_rho > 0)
-    return "with contact, constraint pins or cables the CUDA backend runs no Chebyshev "
-           "acceleration (solver.chebyshev_rho must be 0)";
-  return NULL;
-}
-
 extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o,
                                        sim_backend **out, sim_status *st) {
   *out = NULL;
   char why[256];
   if (!sim_cuda_available(why, sizeof why))
     return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: %s", why);
-  const char *no = unsupported(m, o);
-  if (no) return sim_fail(st, SIM_ERR_DEVICE, "%s: %s", m->scene->file, no);
+  sim_global_kind global = o->global == SIM_GLOBAL_AUTO ? SIM_GLOBAL_SPARSE_INVERSE : o->global;
+  if (sim_contact_stage_check_solver(m, global, o->chebyshev_rho, st)) return st->code;
   sim_backend *be = SIM_NEW0(sim_backend, 1);
   cuda_ctx *c = SIM_NEW0(cuda_ctx, 1);
   if (!be || !c) {
@@ -249,7 +239,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
     snprintf(be->device, sizeof be->device, "%.80s (sm_%d%d, %.0f GiB)", prop.name, prop.major,
              prop.minor, prop.totalGlobalMem / 1073741824.0);
-  be->global = o->global == SIM_GLOBAL_AUTO ? SIM_GLOBAL_SPARSE_INVERSE : o->global;
+  be->global = global;
   be->upload = cuda_upload;
   be->download = cuda_download;
   be->read_buffer = cuda_read_buffer;

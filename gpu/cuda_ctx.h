@@ -29,7 +29,8 @@ extern "C" {
 // for the three columns, or cuSPARSE SpMM (double only). SIMCTL_CUDA_SPMV=kernel|cusparse.
 typedef enum { SIM_SPMV_KERNEL, SIM_SPMV_CUSPARSE } sim_spmv_kind;
 
-// S on the device, both orientations as on the host (core/solve/factor.h).
+// S on the device, both orientations as on the host (core/solve/factor.h); with another global
+// solver and contact, its columns alone (in double), from which the device builds W.
 typedef struct cuda_S {
   int n;
   long long nnz;
@@ -51,9 +52,11 @@ typedef struct cuda_S {
   double *z;  // 3n: L^{-T} y before the permutation
 } cuda_S;
 
-// The other global solvers (global_solvers.cu): solver.global cholesky, jacobi, dense_inverse,
-// and Chebyshev acceleration on top of any solver, for scenes without contact.
+// The global solvers' dispatch and the other global solvers (global_solvers.cu): solver.global
+// cholesky, jacobi, dense_inverse, and Chebyshev acceleration on top of any solver (the last two
+// for scenes without contact).
 typedef struct cuda_solvers {
+  sim_global_kind kind;  // the backend's solver (be->global)
   // cholesky: L (lower) and L^T (upper) in CSR, the permutation, 3 columns column-major
   int n;
   long long nnz_L;
@@ -198,13 +201,17 @@ int sim_cuda_global_step(sim_backend *be, sim_status *st);
 // global step with them (q^k gathered first where Jacobi or Chebyshev needs it, then the solve,
 // then the extrapolation); Chebyshev's count reset (predict); everything freed.
 int sim_cuda_solvers_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
-int sim_cuda_solvers_step(cuda_ctx *c, sim_global_kind kind, sim_status *st);
+int sim_cuda_solvers_step(cuda_ctx *c, sim_status *st);
 void sim_cuda_solvers_reset(cuda_ctx *c);
 void sim_cuda_solvers_destroy(cuda_ctx *c);
 // dst[vertex] = scale A_s^{-1} b (add: dst += ...) over the free vertices' rows of dst (3n),
-// b on the free unknowns (3 nfree); queued on the stream, not synchronised.
+// b on the free unknowns (3 nfree), by the backend's global solver (global_solvers.cu; Jacobi
+// has no A^{-1}: SIM_ERR_DEVICE), or by S (sim_cuda_S_solve_into, global_step.cu); queued on
+// the stream, not synchronised.
 int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
                         sim_status *st);
+int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
+                          sim_status *st);
 void sim_cuda_global_destroy(cuda_ctx *c);
 // gpu/local_step.cu: projections, bending, the right-hand side; the energy.
 int sim_cuda_local_step(sim_backend *be, sim_status *st);

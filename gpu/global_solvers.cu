@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The CUDA backend's other global solvers, for scenes without contact, as the CPU backend runs
-// them (core/solve/backend_cpu.c, global_variants.c), so that they can be timed against the sparse
-// inverse on the same device:
+// The CUDA backend's other global solvers (Jacobi and Chebyshev in scenes without contact only),
+// as the CPU backend runs them (core/solve/backend_cpu.c, global_variants.c), so that they can be
+// timed against the sparse inverse on the same device:
 //   cholesky       q = P^T L^{-T} L^{-1} P rhs: two sparse triangular solves by cuSPARSE SpSM
 //                  (L and L^T in CSR from CHOLMOD's simplicial factor, the three columns
 //                  column-major): the baseline that the paper's two products with S replace
@@ -13,7 +13,10 @@
 //   Chebyshev      on top of any of them and of the sparse inverse: q^{k+1} = omega_{k+1}
 //                  (x - q^{k-1}) + q^{k-1} with the CPU's weights (sim_chebyshev_omega, computed
 //                  on the host: the step queues without a wait), counted from predict.
-// Everything is queued on the backend's stream; nothing waits.
+// With contact (cholesky and dense_inverse only: stage.h), the contact stage's solves with A^{-1}
+// (the unconstrained solve, the correction, the matrix-free W) run through sim_cuda_solve_into,
+// which dispatches to the scene's solver. Everything is queued on the backend's stream; nothing
+// waits.
 #include <string.h>
 
 #include "cuda_ctx.h"
@@ -31,11 +34,16 @@ static __global__ void k_permute(int n, const int *perm, const double *b, double
   for (int c = 0; c < 3; c++) bc[(size_t)c * n + k] = b[3 * (size_t)perm[k] + c];
 }
 
-// q[3 out_vert[k] + c] = z[c n + k]: P^T z, to the free vertices' positions.
-static __global__ void k_unpermute(int n, const int *out_vert, const double *z, double *q) {
+// q[3 out_vert[k] + c] (+)= scale z[c n + k]: P^T z, to the free vertices' positions.
+static __global__ void k_unpermute(int n, const int *out_vert, const double *z, double scale,
+                                   int add, double *q) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
-  for (int c = 0; c < 3; c++) q[3 * (size_t)out_vert[k] + c] = z[(size_t)c * n + k];
+  double *qk = q + 3 * (size_t)out_vert[k];
+  for (int c = 0; c < 3; c++) {
+    double v = scale * z[(size_t)c * n + k];
+    qk[c] = add ? qk[c] + v : v;
+  }
 }
 
 // x[f] = q[free_vert[f]]: q^k on the free unknowns.
@@ -64,10 +72,11 @@ static __global__ void k_jacobi(int n, const int *ptr, const int *col, const dou
   qi[2] = x[3 * (size_t)i + 2] + dinv[i] * r2;
 }
 
-// Row i of A^{-1} b into q[free_vert[i]] (sim_dense_inverse_apply's order), from Dt = A^{-1}'s
-// transpose: thread i reads Dt[j n + i], its neighbours the next addresses.
+// Row i of A^{-1} b, times scale, into (add: onto) q[free_vert[i]] (sim_dense_inverse_apply's
+// order, then the CPU contact stage's q += h^2 x), from Dt = A^{-1}'s transpose: thread i reads
+// Dt[j n + i], its neighbours the next addresses.
 static __global__ void k_dense(int n, const double *Dt, const double *b, const int *free_vert,
-                               double *q) {
+                               double scale, int add, double *q) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double a0 = 0.0, a1 = 0.0, a2 = 0.0;
@@ -78,7 +87,8 @@ static __global__ void k_dense(int n, const double *Dt, const double *b, const i
     a2 += d * b[3 * (size_t)j + 2];
   }
   double *qi = q + 3 * (size_t)free_vert[i];
-  qi[0] = a0, qi[1] = a1, qi[2] = a2;
+  double a[3] = {scale * a0, scale * a1, scale * a2}; /* scale 1: exact */
+  for (int c = 0; c < 3; c++) qi[c] = add ? qi[c] + a[c] : a[c];
 }
 
 // Chebyshev on the solve's result x (in q): q = omega (x - xprev) + xprev from the second
@@ -252,6 +262,7 @@ int sim_cuda_solvers_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   const sim_model *m = c->m;
   cuda_solvers *g = &c->gs;
   int rc = SIM_OK;
+  g->kind = be->global;
   if (be->global == SIM_GLOBAL_CHOLESKY || be->global == SIM_GLOBAL_DENSE_INVERSE) {
     /* cholesky: the simplicial factor (its L is what SpSM solves with); dense_inverse: the
        CPU's supernodal one */
@@ -275,11 +286,13 @@ int sim_cuda_solvers_create(sim_backend *be, const sim_backend_opts *o, sim_stat
 
 // ---------------------------------------------------------------- the step
 
-static int cholesky_solve(cuda_ctx *c, sim_status *st) {
+// dst (+)= scale P^T L^{-T} L^{-1} P b: b permuted into the SpSM's column-major input.
+static int cholesky_solve(cuda_ctx *c, const double *b, double *dst, double scale, int add,
+                          sim_status *st) {
   cuda_solvers *g = &c->gs;
   const double one = 1.0;
-  unsigned b = sim_cuda_blocks(g->n);
-  k_permute<<<b, SIM_CUDA_BLOCK, 0, c->stream>>>(g->n, g->perm, c->rhs, g->bc);
+  unsigned nb = sim_cuda_blocks(g->n);
+  k_permute<<<nb, SIM_CUDA_BLOCK, 0, c->stream>>>(g->n, g->perm, b, g->bc);
   SIM_CUSP(cusparseSpSM_solve(g->sp, CUSPARSE_OPERATION_NON_TRANSPOSE,
                               CUSPARSE_OPERATION_NON_TRANSPOSE, &one, g->mat_L, g->dn_b, g->dn_y,
                               CUDA_R_64F, CUSPARSE_SPSM_ALG_DEFAULT, g->sm_L),
@@ -288,11 +301,31 @@ static int cholesky_solve(cuda_ctx *c, sim_status *st) {
                               CUSPARSE_OPERATION_NON_TRANSPOSE, &one, g->mat_U, g->dn_y, g->dn_z,
                               CUDA_R_64F, CUSPARSE_SPSM_ALG_DEFAULT, g->sm_U),
            st);
-  k_unpermute<<<b, SIM_CUDA_BLOCK, 0, c->stream>>>(g->n, g->out_vert, g->zc, c->vec[SIM_VEC_Q]);
+  k_unpermute<<<nb, SIM_CUDA_BLOCK, 0, c->stream>>>(g->n, g->out_vert, g->zc, scale, add, dst);
   return SIM_OK;
 }
 
-int sim_cuda_solvers_step(cuda_ctx *c, sim_global_kind kind, sim_status *st) {
+int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
+                        sim_status *st) {
+  int n = c->m->nfree;
+  if (n == 0) return SIM_OK;
+  switch (c->gs.kind) {
+    case SIM_GLOBAL_CHOLESKY:
+      return cholesky_solve(c, b, dst, scale, add, st);
+    case SIM_GLOBAL_DENSE_INVERSE:
+      k_dense<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, c->gs.Dt, b, c->free_vert,
+                                                                    scale, add, dst);
+      SIM_CU(cudaGetLastError(), st);
+      return SIM_OK;
+    case SIM_GLOBAL_SPARSE_INVERSE:
+      return sim_cuda_S_solve_into(c, b, dst, scale, add, st);
+    default: /* Jacobi approximates A^{-1}: the contact stage refuses it (stage.h) */
+      return sim_fail(st, SIM_ERR_DEVICE, "CUDA: no solve with A^-1 for solver.global %s",
+                      sim_global_name(c->gs.kind));
+  }
+}
+
+int sim_cuda_solvers_step(cuda_ctx *c, sim_status *st) {
   cuda_solvers *g = &c->gs;
   const sim_model *m = c->m;
   int n = m->nfree, rc = SIM_OK;
@@ -300,21 +333,11 @@ int sim_cuda_solvers_step(cuda_ctx *c, sim_global_kind kind, sim_status *st) {
   unsigned b = sim_cuda_blocks(n);
   double *q = c->vec[SIM_VEC_Q];
   if (g->xcur) k_gather<<<b, SIM_CUDA_BLOCK, 0, c->stream>>>(n, c->free_vert, q, g->xcur);
-  switch (kind) {
-    case SIM_GLOBAL_CHOLESKY:
-      rc = cholesky_solve(c, st);
-      break;
-    case SIM_GLOBAL_JACOBI:
-      k_jacobi<<<b, SIM_CUDA_BLOCK, 0, c->stream>>>(n, g->J_ptr, g->J_col, g->J_val, g->J_dinv,
-                                                    c->rhs, g->xcur, c->free_vert, q);
-      break;
-    case SIM_GLOBAL_DENSE_INVERSE:
-      k_dense<<<b, SIM_CUDA_BLOCK, 0, c->stream>>>(n, g->Dt, c->rhs, c->free_vert, q);
-      break;
-    default:
-      rc = sim_cuda_solve_into(c, c->rhs, q, 1.0, 0, st);
-      break;
-  }
+  if (g->kind == SIM_GLOBAL_JACOBI)
+    k_jacobi<<<b, SIM_CUDA_BLOCK, 0, c->stream>>>(n, g->J_ptr, g->J_col, g->J_val, g->J_dinv,
+                                                  c->rhs, g->xcur, c->free_vert, q);
+  else
+    rc = sim_cuda_solve_into(c, c->rhs, q, 1.0, 0, st);
   if (!rc && g->rho > 0) {
     g->iter++;
     g->omega = sim_chebyshev_omega(g->iter, g->rho, g->omega);

@@ -10,7 +10,8 @@
 //               writes its vertex's position directly (free_vert[perm[k]]).
 // SIMCTL_CUDA_SPMV=cusparse runs both products with cuSPARSE SpMM instead (double only), for the
 // comparison `scripts/bench_gpu.sh` prints. Values in double, or float when solver.precision is
-// float (the vectors stay double; each product accumulates in double, as on the CPU).
+// float (the vectors stay double; each product accumulates in double, as on the CPU). With
+// another global solver and contact, only S's columns come here, in double, for W (contact_S).
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,8 +117,8 @@ static int spmm(cuda_S *S, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B, cuspa
   return SIM_OK;
 }
 
-int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
-                        sim_status *st) {
+int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
+                          sim_status *st) {
   cuda_S *S = &c->S;
   int n = S->n;
   if (n == 0) return SIM_OK;
@@ -150,7 +151,7 @@ int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale,
 
 int sim_cuda_global_step(sim_backend *be, sim_status *st) {
   /* global_solvers.cu: the solve (S^T S rhs for the sparse inverse), Chebyshev where on; queued */
-  return sim_cuda_solvers_step(CCTX(be), be->global, st);
+  return sim_cuda_solvers_step(CCTX(be), st);
 }
 
 // Long rows first, then the short ones (host arrays into one device array).
@@ -180,24 +181,27 @@ static int upload_out_vert(cuda_ctx *c, const sim_sparse_inverse *H, sim_status 
   return rc;
 }
 
-static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
+// S on the device: both orientations for the global step, or (cols_only) the columns alone,
+// all that the device's Delassus build reads (the other global solvers' contact stage).
+static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, int cols_only, sim_status *st) {
   cuda_S *S = &c->S;
   size_t n = (size_t)H->n, nnz = (size_t)H->nnz;
   S->n = H->n;
   S->nnz = H->nnz;
   S->prec = H->precision;
   S->height = H->etree_height;
-  int rc = sim_cuda_new<int>(c, &S->row_ptr, n + 1, H->row_ptr, st);
-  if (!rc) rc = sim_cuda_new<int>(c, &S->row_col, nnz, H->row_col, st);
-  if (!rc) rc = sim_cuda_new<int>(c, &S->col_ptr, n + 1, H->col_ptr, st);
+  int fl = S->prec == SIM_PREC_FLOAT;
+  int rc = sim_cuda_new<int>(c, &S->col_ptr, n + 1, H->col_ptr, st);
   if (!rc) rc = sim_cuda_new<int>(c, &S->col_row, nnz, H->col_row, st);
-  if (!rc && S->prec == SIM_PREC_FLOAT) {
-    rc = sim_cuda_new<float>(c, &S->row_valf, nnz, H->row_valf, st);
-    if (!rc) rc = sim_cuda_new<float>(c, &S->col_valf, nnz, H->col_valf, st);
-  } else if (!rc) {
-    rc = sim_cuda_new<double>(c, &S->row_val, nnz, H->row_val, st);
-    if (!rc) rc = sim_cuda_new<double>(c, &S->col_val, nnz, H->col_val, st);
-  }
+  if (!rc)
+    rc = fl ? sim_cuda_new<float>(c, &S->col_valf, nnz, H->col_valf, st)
+            : sim_cuda_new<double>(c, &S->col_val, nnz, H->col_val, st);
+  if (rc || cols_only) return rc;
+  rc = sim_cuda_new<int>(c, &S->row_ptr, n + 1, H->row_ptr, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->row_col, nnz, H->row_col, st);
+  if (!rc)
+    rc = fl ? sim_cuda_new<float>(c, &S->row_valf, nnz, H->row_valf, st)
+            : sim_cuda_new<double>(c, &S->row_val, nnz, H->row_val, st);
   if (!rc) rc = upload_row_order(c, H, st);
   if (!rc) rc = upload_out_vert(c, H, st);
   return rc;
@@ -278,24 +282,79 @@ static int pick_spmv(cuda_ctx *c, sim_precision prec, sim_status *st) {
   return SIM_OK;
 }
 
-// Refuse (before building S) when S's two copies would not fit in the device's free memory.
-static int check_device_memory(sim_factor *fac, int n, sim_precision prec, sim_status *st) {
+// Refuse (before building S) when `copies` copies of S would not fit in the device's free memory.
+static int check_device_memory(sim_factor *fac, int n, sim_precision prec, int copies,
+                               sim_status *st) {
   size_t free_b = 0, total_b = 0;
   SIM_CU(cudaMemGetInfo(&free_b, &total_b), st);
   long long nnz = sim_sparse_inverse_count(fac);
-  size_t need = 2 * sim_sparse_inverse_bytes(nnz, n, prec);
+  size_t need = (size_t)copies * sim_sparse_inverse_bytes(nnz, n, prec);
   if (need > free_b)
     return sim_fail(st, SIM_ERR_MEMORY,
-                    "S (%lld nonzeros, two copies) needs %.1f MiB on the GPU, "
-                    "%.1f MiB are free (solver.precision float halves the values)",
-                    nnz, need / 1048576.0, free_b / 1048576.0);
+                    "S (%lld nonzeros, %s) needs %.1f MiB on the GPU, "
+                    "%.1f MiB are free%s",
+                    nnz, copies == 2 ? "two copies" : "its columns for W", need / 1048576.0,
+                    free_b / 1048576.0,
+                    prec == SIM_PREC_FLOAT ? "" : " (solver.precision float halves the values)");
   return SIM_OK;
+}
+
+// The contact stage's share of S and its factor (taken over, freed here or kept): with W built on
+// the device (the default) only S's permutation P stays on the host; with
+// SIMCTL_CUDA_DELASSUS=host, S and its factor too (W on the host: stage.h).
+static int keep_for_contact(cuda_ctx *c, sim_sparse_inverse *H, sim_factor *fac, int on_host,
+                            sim_status *st) {
+  int rc = SIM_OK;
+  c->host_perm = SIM_NEW(int, (size_t)H->n + 1);
+  if (c->host_perm)
+    memcpy(c->host_perm, H->perm, sizeof(int) * (size_t)H->n);
+  else
+    rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (S permutation)");
+  if (!rc && on_host) {
+    c->host_S = *H;
+    c->host_fac = fac;
+    c->stats.S_contact_bytes = sim_sparse_inverse_bytes(H->nnz, H->n, H->precision);
+    return SIM_OK;
+  }
+  sim_sparse_inverse_free(H);
+  sim_factor_destroy(fac);
+  return rc;
+}
+
+// The other global solvers with contact: an S in double, from a simplicial factor of A_s in the
+// scene's ordering, for W alone (the CPU backend's contact_S): its columns on the device, or with
+// SIMCTL_CUDA_DELASSUS=host S and the factor on the host. The solves stay the global solver's.
+static int contact_S(cuda_ctx *c, const sim_backend_opts *o, sim_status *st) {
+  const sim_model *m = c->m;
+  int on_host = 0;
+  int rc = sim_cuda_delassus_on_host(&on_host, st);
+  if (rc) return rc;
+  sim_factor *fac = NULL;
+  sim_sparse_inverse H;
+  memset(&H, 0, sizeof H);
+  rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, 1, &fac, st);
+  if (!rc && !on_host) rc = check_device_memory(fac, m->nfree, SIM_PREC_DOUBLE, 1, st);
+  if (!rc) rc = sim_sparse_inverse_build(fac, SIM_PREC_DOUBLE, o->max_S_bytes, &H, st);
+  if (!rc && !on_host) {
+    rc = upload_S(c, &H, 1, st);
+    c->stats.S_contact_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, SIM_PREC_DOUBLE);
+  }
+  if (rc) {
+    sim_sparse_inverse_free(&H);
+    sim_factor_destroy(fac);
+    return rc;
+  }
+  return keep_for_contact(c, &H, fac, on_host, st);
 }
 
 int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   const sim_model *m = c->m;
-  if (be->global != SIM_GLOBAL_SPARSE_INVERSE) return sim_cuda_solvers_create(be, o, st);
+  if (be->global != SIM_GLOBAL_SPARSE_INVERSE) {
+    int rc = sim_cuda_solvers_create(be, o, st);
+    if (!rc && sim_world_needed(m)) rc = contact_S(c, o, st);
+    return rc;
+  }
   sim_factor *fac = NULL;
   sim_sparse_inverse H;
   memset(&H, 0, sizeof H);
@@ -303,12 +362,12 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
       sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, 1, &fac, st);
   if (!rc) {
     sim_factor_get_info(fac, &c->stats.factor);
-    rc = check_device_memory(fac, m->nfree, o->precision, st);
+    rc = check_device_memory(fac, m->nfree, o->precision, 2, st);
   }
   if (!rc) rc = sim_sparse_inverse_build(fac, o->precision, o->max_S_bytes, &H, st);
   if (!rc) rc = pick_spmv(c, o->precision, st);
   if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = sort_rows(&H, st);
-  if (!rc) rc = upload_S(c, &H, st);
+  if (!rc) rc = upload_S(c, &H, 0, st);
   if (!rc) {
     c->stats.S_nnz = H.nnz;
     c->stats.S_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, o->precision);
@@ -318,15 +377,8 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
   }
   int on_host = 0;
   if (!rc && sim_world_needed(m)) rc = sim_cuda_delassus_on_host(&on_host, st);
-  if (!rc && sim_world_needed(m)) { /* the device builds W from S's columns there: P only */
-    c->host_perm = SIM_NEW(int, (size_t)H.n + 1);
-    if (!c->host_perm) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (S permutation)");
-    else memcpy(c->host_perm, H.perm, sizeof(int) * (size_t)H.n);
-  }
-  if (!rc && on_host) { /* SIMCTL_CUDA_DELASSUS=host: W on the host from S (stage.h) */
-    c->host_S = H;
-    c->host_fac = fac;
-    c->stats.S_contact_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, o->precision);
+  if (!rc && sim_world_needed(m)) { /* keep_for_contact takes H and fac over */
+    rc = keep_for_contact(c, &H, fac, on_host, st);
   } else {
     sim_sparse_inverse_free(&H);
     sim_factor_destroy(fac);

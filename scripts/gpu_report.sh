@@ -3,7 +3,7 @@
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, into
 # one folder, in five parts that can be run together or one per call:
 #   tests:    the GPU tests (label gpu: collision detection, W and every operation against the
-#             CPU backend, short runs, the contact stage's three passes), side by side;
+#             CPU backend, short runs, the contact stage's four passes), side by side;
 #   sanitize: the per-operation tests and the short runs under compute-sanitizer (memcheck:
 #             out-of-bounds and misaligned accesses, leaks; racecheck and synccheck:
 #             shared-memory races and misused barriers, which the host emulation cannot see);
@@ -145,7 +145,8 @@ if want tests; then
   CONTACT="$BUILD/tests/${PRE}contact"
   [ "$EMU" = 1 ] && CONTACT="SIMCTL_CUDA_SPMV=cusparse $CONTACT"
   for p in host device; do JOBS_T+=("${PRE}contact_$p|$CONTACT $p"); done
-  JOBS_T+=("${PRE}runs|$BUILD/tests/${PRE}runs" "${PRE}contact_paths|$CONTACT paths")
+  JOBS_T+=("${PRE}contact_solvers|$CONTACT solvers" "${PRE}runs|$BUILD/tests/${PRE}runs")
+  JOBS_T+=("${PRE}contact_paths|$CONTACT paths")
   run_all tests $((SECONDS + $(left) - 20)) "${JOBS_T[@]}"
   if grep -q "exit  77" "$OUT/tests.txt"; then # SKIPPED: no usable device (an old driver, no GPU)
     grep -m1 SKIPPED "$OUT/tests.log" >&2

@@ -7,9 +7,10 @@ sim_labelled_test(test_gpu_detect gpu test_gpu_detect.c)
 sim_labelled_test(test_gpu_points gpu test_gpu_points.c)
 sim_labelled_test(test_gpu_delassus gpu test_gpu_delassus.c)
 sim_labelled_test(test_gpu_solvers gpu test_gpu_solvers.c)
-# the contact stage's three passes (Newton solve on the host, on the device, detection and W on
-# the host) as three entries, so that ctest -j runs them side by side
-set(SIM_CONTACT_PASSES host device paths)
+# the contact stage's four passes (Newton solve on the host, on the device, detection and W on
+# the host, the other exact global solvers) as four entries, so that ctest -j runs them side by
+# side
+set(SIM_CONTACT_PASSES host device paths solvers)
 sim_test_program(simcore test_gpu_contact test_gpu_contact.c)
 foreach(p ${SIM_CONTACT_PASSES})
   sim_test_entry(test_gpu_contact_${p} gpu test_gpu_contact ${p})

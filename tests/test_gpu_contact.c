@@ -22,9 +22,12 @@
    the Delassus operator run on the device in those passes (the backend's default); a last
    pass runs both on the host (SIMCTL_CUDA_DETECT=host, SIMCTL_CUDA_DELASSUS=host) on three
    scenes, after checking that the device Newton solve gives the same bits as CUDA graphs
-   (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off). The argument picks one of the three passes (host, device, paths; default all): CTest
-   runs them as three tests, side by side, since the CPU's steps (the squeezing ball's 7.5k
-   vertices above all) take most of the time.
+   (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off).
+   A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
+   and dense_inverse, with the Newton solve on the host and on the device, and with W on the
+   host (pass_solvers). The argument picks one of the four passes (host, device, paths,
+   solvers; default all): CTest runs them as four tests, side by side, since the CPU's steps
+   (the squeezing ball's 7.5k vertices above all) take most of the time.
    Built as test_emu_contact (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is
    far slower than a GPU, it makes the same checks on shorter runs: the squeezing ball, meshed
    coarser, starts just above the rollers, the other runs stop some steps after their first
@@ -50,6 +53,8 @@
                    "bodies.0.mesh.tetgen.max_volume=0.003")
 
 static sim_scene g_sc; /* large: off the stack */
+/* the global solver of both backends (the solvers pass sets the others) */
+static sim_global_kind g_global = SIM_GLOBAL_SPARSE_INVERSE;
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -76,7 +81,9 @@ static int open_scene(side_by_side *r, const char *file, const char *set) {
   int rc = sim_scene_load(file, sets, nsets, &g_sc, &st);
   if (rc) fprintf(stderr, "%s\n", st.msg);
   CHECK_INT(rc, SIM_OK);
-  if (rc || gpu_pair_open(&r->g, &g_sc, SIM_PREC_DOUBLE)) return -1;
+  sim_backend_opts o = {
+      .global = g_global, .precision = SIM_PREC_DOUBLE, .ordering = SIM_ORDER_METIS};
+  if (rc || gpu_pair_open_with(&r->g, &g_sc, &o)) return -1;
   rc = sim_stepper_init(&r->sc, &r->g.m, r->g.cpu, &st);
   if (!rc) rc = sim_stepper_init(&r->sg, &r->g.m, r->g.gpu, &st);
   if (rc) fprintf(stderr, "%s: %s\n", file, st.msg);
@@ -239,7 +246,7 @@ static void all_scenes(void) {
   }
 }
 
-/* The three passes, each also a CTest entry of its own so that they run side by side: the
+/* The passes, each also a CTest entry of its own so that they run side by side: the
    CPU reference steps are most of the time (see the header). */
 static void pass_host(void) {
   printf("the Newton solve on the host (SIMCTL_CUDA_NSN=host, the default):\n");
@@ -343,18 +350,54 @@ static void pass_paths(void) {
   unsetenv("SIMCTL_CUDA_DELASSUS");
 }
 
-/* usage: test_gpu_contact [host|device|paths|all] (default all) */
+/* The contact stage with the other exact global solvers (stage.h): Cholesky (cuSPARSE triangular
+   solves on the device, CHOLMOD's on the CPU) and the dense inverse (the CPU's arithmetic), W
+   from an S in double kept for it alone on both sides; the Newton solve on the host and on the
+   device (where the matrix-free W and the graphs run the solver's solves), and W on the host. */
+static void pass_solvers(void) {
+  static const sim_global_kind kinds[2] = {SIM_GLOBAL_CHOLESKY, SIM_GLOBAL_DENSE_INVERSE};
+  static const char *nsn[2] = {"host", "device"};
+  for (int k = 0; k < 2; k++) {
+    g_global = kinds[k];
+    for (int d = 0; d < 2; d++) {
+      printf("solver.global %s, the Newton solve on the %s:\n", sim_global_name(g_global), nsn[d]);
+      setenv("SIMCTL_CUDA_NSN", nsn[d], 1);
+      step_by_step("../scenes/stick_slip.json", NULL, GPU_OR_EMU(40, 10));
+      step_by_step("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 6));
+      step_by_step("../scenes/hanging_bar_compliant_pin.json", NULL, GPU_OR_EMU(30, 8));
+      step_by_step("../scenes/cable_finger.json", NULL, GPU_OR_EMU(40, 8));
+    }
+    unsetenv("SIMCTL_CUDA_NSN");
+    printf("solver.global %s, W on the host (SIMCTL_CUDA_DELASSUS=host):\n",
+           sim_global_name(g_global));
+    setenv("SIMCTL_CUDA_DELASSUS", "host", 1);
+    step_by_step("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 6));
+    unsetenv("SIMCTL_CUDA_DELASSUS");
+  }
+#ifndef SIM_TEST_EMU /* the matrix-free W above 1,500 rows: each product two triangular solves */
+  g_global = SIM_GLOBAL_CHOLESKY;
+  setenv("SIMCTL_CUDA_NSN", "device", 1);
+  step_by_step("../scenes/sharp_corner.json", NULL, 95);
+  unsetenv("SIMCTL_CUDA_NSN");
+#endif
+  g_global = SIM_GLOBAL_SPARSE_INVERSE;
+}
+
+/* usage: test_gpu_contact [host|device|paths|solvers|all] (default all) */
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*run)(void);
-  } passes[] = {{"host", pass_host}, {"device", pass_device}, {"paths", pass_paths}};
+  } passes[] = {{"host", pass_host},
+                {"device", pass_device},
+                {"paths", pass_paths},
+                {"solvers", pass_solvers}};
   const char *want = argc > 1 ? argv[1] : "all";
   int known = !strcmp(want, "all");
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
     known |= !strcmp(want, passes[i].name);
   if (argc > 2 || !known) {
-    fprintf(stderr, "test_gpu_contact: unknown pass '%s': expected host, device, paths or all\n",
+    fprintf(stderr, "test_gpu_contact: unknown pass '%s': expected host, device, paths, solvers or all\n",
             argc > 2 ? argv[2] : want);
     return 2;
   }

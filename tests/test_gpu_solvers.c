@@ -11,8 +11,9 @@
    - Two whole steps (predict, 4 L-G iterations, integrate) from a random state: positions and
      velocities within 1e-11 relative (the cloth's local step differs by 1-2 ulp between the
      device's libm and glibc: test_gpu_backend.c).
-   - A scene with an obstacle asks for cholesky or Chebyshev on CUDA: refused (SIM_ERR_DEVICE)
-     with a message naming the sparse inverse or Chebyshev. */
+   - A scene with an obstacle: cholesky and dense_inverse accepted (their contact runs are in
+     test_gpu_contact.c), Jacobi and Chebyshev refused (SIM_ERR_SCENE) by both backends with
+     the same one-line message. */
 #include "gpu_pair.h"
 #include "json_fmt.h"
 
@@ -99,21 +100,37 @@ static void check_solver(sim_global_kind kind, double rho, double tol_global, do
   gpu_pair_close(&g);
 }
 
-/* Cholesky and Chebyshev need a scene without contact on the CUDA backend. */
-static void check_refused(sim_global_kind kind, double rho, const char *named) {
-  sim_status st = {0};
+/* With contact both backends refuse Jacobi and Chebyshev (the contact stage solves with A^{-1})
+   by the same one-line message, and take the exact solvers (stepped in test_gpu_contact.c's
+   solvers pass). */
+static void check_contact_rule(sim_global_kind kind, double rho) {
+  sim_status st[2] = {{0}, {0}};
   sim_model m;
   memset(&m, 0, sizeof m);
-  CHECK_INT(sim_model_build(&g_sc, NULL, &m, &st), SIM_OK);
+  CHECK_INT(sim_model_build(&g_sc, NULL, &m, &st[0]), SIM_OK);
   sim_backend_opts o = {.global = kind, .ordering = SIM_ORDER_METIS, .chebyshev_rho = rho};
-  sim_backend *be = NULL;
-  int rc = sim_backend_cuda_create(&m, &o, &be, &st);
-  printf("  refused: %s\n", st.msg);
-  CHECK_INT(rc, SIM_ERR_DEVICE);
-  check_report(be == NULL && strstr(st.msg, named) != NULL, __FILE__, __LINE__,
-               "contact with %s%s on CUDA: refused naming '%s'", sim_global_name(kind),
-               rho > 0 ? " and Chebyshev" : "", named);
-  if (be) be->destroy(be);
+  sim_backend *be[2] = {NULL, NULL};
+  int rc[2] = {sim_backend_cpu_create(&m, &o, &be[0], &st[0]),
+               sim_backend_cuda_create(&m, &o, &be[1], &st[1])};
+  int exact = kind != SIM_GLOBAL_JACOBI && !(rho > 0);
+  char what[64];
+  snprintf(what, sizeof what, "contact with %s%s", sim_global_name(kind),
+           rho > 0 ? " and Chebyshev" : "");
+  if (exact) {
+    CHECK_INT(rc[0], SIM_OK);
+    CHECK_INT(rc[1], SIM_OK);
+    check_report(be[1] && be[1]->global == kind && be[1]->contact_begin, __FILE__, __LINE__,
+                 "%s: the CUDA backend runs it with a contact stage", what);
+  } else {
+    printf("  refused: %s\n", st[1].msg);
+    CHECK_INT(rc[0], SIM_ERR_SCENE);
+    CHECK_INT(rc[1], SIM_ERR_SCENE);
+    check_report(!be[0] && !be[1] && strstr(st[1].msg, "exact global solver") &&
+                     !strcmp(st[0].msg, st[1].msg) && !strchr(st[1].msg, '\n'),
+                 __FILE__, __LINE__, "%s: refused by both backends with the same line", what);
+  }
+  for (int s = 0; s < 2; s++)
+    if (be[s]) be[s]->destroy(be[s]);
   sim_model_free(&m);
 }
 
@@ -132,9 +149,11 @@ int main(void) {
   if (!bar(0)) check_scene(1e-11);
   if (!cloth()) check_scene(1e-11);
   if (!bar(1)) {
-    check_refused(SIM_GLOBAL_CHOLESKY, 0.0, "sparse inverse");
-    check_refused(SIM_GLOBAL_JACOBI, 0.0, "sparse inverse");
-    check_refused(SIM_GLOBAL_SPARSE_INVERSE, 0.5, "Chebyshev");
+    check_contact_rule(SIM_GLOBAL_CHOLESKY, 0.0);
+    check_contact_rule(SIM_GLOBAL_DENSE_INVERSE, 0.0);
+    check_contact_rule(SIM_GLOBAL_JACOBI, 0.0);
+    check_contact_rule(SIM_GLOBAL_SPARSE_INVERSE, 0.5);
+    check_contact_rule(SIM_GLOBAL_CHOLESKY, 0.7);
   }
   return check_summary("test_gpu_solvers");
 }

@@ -11,6 +11,7 @@
 #include "../base/timer.h"
 #include "delassus.h"
 #include "rows.h"
+#include "world.h"
 
 /* "auto": W dense up to this many rows (3 per contact), the operator above (measured on
    sharp_corner, README: the dense build and its products grow as rows^2). */
@@ -209,6 +210,16 @@ int sim_contact_stage_global(sim_contact_stage *k, sim_cst_times *t, sim_status 
 
 void sim_contact_stage_lambda(sim_contact_stage *k, double *out) {
   if (k->nc > 0) memcpy(out, sim_nsn_lambda(&k->nsn), sizeof(double) * 3 * (size_t)k->nc);
+}
+
+int sim_contact_stage_check_solver(const sim_model *m, sim_global_kind global, double rho,
+                                   sim_status *st) {
+  if (!sim_world_needed(m) || (global != SIM_GLOBAL_JACOBI && !(rho > 0))) return SIM_OK;
+  return sim_fail(st, SIM_ERR_SCENE,
+                  "%s: contact, constraint pins and cables need an exact global solver "
+                  "(solver.global sparse_inverse, cholesky or dense_inverse, and "
+                  "solver.chebyshev_rho 0), got %s%s",
+                  m->scene->file, sim_global_name(global), rho > 0 ? " with Chebyshev" : "");
 }
 
 int sim_contact_stage_init(sim_contact_stage *k, const sim_model *m, const sim_contact_ops *ops,

@@ -70,6 +70,12 @@ int sim_contact_stage_init(sim_contact_stage *k, const sim_model *m, const sim_c
                            sim_factor *fac, const sim_sparse_inverse *S, size_t max_W_bytes,
                            sim_status *st);
 void sim_contact_stage_free(sim_contact_stage *k);
+/* Both backends' rule: with contact, constraint pins or cables (sim_world_needed) the global
+   solver must be exact (sparse_inverse, cholesky or dense_inverse; auto resolved before) and
+   without Chebyshev acceleration (rho 0), since the stage solves with A^{-1} itself; otherwise
+   SIM_ERR_SCENE naming the scene file and what it asked for. */
+int sim_contact_stage_check_solver(const sim_model *m, sim_global_kind global, double rho,
+                                   sim_status *st);
 
 /* The backend table's contact_begin, contact_global and contact_lambda (backend.h). */
 int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, sim_cst_times *t,

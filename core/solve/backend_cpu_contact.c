@@ -95,14 +95,8 @@ static int contact_S(cpu_ctx *cx, cpu_contact *k, sim_status *st) {
 
 int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   cpu_ctx *cx = CTX(be);
-  const sim_scene *sc = cx->m->scene;
   if (!sim_world_needed(cx->m)) return SIM_OK;
-  if (be->global == SIM_GLOBAL_JACOBI || cx->rho > 0)
-    return sim_fail(
-        st, SIM_ERR_SCENE,
-        "%s: contact, constraint pins and cables need an exact global solver (solver.global "
-        "sparse_inverse, cholesky or dense_inverse, and solver.chebyshev_rho 0), got %s%s",
-        sc->file, sim_global_name(be->global), cx->rho > 0 ? " with Chebyshev" : "");
+  if (sim_contact_stage_check_solver(cx->m, be->global, cx->rho, st)) return st->code;
   cpu_contact *k = SIM_NEW0(cpu_contact, 1);
   size_t f3 = 3 * (size_t)cx->m->nfree + 3;
   if (k) {
