@@ -159,6 +159,7 @@ static void cuda_destroy(sim_backend *be) {
   if (c) {
     if (c->stream) cudaStreamSynchronize(c->stream); /* nothing queued reads what is freed */
     sim_cuda_events_free(&c->spans.pool);
+    sim_cuda_lg_destroy(c);
     sim_cuda_snapshot_destroy(c);
     sim_cuda_detect_destroy(c->det);
     sim_cuda_contact_destroy(c);
@@ -248,6 +249,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   be->predict = cuda_predict;
   be->local_step = sim_cuda_local_step;
   be->global_step = sim_cuda_global_step;
+  be->lg_iterations = sim_cuda_lg_iterations;
   be->integrate = cuda_integrate;
   be->mark = sim_cuda_mark;
   be->settle = sim_cuda_settle;
@@ -262,6 +264,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   cudaError_t e = cudaStreamCreate(&c->stream); /* ordered after the legacy stream's work */
   if (e != cudaSuccess)
     rc = sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
+  if (!rc) rc = sim_cuda_lg_create(c, st);
   if (!rc) rc = upload_model(c, st);
   if (!rc) rc = sim_cuda_global_create(be, o, st);
   if (!rc && sim_world_needed(m)) rc = sim_cuda_contact_create(be, o, st);

@@ -97,6 +97,18 @@ typedef struct cuda_spans {
   int open[SIM_SPAN_COUNT];  // each bucket's open span's event, -1: none
 } cuda_spans;
 
+// A step's elastic L-G iterations as one CUDA graph (lg_graph.cu): captured once, with the
+// events of its spans, and launched again at every step without contact.
+typedef struct cuda_lg {
+  int on;                  // SIMCTL_CUDA_GRAPH (on: the default)
+  cudaGraphExec_t exec;    // NULL until the first capture
+  int k;                   // the iterations captured
+  int iter0, iter1;        // Chebyshev's count before and after them (cuda_solvers.iter)
+  double omega1;           // and its weight after them
+  cuda_spans spans;        // the graph's LOCAL and GLOBAL spans, its own events
+  int pending;             // launched since the last settle: its spans are to be read
+} cuda_lg;
+
 // Output snapshots (snapshot_cuda.cu): q, v and the energy densities copied on the device into
 // `dev`, then to page-locked `host` on a stream of their own, so the copy to the host overlaps
 // the frames that follow.
@@ -133,6 +145,7 @@ typedef struct cuda_ctx {
   struct sim_cuda_detect *det;  // collision detection (detect_cuda.cu), NULL: on the host
   sim_global_stats stats;
   cuda_spans spans;
+  cuda_lg lg;
   cuda_snap snap;
 } cuda_ctx;
 
@@ -156,8 +169,9 @@ int sim_cuda_fail(sim_status *st, const char *what, const char *err, const char 
 // Device array of n elements (at least one, so no pointer is NULL), counted in c->dev_bytes;
 // copied from `host` when it is not NULL, else zeroed, on c->stream, done when this returns.
 int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_status *st);
-// The backend's environment switches (SIMCTL_CUDA_SPMV, _NSN, _DETECT, _DELASSUS): *out = 0 or
-// 1 for the value a or b, dflt when unset or empty; SIM_ERR_USAGE naming both on another value.
+// The backend's environment switches (SIMCTL_CUDA_SPMV, _NSN, _GRAPH, _DETECT, _DELASSUS):
+// *out = 0 or 1 for the value a or b, dflt when unset or empty; SIM_ERR_USAGE naming both on
+// another value.
 int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt, int *out,
                         sim_status *st);
 // Host memory for copies from the device: page-locked, so the copies queue, or where that is
@@ -186,6 +200,18 @@ int sim_cuda_event_record(cuda_events *p, cudaStream_t s, int tag, sim_status *s
 int sim_cuda_events_reserve(cuda_events *p, int n, sim_status *st); // slots, n events created
 int sim_cuda_event_ms(const cuda_events *p, int a, int b, double *ms, sim_status *st);
 void sim_cuda_events_free(cuda_events *p);
+// What queue(arg) queues on stream sm captured into *exec (the graph there before updated in
+// place where the driver can: the same kernels in the same order, other arguments; else
+// instantiated anew), events of ev recorded as graph nodes; nothing runs until a launch. A
+// failure (a call the capture refused, or the graph) names `what` and SIMCTL_CUDA_GRAPH=off.
+int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *ev,
+                           int (*queue)(void *arg, sim_status *st), void *arg, const char *what,
+                           sim_status *st);
+// A span mark on spans s (events on `stream`); the closed spans' milliseconds added to ms (their
+// events reached: after a synchronisation), the spans kept.
+int sim_cuda_span_mark(cuda_spans *s, cudaStream_t stream, sim_span_id id, int close,
+                       sim_status *st);
+int sim_cuda_spans_read(const cuda_spans *s, double ms[SIM_SPAN_COUNT], sim_status *st);
 int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st);
 int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
 // gpu/snapshot_cuda.cu: the backend table's snapshot and snapshot_get; its buffers freed.
@@ -213,6 +239,11 @@ int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale,
 int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
                           sim_status *st);
 void sim_cuda_global_destroy(cuda_ctx *c);
+// gpu/lg_graph.cu: the backend table's lg_iterations (a graph per step, or the kernels launched
+// one by one with SIMCTL_CUDA_GRAPH=off); its switch read, its graph and events freed.
+int sim_cuda_lg_iterations(sim_backend *be, int k, sim_status *st);
+int sim_cuda_lg_create(cuda_ctx *c, sim_status *st);
+void sim_cuda_lg_destroy(cuda_ctx *c);
 // gpu/local_step.cu: projections, bending, the right-hand side; the energy.
 int sim_cuda_local_step(sim_backend *be, sim_status *st);
 double sim_cuda_energy(sim_backend *be, double *elem);

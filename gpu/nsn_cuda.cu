@@ -17,7 +17,6 @@
 // diagonals, warm start); lambda, f, the statistics and the events that time the iteration's
 // buckets come back to it at the iteration's end, in one wait.
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "contact_cuda.h"
@@ -690,43 +689,20 @@ static int graphed(const cuda_contact *k) {
 // first L-G iteration; the same kernels with the same arguments at its later ones. The graph
 // of the step before is updated in place where the driver can (the same kernels in the same
 // order, other sizes and arguments: cudaGraphExecUpdate), else instantiated anew.
+static int queue_graphed(void *arg, sim_status *st) {
+  cuda_contact *k = (cuda_contact *)arg;
+  return queue_iteration(k, k->dn->graph_at, st);
+}
+
 static int capture(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
-  cudaStream_t sm = k->cx->stream;
   /* the events exist before the capture, which records them at each launch */
   int rc = sim_cuda_events_reserve(&s->ev, 4 + 2 * k->stage.newton_steps, st);
-  if (rc) return rc;
-  cudaGraph_t g = NULL;
-  cudaError_t e = cudaStreamBeginCapture(sm, cudaStreamCaptureModeThreadLocal);
-  if (e == cudaSuccess) {
-    s->ev.external = 1;
-    rc = queue_iteration(k, s->graph_at, st);
-    s->ev.external = 0;
-    e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
-  }
-  if (!rc && e == cudaSuccess && s->exec) {
-    cudaGraphExecUpdateResultInfo info;
-    if (cudaGraphExecUpdate(s->exec, g, &info) != cudaSuccess) {
-      cudaGetLastError(); /* not an error: instantiated anew below */
-      cudaGraphExecDestroy(s->exec);
-      s->exec = NULL;
-    }
-  }
-  if (!rc && e == cudaSuccess && !s->exec) e = cudaGraphInstantiateWithFlags(&s->exec, g, 0);
-  if (g) cudaGraphDestroy(g);
-  if (rc || e != cudaSuccess) { /* a call the capture refused, or the graph */
-    char why[SIM_MSG_MAX];
-    snprintf(why, sizeof why, "%s", rc ? st->msg : cudaGetErrorString(e));
-    cudaGetLastError();
-    if (s->exec) cudaGraphExecDestroy(s->exec);
-    s->exec = NULL;
-    return sim_fail(st, SIM_ERR_DEVICE,
-                    "CUDA: capturing the device Newton solve into a graph failed (%s); "
-                    "SIMCTL_CUDA_GRAPH=off launches its kernels one by one",
-                    why);
-  }
-  s->graph_events = s->ev.used;
-  return SIM_OK;
+  if (!rc)
+    rc = sim_cuda_graph_capture(k->cx->stream, &s->exec, &s->ev, queue_graphed, k,
+                                "the device Newton solve", st);
+  if (!rc) s->graph_events = s->ev.used;
+  return rc;
 }
 
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {

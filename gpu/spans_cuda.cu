@@ -2,7 +2,9 @@
 // CUDA timing events: a pool recorded in turn and read after a synchronisation, and on it the
 // CUDA backend's timing spans (core/solve/backend.h mark and settle): an event on the backend's
 // stream at each mark, read after one synchronisation per frame, so the elastic operations
-// queue their kernels without waiting for them. Events are created as needed and reused.
+// queue their kernels without waiting for them. Events are created as needed and reused. The
+// elastic L-G iterations' graph (lg_graph.cu) keeps spans of its own, read at the same settle.
+#include <stdio.h>
 #include <string.h>
 
 #include "cuda_ctx.h"
@@ -51,27 +53,53 @@ void sim_cuda_events_free(cuda_events *p) {
   memset(p, 0, sizeof *p);
 }
 
-int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st) {
-  cuda_ctx *c = CCTX(be);
-  cuda_spans *s = &c->spans;
+int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *ev,
+                           int (*queue)(void *arg, sim_status *st), void *arg, const char *what,
+                           sim_status *st) {
+  cudaGraph_t g = NULL;
+  int rc = SIM_OK;
+  cudaError_t e = cudaStreamBeginCapture(sm, cudaStreamCaptureModeThreadLocal);
+  if (e == cudaSuccess) {
+    ev->external = 1;
+    rc = queue(arg, st);
+    ev->external = 0;
+    e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
+  }
+  if (!rc && e == cudaSuccess && *exec) {
+    cudaGraphExecUpdateResultInfo info;
+    if (cudaGraphExecUpdate(*exec, g, &info) != cudaSuccess) {
+      cudaGetLastError(); /* not an error: instantiated anew below */
+      cudaGraphExecDestroy(*exec);
+      *exec = NULL;
+    }
+  }
+  if (!rc && e == cudaSuccess && !*exec) e = cudaGraphInstantiateWithFlags(exec, g, 0);
+  if (g) cudaGraphDestroy(g);
+  if (!rc && e == cudaSuccess) return SIM_OK;
+  char why[SIM_MSG_MAX]; /* a call the capture refused, or the graph */
+  snprintf(why, sizeof why, "%s", rc ? st->msg : cudaGetErrorString(e));
+  cudaGetLastError();
+  if (*exec) cudaGraphExecDestroy(*exec);
+  *exec = NULL;
+  return sim_fail(st, SIM_ERR_DEVICE,
+                  "CUDA: capturing %s into a graph failed (%s); SIMCTL_CUDA_GRAPH=off launches "
+                  "its kernels one by one",
+                  what, why);
+}
+
+int sim_cuda_span_mark(cuda_spans *s, cudaStream_t stream, sim_span_id id, int close,
+                       sim_status *st) {
   if ((int)id < 0 || id >= SIM_SPAN_COUNT)
     return sim_fail(st, SIM_ERR_USAGE, "timing span %d: no such bucket", (int)id);
   int at = s->pool.used, opened = s->open[id];
   int tag = close && opened >= 0 ? opened * SIM_SPAN_COUNT + (int)id : -1;
-  int rc = sim_cuda_event_record(&s->pool, c->stream, tag, st);
+  int rc = sim_cuda_event_record(&s->pool, stream, tag, st);
   if (!rc) s->open[id] = close ? -1 : at;
   return rc;
 }
 
-int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st) {
-  cuda_ctx *c = CCTX(be);
-  cuda_spans *s = &c->spans;
-  SIM_CU(cudaGetLastError(), st);
-  SIM_CU(cudaStreamSynchronize(c->stream), st);
-  int n = s->pool.used;
-  s->pool.used = 0;
-  for (int b = 0; b < SIM_SPAN_COUNT; b++) s->open[b] = -1;
-  for (int i = 0; i < n; i++) {
+int sim_cuda_spans_read(const cuda_spans *s, double ms[SIM_SPAN_COUNT], sim_status *st) {
+  for (int i = 0; i < s->pool.used; i++) {
     int tag = s->pool.tag[i];
     double t = 0.0;
     if (tag < 0) continue;
@@ -80,4 +108,22 @@ int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st) 
     ms[tag % SIM_SPAN_COUNT] += t;
   }
   return SIM_OK;
+}
+
+int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  return sim_cuda_span_mark(&c->spans, c->stream, id, close, st);
+}
+
+int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  cuda_spans *s = &c->spans;
+  SIM_CU(cudaGetLastError(), st);
+  SIM_CU(cudaStreamSynchronize(c->stream), st);
+  int rc = sim_cuda_spans_read(s, ms, st);
+  s->pool.used = 0;
+  for (int b = 0; b < SIM_SPAN_COUNT; b++) s->open[b] = -1;
+  if (!rc && c->lg.pending) rc = sim_cuda_spans_read(&c->lg.spans, ms, st); /* lg_graph.cu */
+  c->lg.pending = 0;
+  return rc;
 }

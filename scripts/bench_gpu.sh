@@ -18,8 +18,8 @@
 # inverse (the paper's Sec. 4 claim: the products beat the triangular solves on a GPU). In the
 # frame loop the buckets are CUDA events around queued work and the frame waits once, at its end;
 # `gaps ms` is the frame's wall time that no bucket covers (launch overhead, the device idle
-# between kernels, the host's own work): where it is a large part of the frame, CUDA graphs
-# would pay.
+# between kernels, the host's own work); the `graphs` column runs each row's L-G iterations as
+# one CUDA graph per step (on, the default) and launched one by one (off), to compare.
 #   --bandwidth: device memory bandwidth in GB/s for the limit (default 3000: what a
 #                device-to-device copy moved on this workplace's H100, counting read + write)
 set -euo pipefail
@@ -41,8 +41,8 @@ mkdir -p "$OUT"
 "$SIMCTL" --version
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 echo
-echo "| scene | material | vertices | precision | products | nnz(S) | local ms | global ms | global limit ms | global / limit | frame ms | gaps ms | paper local | paper global | paper frame | frame / paper |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| scene | material | vertices | precision | products | graphs | nnz(S) | local ms | global ms | global limit ms | global / limit | frame ms | gaps ms | paper local | paper global | paper frame | frame / paper |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 # example|paper vertices|scene|material override
 ROWS="twisting_bar|5300|twisting_bar|arap
 twisting_bar|11300|twisting_bar_11k|arap
@@ -54,12 +54,15 @@ cloth_extension|20200|cloth_extension|arap
 cloth_extension|20200|cloth_extension|corotational
 cloth_extension|20200|cloth_extension|neo_hookean"
 while IFS='|' read -r ex nv scene mat; do
-  cfgs="double:kernel double:cusparse float:kernel"
-  [ "$DEVICE" = cpu ] && cfgs="double:- float:-"
+  # precision:products:graphs (SIMCTL_CUDA_GRAPH: the elastic L-G iterations as one CUDA graph
+  # per step, or their kernels launched one by one)
+  cfgs="double:kernel:on double:kernel:off double:cusparse:on float:kernel:on"
+  [ "$DEVICE" = cpu ] && cfgs="double:-:- float:-:-"
   for cfg in $cfgs; do
-    prec=${cfg%%:*} spmv=${cfg##*:}
-    dir="$OUT/$scene-$mat-$prec-$spmv"
-    SIMCTL_CUDA_SPMV=${spmv/-/kernel} "$SIMCTL" run "$SC/$scene.json" -q --device "$DEVICE" \
+    IFS=: read -r prec spmv graphs <<<"$cfg"
+    dir="$OUT/$scene-$mat-$prec-$spmv-$graphs"
+    SIMCTL_CUDA_SPMV=${spmv/-/kernel} SIMCTL_CUDA_GRAPH=${graphs/-/on} \
+      "$SIMCTL" run "$SC/$scene.json" -q --device "$DEVICE" \
       --frames "$FRAMES" --set solver.global=sparse_inverse \
       --out "$dir" --set "bodies.0.material.model=$mat" --set "solver.precision=$prec" \
       --set 'output.formats=["csv"]' --set "output.every=$FRAMES" >&2
@@ -67,7 +70,7 @@ while IFS='|' read -r ex nv scene mat; do
       /"free_vertices"/ { gsub(/[^0-9]/, "", $2); f = $2 } END { print f, s }' "$dir/summary.json")
     paper=$(awk -F, -v ex="$ex" -v nv="$nv" -v mat="$mat" '$1 == ex && $2 == nv && $4 == mat {
       printf "%s %s %s", $11, $12, $17; exit }' "$PAPER")
-    awk -F, -v sc="$scene" -v mat="$mat" -v p="$prec" -v sp="$spmv" -v n="$n" -v nnz="$nnz" \
+    awk -F, -v sc="$scene" -v mat="$mat" -v p="$prec" -v sp="$spmv" -v gr="$graphs" -v n="$n" -v nnz="$nnz" \
       -v bw="$BW" -v paper="$paper" '
       NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
       NR > 6 { l += $c["local"]; g += $c["global"]; f += $c["frame_ms"]; it += $c["lg_iterations"]; k++
@@ -78,8 +81,8 @@ while IFS='|' read -r ex nv scene mat; do
         lim = bytes / (bw * 1e9) * 1e3
         split(paper, pp, " ")
         gl = g / it
-        printf "| %s | %s | %d | %s | %s | %d | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %s | %s | %s | %s |\n",
-          sc, mat, n, p, sp, nnz, l / it, gl, lim, gl / lim, f / k, (f - cov) / k, pp[1], pp[2], pp[3],
+        printf "| %s | %s | %d | %s | %s | %s | %d | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %s | %s | %s | %s |\n",
+          sc, mat, n, p, sp, gr, nnz, l / it, gl, lim, gl / lim, f / k, (f - cov) / k, pp[1], pp[2], pp[3],
           (pp[3] > 0 ? sprintf("%.2f", (f / k) / pp[3]) : "") }' "$dir/timing.csv"
   done
 done <<<"$ROWS"

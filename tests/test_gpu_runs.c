@@ -8,7 +8,10 @@
    takes an output snapshot (every other one of q alone), hands it over after the next frame,
    and it must hold, bit for bit, the q and energy densities the backend gave when it was taken.
    Built for the host emulation (test_emu_runs), it also holds each frame to one host wait for
-   the device, which the emulation counts. (The contact scenes, squeezing_ball among them:
+   the device, which the emulation counts. Then the CUDA backend alone, with the elastic L-G
+   iterations as a CUDA graph per step (the default) and launched one by one
+   (SIMCTL_CUDA_GRAPH=off), on the sparse inverse, with Chebyshev and with Cholesky: the same
+   positions bit for bit (on the emulation, one capture per run and a launch per frame). (The contact scenes, squeezing_ball among them:
    test_gpu_contact.c.) */
 #include "../core/base/alloc.h"
 #include "../core/solve/stepper.h"
@@ -18,6 +21,7 @@
 
 #ifdef SIM_TEST_EMU /* built for the host emulation of CUDA (tests/emu), which counts waits */
 long long sim_emu_host_waits(void);
+void sim_emu_graph_counts(long long *captures, long long *launches);
 #endif
 
 static sim_scene g_sc; /* large: off the stack */
@@ -122,9 +126,101 @@ static void run_side_by_side(const char *file) {
   gpu_pair_close(&g);
 }
 
+/* The CUDA backend alone, `frames` frames with the elastic L-G iterations as a graph per step
+   (SIMCTL_CUDA_GRAPH=on, the default) and launched one by one (off): the same positions, bit for
+   bit, and timed buckets either way; on the emulation, one capture and a launch per frame. */
+static void graphs_vs_launches(const char *file, const char *set, int frames) {
+  double *q[2] = {NULL, NULL};
+  size_t n3 = 0;
+  for (int off = 0; off < 2; off++) {
+    setenv("SIMCTL_CUDA_GRAPH", off ? "off" : "on", 1);
+    sim_status st = {0};
+    const char *sets[1] = {set};
+    int rc = sim_scene_load(file, sets, set ? 1 : 0, &g_sc, &st);
+    sim_model m;
+    memset(&m, 0, sizeof m);
+    sim_backend *be = NULL;
+    sim_stepper sg = {0};
+    sim_backend_opts o = {.global = g_sc.solver.global,
+                          .precision = SIM_PREC_DOUBLE,
+                          .ordering = SIM_ORDER_METIS,
+                          .chebyshev_rho = g_sc.solver.chebyshev_rho};
+    if (!rc) rc = sim_model_build(&g_sc, NULL, &m, &st);
+    if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
+    if (!rc) rc = sim_stepper_init(&sg, &m, be, &st);
+#ifdef SIM_TEST_EMU
+    long long cap0 = 0, run0 = 0, cap1 = 0, run1 = 0;
+    sim_emu_graph_counts(&cap0, &run0);
+#endif
+    for (int f = 0; !rc && f < frames; f++) {
+      sim_profile p;
+      rc = sim_stepper_step(&sg, &p, NULL, &st);
+      if (!rc) check_buckets(off ? "launches" : "graphs", &p);
+    }
+#ifdef SIM_TEST_EMU
+    sim_emu_graph_counts(&cap1, &run1);
+    check_report(off ? cap1 == cap0 && run1 == run0 : cap1 - cap0 == 1 && run1 - run0 == frames,
+                 __FILE__, __LINE__, "%s: %lld graphs captured, %lld launched in %d frames",
+                 off ? "launches" : "graphs", cap1 - cap0, run1 - run0, frames);
+#endif
+    n3 = 3 * (size_t)m.n;
+    q[off] = SIM_NEW(double, n3 + 1);
+    if (!rc) rc = be->download(be, SIM_VEC_Q, q[off], &st);
+    if (rc) fprintf(stderr, "%s (SIMCTL_CUDA_GRAPH=%s): %s\n", file, off ? "off" : "on", st.msg);
+    CHECK_INT(rc, SIM_OK);
+    sim_stepper_free(&sg);
+    if (be) be->destroy(be);
+    sim_model_free(&m);
+  }
+  unsetenv("SIMCTL_CUDA_GRAPH");
+  int same = memcmp(q[0], q[1], sizeof(double) * n3) == 0;
+  printf("  %s (%s), %d frames: graphs and launches %s\n", g_sc.name, set ? set : "as given",
+         frames, same ? "bit-identical" : "DIFFER");
+  check_report(same, __FILE__, __LINE__, "%s: positions bit-identical with and without graphs",
+               g_sc.name);
+  sim_free(q[0]);
+  sim_free(q[1]);
+}
+
+#ifdef SIM_TEST_EMU
+/* A capture the driver refuses (the emulation's SIMCTL_EMU_NO_CAPTURE=1) stops the step with
+   one line that names SIMCTL_CUDA_GRAPH=off. */
+static void capture_refused(void) {
+  setenv("SIMCTL_EMU_NO_CAPTURE", "1", 1);
+  sim_status st = {0};
+  sim_model m;
+  memset(&m, 0, sizeof m);
+  sim_backend *be = NULL;
+  sim_stepper sg = {0};
+  sim_backend_opts o = {.global = SIM_GLOBAL_SPARSE_INVERSE, .ordering = SIM_ORDER_METIS};
+  int rc = sim_scene_load("../scenes/twisting_bar.json", NULL, 0, &g_sc, &st);
+  if (!rc) rc = sim_model_build(&g_sc, NULL, &m, &st);
+  if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
+  if (!rc) rc = sim_stepper_init(&sg, &m, be, &st);
+  CHECK_INT(rc, SIM_OK);
+  sim_profile p;
+  if (!rc) rc = sim_stepper_step(&sg, &p, NULL, &st);
+  printf("  a refused capture: %s\n", st.msg);
+  check_report(rc == SIM_ERR_DEVICE && strstr(st.msg, "SIMCTL_CUDA_GRAPH=off") &&
+                   !strchr(st.msg, '\n'),
+               __FILE__, __LINE__, "a refused capture: error %d, one line naming the switch", rc);
+  unsetenv("SIMCTL_EMU_NO_CAPTURE");
+  sim_stepper_free(&sg);
+  if (be) be->destroy(be);
+  sim_model_free(&m);
+}
+#endif
+
 int main(void) {
   gpu_or_skip("test_gpu_runs");
   run_side_by_side("../scenes/twisting_bar.json");
   run_side_by_side("../scenes/cloth_extension_10k.json");
+  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 6);
+  /* Chebyshev's weights, baked into the graph, follow the count from predict */
+  graphs_vs_launches("../scenes/twisting_bar.json", "solver.chebyshev_rho=0.9", 6);
+  graphs_vs_launches("../scenes/twisting_bar.json", "solver.global=cholesky", 4);
+#ifdef SIM_TEST_EMU
+  capture_refused();
+#endif
   return check_summary("test_gpu_runs");
 }

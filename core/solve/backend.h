@@ -84,6 +84,11 @@ struct sim_backend {
   int (*local_step)(sim_backend *be, sim_status *st);
   /* Global step: q_free = A_s^{-1} rhs for the 3 columns. */
   int (*global_step)(sim_backend *be, sim_status *st);
+  /* k L-G iterations of a step without contact, right after predict: each a local_step in a
+     span of SIM_SPAN_LOCAL, then a global_step in one of SIM_SPAN_GLOBAL, as the stepper's own
+     loop would mark them, queued like them (CUDA: one graph per step, SIMCTL_CUDA_GRAPH).
+     NULL: the stepper calls local_step and global_step itself. */
+  int (*lg_iterations)(sim_backend *be, int k, sim_status *st);
   /* Contact (DESIGN.md Sec. 6; NULL where the backend has none). contact_begin starts a
      step's contact solve with the nc contacts found at its start (host array): W, targets,
      mu, the preconditioner, multipliers warm-started from the previous step's matching

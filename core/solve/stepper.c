@@ -96,6 +96,10 @@ static int lg_iterations(sim_stepper *s, sim_profile *prof, sim_cst_times *ct,
                          double span[SIM_SPAN_COUNT], double *energies, sim_status *st) {
   sim_backend *be = s->be;
   int rc = SIM_OK;
+  if (prof->contacts == 0 && !energies && be->lg_iterations) { /* the backend's own loop */
+    prof->lg_iterations += s->lg_iterations;
+    return be->lg_iterations(be, s->lg_iterations, st);
+  }
   for (int k = 0; !rc && k < s->lg_iterations; k++) {
     SIM_TIMED(rc, be, SIM_SPAN_LOCAL, be->local_step(be, st), st);
     if (rc) break;

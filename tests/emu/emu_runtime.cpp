@@ -673,6 +673,11 @@ extern "C" long long sim_emu_host_waits(void) { return host_waits; }
 // the return address in its file, for `addr2line -f -e FILE OFFSET`.
 static int report_level;
 static long long graph_captures, graph_updates, graph_launches; // reported with the waits
+// The graphs captured and launched so far (the tests check how often a step captures).
+extern "C" void sim_emu_graph_counts(long long *captures, long long *launches) {
+  *captures = graph_captures;
+  *launches = graph_launches;
+}
 static void report_waits() {
   fprintf(stderr, "simctl CUDA emulation: %lld host waits\n", host_waits);
   fprintf(stderr, "simctl CUDA emulation: %lld kernels launched, %lld captured into graphs\n",
