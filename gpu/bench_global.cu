@@ -90,12 +90,14 @@ int main(int argc, char **argv) {
     bytes = 8.0 * nnz + 2.0 * cols + n * 4.0;
     products = "kernel";
     break;
-  default: { /* S in both orientations, the row pointers, rhs in, S b out and in, q out */
+  default: { /* S in both orientations (or its rows twice), the row pointers, rhs in, S b out
+                 and in, q out; the scatter also zeroes x and reads it once more */
     cuda_S *S = &c->S;
     nnz = S->nnz;
     vb = S->prec == SIM_PREC_FLOAT ? 4 : 8;
     bytes = 2.0 * nnz * (vb + 4) + 2.0 * (n + 1) * 4 + 2.0 * (2.0 * cols) + 8.0 * n;
-    products = S->spmv == SIM_SPMV_CUSPARSE ? "cusparse" : "kernel";
+    if (S->rows_only) bytes += 2.0 * cols;
+    products = S->rows_only ? "scatter" : S->spmv == SIM_SPMV_CUSPARSE ? "cusparse" : "kernel";
   }
   }
   double ms = time_ms(c->stream, reps, [&] {

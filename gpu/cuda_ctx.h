@@ -40,6 +40,10 @@ typedef struct cuda_S {
   double *row_val, *col_val;   // double values, or NULL
   float *row_valf, *col_valf;  // float values, or NULL
   int *out_vert;               // n: the vertex that column k of S^T writes, free_vert[perm[k]]
+  // SIMCTL_CUDA_S=rows: S's rows alone (half the memory), S^T y by a scatter with atomic adds
+  // into x (3n, in the free unknowns' numbering); both: the rows and the columns (the default)
+  int rows_only;
+  double *x;
   int nlong, nshort;           // rows of S with a block each / a warp each
   int *row_order;              // nlong long rows, then nshort short rows
   int height;                  // elimination tree height (longest column)

@@ -41,23 +41,29 @@ static __device__ inline void block_sum3(double a[3]) {
   }
 }
 
-// y = S b: blocks [0, nlong) take the long rows order[0..nlong), one each; the remaining
-// blocks a warp per short row order[nlong..nlong + nshort).
+// The row of S this thread reads (-1: none; a whole warp leaves together), its first entry's
+// offset and the stride: blocks [0, nlong) take the long rows order[0..nlong), one each; the
+// remaining blocks a warp per short row order[nlong..nlong + nshort).
+static __device__ inline int row_of(int nlong, int nshort, const int *order, int *lane,
+                                    int *stride) {
+  if ((int)blockIdx.x < nlong) {
+    *lane = threadIdx.x;
+    *stride = blockDim.x;
+    return order[blockIdx.x];
+  }
+  int w = (blockIdx.x - nlong) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  *lane = threadIdx.x & 31;
+  *stride = 32;
+  return w < nshort ? order[nlong + w] : -1;
+}
+
+// y = S b, a row per block or warp (row_of).
 template <class VT>
 static __global__ void k_rows(int nlong, int nshort, const int *order, const int *ptr,
                               const int *col, const VT *val, const double *b, double *y) {
   double a[3] = {0.0, 0.0, 0.0};
-  int i, lane = threadIdx.x & 31, stride;
-  if ((int)blockIdx.x < nlong) {
-    i = order[blockIdx.x];
-    lane = threadIdx.x;
-    stride = blockDim.x;
-  } else {
-    int w = (blockIdx.x - nlong) * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    if (w >= nshort) return;  // a whole warp leaves together
-    i = order[nlong + w];
-    stride = 32;
-  }
+  int lane, stride, i = row_of(nlong, nshort, order, &lane, &stride);
+  if (i < 0) return;
   for (long long p = ptr[i] + lane; p < ptr[i + 1]; p += stride) {
     const double *bj = b + 3 * (size_t)col[p];
     double s = (double)val[p];
@@ -98,14 +104,47 @@ static __global__ void k_cols(int n, const int *ptr, const int *row, const VT *v
   }
 }
 
-// cuSPARSE path: dst[out_vert[k]] (+)= scale z[k] (z = L^{-T} y in the permuted numbering).
-static __global__ void k_scatter(int n, const int *out_vert, const double *z, double scale, int add,
+// S kept as its rows alone (SIMCTL_CUDA_S=rows): x += S^T y by a scatter, x_j += S_ij y_i with
+// atomic adds (x zeroed first), row i of S by a block (long rows) or a warp (short ones) as in
+// k_rows; the order of the adds, and so x's last bits, vary from run to run.
+template <class VT>
+static __global__ void k_rows_scatter(int nlong, int nshort, const int *order, const int *ptr,
+                                      const int *col, const VT *val, const double *y, double *x) {
+  int lane, stride, i = row_of(nlong, nshort, order, &lane, &stride);
+  if (i < 0) return;
+  const double yi[3] = {y[3 * (size_t)i], y[3 * (size_t)i + 1], y[3 * (size_t)i + 2]};
+  for (long long p = ptr[i] + lane; p < ptr[i + 1]; p += stride) {
+    double *xj = x + 3 * (size_t)col[p];
+    double s = (double)val[p];
+    for (int d = 0; d < 3; d++) atomicAdd(xj + d, s * yi[d]);
+  }
+}
+
+// dst[vert[k]] (+)= scale z[k]: after cuSPARSE, z = L^{-T} y in the permuted numbering and
+// vert = out_vert; after the scatter, z = x in the free unknowns' and vert = free_vert.
+static __global__ void k_scatter(int n, const int *vert, const double *z, double scale, int add,
                                  double *dst) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
-  double *q = dst + 3 * (size_t)out_vert[k];
+  double *q = dst + 3 * (size_t)vert[k];
   for (int d = 0; d < 3; d++)
     q[d] = add ? q[d] + scale * z[3 * (size_t)k + d] : scale * z[3 * (size_t)k + d];
+}
+
+// The rows-only products: y = S b by k_rows, then x = S^T y by the scatter, then dst.
+template <class VT>
+static void rows_only(cuda_ctx *c, const VT *val, const double *b, double *dst, double scale,
+                      int add) {
+  cuda_S *S = &c->S;
+  unsigned warps = SIM_CUDA_BLOCK / 32;
+  unsigned rows = S->nlong + (unsigned)((S->nshort + warps - 1) / warps);
+  k_rows<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nlong, S->nshort, S->row_order, S->row_ptr,
+                                                     S->row_col, val, b, c->y);
+  cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)S->n, c->stream);
+  k_rows_scatter<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
+      S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, val, c->y, S->x);
+  k_scatter<<<sim_cuda_blocks(S->n), SIM_CUDA_BLOCK, 0, c->stream>>>(S->n, c->free_vert, S->x,
+                                                                     scale, add, dst);
 }
 
 static int spmm(cuda_S *S, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B, cusparseDnMatDescr_t C,
@@ -122,7 +161,12 @@ int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scal
   cuda_S *S = &c->S;
   int n = S->n;
   if (n == 0) return SIM_OK;
-  if (S->spmv == SIM_SPMV_CUSPARSE) {
+  if (S->rows_only) {
+    if (S->prec == SIM_PREC_FLOAT)
+      rows_only<float>(c, S->row_valf, b, dst, scale, add);
+    else
+      rows_only<double>(c, S->row_val, b, dst, scale, add);
+  } else if (S->spmv == SIM_SPMV_CUSPARSE) {
     SIM_CUSP(cusparseDnMatSetValues(S->dn_b, (void *)b), st);
     int rc = spmm(S, S->mat_rows, S->dn_b, S->dn_y, st);
     if (!rc) rc = spmm(S, S->mat_cols, S->dn_y, S->dn_z, st);
@@ -181,8 +225,9 @@ static int upload_out_vert(cuda_ctx *c, const sim_sparse_inverse *H, sim_status 
   return rc;
 }
 
-// S on the device: both orientations for the global step, or (cols_only) the columns alone,
-// all that the device's Delassus build reads (the other global solvers' contact stage).
+// S on the device: both orientations for the global step, its rows alone (S->rows_only), or
+// (cols_only) its columns alone, all that the device's Delassus build reads (the other global
+// solvers' contact stage).
 static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, int cols_only, sim_status *st) {
   cuda_S *S = &c->S;
   size_t n = (size_t)H->n, nnz = (size_t)H->nnz;
@@ -190,14 +235,18 @@ static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, int cols_only, sim
   S->nnz = H->nnz;
   S->prec = H->precision;
   S->height = H->etree_height;
-  int fl = S->prec == SIM_PREC_FLOAT;
-  int rc = sim_cuda_new<int>(c, &S->col_ptr, n + 1, H->col_ptr, st);
-  if (!rc) rc = sim_cuda_new<int>(c, &S->col_row, nnz, H->col_row, st);
-  if (!rc)
-    rc = fl ? sim_cuda_new<float>(c, &S->col_valf, nnz, H->col_valf, st)
-            : sim_cuda_new<double>(c, &S->col_val, nnz, H->col_val, st);
-  if (rc || cols_only) return rc;
-  rc = sim_cuda_new<int>(c, &S->row_ptr, n + 1, H->row_ptr, st);
+  int fl = S->prec == SIM_PREC_FLOAT, rc = SIM_OK;
+  if (S->rows_only) { /* S^T y by a scatter into x */
+    rc = sim_cuda_new<double>(c, &S->x, 3 * n, NULL, st);
+  } else { /* the columns: S^T y by a gather, and W's paths */
+    rc = sim_cuda_new<int>(c, &S->col_ptr, n + 1, H->col_ptr, st);
+    if (!rc) rc = sim_cuda_new<int>(c, &S->col_row, nnz, H->col_row, st);
+    if (!rc)
+      rc = fl ? sim_cuda_new<float>(c, &S->col_valf, nnz, H->col_valf, st)
+              : sim_cuda_new<double>(c, &S->col_val, nnz, H->col_val, st);
+    if (rc || cols_only) return rc;
+  }
+  if (!rc) rc = sim_cuda_new<int>(c, &S->row_ptr, n + 1, H->row_ptr, st);
   if (!rc) rc = sim_cuda_new<int>(c, &S->row_col, nnz, H->row_col, st);
   if (!rc)
     rc = fl ? sim_cuda_new<float>(c, &S->row_valf, nnz, H->row_valf, st)
@@ -268,23 +317,41 @@ static int sort_rows(sim_sparse_inverse *H, sim_status *st) {
   return SIM_OK;
 }
 
-// Which product: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse).
-static int pick_spmv(cuda_ctx *c, sim_precision prec, sim_status *st) {
-  int cusparse = 0;
+// How the products run: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse) and SIMCTL_CUDA_S
+// (both orientations, the default, or rows: S's rows alone, S^T y by a scatter), checked
+// against each other and against the device's W, which reads S's columns.
+static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
+  int cusparse = 0, rows = 0;
   c->S.spmv = SIM_SPMV_KERNEL;
   int rc = sim_cuda_env_choice("SIMCTL_CUDA_SPMV", "kernel", "cusparse", 0, &cusparse, st);
-  if (rc || !cusparse) return rc;
-  if (prec == SIM_PREC_FLOAT)
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_S", "both", "rows", 0, &rows, st);
+  if (rc) return rc;
+  if (cusparse && prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,
                     "SIMCTL_CUDA_SPMV=cusparse: cuSPARSE SpMM needs S in "
                     "double (solver.precision double)");
-  c->S.spmv = SIM_SPMV_CUSPARSE;
+  if (cusparse && rows)
+    return sim_fail(st, SIM_ERR_USAGE,
+                    "SIMCTL_CUDA_S=rows scatters S^T y with simctl's own kernel: it needs "
+                    "SIMCTL_CUDA_SPMV=kernel, not cusparse");
+  int on_host = 0;
+  if (rows && sim_world_needed(c->m)) rc = sim_cuda_delassus_on_host(&on_host, st);
+  if (rc) return rc;
+  if (rows && sim_world_needed(c->m) && !on_host)
+    return sim_fail(st, SIM_ERR_USAGE,
+                    "%s: SIMCTL_CUDA_S=rows keeps no columns of S, which the device's Delassus "
+                    "operator reads: with contact, constraint pins or cables also set "
+                    "SIMCTL_CUDA_DELASSUS=host (or SIMCTL_CUDA_S=both)",
+                    c->m->scene->file);
+  c->S.spmv = cusparse ? SIM_SPMV_CUSPARSE : SIM_SPMV_KERNEL;
+  c->S.rows_only = rows;
   return SIM_OK;
 }
 
-// Refuse (before building S) when `copies` copies of S would not fit in the device's free memory.
+// Refuse (before building S) when `copies` copies of S (`what`) would not fit in the device's
+// free memory.
 static int check_device_memory(sim_factor *fac, int n, sim_precision prec, int copies,
-                               sim_status *st) {
+                               const char *what, sim_status *st) {
   size_t free_b = 0, total_b = 0;
   SIM_CU(cudaMemGetInfo(&free_b, &total_b), st);
   long long nnz = sim_sparse_inverse_count(fac);
@@ -293,8 +360,7 @@ static int check_device_memory(sim_factor *fac, int n, sim_precision prec, int c
     return sim_fail(st, SIM_ERR_MEMORY,
                     "S (%lld nonzeros, %s) needs %.1f MiB on the GPU, "
                     "%.1f MiB are free%s",
-                    nnz, copies == 2 ? "two copies" : "its columns for W", need / 1048576.0,
-                    free_b / 1048576.0,
+                    nnz, what, need / 1048576.0, free_b / 1048576.0,
                     prec == SIM_PREC_FLOAT ? "" : " (solver.precision float halves the values)");
   return SIM_OK;
 }
@@ -333,7 +399,8 @@ static int contact_S(cuda_ctx *c, const sim_backend_opts *o, sim_status *st) {
   sim_sparse_inverse H;
   memset(&H, 0, sizeof H);
   rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, 1, &fac, st);
-  if (!rc && !on_host) rc = check_device_memory(fac, m->nfree, SIM_PREC_DOUBLE, 1, st);
+  if (!rc && !on_host)
+    rc = check_device_memory(fac, m->nfree, SIM_PREC_DOUBLE, 1, "its columns for W", st);
   if (!rc) rc = sim_sparse_inverse_build(fac, SIM_PREC_DOUBLE, o->max_S_bytes, &H, st);
   if (!rc && !on_host) {
     rc = upload_S(c, &H, 1, st);
@@ -358,20 +425,23 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
   sim_factor *fac = NULL;
   sim_sparse_inverse H;
   memset(&H, 0, sizeof H);
-  int rc =
-      sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, 1, &fac, st);
+  int rc = pick_products(c, o->precision, st);
+  if (!rc)
+    rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, 1, &fac, st);
+  int copies = c->S.rows_only ? 1 : 2;
   if (!rc) {
     sim_factor_get_info(fac, &c->stats.factor);
-    rc = check_device_memory(fac, m->nfree, o->precision, 2, st);
+    rc = check_device_memory(fac, m->nfree, o->precision, copies,
+                             copies == 2 ? "two copies" : "its rows alone", st);
   }
   if (!rc) rc = sim_sparse_inverse_build(fac, o->precision, o->max_S_bytes, &H, st);
-  if (!rc) rc = pick_spmv(c, o->precision, st);
   if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = sort_rows(&H, st);
   if (!rc) rc = upload_S(c, &H, 0, st);
   if (!rc) {
     c->stats.S_nnz = H.nnz;
     c->stats.S_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, o->precision);
-    c->stats.S_resident = 2 * c->stats.S_bytes + sizeof(int) * 2 * (size_t)H.n;
+    c->stats.S_resident = copies * c->stats.S_bytes + sizeof(int) * 2 * (size_t)H.n +
+                          (c->S.rows_only ? 3 * sizeof(double) * (size_t)H.n : 0);
     c->stats.S_build_ms = H.build_ms;
     c->stats.etree_height = H.etree_height;
   }
@@ -397,8 +467,9 @@ void sim_cuda_global_destroy(cuda_ctx *c) {
   if (S->dn_y) cusparseDestroyDnMat(S->dn_y);
   if (S->dn_z) cusparseDestroyDnMat(S->dn_z);
   if (S->sp) cusparseDestroy(S->sp);
-  void *p[] = {S->row_ptr,  S->row_col,  S->col_ptr,  S->col_row,   S->row_val, S->col_val,
-               S->row_valf, S->col_valf, S->out_vert, S->row_order, S->sp_buf,  S->z};
+  void *p[] = {S->row_ptr, S->row_col,  S->col_ptr,  S->col_row,  S->row_val,
+               S->col_val, S->row_valf, S->col_valf, S->out_vert, S->row_order,
+               S->sp_buf,  S->z,        S->x};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
   memset(S, 0, sizeof *S);
   sim_sparse_inverse_free(&c->host_S);

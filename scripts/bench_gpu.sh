@@ -3,10 +3,11 @@
 # The CUDA backend's elastic Table 3 rows at the paper's sizes (twisting bar 5.3k / 11.3k /
 # 20.8k, ARAP; cloth extension 10.2k / 20.2k for each material), per L-G iteration, beside the
 # paper's figures (scripts/paper/table3_timings.csv: RTX 4090, local step on a 24-core CPU),
-# for S in double and float and for both implementations of the global step's products (the
-# hand-written gathers and cuSPARSE SpMM). The global step is also set against its bandwidth
-# limit: the bytes the two products must move (S's values and indices twice, the row pointers,
-# the three columns read and written) over the device's bandwidth.
+# for S in double and float and for the implementations of the global step's products (the
+# hand-written gathers over S and its transpose, cuSPARSE SpMM, and S's rows alone with S^T y
+# as a scatter: DESIGN.md Sec. 10's two layouts). The global step is also set against its
+# bandwidth limit: the bytes the two products must move (S's values and indices twice, the row
+# pointers, the three columns read and written) over the device's bandwidth.
 # Runs `frames` frames per row and averages from frame 6 on (the first five warm up).
 # usage: scripts/bench_gpu.sh [--simctl PATH] [--frames N] [--bandwidth GBPS] [--out DIR]
 #                             [--device cuda|cpu]
@@ -56,12 +57,16 @@ cloth_extension|20200|cloth_extension|neo_hookean"
 while IFS='|' read -r ex nv scene mat; do
   # precision:products:graphs (SIMCTL_CUDA_GRAPH: the elastic L-G iterations as one CUDA graph
   # per step, or their kernels launched one by one)
-  cfgs="double:kernel:on double:kernel:off double:cusparse:on float:kernel:on"
+  # products: kernel (the gathers, S in both orientations), cusparse (SpMM) or scatter (S's rows
+  # alone, S^T y by atomic adds: SIMCTL_CUDA_S=rows, half the memory)
+  cfgs="double:kernel:on double:kernel:off double:cusparse:on double:scatter:on float:kernel:on"
   [ "$DEVICE" = cpu ] && cfgs="double:-:- float:-:-"
   for cfg in $cfgs; do
     IFS=: read -r prec spmv graphs <<<"$cfg"
     dir="$OUT/$scene-$mat-$prec-$spmv-$graphs"
-    SIMCTL_CUDA_SPMV=${spmv/-/kernel} SIMCTL_CUDA_GRAPH=${graphs/-/on} \
+    sv=${spmv/-/kernel} s_mode=both
+    [ "$spmv" = scatter ] && sv=kernel s_mode=rows
+    SIMCTL_CUDA_SPMV=$sv SIMCTL_CUDA_S=$s_mode SIMCTL_CUDA_GRAPH=${graphs/-/on} \
       "$SIMCTL" run "$SC/$scene.json" -q --device "$DEVICE" \
       --frames "$FRAMES" --set solver.global=sparse_inverse \
       --out "$dir" --set "bodies.0.material.model=$mat" --set "solver.precision=$prec" \
@@ -70,7 +75,8 @@ while IFS='|' read -r ex nv scene mat; do
       /"free_vertices"/ { gsub(/[^0-9]/, "", $2); f = $2 } END { print f, s }' "$dir/summary.json")
     paper=$(awk -F, -v ex="$ex" -v nv="$nv" -v mat="$mat" '$1 == ex && $2 == nv && $4 == mat {
       printf "%s %s %s", $11, $12, $17; exit }' "$PAPER")
-    awk -F, -v sc="$scene" -v mat="$mat" -v p="$prec" -v sp="$spmv" -v gr="$graphs" -v n="$n" -v nnz="$nnz" \
+    awk -F, -v sc="$scene" -v mat="$mat" -v p="$prec" -v sp="$spmv" -v gr="$graphs" \
+      -v n="$n" -v nnz="$nnz" \
       -v bw="$BW" -v paper="$paper" '
       NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
       NR > 6 { l += $c["local"]; g += $c["global"]; f += $c["frame_ms"]; it += $c["lg_iterations"]; k++
@@ -97,9 +103,11 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   row() { awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
-    for cfg in double:kernel double:cusparse float:kernel; do
-      prec=${cfg%%:*} spmv=${cfg##*:}
-      SIMCTL_CUDA_SPMV=$spmv "$BG" "$SC/$scene.json" --set "solver.precision=$prec" | row
+    for cfg in double:kernel double:cusparse double:scatter float:kernel float:scatter; do
+      prec=${cfg%%:*} spmv=${cfg##*:} s_mode=both
+      [ "$spmv" = scatter ] && spmv=kernel s_mode=rows
+      SIMCTL_CUDA_SPMV=$spmv SIMCTL_CUDA_S=$s_mode "$BG" "$SC/$scene.json" \
+        --set "solver.precision=$prec" | row
     done
     # the paper's baseline on the same device: CHOLMOD's factor solved by cuSPARSE's triangular
     # solves (SpSM); and one Jacobi iteration (Wang 2015), which needs many more L-G iterations

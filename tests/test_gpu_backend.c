@@ -4,7 +4,9 @@
    projections and right-hand side, the global step on a random right-hand side, integrate and
    the energy, for ARAP, co-rotational and Neo-Hookean tetrahedra, Neo-Hookean cloth with
    isometric bending and ARAP cloth with Laplace-Beltrami bending, with pinned vertices; a bar
-   large enough for S's long rows (a thread block each), and the same with cuSPARSE's products.
+   large enough for S's long rows (a thread block each), and the same with cuSPARSE's products
+   and with S kept as its rows alone (SIMCTL_CUDA_S=rows: S^T y by a scatter; refused with
+   cuSPARSE, and with contact unless W is built on the host).
    Both backends use the same S (built on the host): in double the results agree to 1e-12
    relative (the cloth's local step and energy to 1e-11: its SVD's atan2, sin, cos and
    Neo-Hookean's log1p differ by 1-2 ulp between the device and glibc); with S in float the GPU
@@ -176,6 +178,56 @@ static void check_float(void) {
   gpu_pair_close(&f);
 }
 
+/* SIMCTL_CUDA_S=rows (set by the caller) refused, one line each, with cuSPARSE's products and
+   with contact while W is built on the device (which reads S's columns); taken with contact
+   and SIMCTL_CUDA_DELASSUS=host. */
+static void check_rows_refused(void) {
+  static const struct {
+    const char *scene, *env, *named;
+  } cases[] = {{"{'name': 'r', 'bodies': [{'name': 'b', 'mesh': {'type': 'bar', 'lo': [0, 0, 0],"
+                " 'hi': [1, 1, 1], 'vertices': [3, 3, 3]}, 'material': {'model': 'arap',"
+                " 'mass': 1, 'youngs_modulus': 1e5, 'poisson_ratio': 0.3}}]}",
+                "SIMCTL_CUDA_SPMV=cusparse", "SIMCTL_CUDA_SPMV=kernel"},
+               {"{'name': 'r', 'bodies': [{'name': 'b', 'mesh': {'type': 'bar', 'lo': [0, 0, 0],"
+                " 'hi': [1, 1, 1], 'vertices': [3, 3, 3]}, 'material': {'model': 'arap',"
+                " 'mass': 1, 'youngs_modulus': 1e5, 'poisson_ratio': 0.3}}],"
+                " 'obstacles': [{'type': 'plane', 'point': [0, -1, 0], 'normal': [0, 1, 0]}]}",
+                NULL, "SIMCTL_CUDA_DELASSUS=host"},
+               {"{'name': 'r', 'bodies': [{'name': 'b', 'mesh': {'type': 'bar', 'lo': [0, 0, 0],"
+                " 'hi': [1, 1, 1], 'vertices': [3, 3, 3]}, 'material': {'model': 'arap',"
+                " 'mass': 1, 'youngs_modulus': 1e5, 'poisson_ratio': 0.3}}],"
+                " 'obstacles': [{'type': 'plane', 'point': [0, -1, 0], 'normal': [0, 1, 0]}]}",
+                "SIMCTL_CUDA_DELASSUS=host", NULL}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char env[64];
+    snprintf(env, sizeof env, "%s", cases[i].env ? cases[i].env : "X=");
+    char *eq = strchr(env, '=');
+    *eq = '\0';
+    if (cases[i].env) setenv(env, eq + 1, 1);
+    sim_status st = {0};
+    sim_model m;
+    memset(&m, 0, sizeof m);
+    sim_backend *be = NULL;
+    sim_backend_opts o = {.global = SIM_GLOBAL_SPARSE_INVERSE, .ordering = SIM_ORDER_METIS};
+    int rc = load_scene(json(cases[i].scene));
+    if (!rc) rc = sim_model_build(&g_sc, NULL, &m, &st);
+    if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
+    if (cases[i].named) {
+      printf("  refused: %s\n", st.msg);
+      check_report(rc == SIM_ERR_USAGE && !be && strstr(st.msg, cases[i].named) &&
+                       !strchr(st.msg, '\n'),
+                   __FILE__, __LINE__, "SIMCTL_CUDA_S=rows with %s: refused naming %s",
+                   cases[i].env ? cases[i].env : "contact", cases[i].named);
+    } else {
+      check_report(rc == SIM_OK && be, __FILE__, __LINE__,
+                   "SIMCTL_CUDA_S=rows with contact and %s: taken", cases[i].env);
+    }
+    if (be) be->destroy(be);
+    sim_model_free(&m);
+    if (cases[i].env) unsetenv(env);
+  }
+}
+
 int main(void) {
   gpu_or_skip("test_gpu_backend");
   const char *models[] = {"arap", "corotational", "neo_hookean"};
@@ -188,6 +240,13 @@ int main(void) {
   setenv("SIMCTL_CUDA_SPMV", "cusparse", 1);
   if (!bar_k("arap", 10)) check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
   unsetenv("SIMCTL_CUDA_SPMV");
+  /* S kept as its rows alone, S^T y by a scatter with atomic adds (SIMCTL_CUDA_S=rows): in
+     double, the long rows included, and in float */
+  setenv("SIMCTL_CUDA_S", "rows", 1);
+  if (!bar_k("arap", 10)) check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
+  if (!bar("neo_hookean")) check_operations(SIM_PREC_FLOAT, 1e-12, 1e-12);
+  check_rows_refused();
+  unsetenv("SIMCTL_CUDA_S");
   /* cloth: atan2, sin, cos in its SVD and log1p in Neo-Hookean are 1-2 ulp apart on the two
      sides, and a 1-ulp change of q moves a cloth projection by up to 1.2e-13: 1e-11 */
   if (!cloth("neo_hookean", "isometric")) check_operations(SIM_PREC_DOUBLE, 1e-11, 1e-12);

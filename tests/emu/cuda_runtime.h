@@ -200,6 +200,14 @@ struct launcher {
 
 static inline void __syncthreads(void) { ::sim_emu::syncthreads(); }
 
+// The fibres of the emulated threads switch only at barriers and shuffles, so a read-modify-write
+// is atomic as written; returns the old value, as the device's does.
+static inline double atomicAdd(double *p, double v) {
+  double old = *p;
+  *p = old + v;
+  return old;
+}
+
 template <class T>
 static inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32) {
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "shuffle of this type");
