@@ -229,8 +229,10 @@ int sim_cuda_global_step(sim_backend *be, sim_status *st);
 // gpu/global_solvers.cu: the other global solvers' device data (be->global: cholesky, jacobi or
 // dense_inverse; none for sparse_inverse) and Chebyshev's iterates (o->chebyshev_rho > 0); the
 // global step with them (q^k gathered first where Jacobi or Chebyshev needs it, then the solve,
-// then the extrapolation); Chebyshev's count reset (predict); everything freed.
-int sim_cuda_solvers_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
+// then the extrapolation); Chebyshev's count reset (predict); everything freed. keep (or NULL)
+// receives Cholesky's simplicial factor, the caller's to free (NULL for the other solvers).
+int sim_cuda_solvers_create(sim_backend *be, const sim_backend_opts *o, sim_factor **keep,
+                            sim_status *st);
 int sim_cuda_solvers_step(cuda_ctx *c, sim_status *st);
 void sim_cuda_solvers_reset(cuda_ctx *c);
 void sim_cuda_solvers_destroy(cuda_ctx *c);

@@ -257,7 +257,8 @@ static int dense_create(cuda_ctx *c, sim_factor *fac, const sim_backend_opts *o,
   return rc;
 }
 
-int sim_cuda_solvers_create(sim_backend *be, const sim_backend_opts *o, sim_status *st) {
+int sim_cuda_solvers_create(sim_backend *be, const sim_backend_opts *o, sim_factor **keep,
+                            sim_status *st) {
   cuda_ctx *c = CCTX(be);
   const sim_model *m = c->m;
   cuda_solvers *g = &c->gs;
@@ -272,6 +273,10 @@ int sim_cuda_solvers_create(sim_backend *be, const sim_backend_opts *o, sim_stat
                            &fac, st);
     if (!rc) sim_factor_get_info(fac, &c->stats.factor);
     if (!rc) rc = simplicial ? cholesky_create(c, fac, st) : dense_create(c, fac, o, st);
+    if (!rc && simplicial && keep) { /* handed over: the contact stage's S comes from it */
+      *keep = fac;
+      fac = NULL;
+    }
     sim_factor_destroy(fac);
   } else if (be->global == SIM_GLOBAL_JACOBI) {
     rc = jacobi_create(c, st);

@@ -131,20 +131,29 @@ static __global__ void k_scatter(int n, const int *vert, const double *z, double
     q[d] = add ? q[d] + scale * z[3 * (size_t)k + d] : scale * z[3 * (size_t)k + d];
 }
 
-// The rows-only products: y = S b by k_rows, then x = S^T y by the scatter, then dst.
+// simctl's own products: y = S b by the row gathers, then S^T y by the column gathers, or with
+// S's rows alone (S->rows_only) by the scatter into x, put in place by k_scatter.
 template <class VT>
-static void rows_only(cuda_ctx *c, const VT *val, const double *b, double *dst, double scale,
-                      int add) {
+static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const double *b, double *dst,
+                    double scale, int add, sim_status *st) {
   cuda_S *S = &c->S;
+  int n = S->n;
   unsigned warps = SIM_CUDA_BLOCK / 32;
   unsigned rows = S->nlong + (unsigned)((S->nshort + warps - 1) / warps);
   k_rows<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nlong, S->nshort, S->row_order, S->row_ptr,
-                                                     S->row_col, val, b, c->y);
-  cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)S->n, c->stream);
+                                                     S->row_col, row_val, b, c->y);
+  if (!S->rows_only) {
+    unsigned cols = (unsigned)(((long long)n * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
+    k_cols<VT><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_ptr, S->col_row, col_val,
+                                                       S->out_vert, c->y, scale, add, dst);
+    return SIM_OK;
+  }
+  SIM_CU(cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)n, c->stream), st);
   k_rows_scatter<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
-      S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, val, c->y, S->x);
-  k_scatter<<<sim_cuda_blocks(S->n), SIM_CUDA_BLOCK, 0, c->stream>>>(S->n, c->free_vert, S->x,
-                                                                     scale, add, dst);
+      S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, row_val, c->y, S->x);
+  k_scatter<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, c->free_vert, S->x, scale, add,
+                                                                  dst);
+  return SIM_OK;
 }
 
 static int spmm(cuda_S *S, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B, cusparseDnMatDescr_t C,
@@ -161,12 +170,7 @@ int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scal
   cuda_S *S = &c->S;
   int n = S->n;
   if (n == 0) return SIM_OK;
-  if (S->rows_only) {
-    if (S->prec == SIM_PREC_FLOAT)
-      rows_only<float>(c, S->row_valf, b, dst, scale, add);
-    else
-      rows_only<double>(c, S->row_val, b, dst, scale, add);
-  } else if (S->spmv == SIM_SPMV_CUSPARSE) {
+  if (S->spmv == SIM_SPMV_CUSPARSE) {
     SIM_CUSP(cusparseDnMatSetValues(S->dn_b, (void *)b), st);
     int rc = spmm(S, S->mat_rows, S->dn_b, S->dn_y, st);
     if (!rc) rc = spmm(S, S->mat_cols, S->dn_y, S->dn_z, st);
@@ -174,20 +178,10 @@ int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scal
     k_scatter<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->out_vert, S->z, scale,
                                                                     add, dst);
   } else {
-    unsigned warps = SIM_CUDA_BLOCK / 32;
-    unsigned rows = S->nlong + (unsigned)((S->nshort + warps - 1) / warps);
-    unsigned cols = (unsigned)(((long long)n * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-    if (S->prec == SIM_PREC_FLOAT) {
-      k_rows<float><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
-          S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, S->row_valf, b, c->y);
-      k_cols<float><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_ptr, S->col_row, S->col_valf,
-                                                            S->out_vert, c->y, scale, add, dst);
-    } else {
-      k_rows<double><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
-          S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, S->row_val, b, c->y);
-      k_cols<double><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_ptr, S->col_row, S->col_val,
-                                                             S->out_vert, c->y, scale, add, dst);
-    }
+    int rc = S->prec == SIM_PREC_FLOAT
+                 ? products<float>(c, S->row_valf, S->col_valf, b, dst, scale, add, st)
+                 : products<double>(c, S->row_val, S->col_val, b, dst, scale, add, st);
+    if (rc) return rc;
   }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
@@ -388,17 +382,17 @@ static int keep_for_contact(cuda_ctx *c, sim_sparse_inverse *H, sim_factor *fac,
 }
 
 // The other global solvers with contact: an S in double, from a simplicial factor of A_s in the
-// scene's ordering, for W alone (the CPU backend's contact_S): its columns on the device, or with
-// SIMCTL_CUDA_DELASSUS=host S and the factor on the host. The solves stay the global solver's.
-static int contact_S(cuda_ctx *c, const sim_backend_opts *o, sim_status *st) {
+// scene's ordering (fac: Cholesky's, taken over; NULL: one made here), for W alone (the CPU
+// backend's contact_S): its columns on the device, or with SIMCTL_CUDA_DELASSUS=host S and the
+// factor on the host. The solves stay the global solver's.
+static int contact_S(cuda_ctx *c, const sim_backend_opts *o, sim_factor *fac, sim_status *st) {
   const sim_model *m = c->m;
   int on_host = 0;
-  int rc = sim_cuda_delassus_on_host(&on_host, st);
-  if (rc) return rc;
-  sim_factor *fac = NULL;
   sim_sparse_inverse H;
   memset(&H, 0, sizeof H);
-  rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, 1, &fac, st);
+  int rc = sim_cuda_delassus_on_host(&on_host, st);
+  if (!rc && !fac)
+    rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, 1, &fac, st);
   if (!rc && !on_host)
     rc = check_device_memory(fac, m->nfree, SIM_PREC_DOUBLE, 1, "its columns for W", st);
   if (!rc) rc = sim_sparse_inverse_build(fac, SIM_PREC_DOUBLE, o->max_S_bytes, &H, st);
@@ -418,8 +412,11 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
   cuda_ctx *c = CCTX(be);
   const sim_model *m = c->m;
   if (be->global != SIM_GLOBAL_SPARSE_INVERSE) {
-    int rc = sim_cuda_solvers_create(be, o, st);
-    if (!rc && sim_world_needed(m)) rc = contact_S(c, o, st);
+    sim_factor *fac = NULL; /* Cholesky's simplicial factor, for the contact stage's S */
+    int contact = sim_world_needed(m);
+    int rc = sim_cuda_solvers_create(be, o, contact ? &fac : NULL, st);
+    if (!rc && contact) return contact_S(c, o, fac, st);
+    sim_factor_destroy(fac);
     return rc;
   }
   sim_factor *fac = NULL;
@@ -454,7 +451,7 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     sim_factor_destroy(fac);
   }
   if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = cusparse_create(c, st);
-  if (!rc) rc = sim_cuda_solvers_create(be, o, st); /* Chebyshev's iterates, where on */
+  if (!rc) rc = sim_cuda_solvers_create(be, o, NULL, st); /* Chebyshev's iterates, where on */
   return rc;
 }
 

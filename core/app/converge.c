@@ -198,7 +198,7 @@ static int run_variant(const sim_model *m, const sim_scene *sc, const sim_conver
     double a = sim_now_ms();
     rc = be->local_step(be, st);
     if (!rc) rc = be->global_step(be, st);
-    double span[SIM_SPAN_COUNT];
+    double span[SIM_SPAN_COUNT] = {0};
     if (!rc) rc = be->settle(be, span, st); /* the device's queued work done (CUDA) */
     ms += sim_now_ms() - a;
     if (!rc) rc = be->download(be, SIM_VEC_Q, q, st);

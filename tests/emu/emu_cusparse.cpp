@@ -98,15 +98,25 @@ cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t B, void *values) {
   return CUSPARSE_STATUS_SUCCESS;
 }
 
+// C = op(A) op(B) as gpu/ asks for it: no transposes, doubles, B and C in `order`, the sizes
+// matching (and A square with a fill mode for the triangular solve, `tri`).
+static cusparseStatus_t ops_check(cusparseOperation_t opA, cusparseOperation_t opB,
+                                  cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
+                                  cusparseDnMatDescr_t C, cudaDataType type, cusparseOrder_t order,
+                                  int tri) {
+  if (opA != CUSPARSE_OPERATION_NON_TRANSPOSE || opB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
+      type != CUDA_R_64F || B->order != order || C->order != order)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if ((tri && (A->fill < 0 || A->rows != A->cols)) || A->cols != B->rows || A->rows != C->rows ||
+      B->cols != C->cols)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
 static cusparseStatus_t spmm_check(cusparseOperation_t opA, cusparseOperation_t opB,
                                    cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
                                    cusparseDnMatDescr_t C, cudaDataType type) {
-  if (opA != CUSPARSE_OPERATION_NON_TRANSPOSE || opB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
-      type != CUDA_R_64F || B->order != CUSPARSE_ORDER_ROW || C->order != CUSPARSE_ORDER_ROW)
-    return CUSPARSE_STATUS_NOT_SUPPORTED;
-  if (A->cols != B->rows || A->rows != C->rows || B->cols != C->cols)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  return CUSPARSE_STATUS_SUCCESS;
+  return ops_check(opA, opB, A, B, C, type, CUSPARSE_ORDER_ROW, 0);
 }
 
 cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t h, cusparseOperation_t opA,
@@ -182,13 +192,7 @@ cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t d) {
 static cusparseStatus_t spsm_check(cusparseOperation_t opA, cusparseOperation_t opB,
                                    cusparseSpMatDescr_t A, cusparseDnMatDescr_t B,
                                    cusparseDnMatDescr_t C, cudaDataType type) {
-  if (opA != CUSPARSE_OPERATION_NON_TRANSPOSE || opB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
-      type != CUDA_R_64F || B->order != CUSPARSE_ORDER_COL || C->order != CUSPARSE_ORDER_COL)
-    return CUSPARSE_STATUS_NOT_SUPPORTED;
-  if (A->fill < 0 || A->rows != A->cols || A->cols != B->rows || A->rows != C->rows ||
-      B->cols != C->cols)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  return CUSPARSE_STATUS_SUCCESS;
+  return ops_check(opA, opB, A, B, C, type, CUSPARSE_ORDER_COL, 1);
 }
 
 cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t h, cusparseOperation_t opA,
