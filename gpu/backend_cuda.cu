@@ -37,12 +37,19 @@ static int cuda_upload(sim_backend *be, sim_vec_id id, const double *host, sim_s
   return sync(c, st);
 }
 
+// A download of positions also leaves the device detector a twin of the host array (a device
+// copy: detect_cuda.h), which collision detection, handed that array, copies instead of
+// uploading it (SIMCTL_CUDA_TWINS=off: it uploads).
 static int cuda_download(sim_backend *be, sim_vec_id id, double *host, sim_status *st) {
   cuda_ctx *c = CCTX(be);
-  SIM_CU(cudaMemcpyAsync(host, c->vec[id], sizeof(double) * 3 * (size_t)c->m->n,
-                         cudaMemcpyDeviceToHost, c->stream),
+  const size_t n3 = 3 * (size_t)c->m->n;
+  SIM_CU(cudaMemcpyAsync(host, c->vec[id], sizeof(double) * n3, cudaMemcpyDeviceToHost,
+                         c->stream),
          st);
-  return sync(c, st);
+  int rc = sync(c, st);
+  if (!rc && c->det && c->twins && id != SIM_VEC_V)
+    rc = sim_cuda_detect_keep(c->det, host, c->vec[id], n3, st);
+  return rc;
 }
 
 static double *buffer(cuda_ctx *c, sim_buf_id id) {
@@ -141,6 +148,7 @@ static int detector(sim_backend *be, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   int on_device = 1;
   int rc = sim_cuda_env_choice("SIMCTL_CUDA_DETECT", "host", "device", 1, &on_device, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_TWINS", "off", "on", 1, &c->twins, st);
   if (rc || !on_device) return rc;
   rc = sim_cuda_detect_create(c->stream, &c->det, st);
   if (!rc) {

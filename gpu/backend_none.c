@@ -37,6 +37,17 @@ int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *o
   return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
 }
 
+int sim_cuda_detect_keep(sim_cuda_detect *k, const double *host, const double *dev, size_t n,
+                         sim_status *st) {
+  (void)k, (void)host, (void)dev, (void)n;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
+void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits, long long *misses) {
+  (void)k;
+  *hits = *misses = 0;
+}
+
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
   (void)k;
   return 0;

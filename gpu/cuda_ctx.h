@@ -111,6 +111,7 @@ typedef struct cuda_lg {
   double omega1;           // and its weight after them
   cuda_spans spans;        // the graph's LOCAL and GLOBAL spans, its own events
   int pending;             // launched since the last settle: its spans are to be read
+  int warm;                // a step has run launched one by one (captures start after it)
 } cuda_lg;
 
 // Output snapshots (snapshot_cuda.cu): q, v and the energy densities copied on the device into
@@ -147,6 +148,7 @@ typedef struct cuda_ctx {
   int *host_perm;             // scenes with contact: S's permutation P (the device builds W)
   struct cuda_contact *cst;  // the contact stage (contact_cuda.cu), NULL without contact
   struct sim_cuda_detect *det;  // collision detection (detect_cuda.cu), NULL: on the host
+  int twins;  // downloads of positions leave det device twins (SIMCTL_CUDA_TWINS, default on)
   sim_global_stats stats;
   cuda_spans spans;
   cuda_lg lg;
@@ -173,9 +175,9 @@ int sim_cuda_fail(sim_status *st, const char *what, const char *err, const char 
 // Device array of n elements (at least one, so no pointer is NULL), counted in c->dev_bytes;
 // copied from `host` when it is not NULL, else zeroed, on c->stream, done when this returns.
 int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_status *st);
-// The backend's environment switches (SIMCTL_CUDA_SPMV, _NSN, _GRAPH, _DETECT, _DELASSUS):
-// *out = 0 or 1 for the value a or b, dflt when unset or empty; SIM_ERR_USAGE naming both on
-// another value.
+// The backend's environment switches (SIMCTL_CUDA_SPMV, _NSN, _GRAPH, _DETECT, _DELASSUS,
+// _TWINS): *out = 0 or 1 for the value a or b, dflt when unset or empty; SIM_ERR_USAGE naming
+// both on another value.
 int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt, int *out,
                         sim_status *st);
 // Host memory for copies from the device: page-locked, so the copies queue, or where that is

@@ -9,6 +9,7 @@
 #include "bvh_cuda.h"
 #include "detect_cuda.h"
 #include "points_cuda.h"
+#include "twins_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -37,6 +38,7 @@ struct sim_cuda_detect {
   sim_contact *buf;
   size_t buf_cap;
   cuda_points *pts;  // the obstacle points' pass (points_cuda.cu), made at its first run
+  cuda_twins twins;  // device copies of host position arrays (sim_cuda_detect_keep)
 };
 
 // count[v] = the number of vertex v's contacts; count[nv] = 0 (the scan's total lands there)
@@ -129,14 +131,13 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
                       sim_status *st) {
   cudaStream_t sm = k->mem.stream;
   const size_t nv3 = 3 * (size_t)s->nv;
-  SIM_CU(cudaMemcpyAsync(k->x, s->x, sizeof(double) * nv3, cudaMemcpyHostToDevice, sm), st);
+  int rc = sim_cuda_twins_copy(&k->mem, &k->twins, k->x, s->x, nv3, st);
+  if (!rc && s->x_prev) rc = sim_cuda_twins_copy(&k->mem, &k->twins, k->x_prev, s->x_prev, nv3, st);
+  if (rc) return rc;
   if (s->pinned) /* an input of every run, as on the host */
     SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
-  if (s->x_prev)
-    SIM_CU(cudaMemcpyAsync(k->x_prev, s->x_prev, sizeof(double) * nv3, cudaMemcpyHostToDevice, sm),
-           st);
   if (s->nobs > 0) {
-    int rc = grow(k, &k->obs, &k->obs_cap, (size_t)s->nobs, st);
+    rc = grow(k, &k->obs, &k->obs_cap, (size_t)s->nobs, st);
     if (rc) return rc;
     SIM_CU(cudaMemcpyAsync(k->obs, s->obs, sizeof(sim_detect_obstacle) * (size_t)s->nobs,
                            cudaMemcpyHostToDevice, sm),
@@ -254,7 +255,18 @@ extern "C" int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_
                                       unsigned char *found, sim_status *st) {
   sim_cuda_detect *k = (sim_cuda_detect *)ctx;
   int rc = k->pts ? SIM_OK : sim_cuda_points_create(k->mem.stream, &k->pts, st);
-  return rc ? rc : sim_cuda_points_run(k->pts, s, out, found, st);
+  return rc ? rc : sim_cuda_points_run(k->pts, s, &k->twins, out, found, st);
+}
+
+extern "C" int sim_cuda_detect_keep(sim_cuda_detect *k, const double *host, const double *dev,
+                                    size_t n, sim_status *st) {
+  return sim_cuda_twins_keep(&k->mem, &k->twins, host, dev, n, st);
+}
+
+extern "C" void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits,
+                                            long long *misses) {
+  *hits = k ? k->twins.hits : 0;
+  *misses = k ? k->twins.misses : 0;
 }
 
 extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
@@ -264,6 +276,7 @@ extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
 extern "C" void sim_cuda_detect_destroy(sim_cuda_detect *k) {
   if (!k) return;
   sim_cuda_points_destroy(k->pts);
+  sim_cuda_twins_free(&k->mem, &k->twins);
   unbind(k);
   sim_cuda_release(&k->mem, k->obs, sizeof(sim_detect_obstacle) * k->obs_cap);
   sim_cuda_release(&k->mem, k->buf, sizeof(sim_contact) * k->buf_cap);

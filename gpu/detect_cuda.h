@@ -10,10 +10,12 @@
      the positions (and previous positions) up, the posed obstacles, then the contacts down.
    The first run with a sim_detect (told apart by its serial number) copies its trees,
    triangles and body map to the device; they are the same for every later run, and a run with
-   another sim_detect copies them again. Positions, pinned flags, poses and the moving meshes'
-   vertices go up every run, without a wait: the scene's arrays are ordinary (pageable) host
-   memory, which a copy to the device stages before it returns (not page-locked memory, which
-   the copy would read later). A run waits twice: for the contact count, then for the
+   another sim_detect copies them again. Pinned flags, poses and the moving meshes' vertices go
+   up every run, and so do the positions unless the detector holds device twins of them
+   (sim_cuda_detect_keep: the CUDA backend's downloads of q_t, q~ and the step's end, which
+   are then copied on the device), without a wait: the scene's arrays are ordinary (pageable)
+   host memory, which a copy to the device stages before it returns (not page-locked memory,
+   which the copy would read later). A run waits twice: for the contact count, then for the
    contacts. Usable from C. In a build without CUDA, gpu/backend_none.c's
    versions of these functions report SIM_ERR_DEVICE. */
 #ifndef SIM_GPU_DETECT_CUDA_H
@@ -38,6 +40,15 @@ int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
    on its stream. */
 int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *out,
                            unsigned char *found, sim_status *st);
+/* Host array `host` (n doubles) now holds what device array `dev` holds (a download just made;
+   the copy is queued on the detector's stream, after what was queued there before): later runs
+   and points passes handed `host` as positions copy this twin on the device instead of
+   uploading `host`, until a keep of another array evicts it (gpu/twins_cuda.h: the four most
+   recent are kept). The caller must not write `host` before it is handed over. */
+int sim_cuda_detect_keep(sim_cuda_detect *k, const double *host, const double *dev, size_t n,
+                         sim_status *st);
+/* Position arrays copied from twins and uploaded by the runs so far (0 and 0 for NULL). */
+void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits, long long *misses);
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k); /* device memory it holds */
 void sim_cuda_detect_destroy(sim_cuda_detect *k);
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // A step's elastic L-G iterations (no contact) as one CUDA graph: the local and global steps'
 // kernels of all k iterations, with the events of their LOCAL and GLOBAL spans, captured at the
-// first step and launched again at every later one (one launch instead of some 10 launches and
-// 4 event records per iteration). Every kernel argument is a device pointer or a constant of
+// second step and launched again at every later one (one launch instead of some 10 launches and
+// 4 event records per iteration). The first step launches them one by one, so that what the
+// libraries and the driver set up at a first call (cuSPARSE's products and triangular solves)
+// happens outside a capture, which would refuse an allocation or a synchronisation. Every kernel argument is a device pointer or a constant of
 // the model, the same at every step, except Chebyshev's weights, which the host computes from
 // its count: the count starts at 0 after predict, so the weights are the same at every step;
 // a graph captured from another count is captured again. The graph's spans are its own events,
@@ -65,9 +67,12 @@ int sim_cuda_lg_iterations(sim_backend *be, int k, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   cuda_lg *L = &c->lg;
   if (k <= 0) return SIM_OK;
-  /* launched one by one: graphs off, or the graph's spans not yet read (a second call before a
-     settle, which the stepper never makes) */
-  if (!L->on || L->pending) return queue(be, k, &c->spans, st);
+  /* launched one by one: graphs off, the first step, or the graph's spans not yet read (a
+     second call before a settle, which the stepper never makes) */
+  if (!L->on || !L->warm || L->pending) {
+    L->warm = 1;
+    return queue(be, k, &c->spans, st);
+  }
   if (!L->exec || L->k != k || L->iter0 != c->gs.iter) {
     int rc = capture(be, k, st);
     if (rc) return rc;

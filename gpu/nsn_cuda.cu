@@ -73,11 +73,13 @@ typedef struct cuda_nsn {
   // memory returns only when done: a wait each); ordinary memory where that is refused
   double *back;
   int back_pageable;
-  // the L-G iteration as a CUDA graph (graphed()): captured at a step's first iteration,
-  // launched at each; its events' count and the boundaries' indices as the capture left them
+  // the L-G iteration as a CUDA graph (graphed()): captured at a step's first iteration (at
+  // the run's first, its second), launched at each; its events' count and the boundaries'
+  // indices as the capture left them
   int graph_on;
   cudaGraphExec_t exec;
   int graph_events, graph_at[8];
+  int warm;  // an iteration that could have been a graph has run launched one by one
 } cuda_nsn;
 
 #define NSN_VECTORS 19 /* d .. hq and cr[0..1]: the 3 cap arrays besides cr[2..4] */
@@ -680,7 +682,8 @@ static int queue_iteration(cuda_contact *k, int *at, sim_status *st) {
 }
 
 // Whether this step's L-G iterations run as a CUDA graph: with a dense W and no CR tolerance the
-// host reads nothing inside one (SIMCTL_CUDA_GRAPH=on, the default; off: launches one by one).
+// host reads nothing inside one (SIMCTL_CUDA_GRAPH=on, the default; off: launches one by one);
+// the run's first such iteration is launched one by one all the same (cuda_nsn.warm).
 static int graphed(const cuda_contact *k) {
   return k->dn->graph_on && k->w_dense && !(k->stage.nsn.opt.cr_tol > 0.0);
 }
@@ -719,13 +722,17 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
     SIM_CU(cudaMemcpyAsync(s->f, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice,
                            c->stream),
            st);
-  if (graphed(k)) {
+  if (graphed(k) && s->warm) {
     if ((first || !s->exec) && (rc = capture(k, st))) return rc;
     SIM_CU(cudaGraphLaunch(s->exec, c->stream), st);
     s->ev.used = s->graph_events;
     memcpy(at, s->graph_at, sizeof at);
-  } else if ((rc = queue_iteration(k, at, st))) {
-    return rc;
+  } else {
+    /* the run's first graphable iteration is launched one by one, so that what the libraries
+       and the driver set up at a first call (cuSPARSE's triangular solves with Cholesky)
+       happens outside a capture; the next one captures */
+    s->warm |= graphed(k);
+    if ((rc = queue_iteration(k, at, st))) return rc;
   }
   /* lambda and f back to the host solver (the stage's warm start and contact_lambda read
      them) with the decisions' statistics, through s->back */

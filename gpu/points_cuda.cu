@@ -5,6 +5,7 @@
 
 #include "bvh_cuda.h"
 #include "points_cuda.h"
+#include "twins_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -137,20 +138,21 @@ static int bind(cuda_points *k, const sim_point_scene *s, sim_status *st) {
   return SIM_OK;
 }
 
-// The run's inputs up: positions, pinned flags, the moving meshes' points (posed on the host).
-// No wait: the sources are pageable host memory, staged before each copy returns.
-static int upload_run(cuda_points *k, const sim_point_scene *s, sim_status *st) {
+// The run's inputs up: positions (copies of their twins where they have them), pinned flags,
+// the moving meshes' points (posed on the host). No wait: the sources are pageable host memory,
+// staged before each copy returns.
+static int upload_run(cuda_points *k, const sim_point_scene *s, cuda_twins *tw, sim_status *st) {
   cudaStream_t sm = k->mem.stream;
   const size_t nv3 = 3 * (size_t)s->nv;
   const struct {
     double *dev;
     const double *host;
   } pos[] = {{k->x, s->x}, {k->x_prev, s->x_prev}, {k->x_pred, s->x_pred}};
-  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
-    if (pos[i].host)
-      SIM_CU(cudaMemcpyAsync(pos[i].dev, pos[i].host, sizeof(double) * nv3,
-                             cudaMemcpyHostToDevice, sm),
-             st);
+  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
+    int rc = pos[i].host ? sim_cuda_twins_copy(&k->mem, tw, pos[i].dev, pos[i].host, nv3, st)
+                         : SIM_OK;
+    if (rc) return rc;
+  }
   SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
   for (int m = 0; m < s->nmesh; m++) {
     const int p0 = s->point_first[m], n = s->point_first[m + 1] - p0;
@@ -187,8 +189,8 @@ static int queue_passes(cuda_points *k, const sim_point_scene *s, sim_status *st
   return SIM_OK;
 }
 
-int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, sim_detect_contacts *out,
-                        unsigned char *found, sim_status *st) {
+int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, cuda_twins *tw,
+                        sim_detect_contacts *out, unsigned char *found, sim_status *st) {
   out->n = 0;
   const int np = s->point_first[s->nmesh];
   if (np == 0) {
@@ -199,7 +201,7 @@ int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, sim_detect_contacts 
   if (k->bound != s->serial || k->nv != s->nv || k->nbodies != s->nbodies ||
       k->ntri != s->ntri || k->nmesh != s->nmesh || k->np != np)
     if ((rc = bind(k, s, st))) return rc;
-  if ((rc = upload_run(k, s, st)) || (rc = queue_passes(k, s, st))) return rc;
+  if ((rc = upload_run(k, s, tw, st)) || (rc = queue_passes(k, s, st))) return rc;
   cudaStream_t sm = k->mem.stream;
   k_count<<<sim_cuda_blocks(np + 1), SIM_CUDA_BLOCK, 0, sm>>>(np, k->found, k->count);
   SIM_CU(cudaGetLastError(), st);

@@ -5,9 +5,9 @@
 // - device: the bodies' trees refit to q_t, a thread per point (detect_point.h's code) writing
 //   its contact into its own slot, the trees refit to q~ and the points without a contact again,
 //   then a count, an exclusive scan (CUB) and a compaction in point order;
-// - host: the copies (positions, pinned flags and the moving meshes' points up; the found
-//   flags, the contact count and the contacts down) and the final sort by key, so the contacts
-//   come out as the host's pass gives them.
+// - host: the copies (positions up, or from their device twins: twins_cuda.h; pinned flags and
+//   the moving meshes' points up; the found flags, the contact count and the contacts down) and
+//   the final sort by key, so the contacts come out as the host's pass gives them.
 // The first run with a scene (told apart by its serial) copies its trees' topology, triangles,
 // points and the meshes' masks and friction; a run with another scene copies them again. A run
 // waits twice: for the flags and the count, then for the contacts.
@@ -22,8 +22,9 @@ extern "C" {
 typedef struct cuda_points cuda_points;
 
 int sim_cuda_points_create(cudaStream_t stream, cuda_points **out, sim_status *st);
-int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, sim_detect_contacts *out,
-                        unsigned char *found, sim_status *st);
+// tw: the detector's twins of host position arrays (twins_cuda.h), or NULL: upload them all.
+int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, struct cuda_twins *tw,
+                        sim_detect_contacts *out, unsigned char *found, sim_status *st);
 size_t sim_cuda_points_bytes(const cuda_points *k);  // device memory it holds
 void sim_cuda_points_destroy(cuda_points *k);
 

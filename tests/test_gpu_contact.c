@@ -22,7 +22,9 @@
    the Delassus operator run on the device in those passes (the backend's default); a last
    pass runs both on the host (SIMCTL_CUDA_DETECT=host, SIMCTL_CUDA_DELASSUS=host) on three
    scenes, after checking that the device Newton solve gives the same bits as CUDA graphs
-   (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off).
+   (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off), and
+   collision detection the same bits with its positions copied from device twins and uploaded
+   from the host (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
    A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
    and dense_inverse, with the Newton solve on the host and on the device, and with W on the
    host (pass_solvers). The argument picks one of the four passes (host, device, paths,
@@ -36,7 +38,12 @@
 
 #include "../core/base/alloc.h"
 #include "../core/solve/stepper.h"
+#include "../gpu/detect_cuda.h"
 #include "gpu_pair.h"
+
+#ifdef SIM_TEST_EMU /* built for the host emulation of CUDA (tests/emu), which counts copies */
+void sim_emu_copy_bytes(long long *to_device, long long *to_host);
+#endif
 
 #ifdef SIM_TEST_EMU
 #define GPU_OR_EMU(gpu, emu) (emu)
@@ -262,45 +269,73 @@ static void pass_device(void) {
   unsetenv("SIMCTL_CUDA_NSN");
 }
 
+/* The CUDA backend alone: `steps` steps of `file` with environment switch `env` set to `value`,
+   then its positions (o->q, 3n doubles, the caller's to free), the steps with contact, the
+   detector's twin counts and, on the emulation, the bytes copied to the device. */
+typedef struct gpu_alone {
+  double *q;
+  size_t n3;
+  int contact_steps;
+  long long hits, misses, to_device;
+} gpu_alone;
+
+static void run_gpu_alone(const char *file, const char *set, int steps, const char *env,
+                          const char *value, gpu_alone *o) {
+  memset(o, 0, sizeof *o);
+  setenv(env, value, 1);
+  side_by_side r;
+  if (open_scene(&r, file, set) || !r.ok) {
+    close_scene(&r);
+    unsetenv(env);
+    return;
+  }
+  long long d0 = 0, d1 = 0;
+#ifdef SIM_TEST_EMU
+  long long h = 0;
+  sim_emu_copy_bytes(&d0, &h);
+#endif
+  sim_status st = {0};
+  int rc = SIM_OK;
+  for (int s = 0; s < steps && !rc; s++) {
+    sim_profile p;
+    rc = sim_stepper_step(&r.sg, &p, NULL, &st);
+    o->contact_steps += p.contacts > 0;
+  }
+#ifdef SIM_TEST_EMU
+  sim_emu_copy_bytes(&d1, &h);
+#endif
+  o->to_device = d1 - d0;
+  sim_cuda_detect_twin_counts(r.g.gpu->detect.ctx, &o->hits, &o->misses);
+  o->n3 = 3 * (size_t)r.g.m.n;
+  o->q = SIM_NEW(double, o->n3);
+  if (!rc) rc = r.g.gpu->download(r.g.gpu, SIM_VEC_Q, o->q, &st);
+  if (rc) fprintf(stderr, "%s (%s=%s): %s\n", file, env, value, st.msg);
+  CHECK_INT(rc, SIM_OK);
+  close_scene(&r);
+  unsetenv(env);
+}
+
+static int same_positions(const gpu_alone *a, const gpu_alone *b) {
+  return a->q && b->q && a->n3 == b->n3 && memcmp(a->q, b->q, sizeof(double) * a->n3) == 0;
+}
+
 /* The device Newton solve's L-G iterations as CUDA graphs (SIMCTL_CUDA_GRAPH=on, the default,
    with a dense W) against its kernels launched one by one (off): the same positions, bit for
    bit, after `steps` steps of the CUDA backend alone. */
 static void graphs_vs_launches(const char *file, const char *set, int steps) {
-  double *q[2] = {NULL, NULL};
-  size_t n3 = 0;
-  int contact_steps = 0;
+  gpu_alone on, off;
   setenv("SIMCTL_CUDA_NSN", "device", 1);
-  for (int g = 0; g < 2; g++) {
-    setenv("SIMCTL_CUDA_GRAPH", g ? "off" : "on", 1);
-    side_by_side r;
-    if (open_scene(&r, file, set) || !r.ok) {
-      close_scene(&r);
-      break;
-    }
-    sim_status st = {0};
-    int rc = SIM_OK;
-    for (int s = 0; s < steps && !rc; s++) {
-      sim_profile p;
-      rc = sim_stepper_step(&r.sg, &p, NULL, &st);
-      if (g == 0) contact_steps += p.contacts > 0;
-    }
-    n3 = 3 * (size_t)r.g.m.n;
-    q[g] = SIM_NEW(double, n3);
-    if (!rc) rc = r.g.gpu->download(r.g.gpu, SIM_VEC_Q, q[g], &st);
-    if (rc) fprintf(stderr, "%s (SIMCTL_CUDA_GRAPH=%s): %s\n", file, g ? "off" : "on", st.msg);
-    CHECK_INT(rc, SIM_OK);
-    close_scene(&r);
-  }
-  unsetenv("SIMCTL_CUDA_GRAPH");
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_GRAPH", "on", &on);
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_GRAPH", "off", &off);
   unsetenv("SIMCTL_CUDA_NSN");
-  int same = q[0] && q[1] && memcmp(q[0], q[1], sizeof(double) * n3) == 0;
+  int same = same_positions(&on, &off);
   printf("  %-26s %d steps (%d with contact): graphs and launches %s\n", g_sc.name, steps,
-         contact_steps, same ? "bit-identical" : "DIFFER");
-  check_report(contact_steps > 0 && same, __FILE__, __LINE__,
+         on.contact_steps, same ? "bit-identical" : "DIFFER");
+  check_report(on.contact_steps > 0 && same, __FILE__, __LINE__,
                "%s: steps with contact %d > 0, positions bit-identical with and without graphs",
-               g_sc.name, contact_steps);
-  sim_free(q[0]);
-  sim_free(q[1]);
+               g_sc.name, on.contact_steps);
+  sim_free(on.q);
+  sim_free(off.q);
 }
 
 #ifdef SIM_TEST_EMU
@@ -326,6 +361,37 @@ static void capture_refused(void) {
 }
 #endif
 
+/* Collision detection's positions copied on the device from the twins the stepper's downloads
+   leave (SIMCTL_CUDA_TWINS=on, the default) against uploaded from the host arrays (off): the
+   same positions bit for bit after `steps` steps of the CUDA backend alone, every position
+   array the runs read taken from a twin (none uploaded), and on the emulation exactly that many
+   arrays of 3n doubles fewer copied to the device. */
+static void twins_vs_uploads(const char *file, const char *set, int steps) {
+  gpu_alone on, off;
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_TWINS", "on", &on);
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_TWINS", "off", &off);
+  int same = same_positions(&on, &off);
+  printf("  %-26s %d steps (%d with contact): %lld position arrays from twins, %lld uploaded; "
+         "%s",
+         g_sc.name, steps, on.contact_steps, on.hits, on.misses,
+         same ? "bit-identical" : "DIFFER");
+#ifdef SIM_TEST_EMU
+  long long saved = (long long)(sizeof(double) * on.n3) * on.hits;
+  printf("; %.2f MB fewer copied to the device (%.2f MB with uploads)",
+         (off.to_device - on.to_device) / 1e6, off.to_device / 1e6);
+  check_report(off.to_device - on.to_device == saved, __FILE__, __LINE__,
+               "%s: %lld bytes fewer to the device with twins, expected %lld", g_sc.name,
+               off.to_device - on.to_device, saved);
+#endif
+  printf("\n");
+  check_report(on.contact_steps > 0 && same && on.hits > 0 && on.misses == 0, __FILE__, __LINE__,
+               "%s: steps with contact %d > 0, positions bit-identical with and without twins, "
+               "%lld arrays from twins > 0, %lld uploaded = 0",
+               g_sc.name, on.contact_steps, on.hits, on.misses);
+  sim_free(on.q);
+  sim_free(off.q);
+}
+
 /* the backend's host paths for detection and W (the passes above run both on the device), and
    the device Newton solve without CUDA graphs */
 static void pass_paths(void) {
@@ -337,6 +403,13 @@ static void pass_paths(void) {
 #ifdef SIM_TEST_EMU
   capture_refused();
 #endif
+  printf("collision detection's positions from device twins against uploads "
+         "(SIMCTL_CUDA_TWINS):\n");
+  twins_vs_uploads("../scenes/stick_slip.json", NULL, GPU_OR_EMU(40, 6));
+  /* a coarse cloth just above the blades: the points pass and re-detection read twins too */
+  twins_vs_uploads("../scenes/cloth_on_knives.json",
+                   "bodies.0.mesh.vertices=[11,11]|bodies.0.transform.translate=[0,1.34,0.1]",
+                   GPU_OR_EMU(30, 6));
   printf("detection and the Delassus operator on the host (SIMCTL_CUDA_DETECT=host, "
          "SIMCTL_CUDA_DELASSUS=host):\n");
   setenv("SIMCTL_CUDA_DETECT", "host", 1);

@@ -11,8 +11,9 @@
    the device, which the emulation counts. Then the CUDA backend alone, with the elastic L-G
    iterations as a CUDA graph per step (the default) and launched one by one
    (SIMCTL_CUDA_GRAPH=off), on the sparse inverse, with Chebyshev and with Cholesky: the same
-   positions bit for bit (on the emulation, one capture per run and a launch per frame). (The contact scenes, squeezing_ball among them:
-   test_gpu_contact.c.) */
+   positions bit for bit (on the emulation, one capture per run and a launch per frame after
+   the first, which launches its kernels one by one). (The contact scenes, squeezing_ball among
+   them: test_gpu_contact.c.) */
 #include "../core/base/alloc.h"
 #include "../core/solve/stepper.h"
 #include "gpu_pair.h"
@@ -128,7 +129,8 @@ static void run_side_by_side(const char *file) {
 
 /* The CUDA backend alone, `frames` frames with the elastic L-G iterations as a graph per step
    (SIMCTL_CUDA_GRAPH=on, the default) and launched one by one (off): the same positions, bit for
-   bit, and timed buckets either way; on the emulation, one capture and a launch per frame. */
+   bit, and timed buckets either way; on the emulation, one capture and a launch per frame but
+   the first (the kernels' first calls outside a capture). */
 static void graphs_vs_launches(const char *file, const char *set, int frames) {
   double *q[2] = {NULL, NULL};
   size_t n3 = 0;
@@ -159,7 +161,7 @@ static void graphs_vs_launches(const char *file, const char *set, int frames) {
     }
 #ifdef SIM_TEST_EMU
     sim_emu_graph_counts(&cap1, &run1);
-    check_report(off ? cap1 == cap0 && run1 == run0 : cap1 - cap0 == 1 && run1 - run0 == frames,
+    check_report(off ? cap1 == cap0 && run1 == run0 : cap1 - cap0 == 1 && run1 - run0 == frames - 1,
                  __FILE__, __LINE__, "%s: %lld graphs captured, %lld launched in %d frames",
                  off ? "launches" : "graphs", cap1 - cap0, run1 - run0, frames);
 #endif
@@ -183,8 +185,8 @@ static void graphs_vs_launches(const char *file, const char *set, int frames) {
 }
 
 #ifdef SIM_TEST_EMU
-/* A capture the driver refuses (the emulation's SIMCTL_EMU_NO_CAPTURE=1) stops the step with
-   one line that names SIMCTL_CUDA_GRAPH=off. */
+/* A capture the driver refuses (the emulation's SIMCTL_EMU_NO_CAPTURE=1) stops the step that
+   captures (the second) with one line that names SIMCTL_CUDA_GRAPH=off. */
 static void capture_refused(void) {
   setenv("SIMCTL_EMU_NO_CAPTURE", "1", 1);
   sim_status st = {0};
@@ -199,7 +201,7 @@ static void capture_refused(void) {
   if (!rc) rc = sim_stepper_init(&sg, &m, be, &st);
   CHECK_INT(rc, SIM_OK);
   sim_profile p;
-  if (!rc) rc = sim_stepper_step(&sg, &p, NULL, &st);
+  for (int f = 0; !rc && f < 2; f++) rc = sim_stepper_step(&sg, &p, NULL, &st); /* captures at 2 */
   printf("  a refused capture: %s\n", st.msg);
   check_report(rc == SIM_ERR_DEVICE && strstr(st.msg, "SIMCTL_CUDA_GRAPH=off") &&
                    !strchr(st.msg, '\n'),

@@ -132,6 +132,8 @@ cudaError_t cudaGraphDestroy(cudaGraph_t g);
 // copy to pageable host memory: emu_runtime.cpp); C linkage, so the C tests built for the
 // emulation can read it.
 extern "C" long long sim_emu_host_waits(void);
+// Bytes cudaMemcpyAsync has copied from the host to the device, and back, so far.
+extern "C" void sim_emu_copy_bytes(long long *to_device, long long *to_host);
 
 namespace sim_emu {
 // The running thread's coordinates (set by the scheduler before it resumes a thread).

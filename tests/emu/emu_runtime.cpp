@@ -609,9 +609,17 @@ static const char *kind_name(cudaMemcpyKind k) {
   return (unsigned)k < 5 ? n[k] : "unknown";
 }
 
+static long long bytes_to_device, bytes_to_host; // copied by cudaMemcpyAsync so far
+extern "C" void sim_emu_copy_bytes(long long *to_device, long long *to_host) {
+  *to_device = bytes_to_device;
+  *to_host = bytes_to_host;
+}
+
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t s) {
   if (bytes == 0) return cudaSuccess;
+  if (kind == cudaMemcpyHostToDevice) bytes_to_device += (long long)bytes;
+  if (kind == cudaMemcpyDeviceToHost) bytes_to_host += (long long)bytes;
   int dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   int src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
   if (kind != cudaMemcpyDefault) {
@@ -682,6 +690,8 @@ static void report_waits() {
   fprintf(stderr, "simctl CUDA emulation: %lld host waits\n", host_waits);
   fprintf(stderr, "simctl CUDA emulation: %lld kernels launched, %lld captured into graphs\n",
           sim_emu::kernels_launched, sim_emu::kernels_captured);
+  fprintf(stderr, "simctl CUDA emulation: %lld bytes copied to the device, %lld to the host\n",
+          bytes_to_device, bytes_to_host);
   if (graph_captures > 0)
     fprintf(stderr,
             "simctl CUDA emulation: %lld graphs captured (%lld updated in place), %lld "
