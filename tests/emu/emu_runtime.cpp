@@ -638,7 +638,11 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
     die("cudaMemcpyAsync (%s, %zu bytes) with pageable host memory while the stream captures a "
         "graph: refused on a GPU",
         kind_name(kind), bytes);
-  if (kind == cudaMemcpyHostToDevice) { // staged: the host may reuse its buffer on return
+  if (kind == cudaMemcpyHostToDevice && is_pinned(src, bytes)) {
+    // from page-locked memory the device reads the host's buffer when the copy runs, so the
+    // host must leave it alone until then
+    sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
+  } else if (kind == cudaMemcpyHostToDevice) { // staged: the host may reuse its buffer on return
     auto staged = std::make_shared<std::vector<char>>(c, c + bytes);
     sim_emu::enqueue(s, [dst, staged] { memcpy(dst, staged->data(), staged->size()); });
   } else if (on_device(dst, 0) || is_pinned(dst, bytes)) {
