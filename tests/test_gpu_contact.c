@@ -2,8 +2,9 @@
 /* The CUDA backend's contact stage against the CPU backend's (label gpu; SKIPPED without a CUDA
    device), both on the sparse inverse in double, on the scenes that cover each kind of row:
    friction on a plane (stick_slip), body against body (soft_box_on_slab), compliant
-   constraint pins (hanging_bar_compliant_pin), a cable with pins (cable_finger), spinning
-   rollers (squeezing_ball) and the matrix-free W above 1,500 rows (sharp_corner).
+   constraint pins (hanging_bar_compliant_pin), a cable with pins (cable_finger), a cloth on
+   open blades, their points against its triangles (cloth_on_knives), spinning rollers
+   (squeezing_ball) and the matrix-free W above 1,500 rows (sharp_corner).
    1. Step by step: the GPU run is reset to the CPU's state (q, q_t, v) after every step, so each
       step starts from the same state; a step's largest position difference, relative to the
       scene's size, must be within 1e-9 before the first contact, and over the steps with
@@ -229,6 +230,10 @@ static void all_scenes(void) {
   if (getenv("SIMCTL_CUDA_NSN") && !strcmp(getenv("SIMCTL_CUDA_NSN"), "device"))
 #endif
     step_by_step("../scenes/sharp_corner.json", NULL, 95);
+  /* a Neo-Hookean cloth with bending on an open blade mesh (the blades' points against its
+     triangles too), started just above the blades */
+  step_by_step("../scenes/cloth_on_knives.json", "bodies.0.transform.translate=[0,1.34,0.1]",
+               GPU_OR_EMU(60, 14));
   step_by_step("../scenes/squeezing_ball.json", BALL, GPU_OR_EMU(150, 25));
   free_running("../scenes/squeezing_ball.json", BALL, GPU_OR_EMU(200, 40));
   /* the solver's other branches, on the box sliding down its slope and the soft box */
