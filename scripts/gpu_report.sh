@@ -105,10 +105,12 @@ run_all() {
   local part=$1 end=$2
   shift 2
   # OpenMP threads per program (the CPU backend's reference steps): the CPUs over the four
-  # long-running ones, so that programs side by side do not oversubscribe the machine
+  # long-running ones, so that programs side by side do not oversubscribe the machine, and
+  # where they still do (more jobs at once) waiting threads sleep instead of spinning
   local n=$(($(nproc 2>/dev/null || echo 4) / 4))
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((n > 0 ? n : 1))}
   export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$OMP_NUM_THREADS}
+  export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
   : >"$OUT/$part.txt"
   : >"$OUT/$part.log"
   for job in "$@"; do
