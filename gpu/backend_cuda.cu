@@ -38,8 +38,8 @@ static int cuda_upload(sim_backend *be, sim_vec_id id, const double *host, sim_s
 }
 
 // A download of positions also leaves the device detector a twin of the host array (a device
-// copy: detect_cuda.h), which collision detection, handed that array, copies instead of
-// uploading it (SIMCTL_CUDA_TWINS=off: it uploads).
+// copy: detect_cuda.h), which collision detection, handed that array, reads instead of an
+// upload of it (SIMCTL_CUDA_TWINS=off: it uploads).
 static int cuda_download(sim_backend *be, sim_vec_id id, double *host, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   const size_t n3 = 3 * (size_t)c->m->n;

@@ -25,7 +25,8 @@ struct sim_cuda_detect {
   cuda_blocks blk;
   int *body_of, *count, *offset;
   unsigned char *pinned;
-  double *x, *x_prev;
+  double *x, *x_prev;  // the positions' uploads, where they have no twin
+  const double *rx, *rx_prev;  // what this run reads: those, or the twins (NULL: no x_prev)
   dev_tree *mesh_tree, *body_tree;  // host arrays of nmesh, nbodies
   double **mesh_x;                  // host array of device pointers
   sim_detect_mesh_view *mesh_view, *hmesh_view;
@@ -131,8 +132,10 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
                       sim_status *st) {
   cudaStream_t sm = k->mem.stream;
   const size_t nv3 = 3 * (size_t)s->nv;
-  int rc = sim_cuda_twins_copy(&k->mem, &k->twins, k->x, s->x, nv3, st);
-  if (!rc && s->x_prev) rc = sim_cuda_twins_copy(&k->mem, &k->twins, k->x_prev, s->x_prev, nv3, st);
+  k->rx_prev = NULL;
+  int rc = sim_cuda_twins_get(&k->mem, &k->twins, s->x, nv3, k->x, &k->rx, st);
+  if (!rc && s->x_prev)
+    rc = sim_cuda_twins_get(&k->mem, &k->twins, s->x_prev, nv3, k->x_prev, &k->rx_prev, st);
   if (rc) return rc;
   if (s->pinned) /* an input of every run, as on the host */
     SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
@@ -187,7 +190,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
 
 static int refit_bodies(sim_cuda_detect *k, sim_status *st) {
   for (int b = 0; b < k->nbodies; b++) {
-    int rc = sim_cuda_tree_refit(&k->body_tree[b], k->x, k->mem.stream, st);
+    int rc = sim_cuda_tree_refit(&k->body_tree[b], k->rx, k->mem.stream, st);
     if (rc) return rc;
   }
   return SIM_OK;
@@ -204,7 +207,7 @@ extern "C" int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_sc
     if ((rc = bind(k, d, s, st))) return rc;
   if (s->nv == 0) return SIM_OK;
   if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st))) return rc;
-  sim_detect_view v = {s->nv,        k->x,           s->x_prev ? k->x_prev : NULL,
+  sim_detect_view v = {s->nv,        k->rx,          k->rx_prev,
                        s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
                        s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
                        k->body_view, p->margin,      p->self_collision};

@@ -12,8 +12,8 @@
    triangles and body map to the device; they are the same for every later run, and a run with
    another sim_detect copies them again. Pinned flags, poses and the moving meshes' vertices go
    up every run, and so do the positions unless the detector holds device twins of them
-   (sim_cuda_detect_keep: the CUDA backend's downloads of q_t, q~ and the step's end, which
-   are then copied on the device), without a wait: the scene's arrays are ordinary (pageable)
+   (sim_cuda_detect_keep: the CUDA backend's downloads of q_t, q~ and the step's end, whose
+   device copies the run reads), without a wait: the scene's arrays are ordinary (pageable)
    host memory, which a copy to the device stages before it returns (not page-locked memory,
    which the copy would read later). A run waits twice: for the contact count, then for the
    contacts. Usable from C. In a build without CUDA, gpu/backend_none.c's
@@ -42,12 +42,12 @@ int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *o
                            unsigned char *found, sim_status *st);
 /* Host array `host` (n doubles) now holds what device array `dev` holds (a download just made;
    the copy is queued on the detector's stream, after what was queued there before): later runs
-   and points passes handed `host` as positions copy this twin on the device instead of
-   uploading `host`, until a keep of another array evicts it (gpu/twins_cuda.h: the four most
+   and points passes handed `host` as positions read this twin instead of an upload of `host`,
+   until a keep of another array evicts it (gpu/twins_cuda.h: the four most
    recent are kept). The caller must not write `host` before it is handed over. */
 int sim_cuda_detect_keep(sim_cuda_detect *k, const double *host, const double *dev, size_t n,
                          sim_status *st);
-/* Position arrays copied from twins and uploaded by the runs so far (0 and 0 for NULL). */
+/* Position arrays read from twins and uploaded by the runs so far (0 and 0 for NULL). */
 void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits, long long *misses);
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k); /* device memory it holds */
 void sim_cuda_detect_destroy(sim_cuda_detect *k);

@@ -4,10 +4,11 @@
 // second step and launched again at every later one (one launch instead of some 10 launches and
 // 4 event records per iteration). The first step launches them one by one, so that what the
 // libraries and the driver set up at a first call (cuSPARSE's products and triangular solves)
-// happens outside a capture, which would refuse an allocation or a synchronisation. Every kernel argument is a device pointer or a constant of
-// the model, the same at every step, except Chebyshev's weights, which the host computes from
-// its count: the count starts at 0 after predict, so the weights are the same at every step;
-// a graph captured from another count is captured again. The graph's spans are its own events,
+// happens outside a capture, which would refuse an allocation or a synchronisation. Every
+// kernel argument is a device pointer or a constant of the model, the same at every step,
+// except Chebyshev's weights, which the host computes from its count: the count starts at 0
+// after predict, so the weights are the same at every step; a graph captured from another
+// count is captured again. The graph's spans are its own events,
 // recorded by each launch (cudaEventRecordExternal) and read at the next settle. With
 // SIMCTL_CUDA_GRAPH=off the same kernels and marks are launched one by one.
 #include "cuda_ctx.h"

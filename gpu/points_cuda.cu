@@ -22,7 +22,8 @@ struct cuda_points {
   sim_bvh_view *view;  // device, nbodies
   int *tri, *tri_first, *pt_mesh;
   unsigned char *cloth, *pinned, *found;
-  double *mesh_mu, *pt_x, *x, *x_prev, *x_pred;
+  double *mesh_mu, *pt_x, *x, *x_prev, *x_pred;  // x...: uploads where a position has no twin
+  const double *rx[3];  // what this run reads for x, x_prev, x_pred: those or twins (NULL: none)
   uint64_t *mesh_bodies;
   int *count, *offset;
   sim_contact *slot, *packed;  // np each: a point's contact; the found ones in point order
@@ -138,19 +139,18 @@ static int bind(cuda_points *k, const sim_point_scene *s, sim_status *st) {
   return SIM_OK;
 }
 
-// The run's inputs up: positions (copies of their twins where they have them), pinned flags,
+// The run's inputs up: positions (unless they have twins, which the run reads), pinned flags,
 // the moving meshes' points (posed on the host). No wait: the sources are pageable host memory,
 // staged before each copy returns.
 static int upload_run(cuda_points *k, const sim_point_scene *s, cuda_twins *tw, sim_status *st) {
   cudaStream_t sm = k->mem.stream;
   const size_t nv3 = 3 * (size_t)s->nv;
-  const struct {
-    double *dev;
-    const double *host;
-  } pos[] = {{k->x, s->x}, {k->x_prev, s->x_prev}, {k->x_pred, s->x_pred}};
-  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
-    int rc = pos[i].host ? sim_cuda_twins_copy(&k->mem, tw, pos[i].dev, pos[i].host, nv3, st)
-                         : SIM_OK;
+  double *const scratch[3] = {k->x, k->x_prev, k->x_pred};
+  const double *host[3] = {s->x, s->x_prev, s->x_pred};
+  for (int i = 0; i < 3; i++) {
+    k->rx[i] = NULL;
+    int rc = host[i] ? sim_cuda_twins_get(&k->mem, tw, host[i], nv3, scratch[i], &k->rx[i], st)
+                     : SIM_OK;
     if (rc) return rc;
   }
   SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
@@ -176,13 +176,12 @@ static int refit(cuda_points *k, const double *x, sim_status *st) {
 static int queue_passes(cuda_points *k, const sim_point_scene *s, sim_status *st) {
   const sim_point_view v = {s->nbodies, k->view,   k->tri,   k->tri_first,
                             k->cloth,   k->pinned, s->margin};
-  const double *x_prev = s->x_prev ? k->x_prev : NULL;
   for (int pass = 0; pass < (s->x_pred ? 2 : 1); pass++) {
-    const double *xt = pass ? k->x_pred : k->x;
+    const double *xt = k->rx[pass ? 2 : 0];
     int rc = refit(k, xt, st);
     if (rc) return rc;
     k_points<<<sim_cuda_blocks(k->np), SIM_CUDA_BLOCK, 0, k->mem.stream>>>(
-        v, k->np, pass, xt, k->x, x_prev, k->pt_x, k->pt_mesh, k->mesh_bodies, k->mesh_mu,
+        v, k->np, pass, xt, k->rx[0], k->rx[1], k->pt_x, k->pt_mesh, k->mesh_bodies, k->mesh_mu,
         k->found, k->slot);
     SIM_CU(cudaGetLastError(), st);
   }

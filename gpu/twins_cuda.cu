@@ -33,19 +33,19 @@ int sim_cuda_twins_keep(cuda_ctx *mem, cuda_twins *t, const double *host, const 
   return SIM_OK;
 }
 
-int sim_cuda_twins_copy(cuda_ctx *mem, cuda_twins *t, double *dst, const double *host, size_t n,
-                        sim_status *st) {
+int sim_cuda_twins_get(cuda_ctx *mem, cuda_twins *t, const double *host, size_t n, double *scratch,
+                       const double **out, sim_status *st) {
   int s = t ? slot_of(t, host) : -1;
   if (s >= 0 && t->len[s] == n) {
     t->used[s] = ++t->clock;
     t->hits++;
-    SIM_CU(
-        cudaMemcpyAsync(dst, t->dev[s], sizeof(double) * n, cudaMemcpyDeviceToDevice, mem->stream),
-        st);
+    *out = t->dev[s];
     return SIM_OK;
   }
   if (t) t->misses++;
-  SIM_CU(cudaMemcpyAsync(dst, host, sizeof(double) * n, cudaMemcpyHostToDevice, mem->stream), st);
+  SIM_CU(cudaMemcpyAsync(scratch, host, sizeof(double) * n, cudaMemcpyHostToDevice, mem->stream),
+         st);
+  *out = scratch;
   return SIM_OK;
 }
 

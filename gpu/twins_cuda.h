@@ -3,7 +3,7 @@
 // the step's end to the host for the host's part of collision detection (merging the passes,
 // pins, cables); collision detection then needs the same positions on the device. A twin is a
 // device copy of what a download wrote into a host array, keyed by the array's address, so a
-// detection run handed that host array copies the twin on the device instead of uploading it
+// detection run handed that host array reads the twin instead of an upload of it
 // (detect_cuda.cu, points_cuda.cu). The contract: the host does not write the array between
 // the download and the run (a later download into it replaces its twin). The last
 // SIM_CUDA_TWINS arrays keep theirs; an array without a twin is uploaded, as before.
@@ -19,18 +19,19 @@ typedef struct cuda_twins {
   double *dev[SIM_CUDA_TWINS];         // its copy, cap[i] doubles
   size_t len[SIM_CUDA_TWINS], cap[SIM_CUDA_TWINS];
   unsigned long long used[SIM_CUDA_TWINS], clock;  // the least recently used slot goes first
-  long long hits, misses;                          // copies taken from twins, uploads
+  long long hits, misses;                          // arrays read from twins, uploaded
 } cuda_twins;
 
 // Host array `host` (n doubles) now holds what device array `dev` holds: its twin becomes a
 // copy of dev, queued on mem's stream (after the work queued there before).
 int sim_cuda_twins_keep(cuda_ctx *mem, cuda_twins *t, const double *host, const double *dev,
                         size_t n, sim_status *st);
-// dst (device, n doubles) = the contents of host array `host`: a copy of its twin on the device
-// where it has one of n doubles, else an upload; queued on mem's stream, not synchronised (an
-// upload from pageable memory is staged before it returns). t may be NULL: an upload.
-int sim_cuda_twins_copy(cuda_ctx *mem, cuda_twins *t, double *dst, const double *host, size_t n,
-                        sim_status *st);
+// *out = a device array holding host array `host`'s n doubles for work queued on mem's stream:
+// its twin where it has one of n doubles (valid until the next keep), else `scratch` (device, n
+// doubles) with an upload queued into it, not synchronised (an upload from pageable memory is
+// staged before it returns). t may be NULL: an upload.
+int sim_cuda_twins_get(cuda_ctx *mem, cuda_twins *t, const double *host, size_t n, double *scratch,
+                       const double **out, sim_status *st);
 void sim_cuda_twins_free(cuda_ctx *mem, cuda_twins *t);
 
 #endif

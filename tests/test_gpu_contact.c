@@ -24,7 +24,7 @@
    pass runs both on the host (SIMCTL_CUDA_DETECT=host, SIMCTL_CUDA_DELASSUS=host) on three
    scenes, after checking that the device Newton solve gives the same bits as CUDA graphs
    (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off), and
-   collision detection the same bits with its positions copied from device twins and uploaded
+   collision detection the same bits with its positions read from device twins and uploaded
    from the host (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
    A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
    and dense_inverse, with the Newton solve on the host and on the device, and with W on the
@@ -366,7 +366,7 @@ static void capture_refused(void) {
 }
 #endif
 
-/* Collision detection's positions copied on the device from the twins the stepper's downloads
+/* Collision detection's positions read from the device twins the stepper's downloads
    leave (SIMCTL_CUDA_TWINS=on, the default) against uploaded from the host arrays (off): the
    same positions bit for bit after `steps` steps of the CUDA backend alone, every position
    array the runs read taken from a twin (none uploaded), and on the emulation exactly that many
