@@ -29,6 +29,8 @@ typedef struct sim_run_result {
   char backend[16];      /* "cpu" or "cuda" */
   char device[128];      /* the hardware the backend ran on */
   char global[32];       /* resolved global solver */
+  char backend_note[SIM_MSG_MAX]; /* the backend's last notice during the run ("": none) */
+  int backend_notes;      /* how many it gave */
   double measure_rest;   /* total element measure (volume; area x thickness for cloth), m^3 */
   double measure_final;  /* the same in the last state simulated (signed: inverted < 0) */
   char out_dir[SIM_PATH_MAX];

@@ -243,6 +243,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (backend)");
   }
   be->ctx = c;
+  c->be = be;
   be->name = "cuda";
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)

@@ -127,6 +127,7 @@ typedef struct cuda_snap {
 } cuda_snap;
 
 typedef struct cuda_ctx {
+  sim_backend *be;  // the table this is the context of (its notes)
   const sim_model *m;
   cudaStream_t stream;
   size_t dev_bytes;            // device memory this backend allocated
@@ -209,10 +210,16 @@ void sim_cuda_events_free(cuda_events *p);
 // What queue(arg) queues on stream sm captured into *exec (the graph there before updated in
 // place where the driver can: the same kernels in the same order, other arguments; else
 // instantiated anew), events of ev recorded as graph nodes; nothing runs until a launch. A
-// failure (a call the capture refused, or the graph) names `what` and SIMCTL_CUDA_GRAPH=off.
+// failure (a call the capture refused, or the graph) names `what`; the capture's work then did
+// not run.
 int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *ev,
                            int (*queue)(void *arg, sim_status *st), void *arg, const char *what,
                            sim_status *st);
+// After a failed capture (st says why): where the device still works (the stream synchronises),
+// graphs of that kind are given up for the run (*on = 0, so the caller launches the work one
+// by one, now and later), the backend's note says so (be->notes, be->note) and st is cleared:
+// SIM_OK. Else st keeps the failure, with the device's error added.
+int sim_cuda_graph_fallback(cuda_ctx *c, int *on, sim_status *st);
 // A span mark on spans s (events on `stream`); the closed spans' milliseconds added to ms (their
 // events reached: after a synchronisation), the spans kept.
 int sim_cuda_span_mark(cuda_spans *s, cudaStream_t stream, sim_span_id id, int close,

@@ -10,7 +10,8 @@
 // after predict, so the weights are the same at every step; a graph captured from another
 // count is captured again. The graph's spans are its own events,
 // recorded by each launch (cudaEventRecordExternal) and read at the next settle. With
-// SIMCTL_CUDA_GRAPH=off the same kernels and marks are launched one by one.
+// SIMCTL_CUDA_GRAPH=off the same kernels and marks are launched one by one, as they are for
+// the rest of a run after a capture the driver refused (a backend note says so).
 #include "cuda_ctx.h"
 
 extern "C" {
@@ -76,7 +77,8 @@ int sim_cuda_lg_iterations(sim_backend *be, int k, sim_status *st) {
   }
   if (!L->exec || L->k != k || L->iter0 != c->gs.iter) {
     int rc = capture(be, k, st);
-    if (rc) return rc;
+    /* refused (nothing of it ran): launched one by one, now and at every later step */
+    if (rc) return sim_cuda_graph_fallback(c, &L->on, st) ? st->code : queue(be, k, &c->spans, st);
   }
   SIM_CU(cudaGraphLaunch(L->exec, c->stream), st);
   c->gs.iter = L->iter1, c->gs.omega = L->omega1;

@@ -722,8 +722,14 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
     SIM_CU(cudaMemcpyAsync(s->f, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice,
                            c->stream),
            st);
-  if (graphed(k) && s->warm) {
-    if ((first || !s->exec) && (rc = capture(k, st))) return rc;
+  int launch = graphed(k) && s->warm;
+  if (launch && (first || !s->exec) && capture(k, st)) {
+    /* refused (nothing of it ran): launched one by one, now and for the rest of the run */
+    if (sim_cuda_graph_fallback(c, &s->graph_on, st)) return st->code;
+    launch = 0;
+    s->ev.used = 0;
+  }
+  if (launch) {
     SIM_CU(cudaGraphLaunch(s->exec, c->stream), st);
     s->ev.used = s->graph_events;
     memcpy(at, s->graph_at, sizeof at);

@@ -81,10 +81,27 @@ int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *
   cudaGetLastError();
   if (*exec) cudaGraphExecDestroy(*exec);
   *exec = NULL;
-  return sim_fail(st, SIM_ERR_DEVICE,
-                  "CUDA: capturing %s into a graph failed (%s); SIMCTL_CUDA_GRAPH=off launches "
-                  "its kernels one by one",
-                  what, why);
+  return sim_fail(st, SIM_ERR_DEVICE, "CUDA: capturing %s into a graph failed (%s)", what, why);
+}
+
+int sim_cuda_graph_fallback(cuda_ctx *c, int *on, sim_status *st) {
+  cudaGetLastError();
+  cudaError_t e = cudaStreamSynchronize(c->stream); /* the work queued before the capture */
+  if (e != cudaSuccess) {
+    size_t n = strlen(st->msg);
+    if (n + 1 < sizeof st->msg)
+      snprintf(st->msg + n, sizeof st->msg - n, ", and then the device failed (%.200s)",
+               cudaGetErrorString(e));
+    return st->code;
+  }
+  *on = 0;
+  c->be->notes++;
+  snprintf(c->be->note, sizeof c->be->note,
+           "%.900s; its kernels are launched one by one from here on (SIMCTL_CUDA_GRAPH=off "
+           "skips the capture)",
+           st->msg);
+  memset(st, 0, sizeof *st);
+  return SIM_OK;
 }
 
 int sim_cuda_span_mark(cuda_spans *s, cudaStream_t stream, sim_span_id id, int close,

@@ -23,8 +23,9 @@
    the Delassus operator run on the device in those passes (the backend's default); a last
    pass runs both on the host (SIMCTL_CUDA_DETECT=host, SIMCTL_CUDA_DELASSUS=host) on three
    scenes, after checking that the device Newton solve gives the same bits as CUDA graphs
-   (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off), and
-   collision detection the same bits with its positions read from device twins and uploaded
+   (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off) (on
+   the emulation also after captures the driver refuses, which leave it launching one by one),
+   and collision detection the same bits with its positions read from device twins and uploaded
    from the host (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
    A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
    and dense_inverse, with the Newton solve on the host and on the device, and with W on the
@@ -282,6 +283,8 @@ typedef struct gpu_alone {
   size_t n3;
   int contact_steps;
   long long hits, misses, to_device;
+  int notes;              /* the backend's notes (be->notes) */
+  char note[SIM_MSG_MAX]; /* its last */
 } gpu_alone;
 
 static void run_gpu_alone(const char *file, const char *set, int steps, const char *env,
@@ -311,6 +314,8 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
 #endif
   o->to_device = d1 - d0;
   sim_cuda_detect_twin_counts(r.g.gpu->detect.ctx, &o->hits, &o->misses);
+  o->notes = r.g.gpu->notes;
+  snprintf(o->note, sizeof o->note, "%s", r.g.gpu->note);
   o->n3 = 3 * (size_t)r.g.m.n;
   o->q = SIM_NEW(double, o->n3);
   if (!rc) rc = r.g.gpu->download(r.g.gpu, SIM_VEC_Q, o->q, &st);
@@ -326,45 +331,41 @@ static int same_positions(const gpu_alone *a, const gpu_alone *b) {
 
 /* The device Newton solve's L-G iterations as CUDA graphs (SIMCTL_CUDA_GRAPH=on, the default,
    with a dense W) against its kernels launched one by one (off): the same positions, bit for
-   bit, after `steps` steps of the CUDA backend alone. */
-static void graphs_vs_launches(const char *file, const char *set, int steps) {
-  gpu_alone on, off;
+   bit, after `steps` steps of the CUDA backend alone, and no backend note. `refuse` (emulation
+   only, else NULL): a third run whose captures the driver refuses (SIMCTL_EMU_NO_CAPTURE=1 at
+   their start, =end at their end) launches one by one from then on, with the same positions
+   and one backend note naming the Newton solve. */
+static void graphs_vs_launches(const char *file, const char *set, int steps, const char *refuse) {
+  gpu_alone on, off, rf;
+  memset(&rf, 0, sizeof rf);
   setenv("SIMCTL_CUDA_NSN", "device", 1);
   run_gpu_alone(file, set, steps, "SIMCTL_CUDA_GRAPH", "on", &on);
   run_gpu_alone(file, set, steps, "SIMCTL_CUDA_GRAPH", "off", &off);
+  if (refuse) run_gpu_alone(file, set, steps, "SIMCTL_EMU_NO_CAPTURE", refuse, &rf);
   unsetenv("SIMCTL_CUDA_NSN");
   int same = same_positions(&on, &off);
   printf("  %-26s %d steps (%d with contact): graphs and launches %s\n", g_sc.name, steps,
          on.contact_steps, same ? "bit-identical" : "DIFFER");
-  check_report(on.contact_steps > 0 && same, __FILE__, __LINE__,
-               "%s: steps with contact %d > 0, positions bit-identical with and without graphs",
-               g_sc.name, on.contact_steps);
+  check_report(on.contact_steps > 0 && same && on.notes == 0 && off.notes == 0, __FILE__,
+               __LINE__,
+               "%s: steps with contact %d > 0, positions bit-identical with and without graphs, "
+               "backend notes %d and %d = 0",
+               g_sc.name, on.contact_steps, on.notes, off.notes);
+  if (refuse) {
+    int rsame = same_positions(&rf, &off);
+    printf("  %-26s refused captures (SIMCTL_EMU_NO_CAPTURE=%s) and launches %s; note %d: %s\n",
+           g_sc.name, refuse, rsame ? "bit-identical" : "DIFFER", rf.notes, rf.note);
+    check_report(rsame && rf.notes == 1 && strstr(rf.note, "device Newton solve") &&
+                     strstr(rf.note, "one by one") && !strchr(rf.note, '\n'),
+                 __FILE__, __LINE__,
+                 "%s: refused captures: positions bit-identical with launches, %d backend note "
+                 "(1) naming the Newton solve and the launches",
+                 g_sc.name, rf.notes);
+  }
   sim_free(on.q);
   sim_free(off.q);
+  sim_free(rf.q);
 }
-
-#ifdef SIM_TEST_EMU
-/* A capture the driver refuses (the emulation's SIMCTL_EMU_NO_CAPTURE=1) stops the step that
-   needs it with one line that names SIMCTL_CUDA_GRAPH=off. */
-static void capture_refused(void) {
-  setenv("SIMCTL_CUDA_NSN", "device", 1);
-  setenv("SIMCTL_EMU_NO_CAPTURE", "1", 1);
-  side_by_side r;
-  if (!open_scene(&r, "../scenes/soft_box_on_slab.json", NULL) && r.ok) {
-    sim_status st = {0};
-    sim_profile p;
-    int rc = sim_stepper_step(&r.sg, &p, NULL, &st); /* in contact from the first step */
-    printf("  a refused capture: %s\n", st.msg);
-    check_report(rc == SIM_ERR_DEVICE && strstr(st.msg, "SIMCTL_CUDA_GRAPH=off") &&
-                     !strchr(st.msg, '\n'),
-                 __FILE__, __LINE__, "a refused capture: error %d, one line naming the switch",
-                 rc);
-  }
-  close_scene(&r);
-  unsetenv("SIMCTL_EMU_NO_CAPTURE");
-  unsetenv("SIMCTL_CUDA_NSN");
-}
-#endif
 
 /* Collision detection's positions read from the device twins the stepper's downloads
    leave (SIMCTL_CUDA_TWINS=on, the default) against uploaded from the host arrays (off): the
@@ -402,12 +403,13 @@ static void twins_vs_uploads(const char *file, const char *set, int steps) {
 static void pass_paths(void) {
   printf("the device Newton solve as CUDA graphs against launches one by one "
          "(SIMCTL_CUDA_GRAPH):\n");
-  graphs_vs_launches("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 8));
-  graphs_vs_launches("../scenes/stick_slip.json", "contact.formulation=paper",
-                     GPU_OR_EMU(40, 10));
 #ifdef SIM_TEST_EMU
-  capture_refused();
+  graphs_vs_launches("../scenes/soft_box_on_slab.json", NULL, 8, "end");
+#else
+  graphs_vs_launches("../scenes/soft_box_on_slab.json", NULL, 60, NULL);
 #endif
+  graphs_vs_launches("../scenes/stick_slip.json", "contact.formulation=paper",
+                     GPU_OR_EMU(40, 10), NULL);
   printf("collision detection's positions from device twins against uploads "
          "(SIMCTL_CUDA_TWINS):\n");
   twins_vs_uploads("../scenes/stick_slip.json", NULL, GPU_OR_EMU(40, 6));

@@ -12,8 +12,12 @@
    iterations as a CUDA graph per step (the default) and launched one by one
    (SIMCTL_CUDA_GRAPH=off), on the sparse inverse, with Chebyshev and with Cholesky: the same
    positions bit for bit (on the emulation, one capture per run and a launch per frame after
-   the first, which launches its kernels one by one). (The contact scenes, squeezing_ball among
-   them: test_gpu_contact.c.) */
+   the first, which launches its kernels one by one). On the emulation, captures the driver
+   refuses (at their start or their end) leave the run launching one by one, with the same
+   positions and one backend note. (The contact scenes, squeezing_ball among them:
+   test_gpu_contact.c.) */
+#include <string.h>
+
 #include "../core/base/alloc.h"
 #include "../core/solve/stepper.h"
 #include "gpu_pair.h"
@@ -130,12 +134,15 @@ static void run_side_by_side(const char *file) {
 /* The CUDA backend alone, `frames` frames with the elastic L-G iterations as a graph per step
    (SIMCTL_CUDA_GRAPH=on, the default) and launched one by one (off): the same positions, bit for
    bit, and timed buckets either way; on the emulation, one capture and a launch per frame but
-   the first (the kernels' first calls outside a capture). */
-static void graphs_vs_launches(const char *file, const char *set, int frames) {
+   the first (the kernels' first calls outside a capture). `refuse` (emulation only, else NULL):
+   the graphs run's captures are refused (SIMCTL_EMU_NO_CAPTURE=1 at the start, =end at the
+   end), so it launches one by one from the second frame on, with one backend note saying so. */
+static void graphs_vs_launches(const char *file, const char *set, int frames, const char *refuse) {
   double *q[2] = {NULL, NULL};
   size_t n3 = 0;
   for (int off = 0; off < 2; off++) {
     setenv("SIMCTL_CUDA_GRAPH", off ? "off" : "on", 1);
+    if (refuse && !off) setenv("SIMCTL_EMU_NO_CAPTURE", refuse, 1);
     sim_status st = {0};
     const char *sets[1] = {set};
     int rc = sim_scene_load(file, sets, set ? 1 : 0, &g_sc, &st);
@@ -159,12 +166,23 @@ static void graphs_vs_launches(const char *file, const char *set, int frames) {
       rc = sim_stepper_step(&sg, &p, NULL, &st);
       if (!rc) check_buckets(off ? "launches" : "graphs", &p);
     }
+    unsetenv("SIMCTL_EMU_NO_CAPTURE");
 #ifdef SIM_TEST_EMU
+    int none = off || refuse; /* no graph captured or launched */
     sim_emu_graph_counts(&cap1, &run1);
-    check_report(off ? cap1 == cap0 && run1 == run0 : cap1 - cap0 == 1 && run1 - run0 == frames - 1,
+    check_report(none ? cap1 == cap0 && run1 == run0 : cap1 - cap0 == 1 && run1 - run0 == frames - 1,
                  __FILE__, __LINE__, "%s: %lld graphs captured, %lld launched in %d frames",
                  off ? "launches" : "graphs", cap1 - cap0, run1 - run0, frames);
 #endif
+    if (be && !off && refuse)
+      printf("  a refused capture (SIMCTL_EMU_NO_CAPTURE=%s): note %d: %s\n", refuse, be->notes,
+             be->note);
+    if (be)
+      check_report(refuse && !off ? be->notes == 1 && strstr(be->note, "one by one") &&
+                                        strstr(be->note, "L-G iterations") && !strchr(be->note, '\n')
+                                  : be->notes == 0,
+                   __FILE__, __LINE__, "%s: %d backend notes (%s)", off ? "launches" : "graphs",
+                   be->notes, be->note);
     n3 = 3 * (size_t)m.n;
     q[off] = SIM_NEW(double, n3 + 1);
     if (!rc) rc = be->download(be, SIM_VEC_Q, q[off], &st);
@@ -176,53 +194,25 @@ static void graphs_vs_launches(const char *file, const char *set, int frames) {
   }
   unsetenv("SIMCTL_CUDA_GRAPH");
   int same = memcmp(q[0], q[1], sizeof(double) * n3) == 0;
-  printf("  %s (%s), %d frames: graphs and launches %s\n", g_sc.name, set ? set : "as given",
-         frames, same ? "bit-identical" : "DIFFER");
+  printf("  %s (%s), %d frames: %s and launches %s\n", g_sc.name, set ? set : "as given", frames,
+         refuse ? "refused graphs" : "graphs", same ? "bit-identical" : "DIFFER");
   check_report(same, __FILE__, __LINE__, "%s: positions bit-identical with and without graphs",
                g_sc.name);
   sim_free(q[0]);
   sim_free(q[1]);
 }
 
-#ifdef SIM_TEST_EMU
-/* A capture the driver refuses (the emulation's SIMCTL_EMU_NO_CAPTURE=1) stops the step that
-   captures (the second) with one line that names SIMCTL_CUDA_GRAPH=off. */
-static void capture_refused(void) {
-  setenv("SIMCTL_EMU_NO_CAPTURE", "1", 1);
-  sim_status st = {0};
-  sim_model m;
-  memset(&m, 0, sizeof m);
-  sim_backend *be = NULL;
-  sim_stepper sg = {0};
-  sim_backend_opts o = {.global = SIM_GLOBAL_SPARSE_INVERSE, .ordering = SIM_ORDER_METIS};
-  int rc = sim_scene_load("../scenes/twisting_bar.json", NULL, 0, &g_sc, &st);
-  if (!rc) rc = sim_model_build(&g_sc, NULL, &m, &st);
-  if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
-  if (!rc) rc = sim_stepper_init(&sg, &m, be, &st);
-  CHECK_INT(rc, SIM_OK);
-  sim_profile p;
-  for (int f = 0; !rc && f < 2; f++) rc = sim_stepper_step(&sg, &p, NULL, &st); /* captures at 2 */
-  printf("  a refused capture: %s\n", st.msg);
-  check_report(rc == SIM_ERR_DEVICE && strstr(st.msg, "SIMCTL_CUDA_GRAPH=off") &&
-                   !strchr(st.msg, '\n'),
-               __FILE__, __LINE__, "a refused capture: error %d, one line naming the switch", rc);
-  unsetenv("SIMCTL_EMU_NO_CAPTURE");
-  sim_stepper_free(&sg);
-  if (be) be->destroy(be);
-  sim_model_free(&m);
-}
-#endif
-
 int main(void) {
   gpu_or_skip("test_gpu_runs");
   run_side_by_side("../scenes/twisting_bar.json");
   run_side_by_side("../scenes/cloth_extension_10k.json");
-  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 6);
+  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 6, NULL);
   /* Chebyshev's weights, baked into the graph, follow the count from predict */
-  graphs_vs_launches("../scenes/twisting_bar.json", "solver.chebyshev_rho=0.9", 6);
-  graphs_vs_launches("../scenes/twisting_bar.json", "solver.global=cholesky", 4);
+  graphs_vs_launches("../scenes/twisting_bar.json", "solver.chebyshev_rho=0.9", 6, NULL);
+  graphs_vs_launches("../scenes/twisting_bar.json", "solver.global=cholesky", 4, NULL);
 #ifdef SIM_TEST_EMU
-  capture_refused();
+  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 4, "1");
+  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 4, "end");
 #endif
   return check_summary("test_gpu_runs");
 }

@@ -150,6 +150,17 @@ static int use_async(const sim_scene *sc, const sim_backend *be) {
   return sc->output.async == SIM_ASYNC_ON;
 }
 
+/* The backend's notices since the last call, after frame f: kept for summary.json and, unless
+   quiet, printed on stderr (on a line of their own below a progress bar). */
+static void take_notes(const sim_backend *be, int quiet, int f, sim_run_result *res) {
+  if (be->notes == res->backend_notes) return;
+  res->backend_notes = be->notes;
+  snprintf(res->backend_note, sizeof res->backend_note, "%s", be->note);
+  if (!quiet)
+    fprintf(stderr, "%ssimctl: note: frame %d: %s\n", f > 1 && isatty(STDERR_FILENO) ? "\n" : "",
+            f, be->note);
+}
+
 /* The frame loop. A frame's snapshot is handed on after the next frame (finish_snapshot), so
    its copy to the host overlaps that frame; a failed check stops the run there, naming the
    frame whose state failed it, before that next frame's timing row. */
@@ -162,6 +173,7 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
   for (int f = 1; !rc && f <= sc->solver.frames; f++) {
     sim_profile prof;
     rc = sim_stepper_step(&r->step, &prof, NULL, st);
+    take_notes(r->be, o->quiet, f, res);
     if (rc) break;
     double a = sim_now_ms(), out_ms = 0;
     int was_output = r->pending && r->pend_output;

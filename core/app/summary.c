@@ -21,6 +21,10 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   cJSON_AddStringToObject(root, "backend", res->backend);
   cJSON_AddStringToObject(root, "device", res->device);
   cJSON_AddStringToObject(root, "global_solver", res->global);
+  if (res->backend_notes > 0) {
+    cJSON_AddNumberToObject(root, "backend_notes", res->backend_notes);
+    cJSON_AddStringToObject(root, "backend_note", res->backend_note);
+  }
   cJSON_AddStringToObject(root, "precision",
                           sc->solver.precision == SIM_PREC_FLOAT ? "float" : "double");
   cJSON_AddNumberToObject(root, "threads", sc->solver.threads);

@@ -136,6 +136,12 @@ struct sim_backend {
   double (*energy)(sim_backend *be, double *elem);
   void (*global_stats)(sim_backend *be, sim_global_stats *out);
   void (*destroy)(sim_backend *be);
+  /* Notices the backend gives during a run, about how it runs, not what it computes (CUDA: a
+     graph capture the driver refused, whose kernels are then launched one by one): `notes`
+     counts them, `note` holds the last (one line). The run prints each new one on stderr and
+     summary.json keeps the last. */
+  int notes;
+  char note[SIM_MSG_MAX];
 };
 
 typedef struct sim_backend_opts {

@@ -809,7 +809,9 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned fla
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode) {
   (void)mode;
   if (!s) return fail(cudaErrorStreamCaptureUnsupported); // not the legacy stream
-  const char *no = getenv("SIMCTL_EMU_NO_CAPTURE"); // 1: refused, as by a driver without it
+  // SIMCTL_EMU_NO_CAPTURE=1: refused at the start, as by a driver without graphs; =end: refused
+  // at its end, as after a call inside the capture that the driver refused (the work dropped)
+  const char *no = getenv("SIMCTL_EMU_NO_CAPTURE");
   if (no && !strcmp(no, "1")) return fail(cudaErrorStreamCaptureUnsupported);
   sim_emu::not_while_capturing("cudaStreamBeginCapture");
   s->capture = new sim_emu_graph;
@@ -821,6 +823,12 @@ cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g) {
   if (!s || !s->capture) return fail(cudaErrorInvalidValue);
   *g = s->capture;
   s->capture = nullptr;
+  const char *no = getenv("SIMCTL_EMU_NO_CAPTURE");
+  if (no && !strcmp(no, "end")) {
+    cudaGraphDestroy(*g);
+    *g = nullptr;
+    return fail(cudaErrorStreamCaptureInvalidated);
+  }
   graph_captures++;
   return cudaSuccess;
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The CUDA backend's notices through the simctl program, on the host emulation of CUDA
+# (simctl-emu, tests/emu): a graph capture the driver refuses (SIMCTL_EMU_NO_CAPTURE) leaves
+# the run going, with one `simctl: note:` line on stderr (none with --quiet) and backend_notes
+# and backend_note in summary.json; a run whose captures work has neither.
+# usage: test_emu_cli.sh PATH/TO/simctl-emu   (fixture tests/data/cli/tiny_bar.json)
+set -u
+
+if [ $# -ne 1 ] || [ ! -x "$1" ]; then
+  echo "usage: $0 PATH/TO/simctl-emu" >&2
+  exit 2
+fi
+SIMCTL=$1
+DATA=$(cd "$(dirname "$0")" && pwd)/data/cli
+T=$(mktemp -d "${TMPDIR:-/tmp}/simctl-emu-cli.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+export SIMCTL_CACHE_DIR=$T/cache
+failed=0
+
+check() { # check NAME CONDITION...
+  local name=$1
+  shift
+  if "$@"; then
+    echo "ok: $name"
+  else
+    echo "FAILED: $name" >&2
+    failed=1
+  fi
+}
+
+# run NAME [ENV=VALUE...] -- [simctl options]: 4 frames of tiny_bar on the CUDA backend
+run() {
+  local name=$1
+  shift
+  local envs=()
+  while [ "$1" != "--" ]; do
+    envs+=("$1")
+    shift
+  done
+  shift
+  env "${envs[@]}" "$SIMCTL" run "$DATA/tiny_bar.json" --device cuda --out "$T/$name" \
+    --frames 4 "$@" >"$T/$name.out" 2>"$T/$name.err"
+  echo $? >"$T/$name.rc"
+}
+
+notes() { grep -c '^simctl: note: ' "$T/$1.err"; }
+
+for mode in 1 end; do
+  run "refused_$mode" SIMCTL_EMU_NO_CAPTURE=$mode --
+  check "refused at the $mode: exit 0" [ "$(cat "$T/refused_$mode.rc")" = 0 ]
+  check "refused at the $mode: one note on stderr" [ "$(notes "refused_$mode")" = 1 ]
+  check "refused at the $mode: the note names the frame, the graph and the launches" \
+    grep -q '^simctl: note: frame 2: CUDA: capturing the L-G iterations into a graph failed (.*); its kernels are launched one by one from here on' \
+    "$T/refused_$mode.err"
+  check "refused at the $mode: summary.json counts it" \
+    grep -q '"backend_notes":[[:space:]]*1,' "$T/refused_$mode/summary.json"
+  check "refused at the $mode: summary.json keeps it" \
+    grep -q '"backend_note":[[:space:]]*"CUDA: capturing the L-G iterations' \
+    "$T/refused_$mode/summary.json"
+  check "refused at the $mode: every frame written" [ -f "$T/refused_$mode/frames/00004.vtk" ]
+done
+
+run quiet SIMCTL_EMU_NO_CAPTURE=end -- --quiet
+check "--quiet: exit 0" [ "$(cat "$T/quiet.rc")" = 0 ]
+check "--quiet: nothing on stderr" [ ! -s "$T/quiet.err" ]
+check "--quiet: summary.json keeps the note" \
+  grep -q '"backend_notes":[[:space:]]*1,' "$T/quiet/summary.json"
+
+run graphs SIMCTL_CUDA_GRAPH=on --
+check "graphs: exit 0" [ "$(cat "$T/graphs.rc")" = 0 ]
+check "graphs: no note" [ "$(notes graphs)" = 0 ]
+check "graphs: no backend_note in summary.json" \
+  bash -c "! grep -q backend_note '$T/graphs/summary.json'"
+
+if [ "$failed" != 0 ]; then
+  for f in "$T"/*.err; do
+    echo "--- $f" >&2
+    cat "$f" >&2
+  done
+fi
+exit "$failed"
