@@ -48,6 +48,11 @@ void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits, long
   *hits = *misses = 0;
 }
 
+long long sim_cuda_detect_second_waits(const sim_cuda_detect *k) {
+  (void)k;
+  return 0;
+}
+
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
   (void)k;
   return 0;

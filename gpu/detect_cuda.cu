@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Collision detection on the device (detect_cuda.h): the trees, triangles and body map copied
 // once per sim_detect, then per run the positions and poses up, the bodies' BVH refit, a count
-// and a write pass of core/contact/detect_vertex.h with a scan between them, the contacts down.
+// and a write pass of core/contact/detect_vertex.h with a scan between them, the contacts down
+// (with their count, in one wait where they fit the landing's guess: landing_cuda.h).
 #include <cub/device/device_scan.cuh>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bvh_cuda.h"
 #include "detect_cuda.h"
+#include "landing_cuda.h"
 #include "points_cuda.h"
 #include "twins_cuda.h"
 
@@ -38,6 +41,7 @@ struct sim_cuda_detect {
   size_t obs_cap;
   sim_contact *buf;
   size_t buf_cap;
+  cuda_landing land;  // the contacts' way down (landing_cuda.h)
   cuda_points *pts;  // the obstacle points' pass (points_cuda.cu), made at its first run
   cuda_twins twins;  // device copies of host position arrays (sim_cuda_detect_keep)
 };
@@ -51,9 +55,10 @@ static __global__ void k_count(sim_detect_view v, int *count) {
     count[i] = 0;
 }
 
-static __global__ void k_write(sim_detect_view v, const int *offset, sim_contact *out) {
+// Each vertex's contacts at its offset, for the vertices whose contacts end within `cap`.
+static __global__ void k_write(sim_detect_view v, const int *offset, int cap, sim_contact *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < v.nv) sim_detect_vertex(&v, i, out + offset[i]);
+  if (i < v.nv && offset[i + 1] <= cap) sim_detect_vertex(&v, i, out + offset[i]);
 }
 
 // ---------------------------------------------------------------- the binding
@@ -217,22 +222,25 @@ extern "C" int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_sc
   SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, s->nv + 1,
                                        sm),
          st);
-  int total = 0;
-  SIM_CU(cudaMemcpyAsync(&total, k->offset + s->nv, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
-  SIM_CU(cudaStreamSynchronize(sm), st);
-  if (total == 0) return SIM_OK;
-  if ((rc = grow(k, &k->buf, &k->buf_cap, (size_t)total, st))) return rc;
-  k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, k->buf);
+  /* the contacts that fit the landing's guess written and copied down with their count: one
+     wait; more than guessed: all written again into a buffer that holds them, a second wait */
+  const size_t n = sim_cuda_landing_guess(&k->land, (size_t)INT_MAX);
+  if ((rc = grow(k, &k->buf, &k->buf_cap, n, st))) return rc;
+  k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, (int)n, k->buf);
   SIM_CU(cudaGetLastError(), st);
-  if (total > out->cap) {
-    sim_contact *c = (sim_contact *)sim_realloc(out->c, sizeof(sim_contact) * (size_t)total);
-    if (!c) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory for %d contacts", total);
-    out->c = c, out->cap = total;
-  }
-  SIM_CU(cudaMemcpyAsync(out->c, k->buf, sizeof(sim_contact) * (size_t)total,
-                         cudaMemcpyDeviceToHost, sm),
-         st);
+  if ((rc = sim_cuda_landing_queue(&k->land, sm, k->offset + s->nv, k->buf, n, st))) return rc;
   SIM_CU(cudaStreamSynchronize(sm), st);
+  int total = 0, more = 0;
+  if ((rc = sim_cuda_landing_take(&k->land, n, out, &total, &more, st))) return rc;
+  if (more) {
+    if ((rc = grow(k, &k->buf, &k->buf_cap, (size_t)total, st))) return rc;
+    k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, total, k->buf);
+    SIM_CU(cudaGetLastError(), st);
+    SIM_CU(cudaMemcpyAsync(out->c, k->buf, sizeof(sim_contact) * (size_t)total,
+                           cudaMemcpyDeviceToHost, sm),
+           st);
+    SIM_CU(cudaStreamSynchronize(sm), st);
+  }
   out->n = total;
   for (int i = 0; i < total; i++) out->count[out->c[i].kind]++;
   return SIM_OK;
@@ -272,6 +280,10 @@ extern "C" void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long 
   *misses = k ? k->twins.misses : 0;
 }
 
+extern "C" long long sim_cuda_detect_second_waits(const sim_cuda_detect *k) {
+  return k ? k->land.waits + sim_cuda_points_second_waits(k->pts) : 0;
+}
+
 extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
   return k ? k->mem.dev_bytes + sim_cuda_points_bytes(k->pts) : 0;
 }
@@ -283,6 +295,7 @@ extern "C" void sim_cuda_detect_destroy(sim_cuda_detect *k) {
   unbind(k);
   sim_cuda_release(&k->mem, k->obs, sizeof(sim_detect_obstacle) * k->obs_cap);
   sim_cuda_release(&k->mem, k->buf, sizeof(sim_contact) * k->buf_cap);
+  sim_cuda_landing_free(&k->land);
   if (k->own_stream) cudaStreamDestroy(k->mem.stream);
   sim_free(k);
 }

@@ -15,8 +15,9 @@
    (sim_cuda_detect_keep: the CUDA backend's downloads of q_t, q~ and the step's end, whose
    device copies the run reads), without a wait: the scene's arrays are ordinary (pageable)
    host memory, which a copy to the device stages before it returns (not page-locked memory,
-   which the copy would read later). A run waits twice: for the contact count, then for the
-   contacts. Usable from C. In a build without CUDA, gpu/backend_none.c's
+   which the copy would read later). A run waits once for the contact count and the contacts
+   where they fit a guess that follows the counts seen (gpu/landing_cuda.h), else a second
+   time for the rest. Usable from C. In a build without CUDA, gpu/backend_none.c's
    versions of these functions report SIM_ERR_DEVICE. */
 #ifndef SIM_GPU_DETECT_CUDA_H
 #define SIM_GPU_DETECT_CUDA_H
@@ -49,6 +50,11 @@ int sim_cuda_detect_keep(sim_cuda_detect *k, const double *host, const double *d
                          sim_status *st);
 /* Position arrays read from twins and uploaded by the runs so far (0 and 0 for NULL). */
 void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits, long long *misses);
+/* Runs so far that waited a second time for the device: more contacts than the landing
+   guessed (gpu/landing_cuda.h: what the run before found and a quarter more, the more at most
+   256, at least 64), the
+   vertex pass and the points pass together (0 for NULL). */
+long long sim_cuda_detect_second_waits(const sim_cuda_detect *k);
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k); /* device memory it holds */
 void sim_cuda_detect_destroy(sim_cuda_detect *k);
 

@@ -29,6 +29,7 @@ struct cuda_points {
   sim_contact *slot, *packed;  // np each: a point's contact; the found ones in point order
   void *scan_tmp;
   size_t scan_bytes;
+  cuda_landing land;  // the contacts' way down (landing_cuda.h)
 };
 
 // Pass `pass` (0: q_t, 1: q~ for the points without a contact) of every point: its contact in
@@ -209,17 +210,16 @@ int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, cuda_twins *tw,
   k_pack<<<sim_cuda_blocks(np), SIM_CUDA_BLOCK, 0, sm>>>(np, k->found, k->offset, k->slot,
                                                          k->packed);
   SIM_CU(cudaGetLastError(), st);
-  int total = 0; /* pageable destinations: each copy returns once done */
+  /* the count and the contacts that fit the landing's guess down with the flags: one wait;
+     the rest, where there were more, after a second */
+  const size_t n = sim_cuda_landing_guess(&k->land, (size_t)np);
+  if ((rc = sim_cuda_landing_queue(&k->land, sm, k->offset + np, k->packed, n, st))) return rc;
   SIM_CU(cudaMemcpyAsync(found, k->found, (size_t)np, cudaMemcpyDeviceToHost, sm), st);
-  SIM_CU(cudaMemcpyAsync(&total, k->offset + np, sizeof(int), cudaMemcpyDeviceToHost, sm), st);
   SIM_CU(cudaStreamSynchronize(sm), st);
-  if (total > out->cap) {
-    sim_contact *c = (sim_contact *)sim_realloc(out->c, sizeof(sim_contact) * (size_t)total);
-    if (!c) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d point contacts)", total);
-    out->c = c, out->cap = total;
-  }
-  if (total > 0) {
-    SIM_CU(cudaMemcpyAsync(out->c, k->packed, sizeof(sim_contact) * (size_t)total,
+  int total = 0, more = 0;
+  if ((rc = sim_cuda_landing_take(&k->land, n, out, &total, &more, st))) return rc;
+  if (more) {
+    SIM_CU(cudaMemcpyAsync(out->c + n, k->packed + n, sizeof(sim_contact) * ((size_t)total - n),
                            cudaMemcpyDeviceToHost, sm),
            st);
     SIM_CU(cudaStreamSynchronize(sm), st);
@@ -240,8 +240,11 @@ int sim_cuda_points_create(cudaStream_t stream, cuda_points **out, sim_status *s
 
 size_t sim_cuda_points_bytes(const cuda_points *k) { return k ? k->mem.dev_bytes : 0; }
 
+long long sim_cuda_points_second_waits(const cuda_points *k) { return k ? k->land.waits : 0; }
+
 void sim_cuda_points_destroy(cuda_points *k) {
   if (!k) return;
   unbind(k);
+  sim_cuda_landing_free(&k->land);
   sim_free(k);
 }

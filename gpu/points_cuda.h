@@ -10,10 +10,12 @@
 //   the final sort by key, so the contacts come out as the host's pass gives them.
 // The first run with a scene (told apart by its serial) copies its trees' topology, triangles,
 // points and the meshes' masks and friction; a run with another scene copies them again. A run
-// waits twice: for the flags and the count, then for the contacts.
+// waits once for the flags, the count and the contacts where they fit the landing's guess
+// (landing_cuda.h), else a second time for the rest.
 #ifndef SIM_GPU_POINTS_CUDA_H
 #define SIM_GPU_POINTS_CUDA_H
 #include "cuda_ctx.h"
+#include "landing_cuda.h"
 
 extern "C" {
 #include "../core/contact/detect_points.h"
@@ -26,6 +28,8 @@ int sim_cuda_points_create(cudaStream_t stream, cuda_points **out, sim_status *s
 int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, struct cuda_twins *tw,
                         sim_detect_contacts *out, unsigned char *found, sim_status *st);
 size_t sim_cuda_points_bytes(const cuda_points *k);  // device memory it holds
+// runs that waited a second time (more contacts than the landing guessed; 0 for NULL)
+long long sim_cuda_points_second_waits(const cuda_points *k);
 void sim_cuda_points_destroy(cuda_points *k);
 
 #endif
