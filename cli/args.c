@@ -91,6 +91,9 @@ int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, in
     } else if (allow_run_opts && cli_take_value(argc, argv, &i, "--threads", &v)) {
       if (!v) return cli_error(SIM_ERR_USAGE, "--threads needs a number");
       a->threads = v;
+    } else if (allow_run_opts && cli_take_value(argc, argv, &i, "--gpu", &v)) {
+      if (!v) return cli_error(SIM_ERR_USAGE, "--gpu needs a CUDA device's index");
+      a->gpu = v;
     } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
       a->quiet = 1;
     } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -111,10 +114,11 @@ int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, in
     snprintf(a->label[k], sizeof a->label[k], "--out %s", a->out);
     a->sets[a->nsets++] = a->owned[k++];
   }
-  const char *opt[3][3] = {{"--frames", "solver.frames", a->frames},
+  const char *opt[4][3] = {{"--frames", "solver.frames", a->frames},
                            {"--device", "solver.device", a->device},
-                           {"--threads", "solver.threads", a->threads}};
-  for (int o = 0; o < 3; o++) {
+                           {"--threads", "solver.threads", a->threads},
+                           {"--gpu", "solver.gpu", a->gpu}};
+  for (int o = 0; o < 4; o++) {
     if (!opt[o][2]) continue;
     snprintf(a->owned[k], sizeof a->owned[k], "%s=%s", opt[o][1], opt[o][2]);
     snprintf(a->label[k], sizeof a->label[k], "%s %s", opt[o][0], opt[o][2]);

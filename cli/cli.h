@@ -10,10 +10,10 @@ typedef struct cli_scene_args {
   const char *scene;
   const char *sets[CLI_MAX_SETS + 4]; /* --set values plus the ones options turn into */
   int nsets;
-  const char *out, *frames, *device, *threads;
+  const char *out, *frames, *device, *threads, *gpu;
   int quiet;
-  char owned[4][1100]; /* storage for the override strings built from options */
-  char label[4][1100];  /* the option as typed ("--frames 0"), for error messages */
+  char owned[5][1100]; /* storage for the override strings built from options */
+  char label[5][1100];  /* the option as typed ("--frames 0"), for error messages */
   int nowned;
 } cli_scene_args;
 

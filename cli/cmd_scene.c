@@ -9,7 +9,7 @@
 
 static const char *RUN_USAGE =
     "usage: simctl run SCENE [--out DIR] [--frames N] [--set PATH=VALUE]... [--device D]\n"
-    "                  [--threads N] [--quiet]\n"
+    "                  [--threads N] [--gpu N] [--quiet]\n"
     "\n"
     "Simulates SCENE (JSON) and writes DIR/frames/NNNNN.{vtk,obj,png} and frames.vtk.series,\n"
     "DIR/timing.csv and DIR/memory.csv, as output.formats selects (vtk, obj, png, csv), and\n"
@@ -22,6 +22,8 @@ static const char *RUN_USAGE =
     "                     plain string: --set solver.global=cholesky); repeatable\n"
     "  --device D         auto (GPU when usable, else the CPU with a note), cpu, cuda\n"
     "  --threads N        CPU threads (solver.threads; 0 = all cores)\n"
+    "  --gpu N            the CUDA device to run on, by index as nvidia-smi numbers them\n"
+    "                     (solver.gpu; default 0)\n"
     "  --quiet            no progress bar, notes or summary line; errors only\n";
 
 static const char *VALIDATE_USAGE =
@@ -69,7 +71,7 @@ static const char *CONVERGE_USAGE =
     "  --ref-max N      reference iteration cap (default 100000)\n"
     "  --device D       cpu (default) or cuda: where the solvers' iterations run and are timed\n"
     "                   (each iteration waits for the device); the run to frame F and the\n"
-    "                   reference stay on the CPU\n";
+    "                   reference stay on the CPU; --set solver.gpu=N picks the CUDA device\n";
 
 static int load(const cli_scene_args *a, sim_scene *sc) {
   sim_status st = {0};

@@ -231,8 +231,13 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
                                        sim_backend **out, sim_status *st) {
   *out = NULL;
   char why[256];
-  if (!sim_cuda_available(why, sizeof why))
+  if (!sim_cuda_available(o->gpu, why, sizeof why))
     return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: %s", why);
+  /* the device of every later call from this thread (the backend's calls all come from it) */
+  cudaError_t set = cudaSetDevice(o->gpu);
+  if (set != cudaSuccess)
+    return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: CUDA device %d: %s", o->gpu,
+                    cudaGetErrorString(set));
   sim_global_kind global = o->global == SIM_GLOBAL_AUTO ? SIM_GLOBAL_SPARSE_INVERSE : o->global;
   if (sim_contact_stage_check_solver(m, global, o->chebyshev_rho, st)) return st->code;
   sim_backend *be = SIM_NEW0(sim_backend, 1);
@@ -246,9 +251,9 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   c->be = be;
   be->name = "cuda";
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
-    snprintf(be->device, sizeof be->device, "%.80s (sm_%d%d, %.0f GiB)", prop.name, prop.major,
-             prop.minor, prop.totalGlobalMem / 1073741824.0);
+  if (cudaGetDeviceProperties(&prop, o->gpu) == cudaSuccess)
+    snprintf(be->device, sizeof be->device, "%.80s (GPU %d, sm_%d%d, %.0f GiB)", prop.name, o->gpu,
+             prop.major, prop.minor, prop.totalGlobalMem / 1073741824.0);
   be->global = global;
   be->upload = cuda_upload;
   be->download = cuda_download;

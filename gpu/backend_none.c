@@ -6,7 +6,8 @@
 #include "delassus_cuda.h"
 #include "detect_cuda.h"
 
-int sim_cuda_available(char *why, size_t len) {
+int sim_cuda_available(int gpu, char *why, size_t len) {
+  (void)gpu;
   snprintf(why, len, "this simctl was built without CUDA");
   return 0;
 }

@@ -58,15 +58,15 @@ int main(int argc, char **argv) {
   }
   if (!file || reps < 1)
     return fail("arguments", "usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...");
-  char why[256];
-  if (!sim_cuda_available(why, sizeof why)) return fail("device", why);
   sim_status st = {0};
   sim_model m;
   memset(&m, 0, sizeof m);
-  if (sim_scene_load(file, sets, nsets, &g_sc, &st) || sim_model_build(&g_sc, NULL, &m, &st))
-    return fail(file, st.msg);
+  if (sim_scene_load(file, sets, nsets, &g_sc, &st)) return fail(file, st.msg);
+  char why[256]; /* the scene's solver.gpu (--set solver.gpu=N) */
+  if (!sim_cuda_available(g_sc.solver.gpu, why, sizeof why)) return fail("device", why);
+  if (sim_model_build(&g_sc, NULL, &m, &st)) return fail(file, st.msg);
   sim_backend_opts o = {g_sc.solver.global, g_sc.solver.precision, g_sc.solver.ordering, 0, 0.0,
-                        0};
+                        0, g_sc.solver.gpu};
   sim_backend *be = NULL;
   if (sim_backend_cuda_create(&m, &o, &be, &st)) return fail(file, st.msg);
   cuda_ctx *c = CCTX(be);

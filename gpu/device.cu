@@ -11,7 +11,7 @@ extern "C" {
 #include "../core/base/alloc.h"
 }
 
-extern "C" int sim_cuda_available(char *why, size_t len) {
+extern "C" int sim_cuda_available(int gpu, char *why, size_t len) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
@@ -22,11 +22,19 @@ extern "C" int sim_cuda_available(char *why, size_t len) {
     snprintf(why, len, "no CUDA device found");
     return 0;
   }
+  if (gpu < 0 || gpu >= count) {
+    if (count == 1)
+      snprintf(why, len, "no CUDA device %d (solver.gpu, --gpu): one found, device 0", gpu);
+    else
+      snprintf(why, len, "no CUDA device %d (solver.gpu, --gpu): %d found, devices 0 to %d", gpu,
+               count, count - 1);
+    return 0;
+  }
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess)
-    snprintf(why, len, "CUDA device 0");
+  if (cudaGetDeviceProperties(&prop, gpu) != cudaSuccess)
+    snprintf(why, len, "CUDA device %d", gpu);
   else
-    snprintf(why, len, "CUDA device 0: %.200s", prop.name);
+    snprintf(why, len, "CUDA device %d: %.200s", gpu, prop.name);
   return 1;
 }
 

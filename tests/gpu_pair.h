@@ -19,7 +19,7 @@
 /* Exits with SKIPPED (77) and the reason when no CUDA device is usable. */
 static inline void gpu_or_skip(const char *name) {
   char why[256];
-  if (!sim_cuda_available(why, sizeof why)) {
+  if (!sim_cuda_available(0, why, sizeof why)) {
     printf("%s: SKIPPED: %s\n", name, why);
     exit(SIM_TEST_SKIP);
   }

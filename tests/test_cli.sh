@@ -100,7 +100,7 @@ check "--help lists the commands and --version" eval 'rc_is 0 && out_has "run SC
 sc help
 check "help is --help" eval 'rc_is 0 && out_has "usage: simctl COMMAND"'
 sc run --help
-check "run --help lists its options" eval 'rc_is 0 && stderr_empty && out_has "usage: simctl run SCENE" && out_has "--out DIR" && out_has "--frames N" && out_has "--set PATH=VALUE" && out_has "--device D" && out_has "--threads N" && out_has "--quiet"'
+check "run --help lists its options" eval 'rc_is 0 && stderr_empty && out_has "usage: simctl run SCENE" && out_has "--out DIR" && out_has "--frames N" && out_has "--set PATH=VALUE" && out_has "--device D" && out_has "--threads N" && out_has "--gpu N" && out_has "--quiet"'
 sc validate --help
 check "validate --help lists its options" eval 'rc_is 0 && stderr_empty && out_has "usage: simctl validate SCENE" && out_has "--set PATH=VALUE" && out_has "--quiet"'
 sc info --help
@@ -227,6 +227,8 @@ sc run $TINY --frames 0 --out "$T/never_f0" --quiet
 check "run --frames 0: exit 3, one line" eval 'fails_one_line 3 && err_has "solver.frames" && absent "$T/never_f0"'
 sc run $TINY --threads -1 --out "$T/never_t" --quiet
 check "run --threads -1: exit 3, one line" eval 'fails_one_line 3 && err_has "solver.threads"'
+sc run $TINY --gpu -1 --out "$T/never_g" --quiet
+check "run --gpu -1: exit 3, one line" eval 'fails_one_line 3 && err_has "--gpu -1: solver.gpu" && absent "$T/never_g"'
 
 # validate prints the resolved scene; that JSON is itself a valid scene
 sc validate $TINY
@@ -297,6 +299,9 @@ else
   check "--device cuda without a usable GPU: exit 7, one line, nothing written" eval 'fails_one_line 7 &&
     err_has "--device cuda" && absent "$T/cu"'
 fi
+sc run $TINY --device cuda --gpu 1023 --out "$T/cu1023" --frames 2 --quiet
+check "--device cuda --gpu 1023: exit 7, one line, nothing written" eval 'fails_one_line 7 &&
+  err_has "--device cuda" && absent "$T/cu1023"'
 sc run $TINY --device cpu --out "$T/cpu" --frames 2 --quiet
 check "--device cpu: exit 0, backend cpu" eval 'rc_is 0 && json_has "$T/cpu/summary.json" backend "\"cpu\""'
 sc run $TINY --device gpu --out "$T/gpu" --quiet

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The CUDA backend's notices through the simctl program, on the host emulation of CUDA
-# (simctl-emu, tests/emu): a graph capture the driver refuses (SIMCTL_EMU_NO_CAPTURE) leaves
-# the run going, with one `simctl: note:` line on stderr (none with --quiet) and backend_notes
-# and backend_note in summary.json; a run whose captures work has neither.
+# The CUDA backend through the simctl program, on the host emulation of CUDA (simctl-emu,
+# tests/emu). Notices: a graph capture the driver refuses (SIMCTL_EMU_NO_CAPTURE) leaves the
+# run going, with one `simctl: note:` line on stderr (none with --quiet) and backend_notes and
+# backend_note in summary.json; a run whose captures work has neither. The device: --gpu N
+# (solver.gpu) runs on CUDA device N, every device allocation made there (the emulation shows
+# SIMCTL_EMU_DEVICES devices and reports where memory was allocated), and summary.json names
+# it; a device that is not there is exit 7 with one line naming it, before any output.
 # usage: test_emu_cli.sh PATH/TO/simctl-emu   (fixture tests/data/cli/tiny_bar.json)
 set -u
 
@@ -72,6 +75,22 @@ check "graphs: exit 0" [ "$(cat "$T/graphs.rc")" = 0 ]
 check "graphs: no note" [ "$(notes graphs)" = 0 ]
 check "graphs: no backend_note in summary.json" \
   bash -c "! grep -q backend_note '$T/graphs/summary.json'"
+
+# --gpu N: the device chosen for every allocation, named in summary.json
+run gpu1 SIMCTL_EMU_DEVICES=2 SIMCTL_EMU_REPORT=1 -- --gpu 1
+check "--gpu 1 of 2: exit 0" [ "$(cat "$T/gpu1.rc")" = 0 ]
+check "--gpu 1 of 2: device memory allocated on device 1 alone" \
+  grep -qx 'simctl CUDA emulation: device memory allocated on devices: 1' "$T/gpu1.err"
+check "--gpu 1 of 2: summary.json names GPU 1" \
+  grep -q '"device":[[:space:]]*".*(GPU 1, sm_' "$T/gpu1/summary.json"
+run gpu0 SIMCTL_EMU_DEVICES=2 SIMCTL_EMU_REPORT=1 --
+check "no --gpu: device 0" \
+  grep -qx 'simctl CUDA emulation: device memory allocated on devices: 0' "$T/gpu0.err"
+run gpu_missing SIMCTL_EMU_DEVICES=2 -- --gpu 2
+check "--gpu 2 of 2: exit 7 (device)" [ "$(cat "$T/gpu_missing.rc")" = 7 ]
+check "--gpu 2 of 2: one error line naming the device and those found" \
+  [ "$(cat "$T/gpu_missing.err")" = "simctl: error: --device cuda: no CUDA device 2 (solver.gpu, --gpu): 2 found, devices 0 to 1" ]
+check "--gpu 2 of 2: no output written" [ ! -e "$T/gpu_missing/frames" ]
 
 if [ "$failed" != 0 ]; then
   for f in "$T"/*.err; do

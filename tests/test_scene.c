@@ -344,7 +344,7 @@ static const bad_case bad_cases[] = {
     {"{'solver': {'zzz': 1}}",
      "bad.json:1:13: solver.zzz: unknown key \"zzz\" (allowed: \"dt\", \"frames\", "
      "\"lg_iterations\", \"global\", \"device\", \"precision\", \"ordering\", \"threads\", "
-     "\"chebyshev_rho\", \"dense_max_mib\")"},
+     "\"chebyshev_rho\", \"dense_max_mib\", \"gpu\")"},
     {"{'bodies': [{'mesh': {'type': 'bar', 'radius': 1}}]}",
      "bad.json:1:38: bodies.0.mesh.radius: unknown key \"radius\" for mesh type \"bar\" (allowed: "
      "\"type\", \"lo\", \"hi\", \"vertices\")"},

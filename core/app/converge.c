@@ -46,7 +46,8 @@ static int start_step(const sim_model *m, const sim_scene *sc, sim_global_kind g
   sim_backend_opts o = {.global = g,
                         .precision = SIM_PREC_DOUBLE,
                         .ordering = sc->solver.ordering,
-                        .chebyshev_rho = rho};
+                        .chebyshev_rho = rho,
+                        .gpu = sc->solver.gpu};
   int rc = cuda ? sim_backend_cuda_create(m, &o, be, st) : sim_backend_cpu_create(m, &o, be, st);
   if (!rc) rc = (*be)->upload(*be, SIM_VEC_Q, qt, st);
   if (!rc) rc = (*be)->upload(*be, SIM_VEC_QT, qt, st);
@@ -248,7 +249,7 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   unsigned chosen;
   if (select_solvers(o->solvers, vars, nvars, &chosen, st)) return st->code;
   char why[256];
-  if (o->cuda && !sim_cuda_available(why, sizeof why)) /* before the run to frame F */
+  if (o->cuda && !sim_cuda_available(sc->solver.gpu, why, sizeof why)) /* before frame F */
     return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: %s", why);
   if (sc->solver.threads > 0) omp_set_num_threads(sc->solver.threads);
   sim_model m;

@@ -24,11 +24,11 @@ static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, si
   double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
   sim_backend_opts o = {sc->solver.global, sc->solver.precision, sc->solver.ordering,
                         phys > 0 ? (size_t)(0.8 * phys) : 0, sc->solver.chebyshev_rho,
-                        (size_t)(sc->solver.dense_max_mib * 1048576.0)};
+                        (size_t)(sc->solver.dense_max_mib * 1048576.0), sc->solver.gpu};
   char why[SIM_MSG_MAX] = "";
   if (sc->solver.device == SIM_DEVICE_CUDA) return sim_backend_cuda_create(m, &o, be, st);
   if (sc->solver.device == SIM_DEVICE_AUTO) {
-    if (sim_cuda_available(why, sizeof why)) {
+    if (sim_cuda_available(sc->solver.gpu, why, sizeof why)) {
       sim_status cst = {0};
       if (!SIM_CUDA_AUTO)
         snprintf(why, sizeof why, "the CUDA backend has not passed its tests on a GPU yet; "

@@ -124,6 +124,7 @@ void sim_default_scene(sim_scene *s) {
   s->solver.threads = 0;
   s->solver.chebyshev_rho = 0;
   s->solver.dense_max_mib = 2048;
+  s->solver.gpu = 0;
   s->nbodies = 0;
   for (int i = 0; i < SIM_MAX_BODIES; i++) sim_default_body(&s->bodies[i]);
   s->npins = 0;

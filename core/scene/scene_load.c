@@ -14,9 +14,9 @@ static int load_solver(scene_ctx *c, const cJSON *o, sim_solver_def *d) {
   static const char *const keys[] = {"dt",       "frames",        "lg_iterations",
                                      "global",   "device",        "precision",
                                      "ordering", "threads",       "chebyshev_rho",
-                                     "dense_max_mib"};
+                                     "dense_max_mib", "gpu"};
   int g = (int)d->global, dev = (int)d->device, prec = (int)d->precision, ord = (int)d->ordering;
-  if (scene_keys(c, o, keys, 10, NULL) || scene_rd_num(c, o, "dt", &d->dt) ||
+  if (scene_keys(c, o, keys, 11, NULL) || scene_rd_num(c, o, "dt", &d->dt) ||
       scene_rd_int(c, o, "frames", &d->frames) ||
       scene_rd_int(c, o, "lg_iterations", &d->lg_iterations) ||
       scene_rd_enum(c, o, "global", scene_global_names, SIM_GLOBAL_COUNT, &g) ||
@@ -25,7 +25,8 @@ static int load_solver(scene_ctx *c, const cJSON *o, sim_solver_def *d) {
       scene_rd_enum(c, o, "ordering", scene_ordering_names, SIM_ORDER_COUNT, &ord) ||
       scene_rd_int(c, o, "threads", &d->threads) ||
       scene_rd_num(c, o, "chebyshev_rho", &d->chebyshev_rho) ||
-      scene_rd_num(c, o, "dense_max_mib", &d->dense_max_mib))
+      scene_rd_num(c, o, "dense_max_mib", &d->dense_max_mib) ||
+      scene_rd_int(c, o, "gpu", &d->gpu))
     return c->st->code;
   d->global = (sim_global_kind)g;
   d->device = (sim_device_kind)dev;

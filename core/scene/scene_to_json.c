@@ -304,6 +304,7 @@ static cJSON *build(const sim_scene *s, jw *w) {
   num(w, so, "threads", s->solver.threads);
   num(w, so, "chebyshev_rho", s->solver.chebyshev_rho);
   num(w, so, "dense_max_mib", s->solver.dense_max_mib);
+  num(w, so, "gpu", s->solver.gpu);
   vec(w, root, "gravity", s->gravity, 3);
 
   cJSON *bodies = cJSON_CreateArray();

@@ -151,6 +151,7 @@ typedef struct sim_backend_opts {
   size_t max_S_bytes; /* 0 = no limit */
   double chebyshev_rho; /* jacobi: Chebyshev acceleration (0 = off) */
   size_t max_dense_bytes; /* dense_inverse: refuse above this (0 = no limit) */
+  int gpu; /* CUDA: the device's index (solver.gpu; 0 = the first) */
 } sim_backend_opts;
 
 /* Length in doubles of buffer `id` for model m. */
@@ -167,7 +168,9 @@ int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o, sim_b
 /* Whether `--device auto` may pick the CUDA backend: 0 until its GPU tests (label gpu) have
    passed on a GPU; until then it runs only when asked for (--device cuda). */
 #define SIM_CUDA_AUTO 0
-/* 1 when a CUDA device is usable; otherwise 0 and a reason in `why`. */
-int sim_cuda_available(char *why, size_t len);
+/* 1 when CUDA device `gpu` (its index) is usable, with its name in `why`; otherwise 0 and a
+   reason in `why`. The CUDA backend runs on that device (cudaSetDevice in the creating thread,
+   which makes every later call of the backend). */
+int sim_cuda_available(int gpu, char *why, size_t len);
 
 #endif

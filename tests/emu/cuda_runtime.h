@@ -41,6 +41,7 @@ enum cudaError {
   cudaErrorInvalidConfiguration = 9,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
@@ -85,6 +86,8 @@ struct cudaDeviceProp {
 
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDevice(int *device);
 const char *cudaGetErrorString(cudaError_t e);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaMalloc(void **p, size_t bytes);

@@ -486,13 +486,34 @@ static cudaError_t fail(cudaError_t e) {
   return e;
 }
 
+// SIMCTL_EMU_DEVICES=N (1 to 16; default 1): the devices it shows, all the same memory and
+// queues (cudaSetDevice only records the choice, which cudaGetDevice gives back)
+static int device_count() {
+  const char *e = getenv("SIMCTL_EMU_DEVICES");
+  int n = e ? atoi(e) : 1;
+  return n >= 1 && n <= 16 ? n : 1;
+}
+static thread_local int current_device;
+static unsigned devices_allocated_on; // bit d: memory was allocated while device d was current
+
 cudaError_t cudaGetDeviceCount(int *count) {
-  *count = 1;
+  *count = device_count();
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  if (device < 0 || device >= device_count()) return fail(cudaErrorInvalidDevice);
+  current_device = device;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device) {
+  *device = current_device;
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
-  if (device != 0) return fail(cudaErrorInvalidValue);
+  if (device < 0 || device >= device_count()) return fail(cudaErrorInvalidDevice);
   memset(prop, 0, sizeof *prop);
   snprintf(prop->name, sizeof prop->name, "host emulation of CUDA (tests/emu, not a GPU)");
   prop->major = 9;
@@ -509,6 +530,7 @@ const char *cudaGetErrorString(cudaError_t e) {
   case cudaErrorInvalidConfiguration: return "invalid configuration argument";
   case cudaErrorInvalidDevicePointer: return "invalid device pointer";
   case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+  case cudaErrorInvalidDevice: return "invalid device ordinal";
   case cudaErrorInvalidResourceHandle: return "invalid resource handle";
   case cudaErrorNotReady: return "device not ready";
   case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
@@ -535,6 +557,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
     return fail(cudaErrorMemoryAllocation);
   }
   memset(*p, 0xff, bytes); // what was never written reads as NaN (doubles) or -1 (integers)
+  devices_allocated_on |= 1u << current_device;
   sim_emu::allocations()[(uintptr_t)*p] = bytes;
   sim_emu::held += bytes;
   return cudaSuccess;
@@ -701,6 +724,10 @@ static void report_waits() {
             "simctl CUDA emulation: %lld graphs captured (%lld updated in place), %lld "
             "launches\n",
             graph_captures, graph_updates, graph_launches);
+  fprintf(stderr, "simctl CUDA emulation: device memory allocated on devices:");
+  for (int d = 0; d < 16; d++)
+    if (devices_allocated_on >> d & 1u) fprintf(stderr, " %d", d);
+  fprintf(stderr, "\n");
   if (report_level < 2) return;
   std::vector<std::pair<long long, void *>> v;
   for (auto &w : wait_sites) v.push_back({w.second, w.first});
