@@ -77,7 +77,8 @@ int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *
   if (g) cudaGraphDestroy(g);
   if (!rc && e == cudaSuccess) return SIM_OK;
   char why[SIM_MSG_MAX]; /* a call the capture refused, or the graph */
-  snprintf(why, sizeof why, "%s", rc ? st->msg : cudaGetErrorString(e));
+  snprintf(why, sizeof why, "%.900s", rc ? st->msg : cudaGetErrorString(e));
+  sim_status_clear(st); /* the capture's failure replaces the call's (sim_fail keeps a first) */
   cudaGetLastError();
   if (*exec) cudaGraphExecDestroy(*exec);
   *exec = NULL;
@@ -100,7 +101,7 @@ int sim_cuda_graph_fallback(cuda_ctx *c, int *on, sim_status *st) {
            "%.900s; its kernels are launched one by one from here on (SIMCTL_CUDA_GRAPH=off "
            "skips the capture)",
            st->msg);
-  memset(st, 0, sizeof *st);
+  sim_status_clear(st);
   return SIM_OK;
 }
 

@@ -49,7 +49,7 @@ run() {
 
 notes() { grep -c '^simctl: note: ' "$T/$1.err"; }
 
-for mode in 1 end; do
+for mode in 1 inside end; do
   run "refused_$mode" SIMCTL_EMU_NO_CAPTURE=$mode --
   check "refused at the $mode: exit 0" [ "$(cat "$T/refused_$mode.rc")" = 0 ]
   check "refused at the $mode: one note on stderr" [ "$(notes "refused_$mode")" = 1 ]

@@ -333,8 +333,8 @@ static int same_positions(const gpu_alone *a, const gpu_alone *b) {
    with a dense W) against its kernels launched one by one (off): the same positions, bit for
    bit, after `steps` steps of the CUDA backend alone, and no backend note. `refuse` (emulation
    only, else NULL): a third run whose captures the driver refuses (SIMCTL_EMU_NO_CAPTURE=1 at
-   their start, =end at their end) launches one by one from then on, with the same positions
-   and one backend note naming the Newton solve. */
+   their start, =inside at a call inside, =end at their end) launches one by one from then on,
+   with the same positions and one backend note naming the Newton solve. */
 static void graphs_vs_launches(const char *file, const char *set, int steps, const char *refuse) {
   gpu_alone on, off, rf;
   memset(&rf, 0, sizeof rf);
@@ -404,7 +404,7 @@ static void pass_paths(void) {
   printf("the device Newton solve as CUDA graphs against launches one by one "
          "(SIMCTL_CUDA_GRAPH):\n");
 #ifdef SIM_TEST_EMU
-  graphs_vs_launches("../scenes/soft_box_on_slab.json", NULL, 8, "end");
+  graphs_vs_launches("../scenes/soft_box_on_slab.json", NULL, 8, "inside");
 #else
   graphs_vs_launches("../scenes/soft_box_on_slab.json", NULL, 60, NULL);
 #endif

@@ -13,8 +13,8 @@
    (SIMCTL_CUDA_GRAPH=off), on the sparse inverse, with Chebyshev and with Cholesky: the same
    positions bit for bit (on the emulation, one capture per run and a launch per frame after
    the first, which launches its kernels one by one). On the emulation, captures the driver
-   refuses (at their start or their end) leave the run launching one by one, with the same
-   positions and one backend note. (The contact scenes, squeezing_ball among them:
+   refuses (at their start, at a call inside or at their end) leave the run launching one by
+   one, with the same positions and one backend note. (The contact scenes, squeezing_ball among them:
    test_gpu_contact.c.) */
 #include <string.h>
 
@@ -136,7 +136,8 @@ static void run_side_by_side(const char *file) {
    bit, and timed buckets either way; on the emulation, one capture and a launch per frame but
    the first (the kernels' first calls outside a capture). `refuse` (emulation only, else NULL):
    the graphs run's captures are refused (SIMCTL_EMU_NO_CAPTURE=1 at the start, =end at the
-   end), so it launches one by one from the second frame on, with one backend note saying so. */
+   end, =inside at the first call inside, after which the capture's host code went on), so it
+   launches one by one from the second frame on, with one backend note saying so. */
 static void graphs_vs_launches(const char *file, const char *set, int frames, const char *refuse) {
   double *q[2] = {NULL, NULL};
   size_t n3 = 0;
@@ -213,6 +214,7 @@ int main(void) {
 #ifdef SIM_TEST_EMU
   graphs_vs_launches("../scenes/twisting_bar.json", NULL, 4, "1");
   graphs_vs_launches("../scenes/twisting_bar.json", NULL, 4, "end");
+  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 4, "inside");
 #endif
   return check_summary("test_gpu_runs");
 }

@@ -153,7 +153,7 @@ void check_device_range(const char *what, const void *p, size_t bytes);
 // everything (cudaFree, cudaFreeHost, cudaStreamDestroy); a stream waiting for an event
 // (cudaStreamWaitEvent) first runs the recording stream up to it. The legacy stream (0) runs
 // its work at once, after all work queued on the others.
-void enqueue(cudaStream_t s, std::function<void()> work);
+cudaError_t enqueue(cudaStream_t s, std::function<void()> work); // a refusal: its error
 
 struct launch_cfg {
   const char *file;

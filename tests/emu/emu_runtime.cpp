@@ -362,7 +362,9 @@ struct sim_emu_node {
 };
 struct sim_emu_graph {
   std::vector<sim_emu_node> nodes;
+  bool invalid = false; // a call inside was refused (SIMCTL_EMU_NO_CAPTURE=inside)
 };
+static cudaError_t fail(cudaError_t e);
 
 namespace sim_emu {
 static std::vector<sim_emu_stream *> streams; // every stream but the legacy one
@@ -422,11 +424,21 @@ static void drain_stream(cudaStream_t s) {
 
 long long kernels_launched, kernels_captured; // reported with the host waits
 
-void enqueue(cudaStream_t s, std::function<void()> work) {
+cudaError_t enqueue(cudaStream_t s, std::function<void()> work) {
   if (draining) die("device work queued from device work");
   if (s && s->capture) { // kept for the graph's launches
+    // SIMCTL_EMU_NO_CAPTURE=inside: the capture's first launch or copy is refused, as a driver
+    // refuses a call it cannot capture, and invalidates the capture: later ones are refused
+    // too, and the capture's end fails (its work is dropped)
+    const char *no = getenv("SIMCTL_EMU_NO_CAPTURE");
+    if (s->capture->invalid || (no && !strcmp(no, "inside"))) {
+      cudaError_t e = fail(s->capture->invalid ? cudaErrorStreamCaptureInvalidated
+                                               : cudaErrorStreamCaptureUnsupported);
+      s->capture->invalid = true;
+      return e;
+    }
     s->capture->nodes.push_back(sim_emu_node{std::move(work), nullptr});
-    return;
+    return cudaSuccess;
   }
   if (!s) not_while_capturing("the legacy stream");
   if (!s) { // the legacy stream: after all work of the other streams, before any later
@@ -434,9 +446,10 @@ void enqueue(cudaStream_t s, std::function<void()> work) {
     draining = true;
     work();
     draining = false;
-    return;
+    return cudaSuccess;
   }
   s->q.push_back(sim_emu_item{std::move(work)});
+  return cudaSuccess;
 }
 
 static void run_launch(const launch_cfg &cfg, const std::function<void()> &b) {
@@ -661,28 +674,28 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
     die("cudaMemcpyAsync (%s, %zu bytes) with pageable host memory while the stream captures a "
         "graph: refused on a GPU",
         kind_name(kind), bytes);
+  cudaError_t e = cudaSuccess;
   if (kind == cudaMemcpyHostToDevice && is_pinned(src, bytes)) {
     // from page-locked memory the device reads the host's buffer when the copy runs, so the
     // host must leave it alone until then
-    sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
+    e = sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
   } else if (kind == cudaMemcpyHostToDevice) { // staged: the host may reuse its buffer on return
     auto staged = std::make_shared<std::vector<char>>(c, c + bytes);
-    sim_emu::enqueue(s, [dst, staged] { memcpy(dst, staged->data(), staged->size()); });
+    e = sim_emu::enqueue(s, [dst, staged] { memcpy(dst, staged->data(), staged->size()); });
   } else if (on_device(dst, 0) || is_pinned(dst, bytes)) {
     // to page-locked memory (or on the device): the host reads it only after it synchronises
-    sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
+    e = sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
   } else { // to pageable memory: as on a GPU, the copy returns once it is done, a host wait
     sim_emu::enqueue(s, [dst, src, bytes] { memcpy(dst, src, bytes); });
     COUNT_WAIT();
     sim_emu::drain_stream(s);
   }
-  return cudaSuccess;
+  return e;
 }
 
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
   sim_emu::check_device_range("cudaMemset", p, bytes);
-  sim_emu::enqueue(s, [p, value, bytes] { memset(p, value, bytes); });
-  return cudaSuccess;
+  return sim_emu::enqueue(s, [p, value, bytes] { memset(p, value, bytes); });
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t *s) {
@@ -851,7 +864,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g) {
   *g = s->capture;
   s->capture = nullptr;
   const char *no = getenv("SIMCTL_EMU_NO_CAPTURE");
-  if (no && !strcmp(no, "end")) {
+  if ((*g)->invalid || (no && !strcmp(no, "end"))) {
     cudaGraphDestroy(*g);
     *g = nullptr;
     return fail(cudaErrorStreamCaptureInvalidated);
