@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_cuda.h"
 #include "cuda_ctx.h"
 #include "detect_cuda.h"
 
@@ -159,7 +160,12 @@ static int detector(sim_backend *be, sim_status *st) {
   return rc;
 }
 
-static void cuda_global_stats(sim_backend *be, sim_global_stats *out) { *out = CCTX(be)->stats; }
+static void cuda_global_stats(sim_backend *be, sim_global_stats *out) {
+  const cuda_ctx *c = CCTX(be);
+  *out = c->stats;
+  out->device_bytes = c->dev_bytes + sim_cuda_detect_bytes(c->det) +
+                      (c->cst ? sim_cuda_delassus_bytes(c->cst->del) : 0);
+}
 
 static void cuda_destroy(sim_backend *be) {
   if (!be) return;

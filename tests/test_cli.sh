@@ -264,6 +264,9 @@ check "timing.csv has 6 rows numbered 1..6, as wide as the header" eval '[ "$(wc
   [ "$(awk -F, "{ print NF }" "$T/o1/timing.csv" | sort -u | wc -l)" -eq 1 ]'
 check "memory.csv has its header and nnz rows" eval '[ "$(head -n 1 "$T/o1/memory.csv")" = "quantity,value,unit" ] &&
   [ -n "$(csv_value "$T/o1/memory.csv" nnz_A)" ] && [ -n "$(csv_value "$T/o1/memory.csv" nnz_S)" ]'
+sc run $TINY --device cpu --out "$T/o1cpu" --frames 1 --quiet
+check "a CPU run has no device memory row or key" eval 'rc_is 0 && [ -z "$(csv_value "$T/o1cpu/memory.csv" device)" ] &&
+  ! grep -q device_MiB "$T/o1cpu/summary.json"'
 check "summary.json: status ok, 6 frames, 4 written" eval 'json_has "$T/o1/summary.json" status "\"ok\"" &&
   json_has "$T/o1/summary.json" frames 6 && json_has "$T/o1/summary.json" frames_written 4'
 check "no *.tmp.* files left" eval 'nonempty "$T/o1/summary.json" && no_tmp_files "$T/o1"'

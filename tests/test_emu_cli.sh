@@ -6,7 +6,8 @@
 # backend_note in summary.json; a run whose captures work has neither. The device: --gpu N
 # (solver.gpu) runs on CUDA device N, every device allocation made there (the emulation shows
 # SIMCTL_EMU_DEVICES devices and reports where memory was allocated), and summary.json names
-# it; a device that is not there is exit 7 with one line naming it, before any output.
+# it, memory.csv the device memory after set-up and summary.json at the end; a device that
+# is not there is exit 7 with one line naming it, before any output.
 # usage: test_emu_cli.sh PATH/TO/simctl-emu   (fixture tests/data/cli/tiny_bar.json)
 set -u
 
@@ -83,6 +84,10 @@ check "--gpu 1 of 2: device memory allocated on device 1 alone" \
   grep -qx 'simctl CUDA emulation: device memory allocated on devices: 1' "$T/gpu1.err"
 check "--gpu 1 of 2: summary.json names GPU 1" \
   grep -q '"device":[[:space:]]*".*(GPU 1, sm_' "$T/gpu1/summary.json"
+check "memory.csv: the device memory after set-up" \
+  grep -Eq '^device,[0-9.]+(e-?[0-9]+)?,MiB$' "$T/gpu1/memory.csv"
+check "summary.json: the device memory at the end" \
+  grep -Eq '"device_MiB":[[:space:]]*[0-9.]+' "$T/gpu1/summary.json"
 run gpu0 SIMCTL_EMU_DEVICES=2 SIMCTL_EMU_REPORT=1 --
 check "no --gpu: device 0" \
   grep -qx 'simctl CUDA emulation: device memory allocated on devices: 0' "$T/gpu0.err"

@@ -45,6 +45,7 @@
 
 #ifdef SIM_TEST_EMU /* built for the host emulation of CUDA (tests/emu), which counts copies */
 void sim_emu_copy_bytes(long long *to_device, long long *to_host);
+long long sim_emu_device_held(void);
 #endif
 
 #ifdef SIM_TEST_EMU
@@ -316,6 +317,14 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
   sim_cuda_detect_twin_counts(r.g.gpu->detect.ctx, &o->hits, &o->misses);
   o->notes = r.g.gpu->notes;
   snprintf(o->note, sizeof o->note, "%s", r.g.gpu->note);
+#ifdef SIM_TEST_EMU
+  /* the backend counts every byte it holds on the device (summary.json's device_MiB) */
+  sim_global_stats gs;
+  r.g.gpu->global_stats(r.g.gpu, &gs);
+  check_report((long long)gs.device_bytes == sim_emu_device_held(), __FILE__, __LINE__,
+               "%s: the backend counts %zu bytes on the device, the emulation holds %lld", file,
+               gs.device_bytes, sim_emu_device_held());
+#endif
   o->n3 = 3 * (size_t)r.g.m.n;
   o->q = SIM_NEW(double, o->n3);
   if (!rc) rc = r.g.gpu->download(r.g.gpu, SIM_VEC_Q, o->q, &st);

@@ -256,6 +256,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   res->setup_ms = sim_now_ms() - t0;
   if (!rc) rc = run_frames(sc, o, &r, res, st);
   res->wall_ms = sim_now_ms() - t0;
+  if (r.be) r.be->global_stats(r.be, &gs); /* the device memory held at the end */
   if (r.writer_open) {
     /* keep what was written: timing rows so far and the series, even after a failure */
     sim_status ignore = {0};

@@ -98,6 +98,8 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   cJSON_AddNumberToObject(so, "factor_ms", gs->factor.factor_ms);
   cJSON_AddNumberToObject(so, "S_build_ms", gs->S_build_ms);
   cJSON_AddNumberToObject(so, "host_peak_MiB", sim_mem_peak() / 1048576.0);
+  if (gs->device_bytes > 0) /* at the end: with the contact buffers grown during the run */
+    cJSON_AddNumberToObject(so, "device_MiB", gs->device_bytes / 1048576.0);
   char *scene_text = NULL;
   if (sim_scene_to_json(sc, &scene_text) == SIM_OK && scene_text) {
     cJSON *sj = cJSON_Parse(scene_text);

@@ -226,6 +226,7 @@ int sim_writer_memory(sim_writer *w, const sim_global_stats *gs, sim_status *st)
   add_kv(t, "factor", gs->factor.factor_ms, "ms", st);
   add_kv(t, "S_build", gs->S_build_ms, "ms", st);
   add_kv(t, "host_peak", sim_mem_peak() / MIB, "MiB", st);
+  if (gs->device_bytes > 0) add_kv(t, "device", gs->device_bytes / MIB, "MiB", st);
   char path[SIM_PATH_MAX + 64];
   snprintf(path, sizeof path, "%s/memory.csv", w->dir);
   int rc = st->code ? st->code : sim_csv_write(t, path, st);

@@ -42,6 +42,10 @@ typedef struct sim_global_stats {
   int etree_height;
   size_t S_contact_bytes; /* an S kept for the contact stage alone (0: none) */
   sim_factor_info factor;
+  /* CUDA: device memory simctl's allocations hold when global_stats is called (S, the state,
+     the contact stage's and detection's buffers, which grow with the contacts; not what the
+     CUDA context and cuSPARSE keep themselves); 0 on the CPU */
+  size_t device_bytes;
 } sim_global_stats;
 
 /* Milliseconds of the contact stages (Table 3 buckets), added to by the contact operations. */

@@ -716,6 +716,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 
 extern "C" long long sim_emu_host_waits(void) { return host_waits; }
 
+// Device memory allocated and not yet freed, bytes (what the backends count must match it).
+extern "C" long long sim_emu_device_held(void) { return (long long)sim_emu::held; }
+
 // SIMCTL_EMU_REPORT=1: the count on stderr when the program ends (simctl-emu runs); 2: also
 // the count per calling site, as the function that made the call (dladdr) and the offset of
 // the return address in its file, for `addr2line -f -e FILE OFFSET`.
