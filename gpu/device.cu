@@ -11,11 +11,30 @@ extern "C" {
 #include "../core/base/alloc.h"
 }
 
+// Why the runtime found no device, in the user's terms: no driver, or one too old for the
+// runtime simctl was built with (both CUDA_VERSION-style numbers, 1000 major + 10 minor).
+static void no_device(cudaError_t err, char *why, size_t len) {
+  int drv = 0, rt = 0;
+  cudaDriverGetVersion(&drv);
+  cudaRuntimeGetVersion(&rt);
+  if (err == cudaErrorInsufficientDriver && drv == 0)
+    snprintf(why, len, "no NVIDIA driver found (libcuda.so.1 cannot be loaded)");
+  else if (err == cudaErrorInsufficientDriver)
+    snprintf(why, len,
+             "the NVIDIA driver supports CUDA %d.%d, older than the CUDA %d.%d runtime this "
+             "simctl was built with: update the driver, or build simctl with an older CUDA "
+             "toolkit",
+             drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+  else
+    snprintf(why, len, "no usable CUDA device: %s", cudaGetErrorString(err));
+}
+
 extern "C" int sim_cuda_available(int gpu, char *why, size_t len) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    snprintf(why, len, "no usable CUDA device: %s", cudaGetErrorString(err));
+    no_device(err, why, len);
+    cudaGetLastError(); /* not a sticky error: the CPU runs on */
     return 0;
   }
   if (count == 0) {

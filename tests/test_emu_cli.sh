@@ -7,7 +7,8 @@
 # (solver.gpu) runs on CUDA device N, every device allocation made there (the emulation shows
 # SIMCTL_EMU_DEVICES devices and reports where memory was allocated), and summary.json names
 # it, memory.csv the device memory after set-up and summary.json at the end; a device that
-# is not there is exit 7 with one line naming it, before any output.
+# is not there is exit 7 with one line naming it, before any output, and so are a missing
+# driver and one older than the runtime (SIMCTL_EMU_DRIVER=none, old).
 # usage: test_emu_cli.sh PATH/TO/simctl-emu   (fixture tests/data/cli/tiny_bar.json)
 set -u
 
@@ -96,6 +97,15 @@ check "--gpu 2 of 2: exit 7 (device)" [ "$(cat "$T/gpu_missing.rc")" = 7 ]
 check "--gpu 2 of 2: one error line naming the device and those found" \
   [ "$(cat "$T/gpu_missing.err")" = "simctl: error: --device cuda: no CUDA device 2 (solver.gpu, --gpu): 2 found, devices 0 to 1" ]
 check "--gpu 2 of 2: no output written" [ ! -e "$T/gpu_missing/frames" ]
+
+# no driver, or one older than the runtime: exit 7 with one line saying which, in those terms
+run nodriver SIMCTL_EMU_DRIVER=none --
+check "no driver: exit 7, one line" [ "$(cat "$T/nodriver.rc")" = 7 ]
+check "no driver: the line says so" [ "$(cat "$T/nodriver.err")" = "simctl: error: --device cuda: no NVIDIA driver found (libcuda.so.1 cannot be loaded)" ]
+run olddriver SIMCTL_EMU_DRIVER=old --
+check "an old driver: exit 7" [ "$(cat "$T/olddriver.rc")" = 7 ]
+check "an old driver: the line names both versions and the remedies" \
+  [ "$(cat "$T/olddriver.err")" = "simctl: error: --device cuda: the NVIDIA driver supports CUDA 12.9, older than the CUDA 13.0 runtime this simctl was built with: update the driver, or build simctl with an older CUDA toolkit" ]
 
 if [ "$failed" != 0 ]; then
   for f in "$T"/*.err; do

@@ -509,8 +509,28 @@ static int device_count() {
 static thread_local int current_device;
 static unsigned devices_allocated_on; // bit d: memory was allocated while device d was current
 
+static int driver_version();
 cudaError_t cudaGetDeviceCount(int *count) {
+  *count = 0;
+  if (driver_version() < 13000) return fail(cudaErrorInsufficientDriver);
   *count = device_count();
+  return cudaSuccess;
+}
+
+// The emulation's driver and runtime: CUDA 13.0 both. SIMCTL_EMU_DRIVER=old: a driver of CUDA
+// 12.9, =none: no driver (version 0); cudaGetDeviceCount then fails as the runtime does.
+static int driver_version() {
+  const char *e = getenv("SIMCTL_EMU_DRIVER");
+  return e && !strcmp(e, "none") ? 0 : e && !strcmp(e, "old") ? 12090 : 13000;
+}
+
+cudaError_t cudaDriverGetVersion(int *version) {
+  *version = driver_version();
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *version) {
+  *version = 13000;
   return cudaSuccess;
 }
 
@@ -542,6 +562,8 @@ const char *cudaGetErrorString(cudaError_t e) {
   case cudaErrorMemoryAllocation: return "out of memory";
   case cudaErrorInvalidConfiguration: return "invalid configuration argument";
   case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+  case cudaErrorInsufficientDriver:
+    return "CUDA driver version is insufficient for CUDA runtime version";
   case cudaErrorNoDevice: return "no CUDA-capable device is detected";
   case cudaErrorInvalidDevice: return "invalid device ordinal";
   case cudaErrorInvalidResourceHandle: return "invalid resource handle";
