@@ -22,8 +22,8 @@ static const char *RUN_USAGE =
     "                     plain string: --set solver.global=cholesky); repeatable\n"
     "  --device D         auto (GPU when usable, else the CPU with a note), cpu, cuda\n"
     "  --threads N        CPU threads (solver.threads; 0 = all cores)\n"
-    "  --gpu N            the CUDA device to run on, by index as nvidia-smi numbers them\n"
-    "                     (solver.gpu; default 0)\n"
+    "  --gpu N            the CUDA device to run on, by CUDA's index (solver.gpu; default 0;\n"
+    "                     CUDA_DEVICE_ORDER=PCI_BUS_ID: nvidia-smi's order)\n"
     "  --quiet            no progress bar, notes or summary line; errors only\n";
 
 static const char *VALIDATE_USAGE =

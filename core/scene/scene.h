@@ -44,8 +44,8 @@ typedef struct sim_solver_def {
                            radius estimate (Wang 2015): on top of jacobi, or of an exact global
                            solver (accelerated complete solver); 0 = off; in [0, 1) */
   double dense_max_mib; /* dense_inverse only: refuse when A_s^{-1} would need more (MiB) */
-  int gpu; /* the CUDA device the CUDA backend runs on (its index, as nvidia-smi and
-              CUDA_VISIBLE_DEVICES number them; 0 = the first) */
+  int gpu; /* the CUDA device the CUDA backend runs on (CUDA's index, as CUDA_VISIBLE_DEVICES
+              numbers them; 0 = the first) */
 } sim_solver_def;
 
 typedef enum {
