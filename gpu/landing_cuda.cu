@@ -4,10 +4,6 @@
 
 #include "landing_cuda.h"
 
-extern "C" {
-#include "../core/base/alloc.h"
-}
-
 size_t sim_cuda_landing_guess(const cuda_landing *l, size_t avail) {
   size_t g = l->guess > SIM_CUDA_LANDING_MIN ? l->guess : SIM_CUDA_LANDING_MIN;
   return g < avail ? g : avail;
@@ -45,11 +41,7 @@ int sim_cuda_landing_take(cuda_landing *l, size_t n, sim_detect_contacts *out, i
   const size_t more4 = (size_t)total / 4;
   l->guess = (size_t)total + (more4 < SIM_CUDA_LANDING_SLACK ? more4 : SIM_CUDA_LANDING_SLACK);
   if (*more) l->waits++;
-  if (total > out->cap) {
-    sim_contact *c = (sim_contact *)sim_realloc(out->c, sizeof(sim_contact) * (size_t)total);
-    if (!c) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory for %d contacts", total);
-    out->c = c, out->cap = total;
-  }
+  if (sim_detect_contacts_reserve(out, total, st)) return st->code;
   size_t have = (size_t)total < n ? (size_t)total : n;
   if (have > 0) memcpy(out->c, l->c, sizeof(sim_contact) * have);
   return SIM_OK;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bvh_cuda.h"
+#include "landing_cuda.h"
 #include "points_cuda.h"
 #include "twins_cuda.h"
 

@@ -15,7 +15,6 @@
 #ifndef SIM_GPU_POINTS_CUDA_H
 #define SIM_GPU_POINTS_CUDA_H
 #include "cuda_ctx.h"
-#include "landing_cuda.h"
 
 extern "C" {
 #include "../core/contact/detect_points.h"

@@ -60,6 +60,14 @@ void sim_detect_contacts_free(sim_detect_contacts *c) {
   memset(c, 0, sizeof *c);
 }
 
+int sim_detect_contacts_reserve(sim_detect_contacts *c, long long n, sim_status *st) {
+  if (n <= c->cap) return SIM_OK;
+  sim_contact *p = sim_realloc(c->c, sizeof(sim_contact) * (size_t)n);
+  if (!p) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory for %lld contacts", n);
+  c->c = p, c->cap = (int)n;
+  return SIM_OK;
+}
+
 unsigned long long sim_detect_new_serial(void) {
   static atomic_ullong next_serial = 1;
   return atomic_fetch_add(&next_serial, 1);
@@ -216,11 +224,7 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
   for (int t = 0; t < T; t++)
     if (d->buf[t].fail) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory");
   for (int k = 0; k < nchunk; k++) total += d->chunk_count[k];
-  if (total > out->cap) {
-    sim_contact *c = sim_realloc(out->c, sizeof(sim_contact) * (size_t)total);
-    if (!c) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory for %lld contacts", total);
-    out->c = c, out->cap = (int)total;
-  }
+  if (sim_detect_contacts_reserve(out, total, st)) return st->code;
   for (int k = 0; k < nchunk; k++) {
     if (!d->chunk_count[k]) continue;
     memcpy(out->c + out->n, d->buf[d->chunk_thread[k]].c + d->chunk_first[k],

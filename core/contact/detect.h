@@ -184,5 +184,7 @@ int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detec
 unsigned long long sim_detect_new_serial(void);
 void sim_detect_free(sim_detect *d);
 void sim_detect_contacts_free(sim_detect_contacts *c);
+/* Room for n contacts in c->c (grown, kept; c->n unchanged); SIM_ERR_MEMORY naming n. */
+int sim_detect_contacts_reserve(sim_detect_contacts *c, long long n, sim_status *st);
 
 #endif
