@@ -362,7 +362,10 @@ struct sim_emu_node {
 };
 struct sim_emu_graph {
   std::vector<sim_emu_node> nodes;
-  bool invalid = false; // a call inside was refused (SIMCTL_EMU_NO_CAPTURE=inside)
+  // SIMCTL_EMU_NO_CAPTURE as its capture began: refuse its first call inside (=inside), or its
+  // end (=end)
+  bool refuse_inside = false, refuse_end = false;
+  bool invalid = false; // a call inside was refused
 };
 static cudaError_t fail(cudaError_t e);
 
@@ -427,11 +430,10 @@ long long kernels_launched, kernels_captured; // reported with the host waits
 cudaError_t enqueue(cudaStream_t s, std::function<void()> work) {
   if (draining) die("device work queued from device work");
   if (s && s->capture) { // kept for the graph's launches
-    // SIMCTL_EMU_NO_CAPTURE=inside: the capture's first launch or copy is refused, as a driver
-    // refuses a call it cannot capture, and invalidates the capture: later ones are refused
-    // too, and the capture's end fails (its work is dropped)
-    const char *no = getenv("SIMCTL_EMU_NO_CAPTURE");
-    if (s->capture->invalid || (no && !strcmp(no, "inside"))) {
+    // refuse_inside: the capture's first launch or copy is refused, as a driver refuses a call
+    // it cannot capture, and invalidates the capture: later ones are refused too, and the
+    // capture's end fails (its work is dropped)
+    if (s->capture->invalid || s->capture->refuse_inside) {
       cudaError_t e = fail(s->capture->invalid ? cudaErrorStreamCaptureInvalidated
                                                : cudaErrorStreamCaptureUnsupported);
       s->capture->invalid = true;
@@ -874,12 +876,15 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned fla
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode) {
   (void)mode;
   if (!s) return fail(cudaErrorStreamCaptureUnsupported); // not the legacy stream
-  // SIMCTL_EMU_NO_CAPTURE=1: refused at the start, as by a driver without graphs; =end: refused
-  // at its end, as after a call inside the capture that the driver refused (the work dropped)
+  // SIMCTL_EMU_NO_CAPTURE=1: refused at the start, as by a driver without graphs; =inside: at
+  // its first call inside (sim_emu::enqueue); =end: at its end, as after a call inside that the
+  // driver refused (the work dropped)
   const char *no = getenv("SIMCTL_EMU_NO_CAPTURE");
   if (no && !strcmp(no, "1")) return fail(cudaErrorStreamCaptureUnsupported);
   sim_emu::not_while_capturing("cudaStreamBeginCapture");
   s->capture = new sim_emu_graph;
+  s->capture->refuse_inside = no && !strcmp(no, "inside");
+  s->capture->refuse_end = no && !strcmp(no, "end");
   return cudaSuccess;
 }
 
@@ -888,8 +893,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g) {
   if (!s || !s->capture) return fail(cudaErrorInvalidValue);
   *g = s->capture;
   s->capture = nullptr;
-  const char *no = getenv("SIMCTL_EMU_NO_CAPTURE");
-  if ((*g)->invalid || (no && !strcmp(no, "end"))) {
+  if ((*g)->invalid || (*g)->refuse_end) {
     cudaGraphDestroy(*g);
     *g = nullptr;
     return fail(cudaErrorStreamCaptureInvalidated);
