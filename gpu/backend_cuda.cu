@@ -38,19 +38,12 @@ static int cuda_upload(sim_backend *be, sim_vec_id id, const double *host, sim_s
   return sync(c, st);
 }
 
-// A download of positions also leaves the device detector a twin of the host array (a device
-// copy: detect_cuda.h), which collision detection, handed that array, reads instead of an
-// upload of it (SIMCTL_CUDA_TWINS=off: it uploads).
 static int cuda_download(sim_backend *be, sim_vec_id id, double *host, sim_status *st) {
   cuda_ctx *c = CCTX(be);
-  const size_t n3 = 3 * (size_t)c->m->n;
-  SIM_CU(cudaMemcpyAsync(host, c->vec[id], sizeof(double) * n3, cudaMemcpyDeviceToHost,
-                         c->stream),
+  SIM_CU(cudaMemcpyAsync(host, c->vec[id], sizeof(double) * 3 * (size_t)c->m->n,
+                         cudaMemcpyDeviceToHost, c->stream),
          st);
-  int rc = sync(c, st);
-  if (!rc && c->det && c->twins && id != SIM_VEC_V)
-    rc = sim_cuda_detect_keep(c->det, host, c->vec[id], n3, st);
-  return rc;
+  return sync(c, st);
 }
 
 static double *buffer(cuda_ctx *c, sim_buf_id id) {
@@ -176,6 +169,7 @@ static void cuda_destroy(sim_backend *be) {
     sim_cuda_lg_destroy(c);
     sim_cuda_snapshot_destroy(c);
     sim_cuda_detect_destroy(c->det);
+    sim_cuda_reads_free(c, &c->reads);
     sim_cuda_contact_destroy(c);
     sim_cuda_global_destroy(c);
     void *p[] = {c->vec[0],   c->vec[1],    c->vec[2],    c->vec[3], c->pin_pos,  c->R,
@@ -263,6 +257,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   be->global = global;
   be->upload = cuda_upload;
   be->download = cuda_download;
+  be->detect_download = sim_cuda_detect_download;
   be->read_buffer = cuda_read_buffer;
   be->write_buffer = cuda_write_buffer;
   be->set_pins = cuda_set_pins;

@@ -126,6 +126,15 @@ typedef struct cuda_snap {
   int pageable;            // `host` is ordinary memory (page-locked memory was refused)
 } cuda_snap;
 
+// The vertices whose positions the host reads for detection (reads_cuda.cu): their list on
+// the device, the gathered positions there and in page-locked host memory (3 n each).
+typedef struct cuda_reads {
+  int n;
+  int *host_vert, *vert;  // the list on the host (to tell a new one) and on the device
+  double *dev, *host;
+  int pageable;           // `host` is ordinary memory (page-locked memory was refused)
+} cuda_reads;
+
 typedef struct cuda_ctx {
   sim_backend *be;  // the table this is the context of (its notes)
   const sim_model *m;
@@ -149,7 +158,8 @@ typedef struct cuda_ctx {
   int *host_perm;             // scenes with contact: S's permutation P (the device builds W)
   struct cuda_contact *cst;  // the contact stage (contact_cuda.cu), NULL without contact
   struct sim_cuda_detect *det;  // collision detection (detect_cuda.cu), NULL: on the host
-  int twins;  // downloads of positions leave det device twins (SIMCTL_CUDA_TWINS, default on)
+  int twins;  // detect_download leaves det device twins (SIMCTL_CUDA_TWINS, default on)
+  cuda_reads reads;
   sim_global_stats stats;
   cuda_spans spans;
   cuda_lg lg;
@@ -227,6 +237,10 @@ int sim_cuda_span_mark(cuda_spans *s, cudaStream_t stream, sim_span_id id, int c
 int sim_cuda_spans_read(const cuda_spans *s, double ms[SIM_SPAN_COUNT], sim_status *st);
 int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st);
 int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
+// gpu/reads_cuda.cu: the backend table's detect_download; its buffers freed.
+int sim_cuda_detect_download(sim_backend *be, sim_vec_id id, double *host, const int *verts,
+                             int nverts, sim_status *st);
+void sim_cuda_reads_free(cuda_ctx *c, cuda_reads *r);
 // gpu/snapshot_cuda.cu: the backend table's snapshot and snapshot_get; its buffers freed.
 int sim_cuda_snapshot(sim_backend *be, int q_only, sim_status *st);
 int sim_cuda_snapshot_get(sim_backend *be, sim_snapshot *out, sim_status *st);

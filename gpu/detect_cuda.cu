@@ -215,7 +215,7 @@ extern "C" int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_sc
   sim_detect_view v = {s->nv,        k->rx,          k->rx_prev,
                        s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
                        s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
-                       k->body_view, p->margin,      p->self_collision};
+                       k->body_view, p->margin,      p->self_collision, p->face_prev};
   cudaStream_t sm = k->mem.stream;
   k_count<<<sim_cuda_blocks(s->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(v, k->count);
   SIM_CU(cudaGetLastError(), st);

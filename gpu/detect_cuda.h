@@ -12,8 +12,8 @@
    triangles and body map to the device; they are the same for every later run, and a run with
    another sim_detect copies them again. Pinned flags, poses and the moving meshes' vertices go
    up every run, and so do the positions unless the detector holds device twins of them
-   (sim_cuda_detect_keep: the CUDA backend's downloads of q_t, q~ and the step's end, whose
-   device copies the run reads), without a wait: the scene's arrays are ordinary (pageable)
+   (sim_cuda_detect_keep: the CUDA backend's detect_download of q_t, q~ and the step's end,
+   whose device copies the run reads), without a wait: the scene's arrays are ordinary (pageable)
    host memory, which a copy to the device stages before it returns (not page-locked memory,
    which the copy would read later). A run waits once for the contact count and the contacts
    where they fit a guess that follows the counts seen (gpu/landing_cuda.h), else a second

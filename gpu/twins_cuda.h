@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Device twins of host position arrays, private to gpu/: the CUDA backend downloads q_t, q~ and
-// the step's end to the host for the host's part of collision detection (merging the passes,
-// pins, cables); collision detection then needs the same positions on the device. A twin is a
-// device copy of what a download wrote into a host array, keyed by the array's address, so a
-// detection run handed that host array reads the twin instead of an upload of it
-// (detect_cuda.cu, points_cuda.cu). The contract: the host does not write the array between
-// the download and the run (a later download into it replaces its twin). The last
+// Device twins of host position arrays, private to gpu/: collision detection is handed the
+// stepper's host arrays of q_t, the step before's q_t, q~ and the step's end, of which the host
+// itself reads a few vertices at most (reads_cuda.cu). A twin is a device copy of the vector an
+// array stands for, made when the backend's detect_download is called with that array and
+// keyed by its address, so a detection run handed the array reads the twin instead of an
+// upload of it (detect_cuda.cu, points_cuda.cu). The contract: the array stands for the same
+// values from that call to the run (a later call with it replaces its twin). The last
 // SIM_CUDA_TWINS arrays keep theirs; an array without a twin is uploaded, as before.
 #ifndef SIM_GPU_TWINS_CUDA_H
 #define SIM_GPU_TWINS_CUDA_H

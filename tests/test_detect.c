@@ -381,6 +381,23 @@ static void test_blade(void) {
     CHECK_NEAR(c->n[2], nz[i], 1e-15);
   }
   CHECK(o.n == 5 && fabs(o.c[4].n[1] + 1) < 1e-15);
+  /* face_prev: a contact faces the side x_prev is on (vertex 0 was below the blade: n and the
+     gap change sign; vertex 4's edge contact, x_prev = x, keeps its own) */
+  const double xq[][3] = {{0.2, 0.2, -0.02}, {0.2, 0.2, -0.02}, {0.2, 0.2, -0.05},
+                          {0.2, 0.3, 0.05},  {0.5, -0.01, 0},   {0.2, 0.2, 0.5}};
+  s.x_prev = &xq[0][0];
+  p.face_prev = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  const double fz[5] = {-1, -1, -1, 1, 0}, fgap[5] = {-0.01, 0.01, 0, 0, 0.01};
+  CHECK_INT(o.n, 5);
+  for (int i = 0; i < o.n && i < 5; i++) {
+    CHECK_NEAR(o.c[i].gap, fgap[i], 1e-15);
+    CHECK_NEAR(o.c[i].n[2], fz[i], 1e-15);
+    CHECK_NEAR(o.c[i].t1[0] * o.c[i].n[0] + o.c[i].t1[1] * o.c[i].n[1] +
+                   o.c[i].t1[2] * o.c[i].n[2], 0.0, 1e-15); /* tangents of the turned normal */
+  }
+  CHECK(o.n == 5 && fabs(o.c[4].n[1] + 1) < 1e-15);
+  p.face_prev = 0;
   /* without previous positions, touching vertices take the front normal */
   s.x_prev = NULL;
   CHECK_INT(detect(&s, &p, &o), SIM_OK);

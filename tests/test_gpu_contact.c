@@ -283,7 +283,7 @@ typedef struct gpu_alone {
   double *q;
   size_t n3;
   int contact_steps;
-  long long hits, misses, to_device;
+  long long hits, misses, to_device, to_host;
   int notes;              /* the backend's notes (be->notes) */
   char note[SIM_MSG_MAX]; /* its last */
 } gpu_alone;
@@ -298,10 +298,9 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
     unsetenv(env);
     return;
   }
-  long long d0 = 0, d1 = 0;
+  long long d0 = 0, d1 = 0, h0 = 0, h1 = 0;
 #ifdef SIM_TEST_EMU
-  long long h = 0;
-  sim_emu_copy_bytes(&d0, &h);
+  sim_emu_copy_bytes(&d0, &h0);
 #endif
   sim_status st = {0};
   int rc = SIM_OK;
@@ -311,9 +310,10 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
     o->contact_steps += p.contacts > 0;
   }
 #ifdef SIM_TEST_EMU
-  sim_emu_copy_bytes(&d1, &h);
+  sim_emu_copy_bytes(&d1, &h1);
 #endif
   o->to_device = d1 - d0;
+  o->to_host = h1 - h0;
   sim_cuda_detect_twin_counts(r.g.gpu->detect.ctx, &o->hits, &o->misses);
   o->notes = r.g.gpu->notes;
   snprintf(o->note, sizeof o->note, "%s", r.g.gpu->note);
@@ -376,11 +376,13 @@ static void graphs_vs_launches(const char *file, const char *set, int steps, con
   sim_free(rf.q);
 }
 
-/* Collision detection's positions read from the device twins the stepper's downloads
-   leave (SIMCTL_CUDA_TWINS=on, the default) against uploaded from the host arrays (off): the
-   same positions bit for bit after `steps` steps of the CUDA backend alone, every position
-   array the runs read taken from a twin (none uploaded), and on the emulation exactly that many
-   arrays of 3n doubles fewer copied to the device. */
+/* Collision detection's positions read from the device twins the stepper's detect_download
+   leaves (SIMCTL_CUDA_TWINS=on, the default) against downloaded to the host and uploaded from
+   there (off): the same positions bit for bit after `steps` steps of the CUDA backend alone,
+   every position array the runs read taken from a twin (none uploaded), and on the emulation
+   exactly that many arrays of 3n doubles fewer copied to the device and, on scenes without
+   constraint pins or cables (nothing the host reads), whole arrays of 3n doubles fewer copied
+   to the host, at least two per step (q_t and q~). */
 static void twins_vs_uploads(const char *file, const char *set, int steps) {
   gpu_alone on, off;
   run_gpu_alone(file, set, steps, "SIMCTL_CUDA_TWINS", "on", &on);
@@ -397,6 +399,11 @@ static void twins_vs_uploads(const char *file, const char *set, int steps) {
   check_report(off.to_device - on.to_device == saved, __FILE__, __LINE__,
                "%s: %lld bytes fewer to the device with twins, expected %lld", g_sc.name,
                off.to_device - on.to_device, saved);
+  long long arr = (long long)(sizeof(double) * on.n3), down = off.to_host - on.to_host;
+  printf("; %.2f MB fewer copied to the host (%lld arrays)", down / 1e6, down / arr);
+  check_report(down % arr == 0 && down >= 2LL * steps * arr, __FILE__, __LINE__,
+               "%s: %lld bytes fewer to the host with twins, a multiple of %lld, at least %d "
+               "of them", g_sc.name, down, arr, 2 * steps);
 #endif
   printf("\n");
   check_report(on.contact_steps > 0 && same && on.hits > 0 && on.misses == 0, __FILE__, __LINE__,

@@ -162,6 +162,7 @@ static void run_steps(sim_cuda_detect *k, world *w, unsigned long long seed, int
   for (int step = 0; step < steps; step++) {
     if (step > 0) world_move(w, step, &seed);
     p.self_collision = step % 2;
+    p.face_prev = (step / 2) % 2; /* the blade's contacts turned to x_prev's side */
     CHECK_INT(sim_detect_run(&dh, &w->s, &p, &h, &st), SIM_OK);
     int rc = sim_cuda_detect_run(k, &dg, &w->s, &p, &g, &st);
     if (rc) fprintf(stderr, "device detection: %s\n", st.msg);

@@ -60,6 +60,10 @@ typedef struct {
   double margin;      /* contact when the (signed) distance <= margin; >= 0 */
   double min_sep;     /* separation the normal rows enforce (stored in the output) */
   int self_collision; /* 0 (default): a body's vertices ignore its own triangles */
+  int face_prev;      /* 1: an open mesh contact faces x_prev's side: where
+                         n . (x_prev_v - p) < 0, n and the gap change sign (the prediction
+                         pass and re-detection, whose x_prev is q_t: a vertex that would cross a
+                         blade within the step is held on its side); 0 (default): as found */
 } sim_detect_params;
 
 typedef struct {
@@ -134,6 +138,7 @@ typedef struct sim_detect_view {
   const sim_detect_body_view *body;
   double margin;
   int self_collision;
+  int face_prev; /* sim_detect_params.face_prev */
 } sim_detect_view;
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's

@@ -80,6 +80,16 @@ SIM_HD void sim_detect_orient_open(const double x[3], const double *xprev, const
   for (int k = 0; k < 3; k++) n[k] = s * h->q.n[k];
 }
 
+/* face_prev (detect.h): n and the gap turned towards x_prev's side of the contact point p. */
+SIM_HD void sim_detect_face_prev(const double xprev[3], const double p[3], double n[3],
+                                 double *gap) {
+  double s = 0;
+  for (int i = 0; i < 3; i++) s += n[i] * (xprev[i] - p[i]);
+  if (s >= 0) return;
+  for (int i = 0; i < 3; i++) n[i] = -n[i];
+  *gap = -*gap;
+}
+
 SIM_HD void sim_detect_put(sim_contact *k, sim_contact_kind kind, int v, int source,
                            const double n[3], const double p[3], double gap, double mu,
                            const double u[3]) {
@@ -122,6 +132,7 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
         sim_detect_orient_closed(&me->bvh, me->x, me->tri, x, &h, n, &gap);
       else
         sim_detect_orient_open(x, xprev, &h, n, &gap);
+      if (!me->closed && s->face_prev && xprev) sim_detect_face_prev(xprev, h.q.c, n, &gap);
       const double r[3] = {h.q.c[0] - me->center[0], h.q.c[1] - me->center[1],
                            h.q.c[2] - me->center[2]};
       sim_cross3(me->omega, r, u);

@@ -199,6 +199,7 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
     w->active = w->collide || m->ncpin > 0 || m->ncable > 0;
     rc = sim_world_pins_init(w, st);
     if (!rc) rc = sim_world_cables_init(w, st);
+    if (!rc) rc = sim_world_reads_init(w, st);
   }
   if (!rc && w->nmesh > 0) {
     w->tri_first = SIM_NEW0(int, m->nbodies + 1);
@@ -256,22 +257,10 @@ static int reserve(sim_detect_contacts *o, int n) {
   return 0;
 }
 
-/* A blade contact found only ahead faces the vertex's side at q_t. */
-static void face_current_side(const sim_world *w, sim_contact *c, const double *x) {
-  if (c->kind != SIM_CONTACT_MESH || w->mesh[c->source].closed) return;
-  const double *xv = x + 3 * (size_t)c->v;
-  double s = 0;
-  for (int i = 0; i < 3; i++) s += c->n[i] * (xv[i] - c->p[i]);
-  if (s >= 0) return;
-  for (int i = 0; i < 3; i++) c->n[i] = -c->n[i];
-  c->gap = -c->gap;
-  sim_tangent_basis(c->n, c->t1, c->t2);
-}
-
 /* o = a, plus the contacts of b (both sorted by key); with `ahead`, b's contacts whose key a
-   has are dropped and b's blade contacts face the vertex's side at q_t (x). */
+   has are dropped. */
 static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_detect_contacts *b,
-                 int ahead, const double *x, sim_detect_contacts *o, sim_status *st) {
+                 int ahead, sim_detect_contacts *o, sim_status *st) {
   if (reserve(o, a->n + b->n + 1))
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", a->n + b->n);
   int i = 0, j = 0, n = 0;
@@ -281,9 +270,7 @@ static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_det
       o->c[n++] = a->c[i++];
       if (cmp == 0) j++;
     } else {
-      o->c[n] = b->c[j++];
-      if (ahead) face_current_side(w, &o->c[n], x);
-      n++;
+      o->c[n++] = b->c[j++];
     }
   }
   o->n = n;
@@ -320,13 +307,15 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   for (int j = 0; !rc && j < w->now.n; j++)
     if (w->now.c[j].gap < w->min_gap) w->min_gap = w->now.c[j].gap;
   w->ahead.n = 0;
-  if (!rc && x_pred) {
+  if (!rc && x_pred) { /* a blade contact found only ahead faces the vertex's side at q_t */
     s = detect_scene(w, x_pred, x);
-    rc = sim_detect_run_on(&w->runner, &w->det, &s, &w->par, &w->ahead, st);
+    sim_detect_params ahead = w->par;
+    ahead.face_prev = 1;
+    rc = sim_detect_run_on(&w->runner, &w->det, &s, &ahead, &w->ahead, st);
   }
   if (!rc) rc = sim_world_points(w, x, x_prev, x_pred, st);
-  if (!rc) rc = merge(w, &w->now, &w->ahead, 1, x, &w->both, st);
-  if (!rc) rc = merge(w, &w->both, &w->pts, 0, x, &w->out, st);
+  if (!rc) rc = merge(w, &w->now, &w->ahead, 1, &w->both, st);
+  if (!rc) rc = merge(w, &w->both, &w->pts, 0, &w->out, st);
   for (int j = 0; !rc && j < w->pts.n; j++) /* the gaps at q_t: the first pass's */
     if (w->point_found[w->pts.c[j].source] == 1 && w->pts.c[j].gap < w->min_gap)
       w->min_gap = w->pts.c[j].gap;
@@ -335,9 +324,8 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
 }
 
 /* out := out + b (both sorted by key) */
-static int merge_into_out(sim_world *w, const sim_detect_contacts *b, const double *x,
-                          sim_status *st) {
-  int rc = merge(w, &w->out, b, 0, x, &w->both, st);
+static int merge_into_out(sim_world *w, const sim_detect_contacts *b, sim_status *st) {
+  int rc = merge(w, &w->out, b, 0, &w->both, st);
   if (!rc) {
     sim_detect_contacts tmp = w->out;
     w->out = w->both, w->both = tmp;
@@ -355,13 +343,19 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
   /* out + the constraint pins' and the cables' contacts, each list sorted by key */
   if (w->m->ncpin > 0) {
     sim_world_pins(w, t + h, x);
-    rc = merge_into_out(w, &w->pins, x, st);
+    rc = merge_into_out(w, &w->pins, st);
   }
   if (!rc && w->m->ncable > 0) {
     sim_world_cables(w, t + h, x);
-    rc = merge_into_out(w, &w->cables, x, st);
+    rc = merge_into_out(w, &w->cables, st);
   }
   return rc;
+}
+
+int sim_world_host_reads(const sim_world *w, const int **verts) {
+  *verts = w->read_vert;
+  if (w->collide && (!w->runner.run || (w->nmesh > 0 && !w->runner.points))) return -1;
+  return w->nread;
 }
 
 int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *x_end,
@@ -369,7 +363,9 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
   *added = 0;
   if (!w->collide) return SIM_OK;
   sim_detect_scene s = detect_scene(w, x_end, x_t); /* obstacles stay posed at t + h */
-  int rc = sim_detect_run_on(&w->runner, &w->det, &s, &w->par, &w->ahead, st);
+  sim_detect_params par = w->par; /* a blade contact faces the vertex's side at q_t */
+  par.face_prev = 1;
+  int rc = sim_detect_run_on(&w->runner, &w->det, &s, &par, &w->ahead, st);
   if (rc) return rc;
   /* keep what out lacks (both sorted by key) and what ends inside, facing q_t's side */
   sim_detect_contacts *a = &w->ahead;
@@ -377,14 +373,12 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
   for (int j = 0; j < a->n; j++) {
     while (i < w->out.n && sim_contact_key_cmp(&w->out.c[i], &a->c[j]) < 0) i++;
     if (i < w->out.n && sim_contact_key_cmp(&w->out.c[i], &a->c[j]) == 0) continue;
-    sim_contact c = a->c[j];
-    face_current_side(w, &c, x_t);
-    if (c.gap < 0.0) a->c[n++] = c;
+    if (a->c[j].gap < 0.0) a->c[n++] = a->c[j];
   }
   a->n = n;
   if (n == 0) return SIM_OK;
   script_velocities(w, a, h);
-  rc = merge_into_out(w, a, x_t, st);
+  rc = merge_into_out(w, a, st);
   if (!rc) *added = n;
   return rc;
 }
@@ -398,6 +392,7 @@ void sim_world_free(sim_world *w) {
   sim_detect_contacts_free(&w->pins);
   sim_detect_contacts_free(&w->cables);
   sim_free(w->cable_row);
+  sim_free(w->read_vert);
   sim_world_points_free(w);
   sim_free(w->tri_first);
   sim_free(w->point_found);

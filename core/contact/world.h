@@ -71,6 +71,7 @@ typedef struct sim_world {
   sim_detect_contacts pins;      /* constraint pins' bilateral contacts (world_pins.c) */
   sim_detect_contacts cables;    /* cables' contacts (world_cables.c) */
   sim_cable_row *cable_row;      /* their rows, one per cable */
+  int nread, *read_vert; /* the pins' and cables' vertices, sorted (sim_world_host_reads) */
 } sim_world;
 
 /* 1 when model m has anything for the contact stage to solve (obstacles, body-body contact,
@@ -83,6 +84,13 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st);
    pins' targets at t + h. Result in w->out (sorted by vertex, kind, source). */
 int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
                      const double *x_pred, sim_status *st);
+/* The positions sim_world_detect and sim_world_redetect read on the host when w->runner runs
+   the detection passes (run, and points where there are mesh obstacles) on a device: those of
+   the constraint pins' and the cables' vertices at q_t (*verts, sorted, their number
+   returned), nothing of q_t's other vertices, of x_prev, q~ or the step's end; -1 (*verts
+   still set) when the host reads every position (detection on the host). A backend may leave
+   the rest of those host arrays unwritten (core/solve/backend.h detect_download). */
+int sim_world_host_reads(const sim_world *w, const int **verts);
 /* Re-detection at the step's end (contact.redetect): detection at x_end (the step's solution,
    obstacles still posed at t + h) finds vertices that ended inside an obstacle or another
    body's surface (gap < 0; a missed vertex merely closer than min_sep is left to the next

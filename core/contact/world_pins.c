@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Constraint pins as bilateral contacts (world_pins.h): one per pinned vertex, rows along the
-   axes x, y, z with targets d_r = e_r . p (core/contact/rows.c) and compliance E_b. */
+   axes x, y, z with targets d_r = e_r . p (core/contact/rows.c) and compliance E_b; the list of
+   vertices whose positions the pins and the cables read. */
 #include "world_pins.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../model/cable.h"
 
 int sim_world_pins_init(sim_world *w, sim_status *st) {
   int n = w->m->ncpin;
@@ -41,4 +43,24 @@ void sim_world_pins(sim_world *w, double t1, const double *x) {
   o->min_sep = w->par.min_sep;
   for (int k = 0; k < SIM_CONTACT_KINDS; k++) o->count[k] = 0;
   o->count[SIM_CONTACT_BILATERAL] = o->n;
+}
+
+int sim_world_reads_init(sim_world *w, sim_status *st) {
+  const sim_model *m = w->m;
+  w->nread = 0;
+  if (m->ncpin == 0 && m->ncable == 0) return SIM_OK;
+  unsigned char *read = SIM_NEW0(unsigned char, m->n + 1);
+  if (!read) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact world)");
+  for (int k = 0; k < m->ncpin; k++) read[m->cpin_vert[k]] = 1;
+  for (int c = 0; c < m->ncable; c++)
+    for (int i = 0; i < m->cable[c].npoints; i++)
+      for (int a = 0; a < 4; a++) read[m->cable[c].vert[i][a]] = 1;
+  int n = 0;
+  for (int v = 0; v < m->n; v++) n += read[v];
+  w->read_vert = SIM_NEW(int, n + 1);
+  if (w->read_vert)
+    for (int v = 0; v < m->n; v++)
+      if (read[v]) w->read_vert[w->nread++] = v;
+  sim_free(read);
+  return w->read_vert ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact world)");
 }

@@ -19,4 +19,8 @@ int sim_world_cables_init(sim_world *w, sim_status *st);
    target L_rest - pull(t1); w->cable_row holds the rows the contacts point to. */
 void sim_world_cables(sim_world *w, double t1, const double *x);
 
+/* w->read_vert: the constraint-pinned vertices and the vertices of the cables' points'
+   tetrahedra, sorted, each once (sim_world_host_reads). */
+int sim_world_reads_init(sim_world *w, sim_status *st);
+
 #endif

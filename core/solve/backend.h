@@ -76,6 +76,15 @@ struct sim_backend {
   /* Whole-state transfers: vector `id` (3n doubles) to and from the host. */
   int (*upload)(sim_backend *be, sim_vec_id id, const double *host, sim_status *st);
   int (*download)(sim_backend *be, sim_vec_id id, double *host, sim_status *st);
+  /* Vector `id` for collision detection in host array `host` (3n doubles): the backend's
+     detector (`detect`), handed `host`, reads the vector's values at the call, and `host` gets
+     at least the nverts listed vertices' (verts, 3 doubles each; all of them where the
+     detector reads host memory). The other entries of `host` may be left as they were: the
+     caller reads nothing else (core/contact/world.h sim_world_host_reads). It may return
+     before the copies are done, like the queued operations below; `host` is complete when it
+     returns. NULL: the caller downloads the whole vector. */
+  int (*detect_download)(sim_backend *be, sim_vec_id id, double *host, const int *verts,
+                         int nverts, sim_status *st);
   /* Internal buffer `id` (sim_buffer_len doubles) to and from the host. */
   int (*read_buffer)(sim_backend *be, sim_buf_id id, double *host, sim_status *st);
   int (*write_buffer)(sim_backend *be, sim_buf_id id, const double *host, sim_status *st);

@@ -37,7 +37,11 @@ int sim_stepper_init(sim_stepper *s, const sim_model *m, sim_backend *be, sim_st
     s->x_end = SIM_NEW(double, 3 * (size_t)m->n);
     s->redetect = m->scene->contact.redetect;
     if (!s->x_t || !s->x_prev || !s->x_pred || !s->x_end)
-      rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (detection)");
+      return sim_fail(st, SIM_ERR_MEMORY, "out of memory (detection)");
+    /* NaN where a backend's detect_download leaves them unwritten: a host read there would
+       show in the contacts */
+    for (size_t i = 0; i < 3 * (size_t)m->n; i++)
+      s->x_t[i] = s->x_prev[i] = s->x_pred[i] = s->x_end[i] = NAN;
   }
   return rc;
 }
@@ -48,11 +52,21 @@ static int predict(sim_stepper *s, sim_status *st) {
   return rc ? rc : s->be->predict(s->be, s->gravity, st);
 }
 
+/* Vector id into host array x for collision detection: what the host reads of it (with q_t,
+   the positions of the constraint pins' and cables' vertices; nothing of q~ or the step's end
+   where the backend detects) or, where the backend cannot say, the whole vector. */
+static int detect_positions(sim_stepper *s, sim_vec_id id, double *x, sim_status *st) {
+  const int *verts;
+  int n = sim_world_host_reads(&s->world, &verts);
+  if (n < 0 || !s->be->detect_download) return s->be->download(s->be, id, x, st);
+  return s->be->detect_download(s->be, id, x, verts, id == SIM_VEC_QT ? n : 0, st);
+}
+
 /* Collision detection from q_t (and the step before), then the backend's W and warm start. */
 static int begin_contact(sim_stepper *s, sim_profile *prof, sim_cst_times *ct, sim_status *st) {
   double a = sim_now_ms();
-  int rc = s->be->download(s->be, SIM_VEC_QT, s->x_t, st);
-  if (!rc) rc = s->be->download(s->be, SIM_VEC_QTILDE, s->x_pred, st);
+  int rc = detect_positions(s, SIM_VEC_QT, s->x_t, st);
+  if (!rc) rc = detect_positions(s, SIM_VEC_QTILDE, s->x_pred, st);
   if (!rc)
     rc = sim_world_detect(&s->world, s->t, s->m->h, s->x_t, s->have_prev ? s->x_prev : NULL,
                           s->x_pred, st);
@@ -135,7 +149,7 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
     int added = 0;
     rc = settle(s, span, st);
     double a = sim_now_ms();
-    if (!rc) rc = be->download(be, SIM_VEC_Q, s->x_end, st);
+    if (!rc) rc = detect_positions(s, SIM_VEC_Q, s->x_end, st);
     if (!rc) rc = sim_world_redetect(&s->world, s->m->h, s->x_t, s->x_end, &added, st);
     prof->cd_ms += sim_now_ms() - a;
     if (rc || added == 0) break;

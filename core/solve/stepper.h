@@ -28,8 +28,11 @@ typedef struct sim_stepper {
   double *pin_pos; /* host, 3 * npinned */
   int contact;     /* the scene has something to collide */
   sim_world world;
-  double *x_t, *x_prev, *x_pred; /* host copies of q_t, of the step before and of q~ */
-  double *x_end;                 /* host copy of the step's solution (re-detection) */
+  /* host copies of q_t, of the step before and of q~, and of the step's solution
+     (re-detection), for collision detection: with a backend's detect_download, only the
+     vertices the host reads (sim_world_host_reads) are written, the rest stay NaN */
+  double *x_t, *x_prev, *x_pred;
+  double *x_end;
   int have_prev;
   int redetect; /* contact.redetect */
 } sim_stepper;
