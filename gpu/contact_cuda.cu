@@ -288,8 +288,14 @@ static int to_host(cuda_contact *k, double *host, sim_status *st) {
   return SIM_OK;
 }
 
+// H x for the host solver; H q_t for the device one goes straight into its array (the host's
+// copy, which nothing then reads, is NaN).
 static int cuda_h_state(void *ctx, sim_vec_id id, double *out, sim_status *st) {
   cuda_contact *k = (cuda_contact *)ctx;
+  if (k->dn && id == SIM_VEC_QT) {
+    for (int i = 0; i < 3 * k->stage.nc; i++) out[i] = NAN;
+    return sim_cuda_nsn_hqt(k, st);
+  }
   int rc = sim_cuda_h_apply(k, k->cx->vec[id], 0, k->out, st);
   return rc ? rc : to_host(k, out, st);
 }

@@ -54,13 +54,16 @@ int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *
 int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K, size_t xs,
                            const int *gate, sim_status *st);
 
-// nsn_cuda.cu: the device Newton solve. begin uploads what the shared stage prepared on the
-// host (sim_contact_stage_begin: targets, mu, compliance, diagonals, warm-started lambda);
+// nsn_cuda.cu: the device Newton solve. hqt queues H q_t into the solve's own array (the step's
+// contacts set: sim_contact_stage_begin calls it through the h_state operation), so H q_t never
+// visits the host; begin uploads what the shared stage prepared on the host (targets, mu,
+// compliance, diagonals, warm-started lambda);
 // global runs an L-G iteration's contact stage (the unconstrained solve, the Newton steps, the
 // correction) on the device and copies lambda and f back into the host solver for the stage's
 // warm start and contact_lambda. graphs: run a step's L-G iterations as a CUDA graph where the
 // host reads nothing inside one (a dense W, no CR tolerance; SIMCTL_CUDA_GRAPH).
 int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st);
+int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st);
 void sim_cuda_nsn_destroy(cuda_contact *k);

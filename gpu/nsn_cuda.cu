@@ -14,7 +14,7 @@
 // (a wait per Newton step and per line-search trial) and queues no step that would do nothing.
 // Every reduction sums over a fixed partition (deterministic), and the results have the bits of
 // the sequential order. The shared stage still prepares each step on the host (targets,
-// diagonals, warm start); lambda, f, the statistics and the events that time the iteration's
+// diagonals, warm start; H q_t is computed into the solve's own array); lambda, f, the statistics and the events that time the iteration's
 // buckets come back to it at the iteration's end, in one wait.
 #include <math.h>
 #include <string.h>
@@ -829,6 +829,11 @@ static int grow(cuda_contact *k, int nc, sim_status *st) {
   return rc;
 }
 
+int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st) {
+  int rc = grow(k, k->stage.nc, st);
+  return rc ? rc : sim_cuda_h_apply(k, k->cx->vec[SIM_VEC_QT], 0, k->dn->hqt, st);
+}
+
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn *hs = &k->stage.nsn;
@@ -843,7 +848,6 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
   } up[] = {{s->mu, hs->mu, (size_t)nc},
             {s->comp, hs->comp, (size_t)nc},
             {s->d, hs->d, m},
-            {s->hqt, hs->hqt, m},
             {s->w, hs->w, m},
             {s->wd, hs->wd, m},
             {s->lam, hs->lambda, m},
