@@ -381,10 +381,17 @@ static void cuda_w_apply(void *ctx, const double *x, double *out) {
     for (int i = 0; i < 3 * k->stage.nc; i++) out[i] = NAN;
 }
 
+int sim_cuda_contact_settle(cuda_ctx *c, int after, sim_status *st) {
+  if (!c->cst || !c->cst->dn) return SIM_OK;
+  return after ? sim_cuda_nsn_settle_end(c->cst, st) : sim_cuda_nsn_settle_begin(c->cst, st);
+}
+
 static int cuda_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_cst_times *t,
                               sim_status *st) {
   cuda_contact *k = CCTX(be)->cst;
-  int rc = sim_contact_stage_begin(&k->stage, c, nc, t, st);
+  /* the last step's multipliers (its warm start) from the device solve, if not yet taken */
+  int rc = k->dn ? sim_cuda_nsn_flush(k, st) : SIM_OK;
+  if (!rc) rc = sim_contact_stage_begin(&k->stage, c, nc, t, st);
   if (!rc && k->dn && nc > 0) rc = sim_cuda_nsn_begin(k, st);
   return rc;
 }
@@ -395,8 +402,10 @@ static int cuda_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st
 }
 
 static int cuda_contact_lambda(sim_backend *be, double *out, sim_status *st) {
-  sim_contact_stage_lambda(&CCTX(be)->cst->stage, out);
-  return SIM_OK;
+  cuda_contact *k = CCTX(be)->cst;
+  int rc = k->dn ? sim_cuda_nsn_flush(k, st) : SIM_OK;
+  if (!rc) sim_contact_stage_lambda(&k->stage, out);
+  return rc;
 }
 
 int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_status *st) {

@@ -58,14 +58,22 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K,
 // contacts set: sim_contact_stage_begin calls it through the h_state operation), so H q_t never
 // visits the host; begin uploads what the shared stage prepared on the host (targets, mu,
 // compliance, diagonals, warm-started lambda);
-// global runs an L-G iteration's contact stage (the unconstrained solve, the Newton steps, the
-// correction) on the device and copies lambda and f back into the host solver for the stage's
-// warm start and contact_lambda. graphs: run a step's L-G iterations as a CUDA graph where the
+// global queues an L-G iteration's contact stage (the unconstrained solve, the Newton steps,
+// the correction) on the device, lambda and f coming back to the host solver for the stage's
+// warm start and contact_lambda at the settle (below). graphs: run a step's L-G iterations as a CUDA graph where the
 // host reads nothing inside one (a dense W, no CR tolerance; SIMCTL_CUDA_GRAPH).
 int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st);
 int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st);
+// The iterations' results come back at the backend's settle, with its one wait: settle_begin
+// queues their copies to the host before it, settle_end takes them after it (lambda and f into
+// the host solver, the counts and the buckets' times into the sim_cst_times the iterations were
+// given); flush does all three where the host needs them before a settle (contact_begin,
+// contact_lambda). Nothing pending: nothing to do.
+int sim_cuda_nsn_settle_begin(cuda_contact *k, sim_status *st);
+int sim_cuda_nsn_settle_end(cuda_contact *k, sim_status *st);
+int sim_cuda_nsn_flush(cuda_contact *k, sim_status *st);
 void sim_cuda_nsn_destroy(cuda_contact *k);
 
 #endif

@@ -4,8 +4,9 @@
 // The elastic operations (set_pins, predict, local and global step, integrate) only queue their
 // work; every other operation of the backend table ends with the stream synchronised. The
 // frame's elastic buckets are timed by events (spans_cuda.cu), the contact buckets by host
-// timers around synchronised operations, or by events with the Newton solve on the device
-// (nsn_cuda.cu), so timing.csv has the same columns on both backends.
+// timers around synchronised operations, or with the Newton solve on the device by time
+// stamps of the device's clock read at the settle (nsn_cuda.cu), so timing.csv has the same
+// columns on both backends.
 #ifndef SIM_CUDA_CTX_H
 #define SIM_CUDA_CTX_H
 #include <cuda_runtime.h>
@@ -219,9 +220,9 @@ int sim_cuda_event_ms(const cuda_events *p, int a, int b, double *ms, sim_status
 void sim_cuda_events_free(cuda_events *p);
 // What queue(arg) queues on stream sm captured into *exec (the graph there before updated in
 // place where the driver can: the same kernels in the same order, other arguments; else
-// instantiated anew), events of ev recorded as graph nodes; nothing runs until a launch. A
-// failure (a call the capture refused, or the graph) names `what`; the capture's work then did
-// not run.
+// instantiated anew), events of ev (or NULL) recorded as graph nodes; nothing runs until a
+// launch. A failure (a call the capture refused, or the graph) names `what`; the capture's work
+// then did not run.
 int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *ev,
                            int (*queue)(void *arg, sim_status *st), void *arg, const char *what,
                            sim_status *st);
@@ -237,6 +238,9 @@ int sim_cuda_span_mark(cuda_spans *s, cudaStream_t stream, sim_span_id id, int c
 int sim_cuda_spans_read(const cuda_spans *s, double ms[SIM_SPAN_COUNT], sim_status *st);
 int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st);
 int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
+// gpu/contact_cuda.cu: the settle's part for the device Newton solve's pending L-G iterations:
+// before its wait (after = 0) their results' copies to the host queued, after it (1) taken.
+int sim_cuda_contact_settle(cuda_ctx *c, int after, sim_status *st);
 // gpu/reads_cuda.cu: the backend table's detect_download; its buffers freed.
 int sim_cuda_detect_download(sim_backend *be, sim_vec_id id, double *host, const int *verts,
                              int nverts, sim_status *st);

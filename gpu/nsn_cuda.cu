@@ -14,10 +14,14 @@
 // (a wait per Newton step and per line-search trial) and queues no step that would do nothing.
 // Every reduction sums over a fixed partition (deterministic), and the results have the bits of
 // the sequential order. The shared stage still prepares each step on the host (targets,
-// diagonals, warm start; H q_t is computed into the solve's own array); lambda, f, the statistics and the events that time the iteration's
-// buckets come back to it at the iteration's end, in one wait.
+// diagonals, warm start; H q_t is computed into the solve's own array). Nothing comes back at
+// an iteration's end: lambda, f, the statistics (summed on the device) and the time stamps of
+// the buckets' boundaries (the device's global timer, written by one-thread kernels, since a
+// graph launched at every iteration records the same CUDA events each time) are copied to the
+// host at the backend's settle, within its wait (sim_cuda_nsn_settle_begin, _end).
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "contact_cuda.h"
 
@@ -53,6 +57,13 @@ typedef struct nsn_dev {
   double merit0, pmax0;  // the last step's start: merit and max |phi|
 } nsn_dev;
 
+// A time stamp on the device: the boundary (NSN_AT_*) and the device's global timer (ns) when
+// the work queued before it was done.
+typedef struct nsn_stamp {
+  long long ns;
+  int tag, pad;
+} nsn_stamp;
+
 typedef struct cuda_nsn {
   int cap;            // contacts the arrays hold
   double *mu, *comp;  // cap
@@ -65,20 +76,28 @@ typedef struct cuda_nsn {
   cr_dev *crd;   // Conjugate Residual's scalars
   nsn_dev *ctl;  // the Newton steps' decisions
   size_t bytes;  // device bytes held
-  // events around each Newton step's solve (the cst_solve bucket: 2 per step, tag 0) and at
-  // the L-G iteration's boundaries, read at its end
-  cuda_events ev;
-  // what comes back at an L-G iteration's end (lambda, f: 3 cap each; then nsn_dev), in
-  // page-locked memory, so the three copies queue and the host waits once (a copy to pageable
-  // memory returns only when done: a wait each); ordinary memory where that is refused
+  // the buckets' time stamps (NSN_AT_*) since the last settle, their count on the device, and
+  // the decisions' statistics summed over the L-G iterations since then (acc)
+  nsn_stamp *stamps;
+  int *nstamp;
+  nsn_dev *acc;
+  int stamp_cap, queued;  // stamps the array holds; queued since the last settle
+  // what comes back at the settle (lambda, f: 3 cap each; then acc, the count and the stamps),
+  // in page-locked memory, so the copies queue and the host waits once, with the settle (a
+  // copy to pageable memory returns only when done: a wait each); ordinary memory where that
+  // is refused
   double *back;
   int back_pageable;
+  nsn_stamp *tback;
+  int tback_pageable;
+  int pending;        // L-G iterations queued whose results the host has not taken
+  int back_queued;    // their copies to the host are queued (sim_cuda_nsn_settle_begin)
+  sim_cst_times *t;   // where the pending iterations' times and counts go (the stepper's)
   // the L-G iteration as a CUDA graph (graphed()): captured at a step's first iteration (at
-  // the run's first, its second), launched at each; its events' count and the boundaries'
-  // indices as the capture left them
+  // the run's first, its second), launched at each; the stamps each launch makes
   int graph_on;
   cudaGraphExec_t exec;
-  int graph_events, graph_at[8];
+  int graph_stamps;
   int warm;  // an iteration that could have been a graph has run launched one by one
 } cuda_nsn;
 
@@ -305,6 +324,38 @@ static __global__ void k_nsn_reset(nsn_dev *n) {
   n->merit0 = n->pmax0 = 0.0;
 }
 
+// ... an L-G iteration's end: its counts added to the sums since the last settle, its last
+// step's merit, max |phi| and convergence kept ...
+static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc) {
+  acc->steps += n->steps;
+  acc->worked += n->worked;
+  acc->cr_total += n->cr_total;
+  acc->converged = n->converged;
+  acc->merit0 = n->merit0;
+  acc->pmax0 = n->pmax0;
+}
+
+// The device's global nanosecond timer (%globaltimer), the host's monotonic clock in the
+// emulation.
+static __host__ __device__ long long nsn_clock_ns(void) {
+#if defined(__CUDA_ARCH__)
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return (long long)t;
+#else
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+#endif
+}
+
+// Stamp `tag` at slot *n (then *n + 1), where there is room (the host checks the count).
+static __global__ void k_stamp(nsn_stamp *s, int *n, int cap, int tag) {
+  const int i = *n;
+  *n = i + 1;
+  if (i < cap) s[i].tag = tag, s[i].ns = nsn_clock_ns();
+}
+
 // ... a step's start, its merit and max |phi| in res[0], res[1]: stop within newton_tol (by
 // the merit's reduction) ...
 static __device__ void nsn_judge(nsn_dev *n, const double *res, double newton_tol) {
@@ -446,6 +497,23 @@ static int reduce_to(cuda_contact *k, long long n, const double *x, const double
   return queue_reduce(k, n, x, d, y, NULL, 1, 0, dst, t, st);
 }
 
+// The stamps' tags: an L-G iteration's boundaries, and each Newton step's solve's
+// (cst_solve as nsn.c counts it) start and end.
+enum { NSN_AT_START = 1, NSN_AT_SOLVED, NSN_AT_NEWTON, NSN_AT_END, NSN_AT_CR0, NSN_AT_CR1 };
+
+// A stamp `tag` queued on the stream (in a capture: at each launch of the graph).
+static int stamp(cuda_contact *k, int tag, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  if (s->queued >= s->stamp_cap)
+    return sim_fail(st, SIM_ERR_INTERNAL,
+                    "CUDA: more than %d timing stamps of the device Newton solve in a frame",
+                    s->stamp_cap);
+  k_stamp<<<1, 1, 0, stream(k)>>>(s->stamps, s->nstamp, s->stamp_cap, tag);
+  s->queued++;
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
 // An int of the device's decisions (nsn_dev, cr_dev) to the host: a wait.
 static int read_flag(cuda_contact *k, const int *dev, int *out, sim_status *st) {
   SIM_CU(cudaMemcpyAsync(out, dev, sizeof(int), cudaMemcpyDeviceToHost, stream(k)), st);
@@ -583,7 +651,7 @@ static int line_search(cuda_contact *k, sim_status *st) {
 // One Newton step at hq (nsn.c sim_nsn_iterate_w with W lambda in s->y), all of it skipped on
 // the device once a step's start met newton_tol (the `go` gate). *stopped: the host knows that
 // this step's start met it (matrix-free W only: with a dense W the host does not read it). The
-// solve (decoupled rows, Jacobi, CR) is timed by a pair of events.
+// solve (decoupled rows, Jacobi, CR) is timed by a pair of stamps.
 static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
@@ -608,7 +676,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->rhs,
                                         go);
     /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
-    if ((rc = sim_cuda_event_record(&s->ev, sm, 0, st))) return rc;
+    if ((rc = stamp(k, NSN_AT_CR0, st))) return rc;
     SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
     k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam, s->moved, go);
     /* the coupled rows' right-hand side less W dlam when a decoupled row moved. The paper's
@@ -624,7 +692,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     if (o->cr_jacobi)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);
     rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st);
-    if (!rc) rc = sim_cuda_event_record(&s->ev, sm, 0, st);
+    if (!rc) rc = stamp(k, NSN_AT_CR1, st);
     if (rc) return rc;
     if (!paper && o->line_search > 0)
       rc = line_search(k, st);
@@ -640,32 +708,21 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   return SIM_OK;
 }
 
-// The pool's tags: 0 for the events around each Newton step's solve (in pairs), NSN_AT_* for
-// the iteration's boundaries.
-enum { NSN_AT_START = 1, NSN_AT_SOLVED, NSN_AT_NEWTON, NSN_AT_END };
-static_assert(NSN_AT_END < 8, "cuda_nsn's graph_at holds the boundaries' indices");
-
-// An event at the iteration's boundary `tag`, its index kept in at[tag].
-static int record_at(cuda_contact *k, int tag, int *at, sim_status *st) {
-  at[tag] = k->dn->ev.used;
-  return sim_cuda_event_record(&k->dn->ev, k->cx->stream, tag, st);
-}
-
-// An L-G iteration's contact stage queued on the stream, its boundaries' events in at[]: the
+// An L-G iteration's contact stage queued on the stream, its boundaries stamped: the
 // unconstrained solve, H A^{-1} b, the Newton steps from f (the first L-G iteration of a step
 // linearises at the warm start, later ones at f: stage.c; the caller copies the warm start into
-// f first), the correction.
-static int queue_iteration(cuda_contact *k, int *at, sim_status *st) {
+// f first), the correction; then its statistics added to the sums.
+static int queue_iteration(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   cuda_ctx *c = k->cx;
   int m = 3 * k->stage.nc, rc;
   double h2 = c->m->h * c->m->h;
   k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl);
-  /* the buckets are timed by events (no wait for the host's timers): global, assemble and
+  /* the buckets are timed by stamps (no wait for the host's timers): global, assemble and
      cst_solve, corr */
-  if ((rc = record_at(k, NSN_AT_START, at, st))) return rc;
+  if ((rc = stamp(k, NSN_AT_START, st))) return rc;
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
-  if ((rc = record_at(k, NSN_AT_SOLVED, at, st))) return rc;
+  if ((rc = stamp(k, NSN_AT_SOLVED, st))) return rc;
   if ((rc = sim_cuda_h_apply(k, c->vec[SIM_VEC_Q], 0, s->hab, st))) return rc;
   for (int step = 0; step < k->stage.newton_steps; step++) {
     int stopped = 0;
@@ -674,11 +731,14 @@ static int queue_iteration(cuda_contact *k, int *at, sim_status *st) {
     if ((rc = iterate(k, &stopped, st))) return rc;
     if (stopped) break;
   }
-  if ((rc = record_at(k, NSN_AT_NEWTON, at, st))) return rc;
+  if ((rc = stamp(k, NSN_AT_NEWTON, st))) return rc;
   rc = sim_cuda_ht_gather(k, s->f, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
-  if (!rc) rc = record_at(k, NSN_AT_END, at, st);
-  return rc;
+  if (!rc) rc = stamp(k, NSN_AT_END, st);
+  if (rc) return rc;
+  k_nsn_tally<<<1, 1, 0, c->stream>>>(s->ctl, s->acc);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
 }
 
 // Whether this step's L-G iterations run as a CUDA graph: with a dense W and no CR tolerance the
@@ -688,36 +748,33 @@ static int graphed(const cuda_contact *k) {
   return k->dn->graph_on && k->w_dense && !(k->stage.nsn.opt.cr_tol > 0.0);
 }
 
-// The iteration captured into a graph (kept in s->exec with its events' indices) at a step's
+// The iteration captured into a graph (kept in s->exec, with its stamps' count) at a step's
 // first L-G iteration; the same kernels with the same arguments at its later ones. The graph
 // of the step before is updated in place where the driver can (the same kernels in the same
 // order, other sizes and arguments: cudaGraphExecUpdate), else instantiated anew.
 static int queue_graphed(void *arg, sim_status *st) {
-  cuda_contact *k = (cuda_contact *)arg;
-  return queue_iteration(k, k->dn->graph_at, st);
+  return queue_iteration((cuda_contact *)arg, st);
 }
 
+// The stamps the capture counts are its launches'; none is queued by the capture itself.
 static int capture(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
-  /* the events exist before the capture, which records them at each launch */
-  int rc = sim_cuda_events_reserve(&s->ev, 4 + 2 * k->stage.newton_steps, st);
-  if (!rc)
-    rc = sim_cuda_graph_capture(k->cx->stream, &s->exec, &s->ev, queue_graphed, k,
-                                "the device Newton solve", st);
-  if (!rc) s->graph_events = s->ev.used;
+  const int before = s->queued;
+  int rc = sim_cuda_graph_capture(k->cx->stream, &s->exec, NULL, queue_graphed, k,
+                                  "the device Newton solve", st);
+  s->graph_stamps = s->queued - before;
+  s->queued = before;
   return rc;
 }
 
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   cuda_nsn *s = k->dn;
   cuda_ctx *c = k->cx;
-  sim_nsn *hs = &k->stage.nsn;
-  int m = 3 * k->stage.nc, rc;
-  double cr_ms = 0.0;
-  int at[NSN_AT_END + 1] = {0};
-  s->ev.used = 0;
+  int m = 3 * k->stage.nc;
   const int first = k->stage.first;
   k->stage.first = 0;
+  s->t = t;
+  s->pending = 1;
   if (first) /* the step's first iteration linearises at the warm start: f = lambda for it */
     SIM_CU(cudaMemcpyAsync(s->f, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice,
                            c->stream),
@@ -727,60 +784,111 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
     /* refused (nothing of it ran): launched one by one, now and for the rest of the run */
     if (sim_cuda_graph_fallback(c, &s->graph_on, st)) return st->code;
     launch = 0;
-    s->ev.used = 0;
   }
   if (launch) {
+    if (s->queued + s->graph_stamps > s->stamp_cap)
+      return sim_fail(st, SIM_ERR_INTERNAL,
+                      "CUDA: more than %d timing stamps of the device Newton solve in a frame",
+                      s->stamp_cap);
     SIM_CU(cudaGraphLaunch(s->exec, c->stream), st);
-    s->ev.used = s->graph_events;
-    memcpy(at, s->graph_at, sizeof at);
-  } else {
-    /* the run's first graphable iteration is launched one by one, so that what the libraries
-       and the driver set up at a first call (cuSPARSE's triangular solves with Cholesky)
-       happens outside a capture; the next one captures */
-    s->warm |= graphed(k);
-    if ((rc = queue_iteration(k, at, st))) return rc;
+    s->queued += s->graph_stamps;
+    return SIM_OK;
   }
-  /* lambda and f back to the host solver (the stage's warm start and contact_lambda read
-     them) with the decisions' statistics, through s->back */
-  double *lam_back = s->back, *f_back = s->back + 3 * (size_t)s->cap;
-  nsn_dev *ctl = (nsn_dev *)(s->back + 6 * (size_t)s->cap);
-  SIM_CU(cudaMemcpyAsync(lam_back, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost,
-                         c->stream),
+  /* the run's first graphable iteration is launched one by one, so that what the libraries
+     and the driver set up at a first call (cuSPARSE's triangular solves with Cholesky)
+     happens outside a capture; the next one captures */
+  s->warm |= graphed(k);
+  return queue_iteration(k, st);
+}
+
+// The pending iterations' results to the host, queued before the settle's wait: lambda and f
+// (the last iteration's), the statistics' sums, the stamps and their count.
+int sim_cuda_nsn_settle_begin(cuda_contact *k, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  if (!s || !s->pending || s->back_queued) return SIM_OK;
+  cudaStream_t sm = stream(k);
+  size_t m = 3 * (size_t)k->stage.nc;
+  SIM_CU(cudaMemcpyAsync(s->back, s->lam, sizeof(double) * m, cudaMemcpyDeviceToHost, sm), st);
+  SIM_CU(cudaMemcpyAsync(s->back + 3 * (size_t)s->cap, s->f, sizeof(double) * m,
+                         cudaMemcpyDeviceToHost, sm),
          st);
-  SIM_CU(
-      cudaMemcpyAsync(f_back, s->f, sizeof(double) * (size_t)m, cudaMemcpyDeviceToHost, c->stream),
-      st);
-  SIM_CU(cudaMemcpyAsync(ctl, s->ctl, sizeof(nsn_dev), cudaMemcpyDeviceToHost, c->stream), st);
-  SIM_CU(cudaStreamSynchronize(c->stream), st); /* the iteration's one wait (with a dense W) */
-  memcpy(hs->lambda, lam_back, sizeof(double) * (size_t)m);
-  memcpy(hs->f, f_back, sizeof(double) * (size_t)m);
-  int it = ctl->cr_total;
-  hs->stats.newton_steps += ctl->steps; /* as stage.c's loop and nsn.c count them */
-  t->newton_steps += ctl->worked;
-  hs->stats.phi_max = ctl->pmax0;
-  hs->stats.merit = ctl->merit0;
-  hs->stats.converged = ctl->converged;
-  for (int i = 0; i + 1 < s->ev.used; i++) {
-    if (s->ev.tag[i] != 0) continue;
-    double ms = 0.0;
-    if ((rc = sim_cuda_event_ms(&s->ev, i, i + 1, &ms, st))) return rc;
-    cr_ms += ms;
-    i++; /* the pair's second */
-  }
-  double solve_ms = 0.0, newton_ms = 0.0, corr_ms = 0.0;
-  if ((rc = sim_cuda_event_ms(&s->ev, at[NSN_AT_START], at[NSN_AT_SOLVED], &solve_ms, st)) ||
-      (rc = sim_cuda_event_ms(&s->ev, at[NSN_AT_SOLVED], at[NSN_AT_NEWTON], &newton_ms, st)) ||
-      (rc = sim_cuda_event_ms(&s->ev, at[NSN_AT_NEWTON], at[NSN_AT_END], &corr_ms, st)))
-    return rc;
-  t->global_ms += solve_ms;
-  t->assemble_ms += newton_ms - cr_ms;
-  t->cst_solve_ms += cr_ms;
-  t->corr_ms += corr_ms;
-  t->cr_iters += it;
-  hs->stats.cr_iters += it;
-  hs->stats.assemble_ms += newton_ms - cr_ms;
-  hs->stats.cst_solve_ms += cr_ms;
+  /* tback: the sums (nsn_dev), the count, then the stamps */
+  char *tb = (char *)s->tback;
+  SIM_CU(cudaMemcpyAsync(tb, s->acc, sizeof(nsn_dev), cudaMemcpyDeviceToHost, sm), st);
+  SIM_CU(cudaMemcpyAsync(tb + sizeof(nsn_dev), s->nstamp, sizeof(int), cudaMemcpyDeviceToHost, sm),
+         st);
+  if (s->queued > 0)
+    SIM_CU(cudaMemcpyAsync(tb + sizeof(nsn_dev) + sizeof(nsn_stamp), s->stamps,
+                           sizeof(nsn_stamp) * (size_t)s->queued, cudaMemcpyDeviceToHost, sm),
+           st);
+  s->back_queued = 1;
   return SIM_OK;
+}
+
+// ... and taken after it: lambda and f into the host solver (the stage's warm start and
+// contact_lambda read them), the counts and the buckets' milliseconds into the stepper's
+// times, then the sums and the count zeroed on the device for the next iterations.
+int sim_cuda_nsn_settle_end(cuda_contact *k, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  if (!s || !s->back_queued) return SIM_OK;
+  sim_nsn *hs = &k->stage.nsn;
+  size_t m = 3 * (size_t)k->stage.nc;
+  memcpy(hs->lambda, s->back, sizeof(double) * m);
+  memcpy(hs->f, s->back + 3 * (size_t)s->cap, sizeof(double) * m);
+  const char *tb = (const char *)s->tback;
+  nsn_dev acc;
+  int count;
+  memcpy(&acc, tb, sizeof acc);
+  memcpy(&count, tb + sizeof(nsn_dev), sizeof count);
+  const nsn_stamp *sp = (const nsn_stamp *)(tb + sizeof(nsn_dev) + sizeof(nsn_stamp));
+  s->pending = s->back_queued = 0;
+  if (count != s->queued)
+    return sim_fail(st, SIM_ERR_INTERNAL,
+                    "CUDA: the device Newton solve made %d timing stamps, %d were queued", count,
+                    s->queued);
+  /* per iteration: START, SOLVED, (CR0, CR1) per Newton step, NEWTON, END */
+  double global = 0.0, newton = 0.0, cr = 0.0, corr = 0.0;
+  long long at[NSN_AT_CR1 + 1] = {0};
+  for (int i = 0; i < count; i++) {
+    const int tag = sp[i].tag;
+    const long long ns = sp[i].ns;
+    if (tag < NSN_AT_START || tag > NSN_AT_CR1)
+      return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: timing stamp %d has tag %d", i, tag);
+    if (tag == NSN_AT_SOLVED) global += (double)(ns - at[NSN_AT_START]);
+    if (tag == NSN_AT_NEWTON) newton += (double)(ns - at[NSN_AT_SOLVED]);
+    if (tag == NSN_AT_END) corr += (double)(ns - at[NSN_AT_NEWTON]);
+    if (tag == NSN_AT_CR1) cr += (double)(ns - at[NSN_AT_CR0]);
+    at[tag] = ns;
+  }
+  s->queued = 0;
+  SIM_CU(cudaMemsetAsync(s->acc, 0, sizeof(nsn_dev), stream(k)), st);
+  SIM_CU(cudaMemsetAsync(s->nstamp, 0, sizeof(int), stream(k)), st);
+  hs->stats.newton_steps += acc.steps; /* as stage.c's loop and nsn.c count them */
+  hs->stats.phi_max = acc.pmax0;
+  hs->stats.merit = acc.merit0;
+  hs->stats.converged = acc.converged;
+  hs->stats.cr_iters += acc.cr_total;
+  hs->stats.assemble_ms += (newton - cr) * 1e-6;
+  hs->stats.cst_solve_ms += cr * 1e-6;
+  sim_cst_times *t = s->t;
+  if (t) {
+    t->newton_steps += acc.worked;
+    t->global_ms += global * 1e-6;
+    t->assemble_ms += (newton - cr) * 1e-6;
+    t->cst_solve_ms += cr * 1e-6;
+    t->corr_ms += corr * 1e-6;
+    t->cr_iters += acc.cr_total;
+  }
+  s->t = NULL;
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_flush(cuda_contact *k, sim_status *st) {
+  if (!k->dn || !k->dn->pending) return SIM_OK;
+  int rc = sim_cuda_nsn_settle_begin(k, st);
+  if (rc) return rc;
+  SIM_CU(cudaStreamSynchronize(stream(k)), st);
+  return sim_cuda_nsn_settle_end(k, st);
 }
 
 static void free_arrays(cuda_contact *k) {
@@ -822,7 +930,7 @@ static int grow(cuda_contact *k, int nc, sim_status *st) {
   for (int i = 0; i < 2 && !rc; i++) rc = sim_cuda_new<double>(k->cx, v1[i], (size_t)cap, NULL, st);
   for (int i = 0; i < 2 && !rc; i++)
     rc = sim_cuda_new<double>(k->cx, vb[i], SIM_W_BATCH * (size_t)cap, NULL, st);
-  size_t back = sizeof(double) * 6 * (size_t)cap + sizeof(nsn_dev); /* lambda, f, decisions */
+  size_t back = sizeof(double) * 6 * (size_t)cap; /* lambda, f */
   if (!rc) rc = sim_cuda_host_alloc((void **)&s->back, back, &s->back_pageable, st);
   s->bytes = k->cx->dev_bytes - before;
   if (!rc) s->cap = cap;
@@ -869,6 +977,18 @@ int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st) {
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
   if (!rc) rc = sim_cuda_new<cr_dev>(k->cx, &s->crd, 1, NULL, st);
   if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->ctl, 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->acc, 1, NULL, st);
+  /* a frame's stamps at most: its L-G iterations, again per re-detection pass, each with 4
+     boundaries and 2 per Newton step */
+  const sim_scene *sc = k->cx->m->scene;
+  s->stamp_cap = (1 + sc->contact.redetect) * sc->solver.lg_iterations *
+                 (4 + 2 * sc->contact.newton_steps);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->nstamp, 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<nsn_stamp>(k->cx, &s->stamps, (size_t)s->stamp_cap, NULL, st);
+  if (!rc)
+    rc = sim_cuda_host_alloc((void **)&s->tback,
+                             sizeof(nsn_dev) + sizeof(nsn_stamp) * (1 + (size_t)s->stamp_cap),
+                             &s->tback_pageable, st);
   return rc;
 }
 
@@ -880,7 +1000,10 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
   sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
   sim_cuda_release(k->cx, k->dn->ctl, sizeof(nsn_dev));
-  sim_cuda_events_free(&k->dn->ev);
+  sim_cuda_release(k->cx, k->dn->acc, sizeof(nsn_dev));
+  sim_cuda_release(k->cx, k->dn->nstamp, sizeof(int));
+  sim_cuda_release(k->cx, k->dn->stamps, sizeof(nsn_stamp) * (size_t)k->dn->stamp_cap);
+  sim_cuda_host_free(k->dn->tback, k->dn->tback_pageable);
   if (k->dn->exec) cudaGraphExecDestroy(k->dn->exec);
   sim_free(k->dn);
   k->dn = NULL;

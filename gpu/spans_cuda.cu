@@ -60,9 +60,9 @@ int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *
   int rc = SIM_OK;
   cudaError_t e = cudaStreamBeginCapture(sm, cudaStreamCaptureModeThreadLocal);
   if (e == cudaSuccess) {
-    ev->external = 1;
+    if (ev) ev->external = 1;
     rc = queue(arg, st);
-    ev->external = 0;
+    if (ev) ev->external = 0;
     e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
   }
   if (!rc && e == cudaSuccess && *exec) {
@@ -137,8 +137,11 @@ int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st) 
   cuda_ctx *c = CCTX(be);
   cuda_spans *s = &c->spans;
   SIM_CU(cudaGetLastError(), st);
+  int rc = sim_cuda_contact_settle(c, 0, st); /* the device Newton solve's results: queued */
+  if (rc) return rc;
   SIM_CU(cudaStreamSynchronize(c->stream), st);
-  int rc = sim_cuda_spans_read(s, ms, st);
+  rc = sim_cuda_contact_settle(c, 1, st); /* and taken */
+  if (!rc) rc = sim_cuda_spans_read(s, ms, st);
   s->pool.used = 0;
   for (int b = 0; b < SIM_SPAN_COUNT; b++) s->open[b] = -1;
   if (!rc && c->lg.pending) rc = sim_cuda_spans_read(&c->lg.spans, ms, st); /* lg_graph.cu */

@@ -46,6 +46,7 @@
 #ifdef SIM_TEST_EMU /* built for the host emulation of CUDA (tests/emu), which counts copies */
 void sim_emu_copy_bytes(long long *to_device, long long *to_host);
 long long sim_emu_device_held(void);
+long long sim_emu_host_waits(void);
 #endif
 
 #ifdef SIM_TEST_EMU
@@ -284,6 +285,9 @@ typedef struct gpu_alone {
   size_t n3;
   int contact_steps;
   long long hits, misses, to_device, to_host;
+  long long waits;        /* the host's waits over the steps (emulation: counted; else 0) */
+  long long newton, cr;   /* the steps' Newton steps and CR iterations (timing.csv's) */
+  double bucket[4];       /* their global, assemble, cst_solve and corr milliseconds */
   int notes;              /* the backend's notes (be->notes) */
   char note[SIM_MSG_MAX]; /* its last */
 } gpu_alone;
@@ -298,9 +302,10 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
     unsetenv(env);
     return;
   }
-  long long d0 = 0, d1 = 0, h0 = 0, h1 = 0;
+  long long d0 = 0, d1 = 0, h0 = 0, h1 = 0, w0 = 0, w1 = 0;
 #ifdef SIM_TEST_EMU
   sim_emu_copy_bytes(&d0, &h0);
+  w0 = sim_emu_host_waits();
 #endif
   sim_status st = {0};
   int rc = SIM_OK;
@@ -308,10 +313,17 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
     sim_profile p;
     rc = sim_stepper_step(&r.sg, &p, NULL, &st);
     o->contact_steps += p.contacts > 0;
+    o->newton += p.newton_steps;
+    o->cr += p.cr_iterations;
+    const double b[4] = {p.contacts > 0 ? p.global_ms : 0.0, p.assemble_ms, p.cst_solve_ms,
+                         p.corr_ms};
+    for (int i = 0; i < 4; i++) o->bucket[i] += b[i];
   }
 #ifdef SIM_TEST_EMU
   sim_emu_copy_bytes(&d1, &h1);
+  w1 = sim_emu_host_waits();
 #endif
+  o->waits = w1 - w0;
   o->to_device = d1 - d0;
   o->to_host = h1 - h0;
   sim_cuda_detect_twin_counts(r.g.gpu->detect.ctx, &o->hits, &o->misses);
@@ -353,8 +365,23 @@ static void graphs_vs_launches(const char *file, const char *set, int steps, con
   if (refuse) run_gpu_alone(file, set, steps, "SIMCTL_EMU_NO_CAPTURE", refuse, &rf);
   unsetenv("SIMCTL_CUDA_NSN");
   int same = same_positions(&on, &off);
-  printf("  %-26s %d steps (%d with contact): graphs and launches %s\n", g_sc.name, steps,
-         on.contact_steps, same ? "bit-identical" : "DIFFER");
+  printf("  %-26s %d steps (%d with contact): graphs and launches %s; %lld and %lld Newton "
+         "steps, %lld and %lld CR iterations; %lld and %lld host waits\n",
+         g_sc.name, steps, on.contact_steps, same ? "bit-identical" : "DIFFER", on.newton,
+         off.newton, on.cr, off.cr, on.waits, off.waits);
+  /* the counts and the buckets' times come back at the frame's settle (nsn_cuda.cu's stamps),
+     the same counts either way, every bucket timed */
+  int timed = 1;
+  for (int i = 0; i < 4; i++)
+    timed &= on.bucket[i] > 0 && off.bucket[i] > 0 && isfinite(on.bucket[i]) &&
+             isfinite(off.bucket[i]);
+  check_report(on.newton == off.newton && on.cr == off.cr && on.newton > 0 && on.cr > 0 && timed,
+               __FILE__, __LINE__,
+               "%s: Newton steps %lld and %lld, CR iterations %lld and %lld equal and > 0; "
+               "global, assemble, cst_solve, corr > 0 (graphs %g %g %g %g, launches %g %g %g %g)",
+               g_sc.name, on.newton, off.newton, on.cr, off.cr, on.bucket[0], on.bucket[1],
+               on.bucket[2], on.bucket[3], off.bucket[0], off.bucket[1], off.bucket[2],
+               off.bucket[3]);
   check_report(on.contact_steps > 0 && same && on.notes == 0 && off.notes == 0, __FILE__,
                __LINE__,
                "%s: steps with contact %d > 0, positions bit-identical with and without graphs, "

@@ -112,9 +112,11 @@ struct sim_backend {
   int (*contact_begin)(sim_backend *be, const struct sim_contact *c, int nc, sim_cst_times *t,
                        sim_status *st);
   int (*contact_global)(sim_backend *be, sim_cst_times *t, sim_status *st);
-  /* 1: contact_global times its buckets on the backend's own clock (CUDA events, with the
-     Newton solve on the device), so the queued work before it need not be settled first; 0:
-     host timers around its operations, which the stepper settles before it. */
+  /* 1: contact_global times its buckets on the backend's own clock (time stamps on the
+     device, with the Newton solve there), so the queued work before it need not be settled
+     first; it may then return before its work is done, and its times and counts reach `t`
+     at the next settle; 0: host timers around its operations, which the stepper settles
+     before it. */
   int contact_clocked;
   /* The step's contact multipliers lambda (3 nc: normal force, then the two tangents, N) into
      host `out`, in the order of the contacts given to contact_begin. */
