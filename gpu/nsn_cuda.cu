@@ -21,87 +21,15 @@
 // host at the backend's settle, within its wait (sim_cuda_nsn_settle_begin, _end).
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
-#include "contact_cuda.h"
+#include "nsn_state.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
 #include "../core/contact/nsn_row.h"
 }
 
-#define SIM_RED_BLOCKS 256  // most blocks of the reductions' first pass (a power of two)
-static_assert(SIM_RED_BLOCKS <= SIM_CUDA_BLOCK && (SIM_RED_BLOCKS & (SIM_RED_BLOCKS - 1)) == 0,
-              "the reductions' second pass runs SIM_RED_BLOCKS threads through a tree");
 
-// Conjugate Residual's scalars on the device, so that its iterations queue without waiting for
-// the host: each reduction's (sum, max) lands in red[], one-thread kernels take the decisions
-// cr.c takes (breakdown, tolerance, iteration count) and clear `active`, which the vector
-// kernels check.
-enum { CR_BB, CR_RR, CR_ZMZ, CR_MPD, CR_ZMZ1, CR_NRED };
-typedef struct cr_dev {
-  double red[CR_NRED][2];
-  double tol, rn, zMz, alpha, beta;
-  int active, iters;
-} cr_dev;
-
-// The Newton steps' decisions and statistics over an L-G iteration, on the device (read once,
-// at its end). `go` and `search` are gates: kernels after the decision check them.
-typedef struct nsn_dev {
-  int go;                // the Newton steps go on (0 once a step's start met newton_tol)
-  int search;            // this step's line search has accepted no step length yet
-  int pick;              // the trial of the last batch it accepted (-1: none)
-  int steps, worked;     // steps begun; steps past the convergence test
-  int converged;         // the last step's start met newton_tol
-  int cr_total;          // CR iterations, summed
-  double merit0, pmax0;  // the last step's start: merit and max |phi|
-} nsn_dev;
-
-// A time stamp on the device: the boundary (NSN_AT_*) and the device's global timer (ns) when
-// the work queued before it was done.
-typedef struct nsn_stamp {
-  long long ns;
-  int tag, pad;
-} nsn_stamp;
-
-typedef struct cuda_nsn {
-  int cap;            // contacts the arrays hold
-  double *mu, *comp;  // cap
-  double *d, *hqt, *w, *wd, *lam, *f, *om, *e, *phi, *rhs, *dlam, *y, *tmp, *pc, *wl, *hab, *hq,
-      *cr[5];                  // 3 cap each
-  double *ltry, *ytry, *htry;  // SIM_W_BATCH x 3 cap: the line search's trials, W ltry, H q
-  double *mterm, *pterm;       // SIM_W_BATCH x cap: a contact's merit term and max |phi|
-  double *part, *res;          // SIM_W_BATCH x (2 SIM_RED_BLOCKS partials, 2 results)
-  int *moved;
-  cr_dev *crd;   // Conjugate Residual's scalars
-  nsn_dev *ctl;  // the Newton steps' decisions
-  size_t bytes;  // device bytes held
-  // the buckets' time stamps (NSN_AT_*) since the last settle, their count on the device, and
-  // the decisions' statistics summed over the L-G iterations since then (acc)
-  nsn_stamp *stamps;
-  int *nstamp;
-  nsn_dev *acc;
-  int stamp_cap, queued;  // stamps the array holds; queued since the last settle
-  // what comes back at the settle (lambda, f: 3 cap each; then acc, the count and the stamps),
-  // in page-locked memory, so the copies queue and the host waits once, with the settle (a
-  // copy to pageable memory returns only when done: a wait each); ordinary memory where that
-  // is refused
-  double *back;
-  int back_pageable;
-  nsn_stamp *tback;
-  int tback_pageable;
-  int pending;        // L-G iterations queued whose results the host has not taken
-  int back_queued;    // their copies to the host are queued (sim_cuda_nsn_settle_begin)
-  sim_cst_times *t;   // where the pending iterations' times and counts go (the stepper's)
-  // the L-G iteration as a CUDA graph (graphed()): captured at a step's first iteration (at
-  // the run's first, its second), launched at each; the stamps each launch makes
-  int graph_on;
-  cudaGraphExec_t exec;
-  int graph_stamps;
-  int warm;  // an iteration that could have been a graph has run launched one by one
-} cuda_nsn;
-
-#define NSN_VECTORS 19 /* d .. hq and cr[0..1]: the 3 cap arrays besides cr[2..4] */
 
 // ---- kernels ----
 
@@ -324,38 +252,6 @@ static __global__ void k_nsn_reset(nsn_dev *n) {
   n->merit0 = n->pmax0 = 0.0;
 }
 
-// ... an L-G iteration's end: its counts added to the sums since the last settle, its last
-// step's merit, max |phi| and convergence kept ...
-static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc) {
-  acc->steps += n->steps;
-  acc->worked += n->worked;
-  acc->cr_total += n->cr_total;
-  acc->converged = n->converged;
-  acc->merit0 = n->merit0;
-  acc->pmax0 = n->pmax0;
-}
-
-// The device's global nanosecond timer (%globaltimer), the host's monotonic clock in the
-// emulation.
-static __host__ __device__ long long nsn_clock_ns(void) {
-#if defined(__CUDA_ARCH__)
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return (long long)t;
-#else
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-#endif
-}
-
-// Stamp `tag` at slot *n (then *n + 1), where there is room (the host checks the count).
-static __global__ void k_stamp(nsn_stamp *s, int *n, int cap, int tag) {
-  const int i = *n;
-  *n = i + 1;
-  if (i < cap) s[i].tag = tag, s[i].ns = nsn_clock_ns();
-}
-
 // ... a step's start, its merit and max |phi| in res[0], res[1]: stop within newton_tol (by
 // the merit's reduction) ...
 static __device__ void nsn_judge(nsn_dev *n, const double *res, double newton_tol) {
@@ -495,23 +391,6 @@ static int reduce_to(cuda_contact *k, long long n, const double *x, const double
   const sim_nsn_options *o = &k->stage.nsn.opt;
   red_then t = {what, k->dn->crd, k->dn->ctl, &k->dn->ctl->go, o->cr_tol, o->cr_iters};
   return queue_reduce(k, n, x, d, y, NULL, 1, 0, dst, t, st);
-}
-
-// The stamps' tags: an L-G iteration's boundaries, and each Newton step's solve's
-// (cst_solve as nsn.c counts it) start and end.
-enum { NSN_AT_START = 1, NSN_AT_SOLVED, NSN_AT_NEWTON, NSN_AT_END, NSN_AT_CR0, NSN_AT_CR1 };
-
-// A stamp `tag` queued on the stream (in a capture: at each launch of the graph).
-static int stamp(cuda_contact *k, int tag, sim_status *st) {
-  cuda_nsn *s = k->dn;
-  if (s->queued >= s->stamp_cap)
-    return sim_fail(st, SIM_ERR_INTERNAL,
-                    "CUDA: more than %d timing stamps of the device Newton solve in a frame",
-                    s->stamp_cap);
-  k_stamp<<<1, 1, 0, stream(k)>>>(s->stamps, s->nstamp, s->stamp_cap, tag);
-  s->queued++;
-  SIM_CU(cudaGetLastError(), st);
-  return SIM_OK;
 }
 
 // An int of the device's decisions (nsn_dev, cr_dev) to the host: a wait.
@@ -676,7 +555,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->rhs,
                                         go);
     /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
-    if ((rc = stamp(k, NSN_AT_CR0, st))) return rc;
+    if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_CR0, st))) return rc;
     SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
     k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam, s->moved, go);
     /* the coupled rows' right-hand side less W dlam when a decoupled row moved. The paper's
@@ -692,7 +571,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     if (o->cr_jacobi)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);
     rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st);
-    if (!rc) rc = stamp(k, NSN_AT_CR1, st);
+    if (!rc) rc = sim_cuda_nsn_stamp(k, NSN_AT_CR1, st);
     if (rc) return rc;
     if (!paper && o->line_search > 0)
       rc = line_search(k, st);
@@ -720,9 +599,9 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl);
   /* the buckets are timed by stamps (no wait for the host's timers): global, assemble and
      cst_solve, corr */
-  if ((rc = stamp(k, NSN_AT_START, st))) return rc;
+  if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_START, st))) return rc;
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
-  if ((rc = stamp(k, NSN_AT_SOLVED, st))) return rc;
+  if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_SOLVED, st))) return rc;
   if ((rc = sim_cuda_h_apply(k, c->vec[SIM_VEC_Q], 0, s->hab, st))) return rc;
   for (int step = 0; step < k->stage.newton_steps; step++) {
     int stopped = 0;
@@ -731,14 +610,12 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
     if ((rc = iterate(k, &stopped, st))) return rc;
     if (stopped) break;
   }
-  if ((rc = stamp(k, NSN_AT_NEWTON, st))) return rc;
+  if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_NEWTON, st))) return rc;
   rc = sim_cuda_ht_gather(k, s->f, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
-  if (!rc) rc = stamp(k, NSN_AT_END, st);
+  if (!rc) rc = sim_cuda_nsn_stamp(k, NSN_AT_END, st);
   if (rc) return rc;
-  k_nsn_tally<<<1, 1, 0, c->stream>>>(s->ctl, s->acc);
-  SIM_CU(cudaGetLastError(), st);
-  return SIM_OK;
+  return sim_cuda_nsn_tally(k, st);
 }
 
 // Whether this step's L-G iterations run as a CUDA graph: with a dense W and no CR tolerance the
@@ -799,212 +676,4 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
      happens outside a capture; the next one captures */
   s->warm |= graphed(k);
   return queue_iteration(k, st);
-}
-
-// The pending iterations' results to the host, queued before the settle's wait: lambda and f
-// (the last iteration's), the statistics' sums, the stamps and their count.
-int sim_cuda_nsn_settle_begin(cuda_contact *k, sim_status *st) {
-  cuda_nsn *s = k->dn;
-  if (!s || !s->pending || s->back_queued) return SIM_OK;
-  cudaStream_t sm = stream(k);
-  size_t m = 3 * (size_t)k->stage.nc;
-  SIM_CU(cudaMemcpyAsync(s->back, s->lam, sizeof(double) * m, cudaMemcpyDeviceToHost, sm), st);
-  SIM_CU(cudaMemcpyAsync(s->back + 3 * (size_t)s->cap, s->f, sizeof(double) * m,
-                         cudaMemcpyDeviceToHost, sm),
-         st);
-  /* tback: the sums (nsn_dev), the count, then the stamps */
-  char *tb = (char *)s->tback;
-  SIM_CU(cudaMemcpyAsync(tb, s->acc, sizeof(nsn_dev), cudaMemcpyDeviceToHost, sm), st);
-  SIM_CU(cudaMemcpyAsync(tb + sizeof(nsn_dev), s->nstamp, sizeof(int), cudaMemcpyDeviceToHost, sm),
-         st);
-  if (s->queued > 0)
-    SIM_CU(cudaMemcpyAsync(tb + sizeof(nsn_dev) + sizeof(nsn_stamp), s->stamps,
-                           sizeof(nsn_stamp) * (size_t)s->queued, cudaMemcpyDeviceToHost, sm),
-           st);
-  s->back_queued = 1;
-  return SIM_OK;
-}
-
-// ... and taken after it: lambda and f into the host solver (the stage's warm start and
-// contact_lambda read them), the counts and the buckets' milliseconds into the stepper's
-// times, then the sums and the count zeroed on the device for the next iterations.
-int sim_cuda_nsn_settle_end(cuda_contact *k, sim_status *st) {
-  cuda_nsn *s = k->dn;
-  if (!s || !s->back_queued) return SIM_OK;
-  sim_nsn *hs = &k->stage.nsn;
-  size_t m = 3 * (size_t)k->stage.nc;
-  memcpy(hs->lambda, s->back, sizeof(double) * m);
-  memcpy(hs->f, s->back + 3 * (size_t)s->cap, sizeof(double) * m);
-  const char *tb = (const char *)s->tback;
-  nsn_dev acc;
-  int count;
-  memcpy(&acc, tb, sizeof acc);
-  memcpy(&count, tb + sizeof(nsn_dev), sizeof count);
-  const nsn_stamp *sp = (const nsn_stamp *)(tb + sizeof(nsn_dev) + sizeof(nsn_stamp));
-  s->pending = s->back_queued = 0;
-  if (count != s->queued)
-    return sim_fail(st, SIM_ERR_INTERNAL,
-                    "CUDA: the device Newton solve made %d timing stamps, %d were queued", count,
-                    s->queued);
-  /* per iteration: START, SOLVED, (CR0, CR1) per Newton step, NEWTON, END */
-  double global = 0.0, newton = 0.0, cr = 0.0, corr = 0.0;
-  long long at[NSN_AT_CR1 + 1] = {0};
-  for (int i = 0; i < count; i++) {
-    const int tag = sp[i].tag;
-    const long long ns = sp[i].ns;
-    if (tag < NSN_AT_START || tag > NSN_AT_CR1)
-      return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: timing stamp %d has tag %d", i, tag);
-    if (tag == NSN_AT_SOLVED) global += (double)(ns - at[NSN_AT_START]);
-    if (tag == NSN_AT_NEWTON) newton += (double)(ns - at[NSN_AT_SOLVED]);
-    if (tag == NSN_AT_END) corr += (double)(ns - at[NSN_AT_NEWTON]);
-    if (tag == NSN_AT_CR1) cr += (double)(ns - at[NSN_AT_CR0]);
-    at[tag] = ns;
-  }
-  s->queued = 0;
-  SIM_CU(cudaMemsetAsync(s->acc, 0, sizeof(nsn_dev), stream(k)), st);
-  SIM_CU(cudaMemsetAsync(s->nstamp, 0, sizeof(int), stream(k)), st);
-  hs->stats.newton_steps += acc.steps; /* as stage.c's loop and nsn.c count them */
-  hs->stats.phi_max = acc.pmax0;
-  hs->stats.merit = acc.merit0;
-  hs->stats.converged = acc.converged;
-  hs->stats.cr_iters += acc.cr_total;
-  hs->stats.assemble_ms += (newton - cr) * 1e-6;
-  hs->stats.cst_solve_ms += cr * 1e-6;
-  sim_cst_times *t = s->t;
-  if (t) {
-    t->newton_steps += acc.worked;
-    t->global_ms += global * 1e-6;
-    t->assemble_ms += (newton - cr) * 1e-6;
-    t->cst_solve_ms += cr * 1e-6;
-    t->corr_ms += corr * 1e-6;
-    t->cr_iters += acc.cr_total;
-  }
-  s->t = NULL;
-  return SIM_OK;
-}
-
-int sim_cuda_nsn_flush(cuda_contact *k, sim_status *st) {
-  if (!k->dn || !k->dn->pending) return SIM_OK;
-  int rc = sim_cuda_nsn_settle_begin(k, st);
-  if (rc) return rc;
-  SIM_CU(cudaStreamSynchronize(stream(k)), st);
-  return sim_cuda_nsn_settle_end(k, st);
-}
-
-static void free_arrays(cuda_contact *k) {
-  cuda_nsn *s = k->dn;
-  double **v[] = {&s->mu,   &s->comp,  &s->d,     &s->hqt,   &s->w,     &s->wd,
-                  &s->lam,  &s->f,     &s->om,    &s->e,     &s->phi,   &s->rhs,
-                  &s->dlam, &s->y,     &s->tmp,   &s->pc,    &s->wl,    &s->hab,
-                  &s->hq,   &s->cr[0], &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4],
-                  &s->ltry, &s->ytry,  &s->htry,  &s->mterm, &s->pterm};
-  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-    cudaFree(*v[i]);
-    *v[i] = NULL;
-  }
-  sim_cuda_host_free(s->back, s->back_pageable);
-  s->back = NULL;
-  k->cx->dev_bytes = k->cx->dev_bytes > s->bytes ? k->cx->dev_bytes - s->bytes : 0;
-  s->bytes = 0;
-  s->cap = 0;
-}
-
-// Arrays for nc contacts (kept across steps, grown by half again when short).
-static int grow(cuda_contact *k, int nc, sim_status *st) {
-  cuda_nsn *s = k->dn;
-  if (nc <= s->cap) return SIM_OK;
-  free_arrays(k);
-  int cap = nc + nc / 2 + 16;
-  size_t c3 = 3 * (size_t)cap, before = k->cx->dev_bytes;
-  double **v3[NSN_VECTORS] = {&s->d,  &s->hqt, &s->w,   &s->wd,    &s->lam,  &s->f,   &s->om,
-                              &s->e,  &s->phi, &s->rhs, &s->dlam,  &s->y,    &s->tmp, &s->pc,
-                              &s->wl, &s->hab, &s->hq,  &s->cr[0], &s->cr[1]};
-  int rc = SIM_OK;
-  for (int i = 0; i < NSN_VECTORS && !rc; i++)
-    rc = sim_cuda_new<double>(k->cx, v3[i], c3, NULL, st);
-  for (int i = 2; i < 5 && !rc; i++) rc = sim_cuda_new<double>(k->cx, &s->cr[i], c3, NULL, st);
-  double **vt[3] = {&s->ltry, &s->ytry, &s->htry}; /* a line-search batch */
-  for (int i = 0; i < 3 && !rc; i++)
-    rc = sim_cuda_new<double>(k->cx, vt[i], SIM_W_BATCH * c3, NULL, st);
-  double **v1[2] = {&s->mu, &s->comp}, **vb[2] = {&s->mterm, &s->pterm};
-  for (int i = 0; i < 2 && !rc; i++) rc = sim_cuda_new<double>(k->cx, v1[i], (size_t)cap, NULL, st);
-  for (int i = 0; i < 2 && !rc; i++)
-    rc = sim_cuda_new<double>(k->cx, vb[i], SIM_W_BATCH * (size_t)cap, NULL, st);
-  size_t back = sizeof(double) * 6 * (size_t)cap; /* lambda, f */
-  if (!rc) rc = sim_cuda_host_alloc((void **)&s->back, back, &s->back_pageable, st);
-  s->bytes = k->cx->dev_bytes - before;
-  if (!rc) s->cap = cap;
-  return rc;
-}
-
-int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st) {
-  int rc = grow(k, k->stage.nc, st);
-  return rc ? rc : sim_cuda_h_apply(k, k->cx->vec[SIM_VEC_QT], 0, k->dn->hqt, st);
-}
-
-int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
-  cuda_nsn *s = k->dn;
-  const sim_nsn *hs = &k->stage.nsn;
-  int nc = k->stage.nc;
-  size_t m = 3 * (size_t)nc;
-  int rc = grow(k, nc, st);
-  if (rc) return rc;
-  const struct {
-    double *dev;
-    const double *host;
-    size_t n;
-  } up[] = {{s->mu, hs->mu, (size_t)nc},
-            {s->comp, hs->comp, (size_t)nc},
-            {s->d, hs->d, m},
-            {s->w, hs->w, m},
-            {s->wd, hs->wd, m},
-            {s->lam, hs->lambda, m},
-            {s->f, hs->f, m}};
-  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) /* pageable: staged, no wait needed */
-    SIM_CU(cudaMemcpyAsync(up[i].dev, up[i].host, sizeof(double) * up[i].n, cudaMemcpyHostToDevice,
-                           stream(k)),
-           st);
-  return SIM_OK;
-}
-
-int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st) {
-  k->dn = SIM_NEW0(cuda_nsn, 1);
-  if (!k->dn) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device contact solver)");
-  cuda_nsn *s = k->dn;
-  s->graph_on = graphs;
-  int rc = sim_cuda_new<double>(k->cx, &s->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS, NULL, st);
-  if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, SIM_W_BATCH * 2, NULL, st);
-  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
-  if (!rc) rc = sim_cuda_new<cr_dev>(k->cx, &s->crd, 1, NULL, st);
-  if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->ctl, 1, NULL, st);
-  if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->acc, 1, NULL, st);
-  /* a frame's stamps at most: its L-G iterations, again per re-detection pass, each with 4
-     boundaries and 2 per Newton step */
-  const sim_scene *sc = k->cx->m->scene;
-  s->stamp_cap = (1 + sc->contact.redetect) * sc->solver.lg_iterations *
-                 (4 + 2 * sc->contact.newton_steps);
-  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->nstamp, 1, NULL, st);
-  if (!rc) rc = sim_cuda_new<nsn_stamp>(k->cx, &s->stamps, (size_t)s->stamp_cap, NULL, st);
-  if (!rc)
-    rc = sim_cuda_host_alloc((void **)&s->tback,
-                             sizeof(nsn_dev) + sizeof(nsn_stamp) * (1 + (size_t)s->stamp_cap),
-                             &s->tback_pageable, st);
-  return rc;
-}
-
-void sim_cuda_nsn_destroy(cuda_contact *k) {
-  if (!k->dn) return;
-  free_arrays(k);
-  sim_cuda_release(k->cx, k->dn->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS * sizeof(double));
-  sim_cuda_release(k->cx, k->dn->res, SIM_W_BATCH * 2 * sizeof(double));
-  sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
-  sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
-  sim_cuda_release(k->cx, k->dn->ctl, sizeof(nsn_dev));
-  sim_cuda_release(k->cx, k->dn->acc, sizeof(nsn_dev));
-  sim_cuda_release(k->cx, k->dn->nstamp, sizeof(int));
-  sim_cuda_release(k->cx, k->dn->stamps, sizeof(nsn_stamp) * (size_t)k->dn->stamp_cap);
-  sim_cuda_host_free(k->dn->tback, k->dn->tback_pageable);
-  if (k->dn->exec) cudaGraphExecDestroy(k->dn->exec);
-  sim_free(k->dn);
-  k->dn = NULL;
 }

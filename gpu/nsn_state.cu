@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+// The device Newton solve's arrays (grown with the contacts, kept across steps), its start of a
+// step (H q_t, and what the shared stage prepared on the host), the time stamps that time its
+// buckets, and its results' way back to the host at the backend's settle (nsn_state.h).
+#include <string.h>
+#include <time.h>
+
+#include "nsn_state.h"
+
+extern "C" {
+#include "../core/base/alloc.h"
+}
+
+// An L-G iteration's end: its counts added to the sums since the last settle, its last step's
+// merit, max |phi| and convergence kept.
+static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc) {
+  acc->steps += n->steps;
+  acc->worked += n->worked;
+  acc->cr_total += n->cr_total;
+  acc->converged = n->converged;
+  acc->merit0 = n->merit0;
+  acc->pmax0 = n->pmax0;
+}
+
+// The device's global nanosecond timer (%globaltimer), the host's monotonic clock in the
+// emulation.
+static __host__ __device__ long long nsn_clock_ns(void) {
+#if defined(__CUDA_ARCH__)
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return (long long)t;
+#else
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+#endif
+}
+
+// Stamp `tag` at slot *n (then *n + 1), where there is room (the host checks the count).
+static __global__ void k_stamp(nsn_stamp *s, int *n, int cap, int tag) {
+  const int i = *n;
+  *n = i + 1;
+  if (i < cap) s[i].tag = tag, s[i].ns = nsn_clock_ns();
+}
+
+int sim_cuda_nsn_stamp(cuda_contact *k, int tag, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  if (s->queued >= s->stamp_cap)
+    return sim_fail(st, SIM_ERR_INTERNAL,
+                    "CUDA: more than %d timing stamps of the device Newton solve in a frame",
+                    s->stamp_cap);
+  k_stamp<<<1, 1, 0, k->cx->stream>>>(s->stamps, s->nstamp, s->stamp_cap, tag);
+  s->queued++;
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_tally(cuda_contact *k, sim_status *st) {
+  k_nsn_tally<<<1, 1, 0, k->cx->stream>>>(k->dn->ctl, k->dn->acc);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+// The pending iterations' results to the host, queued before the settle's wait: lambda and f
+// (the last iteration's), the statistics' sums, the stamps and their count.
+int sim_cuda_nsn_settle_begin(cuda_contact *k, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  if (!s || !s->pending || s->back_queued) return SIM_OK;
+  cudaStream_t sm = k->cx->stream;
+  size_t m = 3 * (size_t)k->stage.nc;
+  SIM_CU(cudaMemcpyAsync(s->back, s->lam, sizeof(double) * m, cudaMemcpyDeviceToHost, sm), st);
+  SIM_CU(cudaMemcpyAsync(s->back + 3 * (size_t)s->cap, s->f, sizeof(double) * m,
+                         cudaMemcpyDeviceToHost, sm),
+         st);
+  /* tback: the sums (nsn_dev), the count, then the stamps */
+  char *tb = (char *)s->tback;
+  SIM_CU(cudaMemcpyAsync(tb, s->acc, sizeof(nsn_dev), cudaMemcpyDeviceToHost, sm), st);
+  SIM_CU(cudaMemcpyAsync(tb + sizeof(nsn_dev), s->nstamp, sizeof(int), cudaMemcpyDeviceToHost, sm),
+         st);
+  if (s->queued > 0)
+    SIM_CU(cudaMemcpyAsync(tb + sizeof(nsn_dev) + sizeof(nsn_stamp), s->stamps,
+                           sizeof(nsn_stamp) * (size_t)s->queued, cudaMemcpyDeviceToHost, sm),
+           st);
+  s->back_queued = 1;
+  return SIM_OK;
+}
+
+// ... and taken after it: lambda and f into the host solver (the stage's warm start and
+// contact_lambda read them), the counts and the buckets' milliseconds into the stepper's
+// times, then the sums and the count zeroed on the device for the next iterations.
+int sim_cuda_nsn_settle_end(cuda_contact *k, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  if (!s || !s->back_queued) return SIM_OK;
+  sim_nsn *hs = &k->stage.nsn;
+  size_t m = 3 * (size_t)k->stage.nc;
+  memcpy(hs->lambda, s->back, sizeof(double) * m);
+  memcpy(hs->f, s->back + 3 * (size_t)s->cap, sizeof(double) * m);
+  const char *tb = (const char *)s->tback;
+  nsn_dev acc;
+  int count;
+  memcpy(&acc, tb, sizeof acc);
+  memcpy(&count, tb + sizeof(nsn_dev), sizeof count);
+  const nsn_stamp *sp = (const nsn_stamp *)(tb + sizeof(nsn_dev) + sizeof(nsn_stamp));
+  s->pending = s->back_queued = 0;
+  if (count != s->queued)
+    return sim_fail(st, SIM_ERR_INTERNAL,
+                    "CUDA: the device Newton solve made %d timing stamps, %d were queued", count,
+                    s->queued);
+  /* per iteration: START, SOLVED, (CR0, CR1) per Newton step, NEWTON, END */
+  double global = 0.0, newton = 0.0, cr = 0.0, corr = 0.0;
+  long long at[NSN_AT_CR1 + 1] = {0};
+  for (int i = 0; i < count; i++) {
+    const int tag = sp[i].tag;
+    const long long ns = sp[i].ns;
+    if (tag < NSN_AT_START || tag > NSN_AT_CR1)
+      return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: timing stamp %d has tag %d", i, tag);
+    if (tag == NSN_AT_SOLVED) global += (double)(ns - at[NSN_AT_START]);
+    if (tag == NSN_AT_NEWTON) newton += (double)(ns - at[NSN_AT_SOLVED]);
+    if (tag == NSN_AT_END) corr += (double)(ns - at[NSN_AT_NEWTON]);
+    if (tag == NSN_AT_CR1) cr += (double)(ns - at[NSN_AT_CR0]);
+    at[tag] = ns;
+  }
+  s->queued = 0;
+  SIM_CU(cudaMemsetAsync(s->acc, 0, sizeof(nsn_dev), k->cx->stream), st);
+  SIM_CU(cudaMemsetAsync(s->nstamp, 0, sizeof(int), k->cx->stream), st);
+  hs->stats.newton_steps += acc.steps; /* as stage.c's loop and nsn.c count them */
+  hs->stats.phi_max = acc.pmax0;
+  hs->stats.merit = acc.merit0;
+  hs->stats.converged = acc.converged;
+  hs->stats.cr_iters += acc.cr_total;
+  hs->stats.assemble_ms += (newton - cr) * 1e-6;
+  hs->stats.cst_solve_ms += cr * 1e-6;
+  sim_cst_times *t = s->t;
+  if (t) {
+    t->newton_steps += acc.worked;
+    t->global_ms += global * 1e-6;
+    t->assemble_ms += (newton - cr) * 1e-6;
+    t->cst_solve_ms += cr * 1e-6;
+    t->corr_ms += corr * 1e-6;
+    t->cr_iters += acc.cr_total;
+  }
+  s->t = NULL;
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_flush(cuda_contact *k, sim_status *st) {
+  if (!k->dn || !k->dn->pending) return SIM_OK;
+  int rc = sim_cuda_nsn_settle_begin(k, st);
+  if (rc) return rc;
+  SIM_CU(cudaStreamSynchronize(k->cx->stream), st);
+  return sim_cuda_nsn_settle_end(k, st);
+}
+
+static void free_arrays(cuda_contact *k) {
+  cuda_nsn *s = k->dn;
+  double **v[] = {&s->mu,   &s->comp,  &s->d,     &s->hqt,   &s->w,     &s->wd,
+                  &s->lam,  &s->f,     &s->om,    &s->e,     &s->phi,   &s->rhs,
+                  &s->dlam, &s->y,     &s->tmp,   &s->pc,    &s->wl,    &s->hab,
+                  &s->hq,   &s->cr[0], &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4],
+                  &s->ltry, &s->ytry,  &s->htry,  &s->mterm, &s->pterm};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    cudaFree(*v[i]);
+    *v[i] = NULL;
+  }
+  sim_cuda_host_free(s->back, s->back_pageable);
+  s->back = NULL;
+  k->cx->dev_bytes = k->cx->dev_bytes > s->bytes ? k->cx->dev_bytes - s->bytes : 0;
+  s->bytes = 0;
+  s->cap = 0;
+}
+
+// Arrays for nc contacts (kept across steps, grown by half again when short).
+static int grow(cuda_contact *k, int nc, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  if (nc <= s->cap) return SIM_OK;
+  free_arrays(k);
+  int cap = nc + nc / 2 + 16;
+  size_t c3 = 3 * (size_t)cap, before = k->cx->dev_bytes;
+  double **v3[NSN_VECTORS] = {&s->d,  &s->hqt, &s->w,   &s->wd,    &s->lam,  &s->f,   &s->om,
+                              &s->e,  &s->phi, &s->rhs, &s->dlam,  &s->y,    &s->tmp, &s->pc,
+                              &s->wl, &s->hab, &s->hq,  &s->cr[0], &s->cr[1]};
+  int rc = SIM_OK;
+  for (int i = 0; i < NSN_VECTORS && !rc; i++)
+    rc = sim_cuda_new<double>(k->cx, v3[i], c3, NULL, st);
+  for (int i = 2; i < 5 && !rc; i++) rc = sim_cuda_new<double>(k->cx, &s->cr[i], c3, NULL, st);
+  double **vt[3] = {&s->ltry, &s->ytry, &s->htry}; /* a line-search batch */
+  for (int i = 0; i < 3 && !rc; i++)
+    rc = sim_cuda_new<double>(k->cx, vt[i], SIM_W_BATCH * c3, NULL, st);
+  double **v1[2] = {&s->mu, &s->comp}, **vb[2] = {&s->mterm, &s->pterm};
+  for (int i = 0; i < 2 && !rc; i++) rc = sim_cuda_new<double>(k->cx, v1[i], (size_t)cap, NULL, st);
+  for (int i = 0; i < 2 && !rc; i++)
+    rc = sim_cuda_new<double>(k->cx, vb[i], SIM_W_BATCH * (size_t)cap, NULL, st);
+  size_t back = sizeof(double) * 6 * (size_t)cap; /* lambda, f */
+  if (!rc) rc = sim_cuda_host_alloc((void **)&s->back, back, &s->back_pageable, st);
+  s->bytes = k->cx->dev_bytes - before;
+  if (!rc) s->cap = cap;
+  return rc;
+}
+
+int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st) {
+  int rc = grow(k, k->stage.nc, st);
+  return rc ? rc : sim_cuda_h_apply(k, k->cx->vec[SIM_VEC_QT], 0, k->dn->hqt, st);
+}
+
+int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  const sim_nsn *hs = &k->stage.nsn;
+  int nc = k->stage.nc;
+  size_t m = 3 * (size_t)nc;
+  int rc = grow(k, nc, st);
+  if (rc) return rc;
+  const struct {
+    double *dev;
+    const double *host;
+    size_t n;
+  } up[] = {{s->mu, hs->mu, (size_t)nc},
+            {s->comp, hs->comp, (size_t)nc},
+            {s->d, hs->d, m},
+            {s->w, hs->w, m},
+            {s->wd, hs->wd, m},
+            {s->lam, hs->lambda, m},
+            {s->f, hs->f, m}};
+  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) /* pageable: staged, no wait needed */
+    SIM_CU(cudaMemcpyAsync(up[i].dev, up[i].host, sizeof(double) * up[i].n, cudaMemcpyHostToDevice,
+                           k->cx->stream),
+           st);
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st) {
+  k->dn = SIM_NEW0(cuda_nsn, 1);
+  if (!k->dn) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device contact solver)");
+  cuda_nsn *s = k->dn;
+  s->graph_on = graphs;
+  int rc = sim_cuda_new<double>(k->cx, &s->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, SIM_W_BATCH * 2, NULL, st);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<cr_dev>(k->cx, &s->crd, 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->ctl, 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->acc, 1, NULL, st);
+  /* a frame's stamps at most: its L-G iterations, again per re-detection pass, each with 4
+     boundaries and 2 per Newton step */
+  const sim_scene *sc = k->cx->m->scene;
+  s->stamp_cap = (1 + sc->contact.redetect) * sc->solver.lg_iterations *
+                 (4 + 2 * sc->contact.newton_steps);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->nstamp, 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<nsn_stamp>(k->cx, &s->stamps, (size_t)s->stamp_cap, NULL, st);
+  if (!rc)
+    rc = sim_cuda_host_alloc((void **)&s->tback,
+                             sizeof(nsn_dev) + sizeof(nsn_stamp) * (1 + (size_t)s->stamp_cap),
+                             &s->tback_pageable, st);
+  return rc;
+}
+
+void sim_cuda_nsn_destroy(cuda_contact *k) {
+  if (!k->dn) return;
+  free_arrays(k);
+  sim_cuda_release(k->cx, k->dn->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS * sizeof(double));
+  sim_cuda_release(k->cx, k->dn->res, SIM_W_BATCH * 2 * sizeof(double));
+  sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
+  sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
+  sim_cuda_release(k->cx, k->dn->ctl, sizeof(nsn_dev));
+  sim_cuda_release(k->cx, k->dn->acc, sizeof(nsn_dev));
+  sim_cuda_release(k->cx, k->dn->nstamp, sizeof(int));
+  sim_cuda_release(k->cx, k->dn->stamps, sizeof(nsn_stamp) * (size_t)k->dn->stamp_cap);
+  sim_cuda_host_free(k->dn->tback, k->dn->tback_pageable);
+  if (k->dn->exec) cudaGraphExecDestroy(k->dn->exec);
+  sim_free(k->dn);
+  k->dn = NULL;
+}

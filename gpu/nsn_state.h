@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// The device Newton solve's state (private to gpu/nsn_cuda.cu, the solve, and gpu/nsn_state.cu,
+// its arrays, time stamps and the results' way back to the host).
+#ifndef SIM_GPU_NSN_STATE_H
+#define SIM_GPU_NSN_STATE_H
+#include "contact_cuda.h"
+
+#define SIM_RED_BLOCKS 256  // most blocks of the reductions' first pass (a power of two)
+static_assert(SIM_RED_BLOCKS <= SIM_CUDA_BLOCK && (SIM_RED_BLOCKS & (SIM_RED_BLOCKS - 1)) == 0,
+              "the reductions' second pass runs SIM_RED_BLOCKS threads through a tree");
+
+// Conjugate Residual's scalars on the device, so that its iterations queue without waiting for
+// the host: each reduction's (sum, max) lands in red[], one-thread kernels take the decisions
+// cr.c takes (breakdown, tolerance, iteration count) and clear `active`, which the vector
+// kernels check.
+enum { CR_BB, CR_RR, CR_ZMZ, CR_MPD, CR_ZMZ1, CR_NRED };
+typedef struct cr_dev {
+  double red[CR_NRED][2];
+  double tol, rn, zMz, alpha, beta;
+  int active, iters;
+} cr_dev;
+
+// The Newton steps' decisions and statistics over an L-G iteration, on the device (read once,
+// at its end). `go` and `search` are gates: kernels after the decision check them.
+typedef struct nsn_dev {
+  int go;                // the Newton steps go on (0 once a step's start met newton_tol)
+  int search;            // this step's line search has accepted no step length yet
+  int pick;              // the trial of the last batch it accepted (-1: none)
+  int steps, worked;     // steps begun; steps past the convergence test
+  int converged;         // the last step's start met newton_tol
+  int cr_total;          // CR iterations, summed
+  double merit0, pmax0;  // the last step's start: merit and max |phi|
+} nsn_dev;
+
+// A time stamp on the device: the boundary (NSN_AT_*) and the device's global timer (ns) when
+// the work queued before it was done.
+typedef struct nsn_stamp {
+  long long ns;
+  int tag, pad;
+} nsn_stamp;
+
+typedef struct cuda_nsn {
+  int cap;            // contacts the arrays hold
+  double *mu, *comp;  // cap
+  double *d, *hqt, *w, *wd, *lam, *f, *om, *e, *phi, *rhs, *dlam, *y, *tmp, *pc, *wl, *hab, *hq,
+      *cr[5];                  // 3 cap each
+  double *ltry, *ytry, *htry;  // SIM_W_BATCH x 3 cap: the line search's trials, W ltry, H q
+  double *mterm, *pterm;       // SIM_W_BATCH x cap: a contact's merit term and max |phi|
+  double *part, *res;          // SIM_W_BATCH x (2 SIM_RED_BLOCKS partials, 2 results)
+  int *moved;
+  cr_dev *crd;   // Conjugate Residual's scalars
+  nsn_dev *ctl;  // the Newton steps' decisions
+  size_t bytes;  // device bytes held
+  // the buckets' time stamps (NSN_AT_*) since the last settle, their count on the device, and
+  // the decisions' statistics summed over the L-G iterations since then (acc)
+  nsn_stamp *stamps;
+  int *nstamp;
+  nsn_dev *acc;
+  int stamp_cap, queued;  // stamps the array holds; queued since the last settle
+  // what comes back at the settle (lambda, f: 3 cap each; then acc, the count and the stamps),
+  // in page-locked memory, so the copies queue and the host waits once, with the settle (a
+  // copy to pageable memory returns only when done: a wait each); ordinary memory where that
+  // is refused
+  double *back;
+  int back_pageable;
+  nsn_stamp *tback;
+  int tback_pageable;
+  int pending;        // L-G iterations queued whose results the host has not taken
+  int back_queued;    // their copies to the host are queued (sim_cuda_nsn_settle_begin)
+  sim_cst_times *t;   // where the pending iterations' times and counts go (the stepper's)
+  // the L-G iteration as a CUDA graph (graphed()): captured at a step's first iteration (at
+  // the run's first, its second), launched at each; the stamps each launch makes
+  int graph_on;
+  cudaGraphExec_t exec;
+  int graph_stamps;
+  int warm;  // an iteration that could have been a graph has run launched one by one
+} cuda_nsn;
+
+#define NSN_VECTORS 19 /* d .. hq and cr[0..1]: the 3 cap arrays besides cr[2..4] */
+
+// The stamps' tags: an L-G iteration's boundaries, and each Newton step's solve's
+// (cst_solve as nsn.c counts it) start and end.
+enum { NSN_AT_START = 1, NSN_AT_SOLVED, NSN_AT_NEWTON, NSN_AT_END, NSN_AT_CR0, NSN_AT_CR1 };
+
+// A stamp `tag` queued on the stream (in a capture: at each launch of the graph); fails where a
+// frame would make more than the array holds.
+int sim_cuda_nsn_stamp(cuda_contact *k, int tag, sim_status *st);
+// The L-G iteration's statistics (ctl) added to the sums since the last settle (acc), queued.
+int sim_cuda_nsn_tally(cuda_contact *k, sim_status *st);
+
+#endif
