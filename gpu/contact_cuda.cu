@@ -342,8 +342,11 @@ static int cuda_set_w(void *ctx, const double *W, int m, sim_status *st) {
 static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, double *diag,
                          sim_status *st) {
   cuda_contact *k = (cuda_contact *)ctx;
+  /* the device solve takes diag(W) on the device (sim_cuda_nsn_begin): the host's stays NaN */
+  if (k->dn)
+    for (int i = 0; i < 3 * nc; i++) diag[i] = NAN;
   int rc = sim_cuda_delassus_build(k->del, c, nc, k->cx->m->free_of, dense, k->stage.max_W_bytes,
-                                   diag, st);
+                                   k->dn ? NULL : diag, st);
   if (rc) return rc;
   k->w_dense = dense;
   k->Wp = dense ? sim_cuda_delassus_W(k->del) : NULL;

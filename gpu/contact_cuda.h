@@ -57,7 +57,8 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K,
 // nsn_cuda.cu: the device Newton solve. hqt queues H q_t into the solve's own array (the step's
 // contacts set: sim_contact_stage_begin calls it through the h_state operation), so H q_t never
 // visits the host; begin uploads what the shared stage prepared on the host (targets, mu,
-// compliance, diagonals, warm-started lambda);
+// compliance, warm-started lambda, the weights) and takes diag(W) on the device where the
+// device formed W (cuda_delassus then leaves the host's NaN);
 // global queues an L-G iteration's contact stage (the unconstrained solve, the Newton steps,
 // the correction) on the device, lambda and f coming back to the host solver for the stage's
 // warm start and contact_lambda at the settle (below). graphs: run a step's L-G iterations as a CUDA graph where the

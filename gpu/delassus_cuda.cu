@@ -210,11 +210,19 @@ extern "C" int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *
   if (!rc) rc = dense ? dense_w(k, nc, &dT, st) : diag_only(k, nc, &dT, st);
   sim_delassus_terms_free(&T);
   if (rc) return rc;
+  if (!diag) {
+    SIM_CU(cudaGetLastError(), st);
+    return SIM_OK;
+  }
   SIM_CU(cudaMemcpyAsync(diag, k->d.p, sizeof(double) * 3 * (size_t)nc, cudaMemcpyDeviceToHost,
                          k->mem.stream),
          st);
   SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
   return SIM_OK;
+}
+
+extern "C" const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k) {
+  return (const double *)k->d.p;
 }
 
 extern "C" const double *sim_cuda_delassus_W(const sim_cuda_delassus *k) {

@@ -35,11 +35,14 @@ int sim_cuda_delassus_use_S(sim_cuda_delassus *k, int n, const int *col_ptr, con
 int sim_cuda_delassus_upload_S(sim_cuda_delassus *k, const sim_sparse_inverse *S,
                                sim_status *st);
 /* This step's operator for the nc contacts (free_of: vertex -> unknown or -1): dense != 0 forms
-   W (3 nc x 3 nc, row-major) on the device; either way diag(W) goes to host `diag` (3 nc).
+   W (3 nc x 3 nc, row-major) on the device; either way diag(W) goes to host `diag` (3 nc), or
+   with diag NULL stays on the device alone (sim_cuda_delassus_diag), without a wait.
    max_bytes > 0 refuses a dense W whose build needs more (sim_delassus_bytes), as the host
    does. */
 int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *c, int nc, const int *free_of,
                             int dense, size_t max_bytes, double *diag, sim_status *st);
+/* diag(W) of the last build on the device (3 nc doubles, valid until the next build). */
+const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k);
 /* The last dense W on the device (NULL before one), and a host copy of it (9 nc^2 doubles). */
 const double *sim_cuda_delassus_W(const sim_cuda_delassus *k);
 int sim_cuda_delassus_download(sim_cuda_delassus *k, double *W, sim_status *st);

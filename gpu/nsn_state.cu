@@ -209,6 +209,10 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
   size_t m = 3 * (size_t)nc;
   int rc = grow(k, nc, st);
   if (rc) return rc;
+  /* diag(W) formed on the device stays there (the host's is NaN: cuda_delassus); the weights
+     w are diag(W) too, or with the mass preconditioner the host's [H M^-1 H^T]_jj */
+  const double *dw = k->del ? sim_cuda_delassus_diag(k->del) : NULL;
+  const int mass = hs->opt.precond == SIM_NSN_PRECOND_MASS_INVERSE;
   const struct {
     double *dev;
     const double *host;
@@ -216,14 +220,23 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
   } up[] = {{s->mu, hs->mu, (size_t)nc},
             {s->comp, hs->comp, (size_t)nc},
             {s->d, hs->d, m},
-            {s->w, hs->w, m},
-            {s->wd, hs->wd, m},
+            {s->w, hs->w, dw && !mass ? 0 : m},
+            {s->wd, hs->wd, dw ? 0 : m},
             {s->lam, hs->lambda, m},
             {s->f, hs->f, m}};
   for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) /* pageable: staged, no wait needed */
-    SIM_CU(cudaMemcpyAsync(up[i].dev, up[i].host, sizeof(double) * up[i].n, cudaMemcpyHostToDevice,
-                           k->cx->stream),
+    if (up[i].n > 0)
+      SIM_CU(cudaMemcpyAsync(up[i].dev, up[i].host, sizeof(double) * up[i].n,
+                             cudaMemcpyHostToDevice, k->cx->stream),
+             st);
+  if (dw) {
+    SIM_CU(cudaMemcpyAsync(s->wd, dw, sizeof(double) * m, cudaMemcpyDeviceToDevice, k->cx->stream),
            st);
+    if (!mass)
+      SIM_CU(
+          cudaMemcpyAsync(s->w, dw, sizeof(double) * m, cudaMemcpyDeviceToDevice, k->cx->stream),
+          st);
+  }
   return SIM_OK;
 }
 
