@@ -280,6 +280,11 @@ static int to_device(cuda_contact *k, const double *host, sim_status *st) {
   return SIM_OK;
 }
 
+// A host vector nothing may read (what the device solve keeps, or a failed product's): NaN.
+static void nan_fill(double *x, int n) {
+  for (int i = 0; i < n; i++) x[i] = NAN;
+}
+
 static int to_host(cuda_contact *k, double *host, sim_status *st) {
   SIM_CU(cudaMemcpyAsync(host, k->out, sizeof(double) * 3 * (size_t)k->stage.nc,
                          cudaMemcpyDeviceToHost, k->cx->stream),
@@ -293,7 +298,7 @@ static int to_host(cuda_contact *k, double *host, sim_status *st) {
 static int cuda_h_state(void *ctx, sim_vec_id id, double *out, sim_status *st) {
   cuda_contact *k = (cuda_contact *)ctx;
   if (k->dn && id == SIM_VEC_QT) {
-    for (int i = 0; i < 3 * k->stage.nc; i++) out[i] = NAN;
+    nan_fill(out, 3 * k->stage.nc);
     return sim_cuda_nsn_hqt(k, st);
   }
   int rc = sim_cuda_h_apply(k, k->cx->vec[id], 0, k->out, st);
@@ -343,8 +348,7 @@ static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, dou
                          sim_status *st) {
   cuda_contact *k = (cuda_contact *)ctx;
   /* the device solve takes diag(W) on the device (sim_cuda_nsn_begin): the host's stays NaN */
-  if (k->dn)
-    for (int i = 0; i < 3 * nc; i++) diag[i] = NAN;
+  if (k->dn) nan_fill(diag, 3 * nc);
   int rc = sim_cuda_delassus_build(k->del, c, nc, k->cx->m->free_of, dense, k->stage.max_W_bytes,
                                    k->dn ? NULL : diag, st);
   if (rc) return rc;
@@ -380,8 +384,7 @@ static void cuda_w_apply(void *ctx, const double *x, double *out) {
   int rc = to_device(k, x, &st);
   if (!rc) rc = sim_cuda_w_apply(k, k->x, k->out, &st);
   if (!rc) rc = to_host(k, out, &st);
-  if (rc)
-    for (int i = 0; i < 3 * k->stage.nc; i++) out[i] = NAN;
+  if (rc) nan_fill(out, 3 * k->stage.nc);
 }
 
 int sim_cuda_contact_settle(cuda_ctx *c, int after, sim_status *st) {

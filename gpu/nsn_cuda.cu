@@ -30,8 +30,6 @@ extern "C" {
 #include "../core/contact/nsn_row.h"
 }
 
-
-
 // ---- kernels ----
 
 // NCP values at (hq, lam) for K vectors at once (vector t at + t s3; mterm and pterm at + t s1;
@@ -664,10 +662,8 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
     launch = 0;
   }
   if (launch) {
-    if (s->queued + s->graph_stamps > s->stamp_cap)
-      return sim_fail(st, SIM_ERR_INTERNAL,
-                      "CUDA: more than %d timing stamps of the device Newton solve in a frame",
-                      s->stamp_cap);
+    int rc = sim_cuda_nsn_room(k, s->graph_stamps, st);
+    if (rc) return rc;
     SIM_CU(cudaGraphLaunch(s->exec, c->stream), st);
     s->queued += s->graph_stamps;
     return SIM_OK;

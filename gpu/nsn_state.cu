@@ -43,12 +43,18 @@ static __global__ void k_stamp(nsn_stamp *s, int *n, int cap, int tag) {
   if (i < cap) s[i].tag = tag, s[i].ns = nsn_clock_ns();
 }
 
+int sim_cuda_nsn_room(const cuda_contact *k, int n, sim_status *st) {
+  const cuda_nsn *s = k->dn;
+  if (s->queued + n <= s->stamp_cap) return SIM_OK;
+  return sim_fail(st, SIM_ERR_INTERNAL,
+                  "CUDA: more than %d timing stamps of the device Newton solve in a frame",
+                  s->stamp_cap);
+}
+
 int sim_cuda_nsn_stamp(cuda_contact *k, int tag, sim_status *st) {
   cuda_nsn *s = k->dn;
-  if (s->queued >= s->stamp_cap)
-    return sim_fail(st, SIM_ERR_INTERNAL,
-                    "CUDA: more than %d timing stamps of the device Newton solve in a frame",
-                    s->stamp_cap);
+  int rc = sim_cuda_nsn_room(k, 1, st);
+  if (rc) return rc;
   k_stamp<<<1, 1, 0, k->cx->stream>>>(s->stamps, s->nstamp, s->stamp_cap, tag);
   s->queued++;
   SIM_CU(cudaGetLastError(), st);

@@ -82,6 +82,8 @@ typedef struct cuda_nsn {
 // (cst_solve as nsn.c counts it) start and end.
 enum { NSN_AT_START = 1, NSN_AT_SOLVED, NSN_AT_NEWTON, NSN_AT_END, NSN_AT_CR0, NSN_AT_CR1 };
 
+// Room for n more stamps since the last settle (SIM_ERR_INTERNAL where the array is short).
+int sim_cuda_nsn_room(const cuda_contact *k, int n, sim_status *st);
 // A stamp `tag` queued on the stream (in a capture: at each launch of the graph); fails where a
 // frame would make more than the array holds.
 int sim_cuda_nsn_stamp(cuda_contact *k, int tag, sim_status *st);
