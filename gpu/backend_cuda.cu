@@ -148,6 +148,7 @@ static int detector(sim_backend *be, sim_status *st) {
   if (!rc) {
     be->detect.ctx = c->det;
     be->detect.run = sim_cuda_detect_run;
+    be->detect.passes = sim_cuda_detect_passes;
     be->detect.points = sim_cuda_detect_points;
   }
   return rc;

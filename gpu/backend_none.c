@@ -32,6 +32,13 @@ int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
   return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
 }
 
+int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
+                           const sim_detect_params *p, sim_detect_contacts *const *out,
+                           sim_status *st) {
+  (void)ctx, (void)d, (void)n, (void)s, (void)p, (void)out;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
 int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *out,
                            unsigned char *found, sim_status *st) {
   (void)ctx, (void)s, (void)out, (void)found;
@@ -50,6 +57,11 @@ void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits, long
 }
 
 long long sim_cuda_detect_second_waits(const sim_cuda_detect *k) {
+  (void)k;
+  return 0;
+}
+
+long long sim_cuda_detect_waits(const sim_cuda_detect *k) {
   (void)k;
   return 0;
 }

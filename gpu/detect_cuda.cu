@@ -2,7 +2,8 @@
 // Collision detection on the device (detect_cuda.h): the trees, triangles and body map copied
 // once per sim_detect, then per run the positions and poses up, the bodies' BVH refit, a count
 // and a write pass of core/contact/detect_vertex.h with a scan between them, the contacts down
-// (with their count, in one wait where they fit the landing's guess: landing_cuda.h).
+// (with their count, in one wait where they fit the landing's guess: landing_cuda.h). Passes
+// (sim_cuda_detect_passes) queue that for each before the one wait.
 #include <cub/device/device_scan.cuh>
 #include <limits.h>
 #include <stdlib.h>
@@ -18,6 +19,15 @@ extern "C" {
 #include "../core/base/alloc.h"
 #include "../core/contact/detect_vertex.h"
 }
+
+// A pass's contacts on the device and their way down (landing_cuda.h).
+typedef struct cuda_pass {
+  sim_contact *buf;
+  size_t buf_cap;
+  cuda_landing land;
+  size_t n;    // contacts queued to come down with the count
+  int queued;  // 0: nothing to take (no vertices)
+} cuda_pass;
 
 struct sim_cuda_detect {
   cuda_ctx mem;  // the stream and the byte count (sim_cuda_alloc); nothing else of it is used
@@ -39,9 +49,8 @@ struct sim_cuda_detect {
   // grown on demand
   sim_detect_obstacle *obs;
   size_t obs_cap;
-  sim_contact *buf;
-  size_t buf_cap;
-  cuda_landing land;  // the contacts' way down (landing_cuda.h)
+  cuda_pass pass[SIM_DETECT_MAX_PASSES];  // a run is pass 0
+  long long waits;  // the host's waits for the runs' and passes' contacts
   cuda_points *pts;  // the obstacle points' pass (points_cuda.cu), made at its first run
   cuda_twins twins;  // device copies of host position arrays (sim_cuda_detect_keep)
 };
@@ -201,49 +210,109 @@ static int refit_bodies(sim_cuda_detect *k, sim_status *st) {
   return SIM_OK;
 }
 
-extern "C" int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
-                                   const sim_detect_params *p, sim_detect_contacts *out,
-                                   sim_status *st) {
-  sim_cuda_detect *k = (sim_cuda_detect *)ctx;
-  int rc = sim_detect_check(d, s, p, out, st);
-  if (rc) return rc;
+// What the kernels read of a pass: the device copies of this run's inputs.
+static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
+                            const sim_detect_params *p) {
+  sim_detect_view v = {s->nv,        k->rx,          k->rx_prev,
+                       s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
+                       s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
+                       k->body_view, p->margin,      p->self_collision, p->face_prev};
+  return v;
+}
+
+// Queues a pass: inputs up, the bodies' trees refit, the count, the scan, the contacts that fit
+// the landing's guess written and their copies down with the count; nothing waits.
+static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *s,
+                      const sim_detect_params *p, cuda_pass *ps, sim_status *st) {
+  int rc = SIM_OK;
+  ps->queued = 0;
   if (k->bound != d->serial || k->nv != s->nv || k->nmesh != s->nmesh ||
       k->nbodies != s->nbodies)
     if ((rc = bind(k, d, s, st))) return rc;
   if (s->nv == 0) return SIM_OK;
   if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st))) return rc;
-  sim_detect_view v = {s->nv,        k->rx,          k->rx_prev,
-                       s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
-                       s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
-                       k->body_view, p->margin,      p->self_collision, p->face_prev};
+  sim_detect_view v = view(k, s, p);
   cudaStream_t sm = k->mem.stream;
   k_count<<<sim_cuda_blocks(s->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(v, k->count);
   SIM_CU(cudaGetLastError(), st);
   SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, s->nv + 1,
                                        sm),
          st);
-  /* the contacts that fit the landing's guess written and copied down with their count: one
-     wait; more than guessed: all written again into a buffer that holds them, a second wait */
-  const size_t n = sim_cuda_landing_guess(&k->land, (size_t)INT_MAX);
-  if ((rc = grow(k, &k->buf, &k->buf_cap, n, st))) return rc;
-  k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, (int)n, k->buf);
+  ps->n = sim_cuda_landing_guess(&ps->land, (size_t)INT_MAX);
+  if ((rc = grow(k, &ps->buf, &ps->buf_cap, ps->n, st))) return rc;
+  k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, (int)ps->n, ps->buf);
   SIM_CU(cudaGetLastError(), st);
-  if ((rc = sim_cuda_landing_queue(&k->land, sm, k->offset + s->nv, k->buf, n, st))) return rc;
-  SIM_CU(cudaStreamSynchronize(sm), st);
+  if ((rc = sim_cuda_landing_queue(&ps->land, sm, k->offset + s->nv, ps->buf, ps->n, st)))
+    return rc;
+  ps->queued = 1;
+  return SIM_OK;
+}
+
+// After the wait: the pass's contacts into out. More than guessed: all of them written again
+// into a buffer that holds them and copied down, a second wait. The device holds the inputs
+// and offsets of pass *held (the last queued); another pass is queued again first (pass i
+// then held).
+static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *s,
+                     const sim_detect_params *p, cuda_pass *ps, int i, int *held,
+                     sim_detect_contacts *out, sim_status *st) {
+  if (!ps->queued) return SIM_OK;
+  const int current = *held == i;
   int total = 0, more = 0;
-  if ((rc = sim_cuda_landing_take(&k->land, n, out, &total, &more, st))) return rc;
+  int rc = sim_cuda_landing_take(&ps->land, ps->n, out, &total, &more, st);
+  if (rc) return rc;
   if (more) {
-    if ((rc = grow(k, &k->buf, &k->buf_cap, (size_t)total, st))) return rc;
-    k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, total, k->buf);
+    if (!current && ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st)))) return rc;
+    *held = i;
+    sim_detect_view v = view(k, s, p);
+    cudaStream_t sm = k->mem.stream;
+    if (!current) {
+      k_count<<<sim_cuda_blocks(s->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(v, k->count);
+      SIM_CU(cudaGetLastError(), st);
+      SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset,
+                                           s->nv + 1, sm),
+             st);
+    }
+    if ((rc = grow(k, &ps->buf, &ps->buf_cap, (size_t)total, st))) return rc;
+    k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, total, ps->buf);
     SIM_CU(cudaGetLastError(), st);
-    SIM_CU(cudaMemcpyAsync(out->c, k->buf, sizeof(sim_contact) * (size_t)total,
+    SIM_CU(cudaMemcpyAsync(out->c, ps->buf, sizeof(sim_contact) * (size_t)total,
                            cudaMemcpyDeviceToHost, sm),
            st);
     SIM_CU(cudaStreamSynchronize(sm), st);
+    k->waits++;
   }
   out->n = total;
   for (int i = 0; i < total; i++) out->count[out->c[i].kind]++;
   return SIM_OK;
+}
+
+extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
+                                      const sim_detect_params *p,
+                                      sim_detect_contacts *const *out, sim_status *st) {
+  sim_cuda_detect *k = (sim_cuda_detect *)ctx;
+  if (n < 1 || n > SIM_DETECT_MAX_PASSES)
+    return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (1 to %d)", n, SIM_DETECT_MAX_PASSES);
+  int rc = SIM_OK;
+  for (int i = 0; !rc && i < n; i++) rc = sim_detect_check(d, &s[i], &p[i], out[i], st);
+  for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], &k->pass[i], st);
+  if (rc) return rc;
+  int any = 0;
+  for (int i = 0; i < n; i++) any |= k->pass[i].queued;
+  if (any) {
+    SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
+    k->waits++;
+  }
+  int held = n - 1;
+  for (int i = 0; !rc && i < n; i++)
+    rc = take_pass(k, d, &s[i], &p[i], &k->pass[i], i, &held, out[i], st);
+  return rc;
+}
+
+extern "C" int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
+                                   const sim_detect_params *p, sim_detect_contacts *out,
+                                   sim_status *st) {
+  sim_detect_contacts *const o[1] = {out};
+  return sim_cuda_detect_passes(ctx, d, 1, s, p, o, st);
 }
 
 // ---------------------------------------------------------------- create, destroy
@@ -281,8 +350,13 @@ extern "C" void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long 
 }
 
 extern "C" long long sim_cuda_detect_second_waits(const sim_cuda_detect *k) {
-  return k ? k->land.waits + sim_cuda_points_second_waits(k->pts) : 0;
+  if (!k) return 0;
+  long long w = sim_cuda_points_second_waits(k->pts);
+  for (int i = 0; i < SIM_DETECT_MAX_PASSES; i++) w += k->pass[i].land.waits;
+  return w;
 }
+
+extern "C" long long sim_cuda_detect_waits(const sim_cuda_detect *k) { return k ? k->waits : 0; }
 
 extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
   return k ? k->mem.dev_bytes + sim_cuda_points_bytes(k->pts) : 0;
@@ -294,8 +368,10 @@ extern "C" void sim_cuda_detect_destroy(sim_cuda_detect *k) {
   sim_cuda_twins_free(&k->mem, &k->twins);
   unbind(k);
   sim_cuda_release(&k->mem, k->obs, sizeof(sim_detect_obstacle) * k->obs_cap);
-  sim_cuda_release(&k->mem, k->buf, sizeof(sim_contact) * k->buf_cap);
-  sim_cuda_landing_free(&k->land);
+  for (int i = 0; i < SIM_DETECT_MAX_PASSES; i++) {
+    sim_cuda_release(&k->mem, k->pass[i].buf, sizeof(sim_contact) * k->pass[i].buf_cap);
+    sim_cuda_landing_free(&k->pass[i].land);
+  }
   if (k->own_stream) cudaStreamDestroy(k->mem.stream);
   sim_free(k);
 }

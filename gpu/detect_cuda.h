@@ -17,7 +17,8 @@
    host memory, which a copy to the device stages before it returns (not page-locked memory,
    which the copy would read later). A run waits once for the contact count and the contacts
    where they fit a guess that follows the counts seen (gpu/landing_cuda.h), else a second
-   time for the rest. Usable from C. In a build without CUDA, gpu/backend_none.c's
+   time for the rest; the passes of a step (q_t's and the prediction's) wait once together.
+   Usable from C. In a build without CUDA, gpu/backend_none.c's
    versions of these functions report SIM_ERR_DEVICE. */
 #ifndef SIM_GPU_DETECT_CUDA_H
 #define SIM_GPU_DETECT_CUDA_H
@@ -36,6 +37,12 @@ int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_status *st);
 /* sim_detect_runner's run, ctx = a sim_cuda_detect. */
 int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
                         const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);
+/* sim_detect_runner's passes, ctx = a sim_cuda_detect: each pass queued (inputs up, refit,
+   count, scan, write, the copies down), then one wait for all, then a second wait for each pass
+   whose contacts exceed its guess (each pass has its own landing; a run is pass 0). */
+int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
+                           const sim_detect_params *p, sim_detect_contacts *const *out,
+                           sim_status *st);
 /* sim_detect_runner's points (the mesh obstacles' points against the bodies' triangles,
    core/contact/detect_points.h; gpu/points_cuda.h says what runs where), ctx = a sim_cuda_detect,
    on its stream. */
@@ -55,6 +62,9 @@ void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits, long
    256, at least 64), the
    vertex pass and the points pass together (0 for NULL). */
 long long sim_cuda_detect_second_waits(const sim_cuda_detect *k);
+/* The host's waits for contacts in the runs and passes so far, second waits included (0 for
+   NULL; the points pass's are not counted). */
+long long sim_cuda_detect_waits(const sim_cuda_detect *k);
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k); /* device memory it holds */
 void sim_cuda_detect_destroy(sim_cuda_detect *k);
 

@@ -286,6 +286,9 @@ typedef struct gpu_alone {
   int contact_steps;
   long long hits, misses, to_device, to_host;
   long long waits;        /* the host's waits over the steps (emulation: counted; else 0) */
+  long long last_waits;   /* those of the last step */
+  int last_added;         /* the contacts its re-detection added */
+  int redetect;           /* the scene's contact.redetect */
   long long newton, cr;   /* the steps' Newton steps and CR iterations (timing.csv's) */
   double bucket[4];       /* their global, assemble, cst_solve and corr milliseconds */
   int notes;              /* the backend's notes (be->notes) */
@@ -309,9 +312,17 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
 #endif
   sim_status st = {0};
   int rc = SIM_OK;
+  o->redetect = r.g.m.scene->contact.redetect;
   for (int s = 0; s < steps && !rc; s++) {
     sim_profile p;
+#ifdef SIM_TEST_EMU
+    o->last_waits = sim_emu_host_waits();
+#endif
     rc = sim_stepper_step(&r.sg, &p, NULL, &st);
+#ifdef SIM_TEST_EMU
+    o->last_waits = sim_emu_host_waits() - o->last_waits;
+#endif
+    o->last_added = p.redetected;
     o->contact_steps += p.contacts > 0;
     o->newton += p.newton_steps;
     o->cr += p.cr_iterations;
@@ -387,6 +398,21 @@ static void graphs_vs_launches(const char *file, const char *set, int steps, con
                "%s: steps with contact %d > 0, positions bit-identical with and without graphs, "
                "backend notes %d and %d = 0",
                g_sc.name, on.contact_steps, on.notes, off.notes);
+#ifdef SIM_TEST_EMU
+  /* a step with contact waits for the detection passes (q_t's and the prediction's together),
+     for re-detection (its first pass; the last step adds nothing, so there is no second), and
+     at its end: nothing is settled before detection (its time is a span on the device's clock,
+     SIM_SPAN_CD) */
+  const int expect = 2 + (on.redetect > 0);
+  printf("  %-26s the last step's host waits: %lld with graphs, %lld without\n", g_sc.name,
+         on.last_waits, off.last_waits);
+  check_report(on.last_waits == expect && off.last_waits == expect && on.last_added == 0 &&
+                   off.last_added == 0,
+               __FILE__, __LINE__,
+               "%s: the last step's host waits %lld and %lld == %d (contacts re-detection added "
+               "%d and %d == 0)",
+               g_sc.name, on.last_waits, off.last_waits, expect, on.last_added, off.last_added);
+#endif
   if (refuse) {
     int rsame = same_positions(&rf, &off);
     printf("  %-26s refused captures (SIMCTL_EMU_NO_CAPTURE=%s) and launches %s; note %d: %s\n",

@@ -11,7 +11,10 @@
    bits; everything else is the same arithmetic). Then the same detector on a second scene
    (it copies the new trees) and back on the first. Each run's contacts come down with their
    count in one wait where they fit the detector's guess, else in two: both happen, and the
-   second waits the detector counts are those of the runs over the guess. */
+   second waits the detector counts are those of the runs over the guess. A second detector
+   runs each step's two passes at once (sim_cuda_detect_passes: from x after x_prev, and from
+   x_prev after x with the blade's contacts turned the other way), each the host's contacts,
+   with one wait for both where both fit their guesses. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,7 +154,50 @@ static void world_free(world *w) {
    count and a quarter more, the more at most 256, the guess at least 64. */
 static long long g_guess = 64, g_second; /* the detector's next guess; runs over a guess */
 
-static void run_steps(sim_cuda_detect *k, world *w, unsigned long long seed, int steps) {
+/* The same for a detector that runs passes only (the step's two, q_t's and the prediction's):
+   one landing per pass, so one guess per pass. */
+static long long g_pass_guess[2] = {64, 64}, g_pass_once, g_pass_more; /* steps by waits */
+
+static void follow(long long *guess, int n) {
+  *guess = n + (n / 4 < 256 ? n / 4 : 256);
+  *guess = *guess > 64 ? *guess : 64;
+}
+
+/* Both passes of a step at once on kp: pass 0 from x (x_prev before it), pass 1 from x_prev (x
+   before it: the positions' roles swapped, as the prediction's pass has q~ and q_t) with the
+   blade's contacts turned the other way. Each the host's contacts, in one wait where both fit
+   their guesses (one more wait per pass over its guess). */
+static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, world *w,
+                       const sim_detect_params *p, const char *what) {
+  sim_status st = {0};
+  sim_detect_scene s[2] = {w->s, w->s};
+  s[1].x = w->x_prev, s[1].x_prev = w->x;
+  sim_detect_params par[2] = {*p, *p};
+  par[1].face_prev = !p->face_prev;
+  sim_detect_contacts h = {0}, g0 = {0}, g1 = {0};
+  sim_detect_contacts *const out[2] = {&g0, &g1};
+  const long long before = sim_cuda_detect_waits(kp);
+  int rc = sim_cuda_detect_passes(kp, dg, 2, s, par, out, &st);
+  if (rc) fprintf(stderr, "device passes: %s\n", st.msg);
+  CHECK_INT(rc, SIM_OK);
+  long long waits = 1;
+  for (int i = 0; i < 2; i++) {
+    CHECK_INT(sim_detect_run(dh, &s[i], &par[i], &h, &st), SIM_OK);
+    char pw[96];
+    snprintf(pw, sizeof pw, "%s, pass %d of 2", what, i);
+    const int same = compare(&h, out[i], pw);
+    printf("%s: %d contacts, %d bitwise equal\n", pw, h.n, same);
+    waits += out[i]->n > g_pass_guess[i];
+    follow(&g_pass_guess[i], out[i]->n);
+  }
+  g_pass_once += waits == 1;
+  g_pass_more += waits > 1;
+  CHECK_INT((int)(sim_cuda_detect_waits(kp) - before), (int)waits);
+  sim_detect_contacts_free(&h), sim_detect_contacts_free(&g0), sim_detect_contacts_free(&g1);
+}
+
+static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigned long long seed,
+                      int steps) {
   sim_status st = {0};
   sim_detect dh, dg;
   CHECK_INT(sim_detect_init(&dh, &w->s, &st), SIM_OK);
@@ -172,8 +218,7 @@ static void run_steps(sim_cuda_detect *k, world *w, unsigned long long seed, int
     const int same = compare(&h, &g, what);
     const int over = g.n > g_guess;
     g_second += over;
-    g_guess = g.n + (g.n / 4 < 256 ? g.n / 4 : 256);
-    g_guess = g_guess > 64 ? g_guess : 64;
+    follow(&g_guess, g.n);
     printf("%s: %d contacts (obstacle %d, mesh %d, body %d), %d bitwise equal; %s\n", what, h.n,
            h.count[SIM_CONTACT_OBSTACLE], h.count[SIM_CONTACT_MESH], h.count[SIM_CONTACT_BODY],
            same, over ? "two waits" : "one wait");
@@ -181,6 +226,7 @@ static void run_steps(sim_cuda_detect *k, world *w, unsigned long long seed, int
     CHECK(h.count[SIM_CONTACT_OBSTACLE] > 50 && h.count[SIM_CONTACT_MESH] > 10 &&
           h.count[SIM_CONTACT_BODY] > 10);
     CHECK_NEAR(g.min_sep, 0.001, 0);
+    run_passes(kp, &dh, &dg, w, &p, what);
   }
   /* a bad margin fails on the device as on the host, and leaves no contacts */
   p.margin = -1;
@@ -193,20 +239,24 @@ static void run_steps(sim_cuda_detect *k, world *w, unsigned long long seed, int
 int main(void) {
   gpu_or_skip("test_gpu_detect");
   sim_status st = {0};
-  sim_cuda_detect *k = NULL;
+  sim_cuda_detect *k = NULL, *kp = NULL;
   CHECK_INT(sim_cuda_detect_create(NULL, &k, &st), SIM_OK);
+  CHECK_INT(sim_cuda_detect_create(NULL, &kp, &st), SIM_OK);
   world a, b;
   world_build(&a, 11, 3000, 500);
   world_build(&b, 29, 20000, 3000);
-  run_steps(k, &a, 5, 4);
+  run_steps(k, kp, &a, 5, 4);
   CHECK(sim_cuda_detect_bytes(k) > 0);
-  run_steps(k, &b, 7, 2); /* another sim_detect: the detector copies its trees */
-  run_steps(k, &a, 9, 2);
+  run_steps(k, kp, &b, 7, 2); /* another sim_detect: the detector copies its trees */
+  run_steps(k, kp, &a, 9, 2);
   /* both ways down were taken: more contacts than guessed (the first run's above all), and as
      many as guessed or fewer */
   CHECK(g_second > 0 && g_second < 8);
+  /* the passes too: some waited only once for both, some a second time */
+  CHECK(g_pass_once > 0 && g_pass_more > 0);
   world_free(&a), world_free(&b);
   sim_cuda_detect_destroy(k);
+  sim_cuda_detect_destroy(kp);
   CHECK_INT(sim_mem_in_use(), 0);
   return check_summary("test_gpu_detect");
 }

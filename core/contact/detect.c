@@ -240,3 +240,14 @@ int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detec
   if (r && r->run) return r->run(r->ctx, d, s, p, out, st);
   return sim_detect_run(d, s, p, out, st);
 }
+
+int sim_detect_passes_on(const sim_detect_runner *r, sim_detect *d, int n,
+                         const sim_detect_scene *s, const sim_detect_params *p,
+                         sim_detect_contacts *const *out, sim_status *st) {
+  if (n < 1 || n > SIM_DETECT_MAX_PASSES)
+    return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (1 to %d)", n, SIM_DETECT_MAX_PASSES);
+  if (r && r->passes) return r->passes(r->ctx, d, n, s, p, out, st);
+  int rc = SIM_OK;
+  for (int i = 0; !rc && i < n; i++) rc = sim_detect_run_on(r, d, &s[i], &p[i], out[i], st);
+  return rc;
+}

@@ -153,7 +153,13 @@ typedef struct sim_detect_runner {
              sim_detect_contacts *out, sim_status *st);
   int (*points)(void *ctx, sim_point_scene *s, sim_detect_contacts *out, unsigned char *found,
                 sim_status *st);
+  /* Optional (NULL: run, once per pass): n <= SIM_DETECT_MAX_PASSES runs of the same detector,
+     pass i from scene s[i] with params p[i] into out[i], each as run would give it; a device
+     detector queues them all before its one wait. */
+  int (*passes)(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
+                const sim_detect_params *p, sim_detect_contacts *const *out, sim_status *st);
 } sim_detect_runner;
+#define SIM_DETECT_MAX_PASSES 2
 
 typedef struct sim_detect_buf_ sim_detect_buf_;
 struct sim_detect {
@@ -184,6 +190,11 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
 /* sim_detect_run, or r's device detector when r and r->run are set. */
 int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detect_scene *s,
                       const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);
+/* n passes (sim_detect_runner.passes): r's, else sim_detect_run_on for each in turn; fails with
+   the first pass that fails. */
+int sim_detect_passes_on(const sim_detect_runner *r, sim_detect *d, int n,
+                         const sim_detect_scene *s, const sim_detect_params *p,
+                         sim_detect_contacts *const *out, sim_status *st);
 /* A serial number distinct from every other one this process hands out (device copies of a
    detector's or a pass's inputs key on it). */
 unsigned long long sim_detect_new_serial(void);

@@ -302,17 +302,16 @@ static void script_velocities(sim_world *w, sim_detect_contacts *o, double h) {
 static int collide(sim_world *w, double t, double h, const double *x, const double *x_prev,
                    const double *x_pred, sim_status *st) {
   pose(w, t, t + h);
-  sim_detect_scene s = detect_scene(w, x, x_prev);
-  int rc = sim_detect_run_on(&w->runner, &w->det, &s, &w->par, &w->now, st);
+  /* the q_t pass, and the prediction's, where a blade contact found only ahead faces the
+     vertex's side at q_t: one wait for both on a device */
+  sim_detect_scene s[2] = {detect_scene(w, x, x_prev), detect_scene(w, x_pred, x)};
+  sim_detect_params par[2] = {w->par, w->par};
+  par[1].face_prev = 1;
+  sim_detect_contacts *const out[2] = {&w->now, &w->ahead};
+  w->ahead.n = 0;
+  int rc = sim_detect_passes_on(&w->runner, &w->det, x_pred ? 2 : 1, s, par, out, st);
   for (int j = 0; !rc && j < w->now.n; j++)
     if (w->now.c[j].gap < w->min_gap) w->min_gap = w->now.c[j].gap;
-  w->ahead.n = 0;
-  if (!rc && x_pred) { /* a blade contact found only ahead faces the vertex's side at q_t */
-    s = detect_scene(w, x_pred, x);
-    sim_detect_params ahead = w->par;
-    ahead.face_prev = 1;
-    rc = sim_detect_run_on(&w->runner, &w->det, &s, &ahead, &w->ahead, st);
-  }
   if (!rc) rc = sim_world_points(w, x, x_prev, x_pred, st);
   if (!rc) rc = merge(w, &w->now, &w->ahead, 1, &w->both, st);
   if (!rc) rc = merge(w, &w->both, &w->pts, 0, &w->out, st);

@@ -24,13 +24,17 @@ typedef enum {
 } sim_buf_id;
 
 /* The frame's buckets that the stepper times on the backend's own clock (timing.csv's predict,
-   local, global and integrate columns; contact_global fills the contact buckets itself,
+   local, global, integrate and cd columns; contact_global fills the contact buckets itself,
    sim_cst_times). */
 typedef enum {
   SIM_SPAN_PREDICT,   /* set_pins and predict */
   SIM_SPAN_LOCAL,     /* local_step */
   SIM_SPAN_GLOBAL,    /* global_step (iterations without contact) */
   SIM_SPAN_INTEGRATE, /* integrate */
+  SIM_SPAN_CD,        /* collision detection: the downloads it needs and the detection passes,
+                         host work included (CUDA: from the device reaching the span's start,
+                         the work queued before it done, to the host closing it after its
+                         last host work; timing.csv's cd) */
   SIM_SPAN_COUNT
 } sim_span_id;
 

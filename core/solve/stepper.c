@@ -62,15 +62,18 @@ static int detect_positions(sim_stepper *s, sim_vec_id id, double *x, sim_status
   return s->be->detect_download(s->be, id, x, verts, id == SIM_VEC_QT ? n : 0, st);
 }
 
-/* Collision detection from q_t (and the step before), then the backend's W and warm start. */
+/* Collision detection from q_t (and the step before), then the backend's W and warm start.
+   Detection is a span of SIM_SPAN_CD on the backend's clock, so nothing is settled before it:
+   on a device it queues behind the work before it, and its span starts where that work ends. */
 static int begin_contact(sim_stepper *s, sim_profile *prof, sim_cst_times *ct, sim_status *st) {
-  double a = sim_now_ms();
-  int rc = detect_positions(s, SIM_VEC_QT, s->x_t, st);
+  sim_backend *be = s->be;
+  int rc = be->mark(be, SIM_SPAN_CD, 0, st);
+  if (!rc) rc = detect_positions(s, SIM_VEC_QT, s->x_t, st);
   if (!rc) rc = detect_positions(s, SIM_VEC_QTILDE, s->x_pred, st);
   if (!rc)
     rc = sim_world_detect(&s->world, s->t, s->m->h, s->x_t, s->have_prev ? s->x_prev : NULL,
                           s->x_pred, st);
-  prof->cd_ms = sim_now_ms() - a;
+  if (!rc) rc = be->mark(be, SIM_SPAN_CD, 1, st);
   if (rc) return rc;
   const sim_detect_contacts *c = &s->world.out;
   prof->contacts = c->n;
@@ -89,9 +92,9 @@ void sim_stepper_free(sim_stepper *s) {
   s->pin_pos = s->x_t = s->x_prev = s->x_pred = s->x_end = NULL;
 }
 
-/* Waits for the backend's queued work and adds its closed spans to span[]. Host-timed stages
-   (detection, and the contact stage where the backend does not clock it itself:
-   contact_clocked) start with this, so their timers see only their own work. */
+/* Waits for the backend's queued work and adds its closed spans to span[]. The host-timed
+   contact stage (where the backend does not clock it itself: contact_clocked) starts with
+   this, so its timers see only its own work. */
 static int settle(sim_stepper *s, double span[SIM_SPAN_COUNT], sim_status *st) {
   return s->be->settle(s->be, span, st);
 }
@@ -140,18 +143,16 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
   pin_targets(s, t_next);
   int rc = SIM_OK;
   SIM_TIMED(rc, be, SIM_SPAN_PREDICT, predict(s, st), st);
-  if (!rc && s->contact) rc = settle(s, span, st);
   if (!rc && s->contact) rc = begin_contact(s, prof, &ct, st);
   if (!rc && energies) energies[0] = be->energy(be, NULL);
   rc = rc ? rc : lg_iterations(s, prof, &ct, span, energies, st);
   /* re-detection needs something to collide with (not only constraint pins or cables) */
   for (int pass = 0; !rc && s->world.collide && pass < s->redetect; pass++) {
     int added = 0;
-    rc = settle(s, span, st);
-    double a = sim_now_ms();
+    rc = be->mark(be, SIM_SPAN_CD, 0, st);
     if (!rc) rc = detect_positions(s, SIM_VEC_Q, s->x_end, st);
     if (!rc) rc = sim_world_redetect(&s->world, s->m->h, s->x_t, s->x_end, &added, st);
-    prof->cd_ms += sim_now_ms() - a;
+    if (!rc) rc = be->mark(be, SIM_SPAN_CD, 1, st);
     if (rc || added == 0) break;
     const sim_detect_contacts *c = &s->world.out;
     prof->redetected += added;
@@ -167,6 +168,7 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
   if (!rc) SIM_TIMED(rc, be, SIM_SPAN_INTEGRATE, be->integrate(be, st), st);
   if (!rc) rc = settle(s, span, st); /* the frame's one wait without contact */
   double t3 = sim_now_ms();
+  prof->cd_ms = span[SIM_SPAN_CD];
   prof->predict_ms = span[SIM_SPAN_PREDICT];
   prof->local_ms = span[SIM_SPAN_LOCAL];
   prof->integrate_ms = span[SIM_SPAN_INTEGRATE];
