@@ -632,14 +632,29 @@ static int queue_graphed(void *arg, sim_status *st) {
   return queue_iteration((cuda_contact *)arg, st);
 }
 
+// What the iteration's kernels take as arguments besides the model's constants, the options
+// and arrays that live as long as the solve: the contact count (and the sizes it gives), and
+// the arrays that grow with it, which move only when their capacities grow, and the dense W.
+// A step whose signature is the graph's launches the graph as it is, without a capture.
+static void signature(const cuda_contact *k, cuda_nsn *s, int store, int *same) {
+  const int nc = k->stage.nc;
+  *same = s->exec && s->sig.nc == nc && s->sig.nc_cap == k->nc_cap &&
+          s->sig.nt_cap == k->nt_cap && s->sig.cap == s->cap && s->sig.W == k->Wp;
+  if (!store) return;
+  s->sig.nc = nc, s->sig.nc_cap = k->nc_cap, s->sig.nt_cap = k->nt_cap, s->sig.cap = s->cap;
+  s->sig.W = k->Wp;
+}
+
 // The stamps the capture counts are its launches'; none is queued by the capture itself.
 static int capture(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const int before = s->queued;
+  int same = 0;
   int rc = sim_cuda_graph_capture(k->cx->stream, &s->exec, NULL, queue_graphed, k,
                                   "the device Newton solve", st);
   s->graph_stamps = s->queued - before;
   s->queued = before;
+  signature(k, s, !rc, &same);
   return rc;
 }
 
@@ -655,8 +670,9 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
     SIM_CU(cudaMemcpyAsync(s->f, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice,
                            c->stream),
            st);
-  int launch = graphed(k) && s->warm;
-  if (launch && (first || !s->exec) && capture(k, st)) {
+  int launch = graphed(k) && s->warm, same = 0;
+  signature(k, s, 0, &same);
+  if (launch && !same && capture(k, st)) {
     /* refused (nothing of it ran): launched one by one, now and for the rest of the run */
     if (sim_cuda_graph_fallback(c, &s->graph_on, st)) return st->code;
     launch = 0;

@@ -69,10 +69,15 @@ typedef struct cuda_nsn {
   int back_queued;    // their copies to the host are queued (sim_cuda_nsn_settle_begin)
   sim_cst_times *t;   // where the pending iterations' times and counts go (the stepper's)
   // the L-G iteration as a CUDA graph (graphed()): captured at a step's first iteration (at
-  // the run's first, its second), launched at each; the stamps each launch makes
+  // the run's first, its second) where the kernels' arguments differ from the graph's (sig),
+  // launched at each; the stamps each launch makes
   int graph_on;
   cudaGraphExec_t exec;
   int graph_stamps;
+  struct {
+    int nc, nc_cap, nt_cap, cap;  // the contacts, and the capacities of the arrays it reads
+    const double *W;              // the dense W its products read
+  } sig;
   int warm;  // an iteration that could have been a graph has run launched one by one
 } cuda_nsn;
 

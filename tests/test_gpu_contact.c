@@ -47,6 +47,7 @@
 void sim_emu_copy_bytes(long long *to_device, long long *to_host);
 long long sim_emu_device_held(void);
 long long sim_emu_host_waits(void);
+void sim_emu_graph_counts(long long *captures, long long *launches);
 #endif
 
 #ifdef SIM_TEST_EMU
@@ -288,6 +289,8 @@ typedef struct gpu_alone {
   long long waits;        /* the host's waits over the steps (emulation: counted; else 0) */
   long long last_waits;   /* those of the last step */
   int last_added;         /* the contacts its re-detection added */
+  long long captures;     /* graphs captured over the steps (emulation: counted; else 0) */
+  int nc_changes;         /* steps with contact whose count differs from the step before's */
   int redetect;           /* the scene's contact.redetect */
   long long newton, cr;   /* the steps' Newton steps and CR iterations (timing.csv's) */
   double bucket[4];       /* their global, assemble, cst_solve and corr milliseconds */
@@ -313,6 +316,11 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
   sim_status st = {0};
   int rc = SIM_OK;
   o->redetect = r.g.m.scene->contact.redetect;
+  long long cap0 = 0, cap1 = 0, runs = 0;
+#ifdef SIM_TEST_EMU
+  sim_emu_graph_counts(&cap0, &runs);
+#endif
+  int prev_nc = -1;
   for (int s = 0; s < steps && !rc; s++) {
     sim_profile p;
 #ifdef SIM_TEST_EMU
@@ -323,6 +331,8 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
     o->last_waits = sim_emu_host_waits() - o->last_waits;
 #endif
     o->last_added = p.redetected;
+    if (p.contacts > 0 && prev_nc >= 0 && p.contacts != prev_nc) o->nc_changes++;
+    if (p.contacts > 0) prev_nc = p.contacts;
     o->contact_steps += p.contacts > 0;
     o->newton += p.newton_steps;
     o->cr += p.cr_iterations;
@@ -333,7 +343,10 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
 #ifdef SIM_TEST_EMU
   sim_emu_copy_bytes(&d1, &h1);
   w1 = sim_emu_host_waits();
+  sim_emu_graph_counts(&cap1, &runs);
 #endif
+  o->captures = cap1 - cap0;
+  (void)runs;
   o->waits = w1 - w0;
   o->to_device = d1 - d0;
   o->to_host = h1 - h0;
@@ -406,6 +419,15 @@ static void graphs_vs_launches(const char *file, const char *set, int steps, con
   const int expect = 2 + (on.redetect > 0);
   printf("  %-26s the last step's host waits: %lld with graphs, %lld without\n", g_sc.name,
          on.last_waits, off.last_waits);
+  /* the device solve's graph is captured again only where its kernels' arguments changed:
+     with the contact count (and the arrays' capacities, W's place), not at every step */
+  printf("  %-26s graphs captured: %lld (contact count changed %d times), %lld without\n",
+         g_sc.name, on.captures, on.nc_changes, off.captures);
+  check_report(on.captures >= 1 && on.captures <= 1 + on.nc_changes && off.captures == 0,
+               __FILE__, __LINE__,
+               "%s: graphs captured %lld in 1 .. 1 + %d (the contact count's changes), %lld "
+               "without graphs == 0",
+               g_sc.name, on.captures, on.nc_changes, off.captures);
   check_report(on.last_waits == expect && off.last_waits == expect && on.last_added == 0 &&
                    off.last_added == 0,
                __FILE__, __LINE__,

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What a frame of the CUDA backend costs the host, counted on the host emulation of CUDA
+# (tests/emu; build/simctl-emu, built by `make build` where nvcc exists): host waits for the
+# device, kernels launched one by one and captured into graphs, graphs captured and launched,
+# bytes copied to the device and to the host. Each scene runs twice, N1 and N2 frames, and the
+# difference over N2 - N1 leaves out the set-up and the first frames. These are counts, not
+# times: they say nothing of a GPU's speed, but every wait and every copy they count is one a
+# GPU makes too (tests/emu/README.md).
+# usage: scripts/emu_frame_costs.sh [--simctl PATH] [--frames N1,N2] [--set KEY=VALUE]...
+#                                   [--env NAME=VALUE]... SCENE...
+# e.g.   scripts/emu_frame_costs.sh --env SIMCTL_CUDA_NSN=device scenes/soft_box_on_slab.json
+set -euo pipefail
+SIMCTL=build/simctl-emu N1=6 N2=8
+SETS=() ENVS=() SCENES=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --simctl) SIMCTL=$2; shift 2 ;;
+    --frames) N1=${2%,*}; N2=${2#*,}; shift 2 ;;
+    --set) SETS+=(--set "$2"); shift 2 ;;
+    --env) ENVS+=("$2"); shift 2 ;;
+    -*) echo "emu_frame_costs.sh: unknown option '$1' (see the usage at the top)" >&2; exit 2 ;;
+    *) SCENES+=("$1"); shift ;;
+  esac
+done
+if [ ${#SCENES[@]} -eq 0 ]; then
+  echo "emu_frame_costs.sh: no scene given (see the usage at the top)" >&2
+  exit 2
+fi
+if ! [[ "$N1" =~ ^[0-9]+$ && "$N2" =~ ^[0-9]+$ ]] || [ "$N2" -le "$N1" ]; then
+  echo "emu_frame_costs.sh: --frames N1,N2: expected two whole numbers, N1 < N2" >&2
+  exit 2
+fi
+if [ ! -x "$SIMCTL" ]; then
+  echo "emu_frame_costs.sh: $SIMCTL: no such program (make build builds it where nvcc exists)" >&2
+  exit 2
+fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# counts SCENE N: the emulation's report of a run of N frames, as "waits launched captured
+# graphs glaunches to_device to_host"
+counts() {
+  local log="$TMP/report.txt"
+  if ! env "${ENVS[@]}" SIMCTL_EMU_REPORT=1 "$SIMCTL" run "$1" --device cuda --frames "$2" \
+    --quiet --out "$TMP/out" "${SETS[@]}" 2>"$log"; then
+    echo "emu_frame_costs.sh: $1: the run failed:" >&2
+    grep -v "simctl CUDA emulation" "$log" >&2 || true
+    exit 1
+  fi
+  awk 'BEGIN {g = 0; gl = 0} /host waits/ {w = $4} /kernels launched/ {l = $4; c = $7}
+       /graphs captured/ {g = $4; gl = $(NF - 1)} /bytes copied/ {d = $4; h = $(NF - 3)}
+       END {print w, l, c, g, gl, d, h}' "$log"
+}
+
+echo "frames $N1 and $N2, the difference over $((N2 - N1)): per frame${ENVS[*]:+ (${ENVS[*]})}"
+printf '| scene | host waits | kernels launched | kernels captured | graphs captured | graph launches | kB to device | kB to host |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+for s in "${SCENES[@]}"; do
+  ca=$(counts "$s" "$N1") || exit 1
+  cb=$(counts "$s" "$N2") || exit 1
+  read -r -a a <<<"$ca"
+  read -r -a b <<<"$cb"
+  awk -v n="$((N2 - N1))" -v name="$(basename "$s" .json)" \
+    -v a="${a[*]}" -v b="${b[*]}" 'BEGIN {
+      split(a, x, " "); split(b, y, " ");
+      printf "| %s", name;
+      for (i = 1; i <= 5; i++) printf " | %g", (y[i] - x[i]) / n;
+      for (i = 6; i <= 7; i++) printf " | %.1f", (y[i] - x[i]) / n / 1000;
+      printf " |\n" }'
+done
