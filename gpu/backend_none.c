@@ -34,8 +34,8 @@ int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
 
 int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
                            const sim_detect_params *p, sim_detect_contacts *const *out,
-                           sim_status *st) {
-  (void)ctx, (void)d, (void)n, (void)s, (void)p, (void)out;
+                           const sim_detect_points_job *pts, sim_status *st) {
+  (void)ctx, (void)d, (void)n, (void)s, (void)p, (void)out, (void)pts;
   return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
 }
 

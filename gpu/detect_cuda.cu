@@ -286,25 +286,33 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
   return SIM_OK;
 }
 
+static int points_ready(sim_cuda_detect *k, sim_status *st) {
+  return k->pts ? SIM_OK : sim_cuda_points_create(k->mem.stream, &k->pts, st);
+}
+
 extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
                                       const sim_detect_params *p,
-                                      sim_detect_contacts *const *out, sim_status *st) {
+                                      sim_detect_contacts *const *out,
+                                      const sim_detect_points_job *pts, sim_status *st) {
   sim_cuda_detect *k = (sim_cuda_detect *)ctx;
-  if (n < 1 || n > SIM_DETECT_MAX_PASSES)
-    return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (1 to %d)", n, SIM_DETECT_MAX_PASSES);
+  if (n < 0 || n > SIM_DETECT_MAX_PASSES)
+    return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (0 to %d)", n, SIM_DETECT_MAX_PASSES);
   int rc = SIM_OK;
   for (int i = 0; !rc && i < n; i++) rc = sim_detect_check(d, &s[i], &p[i], out[i], st);
   for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], &k->pass[i], st);
+  if (!rc && pts && !(rc = points_ready(k, st)))
+    rc = sim_cuda_points_queue(k->pts, pts->s, &k->twins, st);
   if (rc) return rc;
   int any = 0;
   for (int i = 0; i < n; i++) any |= k->pass[i].queued;
-  if (any) {
+  if (any || (pts && sim_cuda_points_queued(k->pts))) {
     SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
     k->waits++;
   }
   int held = n - 1;
   for (int i = 0; !rc && i < n; i++)
     rc = take_pass(k, d, &s[i], &p[i], &k->pass[i], i, &held, out[i], st);
+  if (!rc && pts) rc = sim_cuda_points_take(k->pts, pts->s, pts->out, pts->found, st);
   return rc;
 }
 
@@ -312,7 +320,7 @@ extern "C" int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_sc
                                    const sim_detect_params *p, sim_detect_contacts *out,
                                    sim_status *st) {
   sim_detect_contacts *const o[1] = {out};
-  return sim_cuda_detect_passes(ctx, d, 1, s, p, o, st);
+  return sim_cuda_detect_passes(ctx, d, 1, s, p, o, NULL, st);
 }
 
 // ---------------------------------------------------------------- create, destroy
@@ -334,7 +342,7 @@ extern "C" int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_s
 extern "C" int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *out,
                                       unsigned char *found, sim_status *st) {
   sim_cuda_detect *k = (sim_cuda_detect *)ctx;
-  int rc = k->pts ? SIM_OK : sim_cuda_points_create(k->mem.stream, &k->pts, st);
+  int rc = points_ready(k, st);
   return rc ? rc : sim_cuda_points_run(k->pts, s, &k->twins, out, found, st);
 }
 
@@ -356,7 +364,9 @@ extern "C" long long sim_cuda_detect_second_waits(const sim_cuda_detect *k) {
   return w;
 }
 
-extern "C" long long sim_cuda_detect_waits(const sim_cuda_detect *k) { return k ? k->waits : 0; }
+extern "C" long long sim_cuda_detect_waits(const sim_cuda_detect *k) {
+  return k ? k->waits + sim_cuda_points_waits(k->pts) : 0;
+}
 
 extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
   return k ? k->mem.dev_bytes + sim_cuda_points_bytes(k->pts) : 0;

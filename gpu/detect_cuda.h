@@ -38,11 +38,12 @@ int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_status *st);
 int sim_cuda_detect_run(void *ctx, sim_detect *d, const sim_detect_scene *s,
                         const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);
 /* sim_detect_runner's passes, ctx = a sim_cuda_detect: each pass queued (inputs up, refit,
-   count, scan, write, the copies down), then one wait for all, then a second wait for each pass
-   whose contacts exceed its guess (each pass has its own landing; a run is pass 0). */
+   count, scan, write, the copies down) and the points pass with pts, then one wait for all,
+   then a second wait for each pass whose contacts exceed its guess (each pass has its own
+   landing; a run is pass 0). */
 int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
                            const sim_detect_params *p, sim_detect_contacts *const *out,
-                           sim_status *st);
+                           const sim_detect_points_job *pts, sim_status *st);
 /* sim_detect_runner's points (the mesh obstacles' points against the bodies' triangles,
    core/contact/detect_points.h; gpu/points_cuda.h says what runs where), ctx = a sim_cuda_detect,
    on its stream. */
@@ -62,8 +63,8 @@ void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits, long
    256, at least 64), the
    vertex pass and the points pass together (0 for NULL). */
 long long sim_cuda_detect_second_waits(const sim_cuda_detect *k);
-/* The host's waits for contacts in the runs and passes so far, second waits included (0 for
-   NULL; the points pass's are not counted). */
+/* The host's waits for contacts in the runs, passes and points passes so far, second waits
+   included (0 for NULL). */
 long long sim_cuda_detect_waits(const sim_cuda_detect *k);
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k); /* device memory it holds */
 void sim_cuda_detect_destroy(sim_cuda_detect *k);

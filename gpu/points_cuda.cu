@@ -31,6 +31,12 @@ struct cuda_points {
   void *scan_tmp;
   size_t scan_bytes;
   cuda_landing land;  // the contacts' way down (landing_cuda.h)
+  unsigned char *hfound;  // page-locked (or pageable where refused): the flags' way down
+  size_t hfound_cap;
+  int hfound_pageable;
+  size_t n;    // contacts queued to come down with the count
+  int queued;  // a run is queued, not yet taken
+  long long waits;  // the host's waits for runs (second waits included)
 };
 
 // Pass `pass` (0: q_t, 1: q~ for the points without a contact) of every point: its contact in
@@ -190,18 +196,21 @@ static int queue_passes(cuda_points *k, const sim_point_scene *s, sim_status *st
   return SIM_OK;
 }
 
-int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, cuda_twins *tw,
-                        sim_detect_contacts *out, unsigned char *found, sim_status *st) {
-  out->n = 0;
+int sim_cuda_points_queue(cuda_points *k, sim_point_scene *s, cuda_twins *tw, sim_status *st) {
+  k->queued = 0;
   const int np = s->point_first[s->nmesh];
-  if (np == 0) {
-    sim_detect_points_finish(out);
-    return SIM_OK;
-  }
+  if (np == 0) return SIM_OK;
   int rc = SIM_OK;
   if (k->bound != s->serial || k->nv != s->nv || k->nbodies != s->nbodies ||
       k->ntri != s->ntri || k->nmesh != s->nmesh || k->np != np)
     if ((rc = bind(k, s, st))) return rc;
+  if ((size_t)np > k->hfound_cap) {
+    if (k->hfound) sim_cuda_host_free(k->hfound, k->hfound_pageable);
+    k->hfound = NULL, k->hfound_cap = 0;
+    if ((rc = sim_cuda_host_alloc((void **)&k->hfound, (size_t)np, &k->hfound_pageable, st)))
+      return rc;
+    k->hfound_cap = (size_t)np;
+  }
   if ((rc = upload_run(k, s, tw, st)) || (rc = queue_passes(k, s, st))) return rc;
   cudaStream_t sm = k->mem.stream;
   k_count<<<sim_cuda_blocks(np + 1), SIM_CUDA_BLOCK, 0, sm>>>(np, k->found, k->count);
@@ -211,24 +220,55 @@ int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, cuda_twins *tw,
   k_pack<<<sim_cuda_blocks(np), SIM_CUDA_BLOCK, 0, sm>>>(np, k->found, k->offset, k->slot,
                                                          k->packed);
   SIM_CU(cudaGetLastError(), st);
-  /* the count and the contacts that fit the landing's guess down with the flags: one wait;
-     the rest, where there were more, after a second */
-  const size_t n = sim_cuda_landing_guess(&k->land, (size_t)np);
-  if ((rc = sim_cuda_landing_queue(&k->land, sm, k->offset + np, k->packed, n, st))) return rc;
-  SIM_CU(cudaMemcpyAsync(found, k->found, (size_t)np, cudaMemcpyDeviceToHost, sm), st);
-  SIM_CU(cudaStreamSynchronize(sm), st);
+  /* the count and the contacts that fit the landing's guess down with the flags */
+  k->n = sim_cuda_landing_guess(&k->land, (size_t)np);
+  if ((rc = sim_cuda_landing_queue(&k->land, sm, k->offset + np, k->packed, k->n, st))) return rc;
+  SIM_CU(cudaMemcpyAsync(k->hfound, k->found, (size_t)np, cudaMemcpyDeviceToHost, sm), st);
+  k->queued = 1;
+  return SIM_OK;
+}
+
+int sim_cuda_points_take(cuda_points *k, sim_point_scene *s, sim_detect_contacts *out,
+                         unsigned char *found, sim_status *st) {
+  out->n = 0;
+  if (!k->queued) {
+    sim_detect_points_finish(out);
+    return SIM_OK;
+  }
+  k->queued = 0;
+  const int np = s->point_first[s->nmesh];
+  memcpy(found, k->hfound, (size_t)np);
   int total = 0, more = 0;
-  if ((rc = sim_cuda_landing_take(&k->land, n, out, &total, &more, st))) return rc;
-  if (more) {
-    SIM_CU(cudaMemcpyAsync(out->c + n, k->packed + n, sizeof(sim_contact) * ((size_t)total - n),
-                           cudaMemcpyDeviceToHost, sm),
+  int rc = sim_cuda_landing_take(&k->land, k->n, out, &total, &more, st);
+  if (rc) return rc;
+  if (more) { /* the rest after a second wait */
+    cudaStream_t sm = k->mem.stream;
+    SIM_CU(cudaMemcpyAsync(out->c + k->n, k->packed + k->n,
+                           sizeof(sim_contact) * ((size_t)total - k->n), cudaMemcpyDeviceToHost,
+                           sm),
            st);
     SIM_CU(cudaStreamSynchronize(sm), st);
+    k->waits++;
   }
   out->n = total;
   sim_detect_points_finish(out);
   return SIM_OK;
 }
+
+int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, cuda_twins *tw,
+                        sim_detect_contacts *out, unsigned char *found, sim_status *st) {
+  int rc = sim_cuda_points_queue(k, s, tw, st);
+  if (rc) return rc;
+  if (k->queued) {
+    SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
+    k->waits++;
+  }
+  return sim_cuda_points_take(k, s, out, found, st);
+}
+
+long long sim_cuda_points_waits(const cuda_points *k) { return k ? k->waits : 0; }
+
+int sim_cuda_points_queued(const cuda_points *k) { return k && k->queued; }
 
 int sim_cuda_points_create(cudaStream_t stream, cuda_points **out, sim_status *st) {
   cuda_points *k = SIM_NEW0(cuda_points, 1);
@@ -247,5 +287,6 @@ void sim_cuda_points_destroy(cuda_points *k) {
   if (!k) return;
   unbind(k);
   sim_cuda_landing_free(&k->land);
+  if (k->hfound) sim_cuda_host_free(k->hfound, k->hfound_pageable);
   sim_free(k);
 }

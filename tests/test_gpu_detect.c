@@ -177,7 +177,7 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
   sim_detect_contacts h = {0}, g0 = {0}, g1 = {0};
   sim_detect_contacts *const out[2] = {&g0, &g1};
   const long long before = sim_cuda_detect_waits(kp);
-  int rc = sim_cuda_detect_passes(kp, dg, 2, s, par, out, &st);
+  int rc = sim_cuda_detect_passes(kp, dg, 2, s, par, out, NULL, &st);
   if (rc) fprintf(stderr, "device passes: %s\n", st.msg);
   CHECK_INT(rc, SIM_OK);
   long long waits = 1;

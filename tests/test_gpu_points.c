@@ -7,8 +7,9 @@
    three point sets near them, one limited to the sphere and the cloth, one moving each step.
    Over four steps of random motion, with and without the step before and the prediction, both
    must give the same contacts in the same order (kind, vertex, source and triangle equal, every
-   value within 1e-12 relative) and the same found flags (1 at q_t, 2 at q~). Then a second
-   scene (the trees and points copied anew) and back on the first. */
+   value within 1e-12 relative) and the same found flags (1 at q_t, 2 at q~), also as a
+   detection's pass (sim_cuda_detect_passes), with one wait. Then a second scene (the trees and
+   points copied anew) and back on the first. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,20 @@ static void run_steps(sim_cuda_detect *k, pscene *w, unsigned long long seed, in
     for (int p = 0; p < w->np; p++) by_pass[w->found[p] < 3 ? w->found[p] : 0]++;
     printf("%s: %d contacts, %d bitwise equal\n", what, h.n, same);
     CHECK(h.count[SIM_CONTACT_TRIANGLE] == h.n && h.n > w->np / 10);
+    /* the same pass queued as a detection's (sim_cuda_detect_passes, no vertex pass): the
+       same contacts and flags, one wait (and a second where more came than guessed) */
+    const long long w0 = sim_cuda_detect_waits(k), s0 = sim_cuda_detect_second_waits(k);
+    memset(gfound, 7, (size_t)w->np);
+    sim_detect_points_job job = {&w->s, &g, gfound};
+    rc = sim_cuda_detect_passes(k, NULL, 0, NULL, NULL, NULL, &job, &st);
+    if (rc) fprintf(stderr, "device points as a pass: %s\n", st.msg);
+    CHECK_INT(rc, SIM_OK);
+    snprintf(what, sizeof what, "%d points, step %d, as a detection's pass", w->np, step);
+    compare(&h, &g, what);
+    CHECK(memcmp(w->found, gfound, (size_t)w->np) == 0);
+    const long long dw = sim_cuda_detect_waits(k) - w0, ds = sim_cuda_detect_second_waits(k) - s0;
+    check_report(dw == 1 + ds, __FILE__, __LINE__, "%s: %lld waits == 1 + %lld second", what,
+                 dw, ds);
   }
   printf("found at q_t %d, at q~ %d, none %d\n", by_pass[1], by_pass[2], by_pass[0]);
   CHECK(by_pass[1] > 0 && by_pass[2] > 0 && by_pass[0] > 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "contact/detect_points.h"
 #include "contact/detect_vertex.h"
 
 struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
@@ -243,11 +244,17 @@ int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detec
 
 int sim_detect_passes_on(const sim_detect_runner *r, sim_detect *d, int n,
                          const sim_detect_scene *s, const sim_detect_params *p,
-                         sim_detect_contacts *const *out, sim_status *st) {
-  if (n < 1 || n > SIM_DETECT_MAX_PASSES)
-    return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (1 to %d)", n, SIM_DETECT_MAX_PASSES);
-  if (r && r->passes) return r->passes(r->ctx, d, n, s, p, out, st);
+                         sim_detect_contacts *const *out, const sim_detect_points_job *pts,
+                         sim_status *st) {
+  if (n < 0 || n > SIM_DETECT_MAX_PASSES)
+    return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (0 to %d)", n, SIM_DETECT_MAX_PASSES);
   int rc = SIM_OK;
+  if (r && r->passes) { /* the points pass with them where the runner has one */
+    rc = r->passes(r->ctx, d, n, s, p, out, r->points ? pts : NULL, st);
+    if (!rc && pts && !r->points) rc = sim_detect_points_run(pts->s, pts->out, pts->found, st);
+    return rc;
+  }
   for (int i = 0; !rc && i < n; i++) rc = sim_detect_run_on(r, d, &s[i], &p[i], out[i], st);
+  if (!rc && pts) rc = sim_detect_points_run_on(r, pts->s, pts->out, pts->found, st);
   return rc;
 }

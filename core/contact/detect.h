@@ -147,17 +147,25 @@ typedef struct sim_detect_view {
    sim_detect_points_run on the host. */
 typedef struct sim_detect sim_detect;
 typedef struct sim_point_scene sim_point_scene;
+/* The points pass of a detection (detect_points.h): its scene, contacts and flags. */
+typedef struct sim_detect_points_job {
+  sim_point_scene *s;
+  sim_detect_contacts *out;
+  unsigned char *found;
+} sim_detect_points_job;
 typedef struct sim_detect_runner {
   void *ctx;
   int (*run)(void *ctx, sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
              sim_detect_contacts *out, sim_status *st);
   int (*points)(void *ctx, sim_point_scene *s, sim_detect_contacts *out, unsigned char *found,
                 sim_status *st);
-  /* Optional (NULL: run, once per pass): n <= SIM_DETECT_MAX_PASSES runs of the same detector,
-     pass i from scene s[i] with params p[i] into out[i], each as run would give it; a device
-     detector queues them all before its one wait. */
+  /* Optional (NULL: run once per pass, then points): n <= SIM_DETECT_MAX_PASSES runs of the
+     same detector, pass i from scene s[i] with params p[i] into out[i], each as run would
+     give it, and with pts (or NULL) the points pass as points would give it (pts only where
+     points is set too); a device detector queues them all before its one wait. */
   int (*passes)(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
-                const sim_detect_params *p, sim_detect_contacts *const *out, sim_status *st);
+                const sim_detect_params *p, sim_detect_contacts *const *out,
+                const sim_detect_points_job *pts, sim_status *st);
 } sim_detect_runner;
 #define SIM_DETECT_MAX_PASSES 2
 
@@ -190,11 +198,13 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
 /* sim_detect_run, or r's device detector when r and r->run are set. */
 int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detect_scene *s,
                       const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);
-/* n passes (sim_detect_runner.passes): r's, else sim_detect_run_on for each in turn; fails with
-   the first pass that fails. */
+/* n passes and the points pass (pts, or NULL; sim_detect_runner.passes): r's, else
+   sim_detect_run_on for each in turn, then sim_detect_points_run_on; fails with the first pass
+   that fails. n may be 0 (d, s, p, out unread). */
 int sim_detect_passes_on(const sim_detect_runner *r, sim_detect *d, int n,
                          const sim_detect_scene *s, const sim_detect_params *p,
-                         sim_detect_contacts *const *out, sim_status *st);
+                         sim_detect_contacts *const *out, const sim_detect_points_job *pts,
+                         sim_status *st);
 /* A serial number distinct from every other one this process hands out (device copies of a
    detector's or a pass's inputs key on it). */
 unsigned long long sim_detect_new_serial(void);

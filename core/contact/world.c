@@ -309,10 +309,14 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   par[1].face_prev = 1;
   sim_detect_contacts *const out[2] = {&w->now, &w->ahead};
   w->ahead.n = 0;
-  int rc = sim_detect_passes_on(&w->runner, &w->det, x_pred ? 2 : 1, s, par, out, st);
+  /* and the mesh obstacles' points against the bodies' triangles: the same wait */
+  sim_point_scene ps;
+  sim_detect_points_job job;
+  const int points = sim_world_points_job(w, x, x_prev, x_pred, &ps, &job);
+  int rc = sim_detect_passes_on(&w->runner, &w->det, x_pred ? 2 : 1, s, par, out,
+                                points ? &job : NULL, st);
   for (int j = 0; !rc && j < w->now.n; j++)
     if (w->now.c[j].gap < w->min_gap) w->min_gap = w->now.c[j].gap;
-  if (!rc) rc = sim_world_points(w, x, x_prev, x_pred, st);
   if (!rc) rc = merge(w, &w->now, &w->ahead, 1, &w->both, st);
   if (!rc) rc = merge(w, &w->both, &w->pts, 0, &w->out, st);
   for (int j = 0; !rc && j < w->pts.n; j++) /* the gaps at q_t: the first pass's */

@@ -133,16 +133,18 @@ void sim_world_points_free(sim_world *w) {
   w->point_first = NULL;
 }
 
-int sim_world_points(sim_world *w, const double *x, const double *x_prev, const double *x_pred,
-                     sim_status *st) {
+int sim_world_points_job(sim_world *w, const double *x, const double *x_prev,
+                         const double *x_pred, sim_point_scene *s, sim_detect_points_job *job) {
   w->pts.n = 0;
   const sim_model *m = w->m;
-  if (w->nmesh == 0) return SIM_OK;
-  sim_point_scene s = {w->pt_serial, m->n,     m->nbodies,     m->ntri,      w->nmesh,
-                       x,            x_prev,   x_pred,         w->tri_bvh,   w->tri_view,
-                       m->tri,       w->tri_first, w->body_cloth, w->pinned, w->point_first,
-                       w->pt_x,      w->mesh,  w->par.margin};
-  return sim_detect_points_run_on(&w->runner, &s, &w->pts, w->point_found, st);
+  if (w->nmesh == 0) return 0;
+  sim_point_scene ps = {w->pt_serial, m->n,     m->nbodies,     m->ntri,      w->nmesh,
+                        x,            x_prev,   x_pred,         w->tri_bvh,   w->tri_view,
+                        m->tri,       w->tri_first, w->body_cloth, w->pinned, w->point_first,
+                        w->pt_x,      w->mesh,  w->par.margin};
+  *s = ps;
+  job->s = s, job->out = &w->pts, job->found = w->point_found;
+  return 1;
 }
 
 int sim_world_point_mesh(const sim_world *w, int source) {
