@@ -220,6 +220,17 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
   return v;
 }
 
+// Each vertex's contact count, and their exclusive scan (the offsets, the total at nv).
+static int count_scan(sim_cuda_detect *k, const sim_detect_view *v, sim_status *st) {
+  cudaStream_t sm = k->mem.stream;
+  k_count<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(*v, k->count);
+  SIM_CU(cudaGetLastError(), st);
+  SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, v->nv + 1,
+                                       sm),
+         st);
+  return SIM_OK;
+}
+
 // Queues a pass: inputs up, the bodies' trees refit, the count, the scan, the contacts that fit
 // the landing's guess written and their copies down with the count; nothing waits.
 static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *s,
@@ -233,11 +244,7 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st))) return rc;
   sim_detect_view v = view(k, s, p);
   cudaStream_t sm = k->mem.stream;
-  k_count<<<sim_cuda_blocks(s->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(v, k->count);
-  SIM_CU(cudaGetLastError(), st);
-  SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, s->nv + 1,
-                                       sm),
-         st);
+  if ((rc = count_scan(k, &v, st))) return rc;
   ps->n = sim_cuda_landing_guess(&ps->land, (size_t)INT_MAX);
   if ((rc = grow(k, &ps->buf, &ps->buf_cap, ps->n, st))) return rc;
   k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, (int)ps->n, ps->buf);
@@ -265,13 +272,7 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
     *held = i;
     sim_detect_view v = view(k, s, p);
     cudaStream_t sm = k->mem.stream;
-    if (!current) {
-      k_count<<<sim_cuda_blocks(s->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(v, k->count);
-      SIM_CU(cudaGetLastError(), st);
-      SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset,
-                                           s->nv + 1, sm),
-             st);
-    }
+    if (!current && (rc = count_scan(k, &v, st))) return rc;
     if ((rc = grow(k, &ps->buf, &ps->buf_cap, (size_t)total, st))) return rc;
     k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, total, ps->buf);
     SIM_CU(cudaGetLastError(), st);
@@ -282,7 +283,7 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
     k->waits++;
   }
   out->n = total;
-  for (int i = 0; i < total; i++) out->count[out->c[i].kind]++;
+  for (int j = 0; j < total; j++) out->count[out->c[j].kind]++;
   return SIM_OK;
 }
 
