@@ -61,8 +61,9 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K,
 // device formed W (cuda_delassus then leaves the host's NaN);
 // global queues an L-G iteration's contact stage (the unconstrained solve, the Newton steps,
 // the correction) on the device, lambda and f coming back to the host solver for the stage's
-// warm start and contact_lambda at the settle (below). graphs: run a step's L-G iterations as a CUDA graph where the
-// host reads nothing inside one (a dense W, no CR tolerance; SIMCTL_CUDA_GRAPH).
+// warm start and contact_lambda at the settle (below). graphs: run the L-G iterations as a
+// CUDA graph where the host reads nothing inside one (a dense W, no CR tolerance;
+// SIMCTL_CUDA_GRAPH).
 int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st);
 int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);

@@ -287,10 +287,6 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
   return SIM_OK;
 }
 
-static int points_ready(sim_cuda_detect *k, sim_status *st) {
-  return k->pts ? SIM_OK : sim_cuda_points_create(k->mem.stream, &k->pts, st);
-}
-
 extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
                                       const sim_detect_params *p,
                                       sim_detect_contacts *const *out,
@@ -301,8 +297,8 @@ extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim
   int rc = SIM_OK;
   for (int i = 0; !rc && i < n; i++) rc = sim_detect_check(d, &s[i], &p[i], out[i], st);
   for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], &k->pass[i], st);
-  if (!rc && pts && !(rc = points_ready(k, st)))
-    rc = sim_cuda_points_queue(k->pts, pts->s, &k->twins, st);
+  if (!rc && pts && !k->pts) rc = sim_cuda_points_create(k->mem.stream, &k->pts, st);
+  if (!rc && pts) rc = sim_cuda_points_queue(k->pts, pts->s, &k->twins, st);
   if (rc) return rc;
   int any = 0;
   for (int i = 0; i < n; i++) any |= k->pass[i].queued;
@@ -342,9 +338,8 @@ extern "C" int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_s
 
 extern "C" int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *out,
                                       unsigned char *found, sim_status *st) {
-  sim_cuda_detect *k = (sim_cuda_detect *)ctx;
-  int rc = points_ready(k, st);
-  return rc ? rc : sim_cuda_points_run(k->pts, s, &k->twins, out, found, st);
+  const sim_detect_points_job job = {s, out, found}; /* a detection of the points pass alone */
+  return sim_cuda_detect_passes(ctx, NULL, 0, NULL, NULL, NULL, &job, st);
 }
 
 extern "C" int sim_cuda_detect_keep(sim_cuda_detect *k, const double *host, const double *dev,
@@ -366,7 +361,7 @@ extern "C" long long sim_cuda_detect_second_waits(const sim_cuda_detect *k) {
 }
 
 extern "C" long long sim_cuda_detect_waits(const sim_cuda_detect *k) {
-  return k ? k->waits + sim_cuda_points_waits(k->pts) : 0;
+  return k ? k->waits + sim_cuda_points_second_waits(k->pts) : 0;
 }
 
 extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {

@@ -636,25 +636,25 @@ static int queue_graphed(void *arg, sim_status *st) {
 // and arrays that live as long as the solve: the contact count (and the sizes it gives), and
 // the arrays that grow with it, which move only when their capacities grow, and the dense W.
 // A step whose signature is the graph's launches the graph as it is, without a capture.
-static void signature(const cuda_contact *k, cuda_nsn *s, int store, int *same) {
-  const int nc = k->stage.nc;
-  *same = s->exec && s->sig.nc == nc && s->sig.nc_cap == k->nc_cap &&
-          s->sig.nt_cap == k->nt_cap && s->sig.cap == s->cap && s->sig.W == k->Wp;
-  if (!store) return;
-  s->sig.nc = nc, s->sig.nc_cap = k->nc_cap, s->sig.nt_cap = k->nt_cap, s->sig.cap = s->cap;
-  s->sig.W = k->Wp;
+static nsn_graph_sig graph_sig(const cuda_contact *k) {
+  const nsn_graph_sig g = {k->stage.nc, k->nc_cap, k->nt_cap, k->dn->cap, k->Wp};
+  return g;
+}
+
+static int same_sig(const nsn_graph_sig *a, const nsn_graph_sig *b) {
+  return a->nc == b->nc && a->nc_cap == b->nc_cap && a->nt_cap == b->nt_cap && a->cap == b->cap &&
+         a->W == b->W;
 }
 
 // The stamps the capture counts are its launches'; none is queued by the capture itself.
 static int capture(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const int before = s->queued;
-  int same = 0;
   int rc = sim_cuda_graph_capture(k->cx->stream, &s->exec, NULL, queue_graphed, k,
                                   "the device Newton solve", st);
   s->graph_stamps = s->queued - before;
   s->queued = before;
-  signature(k, s, !rc, &same);
+  if (!rc) s->sig = graph_sig(k);
   return rc;
 }
 
@@ -670,9 +670,9 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
     SIM_CU(cudaMemcpyAsync(s->f, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice,
                            c->stream),
            st);
-  int launch = graphed(k) && s->warm, same = 0;
-  signature(k, s, 0, &same);
-  if (launch && !same && capture(k, st)) {
+  int launch = graphed(k) && s->warm;
+  const nsn_graph_sig sig = graph_sig(k);
+  if (launch && !(s->exec && same_sig(&s->sig, &sig)) && capture(k, st)) {
     /* refused (nothing of it ran): launched one by one, now and for the rest of the run */
     if (sim_cuda_graph_fallback(c, &s->graph_on, st)) return st->code;
     launch = 0;

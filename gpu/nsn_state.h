@@ -39,6 +39,13 @@ typedef struct nsn_stamp {
   int tag, pad;
 } nsn_stamp;
 
+// What a captured iteration's kernels take as arguments besides the model's constants, the
+// options and the arrays that live as long as the solve (nsn_cuda.cu's graph_sig).
+typedef struct nsn_graph_sig {
+  int nc, nc_cap, nt_cap, cap;  // the contacts, and the capacities of the arrays it reads
+  const double *W;              // the dense W its products read
+} nsn_graph_sig;
+
 typedef struct cuda_nsn {
   int cap;            // contacts the arrays hold
   double *mu, *comp;  // cap
@@ -74,10 +81,7 @@ typedef struct cuda_nsn {
   int graph_on;
   cudaGraphExec_t exec;
   int graph_stamps;
-  struct {
-    int nc, nc_cap, nt_cap, cap;  // the contacts, and the capacities of the arrays it reads
-    const double *W;              // the dense W its products read
-  } sig;
+  nsn_graph_sig sig;
   int warm;  // an iteration that could have been a graph has run launched one by one
 } cuda_nsn;
 

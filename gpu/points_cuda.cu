@@ -36,7 +36,6 @@ struct cuda_points {
   int hfound_pageable;
   size_t n;    // contacts queued to come down with the count
   int queued;  // a run is queued, not yet taken
-  long long waits;  // the host's waits for runs (second waits included)
 };
 
 // Pass `pass` (0: q_t, 1: q~ for the points without a contact) of every point: its contact in
@@ -248,25 +247,11 @@ int sim_cuda_points_take(cuda_points *k, sim_point_scene *s, sim_detect_contacts
                            sm),
            st);
     SIM_CU(cudaStreamSynchronize(sm), st);
-    k->waits++;
   }
   out->n = total;
   sim_detect_points_finish(out);
   return SIM_OK;
 }
-
-int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, cuda_twins *tw,
-                        sim_detect_contacts *out, unsigned char *found, sim_status *st) {
-  int rc = sim_cuda_points_queue(k, s, tw, st);
-  if (rc) return rc;
-  if (k->queued) {
-    SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
-    k->waits++;
-  }
-  return sim_cuda_points_take(k, s, out, found, st);
-}
-
-long long sim_cuda_points_waits(const cuda_points *k) { return k ? k->waits : 0; }
 
 int sim_cuda_points_queued(const cuda_points *k) { return k && k->queued; }
 

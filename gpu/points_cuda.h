@@ -24,18 +24,14 @@ extern "C" {
 typedef struct cuda_points cuda_points;
 
 int sim_cuda_points_create(cudaStream_t stream, cuda_points **out, sim_status *st);
-// tw: the detector's twins of host position arrays (twins_cuda.h), or NULL: upload them all.
-// run = queue, a wait, take.
-int sim_cuda_points_run(cuda_points *k, sim_point_scene *s, struct cuda_twins *tw,
-                        sim_detect_contacts *out, unsigned char *found, sim_status *st);
-// A run's device work and its copies down (into page-locked memory) queued, without a wait;
-// take, after a wait for the stream, gives the contacts and flags (a second wait where there
-// are more contacts than the landing guessed). s must be the same for both.
+// A run's device work and its copies down (into page-locked memory) queued, without a wait
+// (tw: the detector's twins of host position arrays, twins_cuda.h, or NULL: upload them all);
+// take, after the caller's wait for the stream, gives the contacts and flags (a second wait
+// where there are more contacts than the landing guessed). s must be the same for both.
 int sim_cuda_points_queue(cuda_points *k, sim_point_scene *s, struct cuda_twins *tw,
                           sim_status *st);
 int sim_cuda_points_take(cuda_points *k, sim_point_scene *s, sim_detect_contacts *out,
                          unsigned char *found, sim_status *st);
-long long sim_cuda_points_waits(const cuda_points *k);  // runs' waits, second ones included
 int sim_cuda_points_queued(const cuda_points *k);  // a run is queued, not yet taken
 size_t sim_cuda_points_bytes(const cuda_points *k);  // device memory it holds
 // runs that waited a second time (more contacts than the landing guessed; 0 for NULL)
