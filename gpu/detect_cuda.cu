@@ -24,6 +24,8 @@ extern "C" {
 typedef struct cuda_pass {
   sim_contact *buf;
   size_t buf_cap;
+  sim_contact_key *skip;  // the device copy of the pass's skip list (sim_detect_params)
+  size_t skip_cap;
   cuda_landing land;
   size_t n;    // contacts queued to come down with the count
   int queued;  // 0: nothing to take (no vertices)
@@ -49,7 +51,9 @@ struct sim_cuda_detect {
   // grown on demand
   sim_detect_obstacle *obs;
   size_t obs_cap;
-  cuda_pass pass[SIM_DETECT_MAX_PASSES];  // a run is pass 0
+  // a run is pass 0; passes with inside_only (re-detection) have landings of their own, whose
+  // guesses follow their own, smaller counts
+  cuda_pass pass[2][SIM_DETECT_MAX_PASSES];
   long long waits;  // the host's waits for the runs' and passes' contacts
   cuda_points *pts;  // the obstacle points' pass (points_cuda.cu), made at its first run
   cuda_twins twins;  // device copies of host position arrays (sim_cuda_detect_keep)
@@ -210,13 +214,15 @@ static int refit_bodies(sim_cuda_detect *k, sim_status *st) {
   return SIM_OK;
 }
 
-// What the kernels read of a pass: the device copies of this run's inputs.
+// What the kernels read of a pass: the device copies of this run's inputs (ps's skip list).
 static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
-                            const sim_detect_params *p) {
+                            const sim_detect_params *p, const cuda_pass *ps) {
+  const int skip = p->skip && p->nskip > 0;
   sim_detect_view v = {s->nv,        k->rx,          k->rx_prev,
                        s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
                        s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
-                       k->body_view, p->margin,      p->self_collision, p->face_prev};
+                       k->body_view, p->margin,      p->self_collision, p->face_prev,
+                       p->inside_only, skip ? ps->skip : NULL, skip ? p->nskip : 0};
   return v;
 }
 
@@ -242,8 +248,14 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
     if ((rc = bind(k, d, s, st))) return rc;
   if (s->nv == 0) return SIM_OK;
   if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st))) return rc;
-  sim_detect_view v = view(k, s, p);
   cudaStream_t sm = k->mem.stream;
+  if (p->skip && p->nskip > 0) { /* staged before the copy returns: no wait (upload_run) */
+    if ((rc = grow(k, &ps->skip, &ps->skip_cap, (size_t)p->nskip, st))) return rc;
+    SIM_CU(cudaMemcpyAsync(ps->skip, p->skip, sizeof(sim_contact_key) * (size_t)p->nskip,
+                           cudaMemcpyHostToDevice, sm),
+           st);
+  }
+  sim_detect_view v = view(k, s, p, ps);
   if ((rc = count_scan(k, &v, st))) return rc;
   ps->n = sim_cuda_landing_guess(&ps->land, (size_t)INT_MAX);
   if ((rc = grow(k, &ps->buf, &ps->buf_cap, ps->n, st))) return rc;
@@ -270,7 +282,7 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
   if (more) {
     if (!current && ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st)))) return rc;
     *held = i;
-    sim_detect_view v = view(k, s, p);
+    sim_detect_view v = view(k, s, p, ps);
     cudaStream_t sm = k->mem.stream;
     if (!current && (rc = count_scan(k, &v, st))) return rc;
     if ((rc = grow(k, &ps->buf, &ps->buf_cap, (size_t)total, st))) return rc;
@@ -296,19 +308,21 @@ extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim
     return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (0 to %d)", n, SIM_DETECT_MAX_PASSES);
   int rc = SIM_OK;
   for (int i = 0; !rc && i < n; i++) rc = sim_detect_check(d, &s[i], &p[i], out[i], st);
-  for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], &k->pass[i], st);
+  cuda_pass *ps[SIM_DETECT_MAX_PASSES];
+  for (int i = 0; i < n; i++) ps[i] = &k->pass[p[i].inside_only != 0][i];
+  for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], ps[i], st);
   if (!rc && pts && !k->pts) rc = sim_cuda_points_create(k->mem.stream, &k->pts, st);
   if (!rc && pts) rc = sim_cuda_points_queue(k->pts, pts->s, &k->twins, st);
   if (rc) return rc;
   int any = 0;
-  for (int i = 0; i < n; i++) any |= k->pass[i].queued;
+  for (int i = 0; i < n; i++) any |= ps[i]->queued;
   if (any || (pts && sim_cuda_points_queued(k->pts))) {
     SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
     k->waits++;
   }
   int held = n - 1;
   for (int i = 0; !rc && i < n; i++)
-    rc = take_pass(k, d, &s[i], &p[i], &k->pass[i], i, &held, out[i], st);
+    rc = take_pass(k, d, &s[i], &p[i], ps[i], i, &held, out[i], st);
   if (!rc && pts) rc = sim_cuda_points_take(k->pts, pts->s, pts->out, pts->found, st);
   return rc;
 }
@@ -356,7 +370,8 @@ extern "C" void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long 
 extern "C" long long sim_cuda_detect_second_waits(const sim_cuda_detect *k) {
   if (!k) return 0;
   long long w = sim_cuda_points_second_waits(k->pts);
-  for (int i = 0; i < SIM_DETECT_MAX_PASSES; i++) w += k->pass[i].land.waits;
+  for (int f = 0; f < 2; f++)
+    for (int i = 0; i < SIM_DETECT_MAX_PASSES; i++) w += k->pass[f][i].land.waits;
   return w;
 }
 
@@ -374,10 +389,13 @@ extern "C" void sim_cuda_detect_destroy(sim_cuda_detect *k) {
   sim_cuda_twins_free(&k->mem, &k->twins);
   unbind(k);
   sim_cuda_release(&k->mem, k->obs, sizeof(sim_detect_obstacle) * k->obs_cap);
-  for (int i = 0; i < SIM_DETECT_MAX_PASSES; i++) {
-    sim_cuda_release(&k->mem, k->pass[i].buf, sizeof(sim_contact) * k->pass[i].buf_cap);
-    sim_cuda_landing_free(&k->pass[i].land);
-  }
+  for (int f = 0; f < 2; f++)
+    for (int i = 0; i < SIM_DETECT_MAX_PASSES; i++) {
+      cuda_pass *ps = &k->pass[f][i];
+      sim_cuda_release(&k->mem, ps->buf, sizeof(sim_contact) * ps->buf_cap);
+      sim_cuda_release(&k->mem, ps->skip, sizeof(sim_contact_key) * ps->skip_cap);
+      sim_cuda_landing_free(&ps->land);
+    }
   if (k->own_stream) cudaStreamDestroy(k->mem.stream);
   sim_free(k);
 }

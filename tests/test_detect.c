@@ -66,6 +66,52 @@ static void check_common(const sim_detect_contacts *o) {
   for (int k = 0; k < 3; k++) CHECK_INT(o->count[k], cnt[k]);
 }
 
+/* inside_only finds exactly the contacts with gap < 0 of the full detection, bit for bit and in
+   its order; `at_least` of them (the scene has vertices inside). */
+static void check_inside_only(const sim_detect_scene *s, const sim_detect_params *p,
+                              int at_least) {
+  sim_detect_params q = *p;
+  q.inside_only = 0;
+  sim_detect_contacts all = {0}, in = {0};
+  CHECK_INT(detect(s, &q, &all), SIM_OK);
+  q.inside_only = 1;
+  CHECK_INT(detect(s, &q, &in), SIM_OK);
+  check_common(&in);
+  int k = 0, bad = 0;
+  for (int i = 0; i < all.n; i++) {
+    if (!(all.c[i].gap < 0)) continue;
+    bad += k >= in.n || memcmp(&all.c[i], &in.c[k], sizeof(sim_contact)) != 0;
+    k++;
+  }
+  check_report(bad == 0 && k == in.n && k >= at_least, __FILE__, __LINE__,
+               "inside_only: %d contacts, %d of the full %d inside (at least %d), %d differ",
+               in.n, k, all.n, at_least, bad);
+  /* skip: every other key of the full list left out (and keys of no contact, of the other
+     kinds, which match nothing), the rest found as before */
+  q.inside_only = 0;
+  sim_contact_key *skip = SIM_NEW(sim_contact_key, 2 * (size_t)all.n + 1);
+  int ns = 0;
+  for (int i = 0; i < all.n; i++) {
+    const sim_contact *c = &all.c[i];
+    if (i % 2 == 0) skip[ns++] = (sim_contact_key){c->v, (int)c->kind, c->source};
+    if (i % 3 == 0) skip[ns++] = (sim_contact_key){c->v, SIM_CONTACT_BILATERAL, c->source};
+  }
+  q.skip = skip, q.nskip = ns;
+  CHECK_INT(detect(s, &q, &in), SIM_OK);
+  bad = 0;
+  for (int i = 1, j = 0; i < all.n; i += 2, j++)
+    bad += j >= in.n || memcmp(&all.c[i], &in.c[j], sizeof(sim_contact)) != 0;
+  check_report(bad == 0 && in.n == all.n / 2, __FILE__, __LINE__,
+               "skip: %d contacts of %d, %d differ", in.n, all.n, bad);
+  if (ns > 1) { /* an unsorted list is refused */
+    sim_contact_key t = skip[0];
+    skip[0] = skip[ns - 1], skip[ns - 1] = t;
+    CHECK_INT(detect(s, &q, &in), skip[0].v == skip[ns - 1].v ? SIM_OK : SIM_ERR_INTERNAL);
+  }
+  sim_free(skip);
+  sim_detect_contacts_free(&all), sim_detect_contacts_free(&in);
+}
+
 /* ---------------- analytic obstacles ---------------- */
 
 static void test_grid_plane_sphere(void) {
@@ -125,6 +171,7 @@ static void test_grid_plane_sphere(void) {
   CHECK_INT(o.count[SIM_CONTACT_OBSTACLE], expect_plane + expect_sphere);
   CHECK(expect_plane > 100 && expect_sphere > 5 && filtered > 0); /* the test covers both */
   CHECK_INT(o.count[SIM_CONTACT_MESH] + o.count[SIM_CONTACT_BODY], 0);
+  check_inside_only(&s, &p, 100); /* y < 0 under the plane, and inside the sphere */
 
   /* margin 0: exactly the vertices with y <= 0 (y = 0 is touching: gap 0) */
   x[1] = 0.0;
@@ -397,6 +444,7 @@ static void test_blade(void) {
                    o.c[i].t1[2] * o.c[i].n[2], 0.0, 1e-15); /* tangents of the turned normal */
   }
   CHECK(o.n == 5 && fabs(o.c[4].n[1] + 1) < 1e-15);
+  check_inside_only(&s, &p, 1); /* vertex 0, turned to x_prev's side */
   p.face_prev = 0;
   /* without previous positions, touching vertices take the front normal */
   s.x_prev = NULL;
@@ -406,6 +454,7 @@ static void test_blade(void) {
   m.closed = 1;
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
   CHECK(o.n == 5 && fabs(o.c[1].gap + 0.01) < 1e-15 && fabs(o.c[1].n[2] - 1) < 1e-15);
+  check_inside_only(&s, &p, 1);
   sim_detect_contacts_free(&o);
 }
 
@@ -448,10 +497,12 @@ static void test_bodies(void) {
              fabs(c->n[2] - 1) > 1e-14 || fabs(c->p[2] - 1) > 1e-15;
   }
   check_report(bad == 0, __FILE__, __LINE__, "%d body contact fields wrong", bad);
+  check_inside_only(&s, &p, 4); /* the 4 sunk corners, not vertex 17 */
   /* self-collision: vertex 8 touches its own body's top face; corners stay clear */
   p.self_collision = 1;
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_BODY], 6);
+  check_inside_only(&s, &p, 5);
   const sim_contact *c = find(&o, 8, SIM_CONTACT_BODY, 0);
   CHECK(c && fabs(c->gap + 0.005) < 1e-14 && fabs(c->n[2] - 1) < 1e-14 && c->tri[0] >= 0);
   /* pinned vertices skipped */

@@ -156,7 +156,8 @@ static long long g_guess = 64, g_second; /* the detector's next guess; runs over
 
 /* The same for a detector that runs passes only (the step's two, q_t's and the prediction's):
    one landing per pass, so one guess per pass. */
-static long long g_pass_guess[2] = {64, 64}, g_pass_once, g_pass_more; /* steps by waits */
+/* the passes' guesses: [inside_only][pass] (an inside pass has a landing of its own) */
+static long long g_pass_guess[2][2] = {{64, 64}, {64, 64}}, g_pass_once, g_pass_more;
 
 static void follow(long long *guess, int n) {
   *guess = n + (n / 4 < 256 ? n / 4 : 256);
@@ -165,8 +166,10 @@ static void follow(long long *guess, int n) {
 
 /* Both passes of a step at once on kp: pass 0 from x (x_prev before it), pass 1 from x_prev (x
    before it: the positions' roles swapped, as the prediction's pass has q~ and q_t) with the
-   blade's contacts turned the other way. Each the host's contacts, in one wait where both fit
-   their guesses (one more wait per pass over its guess). */
+   blade's contacts turned the other way, at every other call only those inside (inside_only,
+   re-detection's filter). Each the host's contacts, in one wait where both fit their guesses
+   (one more wait per pass over its guess). */
+static int g_inside_calls, g_inside_found;
 static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, world *w,
                        const sim_detect_params *p, const char *what) {
   sim_status st = {0};
@@ -174,7 +177,15 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
   s[1].x = w->x_prev, s[1].x_prev = w->x;
   sim_detect_params par[2] = {*p, *p};
   par[1].face_prev = !p->face_prev;
+  par[1].inside_only = g_inside_calls++ % 2;
   sim_detect_contacts h = {0}, g0 = {0}, g1 = {0};
+  sim_contact_key *skip = NULL; /* the inside pass skips pass 0's keys, as re-detection does */
+  if (par[1].inside_only) {
+    CHECK_INT(sim_detect_run(dh, &s[0], &par[0], &h, &st), SIM_OK);
+    skip = SIM_NEW(sim_contact_key, (size_t)h.n + 1);
+    for (int j = 0; j < h.n; j++) skip[j] = (sim_contact_key){h.c[j].v, h.c[j].kind, h.c[j].source};
+    par[1].skip = skip, par[1].nskip = h.n;
+  }
   sim_detect_contacts *const out[2] = {&g0, &g1};
   const long long before = sim_cuda_detect_waits(kp);
   int rc = sim_cuda_detect_passes(kp, dg, 2, s, par, out, NULL, &st);
@@ -186,13 +197,22 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
     char pw[96];
     snprintf(pw, sizeof pw, "%s, pass %d of 2", what, i);
     const int same = compare(&h, out[i], pw);
-    printf("%s: %d contacts, %d bitwise equal\n", pw, h.n, same);
-    waits += out[i]->n > g_pass_guess[i];
-    follow(&g_pass_guess[i], out[i]->n);
+    printf("%s%s: %d contacts, %d bitwise equal\n", pw, par[i].inside_only ? " (inside)" : "",
+           h.n, same);
+    if (par[i].inside_only) {
+      int outside = 0;
+      for (int j = 0; j < out[i]->n; j++) outside += !(out[i]->c[j].gap < 0);
+      CHECK_INT(outside, 0);
+      g_inside_found += out[i]->n;
+    }
+    long long *guess = &g_pass_guess[par[i].inside_only][i];
+    waits += out[i]->n > *guess;
+    follow(guess, out[i]->n);
   }
   g_pass_once += waits == 1;
   g_pass_more += waits > 1;
   CHECK_INT((int)(sim_cuda_detect_waits(kp) - before), (int)waits);
+  sim_free(skip);
   sim_detect_contacts_free(&h), sim_detect_contacts_free(&g0), sim_detect_contacts_free(&g1);
 }
 
@@ -254,6 +274,7 @@ int main(void) {
   CHECK(g_second > 0 && g_second < 8);
   /* the passes too: some waited only once for both, some a second time */
   CHECK(g_pass_once > 0 && g_pass_more > 0);
+  CHECK(g_inside_calls > 1 && g_inside_found > 0); /* the inside passes found some */
   world_free(&a), world_free(&b);
   sim_cuda_detect_destroy(k);
   sim_cuda_detect_destroy(kp);

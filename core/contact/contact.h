@@ -75,6 +75,11 @@ typedef struct sim_contact {
 } sim_contact;
 
 
+/* A contact's key (vertex, kind, source), as a list of keys passes it (detect.h's skip). */
+typedef struct sim_contact_key {
+  int v, kind, source;
+} sim_contact_key;
+
 /* The order detection produces (vertex, kind, source): how contacts are matched across steps. */
 static inline int sim_contact_key_cmp(const sim_contact *a, const sim_contact *b) {
   if (a->v != b->v) return a->v < b->v ? -1 : 1;

@@ -20,7 +20,7 @@ struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
 };
 
 sim_detect_params sim_default_detect_params(void) {
-  sim_detect_params p = {1e-3, 0.0, 0, 0};
+  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0};
   return p;
 }
 
@@ -155,6 +155,9 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
     return sim_fail(st, SIM_ERR_INTERNAL, "detect: scene differs from the one given to init");
   if (!(p->margin >= 0) || !isfinite(p->margin))
     return sim_fail(st, SIM_ERR_SCENE, "detect: margin %g must be finite and >= 0", p->margin);
+  for (int i = 1; p->skip && i < p->nskip; i++) /* the vertex's range is found by bisection */
+    if (p->skip[i].v < p->skip[i - 1].v)
+      return sim_fail(st, SIM_ERR_INTERNAL, "detect: skip list not sorted by vertex at %d", i);
   return SIM_OK;
 }
 
@@ -179,7 +182,8 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
   }
   sim_detect_view v = {s->nv,    s->x,         s->x_prev,    s->pinned,    d->body_of,
                        s->nobs,  s->nmesh,     s->nbodies,   s->obs,       d->mesh_view,
-                       d->body_view, p->margin, p->self_collision, p->face_prev};
+                       d->body_view, p->margin, p->self_collision, p->face_prev, p->inside_only,
+                       p->nskip > 0 ? p->skip : NULL, p->nskip};
   return v;
 }
 

@@ -64,6 +64,10 @@ typedef struct {
                          n . (x_prev_v - p) < 0, n and the gap change sign (the prediction
                          pass and re-detection, whose x_prev is q_t: a vertex that would cross a
                          blade within the step is held on its side); 0 (default): as found */
+  int inside_only;    /* 1: only the contacts with gap < 0 (re-detection keeps no other: a
+                         device detector then finds and copies no more); 0 (default): all */
+  const sim_contact_key *skip; /* nskip keys sorted by (v, kind, source), or NULL: contacts */
+  int nskip;                   /* with those keys are not found (re-detection: the step's own) */
 } sim_detect_params;
 
 typedef struct {
@@ -138,7 +142,10 @@ typedef struct sim_detect_view {
   const sim_detect_body_view *body;
   double margin;
   int self_collision;
-  int face_prev; /* sim_detect_params.face_prev */
+  int face_prev;   /* sim_detect_params.face_prev */
+  int inside_only; /* sim_detect_params.inside_only */
+  const sim_contact_key *skip; /* sim_detect_params.skip, on the view's side */
+  int nskip;
 } sim_detect_view;
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's
@@ -192,7 +199,8 @@ int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st);
 int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                    sim_detect_contacts *out, sim_status *st);
 /* sim_detect_run's checks of its inputs: the scene has init's counts, the margin is finite and
-   >= 0 (SIM_ERR_INTERNAL, SIM_ERR_SCENE). Also resets out (n, counts, min_sep). */
+   >= 0, the skip list sorted by vertex (SIM_ERR_INTERNAL, SIM_ERR_SCENE). Also resets out (n,
+   counts, min_sep). */
 int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                      sim_detect_contacts *out, sim_status *st);
 /* sim_detect_run, or r's device detector when r and r->run are set. */

@@ -3,7 +3,9 @@
    detect.c and the CUDA detector (gpu/detect_cuda.cu) run this same code on a sim_detect_view
    whose arrays live on their side, so both find the same contacts with the same arithmetic.
    sim_detect_vertex writes the vertex's contacts in the order (kind, source) and returns how
-   many; out == NULL counts them (without orienting them). At most nobs + nmesh + nbodies. */
+   many; out == NULL counts them (without orienting them, except with inside_only, which needs
+   the gap). At most nobs + nmesh + nbodies. With inside_only a candidate is formed in a local
+   contact and copied to out only when kept, so out never holds more than the count. */
 #ifndef SIM_CONTACT_DETECT_VERTEX_H
 #define SIM_CONTACT_DETECT_VERTEX_H
 #include <float.h>
@@ -103,58 +105,104 @@ SIM_HD void sim_detect_put(sim_contact *k, sim_contact_kind kind, int v, int sou
   sim_tangent_basis(k->n, k->t1, k->t2);
 }
 
+/* Keeps the candidate formed in *k (inside_only: only gap < 0): copied to out[found] where it
+   was formed elsewhere. Returns 1 when kept. */
+SIM_HD int sim_detect_keep(const sim_detect_view *s, const sim_contact *k, sim_contact *out,
+                           int found) {
+  if (s->inside_only && !(k->gap < 0.0)) return 0;
+  if (out && k != &out[found]) out[found] = *k;
+  return 1;
+}
+
+/* The keys of vertex v in s->skip: [*lo, *hi) (empty without a skip list). */
+SIM_HD void sim_detect_skip_range(const sim_detect_view *s, int v, int *lo, int *hi) {
+  int a = 0, b = s->skip ? s->nskip : 0;
+  while (a < b) { /* the first key of a vertex >= v */
+    const int mid = a + (b - a) / 2;
+    if (s->skip[mid].v < v)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  *lo = a;
+  while (s->skip && a < s->nskip && s->skip[a].v == v) a++;
+  *hi = a;
+}
+
+/* 1 when (kind, source) is among v's skipped keys [lo, hi). */
+SIM_HD int sim_detect_skipped(const sim_detect_view *s, int lo, int hi, int kind, int source) {
+  for (int i = lo; i < hi; i++)
+    if (s->skip[i].kind == kind && s->skip[i].source == source) return 1;
+  return 0;
+}
+
 SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) {
   if (s->pinned && s->pinned[v]) return 0;
   const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
   const double margin = s->margin;
   const int bv = s->body_of[v];
+  int lo, hi; /* v's skipped keys */
+  sim_detect_skip_range(s, v, &lo, &hi);
+  const int form = out || s->inside_only; /* the candidates are formed, not only counted */
   double c[3], n[3], u[3], gap;
+  sim_contact tmp; /* inside_only: the candidate, before the filter */
   int found = 0;
   for (int o = 0; o < s->nobs; o++) {
     const sim_detect_obstacle *ob = &s->obs[o];
-    if (!sim_detect_touches(ob->bodies, bv)) continue;
+    if (!sim_detect_touches(ob->bodies, bv) ||
+        sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE, o))
+      continue;
     const double phi = sim_obstacle_query(&ob->shape, x, c, n);
     if (!(phi <= margin)) continue;
-    if (out) {
-      sim_obstacle_velocity(&ob->shape, c, u);
-      sim_detect_put(&out[found], SIM_CONTACT_OBSTACLE, v, o, n, c, phi, ob->mu, u);
+    if (!form) {
+      found++;
+      continue;
     }
-    found++;
+    sim_contact *k = s->inside_only ? &tmp : &out[found];
+    sim_obstacle_velocity(&ob->shape, c, u);
+    sim_detect_put(k, SIM_CONTACT_OBSTACLE, v, o, n, c, phi, ob->mu, u);
+    found += sim_detect_keep(s, k, out, found);
   }
   for (int m = 0; m < s->nmesh; m++) {
     const sim_detect_mesh_view *me = &s->mesh[m];
     sim_bvh_hit h;
-    if (!sim_detect_touches(me->bodies, bv) ||
+    if (!sim_detect_touches(me->bodies, bv) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m) ||
         !sim_bvh_view_nearest(&me->bvh, me->x, x, margin, -1, &h))
       continue;
-    if (out) {
-      if (me->closed)
-        sim_detect_orient_closed(&me->bvh, me->x, me->tri, x, &h, n, &gap);
-      else
-        sim_detect_orient_open(x, xprev, &h, n, &gap);
-      if (!me->closed && s->face_prev && xprev) sim_detect_face_prev(xprev, h.q.c, n, &gap);
-      const double r[3] = {h.q.c[0] - me->center[0], h.q.c[1] - me->center[1],
-                           h.q.c[2] - me->center[2]};
-      sim_cross3(me->omega, r, u);
-      for (int k = 0; k < 3; k++) u[k] += me->vel[k];
-      sim_detect_put(&out[found], SIM_CONTACT_MESH, v, m, n, h.q.c, gap, me->mu, u);
+    if (!form) {
+      found++;
+      continue;
     }
-    found++;
+    if (me->closed)
+      sim_detect_orient_closed(&me->bvh, me->x, me->tri, x, &h, n, &gap);
+    else
+      sim_detect_orient_open(x, xprev, &h, n, &gap);
+    if (!me->closed && s->face_prev && xprev) sim_detect_face_prev(xprev, h.q.c, n, &gap);
+    const double r[3] = {h.q.c[0] - me->center[0], h.q.c[1] - me->center[1],
+                         h.q.c[2] - me->center[2]};
+    sim_cross3(me->omega, r, u);
+    for (int k = 0; k < 3; k++) u[k] += me->vel[k];
+    sim_contact *k = s->inside_only ? &tmp : &out[found];
+    sim_detect_put(k, SIM_CONTACT_MESH, v, m, n, h.q.c, gap, me->mu, u);
+    found += sim_detect_keep(s, k, out, found);
   }
   for (int B = 0; B < s->nbodies; B++) {
     const sim_detect_body_view *bd = &s->body[B];
     sim_bvh_hit h;
-    if (B == bv && !s->self_collision) continue;
+    if ((B == bv && !s->self_collision) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
+      continue;
     /* self: the nearest triangle not incident to v */
     if (!sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, B == bv ? v : -1, &h)) continue;
-    if (out) {
-      sim_detect_orient_closed(&bd->bvh, s->x, bd->tri, x, &h, n, &gap);
-      const double mu = bv >= 0 ? sqrt(s->body[bv].mu * bd->mu) : bd->mu;
-      sim_contact *k = &out[found];
-      sim_detect_put(k, SIM_CONTACT_BODY, v, B, n, h.q.c, gap, mu, 0);
-      for (int i = 0; i < 3; i++) k->tri[i] = bd->tri[3 * h.tri + i], k->w[i] = h.q.w[i];
+    if (!form) {
+      found++;
+      continue;
     }
-    found++;
+    sim_detect_orient_closed(&bd->bvh, s->x, bd->tri, x, &h, n, &gap);
+    const double mu = bv >= 0 ? sqrt(s->body[bv].mu * bd->mu) : bd->mu;
+    sim_contact *k = s->inside_only ? &tmp : &out[found];
+    sim_detect_put(k, SIM_CONTACT_BODY, v, B, n, h.q.c, gap, mu, 0);
+    for (int i = 0; i < 3; i++) k->tri[i] = bd->tri[3 * h.tri + i], k->w[i] = h.q.w[i];
+    found += sim_detect_keep(s, k, out, found);
   }
   return found;
 }

@@ -368,17 +368,23 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
   sim_detect_scene s = detect_scene(w, x_end, x_t); /* obstacles stay posed at t + h */
   sim_detect_params par = w->par; /* a blade contact faces the vertex's side at q_t */
   par.face_prev = 1;
+  par.inside_only = 1; /* only what ended inside (gap < 0) and out lacks is found */
+  if (w->out.n > w->skip_cap) {
+    int cap = w->out.n + w->out.n / 2 + 16;
+    sim_free(w->skip);
+    w->skip = SIM_NEW(sim_contact_key, cap);
+    w->skip_cap = w->skip ? cap : 0;
+    if (!w->skip) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", w->out.n);
+  }
+  for (int j = 0; j < w->out.n; j++) { /* out is sorted by key */
+    const sim_contact *c = &w->out.c[j];
+    w->skip[j] = (sim_contact_key){c->v, (int)c->kind, c->source};
+  }
+  par.skip = w->skip, par.nskip = w->out.n;
   int rc = sim_detect_run_on(&w->runner, &w->det, &s, &par, &w->ahead, st);
   if (rc) return rc;
-  /* keep what out lacks (both sorted by key) and what ends inside, facing q_t's side */
   sim_detect_contacts *a = &w->ahead;
-  int i = 0, n = 0;
-  for (int j = 0; j < a->n; j++) {
-    while (i < w->out.n && sim_contact_key_cmp(&w->out.c[i], &a->c[j]) < 0) i++;
-    if (i < w->out.n && sim_contact_key_cmp(&w->out.c[i], &a->c[j]) == 0) continue;
-    if (a->c[j].gap < 0.0) a->c[n++] = a->c[j];
-  }
-  a->n = n;
+  const int n = a->n;
   if (n == 0) return SIM_OK;
   script_velocities(w, a, h);
   rc = merge_into_out(w, a, st);
@@ -396,6 +402,7 @@ void sim_world_free(sim_world *w) {
   sim_detect_contacts_free(&w->cables);
   sim_free(w->cable_row);
   sim_free(w->read_vert);
+  sim_free(w->skip);
   sim_world_points_free(w);
   sim_free(w->tri_first);
   sim_free(w->point_found);

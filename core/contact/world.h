@@ -72,6 +72,8 @@ typedef struct sim_world {
   sim_detect_contacts cables;    /* cables' contacts (world_cables.c) */
   sim_cable_row *cable_row;      /* their rows, one per cable */
   int nread, *read_vert; /* the pins' and cables' vertices, sorted (sim_world_host_reads) */
+  sim_contact_key *skip; /* re-detection: the keys of out, which it does not find again */
+  int skip_cap;
 } sim_world;
 
 /* 1 when model m has anything for the contact stage to solve (obstacles, body-body contact,
@@ -98,7 +100,9 @@ int sim_world_host_reads(const sim_world *w, const int **verts);
    margin at q_t and at the prediction: a bulge, or a vertex thrown by the solve). Those
    contacts are added to w->out (sorted; the prediction pass's rules: a blade contact faces
    the vertex's side at x_t, scripted obstacles' velocities), *added their number. Mesh
-   obstacles' vertices against body triangles (TRIANGLE) are not re-detected. */
+   obstacles' vertices against body triangles (TRIANGLE) are not re-detected. The detection
+   itself leaves out what ended outside and what w->out has (sim_detect_params inside_only and
+   skip), so a device detector copies only the contacts added. */
 int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *x_end,
                        int *added, sim_status *st);
 void sim_world_free(sim_world *w);

@@ -670,6 +670,8 @@ static const char *kind_name(cudaMemcpyKind k) {
 }
 
 static long long bytes_to_device, bytes_to_host; // copied by cudaMemcpyAsync so far
+// SIMCTL_EMU_REPORT=2: bytes per calling site, to the device and to the host
+static std::map<void *, std::pair<long long, long long>> copy_sites;
 extern "C" void sim_emu_copy_bytes(long long *to_device, long long *to_host) {
   *to_device = bytes_to_device;
   *to_host = bytes_to_host;
@@ -680,6 +682,10 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
   if (bytes == 0) return cudaSuccess;
   if (kind == cudaMemcpyHostToDevice) bytes_to_device += (long long)bytes;
   if (kind == cudaMemcpyDeviceToHost) bytes_to_host += (long long)bytes;
+  if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost) {
+    auto &site = copy_sites[__builtin_return_address(0)];
+    (kind == cudaMemcpyHostToDevice ? site.first : site.second) += (long long)bytes;
+  }
   int dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   int src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
   if (kind != cudaMemcpyDefault) {
@@ -753,6 +759,18 @@ extern "C" void sim_emu_graph_counts(long long *captures, long long *launches) {
   *captures = graph_captures;
   *launches = graph_launches;
 }
+// One line of the report by calling site: the counts, then the function and object holding
+// the caller's address (addr2line -e OBJECT OFFSET names the line).
+static void report_site(void *caller, const char *fmt, long long a, long long b) {
+  fprintf(stderr, "  ");
+  fprintf(stderr, fmt, a, b);
+  Dl_info di;
+  if (dladdr(caller, &di) && di.dli_fname)
+    fprintf(stderr, "  %s  %s+0x%lx\n", di.dli_sname ? di.dli_sname : "?", di.dli_fname,
+            (unsigned long)((char *)caller - (char *)di.dli_fbase));
+  else
+    fprintf(stderr, "  %p\n", caller);
+}
 static void report_waits() {
   fprintf(stderr, "simctl CUDA emulation: %lld host waits\n", host_waits);
   fprintf(stderr, "simctl CUDA emulation: %lld kernels launched, %lld captured into graphs\n",
@@ -772,14 +790,15 @@ static void report_waits() {
   std::vector<std::pair<long long, void *>> v;
   for (auto &w : wait_sites) v.push_back({w.second, w.first});
   std::sort(v.rbegin(), v.rend());
-  for (auto &w : v) {
-    Dl_info di;
-    if (dladdr(w.second, &di) && di.dli_fname)
-      fprintf(stderr, "  %8lld  %s  %s+0x%lx\n", w.first, di.dli_sname ? di.dli_sname : "?",
-              di.dli_fname, (unsigned long)((char *)w.second - (char *)di.dli_fbase));
-    else
-      fprintf(stderr, "  %8lld  %p\n", w.first, w.second);
-  }
+  fprintf(stderr, "simctl CUDA emulation: host waits by calling site:\n");
+  for (auto &w : v) report_site(w.second, "%8lld", w.first, 0);
+  std::vector<std::pair<std::pair<long long, long long>, void *>> b;
+  for (auto &c : copy_sites) b.push_back({c.second, c.first});
+  std::sort(b.rbegin(), b.rend(), [](const auto &x, const auto &y) {
+    return x.first.first + x.first.second < y.first.first + y.first.second;
+  });
+  fprintf(stderr, "simctl CUDA emulation: bytes copied by calling site (to device, to host):\n");
+  for (auto &c : b) report_site(c.second, "%12lld %12lld", c.first.first, c.first.second);
 }
 static const bool report_armed = [] {
   const char *e = getenv("SIMCTL_EMU_REPORT");
