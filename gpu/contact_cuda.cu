@@ -4,7 +4,7 @@
 // what touches the state: H q (a thread per contact), H^T lambda gathered per free unknown (in
 // contact order, so each sum adds the CPU's terms in the CPU's order), the unconstrained solve
 // and the correction with S on the device, and the matrix-free W x = H A^{-1} H^T x. The rows
-// are rebuilt on the host each step and uploaded (terms, and the free unknowns' incidences).
+// are built on the device each step from the contacts, copied up once (rows_cuda.cu).
 // Only 3 nc vectors cross to the host (H q, W x), and once per step a dense W to the device.
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +13,6 @@
 
 extern "C" {
 #include "../core/base/alloc.h"
-#include "../core/contact/rows.h"
 }
 
 // out[3j + r] = H_{3j+r} x (x by vertex; free_only skips pinned terms, as H_free does). The
@@ -93,139 +92,9 @@ static __global__ void k_gemv(int m, const double *W, const double *x, double *o
   }
 }
 
-static int grow_dev(cuda_contact *k, int nc, int nt, sim_status *st) {
-  cuda_ctx *c = k->cx;
-  if (nc > k->nc_cap) {
-    int cap = nc + nc / 2 + 16;
-    size_t old = (size_t)k->nc_cap;
-    sim_cuda_release(c, k->rows, sizeof(cuda_row) * old);
-    sim_cuda_release(c, k->x, sizeof(double) * 3 * old);
-    sim_cuda_release(c, k->out, sizeof(double) * 3 * old);
-    k->nc_cap = 0; /* nothing held until the new arrays are in */
-    sim_free(k->h_rows);
-    k->rows = NULL, k->x = k->out = NULL;
-    k->h_rows = SIM_NEW(cuda_row, cap);
-    if (!k->h_rows) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact rows)");
-    int rc = sim_cuda_new<cuda_row>(c, &k->rows, (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<double>(c, &k->x, 3 * (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<double>(c, &k->out, 3 * (size_t)cap, NULL, st);
-    if (rc) return rc;
-    k->nc_cap = cap;
-  }
-  if (nt > k->nt_cap) {
-    int cap = nt + nt / 2 + 64;
-    size_t old = (size_t)k->nt_cap;
-    sim_cuda_release(c, k->tvert, sizeof(int) * old);
-    sim_cuda_release(c, k->tfree, sizeof(int) * old);
-    sim_cuda_release(c, k->tcoef, sizeof(double) * 3 * old);
-    sim_cuda_release(c, k->iterm, sizeof(int) * old);
-    sim_cuda_release(c, k->irow, sizeof(int) * old);
-    k->nt_cap = 0;
-    k->tvert = k->tfree = k->iterm = k->irow = NULL, k->tcoef = NULL;
-    sim_free(k->h_tvert), sim_free(k->h_tfree), sim_free(k->h_tcoef), sim_free(k->h_iterm);
-    sim_free(k->h_irow);
-    k->h_tvert = SIM_NEW(int, cap), k->h_tfree = SIM_NEW(int, cap);
-    k->h_tcoef = SIM_NEW(double, 3 * (size_t)cap);
-    k->h_iterm = SIM_NEW(int, cap), k->h_irow = SIM_NEW(int, cap);
-    if (!k->h_tvert || !k->h_tfree || !k->h_tcoef || !k->h_iterm || !k->h_irow)
-      return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact terms)");
-    int rc = sim_cuda_new<int>(c, &k->tvert, (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<int>(c, &k->tfree, (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<double>(c, &k->tcoef, 3 * (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<int>(c, &k->iterm, (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<int>(c, &k->irow, (size_t)cap, NULL, st);
-    if (rc) return rc;
-    k->nt_cap = cap;
-  }
-  return SIM_OK;
-}
-
-static int rows_terms(const sim_contact *c) {
-  if (c->kind == SIM_CONTACT_CABLE) return c->cable->nt;
-  int vert[4];
-  double beta[4];
-  return sim_rows_terms(c, vert, beta);
-}
-
-// The step's rows on the host (terms in contact order, each contact's as rows.c lists them),
-// the free unknowns' incidences by a counting sort that keeps contact order, then the upload.
+// The step's rows, built on the device from its contacts (rows_cuda.cu).
 static int cuda_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st) {
-  cuda_contact *k = (cuda_contact *)ctx;
-  cuda_ctx *cx = k->cx;
-  const sim_model *m = cx->m;
-  int nt = 0;
-  for (int j = 0; j < nc; j++) nt += rows_terms(&c[j]);
-  int rc = grow_dev(k, nc, nt, st);
-  if (rc) return rc;
-  k->w_dense = 0;
-  int t = 0;
-  for (int j = 0; j < nc; j++) {
-    cuda_row *r = &k->h_rows[j];
-    r->t0 = t;
-    r->cable = c[j].kind == SIM_CONTACT_CABLE;
-    for (int d = 0; d < 3; d++) {
-      r->c[d] = c[j].n[d];
-      r->c[3 + d] = c[j].t1[d];
-      r->c[6 + d] = c[j].t2[d];
-    }
-    if (r->cable) {
-      const sim_cable_row *cr = c[j].cable;
-      for (int a = 0; a < cr->nt; a++, t++) {
-        k->h_tvert[t] = cr->vert[a];
-        for (int d = 0; d < 3; d++) k->h_tcoef[3 * (size_t)t + d] = cr->g[a][d];
-      }
-    } else {
-      int vert[4];
-      double beta[4];
-      int n = sim_rows_terms(&c[j], vert, beta);
-      for (int a = 0; a < n; a++, t++) {
-        k->h_tvert[t] = vert[a];
-        k->h_tcoef[3 * (size_t)t] = beta[a];
-        k->h_tcoef[3 * (size_t)t + 1] = k->h_tcoef[3 * (size_t)t + 2] = 0.0;
-      }
-    }
-    r->t1 = t;
-  }
-  int *ip = k->h_iptr;
-  memset(ip, 0, sizeof(int) * ((size_t)m->nfree + 1));
-  for (int i = 0; i < nt; i++) {
-    k->h_tfree[i] = m->free_of[k->h_tvert[i]];
-    if (k->h_tfree[i] >= 0) ip[k->h_tfree[i] + 1]++;
-  }
-  for (int f = 0; f < m->nfree; f++) ip[f + 1] += ip[f];
-  for (int j = 0; j < nc; j++) /* contact order; ip[f] runs ahead as the fill pointer */
-    for (int i = k->h_rows[j].t0; i < k->h_rows[j].t1; i++) {
-      int f = k->h_tfree[i];
-      if (f < 0) continue;
-      k->h_iterm[ip[f]] = i;
-      k->h_irow[ip[f]++] = j;
-    }
-  for (int f = m->nfree; f > 0; f--) ip[f] = ip[f - 1]; /* back to the starts */
-  ip[0] = 0;
-  cudaStream_t s = cx->stream;
-  SIM_CU(
-      cudaMemcpyAsync(k->rows, k->h_rows, sizeof(cuda_row) * (size_t)nc, cudaMemcpyHostToDevice, s),
-      st);
-  if (nt > 0) {
-    SIM_CU(
-        cudaMemcpyAsync(k->tvert, k->h_tvert, sizeof(int) * (size_t)nt, cudaMemcpyHostToDevice, s),
-        st);
-    SIM_CU(
-        cudaMemcpyAsync(k->tfree, k->h_tfree, sizeof(int) * (size_t)nt, cudaMemcpyHostToDevice, s),
-        st);
-    SIM_CU(cudaMemcpyAsync(k->tcoef, k->h_tcoef, sizeof(double) * 3 * (size_t)nt,
-                           cudaMemcpyHostToDevice, s),
-           st);
-    SIM_CU(
-        cudaMemcpyAsync(k->iterm, k->h_iterm, sizeof(int) * (size_t)nt, cudaMemcpyHostToDevice, s),
-        st);
-    SIM_CU(cudaMemcpyAsync(k->irow, k->h_irow, sizeof(int) * (size_t)nt, cudaMemcpyHostToDevice, s),
-           st);
-  }
-  SIM_CU(
-      cudaMemcpyAsync(k->iptr, ip, sizeof(int) * ((size_t)m->nfree + 1), cudaMemcpyHostToDevice, s),
-      st);
-  return SIM_OK; /* no wait: the staging arrays are pageable, staged before each copy returns */
+  return sim_cuda_rows_set((cuda_contact *)ctx, c, nc, st);
 }
 
 int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st) {
@@ -349,8 +218,9 @@ static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, dou
   cuda_contact *k = (cuda_contact *)ctx;
   /* the device solve takes diag(W) on the device (sim_cuda_nsn_begin): the host's stays NaN */
   if (k->dn) nan_fill(diag, 3 * nc);
-  int rc = sim_cuda_delassus_build(k->del, c, nc, k->cx->m->free_of, dense, k->stage.max_W_bytes,
-                                   k->dn ? NULL : diag, st);
+  /* the contacts set_rows copied up this step */
+  int rc = sim_cuda_delassus_build_on(k->del, c, k->rd.c, nc, k->cx->m->free_of, dense,
+                                      k->stage.max_W_bytes, k->dn ? NULL : diag, st);
   if (rc) return rc;
   k->w_dense = dense;
   k->Wp = dense ? sim_cuda_delassus_W(k->del) : NULL;
@@ -421,9 +291,8 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   c->cst = k;
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact)");
   k->cx = c;
-  k->h_iptr = SIM_NEW(int, (size_t)m->nfree + 1);
-  if (!k->h_iptr) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact)");
   int rc = sim_cuda_new<int>(c, &k->iptr, (size_t)m->nfree + 1, NULL, st);
+  if (!rc) rc = sim_cuda_rows_create(k, st);
   if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n, NULL, st);
   if (rc) return rc;
@@ -466,11 +335,9 @@ void sim_cuda_contact_destroy(cuda_ctx *c) {
   sim_cuda_nsn_destroy(k);
   sim_cuda_delassus_destroy(k->del);
   sim_contact_stage_free(&k->stage);
-  void *d[] = {k->rows, k->tvert, k->tfree, k->tcoef, k->iptr, k->iterm,
-               k->irow, k->x,     k->out,   k->g,     k->wq,   k->W};
+  sim_cuda_rows_free(k);
+  void *d[] = {k->iptr, k->g, k->wq, k->W};
   for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) cudaFree(d[i]);
-  sim_free(k->h_rows), sim_free(k->h_tvert), sim_free(k->h_tfree), sim_free(k->h_tcoef);
-  sim_free(k->h_iptr), sim_free(k->h_iterm), sim_free(k->h_irow);
   sim_free(k);
   c->cst = NULL;
 }

@@ -18,6 +18,23 @@ typedef struct cuda_row {
   double c[9];
 } cuda_row;
 
+// The step's rows as the device builds them (rows_cuda.cu), besides cuda_contact's arrays.
+typedef struct cuda_rows_dev {
+  sim_contact *c;      // nc_cap: the step's contacts (the Delassus builder reads them too)
+  int *cnt, *t0;       // nc_cap + 1: each contact's terms, and its first (t0[nc]: their number)
+  int *tcontact;       // nt_cap: each term's contact
+  int *free_of;        // n: the model's vertex -> free unknown (-1: pinned)
+  int *fcnt, *fcur;    // nfree + 1: terms per free unknown, and the fill's cursors
+  int *cab_ptr;        // ncable + 1: cable i's terms are cab_ptr[i] .. cab_ptr[i + 1] - 1
+  int *cab_vert;       // cab_cap: their vertices
+  double *cab_g;       // cab_gcap: their vectors g (3 each)
+  int cab_cap, cab_gcap;
+  void *scan;          // the scans' workspace
+  size_t scan_bytes;
+  int *h_cab_ptr, *h_cab_vert, h_cab_cap;  // the cables' terms staged on the host
+  double *h_cab_g;
+} cuda_rows_dev;
+
 typedef struct cuda_contact {
   sim_contact_stage stage;
   cuda_ctx *cx;
@@ -26,6 +43,7 @@ typedef struct cuda_contact {
   int *tvert, *tfree;        // nt: vertex, free unknown (-1: pinned)
   double *tcoef;             // 3 nt
   int *iptr, *iterm, *irow;  // free unknown -> (term, contact), in contact order
+  cuda_rows_dev rd;          // what builds them on the device
   double *x, *out;           // 3 nc
   double *g, *wq;            // 3 nfree, 3 n (W's solution by vertex; pinned rows stay 0)
   double *W;                 // this step's dense W from the host (set_w), m x m row-major
@@ -33,12 +51,14 @@ typedef struct cuda_contact {
   int w_dense;               // Wp holds this step's operator (else it is matrix-free)
   const double *Wp;          // the dense W the products use: W, or the device builder's
   struct sim_cuda_delassus *del;  // W formed on the device (delassus_cuda.h), or NULL: on the host
-  // host staging
-  cuda_row *h_rows;
-  int *h_tvert, *h_tfree, *h_iptr, *h_iterm, *h_irow;
-  double *h_tcoef;
   struct cuda_nsn *dn;  // the Newton solve on the device (SIMCTL_CUDA_NSN=device), or NULL
 } cuda_contact;
+
+// rows_cuda.cu: the step's rows built on the device from its contacts (copied up once, into
+// k->rd.c), queued, no wait (the stage's set_rows); the arrays they need (create), all freed.
+int sim_cuda_rows_set(cuda_contact *k, const sim_contact *c, int nc, sim_status *st);
+int sim_cuda_rows_create(cuda_contact *k, sim_status *st);
+void sim_cuda_rows_free(cuda_contact *k);
 
 // Device-to-device operations on this step's rows, queued on the backend's stream (not
 // synchronised): out = H x over all vertices (free_only: H_free, pinned terms skipped), x by

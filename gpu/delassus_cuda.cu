@@ -26,6 +26,7 @@ struct sim_cuda_delassus {
   dev_buf own_ptr, own_row, own_val;  // S's columns when uploaded here
   dev_buf tloc, tbeta, kc, cab_j, cab_ptr, cab_loc, cab_g, c, K, G, W, d;
   int w_nc;  // contacts of the dense W on the device (-1: none)
+  const sim_contact *cd;  // this build's contacts on the device: the caller's, or the copy in c
 };
 
 static __global__ void k_K(int m, sim_delassus_cols S, const int *kc, double *K) {
@@ -129,8 +130,9 @@ static int set_perm(sim_cuda_delassus *k, int n, const int *perm, sim_status *st
 
 // The term table, the columns of the contact vertices and the contacts on the device; T's
 // pointers there (unk stays on the host).
-static int upload_terms(sim_cuda_delassus *k, const sim_contact *c, int nc,
-                        const sim_delassus_terms *T, sim_delassus_terms *dT, sim_status *st) {
+static int upload_terms(sim_cuda_delassus *k, const sim_contact *c, const sim_contact *dev_c,
+                        int nc, const sim_delassus_terms *T, sim_delassus_terms *dT,
+                        sim_status *st) {
   const int ncterm = T->cab_ptr[T->ncab];
   int *kc = SIM_NEW(int, (size_t)T->m + 1);
   if (!kc) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus columns)");
@@ -142,7 +144,8 @@ static int upload_terms(sim_cuda_delassus *k, const sim_contact *c, int nc,
   if (!rc) rc = put(k, &k->cab_ptr, T->cab_ptr, sizeof(int) * ((size_t)T->ncab + 1), st);
   if (!rc) rc = put(k, &k->cab_loc, T->cab_loc, sizeof(int) * (size_t)ncterm, st);
   if (!rc) rc = put(k, &k->cab_g, T->cab_g, sizeof(double) * 3 * (size_t)ncterm, st);
-  if (!rc) rc = put(k, &k->c, c, sizeof(sim_contact) * (size_t)nc, st);
+  if (!rc && !dev_c) rc = put(k, &k->c, c, sizeof(sim_contact) * (size_t)nc, st);
+  k->cd = dev_c ? dev_c : (const sim_contact *)k->c.p;
   if (!rc) rc = ensure(k, &k->d, sizeof(double) * 3 * (size_t)nc, st);
   /* no wait before kc is freed or the tables change: a copy from pageable host memory is
      staged before cudaMemcpyAsync returns (CUDA's API synchronisation rules) */
@@ -165,7 +168,7 @@ static int dense_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, s
   if (rc) return rc;
   const int *kc = (const int *)k->kc.p;
   double *K = (double *)k->K.p, *G = (double *)k->G.p, *W = (double *)k->W.p;
-  const sim_contact *c = (const sim_contact *)k->c.p;
+  const sim_contact *c = k->cd;
   if (mm > 0) k_K<<<sim_cuda_blocks((long long)mm), SIM_CUDA_BLOCK, 0, s>>>(dT->m, k->cols, kc, K);
   k_G<<<sim_cuda_blocks((long long)nn), SIM_CUDA_BLOCK, 0, s>>>(nc, *dT, K, G);
   k_W<<<sim_cuda_blocks((long long)nn), SIM_CUDA_BLOCK, 0, s>>>(nc, c, G, W);
@@ -182,8 +185,7 @@ static int diag_only(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT,
   cudaStream_t s = k->mem.stream;
   const int *kc = (const int *)k->kc.p;
   double *d = (double *)k->d.p;
-  k_diag<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(nc, (const sim_contact *)k->c.p, *dT,
-                                                        k->cols, kc, d);
+  k_diag<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(nc, k->cd, *dT, k->cols, kc, d);
   if (dT->ncab > 0)
     k_diag_cable<<<sim_cuda_blocks(dT->ncab), SIM_CUDA_BLOCK, 0, s>>>(*dT, k->cols, kc, d);
   SIM_CU(cudaGetLastError(), st);
@@ -193,6 +195,13 @@ static int diag_only(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT,
 extern "C" int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *c, int nc,
                                        const int *free_of, int dense, size_t max_bytes,
                                        double *diag, sim_status *st) {
+  return sim_cuda_delassus_build_on(k, c, NULL, nc, free_of, dense, max_bytes, diag, st);
+}
+
+extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contact *c,
+                                          const sim_contact *dev_c, int nc, const int *free_of,
+                                          int dense, size_t max_bytes, double *diag,
+                                          sim_status *st) {
   k->w_nc = -1;
   if (nc <= 0) return SIM_OK;
   if (!k->cols.col_ptr)
@@ -206,7 +215,7 @@ extern "C" int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *
                   "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
                   "%.1f MB, over the limit of %.1f MB",
                   3 * nc, 3 * nc, T.m, need / 1e6, max_bytes / 1e6);
-  if (!rc) rc = upload_terms(k, c, nc, &T, &dT, st);
+  if (!rc) rc = upload_terms(k, c, dev_c, nc, &T, &dT, st);
   if (!rc) rc = dense ? dense_w(k, nc, &dT, st) : diag_only(k, nc, &dT, st);
   sim_delassus_terms_free(&T);
   if (rc) return rc;

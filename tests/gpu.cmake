@@ -7,6 +7,7 @@ sim_labelled_test(test_gpu_detect gpu test_gpu_detect.c)
 sim_labelled_test(test_gpu_points gpu test_gpu_points.c)
 sim_labelled_test(test_gpu_delassus gpu test_gpu_delassus.c)
 sim_labelled_test(test_gpu_solvers gpu test_gpu_solvers.c)
+sim_labelled_test(test_gpu_contact_ops gpu test_gpu_contact_ops.c)
 # the contact stage's four passes (Newton solve on the host, on the device, detection and W on
 # the host, the other exact global solvers) as four entries, so that ctest -j runs them side by
 # side
@@ -24,12 +25,12 @@ endforeach()
 # contact test runs the global step through (emulated) cuSPARSE, whose host loops are far faster
 # than the emulated warp shuffles of the gathers; test_emu_backend and test_emu_runs check those.
 if(TARGET simcore_emu)
-  foreach(t backend runs contact detect points delassus solvers)
+  foreach(t backend runs contact detect points delassus solvers contact_ops)
     sim_test_program(simcore_emu test_emu_${t} test_gpu_${t}.c)
     target_compile_definitions(test_emu_${t} PRIVATE SIM_TEST_EMU=1)
     set_target_properties(test_emu_${t} PROPERTIES LINKER_LANGUAGE CXX)
   endforeach()
-  foreach(t backend runs detect points delassus solvers)
+  foreach(t backend runs detect points delassus solvers contact_ops)
     sim_test_entry(test_emu_${t} emu test_emu_${t})
     set_tests_properties(test_emu_${t} PROPERTIES TIMEOUT 1200)
   endforeach()
@@ -45,6 +46,11 @@ if(TARGET simcore_emu)
         ENVIRONMENT SIMCTL_EMU_SCHEDULE=${order})
     endforeach()
   endforeach()
+  # the contact operations' quick pass (the rows built by atomics and a sort on the device, in
+  # the three block orders within the test) under AddressSanitizer too; the whole test (40 s)
+  # in the emu label alone
+  sim_test_entry(test_emu_contact_ops_rows emu test_emu_contact_ops rows)
+  set_tests_properties(test_emu_contact_ops_rows PROPERTIES LABELS "emu;unit")
   # the backend's notices through the program (a refused graph capture: a note, the run goes on)
   add_test(NAME test_emu_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_emu_cli.sh
            $<TARGET_FILE:simctl-emu> WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})

@@ -5,22 +5,6 @@
 
 #include <stddef.h>
 
-int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]) {
-  if (c->kind == SIM_CONTACT_CABLE) return 0; /* its terms are c->cable's */
-  if (c->kind == SIM_CONTACT_TRIANGLE) {
-    for (int k = 0; k < 3; k++) vert[k] = c->tri[k], beta[k] = c->w[k];
-    return 3;
-  }
-  vert[0] = c->v;
-  beta[0] = 1.0;
-  if (c->kind != SIM_CONTACT_BODY) return 1;
-  for (int k = 0; k < 3; k++) {
-    vert[k + 1] = c->tri[k];
-    beta[k + 1] = -c->w[k];
-  }
-  return 4;
-}
-
 static const double *dir(const sim_contact *c, int r) {
   return r == 0 ? c->n : (r == 1 ? c->t1 : c->t2);
 }

@@ -10,12 +10,28 @@
 #ifndef SIM_CONTACT_ROWS_H
 #define SIM_CONTACT_ROWS_H
 
+#include "../base/mathx.h"
 #include "contact.h"
 
 /* Up to 4 (vertex, beta) terms of C_j: (v, 1) and, for BODY, (tri_k, -w_k); for TRIANGLE the
    3 terms (tri_k, w_k). Returns the count; 0 for CABLE, whose row is not a direction times a
-   vertex combination: its terms (vertex, 3-vector g) are c->cable's. */
-int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]);
+   vertex combination: its terms (vertex, 3-vector g) are c->cable's. SIM_HD: the CUDA backend
+   builds its rows on the device with it (gpu/rows_cuda.cu). */
+SIM_HD int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]) {
+  if (c->kind == SIM_CONTACT_CABLE) return 0; /* its terms are c->cable's */
+  if (c->kind == SIM_CONTACT_TRIANGLE) {
+    for (int k = 0; k < 3; k++) vert[k] = c->tri[k], beta[k] = c->w[k];
+    return 3;
+  }
+  vert[0] = c->v;
+  beta[0] = 1.0;
+  if (c->kind != SIM_CONTACT_BODY) return 1;
+  for (int k = 0; k < 3; k++) {
+    vert[k + 1] = c->tri[k];
+    beta[k + 1] = -c->w[k];
+  }
+  return 4;
+}
 
 /* out[3j + r] = H_{3j+r} x for the 3 nc rows. Rows are independent (parallel, deterministic). */
 void sim_rows_apply(const sim_contact *c, int nc, const int *free_of, const double *x, double *out);

@@ -215,6 +215,11 @@ static inline double atomicAdd(double *p, double v) {
   *p = old + v;
   return old;
 }
+static inline int atomicAdd(int *p, int v) {
+  int old = *p;
+  *p = old + v;
+  return old;
+}
 
 template <class T>
 static inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32) {

@@ -270,6 +270,13 @@ uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width) {
 static int schedule_kind = -1;
 static uint64_t schedule_rng = 0x9e3779b97f4a7c15ull;
 
+// The tests' way to change the order within a run (0 forward, 1 reverse, 2 shuffle), so that
+// they can compare one computation's results under each, bit for bit.
+extern "C" void sim_emu_set_schedule(int kind) {
+  if (kind < 0 || kind > 2) die("sim_emu_set_schedule(%d): expected 0, 1 or 2", kind);
+  schedule_kind = kind;
+}
+
 static void schedule(unsigned n, std::vector<unsigned> &order) {
   if (schedule_kind < 0) {
     const char *e = getenv("SIMCTL_EMU_SCHEDULE");

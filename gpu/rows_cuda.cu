@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+// The step's contact rows built on the device (contact_cuda.h sim_cuda_rows_set). The contacts
+// go up once (the Delassus builder reads the same copy); a thread per contact counts its terms
+// (core/contact/rows.h sim_rows_terms, a cable's from its row), a scan places them, a thread
+// per contact writes its row and terms. The free unknowns' incidences (H_free^T's gather, each
+// unknown's terms in contact order) by a count, a scan, a fill and a sort of each unknown's few
+// entries by term: the terms lie in contact order, so every array is the host's counting sort's
+// to the entry, whatever order the fill's atomics took.
+#include <cub/device/device_scan.cuh>
+#include <string.h>
+
+#include "contact_cuda.h"
+
+extern "C" {
+#include "../core/base/alloc.h"
+#include "../core/contact/rows.h"
+}
+
+// cnt[j] = contact j's terms (cnt[nc] = 0: the scan's total lands there).
+static __global__ void k_term_count(int nc, const sim_contact *c, const int *cab_ptr, int *cnt) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j > nc) return;
+  if (j == nc) {
+    cnt[nc] = 0;
+    return;
+  }
+  if (c[j].kind == SIM_CONTACT_CABLE) {
+    const int s = c[j].source;
+    cnt[j] = cab_ptr[s + 1] - cab_ptr[s];
+    return;
+  }
+  int vert[4];
+  double beta[4];
+  cnt[j] = sim_rows_terms(&c[j], vert, beta);
+}
+
+// Contact j's row and its terms from t0[j] on, as contact_cuda.cu's products read them: the
+// directions (n, t1, t2), each term's vertex, free unknown and coefficient (beta, 0, 0; a
+// cable's g), and its contact.
+static __global__ void k_rows_fill(int nc, const sim_contact *c, const int *t0, const int *cab_ptr,
+                                   const int *cab_vert, const double *cab_g, const int *free_of,
+                                   cuda_row *rows, int *tvert, int *tfree, double *tcoef,
+                                   int *tcontact) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  const sim_contact *cj = &c[j];
+  cuda_row r;
+  r.t0 = t0[j], r.t1 = t0[j + 1];
+  r.cable = cj->kind == SIM_CONTACT_CABLE;
+  for (int d = 0; d < 3; d++) r.c[d] = cj->n[d], r.c[3 + d] = cj->t1[d], r.c[6 + d] = cj->t2[d];
+  int t = r.t0;
+  if (r.cable) {
+    for (int a = cab_ptr[cj->source]; a < cab_ptr[cj->source + 1]; a++, t++) {
+      tvert[t] = cab_vert[a];
+      for (int d = 0; d < 3; d++) tcoef[3 * (size_t)t + d] = cab_g[3 * (size_t)a + d];
+    }
+  } else {
+    int vert[4];
+    double beta[4];
+    const int n = sim_rows_terms(cj, vert, beta);
+    for (int a = 0; a < n; a++, t++) {
+      tvert[t] = vert[a];
+      tcoef[3 * (size_t)t] = beta[a];
+      tcoef[3 * (size_t)t + 1] = tcoef[3 * (size_t)t + 2] = 0.0;
+    }
+  }
+  for (int i = r.t0; i < r.t1; i++) tfree[i] = free_of[tvert[i]], tcontact[i] = j;
+  rows[j] = r;
+}
+
+// fcnt[f] += the terms of free unknown f, over the *ntot terms (at most nbound).
+static __global__ void k_free_count(int nbound, const int *ntot, const int *tfree, int *fcnt) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < nbound && t < *ntot && tfree[t] >= 0) atomicAdd(&fcnt[tfree[t]], 1);
+}
+
+// Each term of a free unknown into the unknown's range of iterm, in the atomics' order.
+static __global__ void k_free_fill(int nbound, const int *ntot, const int *tfree, const int *iptr,
+                                   int *fcur, int *iterm) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nbound || t >= *ntot || tfree[t] < 0) return;
+  const int f = tfree[t];
+  iterm[iptr[f] + atomicAdd(&fcur[f], 1)] = t;
+}
+
+// Each unknown's terms sorted (insertion: a vertex is in a few contacts), and their contacts.
+static __global__ void k_free_sort(int nfree, const int *iptr, const int *tcontact, int *iterm,
+                                   int *irow) {
+  int f = blockIdx.x * blockDim.x + threadIdx.x;
+  if (f >= nfree) return;
+  const int p0 = iptr[f], p1 = iptr[f + 1];
+  for (int p = p0 + 1; p < p1; p++) {
+    const int t = iterm[p];
+    int q = p;
+    for (; q > p0 && iterm[q - 1] > t; q--) iterm[q] = iterm[q - 1];
+    iterm[q] = t;
+  }
+  for (int p = p0; p < p1; p++) irow[p] = tcontact[iterm[p]];
+}
+
+// ---------------------------------------------------------------- arrays
+
+// Grows a device array of *cap elements to at least n (+ half); contents are not kept.
+template <class T>
+static int grow(cuda_contact *k, T **p, int *cap, int n, sim_status *st) {
+  if (n <= *cap && *p) return SIM_OK;
+  int c = n + n / 2 + 16;
+  sim_cuda_release(k->cx, *p, sizeof(T) * (size_t)*cap);
+  *p = NULL, *cap = 0;
+  int rc = sim_cuda_new<T>(k->cx, p, (size_t)c, NULL, st);
+  if (!rc) *cap = c;
+  return rc;
+}
+
+// Room for nc contacts and nt terms (the arrays grow together: one capacity each for the
+// contacts' and the terms' arrays, which the device Newton solve's graph signature names).
+static int grow_rows(cuda_contact *k, int nc, int nt, sim_status *st) {
+  cuda_rows_dev *r = &k->rd;
+  if (nc > k->nc_cap || !k->rows) {
+    int cap = nc + nc / 2 + 16, old = k->nc_cap, rc = SIM_OK;
+    k->nc_cap = 0;  // nothing held until the new arrays are in
+    sim_cuda_release(k->cx, k->rows, sizeof(cuda_row) * (size_t)old);
+    sim_cuda_release(k->cx, k->x, sizeof(double) * 3 * (size_t)old);
+    sim_cuda_release(k->cx, k->out, sizeof(double) * 3 * (size_t)old);
+    sim_cuda_release(k->cx, r->c, sizeof(sim_contact) * (size_t)old);
+    sim_cuda_release(k->cx, r->cnt, sizeof(int) * ((size_t)old + 1));
+    sim_cuda_release(k->cx, r->t0, sizeof(int) * ((size_t)old + 1));
+    k->rows = NULL, k->x = k->out = NULL, r->c = NULL, r->cnt = r->t0 = NULL;
+    rc = sim_cuda_new<cuda_row>(k->cx, &k->rows, (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<double>(k->cx, &k->x, 3 * (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<double>(k->cx, &k->out, 3 * (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<sim_contact>(k->cx, &r->c, (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<int>(k->cx, &r->cnt, (size_t)cap + 1, NULL, st);
+    if (!rc) rc = sim_cuda_new<int>(k->cx, &r->t0, (size_t)cap + 1, NULL, st);
+    if (rc) return rc;
+    k->nc_cap = cap;
+  }
+  if (nt > k->nt_cap || !k->tvert) {
+    int cap = nt + nt / 2 + 64, old = k->nt_cap, rc = SIM_OK;
+    k->nt_cap = 0;
+    int **ia[] = {&k->tvert, &k->tfree, &k->iterm, &k->irow, &r->tcontact};
+    for (int **p : ia) sim_cuda_release(k->cx, *p, sizeof(int) * (size_t)old), *p = NULL;
+    sim_cuda_release(k->cx, k->tcoef, sizeof(double) * 3 * (size_t)old);
+    k->tcoef = NULL;
+    for (int **p : ia)
+      if (!rc) rc = sim_cuda_new<int>(k->cx, p, (size_t)cap, NULL, st);
+    if (!rc) rc = sim_cuda_new<double>(k->cx, &k->tcoef, 3 * (size_t)cap, NULL, st);
+    if (rc) return rc;
+    k->nt_cap = cap;
+  }
+  return SIM_OK;
+}
+
+// The scans' workspace for n items (cub's query is a host call: nothing queued).
+static int scan_room(cuda_contact *k, int n, sim_status *st) {
+  cuda_rows_dev *r = &k->rd;
+  size_t bytes = 0;
+  SIM_CU(cub::DeviceScan::ExclusiveSum(NULL, bytes, r->cnt, r->t0, n, k->cx->stream), st);
+  if (bytes <= r->scan_bytes && r->scan) return SIM_OK;
+  sim_cuda_release(k->cx, r->scan, r->scan_bytes);
+  r->scan = NULL, r->scan_bytes = 0;
+  int rc = sim_cuda_alloc(k->cx, &r->scan, bytes, NULL, st);
+  if (!rc) r->scan_bytes = bytes;
+  return rc;
+}
+
+// This step's cables' terms, by cable index (contact.h: a CABLE's source), up (cables are few:
+// their rows are the host's, remade each step). *terms: their number.
+static int put_cables(cuda_contact *k, const sim_contact *c, int nc, int *terms,
+                      sim_status *st) {
+  cuda_rows_dev *r = &k->rd;
+  const int ncab = k->cx->m->ncable;
+  *terms = 0;
+  if (ncab == 0) return SIM_OK;
+  int *ptr = r->h_cab_ptr, n = 0;
+  for (int i = 0; i <= ncab; i++) ptr[i] = 0;
+  for (int j = 0; j < nc; j++)
+    if (c[j].kind == SIM_CONTACT_CABLE) ptr[c[j].source + 1] = c[j].cable->nt;
+  for (int i = 0; i < ncab; i++) ptr[i + 1] += ptr[i];
+  n = ptr[ncab];
+  if (n > r->h_cab_cap) {
+    sim_free(r->h_cab_vert), sim_free(r->h_cab_g);
+    r->h_cab_vert = SIM_NEW(int, (size_t)n);
+    r->h_cab_g = SIM_NEW(double, 3 * (size_t)n);
+    r->h_cab_cap = r->h_cab_vert && r->h_cab_g ? n : 0;
+    if (!r->h_cab_cap) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (cable rows)");
+  }
+  for (int j = 0; j < nc; j++) {
+    if (c[j].kind != SIM_CONTACT_CABLE) continue;
+    const sim_cable_row *row = c[j].cable;
+    for (int a = 0, t = ptr[c[j].source]; a < row->nt; a++, t++) {
+      r->h_cab_vert[t] = row->vert[a];
+      for (int d = 0; d < 3; d++) r->h_cab_g[3 * (size_t)t + d] = row->g[a][d];
+    }
+  }
+  int rc = grow(k, &r->cab_vert, &r->cab_cap, n, st);
+  if (!rc) rc = grow(k, &r->cab_g, &r->cab_gcap, 3 * n, st);
+  if (rc) return rc;
+  cudaStream_t s = k->cx->stream;  // pageable sources: staged before each copy returns
+  SIM_CU(cudaMemcpyAsync(r->cab_ptr, ptr, sizeof(int) * ((size_t)ncab + 1), cudaMemcpyHostToDevice,
+                         s),
+         st);
+  if (n > 0) {
+    SIM_CU(cudaMemcpyAsync(r->cab_vert, r->h_cab_vert, sizeof(int) * (size_t)n,
+                           cudaMemcpyHostToDevice, s),
+           st);
+    SIM_CU(cudaMemcpyAsync(r->cab_g, r->h_cab_g, sizeof(double) * 3 * (size_t)n,
+                           cudaMemcpyHostToDevice, s),
+           st);
+  }
+  *terms = n;
+  return SIM_OK;
+}
+
+// ---------------------------------------------------------------- the step's rows
+
+int sim_cuda_rows_set(cuda_contact *k, const sim_contact *c, int nc, sim_status *st) {
+  cuda_rows_dev *r = &k->rd;
+  const sim_model *m = k->cx->m;
+  cudaStream_t s = k->cx->stream;
+  int cab_terms = 0;
+  int rc = put_cables(k, c, nc, &cab_terms, st);
+  const int nbound = 4 * nc + cab_terms; /* sim_rows_terms gives at most 4 */
+  if (!rc) rc = grow_rows(k, nc, nbound, st);
+  if (!rc) rc = scan_room(k, (nc > m->nfree ? nc : m->nfree) + 1, st);
+  if (rc) return rc;
+  k->w_dense = 0;
+  if (nc > 0)
+    SIM_CU(cudaMemcpyAsync(r->c, c, sizeof(sim_contact) * (size_t)nc, cudaMemcpyHostToDevice, s),
+           st);
+  k_term_count<<<sim_cuda_blocks(nc + 1), SIM_CUDA_BLOCK, 0, s>>>(nc, r->c, r->cab_ptr, r->cnt);
+  SIM_CU(cub::DeviceScan::ExclusiveSum(r->scan, r->scan_bytes, r->cnt, r->t0, nc + 1, s), st);
+  if (nc > 0)
+    k_rows_fill<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(
+        nc, r->c, r->t0, r->cab_ptr, r->cab_vert, r->cab_g, r->free_of, k->rows, k->tvert,
+        k->tfree, k->tcoef, r->tcontact);
+  const int *ntot = r->t0 + nc, nf = m->nfree;
+  SIM_CU(cudaMemsetAsync(r->fcnt, 0, sizeof(int) * ((size_t)nf + 1), s), st);
+  SIM_CU(cudaMemsetAsync(r->fcur, 0, sizeof(int) * ((size_t)nf + 1), s), st);
+  if (nbound > 0)
+    k_free_count<<<sim_cuda_blocks(nbound), SIM_CUDA_BLOCK, 0, s>>>(nbound, ntot, k->tfree,
+                                                                    r->fcnt);
+  SIM_CU(cub::DeviceScan::ExclusiveSum(r->scan, r->scan_bytes, r->fcnt, k->iptr, nf + 1, s), st);
+  if (nbound > 0)
+    k_free_fill<<<sim_cuda_blocks(nbound), SIM_CUDA_BLOCK, 0, s>>>(nbound, ntot, k->tfree, k->iptr,
+                                                                   r->fcur, k->iterm);
+  if (nf > 0)
+    k_free_sort<<<sim_cuda_blocks(nf), SIM_CUDA_BLOCK, 0, s>>>(nf, k->iptr, r->tcontact, k->iterm,
+                                                               k->irow);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK; /* no wait: the contacts' and cables' copies were staged before they returned */
+}
+
+int sim_cuda_rows_create(cuda_contact *k, sim_status *st) {
+  cuda_rows_dev *r = &k->rd;
+  const sim_model *m = k->cx->m;
+  r->h_cab_ptr = SIM_NEW(int, (size_t)m->ncable + 1);
+  if (!r->h_cab_ptr) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact rows)");
+  int rc = sim_cuda_new<int>(k->cx, &r->free_of, (size_t)m->n, m->free_of, st);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &r->fcnt, (size_t)m->nfree + 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &r->fcur, (size_t)m->nfree + 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &r->cab_ptr, (size_t)m->ncable + 1, NULL, st);
+  return rc;
+}
+
+void sim_cuda_rows_free(cuda_contact *k) {
+  cuda_rows_dev *r = &k->rd;
+  const size_t nc = (size_t)k->nc_cap, nt = (size_t)k->nt_cap;
+  sim_cuda_release(k->cx, k->rows, sizeof(cuda_row) * nc);
+  sim_cuda_release(k->cx, k->x, sizeof(double) * 3 * nc);
+  sim_cuda_release(k->cx, k->out, sizeof(double) * 3 * nc);
+  sim_cuda_release(k->cx, r->c, sizeof(sim_contact) * nc);
+  sim_cuda_release(k->cx, r->cnt, sizeof(int) * (nc + 1));
+  sim_cuda_release(k->cx, r->t0, sizeof(int) * (nc + 1));
+  int *ia[] = {k->tvert, k->tfree, k->iterm, k->irow, r->tcontact};
+  for (int *p : ia) sim_cuda_release(k->cx, p, sizeof(int) * nt);
+  sim_cuda_release(k->cx, k->tcoef, sizeof(double) * 3 * nt);
+  const size_t n = (size_t)k->cx->m->n, nf = (size_t)k->cx->m->nfree;
+  sim_cuda_release(k->cx, r->free_of, sizeof(int) * n);
+  sim_cuda_release(k->cx, r->fcnt, sizeof(int) * (nf + 1));
+  sim_cuda_release(k->cx, r->fcur, sizeof(int) * (nf + 1));
+  sim_cuda_release(k->cx, r->cab_ptr, sizeof(int) * ((size_t)k->cx->m->ncable + 1));
+  sim_cuda_release(k->cx, r->cab_vert, sizeof(int) * (size_t)r->cab_cap);
+  sim_cuda_release(k->cx, r->cab_g, sizeof(double) * (size_t)r->cab_gcap);
+  sim_cuda_release(k->cx, r->scan, r->scan_bytes);
+  sim_free(r->h_cab_ptr), sim_free(r->h_cab_vert), sim_free(r->h_cab_g);
+  memset(r, 0, sizeof *r);
+  k->rows = NULL, k->x = k->out = NULL, k->tcoef = NULL;
+  k->tvert = k->tfree = k->iterm = k->irow = NULL;
+  k->nc_cap = k->nt_cap = 0;
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/* The CUDA backend's contact operations against the CPU backend's on random contacts (label gpu;
+   SKIPPED without a CUDA device): contact_begin and contact_global, as Algorithm 4 runs them,
+   from the same state and right-hand sides on both sides, with contacts of every kind a step
+   can hold (obstacle, mesh obstacle, another body's triangle, a mesh obstacle's point against a
+   triangle, constraint pins' bilateral rows, cables), on free and pinned vertices alike, in a
+   pinned ARAP bar. Each step's rows are built on the device from its contacts
+   (gpu/rows_cuda.cu), the free unknowns' incidences by atomics and a sort: on the emulation
+   the first pass runs again with the blocks in reverse and in shuffled order, and the device's
+   q and multipliers must stay the same to the bit.
+   - Three steps of 40, 90 and 25 contacts (the device's arrays grow, then are reused), each a
+     prediction and three L-G iterations (the CPU's local step's right-hand side given to
+     both), enough Conjugate Residual iterations and Newton steps for the solve to converge (a
+     solve stopped far from its solution turns last-bit differences into large ones): q after
+     each within 1e-12 of its largest value, the multipliers within 1e-9 (on the emulation both
+     are within 1e-13; on a GPU the device's libm in the device Newton solve, hypot, differs
+     from glibc's in the last bits, test_gpu_contact.c).
+   - The same with W matrix-free (contact.delassus operator), and both with the Newton solve on
+     the device (SIMCTL_CUDA_NSN=device). Argument "rows": the first alone. */
+#include <stdlib.h>
+
+#include "contact/contact.h"
+#include "contact/sdf.h"
+#include "gpu_pair.h"
+#include "json_fmt.h"
+
+static sim_scene g_sc; /* large: off the stack */
+static sim_cable_row g_cable[2];
+
+/* The device's results (q and lambda after each L-G iteration) recorded (mode 1), or compared
+   bit for bit with the record (mode 2; g_rec_diff counts the values that differ). */
+static double *g_rec;
+static size_t g_rec_n, g_rec_at;
+static int g_rec_mode;
+static long g_rec_diff;
+
+static void record(const double *x, size_t n) {
+  if (g_rec_mode == 1) {
+    double *r = SIM_NEW(double, g_rec_n + n);
+    if (g_rec_n) memcpy(r, g_rec, sizeof(double) * g_rec_n);
+    memcpy(r + g_rec_n, x, sizeof(double) * n);
+    sim_free(g_rec);
+    g_rec = r, g_rec_n += n;
+  } else if (g_rec_mode == 2) {
+    for (size_t i = 0; i < n; i++)
+      g_rec_diff += g_rec_at + i >= g_rec_n || memcmp(&g_rec[g_rec_at + i], &x[i], sizeof *x);
+    g_rec_at += n;
+  }
+}
+
+static int key_cmp(const void *a, const void *b) {
+  return sim_contact_key_cmp((const sim_contact *)a, (const sim_contact *)b);
+}
+
+/* A unit normal within about 20 degrees of +y (a floor's, tilted). */
+static void random_normal(unsigned long long *s, double n[3]) {
+  n[0] = 0.3 * rnd(s), n[1] = 1.0, n[2] = 0.3 * rnd(s);
+  const double l = sim_norm3(n);
+  for (int k = 0; k < 3; k++) n[k] /= l;
+}
+
+/* `want` contacts of random kinds on distinct vertices (a few pinned), sorted by key; each
+   pushes its vertex up towards a point a little below its rest position; the cables' rows (a
+   cable is in a step's contacts at most once) in g_cable. */
+static int random_contacts(const sim_model *m, unsigned long long *s, int want, sim_contact *c) {
+  int nc = 0, cables = 0;
+  const int stride = m->n / want; /* distinct vertices: one in each run of `stride` */
+  for (; nc < want; nc++) {
+    sim_contact *k = &c[nc];
+    memset(k, 0, sizeof *k);
+    int kind = (int)((rnd(s) + 1.0) * 3.0) % SIM_CONTACT_KINDS;
+    if (kind == SIM_CONTACT_CABLE && cables == 2) kind = SIM_CONTACT_OBSTACLE;
+    k->kind = (sim_contact_kind)kind;
+    k->v = nc * stride + (int)((rnd(s) + 1.0) * 0.5 * stride) % stride;
+    k->source = (int)((rnd(s) + 1.0) * 2.0);
+    for (int i = 0; i < 3; i++) k->tri[i] = -1;
+    random_normal(s, k->n);
+    sim_tangent_basis(k->n, k->t1, k->t2);
+    for (int i = 0; i < 3; i++) {
+      k->p[i] = m->x_rest[3 * (size_t)k->v + i] - 0.02 * k->n[i];
+      k->u[i] = 0.1 * rnd(s);
+    }
+    k->gap = 0.02;
+    k->mu = 0.25 * (rnd(s) + 1.0);
+    if (kind == SIM_CONTACT_BODY || kind == SIM_CONTACT_TRIANGLE) {
+      double w0 = rnd(s) + 1.5, w1 = rnd(s) + 1.5, w2 = rnd(s) + 1.5, sum = w0 + w1 + w2;
+      k->w[0] = w0 / sum, k->w[1] = w1 / sum, k->w[2] = w2 / sum;
+      /* the triangle's vertices are set below: those of contacts half the list away */
+    } else if (kind == SIM_CONTACT_BILATERAL) {
+      k->mu = 0.0;
+      k->compliance = rnd(s) > 0 ? 1e-6 : 0.0;
+    } else if (kind == SIM_CONTACT_CABLE) {
+      sim_cable_row *row = &g_cable[cables];
+      k->source = cables++;
+      row->nt = 5 + cables;
+      int v0 = (k->v + 3 * m->n / 4) % m->n; /* consecutive vertices: some pinned (the top) */
+      for (int t = 0; t < row->nt; t++) {
+        row->vert[t] = (v0 + 9 * t) % m->n;
+        for (int d = 0; d < 3; d++) row->g[t][d] = 0.5 * rnd(s);
+      }
+      k->v = row->vert[0];
+      for (int t = 1; t < row->nt; t++) k->v = row->vert[t] < k->v ? row->vert[t] : k->v;
+      row->target = 0.3;
+      k->cable = row;
+      k->mu = 0.0, k->compliance = 1e-8;
+      memset(k->n, 0, sizeof k->n), memset(k->t1, 0, sizeof k->t1), memset(k->t2, 0, sizeof k->t2);
+    }
+  }
+  /* a triangle's vertices are three contacts' in the middle of the list: each of those
+     vertices has terms from contacts all along it (in other warps and blocks), and H^T's
+     sums over them, in contact order on the CPU, differ in their last bits in another order */
+  for (int j = 0; j < nc; j++) {
+    sim_contact *k = &c[j];
+    if (k->kind != SIM_CONTACT_BODY && k->kind != SIM_CONTACT_TRIANGLE) continue;
+    for (int i = 0; i < 3; i++) k->tri[i] = c[nc / 2 + i].v;
+    if (k->kind == SIM_CONTACT_TRIANGLE) k->tri[0] = k->v;
+  }
+  qsort(c, (size_t)nc, sizeof *c, key_cmp); /* a cable's v is its smallest vertex */
+  return nc;
+}
+
+/* max |a - b| over the first n, relative to max |b| (pair_compare's measure, for host arrays) */
+static double lambda_diff(gpu_pair *g, int nc) {
+  sim_status st = {0};
+  double *a = SIM_NEW(double, 3 * (size_t)nc + 1), *b = SIM_NEW(double, 3 * (size_t)nc + 1);
+  CHECK_INT(g->gpu->contact_lambda(g->gpu, a, &st), SIM_OK);
+  CHECK_INT(g->cpu->contact_lambda(g->cpu, b, &st), SIM_OK);
+  record(a, 3 * (size_t)nc);
+  double d = rel_diff(a, b, 3 * (size_t)nc);
+  sim_free(a), sim_free(b);
+  return d;
+}
+
+static void steps(const char *what, const char *delassus) {
+  const char *text = json(
+      "{'name': 'contact_ops_%s', 'solver': {'dt': 0.01, 'lg_iterations': 3},"
+      " 'bodies': [{'name': 'bar', 'mesh': {'type': 'bar', 'lo': [-0.2, -1, -0.2],"
+      " 'hi': [0.2, 1, 0.2], 'vertices': [5, 21, 5]}, 'material': {'model': 'arap',"
+      " 'mass': 10, 'youngs_modulus': 1e6, 'poisson_ratio': 0.4}}],"
+      " 'pins': [{'body': 0, 'box': [-1, 0.95, -1, 1, 1.1, 1]}],"
+      " 'obstacles': [{'type': 'plane', 'point': [0, -2, 0], 'normal': [0, 1, 0]}],"
+      " 'cables': [{'body': 0, 'points': [[0.1, -0.8, 0], [0.1, 0, 0], [0.1, 0.8, 0]]},"
+      "            {'body': 0, 'points': [[-0.1, -0.8, 0.1], [-0.1, 0.5, 0.1]]}],"
+      " 'contact': {'delassus': '%s', 'cr_iterations': 60, 'newton_steps': 4}}",
+      delassus, delassus);
+  if (pair_load_scene(&g_sc, text, "test_gpu_contact_ops.json")) return;
+  gpu_pair g;
+  if (gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE)) return;
+  unsigned long long seed = 17;
+  const int want[3] = {40, 90, 25};
+  sim_contact *c = SIM_NEW(sim_contact, 90);
+  size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS);
+  double *b = SIM_NEW(double, nr + 1), *q = SIM_NEW(double, 3 * (size_t)g.m.n);
+  const double grav[3] = {0.0, -9.81, 0.0};
+  for (int step = 0; step < 3; step++) {
+    random_state(&g, &seed);
+    int nc = random_contacts(&g.m, &seed, want[step], c);
+    int kinds[SIM_CONTACT_KINDS] = {0};
+    for (int j = 0; j < nc; j++) kinds[c[j].kind]++;
+    printf("%s, step %d: %d contacts (obstacle %d, mesh %d, body %d, triangle %d, bilateral %d, "
+           "cable %d)\n",
+           what, step, nc, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5]);
+    for (int k = 0; k < SIM_CONTACT_KINDS; k++) CHECK(kinds[k] > 0);
+    sim_status st = {0};
+    sim_cst_times tc = {0}, tg = {0};
+    CHECK_INT(g.cpu->predict(g.cpu, grav, &st), SIM_OK);
+    CHECK_INT(g.gpu->predict(g.gpu, grav, &st), SIM_OK);
+    CHECK_INT(g.cpu->contact_begin(g.cpu, c, nc, &tc, &st), SIM_OK);
+    int rc = g.gpu->contact_begin(g.gpu, c, nc, &tg, &st);
+    if (rc) fprintf(stderr, "contact_begin: %s\n", st.msg);
+    CHECK_INT(rc, SIM_OK);
+    for (int it = 0; it < 3; it++) {
+      CHECK_INT(g.cpu->local_step(g.cpu, &st), SIM_OK); /* the CPU's right-hand side to both */
+      CHECK_INT(g.cpu->read_buffer(g.cpu, SIM_BUF_RHS, b, &st), SIM_OK);
+      CHECK_INT(g.gpu->write_buffer(g.gpu, SIM_BUF_RHS, b, &st), SIM_OK);
+      CHECK_INT(g.cpu->contact_global(g.cpu, &tc, &st), SIM_OK);
+      rc = g.gpu->contact_global(g.gpu, &tg, &st);
+      if (rc) fprintf(stderr, "contact_global: %s\n", st.msg);
+      CHECK_INT(rc, SIM_OK);
+      double ms[SIM_SPAN_COUNT];
+      CHECK_INT(g.gpu->settle(g.gpu, ms, &st), SIM_OK);
+      char w[96];
+      snprintf(w, sizeof w, "q %d.%d", step, it);
+      pair_compare(&g, 0, SIM_VEC_Q, 1e-12, w);
+      CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, q, &st), SIM_OK);
+      record(q, 3 * (size_t)g.m.n);
+      double dl = lambda_diff(&g, nc);
+      printf("  %-28s lambda %d.%d rel diff %.2e\n", g.m.scene->name, step, it, dl);
+      check_report(dl <= 1e-9, __FILE__, __LINE__, "%s: lambda %d.%d rel diff %.3g", what, step,
+                   it, dl);
+    }
+  }
+  sim_free(b), sim_free(q), sim_free(c);
+  gpu_pair_close(&g);
+}
+
+#ifdef SIM_TEST_EMU /* the host emulation of CUDA: the order its blocks run in (tests/emu) */
+void sim_emu_set_schedule(int kind);
+#endif
+
+/* The first pass with the blocks run forward, then (on the emulation) in reverse and shuffled
+   order: the device's results the same to the bit (the rows' incidences, filled by atomics in
+   the blocks' order, are sorted). */
+static void first_pass(void) {
+#ifdef SIM_TEST_EMU
+  const char *order[3] = {"forward", "reverse", "shuffled"};
+  for (int kind = 0; kind < 3; kind++) {
+    sim_emu_set_schedule(kind);
+    g_rec_mode = kind == 0 ? 1 : 2, g_rec_at = 0, g_rec_diff = 0;
+    steps("dense W", "dense");
+    if (kind > 0)
+      check_report(g_rec_diff == 0 && g_rec_at == g_rec_n, __FILE__, __LINE__,
+                   "blocks in %s order: %ld of %zu values differ from the forward order's",
+                   order[kind], g_rec_diff, g_rec_n);
+  }
+  sim_emu_set_schedule(0);
+  g_rec_mode = 0;
+  sim_free(g_rec);
+  g_rec = NULL, g_rec_n = 0;
+#else
+  steps("dense W", "dense");
+#endif
+}
+
+/* argument "rows": the first pass alone (the Newton solve on the host, W dense), the quick
+   check of the device's rows, which runs under AddressSanitizer too */
+int main(int argc, char **argv) {
+  gpu_or_skip("test_gpu_contact_ops");
+  const int rows_only = argc > 1 && strcmp(argv[1], "rows") == 0;
+  first_pass();
+  if (!rows_only) {
+    steps("W matrix-free", "operator");
+    setenv("SIMCTL_CUDA_NSN", "device", 1);
+    steps("device Newton solve, dense W", "dense");
+    steps("device Newton solve, W matrix-free", "operator");
+    unsetenv("SIMCTL_CUDA_NSN");
+  }
+  CHECK_INT(sim_mem_in_use(), 0);
+  return check_summary("test_gpu_contact_ops");
+}
