@@ -219,8 +219,8 @@ static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, dou
   /* the device solve takes diag(W) on the device (sim_cuda_nsn_begin): the host's stays NaN */
   if (k->dn) nan_fill(diag, 3 * nc);
   /* the contacts set_rows copied up this step */
-  int rc = sim_cuda_delassus_build_on(k->del, c, k->rd.c, nc, k->cx->m->free_of, dense,
-                                      k->stage.max_W_bytes, k->dn ? NULL : diag, st);
+  int rc = sim_cuda_delassus_build_on(k->del, c, k->rd.c, k->rd.free_of, nc, k->cx->m->free_of,
+                                      dense, k->stage.max_W_bytes, k->dn ? NULL : diag, st);
   if (rc) return rc;
   k->w_dense = dense;
   k->Wp = dense ? sim_cuda_delassus_W(k->del) : NULL;

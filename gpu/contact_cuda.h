@@ -26,13 +26,14 @@ typedef struct cuda_rows_dev {
   int *free_of;        // n: the model's vertex -> free unknown (-1: pinned)
   int *fcnt, *fcur;    // nfree + 1: terms per free unknown, and the fill's cursors
   int *cab_ptr;        // ncable + 1: cable i's terms are cab_ptr[i] .. cab_ptr[i + 1] - 1
+  double *cab_target;  // ncable: cable i's target length this step
   int *cab_vert;       // cab_cap: their vertices
   double *cab_g;       // cab_gcap: their vectors g (3 each)
   int cab_cap, cab_gcap;
   void *scan;          // the scans' workspace
   size_t scan_bytes;
   int *h_cab_ptr, *h_cab_vert, h_cab_cap;  // the cables' terms staged on the host
-  double *h_cab_g;
+  double *h_cab_g, *h_cab_target;
 } cuda_rows_dev;
 
 typedef struct cuda_contact {
@@ -76,9 +77,10 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K,
 
 // nsn_cuda.cu: the device Newton solve. hqt queues H q_t into the solve's own array (the step's
 // contacts set: sim_contact_stage_begin calls it through the h_state operation), so H q_t never
-// visits the host; begin uploads what the shared stage prepared on the host (targets, mu,
-// compliance, warm-started lambda, the weights) and takes diag(W) on the device where the
-// device formed W (cuda_delassus then leaves the host's NaN);
+// visits the host; begin forms the targets, mu and the compliances from the step's contacts on
+// the device (rows_cuda.cu's copy), uploads what the shared stage prepared on the host
+// (warm-started lambda, the mass preconditioner's weights) and takes diag(W) on the device
+// where the device formed W (cuda_delassus then leaves the host's NaN);
 // global queues an L-G iteration's contact stage (the unconstrained solve, the Newton steps,
 // the correction) on the device, lambda and f coming back to the host solver for the stage's
 // warm start and contact_lambda at the settle (below). graphs: run the L-G iterations as a

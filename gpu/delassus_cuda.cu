@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The Delassus operator on the device (delassus_cuda.h): the host's term table and the contacts
 // up, then K, G, W (or only the diagonal) by kernels that call core/contact/delassus_terms.h.
+#include <cub/device/device_scan.cuh>
 #include <string.h>
 
 #include "cuda_ctx.h"
@@ -10,6 +11,7 @@ extern "C" {
 #include "../core/base/alloc.h"
 #include "../core/contact/delassus.h"
 #include "../core/contact/delassus_terms.h"
+#include "../core/contact/rows.h"
 }
 
 typedef struct dev_buf {  // a device array grown on demand (contents not kept)
@@ -27,6 +29,11 @@ struct sim_cuda_delassus {
   dev_buf tloc, tbeta, kc, cab_j, cab_ptr, cab_loc, cab_g, c, K, G, W, d;
   int w_nc;  // contacts of the dense W on the device (-1: none)
   const sim_contact *cd;  // this build's contacts on the device: the caller's, or the copy in c
+  // the term table formed on the device (build_on with the contacts there): the host's stamps
+  // counting the contact vertices, the device's flags and local numbers of the unknowns, the
+  // inverse permutation there, the cables' terms' unknowns
+  int *stamp, stamp_now;  // host, n
+  dev_buf flag, loc, dip, scan, cab_unk;
 };
 
 static __global__ void k_K(int m, sim_delassus_cols S, const int *kc, double *K) {
@@ -92,6 +99,44 @@ static __global__ void k_diag_cable(sim_delassus_terms T, sim_delassus_cols S, c
   if (i < T.ncab) d[3 * (size_t)T.cab_j[i]] = sim_delassus_cable_self(&T, &S, kc, i);
 }
 
+// The term table from the contacts on the device (build_on): flag[u] = 1 for the unknowns the
+// contacts' terms and the cables' terms touch (plain stores of 1: any order; zeroed before).
+static __global__ void k_flag(int nc, const sim_contact *c, const int *free_of, int ncterm,
+                              const int *cab_unk, int *flag) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < ncterm && cab_unk[j] >= 0) flag[cab_unk[j]] = 1;
+  if (j >= nc) return;
+  int vert[4];
+  double beta[4];
+  const int nt = sim_rows_terms(&c[j], vert, beta);
+  for (int t = 0; t < nt; t++)
+    if (free_of[vert[t]] >= 0) flag[free_of[vert[t]]] = 1;
+}
+
+// The local numbers (loc: the flags' exclusive scan, in unknown order) to the term table: kc[a],
+// the column of L^{-1} of local vertex a; tloc and tbeta per contact (sim_delassus_terms_build's
+// layout); the cables' terms' local numbers.
+static __global__ void k_kc(int n, const int *flag, const int *loc, const int *ip, int *kc) {
+  int u = blockIdx.x * blockDim.x + threadIdx.x;
+  if (u < n && flag[u]) kc[loc[u]] = ip[u];
+}
+
+static __global__ void k_tloc(int nc, const sim_contact *c, const int *free_of, const int *loc,
+                              int ncterm, const int *cab_unk, int *tloc, double *tbeta,
+                              int *cab_loc) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < ncterm) cab_loc[j] = cab_unk[j] >= 0 ? loc[cab_unk[j]] : -1;
+  if (j >= nc) return;
+  int vert[4];
+  double beta[4];
+  const int nt = sim_rows_terms(&c[j], vert, beta);
+  for (int t = 0; t < 4; t++) {
+    const int u = t < nt ? free_of[vert[t]] : -1;
+    tbeta[4 * (size_t)j + t] = t < nt ? beta[t] : 0.0;
+    tloc[4 * (size_t)j + t] = u >= 0 ? loc[u] : -1;
+  }
+}
+
 // ---------------------------------------------------------------- buffers
 
 static int ensure(sim_cuda_delassus *k, dev_buf *b, size_t bytes, sim_status *st) {
@@ -123,6 +168,9 @@ static int set_perm(sim_cuda_delassus *k, int n, const int *perm, sim_status *st
   if (!k->ip) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus permutation)");
   for (int i = 0; i < n; i++) k->ip[perm[i]] = i;
   k->n = n;
+  release(k, &k->dip); /* its device copy (device_terms) follows the new one */
+  sim_free(k->stamp);
+  k->stamp = NULL;
   return SIM_OK;
 }
 
@@ -130,9 +178,8 @@ static int set_perm(sim_cuda_delassus *k, int n, const int *perm, sim_status *st
 
 // The term table, the columns of the contact vertices and the contacts on the device; T's
 // pointers there (unk stays on the host).
-static int upload_terms(sim_cuda_delassus *k, const sim_contact *c, const sim_contact *dev_c,
-                        int nc, const sim_delassus_terms *T, sim_delassus_terms *dT,
-                        sim_status *st) {
+static int upload_terms(sim_cuda_delassus *k, const sim_contact *c, int nc,
+                        const sim_delassus_terms *T, sim_delassus_terms *dT, sim_status *st) {
   const int ncterm = T->cab_ptr[T->ncab];
   int *kc = SIM_NEW(int, (size_t)T->m + 1);
   if (!kc) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus columns)");
@@ -144,8 +191,8 @@ static int upload_terms(sim_cuda_delassus *k, const sim_contact *c, const sim_co
   if (!rc) rc = put(k, &k->cab_ptr, T->cab_ptr, sizeof(int) * ((size_t)T->ncab + 1), st);
   if (!rc) rc = put(k, &k->cab_loc, T->cab_loc, sizeof(int) * (size_t)ncterm, st);
   if (!rc) rc = put(k, &k->cab_g, T->cab_g, sizeof(double) * 3 * (size_t)ncterm, st);
-  if (!rc && !dev_c) rc = put(k, &k->c, c, sizeof(sim_contact) * (size_t)nc, st);
-  k->cd = dev_c ? dev_c : (const sim_contact *)k->c.p;
+  if (!rc) rc = put(k, &k->c, c, sizeof(sim_contact) * (size_t)nc, st);
+  k->cd = (const sim_contact *)k->c.p;
   if (!rc) rc = ensure(k, &k->d, sizeof(double) * 3 * (size_t)nc, st);
   /* no wait before kc is freed or the tables change: a copy from pageable host memory is
      staged before cudaMemcpyAsync returns (CUDA's API synchronisation rules) */
@@ -153,6 +200,96 @@ static int upload_terms(sim_cuda_delassus *k, const sim_contact *c, const sim_co
   if (rc) return rc;
   memset(dT, 0, sizeof *dT);
   dT->m = T->m, dT->ncab = T->ncab;
+  dT->tloc = (int *)k->tloc.p, dT->tbeta = (double *)k->tbeta.p;
+  dT->cab_j = (int *)k->cab_j.p, dT->cab_ptr = (int *)k->cab_ptr.p;
+  dT->cab_loc = (int *)k->cab_loc.p, dT->cab_g = (double *)k->cab_g.p;
+  return SIM_OK;
+}
+
+// The term table formed on the device from the contacts and free_of there (build_on): the
+// host counts the contact vertices (m, for K and the memory limit) and lists the cables' terms
+// (few); the device flags the unknowns, numbers them by a scan (in unknown order, where the
+// host numbers them as first met: K's entries and every sum over terms are the same, so W is
+// too), and fills kc, tloc, tbeta and the cables' local numbers. *m: the contact vertices.
+static int device_terms(sim_cuda_delassus *k, const sim_contact *c, const sim_contact *dev_c,
+                        const int *dev_free_of, int nc, const int *free_of,
+                        sim_delassus_terms *dT, sim_status *st) {
+  const int n = k->n;
+  if (!k->stamp) {
+    k->stamp = SIM_NEW0(int, (size_t)n + 1);
+    if (!k->stamp) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus vertices)");
+  }
+  int stamp = ++k->stamp_now, m = 0, ncab = 0, ncterm = 0;
+  for (int j = 0; j < nc; j++) {
+    if (c[j].kind == SIM_CONTACT_CABLE) ncab++, ncterm += c[j].cable->nt;
+    int vert[4];
+    double beta[4];
+    const int nt = sim_rows_terms(&c[j], vert, beta);
+    for (int t = 0; t < nt; t++) {
+      const int u = free_of[vert[t]];
+      if (u >= 0 && k->stamp[u] != stamp) k->stamp[u] = stamp, m++;
+    }
+  }
+  /* the cables' part of the table, as sim_delassus_terms_build lays it out (unknowns for loc) */
+  int *cj = SIM_NEW(int, (size_t)ncab + 1), *cp = SIM_NEW(int, (size_t)ncab + 1);
+  int *cu = SIM_NEW(int, (size_t)ncterm + 1);
+  double *cg = SIM_NEW(double, 3 * (size_t)ncterm + 1);
+  int rc = cj && cp && cu && cg ? SIM_OK
+                                : sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus cables)");
+  if (!rc) {
+    cp[0] = 0;
+    for (int j = 0, i = 0; j < nc; j++) {
+      if (c[j].kind != SIM_CONTACT_CABLE) continue;
+      const sim_cable_row *row = c[j].cable;
+      for (int t = 0, q = cp[i]; t < row->nt; t++, q++) {
+        const int u = free_of[row->vert[t]];
+        cu[q] = u;
+        for (int d = 0; d < 3; d++) cg[3 * (size_t)q + d] = row->g[t][d];
+        if (u >= 0 && k->stamp[u] != stamp) k->stamp[u] = stamp, m++;
+      }
+      cj[i] = j;
+      cp[i + 1] = cp[i] + row->nt;
+      i++;
+    }
+  }
+  if (!rc) rc = put(k, &k->cab_j, cj, sizeof(int) * (size_t)ncab, st);
+  if (!rc) rc = put(k, &k->cab_ptr, cp, sizeof(int) * ((size_t)ncab + 1), st);
+  if (!rc) rc = put(k, &k->cab_unk, cu, sizeof(int) * (size_t)ncterm, st);
+  if (!rc) rc = put(k, &k->cab_g, cg, sizeof(double) * 3 * (size_t)ncterm, st);
+  sim_free(cj), sim_free(cp), sim_free(cu), sim_free(cg); /* staged: no wait (upload_terms) */
+  if (rc) return rc;
+  cudaStream_t s = k->mem.stream;
+  size_t scan_bytes = 0;
+  int *flag = NULL, *loc = NULL;
+  SIM_CU(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, flag, loc, n + 1, s), st);
+  rc = ensure(k, &k->flag, sizeof(int) * ((size_t)n + 1), st);
+  if (!rc) rc = ensure(k, &k->loc, sizeof(int) * ((size_t)n + 1), st);
+  if (!rc) rc = ensure(k, &k->scan, scan_bytes, st);
+  if (!rc && !k->dip.p) rc = put(k, &k->dip, k->ip, sizeof(int) * (size_t)n, st);
+  if (!rc) rc = ensure(k, &k->tloc, sizeof(int) * 4 * (size_t)nc, st);
+  if (!rc) rc = ensure(k, &k->tbeta, sizeof(double) * 4 * (size_t)nc, st);
+  if (!rc) rc = ensure(k, &k->kc, sizeof(int) * (size_t)m, st);
+  if (!rc) rc = ensure(k, &k->cab_loc, sizeof(int) * (size_t)ncterm, st);
+  if (!rc) rc = ensure(k, &k->d, sizeof(double) * 3 * (size_t)nc, st);
+  if (rc) return rc;
+  flag = (int *)k->flag.p, loc = (int *)k->loc.p;
+  const int *cab_unk = (const int *)k->cab_unk.p;
+  const int grid = nc > ncterm ? nc : ncterm;
+  SIM_CU(cudaMemsetAsync(flag, 0, sizeof(int) * ((size_t)n + 1), s), st);
+  k_flag<<<sim_cuda_blocks(grid > 0 ? grid : 1), SIM_CUDA_BLOCK, 0, s>>>(
+      nc, dev_c, dev_free_of, ncterm, cab_unk, flag);
+  SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan.p, scan_bytes, flag, loc, n + 1, s), st);
+  if (n > 0)
+    k_kc<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, s>>>(n, flag, loc, (const int *)k->dip.p,
+                                                       (int *)k->kc.p);
+  if (grid > 0)
+    k_tloc<<<sim_cuda_blocks(grid), SIM_CUDA_BLOCK, 0, s>>>(
+        nc, dev_c, dev_free_of, loc, ncterm, cab_unk, (int *)k->tloc.p, (double *)k->tbeta.p,
+        (int *)k->cab_loc.p);
+  SIM_CU(cudaGetLastError(), st);
+  k->cd = dev_c;
+  memset(dT, 0, sizeof *dT);
+  dT->m = m, dT->ncab = ncab;
   dT->tloc = (int *)k->tloc.p, dT->tbeta = (double *)k->tbeta.p;
   dT->cab_j = (int *)k->cab_j.p, dT->cab_ptr = (int *)k->cab_ptr.p;
   dT->cab_loc = (int *)k->cab_loc.p, dT->cab_g = (double *)k->cab_g.p;
@@ -195,27 +332,30 @@ static int diag_only(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT,
 extern "C" int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *c, int nc,
                                        const int *free_of, int dense, size_t max_bytes,
                                        double *diag, sim_status *st) {
-  return sim_cuda_delassus_build_on(k, c, NULL, nc, free_of, dense, max_bytes, diag, st);
+  return sim_cuda_delassus_build_on(k, c, NULL, NULL, nc, free_of, dense, max_bytes, diag, st);
 }
 
 extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contact *c,
-                                          const sim_contact *dev_c, int nc, const int *free_of,
-                                          int dense, size_t max_bytes, double *diag,
-                                          sim_status *st) {
+                                          const sim_contact *dev_c, const int *dev_free_of,
+                                          int nc, const int *free_of, int dense,
+                                          size_t max_bytes, double *diag, sim_status *st) {
   k->w_nc = -1;
   if (nc <= 0) return SIM_OK;
   if (!k->cols.col_ptr)
     return sim_fail(st, SIM_ERR_INTERNAL, "Delassus operator on the device: no S given");
-  sim_delassus_terms T, dT;
-  int rc = sim_delassus_terms_build(c, nc, free_of, k->n, &T, st);
-  if (rc) return rc;
-  size_t need = sim_delassus_bytes(nc, T.m, k->n);
-  if (dense && max_bytes > 0 && need > max_bytes)
+  if (!dev_c != !dev_free_of)
+    return sim_fail(st, SIM_ERR_INTERNAL, "Delassus operator: device contacts without free_of");
+  sim_delassus_terms T = {0}, dT;
+  int rc = dev_c ? device_terms(k, c, dev_c, dev_free_of, nc, free_of, &dT, st)
+                 : sim_delassus_terms_build(c, nc, free_of, k->n, &T, st);
+  const int m = dev_c ? dT.m : T.m;
+  size_t need = sim_delassus_bytes(nc, m, k->n);
+  if (!rc && dense && max_bytes > 0 && need > max_bytes)
     rc = sim_fail(st, SIM_ERR_MEMORY,
                   "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
                   "%.1f MB, over the limit of %.1f MB",
-                  3 * nc, 3 * nc, T.m, need / 1e6, max_bytes / 1e6);
-  if (!rc) rc = upload_terms(k, c, dev_c, nc, &T, &dT, st);
+                  3 * nc, 3 * nc, m, need / 1e6, max_bytes / 1e6);
+  if (!rc && !dev_c) rc = upload_terms(k, c, nc, &T, &dT, st);
   if (!rc) rc = dense ? dense_w(k, nc, &dT, st) : diag_only(k, nc, &dT, st);
   sim_delassus_terms_free(&T);
   if (rc) return rc;
@@ -293,11 +433,13 @@ extern "C" size_t sim_cuda_delassus_bytes(const sim_cuda_delassus *k) {
 
 extern "C" void sim_cuda_delassus_destroy(sim_cuda_delassus *k) {
   if (!k) return;
-  dev_buf *b[] = {&k->own_ptr, &k->own_row, &k->own_val, &k->tloc, &k->tbeta, &k->kc,
-                  &k->cab_j,   &k->cab_ptr, &k->cab_loc, &k->cab_g, &k->c,     &k->K,
-                  &k->G,       &k->W,       &k->d};
+  dev_buf *b[] = {&k->own_ptr, &k->own_row, &k->own_val, &k->tloc,   &k->tbeta, &k->kc,
+                  &k->cab_j,   &k->cab_ptr, &k->cab_loc, &k->cab_g,  &k->c,     &k->K,
+                  &k->G,       &k->W,       &k->d,       &k->flag,   &k->loc,   &k->dip,
+                  &k->scan,    &k->cab_unk};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) release(k, b[i]);
   if (k->own_stream) cudaStreamDestroy(k->mem.stream);
   sim_free(k->ip);
+  sim_free(k->stamp);
   sim_free(k);
 }

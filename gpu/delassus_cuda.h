@@ -8,7 +8,8 @@
      rows; W stays on the device for the Newton solve's products, its diagonal comes back;
    - matrix-free: only diag(W), a thread per contact (its own terms' path products) and cable.
    The host builds the term table (which vertices, weights, cables: O(contacts)) and uploads it
-   with the contacts (or reads the caller's device copy of them); nothing of S crosses. The
+   with the contacts, or the device forms it from the caller's device copy of them
+   (sim_cuda_delassus_build_on); nothing of S crosses. The
    entries are the host's to the last bit (the same functions, the same order, no fused
    multiply-adds). Usable from C. In a build without CUDA, gpu/backend_none.c's versions of
    these functions report SIM_ERR_DEVICE (sim_cuda_delassus_build_on is the CUDA backend's
@@ -43,12 +44,14 @@ int sim_cuda_delassus_upload_S(sim_cuda_delassus *k, const sim_sparse_inverse *S
    does. */
 int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *c, int nc, const int *free_of,
                             int dense, size_t max_bytes, double *diag, sim_status *st);
-/* The same where the nc contacts c are on the device already, at dev_c (the CUDA backend's
-   copy, rows_cuda.cu): read there instead of copied up (dev_c NULL: copied, as above). c
-   stays the host's copy, from which the term table is built. */
+/* The same where the nc contacts c and free_of are on the device already, at dev_c and
+   dev_free_of (the CUDA backend's copies, rows_cuda.cu; both NULL: as above): the term table
+   is formed there from them, and only the cables' terms go up; the host reads c for the number
+   of contact vertices (the memory limit, K's size) and the cables. */
 int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contact *c,
-                               const sim_contact *dev_c, int nc, const int *free_of, int dense,
-                               size_t max_bytes, double *diag, sim_status *st);
+                               const sim_contact *dev_c, const int *dev_free_of, int nc,
+                               const int *free_of, int dense, size_t max_bytes, double *diag,
+                               sim_status *st);
 /* diag(W) of the last build on the device (3 nc doubles, valid until the next build). */
 const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k);
 /* The last dense W on the device (NULL before one), and a host copy of it (9 nc^2 doubles). */

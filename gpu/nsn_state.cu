@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The device Newton solve's arrays (grown with the contacts, kept across steps), its start of a
-// step (H q_t, and what the shared stage prepared on the host), the time stamps that time its
+// step (H q_t, the targets and coefficients from the contacts on the device, the weights and the
+// warm start the shared stage prepared on the host), the time stamps that time its
 // buckets, and its results' way back to the host at the backend's settle (nsn_state.h).
 #include <string.h>
 #include <time.h>
@@ -9,6 +10,7 @@
 
 extern "C" {
 #include "../core/base/alloc.h"
+#include "../core/contact/rows.h"
 }
 
 // An L-G iteration's end: its counts added to the sums since the last settle, its last step's
@@ -208,6 +210,22 @@ int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st) {
   return rc ? rc : sim_cuda_h_apply(k, k->cx->vec[SIM_VEC_QT], 0, k->dn->hqt, st);
 }
 
+// A step's start of the solve from its contacts on the device (rows_cuda.cu's copy): their
+// friction coefficients, compliances (-1: not bilateral) and targets, as the shared stage forms
+// them on the host (core/contact/stage.c, rows.h sim_rows_target), and f = 0.
+static __global__ void k_nsn_prep(int nc, const sim_contact *c, double min_sep,
+                                  const double *cab_target, double *mu, double *comp, double *d,
+                                  double *f) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  const sim_contact *cj = &c[j];
+  const int cable = cj->kind == SIM_CONTACT_CABLE;
+  mu[j] = cj->mu;
+  comp[j] = cj->kind == SIM_CONTACT_BILATERAL || cable ? cj->compliance : -1.0;
+  sim_rows_target(cj, min_sep, cable ? cab_target[cj->source] : 0.0, d + 3 * (size_t)j);
+  for (int r = 0; r < 3; r++) f[3 * (size_t)j + r] = 0.0;
+}
+
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn *hs = &k->stage.nsn;
@@ -223,13 +241,11 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
     double *dev;
     const double *host;
     size_t n;
-  } up[] = {{s->mu, hs->mu, (size_t)nc},
-            {s->comp, hs->comp, (size_t)nc},
-            {s->d, hs->d, m},
-            {s->w, hs->w, dw && !mass ? 0 : m},
-            {s->wd, hs->wd, dw ? 0 : m},
-            {s->lam, hs->lambda, m},
-            {s->f, hs->f, m}};
+  } up[] = {{s->w, hs->w, dw && !mass ? 0 : m}, {s->wd, hs->wd, dw ? 0 : m},
+            {s->lam, hs->lambda, m}};
+  k_nsn_prep<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, k->cx->stream>>>(
+      nc, k->rd.c, k->stage.min_sep, k->rd.cab_target, s->mu, s->comp, s->d, s->f);
+  SIM_CU(cudaGetLastError(), st);
   for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) /* pageable: staged, no wait needed */
     if (up[i].n > 0)
       SIM_CU(cudaMemcpyAsync(up[i].dev, up[i].host, sizeof(double) * up[i].n,

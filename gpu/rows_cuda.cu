@@ -164,8 +164,8 @@ static int scan_room(cuda_contact *k, int n, sim_status *st) {
   return rc;
 }
 
-// This step's cables' terms, by cable index (contact.h: a CABLE's source), up (cables are few:
-// their rows are the host's, remade each step). *terms: their number.
+// This step's cables' terms and target lengths, by cable index (contact.h: a CABLE's source),
+// up (cables are few: their rows are the host's, remade each step). *terms: their number.
 static int put_cables(cuda_contact *k, const sim_contact *c, int nc, int *terms,
                       sim_status *st) {
   cuda_rows_dev *r = &k->rd;
@@ -174,8 +174,12 @@ static int put_cables(cuda_contact *k, const sim_contact *c, int nc, int *terms,
   if (ncab == 0) return SIM_OK;
   int *ptr = r->h_cab_ptr, n = 0;
   for (int i = 0; i <= ncab; i++) ptr[i] = 0;
+  for (int i = 0; i < ncab; i++) r->h_cab_target[i] = 0.0;
   for (int j = 0; j < nc; j++)
-    if (c[j].kind == SIM_CONTACT_CABLE) ptr[c[j].source + 1] = c[j].cable->nt;
+    if (c[j].kind == SIM_CONTACT_CABLE) {
+      ptr[c[j].source + 1] = c[j].cable->nt;
+      r->h_cab_target[c[j].source] = c[j].cable->target;
+    }
   for (int i = 0; i < ncab; i++) ptr[i + 1] += ptr[i];
   n = ptr[ncab];
   if (n > r->h_cab_cap) {
@@ -199,6 +203,9 @@ static int put_cables(cuda_contact *k, const sim_contact *c, int nc, int *terms,
   cudaStream_t s = k->cx->stream;  // pageable sources: staged before each copy returns
   SIM_CU(cudaMemcpyAsync(r->cab_ptr, ptr, sizeof(int) * ((size_t)ncab + 1), cudaMemcpyHostToDevice,
                          s),
+         st);
+  SIM_CU(cudaMemcpyAsync(r->cab_target, r->h_cab_target, sizeof(double) * (size_t)ncab,
+                         cudaMemcpyHostToDevice, s),
          st);
   if (n > 0) {
     SIM_CU(cudaMemcpyAsync(r->cab_vert, r->h_cab_vert, sizeof(int) * (size_t)n,
@@ -255,11 +262,14 @@ int sim_cuda_rows_create(cuda_contact *k, sim_status *st) {
   cuda_rows_dev *r = &k->rd;
   const sim_model *m = k->cx->m;
   r->h_cab_ptr = SIM_NEW(int, (size_t)m->ncable + 1);
-  if (!r->h_cab_ptr) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact rows)");
+  r->h_cab_target = SIM_NEW(double, (size_t)m->ncable + 1);
+  if (!r->h_cab_ptr || !r->h_cab_target)
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact rows)");
   int rc = sim_cuda_new<int>(k->cx, &r->free_of, (size_t)m->n, m->free_of, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &r->fcnt, (size_t)m->nfree + 1, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &r->fcur, (size_t)m->nfree + 1, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &r->cab_ptr, (size_t)m->ncable + 1, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(k->cx, &r->cab_target, (size_t)m->ncable + 1, NULL, st);
   return rc;
 }
 
@@ -280,10 +290,12 @@ void sim_cuda_rows_free(cuda_contact *k) {
   sim_cuda_release(k->cx, r->fcnt, sizeof(int) * (nf + 1));
   sim_cuda_release(k->cx, r->fcur, sizeof(int) * (nf + 1));
   sim_cuda_release(k->cx, r->cab_ptr, sizeof(int) * ((size_t)k->cx->m->ncable + 1));
+  sim_cuda_release(k->cx, r->cab_target, sizeof(double) * ((size_t)k->cx->m->ncable + 1));
   sim_cuda_release(k->cx, r->cab_vert, sizeof(int) * (size_t)r->cab_cap);
   sim_cuda_release(k->cx, r->cab_g, sizeof(double) * (size_t)r->cab_gcap);
   sim_cuda_release(k->cx, r->scan, r->scan_bytes);
   sim_free(r->h_cab_ptr), sim_free(r->h_cab_vert), sim_free(r->h_cab_g);
+  sim_free(r->h_cab_target);
   memset(r, 0, sizeof *r);
   k->rows = NULL, k->x = k->out = NULL, k->tcoef = NULL;
   k->tvert = k->tfree = k->iterm = k->irow = NULL;

@@ -21,7 +21,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 die() { echo "gpu_pack.sh: $*" >&2; exit 1; }
 [ -x "$BUILD/simctl" ] || die "$BUILD/simctl not found: build first (make build)"
 GPU_TESTS="test_gpu_backend test_gpu_runs test_gpu_contact test_gpu_detect test_gpu_points test_gpu_delassus
-  test_gpu_solvers"
+  test_gpu_solvers test_gpu_contact_ops"
 for t in $(printf 'tests/%s ' $GPU_TESTS) simctl-bench-global; do
   [ -x "$BUILD/$t" ] || die "$BUILD/$t not found: build first (make build, with nvcc)"
 done

@@ -142,7 +142,9 @@ if want tests; then
   echo "== tests ($JOBS at a time, for at most $(($(left) - 20)) s)"
   JOBS_T=()
   # the per-operation tests (seconds), then the longest first
-  for t in detect points delassus backend solvers; do JOBS_T+=("$PRE$t|$BUILD/tests/$PRE$t"); done
+  for t in detect points delassus backend solvers contact_ops; do
+    JOBS_T+=("$PRE$t|$BUILD/tests/$PRE$t")
+  done
   # (on the emulation, with cuSPARSE's products as under CTest: its emulated gathers are slow)
   CONTACT="$BUILD/tests/${PRE}contact"
   [ "$EMU" = 1 ] && CONTACT="SIMCTL_CUDA_SPMV=cusparse $CONTACT"
@@ -167,6 +169,9 @@ if want sanitize; then
       JOBS_S+=("memcheck_$PRE$t|'$CS' --tool memcheck --leak-check full --error-exitcode 1 \
 '$BUILD/tests/$PRE$t'")
     done
+    # the contact operations' quick pass: the rows and the term table built on the device
+    JOBS_S+=("memcheck_${PRE}contact_ops|'$CS' --tool memcheck --leak-check full \
+--error-exitcode 1 '$BUILD/tests/${PRE}contact_ops' rows")
     for tool in racecheck synccheck; do
       for t in detect points delassus backend solvers; do
         JOBS_S+=("${tool}_$PRE$t|'$CS' --tool $tool --error-exitcode 1 '$BUILD/tests/$PRE$t'")

@@ -75,31 +75,7 @@ void sim_rows_apply_T(const sim_contact *c, int nc, const int *free_of, const do
 }
 
 void sim_rows_targets(const sim_contact *c, int nc, double min_sep, double *d) {
-  for (int j = 0; j < nc; j++) {
-    const sim_contact *cj = &c[j];
-    if (cj->kind == SIM_CONTACT_BODY) {
-      d[3 * j] = min_sep;
-      d[3 * j + 1] = 0.0;
-      d[3 * j + 2] = 0.0;
-      continue;
-    }
-    const double *n = cj->n, *p = cj->p, *u = cj->u;
-    if (cj->kind == SIM_CONTACT_CABLE) { /* the target length; empty rows 1, 2 */
-      d[3 * j] = cj->cable->target;
-      d[3 * j + 1] = d[3 * j + 2] = 0.0;
-      continue;
-    }
-    if (cj->kind == SIM_CONTACT_BILATERAL) { /* d_r = c_r . p on all three axes */
-      for (int r = 0; r < 3; r++) {
-        const double *cr = dir(cj, r);
-        d[3 * j + r] = cr[0] * p[0] + cr[1] * p[1] + cr[2] * p[2];
-      }
-      continue;
-    }
-    d[3 * j] = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] + min_sep;
-    for (int r = 1; r < 3; r++) {
-      const double *cr = dir(cj, r);
-      d[3 * j + r] = cr[0] * u[0] + cr[1] * u[1] + cr[2] * u[2];
-    }
-  }
+  for (int j = 0; j < nc; j++)
+    sim_rows_target(&c[j], min_sep, c[j].kind == SIM_CONTACT_CABLE ? c[j].cable->target : 0.0,
+                    d + 3 * (size_t)j);
 }

@@ -40,6 +40,30 @@ void sim_rows_apply(const sim_contact *c, int nc, const int *free_of, const doub
 void sim_rows_apply_T(const sim_contact *c, int nc, const int *free_of, const double *lambda,
                       double *f);
 
+/* Contact c's targets d[0..2] (sim_rows_targets below; a CABLE's length is cable_target,
+   since c->cable is host memory). SIM_HD: the CUDA backend's device Newton solve forms its
+   targets on the device with it. */
+SIM_HD void sim_rows_target(const sim_contact *c, double min_sep, double cable_target,
+                            double d[3]) {
+  if (c->kind == SIM_CONTACT_BODY) {
+    d[0] = min_sep;
+    d[1] = d[2] = 0.0;
+    return;
+  }
+  if (c->kind == SIM_CONTACT_CABLE) { /* the target length; empty rows 1, 2 */
+    d[0] = cable_target;
+    d[1] = d[2] = 0.0;
+    return;
+  }
+  const double *dir[3] = {c->n, c->t1, c->t2}, *p = c->p, *u = c->u;
+  if (c->kind == SIM_CONTACT_BILATERAL) { /* d_r = c_r . p on all three axes */
+    for (int r = 0; r < 3; r++) d[r] = dir[r][0] * p[0] + dir[r][1] * p[1] + dir[r][2] * p[2];
+    return;
+  }
+  d[0] = dir[0][0] * p[0] + dir[0][1] * p[1] + dir[0][2] * p[2] + min_sep;
+  for (int r = 1; r < 3; r++) d[r] = dir[r][0] * u[0] + dir[r][1] * u[1] + dir[r][2] * u[2];
+}
+
 /* Targets d (3 nc), per contact.h:
      normal   d_n = n . p + min_sep (OBSTACLE, MESH), min_sep (BODY);
      friction d_r = c_r . u (r = 1, 2; u = obstacle surface velocity), 0 for BODY;
