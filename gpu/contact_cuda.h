@@ -29,7 +29,7 @@ typedef struct cuda_rows_dev {
   double *cab_target;  // ncable: cable i's target length this step
   int *cab_vert;       // cab_cap: their vertices
   double *cab_g;       // cab_gcap: their vectors g (3 each)
-  int cab_cap, cab_gcap;
+  size_t cab_cap, cab_gcap;
   void *scan;          // the scans' workspace
   size_t scan_bytes;
   int *h_cab_ptr, *h_cab_vert, h_cab_cap;  // the cables' terms staged on the host

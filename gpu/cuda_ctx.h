@@ -205,6 +205,19 @@ template <class T>
 static inline int sim_cuda_new(cuda_ctx *c, T **p, size_t n, const T *host, sim_status *st) {
   return sim_cuda_alloc(c, (void **)p, sizeof(T) * n, host, st);
 }
+// Grows device array *p of *cap elements to at least n (doubling from 64); contents are not
+// kept. *cap is 0 and *p NULL while nothing is held (after a failed allocation).
+template <class T>
+static inline int sim_cuda_grow(cuda_ctx *c, T **p, size_t *cap, size_t n, sim_status *st) {
+  if (n <= *cap && *p) return SIM_OK;
+  size_t want = *cap ? *cap : 64;
+  while (want < n) want *= 2;
+  sim_cuda_release(c, *p, sizeof(T) * *cap);
+  *p = NULL, *cap = 0;
+  int rc = sim_cuda_new<T>(c, p, want, NULL, st);
+  if (!rc) *cap = want;
+  return rc;
+}
 
 // Blocks of SIM_CUDA_BLOCK threads for n items.
 static inline unsigned sim_cuda_blocks(long long n) {

@@ -135,14 +135,7 @@ static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene 
 // Grows *p (device, `cap` elements) to at least n elements; contents are not kept.
 template <class T>
 static int grow(sim_cuda_detect *k, T **p, size_t *cap, size_t n, sim_status *st) {
-  if (n <= *cap && *p) return SIM_OK;
-  size_t c = *cap ? *cap : 64;
-  while (c < n) c *= 2;
-  sim_cuda_release(&k->mem, *p, sizeof(T) * *cap);
-  *p = NULL, *cap = 0;
-  int rc = sim_cuda_new<T>(&k->mem, p, c, NULL, st);
-  if (!rc) *cap = c;
-  return rc;
+  return sim_cuda_grow(&k->mem, p, cap, n, st);
 }
 
 // Positions, poses and the moving meshes' trees up; the views with device pointers up.

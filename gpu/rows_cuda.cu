@@ -100,18 +100,6 @@ static __global__ void k_free_sort(int nfree, const int *iptr, const int *tconta
 
 // ---------------------------------------------------------------- arrays
 
-// Grows a device array of *cap elements to at least n (+ half); contents are not kept.
-template <class T>
-static int grow(cuda_contact *k, T **p, int *cap, int n, sim_status *st) {
-  if (n <= *cap && *p) return SIM_OK;
-  int c = n + n / 2 + 16;
-  sim_cuda_release(k->cx, *p, sizeof(T) * (size_t)*cap);
-  *p = NULL, *cap = 0;
-  int rc = sim_cuda_new<T>(k->cx, p, (size_t)c, NULL, st);
-  if (!rc) *cap = c;
-  return rc;
-}
-
 // Room for nc contacts and nt terms (the arrays grow together: one capacity each for the
 // contacts' and the terms' arrays, which the device Newton solve's graph signature names).
 static int grow_rows(cuda_contact *k, int nc, int nt, sim_status *st) {
@@ -197,8 +185,8 @@ static int put_cables(cuda_contact *k, const sim_contact *c, int nc, int *terms,
       for (int d = 0; d < 3; d++) r->h_cab_g[3 * (size_t)t + d] = row->g[a][d];
     }
   }
-  int rc = grow(k, &r->cab_vert, &r->cab_cap, n, st);
-  if (!rc) rc = grow(k, &r->cab_g, &r->cab_gcap, 3 * n, st);
+  int rc = sim_cuda_grow(k->cx, &r->cab_vert, &r->cab_cap, (size_t)n, st);
+  if (!rc) rc = sim_cuda_grow(k->cx, &r->cab_g, &r->cab_gcap, 3 * (size_t)n, st);
   if (rc) return rc;
   cudaStream_t s = k->cx->stream;  // pageable sources: staged before each copy returns
   SIM_CU(cudaMemcpyAsync(r->cab_ptr, ptr, sizeof(int) * ((size_t)ncab + 1), cudaMemcpyHostToDevice,
@@ -291,8 +279,8 @@ void sim_cuda_rows_free(cuda_contact *k) {
   sim_cuda_release(k->cx, r->fcur, sizeof(int) * (nf + 1));
   sim_cuda_release(k->cx, r->cab_ptr, sizeof(int) * ((size_t)k->cx->m->ncable + 1));
   sim_cuda_release(k->cx, r->cab_target, sizeof(double) * ((size_t)k->cx->m->ncable + 1));
-  sim_cuda_release(k->cx, r->cab_vert, sizeof(int) * (size_t)r->cab_cap);
-  sim_cuda_release(k->cx, r->cab_g, sizeof(double) * (size_t)r->cab_gcap);
+  sim_cuda_release(k->cx, r->cab_vert, sizeof(int) * r->cab_cap);
+  sim_cuda_release(k->cx, r->cab_g, sizeof(double) * r->cab_gcap);
   sim_cuda_release(k->cx, r->scan, r->scan_bytes);
   sim_free(r->h_cab_ptr), sim_free(r->h_cab_vert), sim_free(r->h_cab_g);
   sim_free(r->h_cab_target);

@@ -93,7 +93,7 @@ static void check_inside_only(const sim_detect_scene *s, const sim_detect_params
   int ns = 0;
   for (int i = 0; i < all.n; i++) {
     const sim_contact *c = &all.c[i];
-    if (i % 2 == 0) skip[ns++] = (sim_contact_key){c->v, (int)c->kind, c->source};
+    if (i % 2 == 0) skip[ns++] = sim_contact_key_of(c);
     if (i % 3 == 0) skip[ns++] = (sim_contact_key){c->v, SIM_CONTACT_BILATERAL, c->source};
   }
   q.skip = skip, q.nskip = ns;

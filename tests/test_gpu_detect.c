@@ -183,7 +183,7 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
   if (par[1].inside_only) {
     CHECK_INT(sim_detect_run(dh, &s[0], &par[0], &h, &st), SIM_OK);
     skip = SIM_NEW(sim_contact_key, (size_t)h.n + 1);
-    for (int j = 0; j < h.n; j++) skip[j] = (sim_contact_key){h.c[j].v, h.c[j].kind, h.c[j].source};
+    for (int j = 0; j < h.n; j++) skip[j] = sim_contact_key_of(&h.c[j]);
     par[1].skip = skip, par[1].nskip = h.n;
   }
   sim_detect_contacts *const out[2] = {&g0, &g1};

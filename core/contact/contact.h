@@ -80,6 +80,11 @@ typedef struct sim_contact_key {
   int v, kind, source;
 } sim_contact_key;
 
+static inline sim_contact_key sim_contact_key_of(const sim_contact *c) {
+  sim_contact_key k = {c->v, (int)c->kind, c->source};
+  return k;
+}
+
 /* The order detection produces (vertex, kind, source): how contacts are matched across steps. */
 static inline int sim_contact_key_cmp(const sim_contact *a, const sim_contact *b) {
   if (a->v != b->v) return a->v < b->v ? -1 : 1;

@@ -376,10 +376,7 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
     w->skip_cap = w->skip ? cap : 0;
     if (!w->skip) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", w->out.n);
   }
-  for (int j = 0; j < w->out.n; j++) { /* out is sorted by key */
-    const sim_contact *c = &w->out.c[j];
-    w->skip[j] = (sim_contact_key){c->v, (int)c->kind, c->source};
-  }
+  for (int j = 0; j < w->out.n; j++) w->skip[j] = sim_contact_key_of(&w->out.c[j]); /* sorted */
   par.skip = w->skip, par.nskip = w->out.n;
   int rc = sim_detect_run_on(&w->runner, &w->det, &s, &par, &w->ahead, st);
   if (rc) return rc;
