@@ -265,8 +265,10 @@ int sim_cuda_contact_settle(cuda_ctx *c, int after, sim_status *st) {
 static int cuda_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_cst_times *t,
                               sim_status *st) {
   cuda_contact *k = CCTX(be)->cst;
-  /* the last step's multipliers (its warm start) from the device solve, if not yet taken */
+  /* the device solve: its statistics, if not yet taken, and the last step's contacts and
+     multipliers kept for the warm start before this step's replace them */
   int rc = k->dn ? sim_cuda_nsn_flush(k, st) : SIM_OK;
+  if (!rc && k->dn) rc = sim_cuda_nsn_keep(k, st);
   if (!rc) rc = sim_contact_stage_begin(&k->stage, c, nc, t, st);
   if (!rc && k->dn && nc > 0) rc = sim_cuda_nsn_begin(k, st);
   return rc;
@@ -279,7 +281,7 @@ static int cuda_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st
 
 static int cuda_contact_lambda(sim_backend *be, double *out, sim_status *st) {
   cuda_contact *k = CCTX(be)->cst;
-  int rc = k->dn ? sim_cuda_nsn_flush(k, st) : SIM_OK;
+  int rc = k->dn ? sim_cuda_nsn_results(k, st) : SIM_OK;
   if (!rc) sim_contact_stage_lambda(&k->stage, out);
   return rc;
 }
@@ -317,6 +319,7 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_GRAPH", "off", "on", 1, &graphs, st);
   if (!rc && nsn_on_device) rc = sim_cuda_nsn_create(k, graphs, st);
   if (rc) return rc;
+  k->stage.backend_prepares = nsn_on_device; /* sim_cuda_nsn_begin forms the rest */
   if (!nsn_on_device) { /* the host's Newton solve: a small W on the host saves a round trip
                            per product (SIM_CUDA_HOST_W_ROWS) */
     k->stage.host_w_rows = SIM_CUDA_HOST_W_ROWS;

@@ -75,29 +75,32 @@ int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *
 int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K, size_t xs,
                            const int *gate, sim_status *st);
 
-// nsn_cuda.cu: the device Newton solve. hqt queues H q_t into the solve's own array (the step's
+// nsn_cuda.cu and nsn_state.cu: the device Newton solve. The shared stage forms W on its
+// side and leaves the rest to the device (sim_contact_stage.backend_prepares). keep queues the
+// step's contact keys, tangents and multipliers into the solve's own arrays before the next
+// step's contacts replace them (contact_begin); hqt queues H q_t into its array (the step's
 // contacts set: sim_contact_stage_begin calls it through the h_state operation), so H q_t never
 // visits the host; begin forms the targets, mu and the compliances from the step's contacts on
-// the device (rows_cuda.cu's copy), uploads what the shared stage prepared on the host
-// (warm-started lambda, the mass preconditioner's weights) and takes diag(W) on the device
-// where the device formed W (cuda_delassus then leaves the host's NaN);
+// the device (rows_cuda.cu's copy), the warm start from the kept multipliers, the weights
+// (diag(W), or the mass preconditioner's from the rows) and diag(W) where the host formed W;
 // global queues an L-G iteration's contact stage (the unconstrained solve, the Newton steps,
-// the correction) on the device, lambda and f coming back to the host solver for the stage's
-// warm start and contact_lambda at the settle (below). graphs: run the L-G iterations as a
-// CUDA graph where the host reads nothing inside one (a dense W, no CR tolerance;
-// SIMCTL_CUDA_GRAPH).
+// the correction) on the device. graphs: run the L-G iterations as a CUDA graph where the host
+// reads nothing inside one (a dense W, no CR tolerance; SIMCTL_CUDA_GRAPH).
 int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st);
+int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st);
-// The iterations' results come back at the backend's settle, with its one wait: settle_begin
-// queues their copies to the host before it, settle_end takes them after it (lambda and f into
-// the host solver, the counts and the buckets' times into the sim_cst_times the iterations were
-// given); flush does all three where the host needs them before a settle (contact_begin,
-// contact_lambda). Nothing pending: nothing to do.
+// The iterations' statistics and times come back at the backend's settle, with its one wait:
+// settle_begin queues their copies to the host before it, settle_end takes them after it (the
+// counts and the buckets' times into the sim_cst_times the iterations were given); flush does
+// all three where the host needs them before a settle (contact_begin). Nothing pending:
+// nothing to do. results: flush, then lambda and f into the host solver (contact_lambda reads
+// them), with a wait; nothing else brings them to the host.
 int sim_cuda_nsn_settle_begin(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_settle_end(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_flush(cuda_contact *k, sim_status *st);
+int sim_cuda_nsn_results(cuda_contact *k, sim_status *st);
 void sim_cuda_nsn_destroy(cuda_contact *k);
 
 #endif

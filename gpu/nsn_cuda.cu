@@ -13,13 +13,14 @@
 // matrix-free, where a product costs two passes over S, the host reads each decision instead
 // (a wait per Newton step and per line-search trial) and queues no step that would do nothing.
 // Every reduction sums over a fixed partition (deterministic), and the results have the bits of
-// the sequential order. The shared stage still prepares each step on the host (targets, warm
-// start, the mass preconditioner's weights; H q_t, and diag(W) where the device formed W, go
-// straight into the solve's arrays: nsn_state.cu). Nothing comes back at
-// an iteration's end: lambda, f, the statistics (summed on the device) and the time stamps of
-// the buckets' boundaries (the device's global timer, written by one-thread kernels, since a
-// graph launched at every iteration records the same CUDA events each time) are copied to the
-// host at the backend's settle, within its wait (sim_cuda_nsn_settle_begin, _end).
+// the sequential order. A step's inputs are formed on the device too, from its contacts there
+// (targets, coefficients, weights, H q_t, and the warm start from the previous step's
+// multipliers, kept there: nsn_state.cu). Nothing comes back at an iteration's end: the
+// statistics (summed on the device) and the time stamps of the buckets' boundaries (the
+// device's global timer, written by one-thread kernels, since a graph launched at every
+// iteration records the same CUDA events each time) are copied to the host at the backend's
+// settle, within its wait (sim_cuda_nsn_settle_begin, _end); lambda and f only when asked
+// (sim_cuda_nsn_results: contact_lambda).
 #include <math.h>
 #include <string.h>
 

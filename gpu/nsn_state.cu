@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The device Newton solve's arrays (grown with the contacts, kept across steps), its start of a
-// step (H q_t, the targets and coefficients from the contacts on the device, the weights and the
-// warm start the shared stage prepared on the host), the time stamps that time its
-// buckets, and its results' way back to the host at the backend's settle (nsn_state.h).
+// step (H q_t, the targets, coefficients, weights and warm start from the contacts and the
+// previous step's multipliers on the device), the time stamps that time its buckets and its
+// statistics' way back to the host at the backend's settle, and its multipliers' on demand
+// (contact_cuda.h).
 #include <string.h>
 #include <time.h>
 
@@ -10,6 +11,7 @@
 
 extern "C" {
 #include "../core/base/alloc.h"
+#include "../core/contact/nsn_row.h"
 #include "../core/contact/rows.h"
 }
 
@@ -69,17 +71,12 @@ int sim_cuda_nsn_tally(cuda_contact *k, sim_status *st) {
   return SIM_OK;
 }
 
-// The pending iterations' results to the host, queued before the settle's wait: lambda and f
-// (the last iteration's), the statistics' sums, the stamps and their count.
+// The pending iterations' statistics to the host, queued before the settle's wait: their sums,
+// the stamps and their count.
 int sim_cuda_nsn_settle_begin(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   if (!s || !s->pending || s->back_queued) return SIM_OK;
   cudaStream_t sm = k->cx->stream;
-  size_t m = 3 * (size_t)k->stage.nc;
-  SIM_CU(cudaMemcpyAsync(s->back, s->lam, sizeof(double) * m, cudaMemcpyDeviceToHost, sm), st);
-  SIM_CU(cudaMemcpyAsync(s->back + 3 * (size_t)s->cap, s->f, sizeof(double) * m,
-                         cudaMemcpyDeviceToHost, sm),
-         st);
   /* tback: the sums (nsn_dev), the count, then the stamps */
   char *tb = (char *)s->tback;
   SIM_CU(cudaMemcpyAsync(tb, s->acc, sizeof(nsn_dev), cudaMemcpyDeviceToHost, sm), st);
@@ -93,16 +90,12 @@ int sim_cuda_nsn_settle_begin(cuda_contact *k, sim_status *st) {
   return SIM_OK;
 }
 
-// ... and taken after it: lambda and f into the host solver (the stage's warm start and
-// contact_lambda read them), the counts and the buckets' milliseconds into the stepper's
-// times, then the sums and the count zeroed on the device for the next iterations.
+// ... and taken after it: the counts and the buckets' milliseconds into the stepper's times,
+// then the sums and the count zeroed on the device for the next iterations.
 int sim_cuda_nsn_settle_end(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   if (!s || !s->back_queued) return SIM_OK;
   sim_nsn *hs = &k->stage.nsn;
-  size_t m = 3 * (size_t)k->stage.nc;
-  memcpy(hs->lambda, s->back, sizeof(double) * m);
-  memcpy(hs->f, s->back + 3 * (size_t)s->cap, sizeof(double) * m);
   const char *tb = (const char *)s->tback;
   nsn_dev acc;
   int count;
@@ -159,6 +152,19 @@ int sim_cuda_nsn_flush(cuda_contact *k, sim_status *st) {
   return sim_cuda_nsn_settle_end(k, st);
 }
 
+int sim_cuda_nsn_results(cuda_contact *k, sim_status *st) {
+  int rc = sim_cuda_nsn_flush(k, st);
+  size_t m = 3 * (size_t)k->stage.nc;
+  if (rc || m == 0) return rc;
+  sim_nsn *hs = &k->stage.nsn;
+  cudaStream_t sm = k->cx->stream;
+  SIM_CU(cudaMemcpyAsync(hs->lambda, k->dn->lam, sizeof(double) * m, cudaMemcpyDeviceToHost, sm),
+         st);
+  SIM_CU(cudaMemcpyAsync(hs->f, k->dn->f, sizeof(double) * m, cudaMemcpyDeviceToHost, sm), st);
+  SIM_CU(cudaStreamSynchronize(sm), st);
+  return SIM_OK;
+}
+
 static void free_arrays(cuda_contact *k) {
   cuda_nsn *s = k->dn;
   double **v[] = {&s->mu,   &s->comp,  &s->d,     &s->hqt,   &s->w,     &s->wd,
@@ -170,8 +176,6 @@ static void free_arrays(cuda_contact *k) {
     cudaFree(*v[i]);
     *v[i] = NULL;
   }
-  sim_cuda_host_free(s->back, s->back_pageable);
-  s->back = NULL;
   k->cx->dev_bytes = k->cx->dev_bytes > s->bytes ? k->cx->dev_bytes - s->bytes : 0;
   s->bytes = 0;
   s->cap = 0;
@@ -198,8 +202,6 @@ static int grow(cuda_contact *k, int nc, sim_status *st) {
   for (int i = 0; i < 2 && !rc; i++) rc = sim_cuda_new<double>(k->cx, v1[i], (size_t)cap, NULL, st);
   for (int i = 0; i < 2 && !rc; i++)
     rc = sim_cuda_new<double>(k->cx, vb[i], SIM_W_BATCH * (size_t)cap, NULL, st);
-  size_t back = sizeof(double) * 6 * (size_t)cap; /* lambda, f */
-  if (!rc) rc = sim_cuda_host_alloc((void **)&s->back, back, &s->back_pageable, st);
   s->bytes = k->cx->dev_bytes - before;
   if (!rc) s->cap = cap;
   return rc;
@@ -226,38 +228,120 @@ static __global__ void k_nsn_prep(int nc, const sim_contact *c, double min_sep,
   for (int r = 0; r < 3; r++) f[3 * (size_t)j + r] = 0.0;
 }
 
+// The step's contacts' keys and tangents, and its multipliers, as the next step's warm start
+// reads them (stage.c keep_previous).
+static __global__ void k_keep(int nc, const sim_contact *c, const double *lam,
+                              sim_contact_key *pkey, double *ptan, double *plam) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  const sim_contact *cj = &c[j];
+  pkey[j].v = cj->v, pkey[j].kind = (int)cj->kind, pkey[j].source = cj->source;
+  for (int r = 0; r < 3; r++) {
+    ptan[6 * (size_t)j + r] = cj->t1[r];
+    ptan[6 * (size_t)j + 3 + r] = cj->t2[r];
+    plam[3 * (size_t)j + r] = lam[3 * (size_t)j + r];
+  }
+}
+
+int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  const int nc = k->stage.nc;
+  s->pnc = 0;
+  if (!k->stage.warm || nc == 0) return SIM_OK;
+  cuda_ctx *c = k->cx;
+  int rc = sim_cuda_grow<sim_contact_key>(c, &s->pkey, &s->pkey_cap, (size_t)nc, st);
+  if (!rc) rc = sim_cuda_grow<double>(c, &s->ptan, &s->ptan_cap, 6 * (size_t)nc, st);
+  if (!rc) rc = sim_cuda_grow<double>(c, &s->plam, &s->plam_cap, 3 * (size_t)nc, st);
+  if (rc) return rc;
+  k_keep<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, c->stream>>>(nc, k->rd.c, s->lam, s->pkey,
+                                                                s->ptan, s->plam);
+  SIM_CU(cudaGetLastError(), st);
+  s->pnc = nc;
+  return SIM_OK;
+}
+
+// A contact's warm start (stage.c warm_start): the multipliers of the previous step's contact
+// with its key, found by bisection in the sorted keys (detect.h's order: v, kind, source),
+// re-expressed in its tangents; 0 where it is new.
+static __global__ void k_warm(int nc, const sim_contact *c, int pnc, const sim_contact_key *pkey,
+                              const double *ptan, const double *plam, double *lam) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  const sim_contact *cj = &c[j];
+  const int v = cj->v, kind = (int)cj->kind, src = cj->source;
+  int a = 0, b = pnc; /* the first key not below cj's */
+  while (a < b) {
+    const int mid = a + (b - a) / 2;
+    const sim_contact_key *p = &pkey[mid];
+    const int below = p->v != v ? p->v < v : p->kind != kind ? p->kind < kind : p->source < src;
+    if (below)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  double *l = lam + 3 * (size_t)j;
+  if (a < pnc && pkey[a].v == v && pkey[a].kind == kind && pkey[a].source == src) {
+    const double *t = ptan + 6 * (size_t)a;
+    sim_nsn_warm_lambda(plam + 3 * (size_t)a, t, t + 3, cj->t1, cj->t2, l);
+  } else {
+    l[0] = l[1] = l[2] = 0.0;
+  }
+}
+
+// The mass preconditioner's weights [H M^-1 H^T]_jj from the step's rows (stage.c
+// mass_inverse_diag, in its order): beta^2 / m over a contact's free terms on its three rows; a
+// cable's |g|^2 / m on its row 0, 0 on the others.
+static __global__ void k_minv(int nc, const cuda_row *rows, const int *tvert, const int *tfree,
+                              const double *tcoef, const double *mass, double *w) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  const cuda_row r = rows[j];
+  double s = 0.0;
+  for (int t = r.t0; t < r.t1; t++) {
+    if (tfree[t] < 0) continue;
+    const double *g = tcoef + 3 * (size_t)t;
+    if (r.cable)
+      s += (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / mass[tvert[t]];
+    else
+      s += g[0] * g[0] / mass[tvert[t]];
+  }
+  w[3 * (size_t)j] = s;
+  w[3 * (size_t)j + 1] = w[3 * (size_t)j + 2] = r.cable ? 0.0 : s;
+}
+
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
-  const sim_nsn *hs = &k->stage.nsn;
-  int nc = k->stage.nc;
+  const sim_contact_stage *sg = &k->stage;
+  int nc = sg->nc;
   size_t m = 3 * (size_t)nc;
   int rc = grow(k, nc, st);
   if (rc) return rc;
-  /* diag(W) formed on the device stays there (the host's is NaN: cuda_delassus); the weights
-     w are diag(W) too, or with the mass preconditioner the host's [H M^-1 H^T]_jj */
-  const double *dw = k->del ? sim_cuda_delassus_diag(k->del) : NULL;
-  const int mass = hs->opt.precond == SIM_NSN_PRECOND_MASS_INVERSE;
-  const struct {
-    double *dev;
-    const double *host;
-    size_t n;
-  } up[] = {{s->w, hs->w, dw && !mass ? 0 : m}, {s->wd, hs->wd, dw ? 0 : m},
-            {s->lam, hs->lambda, m}};
-  k_nsn_prep<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, k->cx->stream>>>(
-      nc, k->rd.c, k->stage.min_sep, k->rd.cab_target, s->mu, s->comp, s->d, s->f);
+  cudaStream_t sm = k->cx->stream;
+  const unsigned blocks = sim_cuda_blocks(nc);
+  k_nsn_prep<<<blocks, SIM_CUDA_BLOCK, 0, sm>>>(nc, k->rd.c, sg->min_sep, k->rd.cab_target, s->mu,
+                                               s->comp, s->d, s->f);
   SIM_CU(cudaGetLastError(), st);
-  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) /* pageable: staged, no wait needed */
-    if (up[i].n > 0)
-      SIM_CU(cudaMemcpyAsync(up[i].dev, up[i].host, sizeof(double) * up[i].n,
-                             cudaMemcpyHostToDevice, k->cx->stream),
-             st);
-  if (dw) {
-    SIM_CU(cudaMemcpyAsync(s->wd, dw, sizeof(double) * m, cudaMemcpyDeviceToDevice, k->cx->stream),
-           st);
-    if (!mass)
-      SIM_CU(
-          cudaMemcpyAsync(s->w, dw, sizeof(double) * m, cudaMemcpyDeviceToDevice, k->cx->stream),
-          st);
+  if (sg->warm) {
+    k_warm<<<blocks, SIM_CUDA_BLOCK, 0, sm>>>(nc, k->rd.c, s->pnc, s->pkey, s->ptan, s->plam,
+                                              s->lam);
+    SIM_CU(cudaGetLastError(), st);
+  } else {
+    SIM_CU(cudaMemsetAsync(s->lam, 0, sizeof(double) * m, sm), st);
+  }
+  /* diag(W): the device's where it formed W, else the host's (the stage's wdiag; pageable:
+     staged at the call, no wait needed); the weights w are diag(W) too, or with the mass
+     preconditioner [H M^-1 H^T]_jj from the rows */
+  const double *dw = k->del ? sim_cuda_delassus_diag(k->del) : NULL;
+  if (dw)
+    SIM_CU(cudaMemcpyAsync(s->wd, dw, sizeof(double) * m, cudaMemcpyDeviceToDevice, sm), st);
+  else
+    SIM_CU(cudaMemcpyAsync(s->wd, sg->wdiag, sizeof(double) * m, cudaMemcpyHostToDevice, sm), st);
+  if (sg->nsn.opt.precond == SIM_NSN_PRECOND_MASS_INVERSE) {
+    k_minv<<<blocks, SIM_CUDA_BLOCK, 0, sm>>>(nc, k->rows, k->tvert, k->tfree, k->tcoef,
+                                              k->cx->mass, s->w);
+    SIM_CU(cudaGetLastError(), st);
+  } else {
+    SIM_CU(cudaMemcpyAsync(s->w, s->wd, sizeof(double) * m, cudaMemcpyDeviceToDevice, sm), st);
   }
   return SIM_OK;
 }
@@ -298,6 +382,9 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->acc, sizeof(nsn_dev));
   sim_cuda_release(k->cx, k->dn->nstamp, sizeof(int));
   sim_cuda_release(k->cx, k->dn->stamps, sizeof(nsn_stamp) * (size_t)k->dn->stamp_cap);
+  sim_cuda_release(k->cx, k->dn->pkey, sizeof(sim_contact_key) * k->dn->pkey_cap);
+  sim_cuda_release(k->cx, k->dn->ptan, sizeof(double) * k->dn->ptan_cap);
+  sim_cuda_release(k->cx, k->dn->plam, sizeof(double) * k->dn->plam_cap);
   sim_cuda_host_free(k->dn->tback, k->dn->tback_pageable);
   if (k->dn->exec) cudaGraphExecDestroy(k->dn->exec);
   sim_free(k->dn);

@@ -64,12 +64,16 @@ typedef struct cuda_nsn {
   int *nstamp;
   nsn_dev *acc;
   int stamp_cap, queued;  // stamps the array holds; queued since the last settle
-  // what comes back at the settle (lambda, f: 3 cap each; then acc, the count and the stamps),
-  // in page-locked memory, so the copies queue and the host waits once, with the settle (a
-  // copy to pageable memory returns only when done: a wait each); ordinary memory where that
-  // is refused
-  double *back;
-  int back_pageable;
+  // the previous step's contacts (their keys, sorted, and tangents t1, t2: 6 doubles each)
+  // and multipliers (3 each), kept on the device for the warm start: pnc of them (the arrays
+  // hold their capacities in elements)
+  sim_contact_key *pkey;
+  double *ptan, *plam;
+  size_t pkey_cap, ptan_cap, plam_cap;
+  int pnc;
+  // what comes back at the settle (acc, the count and the stamps), in page-locked memory, so
+  // the copies queue and the host waits once, with the settle (a copy to pageable memory
+  // returns only when done: a wait each); ordinary memory where that is refused
   nsn_stamp *tback;
   int tback_pageable;
   int pending;        // L-G iterations queued whose results the host has not taken

@@ -8,8 +8,12 @@
    (gpu/rows_cuda.cu), the free unknowns' incidences by atomics and a sort: on the emulation
    the first pass runs again with the blocks in reverse and in shuffled order, and the device's
    q and multipliers must stay the same to the bit.
-   - Three steps of 40, 90 and 25 contacts (the device's arrays grow, then are reused), each a
-     prediction and three L-G iterations (the CPU's local step's right-hand side given to
+   - Four steps of 40, 90, 25 and 25 contacts (the device's arrays grow, then are reused; the
+     last meets the third's contacts again, in other directions), each a prediction, the warm
+     start (the multipliers after contact_begin, each side's from its own multipliers of the
+     step before, so within their 1e-9; on the device with the Newton solve there, from the
+     multipliers it kept) and three L-G
+     iterations (the CPU's local step's right-hand side given to
      both), enough Conjugate Residual iterations and Newton steps for the solve to converge (a
      solve stopped far from its solution turns last-bit differences into large ones): q after
      each within 1e-12 of its largest value, the multipliers within 1e-9 (on the emulation both
@@ -61,8 +65,11 @@ static void random_normal(unsigned long long *s, double n[3]) {
 
 /* `want` contacts of random kinds on distinct vertices (a few pinned), sorted by key; each
    pushes its vertex up towards a point a little below its rest position; the cables' rows (a
-   cable is in a step's contacts at most once) in g_cable. */
-static int random_contacts(const sim_model *m, unsigned long long *s, int want, sim_contact *c) {
+   cable is in a step's contacts at most once) in g_cable. keys (or NULL): the same draws, but
+   c's keys (vertex, kind, source) are keys' first `want` (a step that meets the contacts of
+   the step before again, in other directions). */
+static int random_contacts(const sim_model *m, unsigned long long *s, int want,
+                           const sim_contact *keys, sim_contact *c) {
   int nc = 0, cables = 0;
   const int stride = m->n / want; /* distinct vertices: one in each run of `stride` */
   for (; nc < want; nc++) {
@@ -73,6 +80,8 @@ static int random_contacts(const sim_model *m, unsigned long long *s, int want, 
     k->kind = (sim_contact_kind)kind;
     k->v = nc * stride + (int)((rnd(s) + 1.0) * 0.5 * stride) % stride;
     k->source = (int)((rnd(s) + 1.0) * 2.0);
+    if (keys) k->kind = keys[nc].kind, k->v = keys[nc].v, k->source = keys[nc].source;
+    kind = (int)k->kind;
     for (int i = 0; i < 3; i++) k->tri[i] = -1;
     random_normal(s, k->n);
     sim_tangent_basis(k->n, k->t1, k->t2);
@@ -89,6 +98,11 @@ static int random_contacts(const sim_model *m, unsigned long long *s, int want, 
     } else if (kind == SIM_CONTACT_BILATERAL) {
       k->mu = 0.0;
       k->compliance = rnd(s) > 0 ? 1e-6 : 0.0;
+    } else if (kind == SIM_CONTACT_CABLE && keys) { /* the same cable, as it was */
+      sim_cable_row *row = &g_cable[k->source];
+      k->cable = row;
+      k->mu = 0.0, k->compliance = 1e-8;
+      memset(k->n, 0, sizeof k->n), memset(k->t1, 0, sizeof k->t1), memset(k->t2, 0, sizeof k->t2);
     } else if (kind == SIM_CONTACT_CABLE) {
       sim_cable_row *row = &g_cable[cables];
       k->source = cables++;
@@ -119,6 +133,8 @@ static int random_contacts(const sim_model *m, unsigned long long *s, int want, 
   return nc;
 }
 
+static double g_lambda_max; /* max |lambda| on the CPU at the last lambda_diff */
+
 /* max |a - b| over the first n, relative to max |b| (pair_compare's measure, for host arrays) */
 static double lambda_diff(gpu_pair *g, int nc) {
   sim_status st = {0};
@@ -127,6 +143,8 @@ static double lambda_diff(gpu_pair *g, int nc) {
   CHECK_INT(g->cpu->contact_lambda(g->cpu, b, &st), SIM_OK);
   record(a, 3 * (size_t)nc);
   double d = rel_diff(a, b, 3 * (size_t)nc);
+  g_lambda_max = 0.0;
+  for (size_t i = 0; i < 3 * (size_t)nc; i++) g_lambda_max = fmax(g_lambda_max, fabs(b[i]));
   sim_free(a), sim_free(b);
   return d;
 }
@@ -147,14 +165,17 @@ static void steps(const char *what, const char *delassus) {
   gpu_pair g;
   if (gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE)) return;
   unsigned long long seed = 17;
-  const int want[3] = {40, 90, 25};
-  sim_contact *c = SIM_NEW(sim_contact, 90);
+  /* the last step meets the contacts of the one before again, in other directions: the warm
+     start re-expresses their friction in the new tangents */
+  const int want[4] = {40, 90, 25, 25};
+  sim_contact *c = SIM_NEW(sim_contact, 90), *prev = SIM_NEW(sim_contact, 90);
   size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS);
   double *b = SIM_NEW(double, nr + 1), *q = SIM_NEW(double, 3 * (size_t)g.m.n);
   const double grav[3] = {0.0, -9.81, 0.0};
-  for (int step = 0; step < 3; step++) {
+  for (int step = 0; step < 4; step++) {
     random_state(&g, &seed);
-    int nc = random_contacts(&g.m, &seed, want[step], c);
+    memcpy(prev, c, sizeof(sim_contact) * 90);
+    int nc = random_contacts(&g.m, &seed, want[step], step == 3 ? prev : NULL, c);
     int kinds[SIM_CONTACT_KINDS] = {0};
     for (int j = 0; j < nc; j++) kinds[c[j].kind]++;
     printf("%s, step %d: %d contacts (obstacle %d, mesh %d, body %d, triangle %d, bilateral %d, "
@@ -169,6 +190,11 @@ static void steps(const char *what, const char *delassus) {
     int rc = g.gpu->contact_begin(g.gpu, c, nc, &tg, &st);
     if (rc) fprintf(stderr, "contact_begin: %s\n", st.msg);
     CHECK_INT(rc, SIM_OK);
+    const double dw = lambda_diff(&g, nc); /* the warm start (0 where a contact is new) */
+    printf("  %-28s warm start %d rel diff %.2e\n", g.m.scene->name, step, dw);
+    check_report(dw <= 1e-9, __FILE__, __LINE__, "%s: warm start %d rel diff %.3g", what, step,
+                 dw);
+    if (step == 3) CHECK(g_lambda_max > 0.0); /* the contacts met again took multipliers */
     for (int it = 0; it < 3; it++) {
       CHECK_INT(g.cpu->local_step(g.cpu, &st), SIM_OK); /* the CPU's right-hand side to both */
       CHECK_INT(g.cpu->read_buffer(g.cpu, SIM_BUF_RHS, b, &st), SIM_OK);
@@ -190,7 +216,7 @@ static void steps(const char *what, const char *delassus) {
                    it, dl);
     }
   }
-  sim_free(b), sim_free(q), sim_free(c);
+  sim_free(b), sim_free(q), sim_free(c), sim_free(prev);
   gpu_pair_close(&g);
 }
 

@@ -72,13 +72,9 @@ static int grow(sim_nsn *s, int nc) {
   return 0;
 }
 
-static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wctx,
-                 const double *wdiag, const double *mu, const double *comp, const double *d,
-                 const double *hqt, const double *minv_diag) {
-  int keep = s->opt.warm_start && nc == s->nc && nc <= s->cap;
-  int m = 3 * nc, mass = s->opt.precond == SIM_NSN_PRECOND_MASS_INVERSE;
-  if (nc < 0 || (mass && nc > 0 && !minv_diag)) return -1;
-  if (grow(s, nc)) {
+/* Room for nc contacts, and the step's W (dense, or the operator). */
+static int hold(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wctx) {
+  if (nc < 0 || grow(s, nc)) {
     s->nc = 0;
     return -1;
   }
@@ -86,6 +82,16 @@ static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wct
   s->W = W;
   s->wfn = wfn;
   s->wctx = wctx;
+  return 0;
+}
+
+static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wctx,
+                 const double *wdiag, const double *mu, const double *comp, const double *d,
+                 const double *hqt, const double *minv_diag) {
+  int keep = s->opt.warm_start && nc == s->nc && nc <= s->cap;
+  int m = 3 * nc, mass = s->opt.precond == SIM_NSN_PRECOND_MASS_INVERSE;
+  if (mass && nc > 0 && !minv_diag) return -1;
+  if (hold(s, nc, W, wfn, wctx)) return -1;
   if (nc == 0) return 0;
   memcpy(s->mu, mu, sizeof(double) * (size_t)nc);
   for (int j = 0; j < nc; j++) s->comp[j] = comp ? comp[j] : -1.0;
@@ -112,6 +118,8 @@ int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const
   if (nc > 0 && (!wfn || !wdiag)) return -1;
   return begin(s, nc, NULL, wfn, wctx, wdiag, mu, compliance, d, hqt, minv_diag);
 }
+
+int sim_nsn_hold(sim_nsn *s, int nc) { return hold(s, nc, NULL, NULL, NULL); }
 
 /* out = W x: dense rows (independent, so the result is the same for any thread count) or the
    caller's operator */

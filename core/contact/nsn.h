@@ -147,6 +147,11 @@ int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu,
 int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const double *wdiag,
                           const double *mu, const double *compliance, const double *d,
                           const double *hqt, const double *minv_diag);
+/* A step whose solve runs elsewhere (the CUDA backend's device solve): the solver only holds
+   room for its results, lambda and f (3nc each), which the caller writes before reading them
+   (sim_nsn_lambda, sim_nsn_force); nothing else of the step is set, and iterate must not be
+   called. Returns 0, or -1 (allocation failure, nc < 0). */
+int sim_nsn_hold(sim_nsn *s, int nc);
 /* out = W x with the step's W (dense rows in parallel, or the operator). */
 void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out);
 /* One Newton step (Algorithm 4 steps 2-4), see above. hq = H q^k, hab = H A^{-1} b^k (3nc).

@@ -76,4 +76,16 @@ SIM_HD double sim_nsn_row_diag(int paper, double om, double wd, double e) {
   return sim_nsn_coupled(om) ? wd + e / om : e;
 }
 
+/* A contact's warm start from multipliers pl that the previous step's contact with the same
+   key (vertex, kind, source) ended with, in its tangents (pt1, pt2): the normal part as it
+   was, the friction force pl[1] pt1 + pl[2] pt2 re-expressed in the new tangents (t1, t2). */
+SIM_HD void sim_nsn_warm_lambda(const double pl[3], const double pt1[3], const double pt2[3],
+                                const double t1[3], const double t2[3], double l[3]) {
+  double F[3];
+  for (int r = 0; r < 3; r++) F[r] = pl[1] * pt1[r] + pl[2] * pt2[r];
+  l[0] = pl[0];
+  l[1] = F[0] * t1[0] + F[1] * t1[1] + F[2] * t1[2];
+  l[2] = F[0] * t2[0] + F[1] * t2[1] + F[2] * t2[2];
+}
+
 #endif

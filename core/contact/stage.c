@@ -10,6 +10,7 @@
 #include "../base/alloc.h"
 #include "../base/timer.h"
 #include "delassus.h"
+#include "nsn_row.h"
 #include "rows.h"
 #include "world.h"
 
@@ -68,12 +69,7 @@ static void warm_start(sim_contact_stage *k, double *lam) {
     while (i < k->pnc && sim_contact_key_cmp(&k->pc[i], c) < 0) i++;
     if (i >= k->pnc || sim_contact_key_cmp(&k->pc[i], c) != 0) continue;
     const sim_contact *p = &k->pc[i];
-    const double *pl = k->plam + 3 * (size_t)i;
-    double F[3];
-    for (int r = 0; r < 3; r++) F[r] = pl[1] * p->t1[r] + pl[2] * p->t2[r];
-    l[0] = pl[0];
-    l[1] = F[0] * c->t1[0] + F[1] * c->t1[1] + F[2] * c->t1[2];
-    l[2] = F[0] * c->t2[0] + F[1] * c->t2[1] + F[2] * c->t2[2];
+    sim_nsn_warm_lambda(k->plam + 3 * (size_t)i, p->t1, p->t2, c->t1, c->t2, l);
   }
 }
 
@@ -109,7 +105,7 @@ static int use_dense(const sim_contact_stage *k, int nc) {
 
 int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, sim_cst_times *t,
                             sim_status *st) {
-  if (k->warm && keep_previous(k)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contacts)");
+  if (k->warm && !k->backend_prepares && keep_previous(k)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contacts)");
   if (grow(k, nc)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", nc);
   k->nc = nc;
   if (nc == 0) {
@@ -149,9 +145,14 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
   }
   if (rc) return rc;
   t->schur_ms += sim_now_ms() - t0;
-  sim_rows_targets(k->c, nc, k->min_sep, k->d);
   rc = k->ops.h_state(k->ops.ctx, SIM_VEC_QT, k->hqt, st);
   if (rc) return rc;
+  k->first = 1;
+  if (k->backend_prepares)
+    return sim_nsn_hold(&k->nsn, nc)
+               ? sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc)
+               : SIM_OK;
+  sim_rows_targets(k->c, nc, k->min_sep, k->d);
   for (int j = 0; j < nc; j++) { /* bilateral rows (pins, cables) are told by compliance >= 0 */
     k->mu[j] = k->c[j].mu;
     int bilateral = k->c[j].kind == SIM_CONTACT_BILATERAL || k->c[j].kind == SIM_CONTACT_CABLE;
@@ -164,7 +165,6 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
   if (rc)
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc);
   if (k->warm) warm_start(k, sim_nsn_lambda(&k->nsn));
-  k->first = 1;
   return SIM_OK;
 }
 

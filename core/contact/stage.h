@@ -61,6 +61,12 @@ typedef struct sim_contact_stage {
   /* a dense W of at most this many rows stays on the host for the Newton solve's products
      (0: none), where the backend's own products would each cost a round trip (set_w, get_w) */
   int host_w_rows;
+  /* the backend forms the Newton solve's inputs on its side and keeps the previous step's
+     contacts and multipliers there (the CUDA backend's device solve): begin forms W and
+     diag(W) (into wdiag, where the host forms them) and queues H q_t, and leaves out the
+     targets, coefficients, weights and warm start; the solver only holds the results
+     (sim_nsn_hold), which the backend writes */
+  int backend_prepares;
   double *wdiag, *d, *mu, *comp, *hqt, *hq, *hab, *minv, *tmp; /* 3 nc (mu, comp: nc) */
 } sim_contact_stage;
 
