@@ -66,6 +66,11 @@ long long sim_cuda_detect_waits(const sim_cuda_detect *k) {
   return 0;
 }
 
+long long sim_cuda_detect_found(const sim_cuda_detect *k) {
+  (void)k;
+  return 0;
+}
+
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
   (void)k;
   return 0;

@@ -24,8 +24,9 @@ extern "C" {
 typedef struct cuda_pass {
   sim_contact *buf;
   size_t buf_cap;
-  sim_contact_key *skip;  // the device copy of the pass's skip list (sim_detect_params)
-  size_t skip_cap;
+  sim_contact_key *skip;  // the pass's skip list on the device: the params' copied up, or with
+  size_t skip_cap;        // skip_first the keys of the first pass's contacts that it holds
+  int nskip;              // the list's length (skip_first: padded with keys of no contact)
   cuda_landing land;
   size_t n;    // contacts queued to come down with the count
   int queued;  // 0: nothing to take (no vertices)
@@ -55,6 +56,7 @@ struct sim_cuda_detect {
   // guesses follow their own, smaller counts
   cuda_pass pass[2][SIM_DETECT_MAX_PASSES];
   long long waits;  // the host's waits for the runs' and passes' contacts
+  long long found;  // the contacts the runs and passes found on the device
   cuda_points *pts;  // the obstacle points' pass (points_cuda.cu), made at its first run
   cuda_twins twins;  // device copies of host position arrays (sim_cuda_detect_keep)
 };
@@ -72,6 +74,28 @@ static __global__ void k_count(sim_detect_view v, int *count) {
 static __global__ void k_write(sim_detect_view v, const int *offset, int cap, sim_contact *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < v.nv && offset[i + 1] <= cap) sim_detect_vertex(&v, i, out + offset[i]);
+}
+
+// The keys of the contacts k_write put in c (cap of them at most: the vertices' whose contacts
+// end within cap, which start at the largest offset <= cap), then keys of no contact (a vertex
+// past every one) up to cap: a later pass's skip list (skip_first), sorted as c is.
+static __global__ void k_first_keys(int nv, const int *offset, int cap, const sim_contact *c,
+                                    sim_contact_key *keys) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= cap) return;
+  int a = 0, b = nv; /* the last offset <= cap (offset[0] = 0) */
+  while (a < b) {
+    const int mid = b - (b - a) / 2;
+    if (offset[mid] <= cap)
+      a = mid;
+    else
+      b = mid - 1;
+  }
+  if (j < offset[a]) {
+    keys[j].v = c[j].v, keys[j].kind = (int)c[j].kind, keys[j].source = c[j].source;
+  } else {
+    keys[j].v = keys[j].kind = keys[j].source = INT_MAX;
+  }
 }
 
 // ---------------------------------------------------------------- the binding
@@ -210,12 +234,12 @@ static int refit_bodies(sim_cuda_detect *k, sim_status *st) {
 // What the kernels read of a pass: the device copies of this run's inputs (ps's skip list).
 static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                             const sim_detect_params *p, const cuda_pass *ps) {
-  const int skip = p->skip && p->nskip > 0;
+  const int skip = ps->nskip > 0;
   sim_detect_view v = {s->nv,        k->rx,          k->rx_prev,
                        s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
                        s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
                        k->body_view, p->margin,      p->self_collision, p->face_prev,
-                       p->inside_only, skip ? ps->skip : NULL, skip ? p->nskip : 0};
+                       p->inside_only, skip ? ps->skip : NULL, ps->nskip};
   return v;
 }
 
@@ -230,12 +254,16 @@ static int count_scan(sim_cuda_detect *k, const sim_detect_view *v, sim_status *
   return SIM_OK;
 }
 
-// Queues a pass: inputs up, the bodies' trees refit, the count, the scan, the contacts that fit
-// the landing's guess written and their copies down with the count; nothing waits.
+// Queues a pass: inputs up, the bodies' trees refit, its skip list (the params' up, or with
+// skip_first the keys of what `first`, the first pass, queued to come down), the count, the
+// scan, the contacts that fit the landing's guess written and their copies down with the
+// count; nothing waits.
 static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *s,
-                      const sim_detect_params *p, cuda_pass *ps, sim_status *st) {
+                      const sim_detect_params *p, cuda_pass *ps, const cuda_pass *first,
+                      sim_status *st) {
   int rc = SIM_OK;
   ps->queued = 0;
+  ps->nskip = 0;
   if (k->bound != d->serial || k->nv != s->nv || k->nmesh != s->nmesh ||
       k->nbodies != s->nbodies)
     if ((rc = bind(k, d, s, st))) return rc;
@@ -247,6 +275,14 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
     SIM_CU(cudaMemcpyAsync(ps->skip, p->skip, sizeof(sim_contact_key) * (size_t)p->nskip,
                            cudaMemcpyHostToDevice, sm),
            st);
+    ps->nskip = p->nskip;
+  } else if (p->skip_first && first && first->queued && first->n > 0) {
+    /* the first pass's offsets are k->offset until this pass's scan */
+    if ((rc = grow(k, &ps->skip, &ps->skip_cap, first->n, st))) return rc;
+    k_first_keys<<<sim_cuda_blocks((long long)first->n), SIM_CUDA_BLOCK, 0, sm>>>(
+        s->nv, k->offset, (int)first->n, first->buf, ps->skip);
+    SIM_CU(cudaGetLastError(), st);
+    ps->nskip = (int)first->n;
   }
   sim_detect_view v = view(k, s, p, ps);
   if ((rc = count_scan(k, &v, st))) return rc;
@@ -272,6 +308,7 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
   int total = 0, more = 0;
   int rc = sim_cuda_landing_take(&ps->land, ps->n, out, &total, &more, st);
   if (rc) return rc;
+  k->found += total;
   if (more) {
     if (!current && ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st)))) return rc;
     *held = i;
@@ -292,18 +329,27 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
   return SIM_OK;
 }
 
+// After the wait: pass i's contacts into out[i], with skip_first the first pass's keys dropped
+// (the device skipped those the first pass's landing held; where it held fewer than it found,
+// the host drops the rest).
+static int take(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *s,
+                const sim_detect_params *p, cuda_pass *const *ps, int i, int *held,
+                sim_detect_contacts *const *out, sim_status *st) {
+  int rc = take_pass(k, d, &s[i], &p[i], ps[i], i, held, out[i], st);
+  if (!rc && p[i].skip_first) sim_detect_drop_keys(out[i], out[0]);
+  return rc;
+}
+
 extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim_detect_scene *s,
                                       const sim_detect_params *p,
                                       sim_detect_contacts *const *out,
                                       const sim_detect_points_job *pts, sim_status *st) {
   sim_cuda_detect *k = (sim_cuda_detect *)ctx;
-  if (n < 0 || n > SIM_DETECT_MAX_PASSES)
-    return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (0 to %d)", n, SIM_DETECT_MAX_PASSES);
-  int rc = SIM_OK;
+  int rc = sim_detect_check_passes(n, p, st);
   for (int i = 0; !rc && i < n; i++) rc = sim_detect_check(d, &s[i], &p[i], out[i], st);
   cuda_pass *ps[SIM_DETECT_MAX_PASSES];
   for (int i = 0; i < n; i++) ps[i] = &k->pass[p[i].inside_only != 0][i];
-  for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], ps[i], st);
+  for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], ps[i], ps[0], st);
   if (!rc && pts && !k->pts) rc = sim_cuda_points_create(k->mem.stream, &k->pts, st);
   if (!rc && pts) rc = sim_cuda_points_queue(k->pts, pts->s, &k->twins, st);
   if (rc) return rc;
@@ -314,8 +360,7 @@ extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim
     k->waits++;
   }
   int held = n - 1;
-  for (int i = 0; !rc && i < n; i++)
-    rc = take_pass(k, d, &s[i], &p[i], ps[i], i, &held, out[i], st);
+  for (int i = 0; !rc && i < n; i++) rc = take(k, d, s, p, ps, i, &held, out, st);
   if (!rc && pts) rc = sim_cuda_points_take(k->pts, pts->s, pts->out, pts->found, st);
   return rc;
 }
@@ -371,6 +416,8 @@ extern "C" long long sim_cuda_detect_second_waits(const sim_cuda_detect *k) {
 extern "C" long long sim_cuda_detect_waits(const sim_cuda_detect *k) {
   return k ? k->waits + sim_cuda_points_second_waits(k->pts) : 0;
 }
+
+extern "C" long long sim_cuda_detect_found(const sim_cuda_detect *k) { return k ? k->found : 0; }
 
 extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
   return k ? k->mem.dev_bytes + sim_cuda_points_bytes(k->pts) : 0;

@@ -66,6 +66,10 @@ long long sim_cuda_detect_second_waits(const sim_cuda_detect *k);
 /* The host's waits for contacts in the runs, passes and points passes so far, second waits
    included (0 for NULL). */
 long long sim_cuda_detect_waits(const sim_cuda_detect *k);
+/* Contacts the device found in the runs and passes so far (the vertex passes' counts, before
+   the host dropped any: a skip_first pass found only what its device skip list missed; 0 for
+   NULL). */
+long long sim_cuda_detect_found(const sim_cuda_detect *k);
 size_t sim_cuda_detect_bytes(const sim_cuda_detect *k); /* device memory it holds */
 void sim_cuda_detect_destroy(sim_cuda_detect *k);
 

@@ -4,7 +4,8 @@
    a closed cube mesh (outside, inside, on edges and corners), a random star-shaped closed
    mesh against brute force and winding numbers (signs at concave features), an open blade
    from both sides, two deformable boxes and self-collision, pinned vertices, margins 0 and
-   large, identical output for 1 and 4 threads, bad input, no leaks. */
+   large, identical output for 1 and 4 threads, inside_only and skip lists, a second pass
+   skipping the first's keys (skip_first), bad input, no leaks. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,45 @@ static void check_inside_only(const sim_detect_scene *s, const sim_detect_params
   sim_detect_contacts_free(&all), sim_detect_contacts_free(&in);
 }
 
+/* Two passes (sim_detect_passes_on, on the host), the second with twice the margin and
+   skip_first: exactly its contacts alone less the keys the first found, bit for bit and in
+   order; it still finds some. skip_first on the first pass, or with a skip list, is refused. */
+static void check_skip_first(const sim_detect_scene *s, const sim_detect_params *p) {
+  sim_detect d;
+  sim_status st = {0};
+  CHECK_INT(sim_detect_init(&d, s, &st), SIM_OK);
+  sim_detect_params q[2] = {*p, *p};
+  q[1].margin = 2.0 * p->margin + 0.01;
+  sim_detect_contacts first = {0}, alone = {0}, second = {0};
+  CHECK_INT(sim_detect_run(&d, &s[0], &q[1], &alone, &st), SIM_OK);
+  q[1].skip_first = 1;
+  sim_detect_scene two[2] = {*s, *s};
+  sim_detect_contacts *const out[2] = {&first, &second};
+  CHECK_INT(sim_detect_passes_on(NULL, &d, 2, two, q, out, NULL, &st), SIM_OK);
+  check_common(&second);
+  int k = 0, bad = 0, i0 = 0;
+  for (int i = 0; i < alone.n; i++) {
+    while (i0 < first.n && sim_contact_key_cmp(&first.c[i0], &alone.c[i]) < 0) i0++;
+    if (i0 < first.n && sim_contact_key_cmp(&first.c[i0], &alone.c[i]) == 0) continue;
+    bad += k >= second.n || memcmp(&alone.c[i], &second.c[k], sizeof(sim_contact)) != 0;
+    k++;
+  }
+  check_report(bad == 0 && k == second.n && k > 0 && first.n > 0 && second.n < alone.n,
+               __FILE__, __LINE__,
+               "skip_first: %d contacts of the second pass's %d alone (the first found %d), "
+               "%d expected, %d differ",
+               second.n, alone.n, first.n, k, bad);
+  q[0].skip_first = 1; /* refused on the first pass */
+  CHECK_INT(sim_detect_passes_on(NULL, &d, 2, two, q, out, NULL, &st), SIM_ERR_INTERNAL);
+  q[0].skip_first = 0;
+  sim_contact_key key = {0, SIM_CONTACT_OBSTACLE, 0}; /* and with a skip list */
+  q[1].skip = &key, q[1].nskip = 1;
+  CHECK_INT(sim_detect_passes_on(NULL, &d, 2, two, q, out, NULL, &st), SIM_ERR_INTERNAL);
+  sim_detect_free(&d);
+  sim_detect_contacts_free(&first), sim_detect_contacts_free(&alone);
+  sim_detect_contacts_free(&second);
+}
+
 /* ---------------- analytic obstacles ---------------- */
 
 static void test_grid_plane_sphere(void) {
@@ -172,6 +212,7 @@ static void test_grid_plane_sphere(void) {
   CHECK(expect_plane > 100 && expect_sphere > 5 && filtered > 0); /* the test covers both */
   CHECK_INT(o.count[SIM_CONTACT_MESH] + o.count[SIM_CONTACT_BODY], 0);
   check_inside_only(&s, &p, 100); /* y < 0 under the plane, and inside the sphere */
+  check_skip_first(&s, &p);
 
   /* margin 0: exactly the vertices with y <= 0 (y = 0 is touching: gap 0) */
   x[1] = 0.0;

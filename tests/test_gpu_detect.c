@@ -13,8 +13,11 @@
    count in one wait where they fit the detector's guess, else in two: both happen, and the
    second waits the detector counts are those of the runs over the guess. A second detector
    runs each step's two passes at once (sim_cuda_detect_passes: from x after x_prev, and from
-   x_prev after x with the blade's contacts turned the other way), each the host's contacts,
-   with one wait for both where both fit their guesses. */
+   x_prev after x with the blade's contacts turned the other way; the second at some calls
+   only inside, with pass 0's keys as its skip list, at others without pass 0's keys by
+   skip_first), each the host's contacts, with one wait for both where both fit their
+   guesses; the contacts each pass found on the device (sim_cuda_detect_found) are those the
+   host expects (with skip_first: less the keys of pass 0's contacts that its landing held). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,12 +167,24 @@ static void follow(long long *guess, int n) {
   *guess = *guess > 64 ? *guess : 64;
 }
 
+/* The contacts of `a` whose keys are not among the first `nb` of b (both sorted by key). */
+static int count_not_in(const sim_detect_contacts *a, const sim_detect_contacts *b, int nb) {
+  int n = 0, i = 0;
+  for (int j = 0; j < a->n; j++) {
+    while (i < nb && sim_contact_key_cmp(&b->c[i], &a->c[j]) < 0) i++;
+    n += !(i < nb && sim_contact_key_cmp(&b->c[i], &a->c[j]) == 0);
+  }
+  return n;
+}
+
 /* Both passes of a step at once on kp: pass 0 from x (x_prev before it), pass 1 from x_prev (x
    before it: the positions' roles swapped, as the prediction's pass has q~ and q_t) with the
    blade's contacts turned the other way, at every other call only those inside (inside_only,
-   re-detection's filter). Each the host's contacts, in one wait where both fit their guesses
-   (one more wait per pass over its guess). */
-static int g_inside_calls, g_inside_found;
+   re-detection's filter), else at every other such call without pass 0's keys (skip_first,
+   the prediction pass's). Each the host's contacts, in one wait where both fit their guesses
+   (one more wait per pass over its guess; with skip_first the device skips the keys of what
+   pass 0's landing held, the vertices' within its guess, and the host drops the rest after). */
+static int g_inside_calls, g_inside_found, g_first_calls, g_first_dropped;
 static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, world *w,
                        const sim_detect_params *p, const char *what) {
   sim_status st = {0};
@@ -178,7 +193,8 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
   sim_detect_params par[2] = {*p, *p};
   par[1].face_prev = !p->face_prev;
   par[1].inside_only = g_inside_calls++ % 2;
-  sim_detect_contacts h = {0}, g0 = {0}, g1 = {0};
+  par[1].skip_first = !par[1].inside_only && g_first_calls++ % 2 == 0;
+  sim_detect_contacts h = {0}, h0 = {0}, g0 = {0}, g1 = {0};
   sim_contact_key *skip = NULL; /* the inside pass skips pass 0's keys, as re-detection does */
   if (par[1].inside_only) {
     CHECK_INT(sim_detect_run(dh, &s[0], &par[0], &h, &st), SIM_OK);
@@ -187,17 +203,35 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
     par[1].skip = skip, par[1].nskip = h.n;
   }
   sim_detect_contacts *const out[2] = {&g0, &g1};
-  const long long before = sim_cuda_detect_waits(kp);
+  const long long before = sim_cuda_detect_waits(kp), found = sim_cuda_detect_found(kp);
   int rc = sim_cuda_detect_passes(kp, dg, 2, s, par, out, NULL, &st);
   if (rc) fprintf(stderr, "device passes: %s\n", st.msg);
   CHECK_INT(rc, SIM_OK);
-  long long waits = 1;
+  long long waits = 1, counts = 0;
+  const long long guess0 = g_pass_guess[par[0].inside_only][0];
   for (int i = 0; i < 2; i++) {
-    CHECK_INT(sim_detect_run(dh, &s[i], &par[i], &h, &st), SIM_OK);
+    sim_detect_params q = par[i]; /* a run alone: all of pass 1's contacts */
+    q.skip_first = 0;
+    CHECK_INT(sim_detect_run(dh, &s[i], &q, &h, &st), SIM_OK);
+    int count = h.n; /* what the device's pass found: its landing's count */
+    if (i == 0) {
+      sim_detect_contacts_free(&h0);
+      h0 = h, h = (sim_detect_contacts){0};
+      CHECK_INT(sim_detect_run(dh, &s[0], &q, &h, &st), SIM_OK);
+    } else if (par[1].skip_first) {
+      int held = h0.n; /* pass 0's contacts of the vertices whose contacts end within its guess */
+      while (held > guess0 || (held > 0 && held < h0.n && h0.c[held].v == h0.c[held - 1].v))
+        held--;
+      count = count_not_in(&h, &h0, held);
+      const int all = h.n;
+      sim_detect_drop_keys(&h, &h0);
+      g_first_dropped += all - h.n;
+    }
     char pw[96];
     snprintf(pw, sizeof pw, "%s, pass %d of 2", what, i);
     const int same = compare(&h, out[i], pw);
-    printf("%s%s: %d contacts, %d bitwise equal\n", pw, par[i].inside_only ? " (inside)" : "",
+    printf("%s%s: %d contacts, %d bitwise equal\n", pw,
+           par[i].inside_only ? " (inside)" : par[i].skip_first ? " (less pass 0's keys)" : "",
            h.n, same);
     if (par[i].inside_only) {
       int outside = 0;
@@ -206,14 +240,17 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
       g_inside_found += out[i]->n;
     }
     long long *guess = &g_pass_guess[par[i].inside_only][i];
-    waits += out[i]->n > *guess;
-    follow(guess, out[i]->n);
+    waits += count > *guess;
+    follow(guess, count);
+    counts += count;
   }
   g_pass_once += waits == 1;
   g_pass_more += waits > 1;
   CHECK_INT((int)(sim_cuda_detect_waits(kp) - before), (int)waits);
+  CHECK_INT((int)(sim_cuda_detect_found(kp) - found), (int)counts);
   sim_free(skip);
-  sim_detect_contacts_free(&h), sim_detect_contacts_free(&g0), sim_detect_contacts_free(&g1);
+  sim_detect_contacts_free(&h), sim_detect_contacts_free(&h0);
+  sim_detect_contacts_free(&g0), sim_detect_contacts_free(&g1);
 }
 
 static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigned long long seed,
@@ -275,6 +312,7 @@ int main(void) {
   /* the passes too: some waited only once for both, some a second time */
   CHECK(g_pass_once > 0 && g_pass_more > 0);
   CHECK(g_inside_calls > 1 && g_inside_found > 0); /* the inside passes found some */
+  CHECK(g_first_calls > 1 && g_first_dropped > 0);  /* pass 1 met pass 0's contacts */
   world_free(&a), world_free(&b);
   sim_cuda_detect_destroy(k);
   sim_cuda_detect_destroy(kp);

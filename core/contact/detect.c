@@ -20,7 +20,7 @@ struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
 };
 
 sim_detect_params sim_default_detect_params(void) {
-  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0};
+  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0};
   return p;
 }
 
@@ -246,19 +246,48 @@ int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detec
   return sim_detect_run(d, s, p, out, st);
 }
 
+int sim_detect_check_passes(int n, const sim_detect_params *p, sim_status *st) {
+  if (n < 0 || n > SIM_DETECT_MAX_PASSES)
+    return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (0 to %d)", n, SIM_DETECT_MAX_PASSES);
+  for (int i = 0; i < n; i++)
+    if (p[i].skip_first && (i == 0 || p[i].skip))
+      return sim_fail(st, SIM_ERR_INTERNAL,
+                      "detect: pass %d skips the first pass's keys %s", i,
+                      i == 0 ? "but is the first" : "and has a skip list too");
+  return SIM_OK;
+}
+
+void sim_detect_drop_keys(sim_detect_contacts *out, const sim_detect_contacts *first) {
+  int i = 0, n = 0;
+  for (int k = 0; k < SIM_CONTACT_KINDS; k++) out->count[k] = 0;
+  for (int j = 0; j < out->n; j++) {
+    const sim_contact *c = &out->c[j];
+    while (i < first->n && sim_contact_key_cmp(&first->c[i], c) < 0) i++;
+    if (i < first->n && sim_contact_key_cmp(&first->c[i], c) == 0) continue;
+    out->count[c->kind]++;
+    if (n != j) out->c[n] = *c;
+    n++;
+  }
+  out->n = n;
+}
+
 int sim_detect_passes_on(const sim_detect_runner *r, sim_detect *d, int n,
                          const sim_detect_scene *s, const sim_detect_params *p,
                          sim_detect_contacts *const *out, const sim_detect_points_job *pts,
                          sim_status *st) {
-  if (n < 0 || n > SIM_DETECT_MAX_PASSES)
-    return sim_fail(st, SIM_ERR_INTERNAL, "detect: %d passes (0 to %d)", n, SIM_DETECT_MAX_PASSES);
-  int rc = SIM_OK;
+  int rc = sim_detect_check_passes(n, p, st);
+  if (rc) return rc;
   if (r && r->passes) { /* the points pass with them where the runner has one */
     rc = r->passes(r->ctx, d, n, s, p, out, r->points ? pts : NULL, st);
     if (!rc && pts && !r->points) rc = sim_detect_points_run(pts->s, pts->out, pts->found, st);
     return rc;
   }
-  for (int i = 0; !rc && i < n; i++) rc = sim_detect_run_on(r, d, &s[i], &p[i], out[i], st);
+  for (int i = 0; !rc && i < n; i++) {
+    sim_detect_params q = p[i]; /* a run alone: all its contacts, then the first's dropped */
+    q.skip_first = 0;
+    rc = sim_detect_run_on(r, d, &s[i], &q, out[i], st);
+    if (!rc && p[i].skip_first) sim_detect_drop_keys(out[i], out[0]);
+  }
   if (!rc && pts) rc = sim_detect_points_run_on(r, pts->s, pts->out, pts->found, st);
   return rc;
 }

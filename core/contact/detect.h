@@ -68,6 +68,10 @@ typedef struct {
                          device detector then finds and copies no more); 0 (default): all */
   const sim_contact_key *skip; /* nskip keys sorted by (v, kind, source), or NULL: contacts */
   int nskip;                   /* with those keys are not found (re-detection: the step's own) */
+  int skip_first; /* 1, in a pass after the first of passes (sim_detect_passes_on), with no skip
+                     list: not the contacts whose keys the first pass found (the prediction
+                     pass, where the step keeps q_t's contact: a device detector then copies
+                     no duplicate down); read by passes only, 0 (default) elsewhere */
 } sim_detect_params;
 
 typedef struct {
@@ -203,6 +207,13 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
    counts, min_sep). */
 int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                      sim_detect_contacts *out, sim_status *st);
+/* The passes' own checks (sim_detect_passes_on, a runner's passes): 0 <= n <=
+   SIM_DETECT_MAX_PASSES, skip_first only after the first pass and without a skip list
+   (SIM_ERR_INTERNAL). */
+int sim_detect_check_passes(int n, const sim_detect_params *p, sim_status *st);
+/* out less its contacts whose keys `first` has (both sorted by key; counts redone): a pass's
+   skip_first, exactly, whatever a runner left out before. */
+void sim_detect_drop_keys(sim_detect_contacts *out, const sim_detect_contacts *first);
 /* sim_detect_run, or r's device detector when r and r->run are set. */
 int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detect_scene *s,
                       const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);

@@ -307,6 +307,7 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   sim_detect_scene s[2] = {detect_scene(w, x, x_prev), detect_scene(w, x_pred, x)};
   sim_detect_params par[2] = {w->par, w->par};
   par[1].face_prev = 1;
+  par[1].skip_first = 1; /* the merge below keeps q_t's contact where both passes find one */
   sim_detect_contacts *const out[2] = {&w->now, &w->ahead};
   w->ahead.n = 0;
   /* and the mesh obstacles' points against the bodies' triangles: the same wait */

@@ -16,7 +16,9 @@
    - Pinned vertices are skipped (they follow their script).
    Two passes: from the vertices at q_t (what touches now) and at the prediction q~ (what the
    step would reach: a vertex faster than margin / h is caught before it passes through). A
-   vertex and obstacle found by both keep the q_t contact. A contact with an open mesh (a
+   vertex and obstacle found by both keep the q_t contact (the prediction pass skips the q_t
+   pass's keys: sim_detect_params.skip_first, so a device detector copies none down twice). A
+   contact with an open mesh (a
    blade) found only at q~ faces the side the vertex is on at q_t, so a vertex that would cross
    the blade within the step is held on its side.
    Constraint pins (scene pins with "mode": "constraint") add one bilateral contact per pinned
