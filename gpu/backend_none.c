@@ -66,6 +66,18 @@ long long sim_cuda_detect_waits(const sim_cuda_detect *k) {
   return 0;
 }
 
+const sim_contact *sim_cuda_detect_list(const sim_cuda_detect *k, int ref, int *held) {
+  (void)k, (void)ref, (void)held;
+  return NULL;
+}
+
+int sim_cuda_detect_copy(const sim_cuda_detect *k, const sim_contact *c, sim_contact *out,
+                         int *held, sim_status *st) {
+  (void)k, (void)c, (void)out;
+  *held = 0;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
 long long sim_cuda_detect_found(const sim_cuda_detect *k) {
   (void)k;
   return 0;

@@ -4,7 +4,8 @@
 // what touches the state: H q (a thread per contact), H^T lambda gathered per free unknown (in
 // contact order, so each sum adds the CPU's terms in the CPU's order), the unconstrained solve
 // and the correction with S on the device, and the matrix-free W x = H A^{-1} H^T x. The rows
-// are built on the device each step from the contacts, copied up once (rows_cuda.cu).
+// are built on the device each step from the contacts, gathered there from the detector's lists
+// where it found them (rows_cuda.cu).
 // Only 3 nc vectors cross to the host (H q, W x), and once per step a dense W to the device.
 #include <stdlib.h>
 #include <string.h>

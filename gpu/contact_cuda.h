@@ -18,6 +18,12 @@ typedef struct cuda_row {
   double c[9];
 } cuda_row;
 
+// Where a step's contact comes from: slot `slot` of a detector's list (list >= 0) or of those
+// the host sent up (list -1).
+typedef struct cuda_from {
+  int list, slot;
+} cuda_from;
+
 // The step's rows as the device builds them (rows_cuda.cu), besides cuda_contact's arrays.
 typedef struct cuda_rows_dev {
   sim_contact *c;      // nc_cap: the step's contacts (the Delassus builder reads them too)
@@ -34,6 +40,12 @@ typedef struct cuda_rows_dev {
   size_t scan_bytes;
   int *h_cab_ptr, *h_cab_vert, h_cab_cap;  // the cables' terms staged on the host
   double *h_cab_g, *h_cab_target;
+  // where each contact comes from (rows_cuda.cu put_contacts): a detector's list and slot, or
+  // (list -1) a slot of the contacts the host sends up; host staging and device copies
+  cuda_from *map, *h_map;
+  sim_contact *up, *h_up;
+  size_t map_cap, up_cap;
+  int h_cap;  // contacts h_map and h_up hold
 } cuda_rows_dev;
 
 typedef struct cuda_contact {
@@ -55,8 +67,9 @@ typedef struct cuda_contact {
   struct cuda_nsn *dn;  // the Newton solve on the device (SIMCTL_CUDA_NSN=device), or NULL
 } cuda_contact;
 
-// rows_cuda.cu: the step's rows built on the device from its contacts (copied up once, into
-// k->rd.c), queued, no wait (the stage's set_rows); the arrays they need (create), all freed.
+// rows_cuda.cu: the step's rows built on the device from its contacts (into k->rd.c: gathered
+// from the device detector's lists where they came from there, sim_contact.dev_ref, else sent
+// up), queued, no wait (the stage's set_rows); the arrays they need (create), all freed.
 int sim_cuda_rows_set(cuda_contact *k, const sim_contact *c, int nc, sim_status *st);
 int sim_cuda_rows_create(cuda_contact *k, sim_status *st);
 void sim_cuda_rows_free(cuda_contact *k);

@@ -30,6 +30,8 @@ typedef struct cuda_pass {
   cuda_landing land;
   size_t n;    // contacts queued to come down with the count
   int queued;  // 0: nothing to take (no vertices)
+  int ref;     // the last run's reference (its contacts' dev_ref; 0: none)
+  int held;    // the contacts buf holds of it, once taken (all it found)
 } cuda_pass;
 
 struct sim_cuda_detect {
@@ -57,6 +59,7 @@ struct sim_cuda_detect {
   cuda_pass pass[2][SIM_DETECT_MAX_PASSES];
   long long waits;  // the host's waits for the runs' and passes' contacts
   long long found;  // the contacts the runs and passes found on the device
+  int refs;         // the last reference handed to a run (sim_contact.dev_ref)
   cuda_points *pts;  // the obstacle points' pass (points_cuda.cu), made at its first run
   cuda_twins twins;  // device copies of host position arrays (sim_cuda_detect_keep)
 };
@@ -70,10 +73,20 @@ static __global__ void k_count(sim_detect_view v, int *count) {
     count[i] = 0;
 }
 
-// Each vertex's contacts at its offset, for the vertices whose contacts end within `cap`.
-static __global__ void k_write(sim_detect_view v, const int *offset, int cap, sim_contact *out) {
+// Each vertex's contacts at its offset, for the vertices whose contacts end within `cap`, each
+// with its place in the list (dev_ref, dev_slot).
+static __global__ void k_write(sim_detect_view v, const int *offset, int cap, int ref,
+                               sim_contact *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < v.nv && offset[i + 1] <= cap) sim_detect_vertex(&v, i, out + offset[i]);
+  if (i >= v.nv || offset[i + 1] > cap) return;
+  const int o = offset[i], n = sim_detect_vertex(&v, i, out + o);
+  for (int t = 0; t < n; t++) out[o + t].dev_ref = ref, out[o + t].dev_slot = o + t;
+}
+
+// A new run's reference (nonzero).
+static int new_ref(sim_cuda_detect *k) {
+  k->refs = k->refs < INT_MAX ? k->refs + 1 : 1;
+  return k->refs;
 }
 
 // The keys of the contacts k_write put in c (cap of them at most: the vertices' whose contacts
@@ -264,6 +277,7 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   int rc = SIM_OK;
   ps->queued = 0;
   ps->nskip = 0;
+  ps->ref = ps->held = 0;
   if (k->bound != d->serial || k->nv != s->nv || k->nmesh != s->nmesh ||
       k->nbodies != s->nbodies)
     if ((rc = bind(k, d, s, st))) return rc;
@@ -288,7 +302,9 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   if ((rc = count_scan(k, &v, st))) return rc;
   ps->n = sim_cuda_landing_guess(&ps->land, (size_t)INT_MAX);
   if ((rc = grow(k, &ps->buf, &ps->buf_cap, ps->n, st))) return rc;
-  k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, (int)ps->n, ps->buf);
+  ps->ref = new_ref(k);
+  k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, (int)ps->n, ps->ref,
+                                                             ps->buf);
   SIM_CU(cudaGetLastError(), st);
   if ((rc = sim_cuda_landing_queue(&ps->land, sm, k->offset + s->nv, ps->buf, ps->n, st)))
     return rc;
@@ -316,7 +332,8 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
     cudaStream_t sm = k->mem.stream;
     if (!current && (rc = count_scan(k, &v, st))) return rc;
     if ((rc = grow(k, &ps->buf, &ps->buf_cap, (size_t)total, st))) return rc;
-    k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, total, ps->buf);
+    k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, total, ps->ref,
+                                                               ps->buf);
     SIM_CU(cudaGetLastError(), st);
     SIM_CU(cudaMemcpyAsync(out->c, ps->buf, sizeof(sim_contact) * (size_t)total,
                            cudaMemcpyDeviceToHost, sm),
@@ -325,6 +342,7 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
     k->waits++;
   }
   out->n = total;
+  ps->held = total;
   for (int j = 0; j < total; j++) out->count[out->c[j].kind]++;
   return SIM_OK;
 }
@@ -351,7 +369,7 @@ extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim
   for (int i = 0; i < n; i++) ps[i] = &k->pass[p[i].inside_only != 0][i];
   for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], ps[i], ps[0], st);
   if (!rc && pts && !k->pts) rc = sim_cuda_points_create(k->mem.stream, &k->pts, st);
-  if (!rc && pts) rc = sim_cuda_points_queue(k->pts, pts->s, &k->twins, st);
+  if (!rc && pts) rc = sim_cuda_points_queue(k->pts, pts->s, &k->twins, new_ref(k), st);
   if (rc) return rc;
   int any = 0;
   for (int i = 0; i < n; i++) any |= ps[i]->queued;
@@ -418,6 +436,31 @@ extern "C" long long sim_cuda_detect_waits(const sim_cuda_detect *k) {
 }
 
 extern "C" long long sim_cuda_detect_found(const sim_cuda_detect *k) { return k ? k->found : 0; }
+
+extern "C" int sim_cuda_detect_copy(const sim_cuda_detect *k, const sim_contact *c,
+                                    sim_contact *out, int *held, sim_status *st) {
+  int n = 0;
+  const sim_contact *d = sim_cuda_detect_list(k, c->dev_ref, &n);
+  *held = d && c->dev_slot >= 0 && c->dev_slot < n;
+  if (!*held) return SIM_OK;
+  SIM_CU(cudaMemcpyAsync(out, d + c->dev_slot, sizeof *out, cudaMemcpyDeviceToHost, k->mem.stream),
+         st);
+  SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
+  return SIM_OK;
+}
+
+extern "C" const sim_contact *sim_cuda_detect_list(const sim_cuda_detect *k, int ref, int *held) {
+  if (!k || ref == 0) return NULL;
+  for (int f = 0; f < 2; f++)
+    for (int i = 0; i < SIM_DETECT_MAX_PASSES; i++) {
+      const cuda_pass *ps = &k->pass[f][i];
+      if (ps->ref == ref) { /* held 0 until taken */
+        *held = ps->held;
+        return ps->buf;
+      }
+    }
+  return sim_cuda_points_list(k->pts, ref, held);
+}
 
 extern "C" size_t sim_cuda_detect_bytes(const sim_cuda_detect *k) {
   return k ? k->mem.dev_bytes + sim_cuda_points_bytes(k->pts) : 0;

@@ -66,6 +66,15 @@ long long sim_cuda_detect_second_waits(const sim_cuda_detect *k);
 /* The host's waits for contacts in the runs, passes and points passes so far, second waits
    included (0 for NULL). */
 long long sim_cuda_detect_waits(const sim_cuda_detect *k);
+/* The device list that a contact with dev_ref `ref` (core/contact/contact.h) came from, as
+   the detector still holds it: its contacts (*held of them, dev_slot their places), or NULL
+   where a later run of that pass has replaced it (or ref is 0). On the detector's stream;
+   valid until the next run or points pass is queued. */
+const sim_contact *sim_cuda_detect_list(const sim_cuda_detect *k, int ref, int *held);
+/* The copy of c that a run left on the device (its dev_ref and dev_slot) into *out, with a
+   wait, and *held = 1; *held = 0 where the detector no longer holds it (a check for tests). */
+int sim_cuda_detect_copy(const sim_cuda_detect *k, const sim_contact *c, sim_contact *out,
+                         int *held, sim_status *st);
 /* Contacts the device found in the runs and passes so far (the vertex passes' counts, before
    the host dropped any: a skip_first pass found only what its device skip list missed; 0 for
    NULL). */

@@ -5,7 +5,7 @@
 // landing instead copies the count and the first `guess` contacts into page-locked host memory
 // together, and copies the rest only where the count was larger (a second wait). The guess
 // follows the counts seen: the last count and a quarter more, the more at most
-// SIM_CUDA_LANDING_SLACK (each contact guessed but not found is 200 bytes copied for nothing),
+// SIM_CUDA_LANDING_SLACK (each contact guessed but not found is 208 bytes copied for nothing),
 // the guess at least SIM_CUDA_LANDING_MIN.
 // Used by the vertex pass (detect_cuda.cu) and the obstacle points' pass (points_cuda.cu).
 #ifndef SIM_GPU_LANDING_CUDA_H

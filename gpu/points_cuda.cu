@@ -36,6 +36,7 @@ struct cuda_points {
   int hfound_pageable;
   size_t n;    // contacts queued to come down with the count
   int queued;  // a run is queued, not yet taken
+  int ref, held;  // the last run's reference (its contacts' dev_ref) and, once taken, count
 };
 
 // Pass `pass` (0: q_t, 1: q~ for the points without a contact) of every point: its contact in
@@ -65,10 +66,14 @@ static __global__ void k_count(int np, const unsigned char *found, int *count) {
     count[p] = 0;
 }
 
+// The found points' contacts in point order, each with its place in the list (dev_ref, dev_slot).
 static __global__ void k_pack(int np, const unsigned char *found, const int *offset,
-                              const sim_contact *slot, sim_contact *packed) {
+                              const sim_contact *slot, int ref, sim_contact *packed) {
   int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p < np && found[p]) packed[offset[p]] = slot[p];
+  if (p >= np || !found[p]) return;
+  sim_contact *c = &packed[offset[p]];
+  *c = slot[p];
+  c->dev_ref = ref, c->dev_slot = offset[p];
 }
 
 static void unbind(cuda_points *k) {
@@ -77,6 +82,7 @@ static void unbind(cuda_points *k) {
   sim_free(k->tree);
   k->tree = NULL;
   k->bound = 0;
+  k->ref = 0; /* its lists are gone */
 }
 
 template <class T>
@@ -195,8 +201,10 @@ static int queue_passes(cuda_points *k, const sim_point_scene *s, sim_status *st
   return SIM_OK;
 }
 
-int sim_cuda_points_queue(cuda_points *k, sim_point_scene *s, cuda_twins *tw, sim_status *st) {
+int sim_cuda_points_queue(cuda_points *k, sim_point_scene *s, cuda_twins *tw, int ref,
+                          sim_status *st) {
   k->queued = 0;
+  k->ref = ref, k->held = 0;
   const int np = s->point_first[s->nmesh];
   if (np == 0) return SIM_OK;
   int rc = SIM_OK;
@@ -216,7 +224,7 @@ int sim_cuda_points_queue(cuda_points *k, sim_point_scene *s, cuda_twins *tw, si
   SIM_CU(cudaGetLastError(), st);
   SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, np + 1, sm),
          st);
-  k_pack<<<sim_cuda_blocks(np), SIM_CUDA_BLOCK, 0, sm>>>(np, k->found, k->offset, k->slot,
+  k_pack<<<sim_cuda_blocks(np), SIM_CUDA_BLOCK, 0, sm>>>(np, k->found, k->offset, k->slot, ref,
                                                          k->packed);
   SIM_CU(cudaGetLastError(), st);
   /* the count and the contacts that fit the landing's guess down with the flags */
@@ -249,11 +257,18 @@ int sim_cuda_points_take(cuda_points *k, sim_point_scene *s, sim_detect_contacts
     SIM_CU(cudaStreamSynchronize(sm), st);
   }
   out->n = total;
+  k->held = total;
   sim_detect_points_finish(out);
   return SIM_OK;
 }
 
 int sim_cuda_points_queued(const cuda_points *k) { return k && k->queued; }
+
+const sim_contact *sim_cuda_points_list(const cuda_points *k, int ref, int *held) {
+  if (!k || k->queued || ref == 0 || k->ref != ref) return NULL;
+  *held = k->held;
+  return k->packed;
+}
 
 int sim_cuda_points_create(cudaStream_t stream, cuda_points **out, sim_status *st) {
   cuda_points *k = SIM_NEW0(cuda_points, 1);

@@ -28,11 +28,16 @@ int sim_cuda_points_create(cudaStream_t stream, cuda_points **out, sim_status *s
 // (tw: the detector's twins of host position arrays, twins_cuda.h, or NULL: upload them all);
 // take, after the caller's wait for the stream, gives the contacts and flags (a second wait
 // where there are more contacts than the landing guessed). s must be the same for both.
-int sim_cuda_points_queue(cuda_points *k, sim_point_scene *s, struct cuda_twins *tw,
+// ref (nonzero): the run's contacts' dev_ref (core/contact/contact.h), their slots their places
+// in the packed list, which the device keeps until the next run (sim_cuda_points_list).
+int sim_cuda_points_queue(cuda_points *k, sim_point_scene *s, struct cuda_twins *tw, int ref,
                           sim_status *st);
 int sim_cuda_points_take(cuda_points *k, sim_point_scene *s, sim_detect_contacts *out,
                          unsigned char *found, sim_status *st);
 int sim_cuda_points_queued(const cuda_points *k);  // a run is queued, not yet taken
+// The device list of the last run taken where its reference is `ref` (*held: its contacts),
+// else NULL.
+const sim_contact *sim_cuda_points_list(const cuda_points *k, int ref, int *held);
 size_t sim_cuda_points_bytes(const cuda_points *k);  // device memory it holds
 // runs that waited a second time (more contacts than the landing guessed; 0 for NULL)
 long long sim_cuda_points_second_waits(const cuda_points *k);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The step's contact rows built on the device (contact_cuda.h sim_cuda_rows_set). The contacts
-// go up once (the Delassus builder reads the same copy); a thread per contact counts its terms
+// are gathered from the device detector's lists where it found them and still holds them (a map
+// of 8 bytes a contact goes up, and whole contacts only for the host's own), into one array the
+// Delassus builder reads too; a thread per contact counts its terms
 // (core/contact/rows.h sim_rows_terms, a cable's from its row), a scan places them, a thread
 // per contact writes its row and terms. The free unknowns' incidences (H_free^T's gather, each
 // unknown's terms in contact order) by a count, a scan, a fill and a sort of each unknown's few
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "contact_cuda.h"
+#include "detect_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -207,6 +210,73 @@ static int put_cables(cuda_contact *k, const sim_contact *c, int nc, int *terms,
   return SIM_OK;
 }
 
+// ---------------------------------------------------------------- the step's contacts
+
+#define SIM_ROWS_LISTS 8  // detector lists a step's contacts are gathered from, at most
+
+// The device lists the step's contacts are gathered from (their copies left by detection).
+typedef struct rows_lists {
+  const sim_contact *c[SIM_ROWS_LISTS];
+} rows_lists;
+
+// The step's contacts in order: from a detector's list where the map says so, else from those
+// the host sent up.
+static __global__ void k_gather(int nc, const cuda_from *map, rows_lists L, const sim_contact *up,
+                                sim_contact *c) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  const cuda_from m = map[j];
+  c[j] = m.list >= 0 ? L.c[m.list][m.slot] : up[m.slot];
+}
+
+// The step's contacts into k->rd.c: those the device detector found and still holds
+// (sim_contact.dev_ref, sim_cuda_detect_list) gathered from its lists, the others (the host's
+// own: constraint pins, cables, scripted obstacles' contacts whose velocity the host set, a
+// host detection's, or a list a later pass replaced) sent up; a map of 8 bytes a contact.
+static int put_contacts(cuda_contact *k, const sim_contact *c, int nc, sim_status *st) {
+  cuda_rows_dev *r = &k->rd;
+  if (nc == 0) return SIM_OK;
+  if (nc > r->h_cap) {
+    const int cap = nc + nc / 2 + 16;
+    sim_free(r->h_map), sim_free(r->h_up);
+    r->h_map = SIM_NEW(cuda_from, (size_t)cap);
+    r->h_up = SIM_NEW(sim_contact, (size_t)cap);
+    r->h_cap = r->h_map && r->h_up ? cap : 0;
+    if (!r->h_cap) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", nc);
+  }
+  rows_lists L;
+  int ref[SIM_ROWS_LISTS], held[SIM_ROWS_LISTS], nl = 0, nup = 0;
+  for (int j = 0; j < nc; j++) {
+    const int cr = c[j].dev_ref;
+    int li = -1;
+    for (int i = 0; cr != 0 && i < nl && li < 0; i++) li = ref[i] == cr ? i : -1;
+    if (cr != 0 && li < 0 && nl < SIM_ROWS_LISTS && k->cx->det) {
+      const sim_contact *d = sim_cuda_detect_list(k->cx->det, cr, &held[nl]);
+      if (d) L.c[nl] = d, ref[nl] = cr, li = nl++;
+    }
+    if (li >= 0 && c[j].dev_slot >= 0 && c[j].dev_slot < held[li]) {
+      r->h_map[j].list = li, r->h_map[j].slot = c[j].dev_slot;
+    } else {
+      r->h_map[j].list = -1, r->h_map[j].slot = nup;
+      r->h_up[nup++] = c[j];
+    }
+  }
+  for (int i = nl; i < SIM_ROWS_LISTS; i++) L.c[i] = NULL;
+  int rc = sim_cuda_grow(k->cx, &r->map, &r->map_cap, (size_t)nc, st);
+  if (!rc && nup > 0) rc = sim_cuda_grow(k->cx, &r->up, &r->up_cap, (size_t)nup, st);
+  if (rc) return rc;
+  cudaStream_t s = k->cx->stream;  // pageable sources: staged before each copy returns
+  SIM_CU(cudaMemcpyAsync(r->map, r->h_map, sizeof(cuda_from) * (size_t)nc, cudaMemcpyHostToDevice, s),
+         st);
+  if (nup > 0)
+    SIM_CU(cudaMemcpyAsync(r->up, r->h_up, sizeof(sim_contact) * (size_t)nup,
+                           cudaMemcpyHostToDevice, s),
+           st);
+  k_gather<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(nc, r->map, L, r->up, r->c);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
 // ---------------------------------------------------------------- the step's rows
 
 int sim_cuda_rows_set(cuda_contact *k, const sim_contact *c, int nc, sim_status *st) {
@@ -220,9 +290,7 @@ int sim_cuda_rows_set(cuda_contact *k, const sim_contact *c, int nc, sim_status 
   if (!rc) rc = scan_room(k, (nc > m->nfree ? nc : m->nfree) + 1, st);
   if (rc) return rc;
   k->w_dense = 0;
-  if (nc > 0)
-    SIM_CU(cudaMemcpyAsync(r->c, c, sizeof(sim_contact) * (size_t)nc, cudaMemcpyHostToDevice, s),
-           st);
+  if ((rc = put_contacts(k, c, nc, st))) return rc;
   k_term_count<<<sim_cuda_blocks(nc + 1), SIM_CUDA_BLOCK, 0, s>>>(nc, r->c, r->cab_ptr, r->cnt);
   SIM_CU(cub::DeviceScan::ExclusiveSum(r->scan, r->scan_bytes, r->cnt, r->t0, nc + 1, s), st);
   if (nc > 0)
@@ -282,6 +350,9 @@ void sim_cuda_rows_free(cuda_contact *k) {
   sim_cuda_release(k->cx, r->cab_vert, sizeof(int) * r->cab_cap);
   sim_cuda_release(k->cx, r->cab_g, sizeof(double) * r->cab_gcap);
   sim_cuda_release(k->cx, r->scan, r->scan_bytes);
+  sim_cuda_release(k->cx, r->map, sizeof(cuda_from) * r->map_cap);
+  sim_cuda_release(k->cx, r->up, sizeof(sim_contact) * r->up_cap);
+  sim_free(r->h_map), sim_free(r->h_up);
   sim_free(r->h_cab_ptr), sim_free(r->h_cab_vert), sim_free(r->h_cab_g);
   sim_free(r->h_cab_target);
   memset(r, 0, sizeof *r);

@@ -185,6 +185,25 @@ static int count_not_in(const sim_detect_contacts *a, const sim_detect_contacts 
    (one more wait per pass over its guess; with skip_first the device skips the keys of what
    pass 0's landing held, the vertices' within its guess, and the host drops the rest after). */
 static int g_inside_calls, g_inside_found, g_first_calls, g_first_dropped;
+
+/* The copies the device left of a pass's contacts (dev_ref, dev_slot: what a device contact
+   stage gathers instead of an upload): every 7th of them, bitwise the contact; and a contact of
+   the call before, whose pass has run again since, no longer held. */
+static sim_contact g_stale;
+static void check_copies(sim_cuda_detect *kp, const sim_detect_contacts *o) {
+  sim_status st = {0};
+  int bad = 0, held = 0;
+  sim_contact d;
+  for (int j = 0; j < o->n; j += 7) {
+    CHECK_INT(sim_cuda_detect_copy(kp, &o->c[j], &d, &held, &st), SIM_OK);
+    bad += !held || memcmp(&d, &o->c[j], sizeof d) != 0;
+  }
+  check_report(bad == 0, __FILE__, __LINE__, "%d device copies differ or are gone", bad);
+  if (g_stale.dev_ref != 0) {
+    CHECK_INT(sim_cuda_detect_copy(kp, &g_stale, &d, &held, &st), SIM_OK);
+    CHECK_INT(held, 0);
+  }
+}
 static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, world *w,
                        const sim_detect_params *p, const char *what) {
   sim_status st = {0};
@@ -230,6 +249,7 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
     char pw[96];
     snprintf(pw, sizeof pw, "%s, pass %d of 2", what, i);
     const int same = compare(&h, out[i], pw);
+    check_copies(kp, out[i]);
     printf("%s%s: %d contacts, %d bitwise equal\n", pw,
            par[i].inside_only ? " (inside)" : par[i].skip_first ? " (less pass 0's keys)" : "",
            h.n, same);
@@ -249,6 +269,7 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
   CHECK_INT((int)(sim_cuda_detect_waits(kp) - before), (int)waits);
   CHECK_INT((int)(sim_cuda_detect_found(kp) - found), (int)counts);
   sim_free(skip);
+  if (g0.n > 0) g_stale = g0.c[0]; /* pass 0 runs again at the next call */
   sim_detect_contacts_free(&h), sim_detect_contacts_free(&h0);
   sim_detect_contacts_free(&g0), sim_detect_contacts_free(&g1);
 }

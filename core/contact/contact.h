@@ -72,6 +72,9 @@ typedef struct sim_contact {
   double mu;       /* friction coefficient */
   double compliance; /* BILATERAL: E_b, CABLE: E_c, m/N (0 = hard); 0 for the other kinds */
   const sim_cable_row *cable; /* CABLE: its row (owned by the world); NULL otherwise */
+  int dev_ref, dev_slot; /* where a device detector left a copy of it (its list's reference,
+                            nonzero, and the slot: gpu/detect_cuda.h), so that a device stage
+                            can gather it instead of an upload; 0 for the host's own */
 } sim_contact;
 
 

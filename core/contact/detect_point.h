@@ -64,6 +64,7 @@ SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const
   c->kind = SIM_CONTACT_TRIANGLE;
   c->compliance = 0.0;
   c->cable = NULL;
+  c->dev_ref = c->dev_slot = 0;
   int best = 0;
   for (int k = 0; k < 3; k++) {
     c->tri[k] = tri[k], c->w[k] = h.q.w[k];

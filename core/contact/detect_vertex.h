@@ -98,6 +98,7 @@ SIM_HD void sim_detect_put(sim_contact *k, sim_contact_kind kind, int v, int sou
   k->kind = kind, k->v = v, k->source = source, k->gap = gap, k->mu = mu;
   k->compliance = 0.0;
   k->cable = 0;
+  k->dev_ref = k->dev_slot = 0;
   for (int i = 0; i < 3; i++) {
     k->tri[i] = -1, k->w[i] = 0.0;
     k->n[i] = n[i], k->p[i] = p[i], k->u[i] = u ? u[i] : 0.0;

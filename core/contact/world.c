@@ -280,7 +280,8 @@ static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_det
   return SIM_OK;
 }
 
-/* Obstacle surface velocity of scripted obstacles: the script's motion over the step. */
+/* Obstacle surface velocity of scripted obstacles: the script's motion over the step (set on
+   the host, so those contacts go up whole: contact.h dev_ref). */
 static void script_velocities(sim_world *w, sim_detect_contacts *o, double h) {
   const sim_scene *sc = w->m->scene;
   for (int j = 0; j < o->n; j++) {
@@ -295,6 +296,7 @@ static void script_velocities(sim_world *w, sim_detect_contacts *o, double h) {
     motion_inverse(&w->motion_t1[def], c->p, y);
     motion_apply(&w->motion_t[def], y, pt);
     for (int i = 0; i < 3; i++) c->u[i] += (c->p[i] - pt[i]) / h;
+    c->dev_ref = 0; /* changed here: no longer the device detector's copy */
   }
 }
 
