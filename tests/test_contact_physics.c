@@ -2,7 +2,8 @@
 /* Physical checks of frictional contact with the exact global solver (CHOLMOD), on small
    meshes: a box at rest on a plane (normal forces = m g, no drift), a sliding box
    (deceleration mu g, stopping distance v0^2 / (2 mu g)), stick and slip on a 10 degree slope
-   around mu = tan(10 deg), a box dragged by a spinning cylinder at its surface speed, a soft
+   around mu = tan(10 deg), a box dragged by a spinning cylinder at its surface speed, a box
+   carried by a floor its script pulls along, a soft
    ball dropped on a plane and on a box (no penetration beyond the margin), a soft box on a
    soft slab (deformable-deformable contact), and bitwise determinism over thread counts.
    Every test prints its measured figures. */
@@ -174,6 +175,51 @@ static void test_rolling_cylinder(void) {
   CHECK_NEAR(vb_last, vs, 0.1 * vs);
   CHECK_NEAR(vc_last, vs, 0.1 * vs);
   CHECK(c[1] > 0.5);         /* still on top */
+  CHECK(r.prof.contacts > 0);
+  run_close(&r);
+}
+
+/* A floor that its script pulls along +x at vs after a pause carries a box resting on it (mu
+   0.8, well above what the acceleration needs): the contacts' obstacle velocity u is the
+   script's motion over the step (world.c script_velocities). The plane's geometry does not
+   change as it slides within itself, so only u can move the box: without it the box would
+   stay where it is. */
+static void test_scripted_floor(void) {
+  printf("scripted_floor_carries_box\n");
+  const double vs = 0.2;
+  run r;
+  if (run_open(&r, json("{'name': 'belt', 'solver': {'dt': 0.01, 'lg_iterations': 10,"
+                        " 'global': 'cholesky'}, 'gravity': [0, -9.81, 0],"
+                        " 'bodies': [{'name': 'box', 'mesh': {'type': 'bar',"
+                        "   'lo': [-0.1, 0, -0.1], 'hi': [0.1, 0.2, 0.1], 'vertices': [4, 4, 4]},"
+                        "   'material': {'model': 'arap', 'density': 1000,"
+                        "   'youngs_modulus': 1e8, 'poisson_ratio': 0.3}}],"
+                        " 'contact': {'cr_iterations': 24},"
+                        " 'obstacles': [{'type': 'plane', 'point': [0, 0, 0],"
+                        "   'normal': [0, 1, 0], 'mu': 0.8, 'script': [{'type': 'wait',"
+                        "   'duration': 0.1}, {'type': 'pulling', 'direction': [1, 0, 0],"
+                        "   'speed': %.17g, 'length': 1}]}],"
+                        " 'output': {'formats': []}}",
+                        vs)))
+    return;
+  double c0[3], c[3] = {0, 0, 0}, vel[3] = {0, 0, 0}, x_wait = 0;
+  run_fetch(&r);
+  body_mean(&r, r.q, 0, c0);
+  for (int f = 1; f <= 60; f++) { /* 0.6 s: the pause, then 0.5 s of pulling */
+    if (run_steps(&r, 1)) break;
+    run_fetch(&r);
+    body_mean(&r, r.v, 0, vel);
+    body_mean(&r, r.q, 0, c);
+    if (f == 10) x_wait = c[0] - c0[0];
+    if (f % 10 == 0)
+      printf("  t %.2f: centroid vx %.5f m/s (floor %.2f after 0.1 s), moved %.5f m,"
+             " contacts %d\n",
+             f * 0.01, vel[0], vs, c[0] - c0[0], r.prof.contacts);
+  }
+  if (!r.ok) return;
+  CHECK(fabs(x_wait) < 1e-6);          /* at rest while the floor waits */
+  CHECK_NEAR(vel[0], vs, 0.02 * vs);   /* carried at the floor's speed */
+  CHECK_NEAR(c[0] - c0[0], vs * 0.5, 0.1 * vs * 0.5);
   CHECK(r.prof.contacts > 0);
   run_close(&r);
 }
@@ -382,6 +428,7 @@ int main(void) {
   test_sliding_box();
   test_stick_and_slip();
   test_rolling_cylinder();
+  test_scripted_floor();
   test_no_penetration();
   test_deformable_on_deformable();
   test_deterministic_threads();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The CUDA backend's contact stage against the CPU backend's (label gpu; SKIPPED without a CUDA
    device), both on the sparse inverse in double, on the scenes that cover each kind of row:
-   friction on a plane (stick_slip), body against body (soft_box_on_slab), compliant
+   friction on a plane (stick_slip, and on a floor its script pulls along), body against body (soft_box_on_slab), compliant
    constraint pins (hanging_bar_compliant_pin), a cable with pins (cable_finger), a cloth on
    open blades, their points against its triangles (cloth_on_knives), spinning rollers
    (squeezing_ball) and the matrix-free W above 1,500 rows (sharp_corner).
@@ -224,6 +224,12 @@ static void free_running(const char *file, const char *set, int steps) {
 
 static void all_scenes(void) {
   step_by_step("../scenes/stick_slip.json", NULL, GPU_OR_EMU(40, 15));
+  /* the box on a floor its script pulls along (u set on the host: those contacts go up whole,
+     the others are gathered from the detector's copies) */
+  step_by_step("../scenes/stick_slip.json",
+               "obstacles.0.mu=0.8|obstacles.0.script=[{\"type\": \"pulling\", "
+               "\"direction\": [-1, 0, 0.5], \"speed\": 0.2, \"length\": 1}]",
+               GPU_OR_EMU(30, 10));
   step_by_step("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 8));
   step_by_step("../scenes/hanging_bar_compliant_pin.json", NULL, GPU_OR_EMU(30, 10));
   step_by_step("../scenes/cable_finger.json", NULL, GPU_OR_EMU(40, 10));
