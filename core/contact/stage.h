@@ -5,7 +5,8 @@
    product), the targets, and per L-G iteration the unconstrained solve, up to newton_steps
    non-smooth Newton steps (nsn.h) linearised at H A^{-1} b + h^2 W f, and the correction. The
    solves and the products with H that touch the state vectors are the backend's (ops); the
-   Newton solve itself runs here, on 3 nc host vectors. */
+   Newton solve itself runs here, on 3 nc host vectors, unless the backend runs it and
+   prepares its steps itself (backend_prepares: the CUDA backend's device solve). */
 #ifndef SIM_CONTACT_STAGE_H
 #define SIM_CONTACT_STAGE_H
 #include "../model/model.h"
