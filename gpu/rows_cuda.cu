@@ -266,7 +266,8 @@ static int put_contacts(cuda_contact *k, const sim_contact *c, int nc, sim_statu
   if (!rc && nup > 0) rc = sim_cuda_grow(k->cx, &r->up, &r->up_cap, (size_t)nup, st);
   if (rc) return rc;
   cudaStream_t s = k->cx->stream;  // pageable sources: staged before each copy returns
-  SIM_CU(cudaMemcpyAsync(r->map, r->h_map, sizeof(cuda_from) * (size_t)nc, cudaMemcpyHostToDevice, s),
+  SIM_CU(cudaMemcpyAsync(r->map, r->h_map, sizeof(cuda_from) * (size_t)nc,
+                         cudaMemcpyHostToDevice, s),
          st);
   if (nup > 0)
     SIM_CU(cudaMemcpyAsync(r->up, r->h_up, sizeof(sim_contact) * (size_t)nup,

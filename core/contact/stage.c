@@ -105,7 +105,8 @@ static int use_dense(const sim_contact_stage *k, int nc) {
 
 int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, sim_cst_times *t,
                             sim_status *st) {
-  if (k->warm && !k->backend_prepares && keep_previous(k)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contacts)");
+  if (k->warm && !k->backend_prepares && keep_previous(k))
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contacts)");
   if (grow(k, nc)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", nc);
   k->nc = nc;
   if (nc == 0) {
