@@ -324,6 +324,24 @@ done
 check "output.async: on and off write the same frame files" diff -r "$T/as_on/frames" "$T/as_off/frames"
 check "summary.json says whether the writer thread ran" eval 'json_has "$T/as_on/summary.json" output_async true &&
   json_has "$T/as_off/summary.json" output_async false'
+# a scripted obstacle is drawn where its script has it at each frame's time (frames are handed
+# on after the next step, when the world is posed for that step); box face x = 2.9 + 2 t
+MOVER='obstacles=[{"type": "box", "center": [3, 0, 0], "half_extents": [0.1, 0.1, 0.1],
+  "script": [{"type": "pulling", "direction": [1, 0, 0], "speed": 2, "length": 100}]}]'
+# obstacle_at FILE FRAME: the file's header names FRAME at time FRAME/100 (dt 0.01) and its
+# box's smallest x is 2.9 + 2 t
+obstacle_at() {
+  awk -v f="$2" 'NR == 1 { t = $7; ok = ($5 == f && (t - f / 100) ^ 2 < 1e-20) }
+    /^v / { if (!seen || $2 < lo) lo = $2; seen = 1 }
+    END { exit !(ok && seen && (lo - 2.9 - 2 * t) ^ 2 < 1e-18) }' "$1"
+}
+for a in on off; do
+  sc run $TINY --out "$T/mv_$a" --frames 4 --set 'output.formats=["obj"]' --set "$MOVER" \
+    --set output.async=$a --quiet
+  check "output.async=$a: a scripted obstacle's OBJ at each frame's time" eval 'rc_is 0 &&
+    obstacle_at "$T/mv_$a/frames/00000.obstacles.obj" 0 && obstacle_at "$T/mv_$a/frames/00001.obstacles.obj" 1 &&
+    obstacle_at "$T/mv_$a/frames/00003.obstacles.obj" 3 && obstacle_at "$T/mv_$a/frames/00004.obstacles.obj" 4'
+done
 sc run $TINY --out "$T/as_auto" --frames 1 --device cpu --quiet
 check "output.async auto: off on the CPU backend" eval 'rc_is 0 && json_has "$T/as_auto/summary.json" output_async false'
 sc run $TINY --out "$T/as_bad" --set output.async=yes --quiet

@@ -497,7 +497,7 @@ static void test_world_scenery(void) {
   sim_scenery s = {0};
   sim_status st = {0};
   for (int pass = 0; pass < 2; pass++) {
-    CHECK_INT(sim_world_scenery(&w, lo, hi, &s, &st), SIM_OK);
+    CHECK_INT(sim_world_scenery(&w, 0.5, lo, hi, &s, &st), SIM_OK);
     CHECK_INT(s.nobj, 3);
     CHECK_INT(s.obj_t[1], 2);
     CHECK_INT(s.nt - s.obj_t[2], 1);

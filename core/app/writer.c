@@ -63,8 +63,8 @@ static void body_bounds(const sim_model *m, const double *q, double lo[3], doubl
     }
 }
 
-/* The obstacles in their current pose into fv's scenery (when a PNG or OBJ is written). */
-static int frame_scenery(sim_writer *w, const double *q, sim_scenery_view *sv,
+/* The obstacles in their pose at time t into fv's scenery (when a PNG or OBJ is written). */
+static int frame_scenery(sim_writer *w, double t, const double *q, sim_scenery_view *sv,
                          sim_status *st) {
   const sim_world *wd = w->world;
   if (!wd || wd->nobs + wd->nmesh == 0 || !(w->formats & (SIM_OUT_PNG | SIM_OUT_OBJ)))
@@ -73,7 +73,7 @@ static int frame_scenery(sim_writer *w, const double *q, sim_scenery_view *sv,
     body_bounds(w->m, q, w->roi_lo, w->roi_hi);
     w->have_roi = 1;
   }
-  int rc = sim_world_scenery(wd, w->roi_lo, w->roi_hi, &w->scenery, st);
+  int rc = sim_world_scenery(wd, t, w->roi_lo, w->roi_hi, &w->scenery, st);
   if (rc) return rc;
   sv->nsv = w->scenery.nv, sv->nst = w->scenery.nt;
   sv->sx = w->scenery.x, sv->stri = w->scenery.tri;
@@ -126,10 +126,10 @@ static void fit_camera(sim_writer *w, const sim_frame_view *fv, const sim_scener
   w->have_cam = 1;
 }
 
-int sim_writer_frame_prepare(sim_writer *w, const double *q, sim_status *st) {
+int sim_writer_frame_prepare(sim_writer *w, double t, const double *q, sim_status *st) {
   sim_scenery_view none = {0, 0, NULL, NULL};
   w->sv = none;
-  return frame_scenery(w, q, &w->sv, st);
+  return frame_scenery(w, t, q, &w->sv, st);
 }
 
 int sim_writer_frame_files(sim_writer *w, int frame, double t, const double *q, const double *v,
@@ -162,7 +162,7 @@ int sim_writer_frame_files(sim_writer *w, int frame, double t, const double *q, 
 
 int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
                      const double *elem_energy, sim_status *st) {
-  int rc = sim_writer_frame_prepare(w, q, st);
+  int rc = sim_writer_frame_prepare(w, t, q, st);
   return rc ? rc : sim_writer_frame_files(w, frame, t, q, v, elem_energy, st);
 }
 

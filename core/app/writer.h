@@ -24,26 +24,28 @@ typedef struct sim_writer {
   const char *body_names[SIM_MAX_BODIES];
   int *tet; /* 4 * nelem connectivity (-1 4th corner: triangle), copied once from the model */
   const sim_world *world; /* obstacles shown in PNG and OBJ frames (borrowed; NULL: none) */
-  sim_scenery scenery;    /* their triangles at the current frame */
+  sim_scenery scenery;    /* their triangles at the frame being written */
   double roi_lo[3], roi_hi[3]; /* where infinite obstacles are cut: bodies' bounds at frame 0 */
   int have_roi;
   sim_scenery_view sv; /* the scenery of the frame being written (sim_writer_frame_prepare) */
 } sim_writer;
 
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st);
-/* The contact world whose obstacles the frames show, in its pose when each frame is written
-   (NULL: no obstacles). PNG: grey scenery, the camera fitted at the first frame to the bodies
-   and the obstacles; OBJ: frames/NNNNN.obstacles.obj, one object per obstacle. Infinite
-   obstacles are cut to the bodies' bounds at the first frame, fixed for the run. */
+/* The contact world whose obstacles the frames show (NULL: no obstacles), each posed by its
+   script at the frame's time (not the world's own pose, which is the next step's by then:
+   run.c hands a frame on after the next one). PNG: grey scenery, the camera fitted at the
+   first frame to the bodies and the obstacles; OBJ: frames/NNNNN.obstacles.obj, one object per
+   obstacle. Infinite obstacles are cut to the bodies' bounds at the first frame, fixed for the
+   run. */
 void sim_writer_set_world(sim_writer *w, const sim_world *world);
 /* Write output frame `frame` (positions q, velocities v, element energy densities): the two
    halves below, one after the other. */
 int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const double *v,
                      const double *elem_energy, sim_status *st);
-/* What a frame reads of the world (the obstacles' scenery in their current pose), taken where
-   the world is stepped; then the frame's files, from q, v, energies and that scenery alone (the
-   VTK file also enters the series list). core/app/writer_async.h runs the files on a thread. */
-int sim_writer_frame_prepare(sim_writer *w, const double *q, sim_status *st);
+/* What a frame reads of the world (the obstacles' scenery at the frame's time t), taken on the
+   thread that steps the world; then the frame's files, from q, v, energies and that scenery
+   alone (the VTK file also enters the series list). core/app/writer_async.h runs the files on a thread. */
+int sim_writer_frame_prepare(sim_writer *w, double t, const double *q, sim_status *st);
 int sim_writer_frame_files(sim_writer *w, int frame, double t, const double *q, const double *v,
                            const double *elem_energy, sim_status *st);
 int sim_writer_timing_row(sim_writer *w, int frame, double t, const sim_profile *p,

@@ -67,7 +67,7 @@ int sim_async_frame(sim_async_writer *a, int frame, double t, const double *q, c
   pthread_mutex_unlock(&a->mu);
   if (rc) return rc;
   /* the thread is idle: the writer is the loop's until the hand-over below */
-  if ((rc = sim_writer_frame_prepare(a->w, q, st))) return rc;
+  if ((rc = sim_writer_frame_prepare(a->w, t, q, st))) return rc;
   const sim_model *m = a->w->m;
   memcpy(a->q, q, sizeof(double) * 3 * (size_t)m->n);
   memcpy(a->v, v, sizeof(double) * 3 * (size_t)m->n);

@@ -219,6 +219,20 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   return rc;
 }
 
+/* f = f0 moved by mo (a frame's origin and axes). */
+static void posed_frame(const sim_world_motion *mo, const sim_frame *f0, sim_frame *f) {
+  motion_apply(mo, f0->pos, f->pos);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      f->rot[3 * i + j] = mo->Q[3 * i] * f0->rot[j] + mo->Q[3 * i + 1] * f0->rot[3 + j] +
+                          mo->Q[3 * i + 2] * f0->rot[6 + j];
+}
+
+/* x[0..3n) = x0 moved by mo */
+static void posed_points(const sim_world_motion *mo, int n, const double *x0, double *x) {
+  for (int v = 0; v < n; v++) motion_apply(mo, x0 + 3 * (size_t)v, x + 3 * (size_t)v);
+}
+
 /* Pose the scripted obstacles at t1 (motions at t and t1 kept for their velocities). */
 static void pose(sim_world *w, double t, double t1) {
   const sim_scene *sc = w->m->scene;
@@ -227,25 +241,38 @@ static void pose(sim_world *w, double t, double t1) {
       script_motion(&sc->obstacles[i], t, &w->motion_t[i]);
       script_motion(&sc->obstacles[i], t1, &w->motion_t1[i]);
     }
-  for (int k = 0; k < w->nobs; k++) {
-    const sim_world_motion *mo = &w->motion_t1[w->obs_def[k]];
-    if (sc->obstacles[w->obs_def[k]].nsteps == 0) continue;
-    const sim_frame *f0 = &w->obs_frame0[k];
-    sim_frame *f = &w->obs[k].shape.frame;
-    motion_apply(mo, f0->pos, f->pos);
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        f->rot[3 * i + j] = mo->Q[3 * i] * f0->rot[j] + mo->Q[3 * i + 1] * f0->rot[3 + j] +
-                            mo->Q[3 * i + 2] * f0->rot[6 + j];
-  }
+  for (int k = 0; k < w->nobs; k++)
+    if (sc->obstacles[w->obs_def[k]].nsteps > 0)
+      posed_frame(&w->motion_t1[w->obs_def[k]], &w->obs_frame0[k], &w->obs[k].shape.frame);
   for (int k = 0; k < w->nmesh; k++) {
     if (!w->mesh[k].moving) continue;
     const sim_world_motion *mo = &w->motion_t1[w->mesh_def[k]];
-    for (int v = 0; v < w->mesh[k].nv; v++)
-      motion_apply(mo, w->mesh_x0[k] + 3 * (size_t)v, w->mesh_x[k] + 3 * (size_t)v);
-    for (int p = w->point_first[k]; p < w->point_first[k + 1]; p++)
-      motion_apply(mo, w->pt_x0 + 3 * (size_t)p, w->pt_x + 3 * (size_t)p);
+    posed_points(mo, w->mesh[k].nv, w->mesh_x0[k], w->mesh_x[k]);
+    const int p0 = w->point_first[k], np = w->point_first[k + 1] - p0;
+    posed_points(mo, np, w->pt_x0 + 3 * (size_t)p0, w->pt_x + 3 * (size_t)p0);
   }
+}
+
+sim_obstacle sim_world_obstacle_at(const sim_world *w, int k, double t) {
+  sim_obstacle o = w->obs[k].shape;
+  const sim_obstacle_def *d = w->m && w->obs_def ? &w->m->scene->obstacles[w->obs_def[k]] : NULL;
+  if (d && d->nsteps > 0) {
+    sim_world_motion mo;
+    script_motion(d, t, &mo);
+    posed_frame(&mo, &w->obs_frame0[k], &o.frame);
+  }
+  return o;
+}
+
+void sim_world_mesh_at(const sim_world *w, int k, double t, double *x) {
+  const int nv = w->mesh[k].nv;
+  if (!w->mesh[k].moving) { /* no script */
+    memcpy(x, w->mesh[k].x, sizeof(double) * 3 * (size_t)nv);
+    return;
+  }
+  sim_world_motion mo;
+  script_motion(&w->m->scene->obstacles[w->mesh_def[k]], t, &mo);
+  posed_points(&mo, nv, w->mesh_x0[k], x);
 }
 
 static int reserve(sim_detect_contacts *o, int n) {

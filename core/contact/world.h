@@ -107,6 +107,11 @@ int sim_world_host_reads(const sim_world *w, const int **verts);
    skip), so a device detector copies only the contacts added. */
 int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *x_end,
                        int *added, sim_status *st);
+/* Analytic obstacle k (w->obs[k]) and mesh obstacle k's vertices (3 w->mesh[k].nv into x) as
+   their scripts pose them at time t, whatever the step the world is posed for (the frames'
+   pictures are taken after the next step: core/app/writer.h). */
+sim_obstacle sim_world_obstacle_at(const sim_world *w, int k, double t);
+void sim_world_mesh_at(const sim_world *w, int k, double t, double *x);
 void sim_world_free(sim_world *w);
 
 #endif

@@ -247,19 +247,23 @@ static const char *obstacle_name(const sim_world *w, int def) {
   return sc && def >= 0 && def < sc->nobstacles ? sc->obstacles[def].name : NULL;
 }
 
-int sim_world_scenery(const sim_world *w, const double lo[3], const double hi[3],
+int sim_world_scenery(const sim_world *w, double t, const double lo[3], const double hi[3],
                       sim_scenery *out, sim_status *st) {
   sim_scenery_clear(out);
   int rc = reserve(out, 0, 0, st); /* obj_v[0] exists even with no obstacle */
   if (rc) return rc;
   out->obj_v[0] = out->obj_t[0] = 0;
-  for (int k = 0; !rc && k < w->nobs; k++)
-    rc = sim_scenery_add_obstacle(out, &w->obs[k].shape, lo, hi,
+  for (int k = 0; !rc && k < w->nobs; k++) {
+    const sim_obstacle o = sim_world_obstacle_at(w, k, t);
+    rc = sim_scenery_add_obstacle(out, &o, lo, hi,
                                   obstacle_name(w, w->obs_def ? w->obs_def[k] : -1), st);
+  }
   for (int k = 0; !rc && k < w->nmesh; k++) {
     const sim_detect_mesh *me = &w->mesh[k];
+    const int v0 = out->nv;
     rc = sim_scenery_add_mesh(out, me->nv, me->x, me->nt, me->tri,
                               obstacle_name(w, w->mesh_def ? w->mesh_def[k] : -1), st);
+    if (!rc) sim_world_mesh_at(w, k, t, out->x + 3 * (size_t)v0); /* posed at t */
   }
   return rc;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The contact world's obstacles as one triangle soup, for pictures and OBJ frames.
-   Every obstacle is tessellated in its current pose (the world as sim_world_detect last posed
-   it; the reference pose before the first step):
+   Every obstacle is tessellated in its pose at a given time (its script's; the world's own
+   pose, that of the step sim_world_detect last posed it for, is not read):
    - box: 12 triangles; sphere, capsule, finite cylinder (with its caps) and torus: surfaces of
      revolution about the local y axis, SIM_SCENERY_SEGMENTS segments around; every vertex lies
      on the surface (sim_obstacle_phi = 0 up to rounding);
@@ -38,8 +38,8 @@ int sim_scenery_add_obstacle(sim_scenery *s, const sim_obstacle *o, const double
 /* Appends a triangle mesh (3 nv positions, 3 nt indices in [0, nv)) as a new object. */
 int sim_scenery_add_mesh(sim_scenery *s, int nv, const double *x, int nt, const int *tri,
                          const char *name, sim_status *st);
-/* Replaces *out by every obstacle of w in its current pose, named as in the scene. */
-int sim_world_scenery(const sim_world *w, const double lo[3], const double hi[3],
+/* Replaces *out by every obstacle of w in its pose at time t, named as in the scene. */
+int sim_world_scenery(const sim_world *w, double t, const double lo[3], const double hi[3],
                       sim_scenery *out, sim_status *st);
 void sim_scenery_free(sim_scenery *s);
 
