@@ -324,21 +324,25 @@ done
 check "output.async: on and off write the same frame files" diff -r "$T/as_on/frames" "$T/as_off/frames"
 check "summary.json says whether the writer thread ran" eval 'json_has "$T/as_on/summary.json" output_async true &&
   json_has "$T/as_off/summary.json" output_async false'
-# a scripted obstacle is drawn where its script has it at each frame's time (frames are handed
-# on after the next step, when the world is posed for that step); box face x = 2.9 + 2 t
-MOVER='obstacles=[{"type": "box", "center": [3, 0, 0], "half_extents": [0.1, 0.1, 0.1],
-  "script": [{"type": "pulling", "direction": [1, 0, 0], "speed": 2, "length": 100}]}]'
-# obstacle_at FILE FRAME: the file's header names FRAME at time FRAME/100 (dt 0.01) and its
-# box's smallest x is 2.9 + 2 t
+# scripted obstacles are drawn where their scripts have them at each frame's time (frames are
+# handed on after the next step, when the world is posed for that step): a box and a mesh
+# obstacle (the unit cube), each with its smallest x at 2.9 + 2 t
+PULL='"script": [{"type": "pulling", "direction": [1, 0, 0], "speed": 2, "length": 100}]'
+MOVER="obstacles=[{\"type\": \"box\", \"center\": [3, 0, 0], \"half_extents\": [0.1, 0.1, 0.1], $PULL},
+  {\"type\": \"mesh\", \"path\": \"$DATA/cube.obj\", \"transform\": {\"translate\": [2.9, 0, 0]}, $PULL}]"
+# obstacle_at FILE FRAME: the file's header names FRAME at time FRAME/100 (dt 0.01), and each
+# of its 2 objects has its smallest x at 2.9 + 2 t
 obstacle_at() {
   awk -v f="$2" 'NR == 1 { t = $7; ok = ($5 == f && (t - f / 100) ^ 2 < 1e-20) }
-    /^v / { if (!seen || $2 < lo) lo = $2; seen = 1 }
-    END { exit !(ok && seen && (lo - 2.9 - 2 * t) ^ 2 < 1e-18) }' "$1"
+    /^o / { k++ }
+    /^v / { if (!(k in lo) || $2 < lo[k]) lo[k] = $2 }
+    END { for (i = 1; i <= 2; i++) ok = ok && (i in lo) && (lo[i] - 2.9 - 2 * t) ^ 2 < 1e-18
+          exit !(ok && k == 2) }' "$1"
 }
 for a in on off; do
   sc run $TINY --out "$T/mv_$a" --frames 4 --set 'output.formats=["obj"]' --set "$MOVER" \
     --set output.async=$a --quiet
-  check "output.async=$a: a scripted obstacle's OBJ at each frame's time" eval 'rc_is 0 &&
+  check "output.async=$a: scripted obstacles' OBJ (a box, a mesh) at each frame's time" eval 'rc_is 0 &&
     obstacle_at "$T/mv_$a/frames/00000.obstacles.obj" 0 && obstacle_at "$T/mv_$a/frames/00001.obstacles.obj" 1 &&
     obstacle_at "$T/mv_$a/frames/00003.obstacles.obj" 3 && obstacle_at "$T/mv_$a/frames/00004.obstacles.obj" 4'
 done
