@@ -3,7 +3,7 @@
    meshes: a box at rest on a plane (normal forces = m g, no drift), a sliding box
    (deceleration mu g, stopping distance v0^2 / (2 mu g)), stick and slip on a 10 degree slope
    around mu = tan(10 deg), a box dragged by a spinning cylinder at its surface speed, a box
-   carried by a floor its script pulls along, a soft
+   carried by a floor its script pulls along, a box pushed by a scripted wall, a soft
    ball dropped on a plane and on a box (no penetration beyond the margin), a soft box on a
    soft slab (deformable-deformable contact), and bitwise determinism over thread counts.
    Every test prints its measured figures. */
@@ -179,6 +179,15 @@ static void test_rolling_cylinder(void) {
   run_close(&r);
 }
 
+/* The scripted obstacles' tests' solver, gravity and body: a stiff 0.2 m box resting on y = 0. */
+#define SCRIPTED_BOX                                                                         \
+  " 'global': 'cholesky'}, 'gravity': [0, -9.81, 0],"                                        \
+  " 'bodies': [{'name': 'box', 'mesh': {'type': 'bar',"                                      \
+  "   'lo': [-0.1, 0, -0.1], 'hi': [0.1, 0.2, 0.1], 'vertices': [4, 4, 4]},"                 \
+  "   'material': {'model': 'arap', 'density': 1000,"                                        \
+  "   'youngs_modulus': 1e8, 'poisson_ratio': 0.3}}],"                                       \
+  " 'contact': {'cr_iterations': 24},"
+
 /* A floor that its script pulls along +x at vs after a pause carries a box resting on it (mu
    0.8, well above what the acceleration needs): the contacts' obstacle velocity u is the
    script's motion over the step (world.c script_velocities). The plane's geometry does not
@@ -189,12 +198,7 @@ static void test_scripted_floor(void) {
   const double vs = 0.2;
   run r;
   if (run_open(&r, json("{'name': 'belt', 'solver': {'dt': 0.01, 'lg_iterations': 10,"
-                        " 'global': 'cholesky'}, 'gravity': [0, -9.81, 0],"
-                        " 'bodies': [{'name': 'box', 'mesh': {'type': 'bar',"
-                        "   'lo': [-0.1, 0, -0.1], 'hi': [0.1, 0.2, 0.1], 'vertices': [4, 4, 4]},"
-                        "   'material': {'model': 'arap', 'density': 1000,"
-                        "   'youngs_modulus': 1e8, 'poisson_ratio': 0.3}}],"
-                        " 'contact': {'cr_iterations': 24},"
+                        SCRIPTED_BOX
                         " 'obstacles': [{'type': 'plane', 'point': [0, 0, 0],"
                         "   'normal': [0, 1, 0], 'mu': 0.8, 'script': [{'type': 'wait',"
                         "   'duration': 0.1}, {'type': 'pulling', 'direction': [1, 0, 0],"
@@ -221,6 +225,46 @@ static void test_scripted_floor(void) {
   CHECK_NEAR(vel[0], vs, 0.02 * vs);   /* carried at the floor's speed */
   CHECK_NEAR(c[0] - c0[0], vs * 0.5, 0.1 * vs * 0.5);
   CHECK(r.prof.contacts > 0);
+  run_close(&r);
+}
+
+/* A stiff box on a frictionless floor, pushed by a wall (a box obstacle) that its script moves
+   at 0.5 m/s: the box goes at the wall's speed without entering it, and the contacts' gaps at
+   each step's start, taken against the wall where it was then, stay >= 0 (against its pose at
+   the step's end, where detection measures them, they would be -5 mm, the wall's step). */
+static void test_pushing_wall(void) {
+  printf("pushing_wall_moves_box\n");
+  const double vs = 0.5, face0 = -0.11;
+  run r;
+  if (run_open(&r, json("{'name': 'push', 'solver': {'dt': 0.01, 'lg_iterations': 10,"
+                        SCRIPTED_BOX
+                        " 'obstacles': [{'type': 'plane', 'point': [0, 0, 0],"
+                        "   'normal': [0, 1, 0]}, {'name': 'wall', 'type': 'box',"
+                        "   'center': [%.17g, 0.1, 0], 'half_extents': [0.1, 0.15, 0.3],"
+                        "   'script': [{'type': 'wait', 'duration': 0.05}, {'type': 'pulling',"
+                        "   'direction': [1, 0, 0], 'speed': %.17g, 'length': 1}]}],"
+                        " 'output': {'formats': []}}",
+                        face0 - 0.1, vs)))
+    return;
+  double vel[3] = {0, 0, 0}, lo = INFINITY, worst = INFINITY;
+  for (int f = 1; f <= 40; f++) { /* 0.05 s waiting, then 0.35 s of pushing */
+    if (run_steps(&r, 1)) break;
+    run_fetch(&r);
+    body_mean(&r, r.v, 0, vel);
+    lo = INFINITY;
+    for (int i = 0; i < r.c.m.n; i++) lo = fmin(lo, r.q[3 * i]);
+    const double face = face0 + vs * fmax(0.0, f * 0.01 - 0.05);
+    worst = fmin(worst, lo - face);
+    if (f % 10 == 0)
+      printf("  t %.2f: centroid vx %.5f m/s (wall %.2f after 0.05 s), box's back %.5f m"
+             " from the wall, contacts %d\n",
+             f * 0.01, vel[0], vs, lo - face, r.prof.contacts);
+  }
+  if (!r.ok) return;
+  printf("  closest to the wall %.3g m; min gap at the steps' starts %.3g m\n", worst, r.min_gap);
+  CHECK_NEAR(vel[0], vs, 0.02 * vs); /* pushed at the wall's speed */
+  CHECK(worst >= -1e-4);             /* never inside the wall */
+  CHECK(r.min_gap >= -1e-4 && r.min_gap < 1e-3);
   run_close(&r);
 }
 
@@ -429,6 +473,7 @@ int main(void) {
   test_stick_and_slip();
   test_rolling_cylinder();
   test_scripted_floor();
+  test_pushing_wall();
   test_no_penetration();
   test_deformable_on_deformable();
   test_deterministic_threads();

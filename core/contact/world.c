@@ -307,22 +307,46 @@ static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_det
   return SIM_OK;
 }
 
+/* The scene obstacle a contact's fixed point belongs to when a script moves it; -1 otherwise. */
+static int scripted_def(const sim_world *w, const sim_contact *c) {
+  int def = c->kind == SIM_CONTACT_OBSTACLE ? w->obs_def[c->source]
+            : c->kind == SIM_CONTACT_MESH   ? w->mesh_def[c->source]
+            : c->kind == SIM_CONTACT_TRIANGLE
+                ? w->mesh_def[sim_world_point_mesh(w, c->source)]
+                : -1;
+  return def >= 0 && w->m->scene->obstacles[def].nsteps > 0 ? def : -1;
+}
+
+/* d = where c's fixed point p (posed at t + h) was at t, minus p: the step's motion, reversed */
+static void step_motion_back(const sim_world *w, int def, const sim_contact *c, double d[3]) {
+  double y[3], pt[3];
+  motion_inverse(&w->motion_t1[def], c->p, y);
+  motion_apply(&w->motion_t[def], y, pt);
+  for (int i = 0; i < 3; i++) d[i] = pt[i] - c->p[i];
+}
+
+/* A contact's gap at the step's start: detection measures it against the obstacles posed at
+   t + h; a scripted obstacle's is taken back to its pose at t along the normal (n points from
+   the obstacle towards the vertex, so its motion towards the vertex is the gap's loss). Exact
+   for a translated plane or face, first order otherwise. */
+static double start_gap(const sim_world *w, const sim_contact *c) {
+  int def = scripted_def(w, c);
+  if (def < 0) return c->gap;
+  double d[3];
+  step_motion_back(w, def, c, d);
+  return c->gap - (c->n[0] * d[0] + c->n[1] * d[1] + c->n[2] * d[2]);
+}
+
 /* Obstacle surface velocity of scripted obstacles: the script's motion over the step (set on
    the host, so those contacts go up whole: contact.h dev_ref). */
 static void script_velocities(sim_world *w, sim_detect_contacts *o, double h) {
-  const sim_scene *sc = w->m->scene;
   for (int j = 0; j < o->n; j++) {
     sim_contact *c = &o->c[j];
-    int def = c->kind == SIM_CONTACT_OBSTACLE ? w->obs_def[c->source]
-              : c->kind == SIM_CONTACT_MESH   ? w->mesh_def[c->source]
-              : c->kind == SIM_CONTACT_TRIANGLE
-                  ? w->mesh_def[sim_world_point_mesh(w, c->source)]
-                  : -1;
-    if (def < 0 || sc->obstacles[def].nsteps == 0) continue;
-    double y[3], pt[3];
-    motion_inverse(&w->motion_t1[def], c->p, y);
-    motion_apply(&w->motion_t[def], y, pt);
-    for (int i = 0; i < 3; i++) c->u[i] += (c->p[i] - pt[i]) / h;
+    int def = scripted_def(w, c);
+    if (def < 0) continue;
+    double d[3];
+    step_motion_back(w, def, c, d);
+    for (int i = 0; i < 3; i++) c->u[i] -= d[i] / h;
     c->dev_ref = 0; /* changed here: no longer the device detector's copy */
   }
 }
@@ -346,12 +370,12 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   int rc = sim_detect_passes_on(&w->runner, &w->det, x_pred ? 2 : 1, s, par, out,
                                 points ? &job : NULL, st);
   for (int j = 0; !rc && j < w->now.n; j++)
-    if (w->now.c[j].gap < w->min_gap) w->min_gap = w->now.c[j].gap;
+    w->min_gap = fmin(w->min_gap, start_gap(w, &w->now.c[j]));
   if (!rc) rc = merge(w, &w->now, &w->ahead, 1, &w->both, st);
   if (!rc) rc = merge(w, &w->both, &w->pts, 0, &w->out, st);
   for (int j = 0; !rc && j < w->pts.n; j++) /* the gaps at q_t: the first pass's */
-    if (w->point_found[w->pts.c[j].source] == 1 && w->pts.c[j].gap < w->min_gap)
-      w->min_gap = w->pts.c[j].gap;
+    if (w->point_found[w->pts.c[j].source] == 1)
+      w->min_gap = fmin(w->min_gap, start_gap(w, &w->pts.c[j]));
   if (!rc) script_velocities(w, &w->out, h);
   return rc;
 }
