@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The CUDA backend's contact stage against the CPU backend's (label gpu; SKIPPED without a CUDA
    device), both on the sparse inverse in double, on the scenes that cover each kind of row:
-   friction on a plane (stick_slip, and on a floor its script pulls along), body against body (soft_box_on_slab), compliant
-   constraint pins (hanging_bar_compliant_pin), a cable with pins (cable_finger), a cloth on
-   open blades, their points against its triangles (cloth_on_knives), spinning rollers
-   (squeezing_ball) and the matrix-free W above 1,500 rows (sharp_corner).
+   friction on a plane (stick_slip, and on a floor its script pulls along), body against body
+   (soft_box_on_slab), a box obstacle its script moves (pushing_wall), compliant constraint
+   pins (hanging_bar_compliant_pin), a cable with pins (cable_finger), a cloth on open blades,
+   their points against its triangles (cloth_on_knives), spinning rollers (squeezing_ball) and
+   the matrix-free W above 1,500 rows (sharp_corner).
    1. Step by step: the GPU run is reset to the CPU's state (q, q_t, v) after every step, so each
       step starts from the same state; a step's largest position difference, relative to the
       scene's size, must be within 1e-9 before the first contact, and over the steps with
@@ -231,6 +232,10 @@ static void all_scenes(void) {
                "\"direction\": [-1, 0, 0.5], \"speed\": 0.2, \"length\": 1}]",
                GPU_OR_EMU(30, 10));
   step_by_step("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 8));
+  /* a wall (a box obstacle) its script moves pushes two boxes from step 16 (after a pause of
+     one step), on the floor (a box obstacle too) from the start */
+  step_by_step("../scenes/pushing_wall.json", "obstacles.1.script.0.duration=0.01",
+               GPU_OR_EMU(60, 22));
   step_by_step("../scenes/hanging_bar_compliant_pin.json", NULL, GPU_OR_EMU(30, 10));
   step_by_step("../scenes/cable_finger.json", NULL, GPU_OR_EMU(40, 10));
   /* the cloth lands flat on the cube at step 76 (2,514 contacts, W matrix-free); the emulation
