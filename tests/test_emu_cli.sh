@@ -8,7 +8,8 @@
 # SIMCTL_EMU_DEVICES devices and reports where memory was allocated), and summary.json names
 # it, memory.csv the device memory after set-up and summary.json at the end; a device that
 # is not there is exit 7 with one line naming it, before any output, and so are a missing
-# driver and one older than the runtime (SIMCTL_EMU_DRIVER=none, old).
+# driver and one older than the runtime (SIMCTL_EMU_DRIVER=none, old). A scripted obstacle in
+# the frames the writer thread writes is drawn at each frame's time.
 # usage: test_emu_cli.sh PATH/TO/simctl-emu   (fixture tests/data/cli/tiny_bar.json)
 set -u
 
@@ -106,6 +107,21 @@ run olddriver SIMCTL_EMU_DRIVER=old --
 check "an old driver: exit 7" [ "$(cat "$T/olddriver.rc")" = 7 ]
 check "an old driver: the line names both versions and the remedies" \
   [ "$(cat "$T/olddriver.err")" = "simctl: error: --device cuda: the NVIDIA driver supports CUDA 12.9, older than the CUDA 13.0 runtime this simctl was built with: update the driver, or build simctl with an older CUDA toolkit" ]
+
+# a scripted obstacle in the frames the writer thread writes (output.async, on by default with
+# CUDA) from snapshots handed on after the next step: drawn at each frame's time, x = 2.9 + 2 t
+run moving -- --set 'output.formats=["obj"]' --set 'obstacles=[{"type": "box",
+  "center": [3, 0, 0], "half_extents": [0.1, 0.1, 0.1], "script": [{"type": "pulling",
+  "direction": [1, 0, 0], "speed": 2, "length": 100}]}]'
+check "a scripted obstacle: exit 0, the writer thread" eval '[ "$(cat "$T/moving.rc")" = 0 ] &&
+  grep -q "\"output_async\":[[:space:]]*true" "$T/moving/summary.json"'
+for f in 0 1 2 3 4; do
+  check "a scripted obstacle: frame $f drawn at t = $f/100" awk -v f="$f" '
+    NR == 1 { ok = ($5 == f && ($7 - f / 100) ^ 2 < 1e-20); t = $7 }
+    /^v / { if (!n++ || $2 < lo) lo = $2 }
+    END { exit !(ok && n == 8 && (lo - 2.9 - 2 * t) ^ 2 < 1e-18) }' \
+    "$T/moving/frames/0000$f.obstacles.obj"
+done
 
 if [ "$failed" != 0 ]; then
   for f in "$T"/*.err; do
