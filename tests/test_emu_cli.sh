@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# The checks' eval and awk programs are single-quoted on purpose.
+# shellcheck disable=SC2016
 # SPDX-License-Identifier: MIT
 # The CUDA backend through the simctl program, on the host emulation of CUDA (simctl-emu,
 # tests/emu). Notices: a graph capture the driver refuses (SIMCTL_EMU_NO_CAPTURE) leaves the
