@@ -3,7 +3,8 @@
    meshes: a box at rest on a plane (normal forces = m g, no drift), a sliding box
    (deceleration mu g, stopping distance v0^2 / (2 mu g)), stick and slip on a 10 degree slope
    around mu = tan(10 deg), a box dragged by a spinning cylinder at its surface speed, a box
-   carried by a floor its script pulls along, a box pushed by a scripted wall, a soft
+   carried by a floor its script pulls along, a box pushed by a scripted wall and one swept by
+   a scripted paddle, a soft
    ball dropped on a plane and on a box (no penetration beyond the margin), a soft box on a
    soft slab (deformable-deformable contact), and bitwise determinism over thread counts.
    Every test prints its measured figures. */
@@ -268,6 +269,46 @@ static void test_pushing_wall(void) {
   run_close(&r);
 }
 
+/* A paddle (a thin box obstacle) that its script turns about a vertical axis at 90 deg/s sweeps
+   the box along a floor (mu 0.3); its tip, 1.1 cm a step, passes through where the box was. The
+   vertices never end a step inside the paddle (distances to it posed at each step's end by
+   sim_world_obstacle_at), and the gaps at the steps' starts stay >= 0: measured against the
+   paddle where it was then, by a new query. Moving the gap back along the normal by the
+   paddle's motion at p read -6.9 mm, where vertices met the tip's cap, whose motion is
+   tangential; the gap against the paddle at the step's end, -8.5 mm. */
+static void test_turning_paddle(void) {
+  printf("turning_paddle_sweeps_box\n");
+  run r;
+  if (run_open(&r, json("{'name': 'paddle', 'solver': {'dt': 0.01, 'lg_iterations': 10,"
+                        SCRIPTED_BOX
+                        " 'obstacles': [{'type': 'plane', 'point': [0, 0, 0],"
+                        "   'normal': [0, 1, 0], 'mu': 0.3}, {'name': 'paddle', 'type': 'box',"
+                        "   'center': [-0.225, 0.1, -0.3], 'half_extents': [0.275, 0.15, 0.03],"
+                        "   'script': [{'type': 'rolling', 'axis': [0, 1, 0],"
+                        "   'center': [-0.5, 0, -0.3], 'speed': -90, 'angle': 90}]}],"
+                        " 'output': {'formats': []}}")))
+    return;
+  double c0[3], c[3] = {0, 0, 0}, inside = INFINITY;
+  run_fetch(&r);
+  body_mean(&r, r.q, 0, c0);
+  for (int f = 1; f <= 60; f++) {
+    if (run_steps(&r, 1)) break;
+    run_fetch(&r);
+    const sim_obstacle o = sim_world_obstacle_at(&r.c.s.world, 1, f * 0.01);
+    for (int i = 0; i < r.c.m.n; i++) inside = fmin(inside, sim_obstacle_phi(&o, r.q + 3 * i));
+  }
+  if (!r.ok) return;
+  body_mean(&r, r.q, 0, c);
+  const double moved = hypot(c[0] - c0[0], c[2] - c0[2]);
+  printf("  box moved %.4f m; nearest a vertex came to the paddle %.3g m; min gap at the steps'"
+         " starts %.3g m\n",
+         moved, inside, r.min_gap);
+  CHECK(moved > 0.05); /* swept */
+  CHECK(inside >= -1e-4);
+  CHECK(r.min_gap >= -1e-4);
+  run_close(&r);
+}
+
 /* ---- a soft ball dropped on a plane and on a box ---- */
 
 /* The ball's lowest point starts at y0 - 0.1; on the box it lands near the box's +x edge
@@ -474,6 +515,7 @@ int main(void) {
   test_rolling_cylinder();
   test_scripted_floor();
   test_pushing_wall();
+  test_turning_paddle();
   test_no_penetration();
   test_deformable_on_deformable();
   test_deterministic_threads();

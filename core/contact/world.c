@@ -326,12 +326,24 @@ static void step_motion_back(const sim_world *w, int def, const sim_contact *c, 
 }
 
 /* A contact's gap at the step's start: detection measures it against the obstacles posed at
-   t + h; a scripted obstacle's is taken back to its pose at t along the normal (n points from
-   the obstacle towards the vertex, so its motion towards the vertex is the gap's loss). Exact
-   for a translated plane or face, first order otherwise. */
+   t + h, so a scripted obstacle's is measured again against its pose at t. An analytic
+   obstacle's exactly: the vertex was at p + gap n (p its closest point, n the unit direction
+   from p to it), and its distance to the obstacle at t is a new query. Otherwise (mesh
+   obstacles, their points against body triangles) p is moved back by the obstacle's motion over
+   the step and the gap by that motion along n (n points from the obstacle towards the vertex,
+   so a motion towards the vertex is the gap's loss): exact for a translated face, first order
+   otherwise. Needs no position but the contact's own (device detection leaves the host's
+   NaN). */
 static double start_gap(const sim_world *w, const sim_contact *c) {
   int def = scripted_def(w, c);
   if (def < 0) return c->gap;
+  if (c->kind == SIM_CONTACT_OBSTACLE) {
+    sim_obstacle o = w->obs[c->source].shape;
+    posed_frame(&w->motion_t[def], &w->obs_frame0[c->source], &o.frame);
+    const double x[3] = {c->p[0] + c->gap * c->n[0], c->p[1] + c->gap * c->n[1],
+                         c->p[2] + c->gap * c->n[2]};
+    return sim_obstacle_phi(&o, x);
+  }
   double d[3];
   step_motion_back(w, def, c, d);
   return c->gap - (c->n[0] * d[0] + c->n[1] * d[1] + c->n[2] * d[2]);
