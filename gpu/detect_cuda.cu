@@ -169,12 +169,6 @@ static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene 
 
 // ---------------------------------------------------------------- a run
 
-// Grows *p (device, `cap` elements) to at least n elements; contents are not kept.
-template <class T>
-static int grow(sim_cuda_detect *k, T **p, size_t *cap, size_t n, sim_status *st) {
-  return sim_cuda_grow(&k->mem, p, cap, n, st);
-}
-
 // Positions, poses and the moving meshes' trees up; the views with device pointers up.
 static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *s,
                       sim_status *st) {
@@ -188,7 +182,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   if (s->pinned) /* an input of every run, as on the host */
     SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
   if (s->nobs > 0) {
-    rc = grow(k, &k->obs, &k->obs_cap, (size_t)s->nobs, st);
+    rc = sim_cuda_grow(&k->mem, &k->obs, &k->obs_cap, (size_t)s->nobs, st);
     if (rc) return rc;
     SIM_CU(cudaMemcpyAsync(k->obs, s->obs, sizeof(sim_detect_obstacle) * (size_t)s->nobs,
                            cudaMemcpyHostToDevice, sm),
@@ -285,14 +279,14 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st))) return rc;
   cudaStream_t sm = k->mem.stream;
   if (p->skip && p->nskip > 0) { /* staged before the copy returns: no wait (upload_run) */
-    if ((rc = grow(k, &ps->skip, &ps->skip_cap, (size_t)p->nskip, st))) return rc;
+    if ((rc = sim_cuda_grow(&k->mem, &ps->skip, &ps->skip_cap, (size_t)p->nskip, st))) return rc;
     SIM_CU(cudaMemcpyAsync(ps->skip, p->skip, sizeof(sim_contact_key) * (size_t)p->nskip,
                            cudaMemcpyHostToDevice, sm),
            st);
     ps->nskip = p->nskip;
   } else if (p->skip_first && first && first->queued && first->n > 0) {
     /* the first pass's offsets are k->offset until this pass's scan */
-    if ((rc = grow(k, &ps->skip, &ps->skip_cap, first->n, st))) return rc;
+    if ((rc = sim_cuda_grow(&k->mem, &ps->skip, &ps->skip_cap, first->n, st))) return rc;
     k_first_keys<<<sim_cuda_blocks((long long)first->n), SIM_CUDA_BLOCK, 0, sm>>>(
         s->nv, k->offset, (int)first->n, first->buf, ps->skip);
     SIM_CU(cudaGetLastError(), st);
@@ -301,7 +295,7 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   sim_detect_view v = view(k, s, p, ps);
   if ((rc = count_scan(k, &v, st))) return rc;
   ps->n = sim_cuda_landing_guess(&ps->land, (size_t)INT_MAX);
-  if ((rc = grow(k, &ps->buf, &ps->buf_cap, ps->n, st))) return rc;
+  if ((rc = sim_cuda_grow(&k->mem, &ps->buf, &ps->buf_cap, ps->n, st))) return rc;
   ps->ref = new_ref(k);
   k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, (int)ps->n, ps->ref,
                                                              ps->buf);
@@ -331,7 +325,7 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
     sim_detect_view v = view(k, s, p, ps);
     cudaStream_t sm = k->mem.stream;
     if (!current && (rc = count_scan(k, &v, st))) return rc;
-    if ((rc = grow(k, &ps->buf, &ps->buf_cap, (size_t)total, st))) return rc;
+    if ((rc = sim_cuda_grow(&k->mem, &ps->buf, &ps->buf_cap, (size_t)total, st))) return rc;
     k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, total, ps->ref,
                                                                ps->buf);
     SIM_CU(cudaGetLastError(), st);

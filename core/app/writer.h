@@ -44,7 +44,8 @@ int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const 
                      const double *elem_energy, sim_status *st);
 /* What a frame reads of the world (the obstacles' scenery at the frame's time t), taken on the
    thread that steps the world; then the frame's files, from q, v, energies and that scenery
-   alone (the VTK file also enters the series list). core/app/writer_async.h runs the files on a thread. */
+   alone (the VTK file also enters the series list). core/app/writer_async.h runs the files on
+   a thread. */
 int sim_writer_frame_prepare(sim_writer *w, double t, const double *q, sim_status *st);
 int sim_writer_frame_files(sim_writer *w, int frame, double t, const double *q, const double *v,
                            const double *elem_energy, sim_status *st);

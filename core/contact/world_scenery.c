@@ -263,7 +263,7 @@ int sim_world_scenery(const sim_world *w, double t, const double lo[3], const do
     const int v0 = out->nv;
     rc = sim_scenery_add_mesh(out, me->nv, me->x, me->nt, me->tri,
                               obstacle_name(w, w->mesh_def ? w->mesh_def[k] : -1), st);
-    if (!rc) sim_world_mesh_at(w, k, t, out->x + 3 * (size_t)v0); /* posed at t */
+    if (!rc && me->moving) sim_world_mesh_at(w, k, t, out->x + 3 * (size_t)v0); /* posed at t */
   }
   return rc;
 }
