@@ -12,13 +12,12 @@
      last meets the third's contacts again, in other directions), each a prediction, the warm
      start (the multipliers after contact_begin, each side's from its own multipliers of the
      step before, so within their 1e-9; on the device with the Newton solve there, from the
-     multipliers it kept) and three L-G
-     iterations (the CPU's local step's right-hand side given to
-     both), enough Conjugate Residual iterations and Newton steps for the solve to converge (a
-     solve stopped far from its solution turns last-bit differences into large ones): q after
-     each within 1e-12 of its largest value, the multipliers within 1e-9 (on the emulation both
-     are within 1e-13; on a GPU the device's libm in the device Newton solve, hypot, differs
-     from glibc's in the last bits, test_gpu_contact.c).
+     multipliers it kept) and three L-G iterations (the CPU's local step's right-hand side
+     given to both), enough Conjugate Residual iterations and Newton steps for the solve to
+     converge (a solve stopped far from its solution turns last-bit differences into large
+     ones): q after each within 1e-12 of its largest value, the multipliers within 1e-9 (on the
+     emulation both are within 1e-13; on a GPU the device's libm in the device Newton solve,
+     hypot, differs from glibc's in the last bits, test_gpu_contact.c).
    - The same with W matrix-free (contact.delassus operator), and both with the Newton solve on
      the device (SIMCTL_CUDA_NSN=device). Argument "rows": the first alone. */
 #include <stdlib.h>

@@ -233,11 +233,7 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
     q.skip_first = 0;
     CHECK_INT(sim_detect_run(dh, &s[i], &q, &h, &st), SIM_OK);
     int count = h.n; /* what the device's pass found: its landing's count */
-    if (i == 0) {
-      sim_detect_contacts_free(&h0);
-      h0 = h, h = (sim_detect_contacts){0};
-      CHECK_INT(sim_detect_run(dh, &s[0], &q, &h, &st), SIM_OK);
-    } else if (par[1].skip_first) {
+    if (i == 1 && par[1].skip_first) {
       int held = h0.n; /* pass 0's contacts of the vertices whose contacts end within its guess */
       while (held > guess0 || (held > 0 && held < h0.n && h0.c[held].v == h0.c[held - 1].v))
         held--;
@@ -263,6 +259,7 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
     waits += count > *guess;
     follow(guess, count);
     counts += count;
+    if (i == 0) h0 = h, h = (sim_detect_contacts){0}; /* pass 0's, for pass 1 */
   }
   g_pass_once += waits == 1;
   g_pass_more += waits > 1;
