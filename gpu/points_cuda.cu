@@ -23,7 +23,8 @@ struct cuda_points {
   sim_bvh_view *view;  // device, nbodies
   int *tri, *tri_first, *pt_mesh;
   unsigned char *cloth, *pinned, *found;
-  double *mesh_mu, *pt_x, *x, *x_prev, *x_pred;  // x...: uploads where a position has no twin
+  double *mesh_mu, *pt_x, *pt_xs, *x, *x_prev, *x_pred;  // x...: uploads where a position has
+                                                        // no twin
   const double *rx[3];  // what this run reads for x, x_prev, x_pred: those or twins (NULL: none)
   uint64_t *mesh_bodies;
   int *count, *offset;
@@ -43,14 +44,16 @@ struct cuda_points {
 // slot[p], found[p] = pass + 1 (0 where none). The trees are fit to xt.
 static __global__ void k_points(sim_point_view v, int np, int pass, const double *xt,
                                 const double *xs, const double *x_prev, const double *pt_x,
-                                const int *pt_mesh, const uint64_t *mesh_bodies,
+                                const double *pt_xs, const int *pt_mesh, const uint64_t *mesh_bodies,
                                 const double *mesh_mu, unsigned char *found, sim_contact *slot) {
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= np || (pass && found[p])) return;
   found[p] = 0;
   sim_contact c;
   const int k = pt_mesh[p];
-  if (!sim_detect_point(&v, mesh_bodies[k], xt, xs, x_prev, pt_x + 3 * (size_t)p, &c)) return;
+  const size_t o = 3 * (size_t)p;
+  if (!sim_detect_point(&v, mesh_bodies[k], pass, xt, xs, x_prev, pt_xs + o, pt_x + o, &c))
+    return;
   c.source = p;
   c.mu = mesh_mu[k];
   slot[p] = c;
@@ -133,6 +136,7 @@ static int bind(cuda_points *k, const sim_point_scene *s, sim_status *st) {
   if (!rc) rc = block(k, &k->cloth, (size_t)s->nbodies, s->cloth, st);
   if (!rc) rc = block(k, &k->pinned, nv, (const unsigned char *)NULL, st);
   if (!rc) rc = block(k, &k->pt_x, 3 * np, s->pt_x, st);
+  if (!rc) rc = block(k, &k->pt_xs, 3 * np, s->pt_xs, st);
   if (!rc) rc = block(k, &k->x, 3 * nv, (const double *)NULL, st);
   if (!rc) rc = block(k, &k->x_prev, 3 * nv, (const double *)NULL, st);
   if (!rc) rc = block(k, &k->x_pred, 3 * nv, (const double *)NULL, st);
@@ -153,7 +157,7 @@ static int bind(cuda_points *k, const sim_point_scene *s, sim_status *st) {
 }
 
 // The run's inputs up: positions (unless they have twins, which the run reads), pinned flags,
-// the moving meshes' points (posed on the host). No wait: the sources are pageable host memory,
+// the moving meshes' points (posed on the host at the step's end and start). No wait: the sources are pageable host memory,
 // staged before each copy returns.
 static int upload_run(cuda_points *k, const sim_point_scene *s, cuda_twins *tw, sim_status *st) {
   cudaStream_t sm = k->mem.stream;
@@ -169,10 +173,10 @@ static int upload_run(cuda_points *k, const sim_point_scene *s, cuda_twins *tw, 
   SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
   for (int m = 0; m < s->nmesh; m++) {
     const int p0 = s->point_first[m], n = s->point_first[m + 1] - p0;
-    if (s->mesh[m].moving && n > 0)
-      SIM_CU(cudaMemcpyAsync(k->pt_x + 3 * (size_t)p0, s->pt_x + 3 * (size_t)p0,
-                             sizeof(double) * 3 * (size_t)n, cudaMemcpyHostToDevice, sm),
-             st);
+    if (!s->mesh[m].moving || n == 0) continue;
+    const size_t o = 3 * (size_t)p0, bytes = sizeof(double) * 3 * (size_t)n;
+    SIM_CU(cudaMemcpyAsync(k->pt_x + o, s->pt_x + o, bytes, cudaMemcpyHostToDevice, sm), st);
+    SIM_CU(cudaMemcpyAsync(k->pt_xs + o, s->pt_xs + o, bytes, cudaMemcpyHostToDevice, sm), st);
   }
   return SIM_OK;
 }
@@ -194,8 +198,8 @@ static int queue_passes(cuda_points *k, const sim_point_scene *s, sim_status *st
     int rc = refit(k, xt, st);
     if (rc) return rc;
     k_points<<<sim_cuda_blocks(k->np), SIM_CUDA_BLOCK, 0, k->mem.stream>>>(
-        v, k->np, pass, xt, k->rx[0], k->rx[1], k->pt_x, k->pt_mesh, k->mesh_bodies, k->mesh_mu,
-        k->found, k->slot);
+        v, k->np, pass, xt, k->rx[0], k->rx[1], k->pt_x, k->pt_xs, k->pt_mesh, k->mesh_bodies,
+        k->mesh_mu, k->found, k->slot);
     SIM_CU(cudaGetLastError(), st);
   }
   return SIM_OK;

@@ -4,7 +4,8 @@
    gpu, SKIPPED without a CUDA device. A random scene: a cloth sheet (open: the side from q_t,
    then from the step before; part of it flat, with points exactly in its plane), a bumpy closed
    sphere and a closed box, 30 % of the vertices pinned (so some triangles are all pinned);
-   three point sets near them, one limited to the sphere and the cloth, one moving each step.
+   three point sets near them, one limited to the sphere and the cloth, one moving each step
+   (2 cm: its points at the step's start, where the q_t pass looks, and end differ).
    Over four steps of random motion, with and without the step before and the prediction, both
    must give the same contacts in the same order (kind, vertex, source and triangle equal, every
    value within 1e-12 relative) and the same found flags (1 at q_t, 2 at q~), also as a
@@ -26,7 +27,7 @@
 typedef struct pscene {
   int g;                 /* cloth grid: g x g vertices */
   int nv, ntri, np;      /* vertices, triangles, points */
-  double *x, *x_prev, *x_pred, *pt_x;
+  double *x, *x_prev, *x_pred, *pt_x, *pt_xs; /* the points at the step's end and start */
   int *tri, tri_first[NB], point_first[NM + 1];
   unsigned char cloth[NB], *pinned, *found;
   sim_bvh tree[NB];
@@ -74,6 +75,7 @@ static void pscene_build(pscene *w, int g, int npts, unsigned long long seed) {
   w->x_prev = SIM_NEW(double, 3 * (size_t)w->nv);
   w->x_pred = SIM_NEW(double, 3 * (size_t)w->nv);
   w->pt_x = SIM_NEW(double, 3 * (size_t)w->np);
+  w->pt_xs = SIM_NEW(double, 3 * (size_t)w->np);
   w->tri = SIM_NEW(int, 3 * (size_t)w->ntri);
   w->pinned = SIM_NEW0(unsigned char, w->nv);
   w->found = SIM_NEW0(unsigned char, w->np);
@@ -102,6 +104,7 @@ static void pscene_build(pscene *w, int g, int npts, unsigned long long seed) {
   scatter(w, 0, npts, 0, ncv, 0.04, 1, &seed);
   scatter(w, npts, npts, ncv, ncv + ball.nv, 0.05, 0, &seed);
   scatter(w, 2 * npts, npts, ncv + ball.nv, w->nv, 0.05, 0, &seed);
+  memcpy(w->pt_xs, w->pt_x, sizeof(double) * 3 * (size_t)w->np);
   for (int m = 0; m < NM; m++) {
     w->mesh[m] = sim_default_detect_mesh();
     w->mesh[m].mu = 0.2 + 0.3 * m;
@@ -116,7 +119,7 @@ static void pscene_build(pscene *w, int g, int npts, unsigned long long seed) {
   sim_point_scene s = {sim_detect_new_serial(), w->nv,    NB,        w->ntri,   NM,
                        w->x,           NULL,      NULL,      w->tree,   w->view,
                        w->tri,         w->tri_first, w->cloth, w->pinned, w->point_first,
-                       w->pt_x,        w->mesh,   0.03};
+                       w->pt_x,        w->pt_xs,  w->mesh,   0.03};
   w->s = s;
   sim_surface_free(&ball), sim_surface_free(&box);
 }
@@ -133,12 +136,13 @@ static void pscene_move(pscene *w, unsigned long long *seed) {
       if (!flat) w->x[3 * v + k] += 0.01 * rnd(seed);
       w->x_pred[3 * v + k] = w->x[3 * v + k] + (flat ? 0.0 : 0.03 * rnd(seed));
     }
-  for (int p = w->point_first[2]; p < w->point_first[3]; p++) w->pt_x[3 * p] += 0.01;
+  memcpy(w->pt_xs, w->pt_x, sizeof(double) * 3 * (size_t)w->np);
+  for (int p = w->point_first[2]; p < w->point_first[3]; p++) w->pt_x[3 * p] += 0.02;
 }
 
 static void pscene_free(pscene *w) {
   for (int b = 0; b < NB; b++) sim_bvh_free(&w->tree[b]);
-  sim_free(w->x), sim_free(w->x_prev), sim_free(w->x_pred), sim_free(w->pt_x);
+  sim_free(w->x), sim_free(w->x_prev), sim_free(w->x_pred), sim_free(w->pt_x), sim_free(w->pt_xs);
   sim_free(w->tri), sim_free(w->pinned), sim_free(w->found);
 }
 

@@ -9,7 +9,14 @@
    pinned. The normal points from the point towards the triangle: for a closed surface minus its
    outward normal (a point inside: gap < 0); for cloth the side is the one the point is on at
    q_t (then at the step before), so a blade that would cross the cloth within the step is held
-   on its side. v is the triangle's vertex with the largest barycentric weight. */
+   on its side. v is the triangle's vertex with the largest barycentric weight.
+   A moving mesh's point is at ps at the step's start and at pe at its end. The q_t pass takes
+   the triangle, the closest point c and the normal where the point is at the start (ps against
+   the triangles at q_t, the margin widened by |pe - ps|), so a point the obstacle drives into a
+   solid pushes the face it came through, not whichever face is nearest to pe (a paddle's corner
+   inside a box's side, near its top and bottom, would pull those faces together); the
+   prediction pass queries pe against the triangles at q~. Either way the contact's p is pe,
+   its gap n . (c - pe): the row's target is the end pose (contact.h). */
 #ifndef SIM_CONTACT_DETECT_POINT_H
 #define SIM_CONTACT_DETECT_POINT_H
 #include <stdint.h>
@@ -40,22 +47,24 @@ SIM_HD int sim_point_side(const double *x, const int *tri, const double p[3]) {
   return s > 1e-12 * l ? 1 : s < -1e-12 * l ? -1 : 0;
 }
 
-/* The contact of point p with the nearest triangle of body b within the margin, the tree at x
-   (q_t, or q~ in the prediction pass), the side from xs (q_t), then x_prev (or NULL). */
+/* The contact of a point with the nearest triangle of body b within `margin`: the query point
+   q against the tree at x (q_t, or q~ in the prediction pass), the side of ps against xs (q_t),
+   then x_prev (or NULL); p = pe. */
 SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const double *xs,
-                          const double *x_prev, const double p[3], sim_contact *c) {
+                          const double *x_prev, const double q[3], const double ps[3],
+                          const double pe[3], double margin, sim_contact *c) {
   sim_bvh_hit h = {0}; /* set when found; zeroed for the compiler's flow analysis */
-  if (!sim_bvh_view_nearest(&v->bvh[b], x, p, v->margin, -1, &h)) return 0;
+  if (!sim_bvh_view_nearest(&v->bvh[b], x, q, margin, -1, &h)) return 0;
   const int *tri = v->tri + 3 * (v->tri_first[b] + h.tri);
   if (v->pinned[tri[0]] && v->pinned[tri[1]] && v->pinned[tri[2]]) return 0;
   const int cloth = v->cloth[b];
-  int s = cloth ? sim_point_side(xs, tri, p) : 1; /* closed: p outside is side +1 */
-  if (cloth && s == 0 && x_prev) s = sim_point_side(x_prev, tri, p);
+  int s = cloth ? sim_point_side(xs, tri, ps) : 1; /* closed: p outside is side +1 */
+  if (cloth && s == 0 && x_prev) s = sim_point_side(x_prev, tri, ps);
   if (s == 0) s = 1;
   const double d = sqrt(h.q.d2);
   const int in_face = h.q.feature == SIM_TRI_FACE;
   for (int i = 0; i < 3; i++) {
-    const double dir = (h.q.c[i] - p[i]) / (d > 0 ? d : 1);
+    const double dir = (h.q.c[i] - q[i]) / (d > 0 ? d : 1);
     /* in a face's region, or touching, the face normal; at an edge or corner from outside,
        the direction to the closest point */
     c->n[i] = (in_face || d <= 0 || (cloth ? h.q.side != s : h.q.side < 0)) ? -s * h.q.n[i] : dir;
@@ -71,22 +80,26 @@ SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const
     if (h.q.w[k] > h.q.w[best]) best = k;
   }
   c->v = tri[best];
-  for (int i = 0; i < 3; i++) c->p[i] = p[i], c->u[i] = 0;
-  c->gap = sim_dot3(c->n, h.q.c) - sim_dot3(c->n, p);
+  for (int i = 0; i < 3; i++) c->p[i] = pe[i], c->u[i] = 0;
+  c->gap = sim_dot3(c->n, h.q.c) - sim_dot3(c->n, pe);
   sim_tangent_basis(c->n, c->t1, c->t2);
   return 1;
 }
 
-/* Point p's contact over the bodies in mask `bodies` (bit b: body b; bodies from 64 on always
-   tested) into *best, source and mu left to the caller. Returns 1 when found. */
-SIM_HD int sim_detect_point(const sim_point_view *v, uint64_t bodies, const double *x,
-                            const double *xs, const double *x_prev, const double p[3],
-                            sim_contact *best) {
+/* A point's contact over the bodies in mask `bodies` (bit b: body b; bodies from 64 on always
+   tested) into *best, source and mu left to the caller: at ps (its place at the step's start)
+   against the trees at x = xs (ahead 0, the q_t pass), or at pe (at the step's end) against
+   the trees at x = q~ (ahead 1). Returns 1 when found. */
+SIM_HD int sim_detect_point(const sim_point_view *v, uint64_t bodies, int ahead, const double *x,
+                            const double *xs, const double *x_prev, const double ps[3],
+                            const double pe[3], sim_contact *best) {
+  const double m[3] = {pe[0] - ps[0], pe[1] - ps[1], pe[2] - ps[2]};
+  const double margin = ahead ? v->margin : v->margin + sim_norm3(m);
   int found = 0;
   sim_contact c;
   for (int b = 0; b < v->nbodies; b++) {
     if (b < 64 && !((bodies >> b) & 1u)) continue;
-    if (!sim_point_body(v, b, x, xs, x_prev, p, &c)) continue;
+    if (!sim_point_body(v, b, x, xs, x_prev, ahead ? pe : ps, ps, pe, margin, &c)) continue;
     if (!found || c.gap < best->gap) *best = c, found = 1;
   }
   return found;

@@ -24,6 +24,7 @@ struct sim_point_scene {
   const unsigned char *pinned; /* nv */
   const int *point_first;      /* nmesh + 1: mesh k owns points point_first[k] .. [k + 1] - 1 */
   const double *pt_x;          /* 3 point_first[nmesh]: the points, posed at t + h */
+  const double *pt_xs;         /* the same, posed at t (equal for a mesh that does not move) */
   const sim_detect_mesh *mesh; /* nmesh: mu, bodies (the mask), moving (its points move) */
   double margin;
 };

@@ -7,6 +7,7 @@
 
 #include "../base/alloc.h"
 #include "../mesh/mesh.h"
+#include "detect_vertex.h"
 #include "world_pins.h"
 #include "world_points.h"
 
@@ -250,6 +251,8 @@ static void pose(sim_world *w, double t, double t1) {
     posed_points(mo, w->mesh[k].nv, w->mesh_x0[k], w->mesh_x[k]);
     const int p0 = w->point_first[k], np = w->point_first[k + 1] - p0;
     posed_points(mo, np, w->pt_x0 + 3 * (size_t)p0, w->pt_x + 3 * (size_t)p0);
+    posed_points(&w->motion_t[w->mesh_def[k]], np, w->pt_x0 + 3 * (size_t)p0,
+                 w->pt_xs + 3 * (size_t)p0);
   }
 }
 
@@ -325,15 +328,35 @@ static void step_motion_back(const sim_world *w, int def, const sim_contact *c, 
   for (int i = 0; i < 3; i++) d[i] = pt[i] - c->p[i];
 }
 
+/* A mesh obstacle's contact measured again against the mesh where it was at t: the vertex was
+   at x = p + gap n, i.e. at M_{t+h}(M_t^{-1}(x)) relative to the mesh posed at t + h, where the
+   detector's tree of it is (refit to the posed vertices by every pass: detect.c host_view,
+   gpu/detect_cuda.cu upload_run). A closed mesh's gap is signed as detection signs it (the
+   pseudo-normal); an open mesh's (a blade's) is the distance, as the q_t pass measures it. */
+static double mesh_start_gap(const sim_world *w, int def, const sim_contact *c) {
+  const int k = c->source;
+  const double x[3] = {c->p[0] + c->gap * c->n[0], c->p[1] + c->gap * c->n[1],
+                       c->p[2] + c->gap * c->n[2]};
+  double x0[3], y[3], n[3], gap;
+  motion_inverse(&w->motion_t[def], x, x0);
+  motion_apply(&w->motion_t1[def], x0, y);
+  const sim_bvh_view b = sim_bvh_view_of(&w->det.mesh_bvh[k]);
+  sim_bvh_hit h;
+  if (!sim_bvh_view_nearest(&b, w->mesh_x[k], y, INFINITY, -1, &h)) return c->gap;
+  if (!w->mesh[k].closed) return sqrt(h.q.d2);
+  sim_detect_orient_closed(&b, w->mesh_x[k], w->mesh_tri[k], y, &h, n, &gap);
+  return gap;
+}
+
 /* A contact's gap at the step's start: detection measures it against the obstacles posed at
    t + h, so a scripted obstacle's is measured again against its pose at t. An analytic
    obstacle's exactly: the vertex was at p + gap n (p its closest point, n the unit direction
-   from p to it), and its distance to the obstacle at t is a new query. Otherwise (mesh
-   obstacles, their points against body triangles) p is moved back by the obstacle's motion over
-   the step and the gap by that motion along n (n points from the obstacle towards the vertex,
-   so a motion towards the vertex is the gap's loss): exact for a translated face, first order
-   otherwise. Needs no position but the contact's own (device detection leaves the host's
-   NaN). */
+   from p to it), and its distance to the obstacle at t is a new query; a mesh obstacle's
+   likewise (mesh_start_gap). A mesh obstacle's point against a body triangle (TRIANGLE): the
+   q_t pass took the triangle's closest point c to the point where it was at t, ps, and its
+   gap is n . (c - pe), pe = p its place at t + h (detect_point.h); so the gap less
+   n . (ps - pe) is n . (c - ps), its distance at t (the prediction pass's are not counted). Needs no position but the contact's own (device detection leaves the
+   host's NaN). */
 static double start_gap(const sim_world *w, const sim_contact *c) {
   int def = scripted_def(w, c);
   if (def < 0) return c->gap;
@@ -344,6 +367,7 @@ static double start_gap(const sim_world *w, const sim_contact *c) {
                          c->p[2] + c->gap * c->n[2]};
     return sim_obstacle_phi(&o, x);
   }
+  if (c->kind == SIM_CONTACT_MESH) return mesh_start_gap(w, def, c);
   double d[3];
   step_motion_back(w, def, c, d);
   return c->gap - (c->n[0] * d[0] + c->n[1] * d[1] + c->n[2] * d[2]);

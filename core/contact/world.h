@@ -6,7 +6,8 @@
      sim_surface_check_closed) with their mu and body filter (`touches`).
    - A scripted obstacle moves rigidly by its script M_t (x -> Q_t x + c_t, the same steps as
      pins). Contacts of the step from t to t + h are found against the pose at t + h (where the
-     rows hold at the end of the step), from the vertices at q_t. The obstacle's velocity at a
+     rows hold at the end of the step), from the vertices at q_t; a mesh's points against the
+     bodies' triangles take their triangle where the point is at t (detect_point.h). The obstacle's velocity at a
      contact point p is its spin (cylinder) plus the script's motion over the step,
      (p - M_t(M_{t+h}^{-1}(p))) / h.
    - Bodies: every tetrahedral body's boundary surface is a target of the other bodies'
@@ -66,7 +67,7 @@ typedef struct sim_world {
   unsigned long long pt_serial; /* the trees' and points' serial (detect_points.h) */
   int *tri_first;      /* per body: its first triangle in m->tri */
   int *point_first;    /* nmesh + 1: numbering of the obstacle points (vertices, edge samples) */
-  double *pt_x0, *pt_x; /* the points, reference and posed */
+  double *pt_x0, *pt_x, *pt_xs; /* the points: reference, posed at t + h and at t */
   unsigned char *point_found;
   sim_detect_contacts pts, both; /* point contacts; now and ahead merged */
   sim_detect_contacts pins;      /* constraint pins' bilateral contacts (world_pins.c) */

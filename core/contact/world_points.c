@@ -97,7 +97,8 @@ int sim_world_points_init(sim_world *w, sim_status *st) {
   int np = w->point_first[w->nmesh];
   w->pt_x0 = SIM_NEW(double, 3 * (size_t)np + 3);
   w->pt_x = SIM_NEW(double, 3 * (size_t)np + 3);
-  if (!w->pt_x0 || !w->pt_x) {
+  w->pt_xs = SIM_NEW(double, 3 * (size_t)np + 3);
+  if (!w->pt_x0 || !w->pt_x || !w->pt_xs) {
     sim_free(e);
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d obstacle points)", np);
   }
@@ -105,6 +106,7 @@ int sim_world_points_init(sim_world *w, sim_status *st) {
     feature_points(&w->mesh[k], w->mesh_x0[k], step, w->pt_x0 + 3 * (size_t)w->point_first[k], e);
   sim_free(e);
   memcpy(w->pt_x, w->pt_x0, sizeof(double) * 3 * (size_t)np);
+  memcpy(w->pt_xs, w->pt_x0, sizeof(double) * 3 * (size_t)np);
   int t0 = 0;
   for (int b = 0; b < m->nbodies; b++) {
     int t1 = t0;
@@ -125,7 +127,8 @@ void sim_world_points_free(sim_world *w) {
   sim_free(w->point_first);
   sim_free(w->pt_x0);
   sim_free(w->pt_x);
-  w->pt_x0 = w->pt_x = NULL;
+  sim_free(w->pt_xs);
+  w->pt_x0 = w->pt_x = w->pt_xs = NULL;
   sim_detect_contacts_free(&w->pts);
   w->tri_bvh = NULL;
   w->tri_view = NULL;
@@ -141,7 +144,7 @@ int sim_world_points_job(sim_world *w, const double *x, const double *x_prev,
   sim_point_scene ps = {w->pt_serial, m->n,     m->nbodies,     m->ntri,      w->nmesh,
                         x,            x_prev,   x_pred,         w->tri_bvh,   w->tri_view,
                         m->tri,       w->tri_first, w->body_cloth, w->pinned, w->point_first,
-                        w->pt_x,      w->mesh,  w->par.margin};
+                        w->pt_x,      w->pt_xs, w->mesh,       w->par.margin};
   *s = ps;
   job->s = s, job->out = &w->pts, job->found = w->point_found;
   return 1;
