@@ -205,7 +205,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
     sim_detect_mesh_view *mv = &k->hmesh_view[m];
     mv->bvh.nnodes = t->nnodes, mv->bvh.node = t->node, mv->bvh.tri = t->tri, mv->bvh.id = t->id;
     mv->x = k->mesh_x[m], mv->tri = t->in_tri, mv->closed = me->closed;
-    mv->mu = me->mu, mv->bodies = me->bodies;
+    mv->mu = me->mu, mv->bodies = me->bodies, mv->step = me->step;
     for (int c = 0; c < 3; c++)
       mv->vel[c] = me->vel[c], mv->omega[c] = me->omega[c], mv->center[c] = me->center[c];
   }
@@ -246,7 +246,7 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                        s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
                        s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
                        k->body_view, p->margin,      p->self_collision, p->face_prev,
-                       p->inside_only, skip ? ps->skip : NULL, ps->nskip};
+                       p->inside_only, skip ? ps->skip : NULL, ps->nskip, p->at_start};
   return v;
 }
 

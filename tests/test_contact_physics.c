@@ -229,44 +229,66 @@ static void test_scripted_floor(void) {
   run_close(&r);
 }
 
-/* A stiff box on a frictionless floor, pushed by a wall (a box obstacle) that its script moves
-   at 0.5 m/s: the box goes at the wall's speed without entering it, and the contacts' gaps at
-   each step's start, taken against the wall where it was then, stay >= 0 (against its pose at
-   the step's end, where detection measures them, they would be -5 mm, the wall's step). */
+/* A stiff box on a frictionless floor, pushed by a wall that its script moves at vs: the box
+   goes at the wall's speed without entering it, and the contacts' gaps at each step's start,
+   taken against the wall where it was then, stay >= 0 (against its pose at the step's end,
+   where the rows hold, they would be -5 mm, the wall's step). Three walls: a box obstacle 20 cm
+   thick at 0.5 m/s; one 1 cm thick at 2 m/s, twice its thickness a step; the same as a mesh
+   obstacle. Contacts taken where the thin wall ends the step found its far side nearer and the
+   wall went through the box (it ended 0.58 m behind it); they take the side the box's vertices
+   face at the step's start (detect.h sim_detect_step). */
 static void test_pushing_wall(void) {
-  printf("pushing_wall_moves_box\n");
-  const double vs = 0.5, face0 = -0.11;
-  run r;
-  if (run_open(&r, json("{'name': 'push', 'solver': {'dt': 0.01, 'lg_iterations': 10,"
-                        SCRIPTED_BOX
-                        " 'obstacles': [{'type': 'plane', 'point': [0, 0, 0],"
-                        "   'normal': [0, 1, 0]}, {'name': 'wall', 'type': 'box',"
-                        "   'center': [%.17g, 0.1, 0], 'half_extents': [0.1, 0.15, 0.3],"
-                        "   'script': [{'type': 'wait', 'duration': 0.05}, {'type': 'pulling',"
-                        "   'direction': [1, 0, 0], 'speed': %.17g, 'length': 1}]}],"
-                        " 'output': {'formats': []}}",
-                        face0 - 0.1, vs)))
-    return;
-  double vel[3] = {0, 0, 0}, lo = INFINITY, worst = INFINITY;
-  for (int f = 1; f <= 40; f++) { /* 0.05 s waiting, then 0.35 s of pushing */
-    if (run_steps(&r, 1)) break;
-    run_fetch(&r);
-    body_mean(&r, r.v, 0, vel);
-    lo = INFINITY;
-    for (int i = 0; i < r.c.m.n; i++) lo = fmin(lo, r.q[3 * i]);
-    const double face = face0 + vs * fmax(0.0, f * 0.01 - 0.05);
-    worst = fmin(worst, lo - face);
-    if (f % 10 == 0)
-      printf("  t %.2f: centroid vx %.5f m/s (wall %.2f after 0.05 s), box's back %.5f m"
-             " from the wall, contacts %d\n",
-             f * 0.01, vel[0], vs, lo - face, r.prof.contacts);
+  static const struct {
+    double vs, half;
+    int mesh;
+  } wall[3] = {{0.5, 0.1, 0}, {2.0, 0.005, 0}, {2.0, 0.005, 1}};
+  const double face0 = -0.11;
+  for (int k = 0; k < 3; k++) {
+    const double vs = wall[k].vs, hw = wall[k].half;
+    printf("pushing_wall_moves_box (%s %g m thick, %g m/s)\n", wall[k].mesh ? "mesh" : "box",
+           2 * hw, vs);
+    char shape[256];
+    if (wall[k].mesh) /* the unit cube scaled and moved onto the box's place */
+      snprintf(shape, sizeof shape,
+               "'type': 'mesh', 'path': 'data/cli/cube.obj', 'transform': {'scale': [%.17g,"
+               " 0.3, 0.6], 'translate': [%.17g, -0.05, -0.3]}",
+               2 * hw, face0 - 2 * hw);
+    else
+      snprintf(shape, sizeof shape,
+               "'type': 'box', 'center': [%.17g, 0.1, 0], 'half_extents': [%.17g, 0.15, 0.3]",
+               face0 - hw, hw);
+    run r;
+    if (run_open(&r, json("{'name': 'push', 'solver': {'dt': 0.01, 'lg_iterations': 10,"
+                          SCRIPTED_BOX
+                          " 'obstacles': [{'type': 'plane', 'point': [0, 0, 0],"
+                          "   'normal': [0, 1, 0]}, {'name': 'wall', %s,"
+                          "   'script': [{'type': 'wait', 'duration': 0.05}, {'type': 'pulling',"
+                          "   'direction': [1, 0, 0], 'speed': %.17g, 'length': 2}]}],"
+                          " 'output': {'formats': []}}",
+                          shape, vs)))
+      return;
+    double vel[3] = {0, 0, 0}, lo = INFINITY, worst = INFINITY;
+    for (int f = 1; f <= 40; f++) { /* 0.05 s waiting, then 0.35 s of pushing */
+      if (run_steps(&r, 1)) break;
+      run_fetch(&r);
+      body_mean(&r, r.v, 0, vel);
+      lo = INFINITY;
+      for (int i = 0; i < r.c.m.n; i++) lo = fmin(lo, r.q[3 * i]);
+      const double face = face0 + vs * fmax(0.0, f * 0.01 - 0.05);
+      worst = fmin(worst, lo - face);
+      if (f % 20 == 0)
+        printf("  t %.2f: centroid vx %.5f m/s (wall %.2f after 0.05 s), box's back %.5f m"
+               " from the wall, contacts %d\n",
+               f * 0.01, vel[0], vs, lo - face, r.prof.contacts);
+    }
+    if (!r.ok) return;
+    printf("  closest to the wall %.3g m; min gap at the steps' starts %.3g m\n", worst,
+           r.min_gap);
+    CHECK_NEAR(vel[0], vs, 0.02 * vs); /* pushed at the wall's speed */
+    CHECK(worst >= -1e-4);             /* never inside the wall */
+    CHECK(r.min_gap >= -1e-4 && r.min_gap < 1e-3);
+    run_close(&r);
   }
-  if (!r.ok) return;
-  printf("  closest to the wall %.3g m; min gap at the steps' starts %.3g m\n", worst, r.min_gap);
-  CHECK_NEAR(vel[0], vs, 0.02 * vs); /* pushed at the wall's speed */
-  CHECK(worst >= -1e-4);             /* never inside the wall */
-  CHECK(r.min_gap >= -1e-4 && r.min_gap < 1e-3);
-  run_close(&r);
 }
 
 /* The paddle of test_turning_paddle, analytic (mesh 0) or a mesh obstacle (mesh 1: the unit

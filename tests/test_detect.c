@@ -5,7 +5,8 @@
    mesh against brute force and winding numbers (signs at concave features), an open blade
    from both sides, two deformable boxes and self-collision, pinned vertices, margins 0 and
    large, identical output for 1 and 4 threads, inside_only and skip lists, a second pass
-   skipping the first's keys (skip_first), bad input, no leaks. */
+   skipping the first's keys (skip_first), a moving obstacle's step map (at_start), bad input,
+   no leaks. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,6 +369,82 @@ static void test_cube_mesh(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* A step map (sim_detect_step, read with at_start): a wall 1 cm thick that moves 2 cm over the
+   step, an analytic box and the same as a closed mesh. A vertex 3 mm ahead of it at the step's
+   start is 7 mm behind it where it ends the step: queried as posed, its contact faces the wrong
+   way (gap 7 mm, n = -x), so the solve would hold it behind the wall; with at_start, the gap
+   it has at the start (3 mm), n = +x, p on the wall's front face where it ends (x = 0.02).
+   The margin (1 cm) is widened by the wall's 2 cm: a vertex 2.9 cm ahead is found, 3.5 cm not.
+   Then the wall also turns (0.3 rad about z): every contact's gap is the vertex's signed
+   distance to the wall where it was (sim_obstacle_phi at the start pose), p + gap n is the
+   vertex carried by the map, and p lies on the wall where it ends. */
+static void test_step_map(void) {
+  const double x[][3] = {{0.003, 0.2, 0.1}, {0.029, -0.3, 0.2}, {0.035, 0.1, -0.2}};
+  sim_detect_obstacle ob = sim_default_detect_obstacle(SIM_OBS_BOX);
+  ob.shape.half[0] = 0.005, ob.shape.half[1] = ob.shape.half[2] = 1;
+  ob.shape.frame.pos[0] = 0.015; /* at the step's end: [0.01, 0.02]; at its start [-0.01, 0] */
+  ob.step.on = 1, ob.step.Q[0] = ob.step.Q[4] = ob.step.Q[8] = 1, ob.step.c[0] = 0.02;
+  double cx[24];
+  int ct[36];
+  make_cube((const double[3]){0.01, -1, -1}, (const double[3]){0.02, 1, 1}, 0, cx, ct);
+  sim_detect_mesh m = sim_default_detect_mesh();
+  m.nv = 8, m.nt = 12, m.x = cx, m.tri = ct, m.step = ob.step;
+  for (int mesh = 0; mesh < 2; mesh++) {
+    sim_detect_scene s = {3, &x[0][0], NULL, NULL, !mesh, mesh, 0, &ob, &m, NULL};
+    sim_detect_params p = sim_default_detect_params();
+    p.margin = 0.01;
+    sim_detect_contacts o = {0};
+    const int kind = mesh ? SIM_CONTACT_MESH : SIM_CONTACT_OBSTACLE;
+    CHECK_INT(detect(&s, &p, &o), SIM_OK);
+    const sim_contact *c = find(&o, 0, kind, 0);
+    CHECK(c && fabs(c->gap - 0.007) < 1e-15 && c->n[0] == -1);
+    p.at_start = 1;
+    CHECK_INT(detect(&s, &p, &o), SIM_OK);
+    check_common(&o);
+    c = find(&o, 0, kind, 0);
+    CHECK(o.n == 2 && c && fabs(c->gap - 0.003) < 1e-15 && c->n[0] == 1 &&
+          dist3(c->p, (const double[3]){0.02, 0.2, 0.1}) < 1e-15);
+    c = find(&o, 1, kind, 0);
+    CHECK(c && fabs(c->gap - 0.029) < 1e-15 && find(&o, 2, kind, 0) == NULL);
+    sim_detect_contacts_free(&o);
+  }
+  /* turning too: the start pose is the end's with the map undone */
+  const double a = 0.3, ca = cos(a), sa = sin(a);
+  const double Q[9] = {ca, -sa, 0, sa, ca, 0, 0, 0, 1};
+  memcpy(ob.step.Q, Q, sizeof Q);
+  ob.step.c[0] = 0.02, ob.step.c[1] = 0.01;
+  sim_obstacle start = ob.shape;
+  start.frame.pos[0] = -0.005, start.frame.pos[1] = 0;
+  /* end pose = map(start): rot = Q, pos = Q pos0 + c */
+  for (int i = 0; i < 9; i++) ob.shape.frame.rot[i] = Q[i];
+  for (int i = 0; i < 3; i++)
+    ob.shape.frame.pos[i] = Q[3 * i] * start.frame.pos[0] + ob.step.c[i];
+  enum { NV = 400 };
+  double xs[3 * NV];
+  unsigned long long seed = 31;
+  for (int v = 0; v < NV; v++)
+    xs[3 * v] = 0.03 * rnd(&seed), xs[3 * v + 1] = 0.5 * rnd(&seed), xs[3 * v + 2] = rnd(&seed);
+  sim_detect_scene s = {NV, xs, NULL, NULL, 1, 0, 0, &ob, NULL, NULL};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.01, p.at_start = 1;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  double err = 0;
+  for (int i = 0; i < o.n; i++) {
+    const sim_contact *c = &o.c[i];
+    const double *xv = xs + 3 * c->v;
+    double y[3];
+    sim_detect_step_apply(&ob.step, xv, y);
+    err = fmax(err, fabs(c->gap - sim_obstacle_phi(&start, xv)));
+    err = fmax(err, fabs(sim_obstacle_phi(&ob.shape, c->p)));
+    for (int k = 0; k < 3; k++) err = fmax(err, fabs(c->p[k] + c->gap * c->n[k] - y[k]));
+  }
+  printf("step map, turning: %d contacts of %d vertices, largest error %.3g\n", o.n, NV, err);
+  CHECK(o.n > 50 && err < 1e-14);
+  sim_detect_contacts_free(&o);
+}
+
 /* solid angle of triangle (a, b, c) seen from p (Van Oosterom and Strackee 1983) */
 static double solid_angle(const double *p, const double *a, const double *b, const double *c) {
   double r[3][3], l[3];
@@ -618,6 +695,7 @@ int main(void) {
   test_grid_plane_sphere();
   test_spinning_cylinder();
   test_cube_mesh();
+  test_step_map();
   test_star_mesh();
   test_blade();
   test_bodies();

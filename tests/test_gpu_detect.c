@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Collision detection on the device (gpu/detect_cuda.cu) against the host's (core/contact/
    detect.c), label gpu, SKIPPED without a CUDA device. A random scene with every kind of
-   target: the six analytic obstacles, rotated and moving, some limited to one body; a closed
-   mesh obstacle that moves (its tree refit each step) and an open blade; two closed bodies (a
+   target: the six analytic obstacles, rotated and moving, some limited to one body, three with
+   a step map (a random small rigid motion: detect.h sim_detect_step, read by the passes with
+   at_start, every step but every third); a closed mesh obstacle that moves (its tree refit
+   each step) and an open blade, both with step maps; two closed bodies (a
    bumpy sphere and a box) and a cloud of vertices in a third body without triangles, plus loose
    vertices in no body; pinned vertices; self-collision off and on; with and without previous
    positions. Over four steps of random motion both must find the same contacts in the same
@@ -35,6 +37,14 @@ static void rotation(const double a[3], double R[9]) {
     for (int j = 0; j < 3; j++) R[3 * i + j] = (i == j) * c + (1 - c) * k[i] * k[j];
   R[1] -= s * k[2], R[2] += s * k[1], R[3] += s * k[2];
   R[5] -= s * k[0], R[6] -= s * k[1], R[7] += s * k[0];
+}
+
+/* A step map: a turn of up to 0.2 rad and a shift of up to 5 cm. */
+static void random_step(sim_detect_step *m, unsigned long long *seed) {
+  const double a[3] = {0.2 * rnd(seed), 0.2 * rnd(seed), 0.2 * rnd(seed)};
+  rotation(a, m->Q);
+  for (int k = 0; k < 3; k++) m->c[k] = 0.05 * rnd(seed);
+  m->on = 1;
 }
 
 typedef struct world {
@@ -110,6 +120,7 @@ static void world_build(world *w, unsigned long long seed, int ncloud, int nloos
     if (o == SIM_OBS_PLANE) ob->shape.frame.pos[1] = -0.9;
     if (o == SIM_OBS_SPHERE) ob->bodies = 1u << 1; /* the box only */
     if (o == SIM_OBS_TORUS) ob->bodies = (1u << 0) | (1u << 2);
+    if (o % 2) random_step(&ob->step, &seed);
   }
   w->mesh[0] = sim_default_detect_mesh();
   w->mesh[0].nv = w->mob.nv, w->mesh[0].nt = w->mob.nt;
@@ -119,6 +130,8 @@ static void world_build(world *w, unsigned long long seed, int ncloud, int nloos
   w->mesh[1] = sim_default_detect_mesh();
   w->mesh[1].nv = 6, w->mesh[1].nt = 4, w->mesh[1].x = w->blade.x, w->mesh[1].tri = w->blade.tri;
   w->mesh[1].closed = 0, w->mesh[1].bodies = ~(1ull << 1);
+  random_step(&w->mesh[0].step, &seed);
+  random_step(&w->mesh[1].step, &seed);
   sim_detect_body b0 = {0, n0, w->ball.nt, w->tri_ball, 0.4};
   sim_detect_body b1 = {n0, n1, w->box.nt, w->tri_box, 0.9};
   sim_detect_body b2 = {n0 + n1, ncloud, 0, NULL, 0.6};
@@ -284,6 +297,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     if (step > 0) world_move(w, step, &seed);
     p.self_collision = step % 2;
     p.face_prev = (step / 2) % 2; /* the blade's contacts turned to x_prev's side */
+    p.at_start = step % 3 != 1;
     CHECK_INT(sim_detect_run(&dh, &w->s, &p, &h, &st), SIM_OK);
     int rc = sim_cuda_detect_run(k, &dg, &w->s, &p, &g, &st);
     if (rc) fprintf(stderr, "device detection: %s\n", st.msg);

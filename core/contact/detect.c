@@ -20,12 +20,12 @@ struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
 };
 
 sim_detect_params sim_default_detect_params(void) {
-  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0};
+  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0};
   return p;
 }
 
 sim_detect_obstacle sim_default_detect_obstacle(sim_obstacle_kind kind) {
-  sim_detect_obstacle o = {sim_default_obstacle(kind), 0.5, SIM_DETECT_ALL};
+  sim_detect_obstacle o = {sim_default_obstacle(kind), 0.5, SIM_DETECT_ALL, {0, {0}, {0}}};
   return o;
 }
 
@@ -170,7 +170,7 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
     if (me->moving) sim_bvh_refit(&d->mesh_bvh[m], me->x);
     mv->bvh = sim_bvh_view_of(&d->mesh_bvh[m]);
     mv->x = me->x, mv->tri = me->tri, mv->closed = me->closed;
-    mv->mu = me->mu, mv->bodies = me->bodies;
+    mv->mu = me->mu, mv->bodies = me->bodies, mv->step = me->step;
     for (int k = 0; k < 3; k++)
       mv->vel[k] = me->vel[k], mv->omega[k] = me->omega[k], mv->center[k] = me->center[k];
   }
@@ -183,7 +183,7 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
   sim_detect_view v = {s->nv,    s->x,         s->x_prev,    s->pinned,    d->body_of,
                        s->nobs,  s->nmesh,     s->nbodies,   s->obs,       d->mesh_view,
                        d->body_view, p->margin, p->self_collision, p->face_prev, p->inside_only,
-                       p->nskip > 0 ? p->skip : NULL, p->nskip};
+                       p->nskip > 0 ? p->skip : NULL, p->nskip, p->at_start};
   return v;
 }
 

@@ -72,12 +72,34 @@ typedef struct {
                      list: not the contacts whose keys the first pass found (the prediction
                      pass, where the step keeps q_t's contact: a device detector then copies
                      no duplicate down); read by passes only, 0 (default) elsewhere */
+  int at_start;   /* 1 (the q_t pass): an obstacle or mesh obstacle with a step map (its `step`)
+                     is queried where the vertex is relative to it at the step's start, the
+                     margin widened by the map's displacement there; 0 (default): as posed */
 } sim_detect_params;
+
+/* Where a point at x relative to an obstacle at the step's start lies relative to it at the
+   step's end, y = Q x + c (M_{t+h} M_t^{-1} of its script). A vertex's contact with a moving
+   obstacle (at_start) takes its closest point p, normal n and signed distance gap from y
+   against the obstacle at t + h: the feature the vertex faces at the step's start, the gap it
+   has then, and the target (n . p) where that feature is at the step's end. Queried at x
+   instead, a vertex that the obstacle's step moves deeper than the obstacle's half thickness
+   is nearer its far side and is pushed through it (a wall 8 mm thick moving 1 cm a step passed
+   through a box: test_contact_physics). */
+typedef struct sim_detect_step {
+  int on;            /* 0: the obstacle does not move over the step (y = x) */
+  double Q[9], c[3]; /* row-major */
+} sim_detect_step;
+
+SIM_HD void sim_detect_step_apply(const sim_detect_step *m, const double x[3], double y[3]) {
+  for (int i = 0; i < 3; i++)
+    y[i] = m->Q[3 * i] * x[0] + m->Q[3 * i + 1] * x[1] + m->Q[3 * i + 2] * x[2] + m->c[i];
+}
 
 typedef struct {
   sim_obstacle shape;
   double mu;       /* friction coefficient */
   uint64_t bodies; /* bit b: touches body b */
+  sim_detect_step step; /* its step map (off: it does not move) */
 } sim_detect_obstacle;
 
 typedef struct {
@@ -89,6 +111,7 @@ typedef struct {
   double vel[3], omega[3], center[3]; /* rigid velocity u(p) = vel + omega x (p - center) */
   double mu;
   uint64_t bodies;
+  sim_detect_step step; /* its step map (off: it does not move over the step) */
 } sim_detect_mesh;
 
 typedef struct {
@@ -127,6 +150,7 @@ typedef struct sim_detect_mesh_view {
   double vel[3], omega[3], center[3];
   double mu;
   uint64_t bodies;
+  sim_detect_step step;
 } sim_detect_mesh_view;
 
 typedef struct sim_detect_body_view {
@@ -150,6 +174,7 @@ typedef struct sim_detect_view {
   int inside_only; /* sim_detect_params.inside_only */
   const sim_contact_key *skip; /* sim_detect_params.skip, on the view's side */
   int nskip;
+  int at_start; /* sim_detect_params.at_start */
 } sim_detect_view;
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's

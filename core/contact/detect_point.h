@@ -15,8 +15,9 @@
    the triangles at q_t, the margin widened by |pe - ps|), so a point the obstacle drives into a
    solid pushes the face it came through, not whichever face is nearest to pe (a paddle's corner
    inside a box's side, near its top and bottom, would pull those faces together); the
-   prediction pass queries pe against the triangles at q~. Either way the contact's p is pe,
-   its gap n . (c - pe): the row's target is the end pose (contact.h). */
+   prediction pass queries pe against the triangles at q~. Either way the contact's p is pe (the
+   row's target is the end pose: contact.h), its gap n . (c - q) for the query point q: the
+   distance at the step's start in the q_t pass, at its end in the prediction pass. */
 #ifndef SIM_CONTACT_DETECT_POINT_H
 #define SIM_CONTACT_DETECT_POINT_H
 #include <stdint.h>
@@ -81,7 +82,7 @@ SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const
   }
   c->v = tri[best];
   for (int i = 0; i < 3; i++) c->p[i] = pe[i], c->u[i] = 0;
-  c->gap = sim_dot3(c->n, h.q.c) - sim_dot3(c->n, pe);
+  c->gap = sim_dot3(c->n, h.q.c) - sim_dot3(c->n, q);
   sim_tangent_basis(c->n, c->t1, c->t2);
   return 1;
 }

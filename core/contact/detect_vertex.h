@@ -137,10 +137,24 @@ SIM_HD int sim_detect_skipped(const sim_detect_view *s, int lo, int hi, int kind
   return 0;
 }
 
+/* Where a vertex at x meets an obstacle with step map m: x itself, or in an at_start pass its
+   place relative to the obstacle at the step's start (y, detect.h sim_detect_step), the
+   margin widened by how far the obstacle moves there over the step. */
+SIM_HD const double *sim_detect_query_at(const sim_detect_view *s, const sim_detect_step *m,
+                                         const double *x, double y[3], double *margin) {
+  *margin = s->margin;
+  if (!s->at_start || !m->on) return x;
+  sim_detect_step_apply(m, x, y);
+  const double d[3] = {y[0] - x[0], y[1] - x[1], y[2] - x[2]};
+  *margin += sim_norm3(d);
+  return y;
+}
+
 SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) {
   if (s->pinned && s->pinned[v]) return 0;
   const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
   const double margin = s->margin;
+  double y[3], yprev[3], mo; /* an obstacle's query point and margin (sim_detect_query_at) */
   const int bv = s->body_of[v];
   int lo, hi; /* v's skipped keys */
   sim_detect_skip_range(s, v, &lo, &hi);
@@ -153,8 +167,9 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     if (!sim_detect_touches(ob->bodies, bv) ||
         sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE, o))
       continue;
-    const double phi = sim_obstacle_query(&ob->shape, x, c, n);
-    if (!(phi <= margin)) continue;
+    const double phi = sim_obstacle_query(&ob->shape, sim_detect_query_at(s, &ob->step, x, y, &mo),
+                                          c, n);
+    if (!(phi <= mo)) continue;
     if (!form) {
       found++;
       continue;
@@ -167,18 +182,21 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
   for (int m = 0; m < s->nmesh; m++) {
     const sim_detect_mesh_view *me = &s->mesh[m];
     sim_bvh_hit h;
-    if (!sim_detect_touches(me->bodies, bv) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m) ||
-        !sim_bvh_view_nearest(&me->bvh, me->x, x, margin, -1, &h))
+    if (!sim_detect_touches(me->bodies, bv) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m))
       continue;
+    const double *q = sim_detect_query_at(s, &me->step, x, y, &mo);
+    if (!sim_bvh_view_nearest(&me->bvh, me->x, q, mo, -1, &h)) continue;
     if (!form) {
       found++;
       continue;
     }
+    const double *qprev = xprev && q != x ? sim_detect_query_at(s, &me->step, xprev, yprev, &mo)
+                                          : xprev;
     if (me->closed)
-      sim_detect_orient_closed(&me->bvh, me->x, me->tri, x, &h, n, &gap);
+      sim_detect_orient_closed(&me->bvh, me->x, me->tri, q, &h, n, &gap);
     else
-      sim_detect_orient_open(x, xprev, &h, n, &gap);
-    if (!me->closed && s->face_prev && xprev) sim_detect_face_prev(xprev, h.q.c, n, &gap);
+      sim_detect_orient_open(q, qprev, &h, n, &gap);
+    if (!me->closed && s->face_prev && qprev) sim_detect_face_prev(qprev, h.q.c, n, &gap);
     const double r[3] = {h.q.c[0] - me->center[0], h.q.c[1] - me->center[1],
                          h.q.c[2] - me->center[2]};
     sim_cross3(me->omega, r, u);

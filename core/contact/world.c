@@ -7,7 +7,6 @@
 
 #include "../base/alloc.h"
 #include "../mesh/mesh.h"
-#include "detect_vertex.h"
 #include "world_pins.h"
 #include "world_points.h"
 
@@ -234,6 +233,20 @@ static void posed_points(const sim_world_motion *mo, int n, const double *x0, do
   for (int v = 0; v < n; v++) motion_apply(mo, x0 + 3 * (size_t)v, x + 3 * (size_t)v);
 }
 
+/* m = M1 M0^{-1}: x -> Q1 Q0^T (x - c0) + c1 (detect.h sim_detect_step); off where the
+   obstacle rests over the step. */
+static void step_map(const sim_world_motion *m0, const sim_world_motion *m1, sim_detect_step *m) {
+  m->on = memcmp(m0, m1, sizeof *m0) != 0;
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++)
+      m->Q[3 * i + j] = m1->Q[3 * i] * m0->Q[3 * j] + m1->Q[3 * i + 1] * m0->Q[3 * j + 1] +
+                        m1->Q[3 * i + 2] * m0->Q[3 * j + 2];
+  }
+  for (int i = 0; i < 3; i++)
+    m->c[i] = m1->c[i] - (m->Q[3 * i] * m0->c[0] + m->Q[3 * i + 1] * m0->c[1] +
+                          m->Q[3 * i + 2] * m0->c[2]);
+}
+
 /* Pose the scripted obstacles at t1 (motions at t and t1 kept for their velocities). */
 static void pose(sim_world *w, double t, double t1) {
   const sim_scene *sc = w->m->scene;
@@ -242,12 +255,16 @@ static void pose(sim_world *w, double t, double t1) {
       script_motion(&sc->obstacles[i], t, &w->motion_t[i]);
       script_motion(&sc->obstacles[i], t1, &w->motion_t1[i]);
     }
-  for (int k = 0; k < w->nobs; k++)
-    if (sc->obstacles[w->obs_def[k]].nsteps > 0)
-      posed_frame(&w->motion_t1[w->obs_def[k]], &w->obs_frame0[k], &w->obs[k].shape.frame);
+  for (int k = 0; k < w->nobs; k++) {
+    const int def = w->obs_def[k];
+    if (sc->obstacles[def].nsteps == 0) continue;
+    posed_frame(&w->motion_t1[def], &w->obs_frame0[k], &w->obs[k].shape.frame);
+    step_map(&w->motion_t[def], &w->motion_t1[def], &w->obs[k].step);
+  }
   for (int k = 0; k < w->nmesh; k++) {
     if (!w->mesh[k].moving) continue;
     const sim_world_motion *mo = &w->motion_t1[w->mesh_def[k]];
+    step_map(&w->motion_t[w->mesh_def[k]], mo, &w->mesh[k].step);
     posed_points(mo, w->mesh[k].nv, w->mesh_x0[k], w->mesh_x[k]);
     const int p0 = w->point_first[k], np = w->point_first[k + 1] - p0;
     posed_points(mo, np, w->pt_x0 + 3 * (size_t)p0, w->pt_x + 3 * (size_t)p0);
@@ -328,51 +345,6 @@ static void step_motion_back(const sim_world *w, int def, const sim_contact *c, 
   for (int i = 0; i < 3; i++) d[i] = pt[i] - c->p[i];
 }
 
-/* A mesh obstacle's contact measured again against the mesh where it was at t: the vertex was
-   at x = p + gap n, i.e. at M_{t+h}(M_t^{-1}(x)) relative to the mesh posed at t + h, where the
-   detector's tree of it is (refit to the posed vertices by every pass: detect.c host_view,
-   gpu/detect_cuda.cu upload_run). A closed mesh's gap is signed as detection signs it (the
-   pseudo-normal); an open mesh's (a blade's) is the distance, as the q_t pass measures it. */
-static double mesh_start_gap(const sim_world *w, int def, const sim_contact *c) {
-  const int k = c->source;
-  const double x[3] = {c->p[0] + c->gap * c->n[0], c->p[1] + c->gap * c->n[1],
-                       c->p[2] + c->gap * c->n[2]};
-  double x0[3], y[3], n[3], gap;
-  motion_inverse(&w->motion_t[def], x, x0);
-  motion_apply(&w->motion_t1[def], x0, y);
-  const sim_bvh_view b = sim_bvh_view_of(&w->det.mesh_bvh[k]);
-  sim_bvh_hit h;
-  if (!sim_bvh_view_nearest(&b, w->mesh_x[k], y, INFINITY, -1, &h)) return c->gap;
-  if (!w->mesh[k].closed) return sqrt(h.q.d2);
-  sim_detect_orient_closed(&b, w->mesh_x[k], w->mesh_tri[k], y, &h, n, &gap);
-  return gap;
-}
-
-/* A contact's gap at the step's start: detection measures it against the obstacles posed at
-   t + h, so a scripted obstacle's is measured again against its pose at t. An analytic
-   obstacle's exactly: the vertex was at p + gap n (p its closest point, n the unit direction
-   from p to it), and its distance to the obstacle at t is a new query; a mesh obstacle's
-   likewise (mesh_start_gap). A mesh obstacle's point against a body triangle (TRIANGLE): the
-   q_t pass took the triangle's closest point c to the point where it was at t, ps, and its
-   gap is n . (c - pe), pe = p its place at t + h (detect_point.h); so the gap less
-   n . (ps - pe) is n . (c - ps), its distance at t (the prediction pass's are not counted). Needs no position but the contact's own (device detection leaves the
-   host's NaN). */
-static double start_gap(const sim_world *w, const sim_contact *c) {
-  int def = scripted_def(w, c);
-  if (def < 0) return c->gap;
-  if (c->kind == SIM_CONTACT_OBSTACLE) {
-    sim_obstacle o = w->obs[c->source].shape;
-    posed_frame(&w->motion_t[def], &w->obs_frame0[c->source], &o.frame);
-    const double x[3] = {c->p[0] + c->gap * c->n[0], c->p[1] + c->gap * c->n[1],
-                         c->p[2] + c->gap * c->n[2]};
-    return sim_obstacle_phi(&o, x);
-  }
-  if (c->kind == SIM_CONTACT_MESH) return mesh_start_gap(w, def, c);
-  double d[3];
-  step_motion_back(w, def, c, d);
-  return c->gap - (c->n[0] * d[0] + c->n[1] * d[1] + c->n[2] * d[2]);
-}
-
 /* Obstacle surface velocity of scripted obstacles: the script's motion over the step (set on
    the host, so those contacts go up whole: contact.h dev_ref). */
 static void script_velocities(sim_world *w, sim_detect_contacts *o, double h) {
@@ -395,6 +367,7 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
      vertex's side at q_t: one wait for both on a device */
   sim_detect_scene s[2] = {detect_scene(w, x, x_prev), detect_scene(w, x_pred, x)};
   sim_detect_params par[2] = {w->par, w->par};
+  par[0].at_start = 1; /* a scripted obstacle's feature where it was at t (detect.h) */
   par[1].face_prev = 1;
   par[1].skip_first = 1; /* the merge below keeps q_t's contact where both passes find one */
   sim_detect_contacts *const out[2] = {&w->now, &w->ahead};
@@ -405,13 +378,13 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   const int points = sim_world_points_job(w, x, x_prev, x_pred, &ps, &job);
   int rc = sim_detect_passes_on(&w->runner, &w->det, x_pred ? 2 : 1, s, par, out,
                                 points ? &job : NULL, st);
-  for (int j = 0; !rc && j < w->now.n; j++)
-    w->min_gap = fmin(w->min_gap, start_gap(w, &w->now.c[j]));
+  for (int j = 0; !rc && j < w->now.n; j++) /* the gaps at the step's start (at_start) */
+    w->min_gap = fmin(w->min_gap, w->now.c[j].gap);
   if (!rc) rc = merge(w, &w->now, &w->ahead, 1, &w->both, st);
   if (!rc) rc = merge(w, &w->both, &w->pts, 0, &w->out, st);
   for (int j = 0; !rc && j < w->pts.n; j++) /* the gaps at q_t: the first pass's */
     if (w->point_found[w->pts.c[j].source] == 1)
-      w->min_gap = fmin(w->min_gap, start_gap(w, &w->pts.c[j]));
+      w->min_gap = fmin(w->min_gap, w->pts.c[j].gap);
   if (!rc) script_velocities(w, &w->out, h);
   return rc;
 }

@@ -6,10 +6,12 @@
      sim_surface_check_closed) with their mu and body filter (`touches`).
    - A scripted obstacle moves rigidly by its script M_t (x -> Q_t x + c_t, the same steps as
      pins). Contacts of the step from t to t + h are found against the pose at t + h (where the
-     rows hold at the end of the step), from the vertices at q_t; a mesh's points against the
-     bodies' triangles take their triangle where the point is at t (detect_point.h). The obstacle's velocity at a
-     contact point p is its spin (cylinder) plus the script's motion over the step,
-     (p - M_t(M_{t+h}^{-1}(p))) / h.
+     rows hold at the end of the step), from the vertices at q_t; in the q_t pass a scripted
+     obstacle's contact takes its feature and gap where the vertex meets the obstacle posed at
+     t (its step map, detect.h sim_detect_step), and a scripted mesh's point its triangle where
+     the point is at t (detect_point.h), so min_gap is the gap at the step's start. The
+     obstacle's velocity at a contact point p is its spin (cylinder) plus the script's motion
+     over the step, (p - M_t(M_{t+h}^{-1}(p))) / h.
    - Bodies: every tetrahedral body's boundary surface is a target of the other bodies'
      vertices when contact.bodies is on (and of its own with contact.self_collision), with mu =
      contact.mu. Cloth bodies are open surfaces: their vertices touch obstacles and the other
