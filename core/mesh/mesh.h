@@ -129,5 +129,10 @@ int sim_mesh_expect(sim_mesh_cursor *c, const char *word, sim_status *st);
 void sim_mesh_quote(char out[48], const char *tok, int len);
 /* Grows *p (elem bytes each) to hold at least need elements; 0 on success. */
 int sim_mesh_grow(void **p, int *cap, long long need, size_t elem);
+/* A polygon of np corners as np - 2 triangles fanned from its first corner, appended to tri
+   (room for them made by the caller) at *nt. */
+void sim_mesh_fan(const int *poly, int np, int *tri, int *nt);
+/* A surface reader's end: with rc != SIM_OK frees x and tri, else hands them to *out; rc. */
+int sim_mesh_surface_done(int rc, int nv, double *x, int nt, int *tri, sim_surface *out);
 
 #endif

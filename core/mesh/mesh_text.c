@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Text scanning for the mesh readers: whole-file load, tokens with line numbers, numbers. */
+/* Text scanning for the mesh readers: whole-file load, tokens with line numbers, numbers; the
+   surface readers' polygon fan and hand-over. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -216,4 +217,22 @@ int sim_mesh_grow(void **p, int *cap, long long need, size_t elem) {
   *p = q;
   *cap = (int)ncap;
   return 0;
+}
+
+void sim_mesh_fan(const int *poly, int np, int *tri, int *nt) {
+  for (int k = 1; k + 1 < np; k++, (*nt)++) {
+    tri[3 * *nt] = poly[0];
+    tri[3 * *nt + 1] = poly[k];
+    tri[3 * *nt + 2] = poly[k + 1];
+  }
+}
+
+int sim_mesh_surface_done(int rc, int nv, double *x, int nt, int *tri, sim_surface *out) {
+  if (rc) {
+    sim_free(x);
+    sim_free(tri);
+    return rc;
+  }
+  out->nv = nv, out->nt = nt, out->x = x, out->tri = tri;
+  return SIM_OK;
 }

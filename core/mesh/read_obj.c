@@ -84,12 +84,7 @@ int sim_read_obj(const char *path, sim_surface *out, sim_status *st) {
         rc = sim_fail(st, SIM_ERR_MEMORY, "%s:%d: out of memory", path, c.line);
         break;
       }
-      for (int k = 1; k + 1 < np; k++) { /* fan from the first corner */
-        tri[3 * nt] = poly[0];
-        tri[3 * nt + 1] = poly[k];
-        tri[3 * nt + 2] = poly[k + 1];
-        nt++;
-      }
+      sim_mesh_fan(poly, np, tri, &nt);
     }
     sim_mesh_skip_line(&c); /* other statements (vt, vn, o, g, s, usemtl, ...) are ignored */
   }
@@ -97,14 +92,5 @@ int sim_read_obj(const char *path, sim_surface *out, sim_status *st) {
     rc = sim_fail(st, SIM_ERR_MESH, "%s: no faces (expected 'f' lines)", path);
   sim_free(buf);
   sim_free(poly);
-  if (rc) {
-    sim_free(x);
-    sim_free(tri);
-    return rc;
-  }
-  out->nv = nv;
-  out->nt = nt;
-  out->x = x;
-  out->tri = tri;
-  return SIM_OK;
+  return sim_mesh_surface_done(rc, nv, x, nt, tri, out);
 }

@@ -72,25 +72,11 @@ int sim_read_off(const char *path, sim_surface *out, sim_status *st) {
         goto done;
       }
     }
-    for (int k = 1; k + 1 < np; k++) {
-      tri[3 * nt] = poly[0];
-      tri[3 * nt + 1] = poly[k];
-      tri[3 * nt + 2] = poly[k + 1];
-      nt++;
-    }
+    sim_mesh_fan(poly, np, tri, &nt);
     sim_mesh_skip_line(&c); /* face colour */
   }
 done:
   sim_free(buf);
   sim_free(poly);
-  if (rc) {
-    sim_free(x);
-    sim_free(tri);
-    return rc;
-  }
-  out->nv = nv;
-  out->nt = nt;
-  out->x = x;
-  out->tri = tri;
-  return SIM_OK;
+  return sim_mesh_surface_done(rc, nv, x, nt, tri, out);
 }
