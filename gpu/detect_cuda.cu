@@ -246,7 +246,8 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                        s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
                        s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
                        k->body_view, p->margin,      p->self_collision, p->face_prev,
-                       p->inside_only, skip ? ps->skip : NULL, ps->nskip, p->at_start};
+                       p->inside_only, skip ? ps->skip : NULL, ps->nskip, p->at_start,
+                       p->sweep};
   return v;
 }
 

@@ -5,8 +5,8 @@
    mesh against brute force and winding numbers (signs at concave features), an open blade
    from both sides, two deformable boxes and self-collision, pinned vertices, margins 0 and
    large, identical output for 1 and 4 threads, inside_only and skip lists, a second pass
-   skipping the first's keys (skip_first), a moving obstacle's step map (at_start), bad input,
-   no leaks. */
+   skipping the first's keys (skip_first), a moving obstacle's step map (at_start), a thin
+   slab's far side (face_prev, sweep), bad input, no leaks. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,6 +445,57 @@ static void test_step_map(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* A slab 1 cm thick (y in [-0.01, 0]), an analytic box and the same as a closed mesh, met by
+   vertices that were 3 cm above it at x_prev (the prediction pass: x_prev = q_t, x = q~):
+   vertex 0 ends just under the slab, 1 inside it near its underside, 2 a metre below, 3 falls
+   past its edge. Found at x, 0's and 1's contacts take the underside (n = -y): the solve would
+   pull them through. face_prev takes them again at x_prev: the top face (n = +y, p on it, the
+   gap 3 cm), and inside_only still keeps 1 (inside at x) and not 0. Vertex 2 is beyond the
+   margin at x: only sweep finds it, on the top face; 3's path never comes within the margin. */
+static void test_thin_slab(void) {
+  const double xp[][3] = {{0.1, 0.03, 0.2}, {-0.3, 0.03, 0.1}, {0.2, 0.03, -0.4}, {1.2, 0.03, 0}};
+  const double x[][3] = {{0.1, -0.015, 0.2}, {-0.3, -0.008, 0.1}, {0.2, -1, -0.4}, {1.2, -1, 0}};
+  sim_detect_obstacle ob = sim_default_detect_obstacle(SIM_OBS_BOX);
+  ob.shape.half[0] = ob.shape.half[2] = 1, ob.shape.half[1] = 0.005;
+  ob.shape.frame.pos[1] = -0.005;
+  double cx[24];
+  int ct[36];
+  make_cube((const double[3]){-1, -0.01, -1}, (const double[3]){1, 0, 1}, 0, cx, ct);
+  sim_detect_mesh m = sim_default_detect_mesh();
+  m.nv = 8, m.nt = 12, m.x = cx, m.tri = ct;
+  for (int mesh = 0; mesh < 2; mesh++) {
+    const int kind = mesh ? SIM_CONTACT_MESH : SIM_CONTACT_OBSTACLE;
+    sim_detect_scene s = {4, &x[0][0], &xp[0][0], NULL, !mesh, mesh, 0, &ob, &m, NULL};
+    sim_detect_params p = sim_default_detect_params();
+    p.margin = 0.01;
+    sim_detect_contacts o = {0};
+    CHECK_INT(detect(&s, &p, &o), SIM_OK);
+    const sim_contact *c0 = find(&o, 0, kind, 0), *c1 = find(&o, 1, kind, 0);
+    CHECK(o.n == 2 && c0 && c1 && c0->n[1] == -1 && c1->n[1] == -1);
+    p.face_prev = 1;
+    CHECK_INT(detect(&s, &p, &o), SIM_OK);
+    check_common(&o);
+    CHECK_INT(o.n, 2);
+    for (int v = 0; v < 2; v++) {
+      const sim_contact *c = find(&o, v, kind, 0);
+      const double top[3] = {xp[v][0], 0, xp[v][2]};
+      check_report(c && c->n[1] == 1 && fabs(c->gap - 0.03) < 1e-15 && dist3(c->p, top) < 1e-15,
+                   __FILE__, __LINE__, "slab (%s), face_prev: vertex %d on the top face",
+                   mesh ? "mesh" : "box", v);
+    }
+    p.inside_only = 1;
+    CHECK_INT(detect(&s, &p, &o), SIM_OK);
+    CHECK(o.n == 1 && find(&o, 1, kind, 0) && find(&o, 1, kind, 0)->n[1] == 1);
+    p.inside_only = 0, p.sweep = 1;
+    CHECK_INT(detect(&s, &p, &o), SIM_OK);
+    check_common(&o);
+    const sim_contact *c2 = find(&o, 2, kind, 0);
+    CHECK(o.n == 3 && c2 && c2->n[1] == 1 && fabs(c2->gap - 0.03) < 1e-15 &&
+          find(&o, 3, kind, 0) == NULL);
+    sim_detect_contacts_free(&o);
+  }
+}
+
 /* solid angle of triangle (a, b, c) seen from p (Van Oosterom and Strackee 1983) */
 static double solid_angle(const double *p, const double *a, const double *b, const double *c) {
   double r[3][3], l[3];
@@ -696,6 +747,7 @@ int main(void) {
   test_spinning_cylinder();
   test_cube_mesh();
   test_step_map();
+  test_thin_slab();
   test_star_mesh();
   test_blade();
   test_bodies();

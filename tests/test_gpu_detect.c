@@ -4,10 +4,10 @@
    target: the six analytic obstacles, rotated and moving, some limited to one body, three with
    a step map (a random small rigid motion: detect.h sim_detect_step, read by the passes with
    at_start, every step but every third); a closed mesh obstacle that moves (its tree refit
-   each step) and an open blade, both with step maps; two closed bodies (a
-   bumpy sphere and a box) and a cloud of vertices in a third body without triangles, plus loose
-   vertices in no body; pinned vertices; self-collision off and on; with and without previous
-   positions. Over four steps of random motion both must find the same contacts in the same
+   each step) and an open blade, both with step maps; two closed bodies (a bumpy sphere and a
+   box) and a cloud of vertices in a third body without triangles, plus loose vertices in no
+   body; pinned vertices; self-collision off and on; with and without previous positions, the
+   segments from them swept (sweep) every other step, their far sides faced (face_prev). Over four steps of random motion both must find the same contacts in the same
    order (kind, vertex, source and triangle equal) with every value within 1e-12 relative
    (the device's atan2 in a pseudo-normal's angle weights may differ from libm's in the last
    bits; everything else is the same arithmetic). Then the same detector on a second scene
@@ -298,6 +298,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     p.self_collision = step % 2;
     p.face_prev = (step / 2) % 2; /* the blade's contacts turned to x_prev's side */
     p.at_start = step % 3 != 1;
+    p.sweep = step % 2; /* the segments from x_prev (0.035 m on average, the margin 0.06) */
     CHECK_INT(sim_detect_run(&dh, &w->s, &p, &h, &st), SIM_OK);
     int rc = sim_cuda_detect_run(k, &dg, &w->s, &p, &g, &st);
     if (rc) fprintf(stderr, "device detection: %s\n", st.msg);

@@ -20,7 +20,7 @@ struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
 };
 
 sim_detect_params sim_default_detect_params(void) {
-  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0};
+  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0};
   return p;
 }
 
@@ -183,7 +183,7 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
   sim_detect_view v = {s->nv,    s->x,         s->x_prev,    s->pinned,    d->body_of,
                        s->nobs,  s->nmesh,     s->nbodies,   s->obs,       d->mesh_view,
                        d->body_view, p->margin, p->self_collision, p->face_prev, p->inside_only,
-                       p->nskip > 0 ? p->skip : NULL, p->nskip, p->at_start};
+                       p->nskip > 0 ? p->skip : NULL, p->nskip, p->at_start, p->sweep};
   return v;
 }
 

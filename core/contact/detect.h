@@ -60,10 +60,17 @@ typedef struct {
   double margin;      /* contact when the (signed) distance <= margin; >= 0 */
   double min_sep;     /* separation the normal rows enforce (stored in the output) */
   int self_collision; /* 0 (default): a body's vertices ignore its own triangles */
-  int face_prev;      /* 1: an open mesh contact faces x_prev's side: where
-                         n . (x_prev_v - p) < 0, n and the gap change sign (the prediction
-                         pass and re-detection, whose x_prev is q_t: a vertex that would cross a
-                         blade within the step is held on its side); 0 (default): as found */
+  int face_prev;      /* 1: a contact faces x_prev's side (the prediction pass and
+                         re-detection, whose x_prev is q_t: a vertex that would cross a thin
+                         part within the step is held on its side): where x_prev (carried by
+                         the obstacle's step map) is behind the contact's plane,
+                         n . (x_prev_v - p) < 0, an open mesh's n and gap change sign, and an
+                         analytic obstacle's or closed mesh's contact, where x_prev is behind
+                         it by more than the margin (detect_vertex.h), is taken again at x_prev
+                         (its closest point, normal and gap: the face x_prev looks at; found
+                         at x, a box falling 6 cm a step onto a slab 1 cm thick was nearer
+                         its underside and went through it); inside_only still judges the
+                         gap found at x. 0 (default): as found */
   int inside_only;    /* 1: only the contacts with gap < 0 (re-detection keeps no other: a
                          device detector then finds and copies no more); 0 (default): all */
   const sim_contact_key *skip; /* nskip keys sorted by (v, kind, source), or NULL: contacts */
@@ -75,6 +82,12 @@ typedef struct {
   int at_start;   /* 1 (the q_t pass): an obstacle or mesh obstacle with a step map (its `step`)
                      is queried where the vertex is relative to it at the step's start, the
                      margin widened by the map's displacement there; 0 (default): as posed */
+  int sweep;      /* 1 (the prediction pass, with x_prev = q_t): an obstacle or mesh obstacle
+                     that x is not within the margin of is still a contact where the segment
+                     from x_prev (carried by its step map) to x comes within the margin of it,
+                     taken at x_prev (its closest point, normal and gap), so a vertex faster
+                     than the obstacle is thick does not pass through it (a box falling 20 cm
+                     a step through a slab 1 cm thick); 0 (default): x alone */
 } sim_detect_params;
 
 /* Where a point at x relative to an obstacle at the step's start lies relative to it at the
@@ -175,6 +188,7 @@ typedef struct sim_detect_view {
   const sim_contact_key *skip; /* sim_detect_params.skip, on the view's side */
   int nskip;
   int at_start; /* sim_detect_params.at_start */
+  int sweep;    /* sim_detect_params.sweep */
 } sim_detect_view;
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's

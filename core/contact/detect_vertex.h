@@ -106,11 +106,11 @@ SIM_HD void sim_detect_put(sim_contact *k, sim_contact_kind kind, int v, int sou
   sim_tangent_basis(k->n, k->t1, k->t2);
 }
 
-/* Keeps the candidate formed in *k (inside_only: only gap < 0): copied to out[found] where it
-   was formed elsewhere. Returns 1 when kept. */
-SIM_HD int sim_detect_keep(const sim_detect_view *s, const sim_contact *k, sim_contact *out,
-                           int found) {
-  if (s->inside_only && !(k->gap < 0.0)) return 0;
+/* Keeps the candidate formed in *k (inside_only: only where its gap as found, `gap`, is < 0):
+   copied to out[found] where it was formed elsewhere. Returns 1 when kept. */
+SIM_HD int sim_detect_keep(const sim_detect_view *s, double gap, const sim_contact *k,
+                           sim_contact *out, int found) {
+  if (s->inside_only && !(gap < 0.0)) return 0;
   if (out && k != &out[found]) out[found] = *k;
   return 1;
 }
@@ -150,11 +150,68 @@ SIM_HD const double *sim_detect_query_at(const sim_detect_view *s, const sim_det
   return y;
 }
 
+/* face_prev: where x_prev is relative to an obstacle with step map m (ys: room for it), x_prev
+   carried by the map (the step's start against the obstacle where it ends), else x_prev; and
+   whether that place is behind the plane of a contact found at p with normal n by more than
+   the margin. The passes with face_prev find only vertices without a contact at q_t, farther
+   than the margin then (the prediction pass skips the q_t pass's, re-detection the step's), so
+   one that crossed a thin part started more than the margin behind the far side's plane; one
+   nearer that plane has not crossed it. Behind by any amount, vertices of sharp_corner's cloth
+   falling past the cube's edges were taken again at q_t, and the CPU's and the device's steps
+   then differed by 1e-5 of the scene's size where they agree to 1e-10 otherwise. */
+SIM_HD const double *sim_detect_start_of(const sim_detect_step *m, const double *xprev,
+                                         double ys[3]) {
+  if (!m->on) return xprev;
+  sim_detect_step_apply(m, xprev, ys);
+  return ys;
+}
+
+SIM_HD int sim_detect_behind(const sim_detect_view *s, const double *xs, const double p[3],
+                             const double n[3]) {
+  return (xs[0] - p[0]) * n[0] + (xs[1] - p[1]) * n[1] + (xs[2] - p[2]) * n[2] <
+         -s->margin;
+}
+
+/* The distance from p to analytic obstacle o (its SDF), or with o NULL to the mesh of tree b
+   and vertices mx; INFINITY where the mesh has no triangle within bound. */
+SIM_HD double sim_detect_dist(const sim_obstacle *o, const sim_bvh_view *b, const double *mx,
+                              const double p[3], double bound) {
+  if (o) return sim_obstacle_phi(o, p);
+  sim_bvh_hit h;
+  return sim_bvh_view_nearest(b, mx, p, bound, -1, &h) ? sqrt(h.q.d2) : INFINITY;
+}
+
+/* sweep (detect.h): whether the segment from a to e comes within margin of obstacle o (or the
+   mesh: sim_detect_dist). Not where the ball round its middle that holds it is farther; else
+   by conservative advancement: from a point whose distance is dist > margin, the segment
+   cannot come nearer than margin / 2 within dist - margin / 2, so each step is that long (at
+   least margin / 2). 1 as well where SIM_DETECT_SWEEP_STEPS steps did not settle it (a
+   segment grazing the obstacle: a contact whose row does not hold the vertex back). */
+#define SIM_DETECT_SWEEP_STEPS 64
+SIM_HD int sim_detect_swept(const sim_obstacle *o, const sim_bvh_view *b, const double *mx,
+                            const double a[3], const double e[3], double margin) {
+  const double d[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]};
+  const double len = sim_norm3(d);
+  const double mid[3] = {a[0] + 0.5 * d[0], a[1] + 0.5 * d[1], a[2] + 0.5 * d[2]};
+  if (!(sim_detect_dist(o, b, mx, mid, 0.5 * len + margin) <= 0.5 * len + margin)) return 0;
+  double t = 0.0;
+  for (int i = 0; i < SIM_DETECT_SWEEP_STEPS; i++) {
+    const double p[3] = {a[0] + t * d[0], a[1] + t * d[1], a[2] + t * d[2]};
+    const double rest = (1.0 - t) * len + margin, dist = sim_detect_dist(o, b, mx, p, rest);
+    if (dist <= margin) return 1;
+    if (!(dist <= rest)) return 0; /* nothing within the rest of the segment (or NaN) */
+    t += (dist - 0.5 * margin) / len;
+    if (t > 1.0) return 0;
+  }
+  return 1;
+}
+
 SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) {
   if (s->pinned && s->pinned[v]) return 0;
   const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
   const double margin = s->margin;
-  double y[3], yprev[3], mo; /* an obstacle's query point and margin (sim_detect_query_at) */
+  double y[3], yprev[3], ys[3], mo; /* an obstacle's query point and margin
+                                       (sim_detect_query_at), x_prev's places */
   const int bv = s->body_of[v];
   int lo, hi; /* v's skipped keys */
   sim_detect_skip_range(s, v, &lo, &hi);
@@ -167,17 +224,27 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     if (!sim_detect_touches(ob->bodies, bv) ||
         sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE, o))
       continue;
-    const double phi = sim_obstacle_query(&ob->shape, sim_detect_query_at(s, &ob->step, x, y, &mo),
-                                          c, n);
-    if (!(phi <= mo)) continue;
+    const double *q = sim_detect_query_at(s, &ob->step, x, y, &mo), *from = 0;
+    double phi = sim_obstacle_query(&ob->shape, q, c, n);
+    if (!(phi <= mo)) { /* sweep: the segment from x_prev, and the contact taken there */
+      if (!s->sweep || !xprev) continue;
+      from = sim_detect_start_of(&ob->step, xprev, ys);
+      if (!sim_detect_swept(&ob->shape, 0, 0, from, q, mo)) continue;
+    }
     if (!form) {
       found++;
       continue;
     }
+    if (from) phi = sim_obstacle_query(&ob->shape, from, c, n);
+    const double found_gap = phi;
+    if (s->face_prev && xprev) { /* found on the far side of a thin part: x_prev's feature */
+      const double *xs = sim_detect_start_of(&ob->step, xprev, yprev);
+      if (sim_detect_behind(s, xs, c, n)) phi = sim_obstacle_query(&ob->shape, xs, c, n);
+    }
     sim_contact *k = s->inside_only ? &tmp : &out[found];
     sim_obstacle_velocity(&ob->shape, c, u);
     sim_detect_put(k, SIM_CONTACT_OBSTACLE, v, o, n, c, phi, ob->mu, u);
-    found += sim_detect_keep(s, k, out, found);
+    found += sim_detect_keep(s, found_gap, k, out, found);
   }
   for (int m = 0; m < s->nmesh; m++) {
     const sim_detect_mesh_view *me = &s->mesh[m];
@@ -185,7 +252,14 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     if (!sim_detect_touches(me->bodies, bv) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m))
       continue;
     const double *q = sim_detect_query_at(s, &me->step, x, y, &mo);
-    if (!sim_bvh_view_nearest(&me->bvh, me->x, q, mo, -1, &h)) continue;
+    if (!sim_bvh_view_nearest(&me->bvh, me->x, q, mo, -1, &h)) { /* sweep, as above */
+      if (!s->sweep || !xprev) continue;
+      const double *from = sim_detect_start_of(&me->step, xprev, ys);
+      if (!sim_detect_swept(0, &me->bvh, me->x, from, q, mo) ||
+          !sim_bvh_view_nearest(&me->bvh, me->x, from, INFINITY, -1, &h))
+        continue;
+      q = from;
+    }
     if (!form) {
       found++;
       continue;
@@ -196,14 +270,22 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
       sim_detect_orient_closed(&me->bvh, me->x, me->tri, q, &h, n, &gap);
     else
       sim_detect_orient_open(q, qprev, &h, n, &gap);
-    if (!me->closed && s->face_prev && qprev) sim_detect_face_prev(qprev, h.q.c, n, &gap);
+    double found_gap = gap; /* a blade's turned to x_prev's side: crossed it, inside_only */
+    if (s->face_prev && xprev) {
+      const double *xs = sim_detect_start_of(&me->step, xprev, yprev);
+      if (!me->closed)
+        sim_detect_face_prev(xs, h.q.c, n, &gap), found_gap = gap;
+      else if (sim_detect_behind(s, xs, h.q.c, n) && /* as for analytic obstacles */
+               sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, -1, &h))
+        sim_detect_orient_closed(&me->bvh, me->x, me->tri, xs, &h, n, &gap);
+    }
     const double r[3] = {h.q.c[0] - me->center[0], h.q.c[1] - me->center[1],
                          h.q.c[2] - me->center[2]};
     sim_cross3(me->omega, r, u);
     for (int k = 0; k < 3; k++) u[k] += me->vel[k];
     sim_contact *k = s->inside_only ? &tmp : &out[found];
     sim_detect_put(k, SIM_CONTACT_MESH, v, m, n, h.q.c, gap, me->mu, u);
-    found += sim_detect_keep(s, k, out, found);
+    found += sim_detect_keep(s, found_gap, k, out, found);
   }
   for (int B = 0; B < s->nbodies; B++) {
     const sim_detect_body_view *bd = &s->body[B];
@@ -221,7 +303,7 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     sim_contact *k = s->inside_only ? &tmp : &out[found];
     sim_detect_put(k, SIM_CONTACT_BODY, v, B, n, h.q.c, gap, mu, 0);
     for (int i = 0; i < 3; i++) k->tri[i] = bd->tri[3 * h.tri + i], k->w[i] = h.q.w[i];
-    found += sim_detect_keep(s, k, out, found);
+    found += sim_detect_keep(s, gap, k, out, found);
   }
   return found;
 }

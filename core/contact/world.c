@@ -369,6 +369,7 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   sim_detect_params par[2] = {w->par, w->par};
   par[0].at_start = 1; /* a scripted obstacle's feature where it was at t (detect.h) */
   par[1].face_prev = 1;
+  par[1].sweep = 1; /* what the vertex passes on its way to q~ (detect.h) */
   par[1].skip_first = 1; /* the merge below keeps q_t's contact where both passes find one */
   sim_detect_contacts *const out[2] = {&w->now, &w->ahead};
   w->ahead.n = 0;

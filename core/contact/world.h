@@ -21,8 +21,10 @@
    step would reach: a vertex faster than margin / h is caught before it passes through). A
    vertex and obstacle found by both keep the q_t contact (the prediction pass skips the q_t
    pass's keys: sim_detect_params.skip_first, so a device detector copies none down twice). A
-   contact with an open mesh (a blade) found only at q~ faces the side the vertex is on at q_t,
-   so a vertex that would cross the blade within the step is held on its side.
+   contact found only at q~ faces the side the vertex is on at q_t (face_prev: a blade's turned
+   round, an analytic or closed obstacle's taken at q_t where q~ is past its far side), and the
+   segment from q_t to q~ is followed (sweep), so a vertex that would cross a blade or a thin
+   obstacle within the step is held on its side.
    Constraint pins (scene pins with "mode": "constraint") add one bilateral contact per pinned
    vertex (kind SIM_CONTACT_BILATERAL, contact.h; core/contact/world_pins.h) after detection,
    merged into the sorted list; those vertices are free unknowns and collide like any other.
