@@ -23,8 +23,7 @@ struct cuda_points {
   sim_bvh_view *view;  // device, nbodies
   int *tri, *tri_first, *pt_mesh;
   unsigned char *cloth, *pinned, *found;
-  double *mesh_mu, *pt_x, *pt_xs, *x, *x_prev, *x_pred;  // x...: uploads where a position has
-                                                        // no twin
+  double *mesh_mu, *pt_x, *pt_xs, *x, *x_prev, *x_pred;  // x...: uploads where no twin
   const double *rx[3];  // what this run reads for x, x_prev, x_pred: those or twins (NULL: none)
   uint64_t *mesh_bodies;
   int *count, *offset;
@@ -44,8 +43,9 @@ struct cuda_points {
 // slot[p], found[p] = pass + 1 (0 where none). The trees are fit to xt.
 static __global__ void k_points(sim_point_view v, int np, int pass, const double *xt,
                                 const double *xs, const double *x_prev, const double *pt_x,
-                                const double *pt_xs, const int *pt_mesh, const uint64_t *mesh_bodies,
-                                const double *mesh_mu, unsigned char *found, sim_contact *slot) {
+                                const double *pt_xs, const int *pt_mesh,
+                                const uint64_t *mesh_bodies, const double *mesh_mu,
+                                unsigned char *found, sim_contact *slot) {
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= np || (pass && found[p])) return;
   found[p] = 0;
@@ -157,8 +157,8 @@ static int bind(cuda_points *k, const sim_point_scene *s, sim_status *st) {
 }
 
 // The run's inputs up: positions (unless they have twins, which the run reads), pinned flags,
-// the moving meshes' points (posed on the host at the step's end and start). No wait: the sources are pageable host memory,
-// staged before each copy returns.
+// the moving meshes' points (posed on the host at the step's end and start). No wait: the
+// sources are pageable host memory, staged before each copy returns.
 static int upload_run(cuda_points *k, const sim_point_scene *s, cuda_twins *tw, sim_status *st) {
   cudaStream_t sm = k->mem.stream;
   const size_t nv3 = 3 * (size_t)s->nv;

@@ -341,11 +341,11 @@ static double paddle_phi(const run *r, int mesh, double t, const double *x) {
    the gap back along the normal by the paddle's motion read -6.9 mm (analytic) and -4.5 mm
    (mesh) where vertices met the tip, whose motion is tangential; against the paddle at the
    step's end, -8.5 mm. As a mesh obstacle its tip's edge also meets the box's side between the
-   vertices (TRIANGLE contacts): the box must not leave faster than the paddle carries it. When those
-   contacts took their face where the edge ends the step, 6.5 mm inside the box, its points
-   near the top and bottom found those faces nearer and pulled them together: the box was
-   thrown at 6.3 m/s and travelled 2.4 m (detect_point.h now takes the face at the step's
-   start). */
+   vertices (TRIANGLE contacts): the box must not leave faster than the paddle carries it.
+   When those contacts took their face where the edge ends the step, 6.5 mm inside the box,
+   its points near the top and bottom found those faces nearer and pulled them together: the
+   box was thrown at 6.3 m/s and travelled 2.4 m (detect_point.h now takes the face at the
+   step's start). */
 static void test_turning_paddle(void) {
   for (int mesh = 0; mesh < 2; mesh++) {
     printf("turning_paddle_sweeps_box (%s)\n", mesh ? "mesh" : "analytic");
@@ -395,7 +395,8 @@ static void test_thin_slab(void) {
     if (run_open(&r, json("{'name': 'slab', 'solver': {'dt': 0.01, 'lg_iterations': 10,"
                           " 'global': 'cholesky'}, 'gravity': [0, -9.81, 0],"
                           " 'bodies': [{'name': 'box', 'mesh': {'type': 'bar',"
-                          "   'lo': [-0.1, 0.5, -0.1], 'hi': [0.1, 0.7, 0.1], 'vertices': [4, 4, 4]},"
+                          "   'lo': [-0.1, 0.5, -0.1], 'hi': [0.1, 0.7, 0.1],"
+                          "   'vertices': [4, 4, 4]},"
                           "   'velocity': [0, %.17g, 0], 'material': {'model': 'arap',"
                           "   'density': 1000, 'youngs_modulus': 1e7, 'poisson_ratio': 0.3}}],"
                           " 'contact': {'margin': 0.02},"

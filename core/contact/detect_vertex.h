@@ -210,8 +210,8 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
   if (s->pinned && s->pinned[v]) return 0;
   const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
   const double margin = s->margin;
-  double y[3], yprev[3], ys[3], mo; /* an obstacle's query point and margin
-                                       (sim_detect_query_at), x_prev's places */
+  double y[3], ys[3], mo; /* an obstacle's query point and margin (sim_detect_query_at), and
+                             x_prev's place relative to it (sim_detect_start_of) */
   const int bv = s->body_of[v];
   int lo, hi; /* v's skipped keys */
   sim_detect_skip_range(s, v, &lo, &hi);
@@ -224,23 +224,20 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     if (!sim_detect_touches(ob->bodies, bv) ||
         sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE, o))
       continue;
-    const double *q = sim_detect_query_at(s, &ob->step, x, y, &mo), *from = 0;
+    const double *q = sim_detect_query_at(s, &ob->step, x, y, &mo);
+    const double *xs = xprev ? sim_detect_start_of(&ob->step, xprev, ys) : 0;
     double phi = sim_obstacle_query(&ob->shape, q, c, n);
-    if (!(phi <= mo)) { /* sweep: the segment from x_prev, and the contact taken there */
-      if (!s->sweep || !xprev) continue;
-      from = sim_detect_start_of(&ob->step, xprev, ys);
-      if (!sim_detect_swept(&ob->shape, 0, 0, from, q, mo)) continue;
-    }
+    const int swept = !(phi <= mo); /* sweep: the segment from x_prev, the contact taken there */
+    if (swept && !(s->sweep && xs && sim_detect_swept(&ob->shape, 0, 0, xs, q, mo))) continue;
     if (!form) {
       found++;
       continue;
     }
-    if (from) phi = sim_obstacle_query(&ob->shape, from, c, n);
+    if (swept) phi = sim_obstacle_query(&ob->shape, xs, c, n);
     const double found_gap = phi;
-    if (s->face_prev && xprev) { /* found on the far side of a thin part: x_prev's feature */
-      const double *xs = sim_detect_start_of(&ob->step, xprev, yprev);
-      if (sim_detect_behind(s, xs, c, n)) phi = sim_obstacle_query(&ob->shape, xs, c, n);
-    }
+    /* found on the far side of a thin part: x_prev's feature */
+    if (s->face_prev && xs && sim_detect_behind(s, xs, c, n))
+      phi = sim_obstacle_query(&ob->shape, xs, c, n);
     sim_contact *k = s->inside_only ? &tmp : &out[found];
     sim_obstacle_velocity(&ob->shape, c, u);
     sim_detect_put(k, SIM_CONTACT_OBSTACLE, v, o, n, c, phi, ob->mu, u);
@@ -252,27 +249,23 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     if (!sim_detect_touches(me->bodies, bv) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m))
       continue;
     const double *q = sim_detect_query_at(s, &me->step, x, y, &mo);
+    const double *xs = xprev ? sim_detect_start_of(&me->step, xprev, ys) : 0;
     if (!sim_bvh_view_nearest(&me->bvh, me->x, q, mo, -1, &h)) { /* sweep, as above */
-      if (!s->sweep || !xprev) continue;
-      const double *from = sim_detect_start_of(&me->step, xprev, ys);
-      if (!sim_detect_swept(0, &me->bvh, me->x, from, q, mo) ||
-          !sim_bvh_view_nearest(&me->bvh, me->x, from, INFINITY, -1, &h))
+      if (!(s->sweep && xs && sim_detect_swept(0, &me->bvh, me->x, xs, q, mo) &&
+            sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, -1, &h)))
         continue;
-      q = from;
+      q = xs;
     }
     if (!form) {
       found++;
       continue;
     }
-    const double *qprev = xprev && q != x ? sim_detect_query_at(s, &me->step, xprev, yprev, &mo)
-                                          : xprev;
     if (me->closed)
       sim_detect_orient_closed(&me->bvh, me->x, me->tri, q, &h, n, &gap);
-    else
-      sim_detect_orient_open(q, qprev, &h, n, &gap);
+    else /* queried where it was (at_start, swept): x_prev there too */
+      sim_detect_orient_open(q, q != x ? xs : xprev, &h, n, &gap);
     double found_gap = gap; /* a blade's turned to x_prev's side: crossed it, inside_only */
-    if (s->face_prev && xprev) {
-      const double *xs = sim_detect_start_of(&me->step, xprev, yprev);
+    if (s->face_prev && xs) {
       if (!me->closed)
         sim_detect_face_prev(xs, h.q.c, n, &gap), found_gap = gap;
       else if (sim_detect_behind(s, xs, h.q.c, n) && /* as for analytic obstacles */

@@ -263,13 +263,13 @@ static void pose(sim_world *w, double t, double t1) {
   }
   for (int k = 0; k < w->nmesh; k++) {
     if (!w->mesh[k].moving) continue;
-    const sim_world_motion *mo = &w->motion_t1[w->mesh_def[k]];
-    step_map(&w->motion_t[w->mesh_def[k]], mo, &w->mesh[k].step);
-    posed_points(mo, w->mesh[k].nv, w->mesh_x0[k], w->mesh_x[k]);
-    const int p0 = w->point_first[k], np = w->point_first[k + 1] - p0;
-    posed_points(mo, np, w->pt_x0 + 3 * (size_t)p0, w->pt_x + 3 * (size_t)p0);
-    posed_points(&w->motion_t[w->mesh_def[k]], np, w->pt_x0 + 3 * (size_t)p0,
-                 w->pt_xs + 3 * (size_t)p0);
+    const sim_world_motion *m0 = &w->motion_t[w->mesh_def[k]], *m1 = &w->motion_t1[w->mesh_def[k]];
+    step_map(m0, m1, &w->mesh[k].step);
+    posed_points(m1, w->mesh[k].nv, w->mesh_x0[k], w->mesh_x[k]);
+    const size_t p0 = 3 * (size_t)w->point_first[k];
+    const int np = w->point_first[k + 1] - w->point_first[k];
+    posed_points(m1, np, w->pt_x0 + p0, w->pt_x + p0);
+    posed_points(m0, np, w->pt_x0 + p0, w->pt_xs + p0);
   }
 }
 
