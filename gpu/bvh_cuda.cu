@@ -34,9 +34,9 @@ int sim_cuda_scan_space(cuda_blocks *k, int *count, int *offset, int n, void **t
 }
 
 static __global__ void k_refit(sim_bvh_node *node, const int *tri, const double *x,
-                               const int *order, int n) {
+                               const double *x2, const int *order, int n) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < n) sim_bvh_refit_node(node, tri, x, order[t]);
+  if (t < n) sim_bvh_refit_node(node, tri, x, x2, order[t]);
 }
 
 // The refit schedule of tree b: leaves, then inner nodes deepest level first.
@@ -94,11 +94,12 @@ void sim_cuda_tree_free(dev_tree *t) {
   t->seg = NULL;
 }
 
-int sim_cuda_tree_refit(const dev_tree *t, const double *x, cudaStream_t s, sim_status *st) {
+int sim_cuda_tree_refit(const dev_tree *t, const double *x, const double *x2, cudaStream_t s,
+                        sim_status *st) {
   for (int i = 0; i < t->nseg; i++) {
     const int n = t->seg[i + 1] - t->seg[i];
-    k_refit<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, s>>>(t->node, t->tri, x, t->order + t->seg[i],
-                                                          n);
+    k_refit<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, s>>>(t->node, t->tri, x, x2,
+                                                          t->order + t->seg[i], n);
   }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;

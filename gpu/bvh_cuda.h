@@ -50,8 +50,10 @@ typedef struct dev_tree {
 int sim_cuda_tree_copy(cuda_blocks *k, const sim_bvh *b, const int *in_tri, int refit, dev_tree *t,
                        sim_status *st);
 void sim_cuda_tree_free(dev_tree *t);  // its host array (the device ones belong to the set)
-// The tree's boxes to positions x (device), queued on s.
-int sim_cuda_tree_refit(const dev_tree *t, const double *x, cudaStream_t s, sim_status *st);
+// The tree's boxes to positions x (device), and to x2 too unless it is NULL (a swept tree,
+// bvh.h sim_bvh_refit_swept), queued on s.
+int sim_cuda_tree_refit(const dev_tree *t, const double *x, const double *x2, cudaStream_t s,
+                        sim_status *st);
 sim_bvh_view sim_cuda_tree_view(const dev_tree *t);
 
 #endif

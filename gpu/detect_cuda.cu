@@ -230,9 +230,11 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   return SIM_OK;
 }
 
-static int refit_bodies(sim_cuda_detect *k, sim_status *st) {
+// The bodies' trees to x, swept to x_prev too where the pass reads x_prev's pose (detect.h).
+static int refit_bodies(sim_cuda_detect *k, const sim_detect_params *p, sim_status *st) {
+  const double *x2 = sim_detect_bodies_swept(p) ? k->rx_prev : NULL;
   for (int b = 0; b < k->nbodies; b++) {
-    int rc = sim_cuda_tree_refit(&k->body_tree[b], k->rx, k->mem.stream, st);
+    int rc = sim_cuda_tree_refit(&k->body_tree[b], k->rx, x2, k->mem.stream, st);
     if (rc) return rc;
   }
   return SIM_OK;
@@ -277,7 +279,7 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
       k->nbodies != s->nbodies)
     if ((rc = bind(k, d, s, st))) return rc;
   if (s->nv == 0) return SIM_OK;
-  if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st))) return rc;
+  if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, p, st))) return rc;
   cudaStream_t sm = k->mem.stream;
   if (p->skip && p->nskip > 0) { /* staged before the copy returns: no wait (upload_run) */
     if ((rc = sim_cuda_grow(&k->mem, &ps->skip, &ps->skip_cap, (size_t)p->nskip, st))) return rc;
@@ -321,7 +323,7 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
   if (rc) return rc;
   k->found += total;
   if (more) {
-    if (!current && ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, st)))) return rc;
+    if (!current && ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, p, st)))) return rc;
     *held = i;
     sim_detect_view v = view(k, s, p, ps);
     cudaStream_t sm = k->mem.stream;

@@ -183,7 +183,7 @@ static int upload_run(cuda_points *k, const sim_point_scene *s, cuda_twins *tw, 
 
 static int refit(cuda_points *k, const double *x, sim_status *st) {
   for (int b = 0; b < k->nbodies; b++) {
-    int rc = sim_cuda_tree_refit(&k->tree[b], x, k->mem.stream, st);
+    int rc = sim_cuda_tree_refit(&k->tree[b], x, NULL, k->mem.stream, st);
     if (rc) return rc;
   }
   return SIM_OK;

@@ -496,6 +496,69 @@ static void test_thin_slab(void) {
   }
 }
 
+/* The same slab as a deformable body (a closed surface) met by vertices of another body. As
+   test_thin_slab, with both bodies' positions at x_prev and x: vertices 0-3 move as there
+   past the slab standing still, found on its underside at x, on its top with face_prev (the
+   slab's triangle carried back to x_prev), and 2 only with sweep. Then the slab moves (up
+   1.045 m, through two vertices standing still under it): only sweep finds vertex 0, where the
+   slab was at x_prev (its top, 0.545 m below), and never 1, beside the slab's path. */
+static void test_thin_body(void) {
+  const double xp[][3] = {{0.1, 0.03, 0.2}, {-0.3, 0.03, 0.1}, {0.2, 0.03, -0.4}, {1.2, 0.03, 0}};
+  const double xe[][3] = {{0.1, -0.015, 0.2}, {-0.3, -0.008, 0.1}, {0.2, -1, -0.4}, {1.2, -1, 0}};
+  double x[12 * 3], xprev[12 * 3];
+  int bt[36];
+  make_cube((const double[3]){-1, -0.01, -1}, (const double[3]){1, 0, 1}, 4, x + 12, bt);
+  memcpy(xprev + 12, x + 12, sizeof(double) * 24);
+  memcpy(x, xe, sizeof xe);
+  memcpy(xprev, xp, sizeof xp);
+  sim_detect_body b[2] = {{0, 4, 0, NULL, 0.5}, {4, 8, 12, bt, 0.5}};
+  sim_detect_scene s = {12, x, xprev, NULL, 0, 0, 2, NULL, NULL, b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.01;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  const sim_contact *c0 = find(&o, 0, SIM_CONTACT_BODY, 1), *c1 = find(&o, 1, SIM_CONTACT_BODY, 1);
+  CHECK(o.n == 2 && c0 && c1 && c0->n[1] == -1 && c1->n[1] == -1 && c1->gap < 0);
+  p.face_prev = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  CHECK_INT(o.n, 2);
+  for (int v = 0; v < 2; v++) {
+    const sim_contact *c = find(&o, v, SIM_CONTACT_BODY, 1);
+    const double top[3] = {xp[v][0], 0, xp[v][2]};
+    check_report(c && c->n[1] == 1 && fabs(c->gap - 0.03) < 1e-15 && dist3(c->p, top) < 1e-15 &&
+                     fabs(c->w[0] + c->w[1] + c->w[2] - 1) < 1e-15,
+                 __FILE__, __LINE__, "body slab, face_prev: vertex %d on the top face", v);
+  }
+  p.inside_only = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK(o.n == 1 && find(&o, 1, SIM_CONTACT_BODY, 1) &&
+        find(&o, 1, SIM_CONTACT_BODY, 1)->n[1] == 1);
+  p.inside_only = 0, p.sweep = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  const sim_contact *c2 = find(&o, 2, SIM_CONTACT_BODY, 1);
+  CHECK(o.n == 3 && c2 && c2->n[1] == 1 && fabs(c2->gap - 0.03) < 1e-15 &&
+        find(&o, 3, SIM_CONTACT_BODY, 1) == NULL);
+  /* the slab moving through vertices standing still */
+  double y[10 * 3] = {0.2, -0.5, -0.4, 1.2, -0.5, 0}, yprev[10 * 3];
+  make_cube((const double[3]){-1, -0.01, -1}, (const double[3]){1, 0, 1}, 2, y + 6, bt);
+  memcpy(yprev, y, sizeof y);
+  for (int i = 2; i < 10; i++) yprev[3 * i + 1] -= 1.045;
+  sim_detect_body b2[2] = {{0, 2, 0, NULL, 0.5}, {2, 8, 12, bt, 0.5}};
+  sim_detect_scene s2 = {10, y, yprev, NULL, 0, 0, 2, NULL, NULL, b2};
+  p.sweep = 0;
+  CHECK_INT(detect(&s2, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0);
+  p.sweep = 1;
+  CHECK_INT(detect(&s2, &p, &o), SIM_OK);
+  check_common(&o);
+  c0 = find(&o, 0, SIM_CONTACT_BODY, 1);
+  CHECK(o.n == 1 && c0 && c0->n[1] == 1 && fabs(c0->gap - 0.545) < 1e-12 &&
+        fabs(c0->p[1] + 1.045) < 1e-12);
+  sim_detect_contacts_free(&o);
+}
+
 /* solid angle of triangle (a, b, c) seen from p (Van Oosterom and Strackee 1983) */
 static double solid_angle(const double *p, const double *a, const double *b, const double *c) {
   double r[3][3], l[3];
@@ -748,6 +811,7 @@ int main(void) {
   test_cube_mesh();
   test_step_map();
   test_thin_slab();
+  test_thin_body();
   test_star_mesh();
   test_blade();
   test_bodies();

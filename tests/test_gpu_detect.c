@@ -7,10 +7,12 @@
    each step) and an open blade, both with step maps; two closed bodies (a bumpy sphere and a
    box) and a cloud of vertices in a third body without triangles, plus loose vertices in no
    body; pinned vertices; self-collision off and on; with and without previous positions, the
-   segments from them swept (sweep) every other step, their far sides faced (face_prev). Over four steps of random motion both must find the same contacts in the same
-   order (kind, vertex, source and triangle equal) with every value within 1e-12 relative
-   (the device's atan2 in a pseudo-normal's angle weights may differ from libm's in the last
-   bits; everything else is the same arithmetic). Then the same detector on a second scene
+   segments from them swept (sweep) every other step, against the bodies' surfaces moving too
+   (their trees then swept: detect_body.h), their far sides faced (face_prev). Over four steps
+   of random motion both must find the same contacts in the same order (kind, vertex, source
+   and triangle equal) with every value within 1e-12 relative (the device's atan2 in a
+   pseudo-normal's angle weights may differ from libm's in the last bits; everything else is
+   the same arithmetic). Then the same detector on a second scene
    (it copies the new trees) and back on the first. Each run's contacts come down with their
    count in one wait where they fit the detector's guess, else in two: both happen, and the
    second waits the detector counts are those of the runs over the guess. A second detector

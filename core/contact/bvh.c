@@ -119,8 +119,10 @@ done:
 }
 
 /* Children have larger indices than their parent (pre-order): one backward sweep. */
-void sim_bvh_refit(sim_bvh *b, const double *x) {
-  for (int i = b->nnodes - 1; i >= 0; i--) sim_bvh_refit_node(b->node, b->tri, x, i);
+void sim_bvh_refit(sim_bvh *b, const double *x) { sim_bvh_refit_swept(b, x, NULL); }
+
+void sim_bvh_refit_swept(sim_bvh *b, const double *x, const double *x2) {
+  for (int i = b->nnodes - 1; i >= 0; i--) sim_bvh_refit_node(b->node, b->tri, x, x2, i);
 }
 
 void sim_bvh_free(sim_bvh *b) {

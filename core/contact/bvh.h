@@ -59,6 +59,10 @@ typedef int (*sim_bvh_visit)(void *ctx, const sim_bvh_hit *hit);
 /* x: 3 nv coordinates, tri: 3 nt vertex indices (nt may be 0: every query finds nothing). */
 int sim_bvh_build(int nv, const double *x, int nt, const int *tri, sim_bvh *out, sim_status *st);
 void sim_bvh_refit(sim_bvh *b, const double *x); /* new positions of the same nv vertices */
+/* A swept tree: the boxes bound the triangles at x and, unless x2 is NULL, at x2 (and so at
+   every pose between, linearly). Queries take either array; they return what they return on a
+   tree refit to that array alone, only visiting more nodes. */
+void sim_bvh_refit_swept(sim_bvh *b, const double *x, const double *x2);
 void sim_bvh_free(sim_bvh *b);                   /* frees the arrays, zeroes the struct */
 
 /* Every triangle with squared distance <= margin^2 to p (none when margin < 0 or NaN).

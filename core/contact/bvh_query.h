@@ -49,16 +49,19 @@ SIM_HD void sim_bvh_slot_closest(const sim_bvh_view *b, const double *x, const d
   sim_tri_closest_point(p, x + 3 * t[0], x + 3 * t[1], x + 3 * t[2], q);
 }
 
-/* Refit of node i to positions x (bvh.h): a leaf bounds its triangles' vertices, padded by
-   16 eps max|coordinate| (closest points are convex combinations, rounded); an inner node
-   bounds its children, which must be refit first (they follow it in pre-order). */
-SIM_HD void sim_bvh_refit_node(sim_bvh_node *node, const int *tri, const double *x, int i) {
+/* Refit of node i to positions x (bvh.h), and also to x2 where x2 != NULL (a swept tree: its
+   boxes hold each triangle at both poses, so every pose between them too, the boxes being
+   convex): a leaf bounds its triangles' vertices, padded by 16 eps max|coordinate| (closest
+   points are convex combinations, rounded); an inner node bounds its children, which must be
+   refit first (they follow it in pre-order). */
+SIM_HD void sim_bvh_refit_node(sim_bvh_node *node, const int *tri, const double *x,
+                               const double *x2, int i) {
   sim_bvh_node *nd = &node[i];
   if (nd->count > 0) {
     for (int k = 0; k < 3; k++) nd->lo[k] = INFINITY, nd->hi[k] = -INFINITY;
     for (int s = nd->first; s < nd->first + nd->count; s++)
-      for (int j = 0; j < 3; j++) {
-        const double *v = x + 3 * tri[3 * s + j];
+      for (int j = 0; j < (x2 ? 6 : 3); j++) {
+        const double *v = (j < 3 ? x : x2) + 3 * tri[3 * s + j % 3];
         for (int k = 0; k < 3; k++) {
           if (v[k] < nd->lo[k]) nd->lo[k] = v[k];
           if (v[k] > nd->hi[k]) nd->hi[k] = v[k];

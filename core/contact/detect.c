@@ -161,7 +161,7 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
   return SIM_OK;
 }
 
-/* The host view of s (d's BVHs, refit to s's positions). */
+/* The host view of s (d's BVHs, refit to s's positions; detect.h sim_detect_bodies_swept). */
 static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
                                  const sim_detect_params *p) {
   for (int m = 0; m < s->nmesh; m++) {
@@ -175,7 +175,7 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
       mv->vel[k] = me->vel[k], mv->omega[k] = me->omega[k], mv->center[k] = me->center[k];
   }
   for (int b = 0; b < s->nbodies; b++) {
-    sim_bvh_refit(&d->body_bvh[b], s->x);
+    sim_bvh_refit_swept(&d->body_bvh[b], s->x, sim_detect_bodies_swept(p) ? s->x_prev : NULL);
     d->body_view[b].bvh = sim_bvh_view_of(&d->body_bvh[b]);
     d->body_view[b].tri = s->body[b].tri;
     d->body_view[b].mu = s->body[b].mu;

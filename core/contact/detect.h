@@ -29,6 +29,8 @@
      (sum 1), p = w0 x_tri0 + w1 x_tri1 + w2 x_tri2, u = 0, mu = sqrt(mu_A mu_B) (Box2D's
      friction mixing). With self_collision, B = A is tested too, without the triangles
      incident to v (a ring of neighbours may then touch when margin nears the edge length).
+     The passes that read x_prev (sweep, face_prev) also find what v and B meet on their way
+     over the step and a far side crossed, with both moving (detect_body.h).
    For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY.
 
    Filters: a pinned vertex (pinned[v] != 0) is skipped (its triangles still count). An obstacle or mesh obstacle touches
@@ -87,8 +89,18 @@ typedef struct {
                      from x_prev (carried by its step map) to x comes within the margin of it,
                      taken at x_prev (its closest point, normal and gap), so a vertex faster
                      than the obstacle is thick does not pass through it (a box falling 20 cm
-                     a step through a slab 1 cm thick); 0 (default): x alone */
+                     a step through a slab 1 cm thick); the same against other bodies,
+                     whose surfaces move too (detect_body.h); 0 (default): x alone */
 } sim_detect_params;
+
+#define SIM_DETECT_SWEEP_STEPS 64 /* conservative advancement steps of a sweep */
+
+/* Whether a pass reads the bodies' surfaces at x_prev as well as at x (sweep and face_prev do,
+   detect_body.h): their trees are then refit to bound both poses (bvh.h sim_bvh_refit_swept).
+   x_prev is the scene's, which the caller passes too. */
+static inline int sim_detect_bodies_swept(const sim_detect_params *p) {
+  return p->sweep || p->face_prev;
+}
 
 /* Where a point at x relative to an obstacle at the step's start lies relative to it at the
    step's end, y = Q x + c (M_{t+h} M_t^{-1} of its script). A vertex's contact with a moving

@@ -12,6 +12,7 @@
 
 #include "contact/bvh_query.h"
 #include "contact/detect.h"
+#include "contact/detect_body.h"
 
 SIM_HD int sim_detect_touches(uint64_t mask, int body) {
   if (body < 0) return 1;
@@ -185,9 +186,8 @@ SIM_HD double sim_detect_dist(const sim_obstacle *o, const sim_bvh_view *b, cons
    mesh: sim_detect_dist). Not where the ball round its middle that holds it is farther; else
    by conservative advancement: from a point whose distance is dist > margin, the segment
    cannot come nearer than margin / 2 within dist - margin / 2, so each step is that long (at
-   least margin / 2). 1 as well where SIM_DETECT_SWEEP_STEPS steps did not settle it (a
-   segment grazing the obstacle: a contact whose row does not hold the vertex back). */
-#define SIM_DETECT_SWEEP_STEPS 64
+   least margin / 2). 1 as well where SIM_DETECT_SWEEP_STEPS (detect.h) steps did not settle
+   it (a segment grazing the obstacle: a contact whose row does not hold the vertex back). */
 SIM_HD int sim_detect_swept(const sim_obstacle *o, const sim_bvh_view *b, const double *mx,
                             const double a[3], const double e[3], double margin) {
   const double d[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]};
@@ -285,18 +285,29 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     sim_bvh_hit h;
     if ((B == bv && !s->self_collision) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
       continue;
-    /* self: the nearest triangle not incident to v */
-    if (!sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, B == bv ? v : -1, &h)) continue;
+    const int skip = B == bv ? v : -1; /* self: the nearest triangle not incident to v */
+    const double *X = s->x, *q = x;    /* the pose the contact is taken at (detect_body.h) */
+    if (!sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, skip, &h)) {
+      if (!(s->sweep && xprev && sim_detect_body_swept(s, bd, xprev, x, skip) &&
+            sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h)))
+        continue;
+      X = s->x_prev, q = xprev;
+    }
     if (!form) {
       found++;
       continue;
     }
-    sim_detect_orient_closed(&bd->bvh, s->x, bd->tri, x, &h, n, &gap);
+    sim_detect_orient_closed(&bd->bvh, X, bd->tri, q, &h, n, &gap);
+    const double found_gap = gap;
+    if (s->face_prev && xprev && X == s->x &&
+        sim_detect_body_behind(s, bd->tri + 3 * h.tri, h.q.w, xprev, n) &&
+        sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h))
+      sim_detect_orient_closed(&bd->bvh, s->x_prev, bd->tri, xprev, &h, n, &gap);
     const double mu = bv >= 0 ? sqrt(s->body[bv].mu * bd->mu) : bd->mu;
     sim_contact *k = s->inside_only ? &tmp : &out[found];
     sim_detect_put(k, SIM_CONTACT_BODY, v, B, n, h.q.c, gap, mu, 0);
     for (int i = 0; i < 3; i++) k->tri[i] = bd->tri[3 * h.tri + i], k->w[i] = h.q.w[i];
-    found += sim_detect_keep(s, gap, k, out, found);
+    found += sim_detect_keep(s, found_gap, k, out, found);
   }
   return found;
 }

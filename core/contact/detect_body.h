@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* A vertex against another body's surface over a step, where both move (detect_vertex.h's
+   BODY contacts; SIM_HD, so the CUDA detector runs the same code). The passes that read x_prev
+   (sweep, face_prev) take the bodies' trees swept: their boxes bound each surface triangle at
+   x_prev and at x (bvh.h sim_bvh_refit_swept), so a query may use either pose, and every
+   triangle's linear path between them lies in its leaf's box.
+
+   sweep: a vertex that is not within the margin of body B at x is still in contact with it
+   where, moving linearly from x_prev to x while B's vertices do the same, it comes within the
+   margin of one of B's triangles. The contact is then taken at x_prev (the nearest triangle of
+   B posed at x_prev, its closest point, normal and gap), like an obstacle's. Without it a box
+   falling 6 cm a step onto a body 1 cm thick was past it at x, outside it, and went through.
+
+   face_prev: a contact found at x whose plane has x_prev more than the margin behind it, where
+   that plane is (n, the closest point's barycentrics) carried with B's triangle to x_prev, is
+   the far side of a thin part: it is taken again at x_prev, as an obstacle's is. */
+#ifndef SIM_CONTACT_DETECT_BODY_H
+#define SIM_CONTACT_DETECT_BODY_H
+
+#include "contact/bvh_query.h"
+#include "contact/detect.h"
+
+/* The distance at time t of the step (0: x_prev, 1: x) from the point a + t (e - a) to the
+   triangle t3 (global vertex indices) whose vertices move linearly from xp to x. */
+SIM_HD double sim_detect_tri_dist_at(const double *x, const double *xp, const int *t3,
+                                     const double a[3], const double e[3], double t) {
+  double p[3], v[3][3];
+  for (int k = 0; k < 3; k++) {
+    p[k] = a[k] + t * (e[k] - a[k]);
+    for (int j = 0; j < 3; j++) {
+      const double *x0 = xp + 3 * (size_t)t3[j], *x1 = x + 3 * (size_t)t3[j];
+      v[j][k] = x0[k] + t * (x1[k] - x0[k]);
+    }
+  }
+  sim_tri_closest q;
+  return sqrt(sim_tri_closest_point(p, v[0], v[1], v[2], &q));
+}
+
+/* Whether the point moving from a to e comes within margin of triangle t3 moving from xp to x:
+   conservative advancement in time. The distance changes at most as fast as the point and the
+   fastest of the triangle's vertices together (a point of the triangle moves as a convex
+   combination of them), rate L per step; from a time where it is d > margin it stays above
+   margin / 2 for (d - margin / 2) / L. 1 as well where SIM_DETECT_SWEEP_STEPS steps did not
+   settle it (detect_vertex.h, sim_detect_swept). */
+SIM_HD int sim_detect_tri_swept(const double *x, const double *xp, const int *t3, const double a[3],
+                                const double e[3], double margin) {
+  const double da[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]};
+  double L = sim_norm3(da), fastest = 0.0;
+  for (int j = 0; j < 3; j++) {
+    const double *x0 = xp + 3 * (size_t)t3[j], *x1 = x + 3 * (size_t)t3[j];
+    const double dv[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+    fastest = fmax(fastest, sim_norm3(dv));
+  }
+  L += fastest;
+  double t = 0.0;
+  for (int i = 0; i < SIM_DETECT_SWEEP_STEPS; i++) {
+    const double d = sim_detect_tri_dist_at(x, xp, t3, a, e, t);
+    if (d <= margin) return 1;
+    if (!(L > 0.0) || !(d < INFINITY)) return 0; /* nothing moves (or NaN): d stays */
+    t += (d - 0.5 * margin) / L;
+    if (t > 1.0) return 0;
+  }
+  return 1;
+}
+
+/* sweep: whether vertex v (from a = x_prev to e = x) comes within the margin of body bd's
+   surface over the step, both moving; `skip`, a vertex whose triangles are not tested (self
+   collision), or -1. The candidates are the triangles of the leaves within |e - a| / 2 +
+   margin of the segment's middle (the swept tree's boxes hold their paths), in walk order. */
+SIM_HD int sim_detect_body_swept(const sim_detect_view *s, const sim_detect_body_view *bd,
+                                 const double a[3], const double e[3], int skip) {
+  const double d[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]};
+  const double r = 0.5 * sim_norm3(d) + s->margin;
+  const double mid[3] = {a[0] + 0.5 * d[0], a[1] + 0.5 * d[1], a[2] + 0.5 * d[2]};
+  sim_bvh_walk w;
+  sim_bvh_walk_begin(&bd->bvh, &w);
+  for (int leaf; (leaf = sim_bvh_walk_next(&bd->bvh, &w, mid, r * r)) >= 0;) {
+    const sim_bvh_node *nd = &bd->bvh.node[leaf];
+    for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
+      const int *t3 = bd->bvh.tri + 3 * slot;
+      if (skip >= 0 && (t3[0] == skip || t3[1] == skip || t3[2] == skip)) continue;
+      if (sim_detect_tri_swept(s->x, s->x_prev, t3, a, e, s->margin)) return 1;
+    }
+  }
+  return 0;
+}
+
+/* face_prev: whether x_prev is more than the margin behind the plane of a contact found at x
+   with normal n on B's triangle t3 (global indices) at barycentrics w, that point taken where
+   the triangle was at x_prev. */
+SIM_HD int sim_detect_body_behind(const sim_detect_view *s, const int *t3, const double w[3],
+                                  const double xprev[3], const double n[3]) {
+  double side = 0.0;
+  for (int k = 0; k < 3; k++) {
+    double c = 0.0;
+    for (int j = 0; j < 3; j++) c += w[j] * s->x_prev[3 * (size_t)t3[j] + k];
+    side += n[k] * (xprev[k] - c);
+  }
+  return side < -s->margin;
+}
+
+#endif
