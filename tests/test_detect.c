@@ -445,16 +445,52 @@ static void test_step_map(void) {
   sim_detect_contacts_free(&o);
 }
 
-/* A slab 1 cm thick (y in [-0.01, 0]), an analytic box and the same as a closed mesh, met by
-   vertices that were 3 cm above it at x_prev (the prediction pass: x_prev = q_t, x = q~):
-   vertex 0 ends just under the slab, 1 inside it near its underside, 2 a metre below, 3 falls
-   past its edge. Found at x, 0's and 1's contacts take the underside (n = -y): the solve would
-   pull them through. face_prev takes them again at x_prev: the top face (n = +y, p on it, the
-   gap 3 cm), and inside_only still keeps 1 (inside at x) and not 0. Vertex 2 is beyond the
-   margin at x: only sweep finds it, on the top face; 3's path never comes within the margin. */
+/* Vertices that were 3 cm above a slab 1 cm thick (y in [-0.01, 0]) at x_prev (the prediction
+   pass: x_prev = q_t, x = q~): vertex 0 ends just under the slab, 1 inside it near its
+   underside, 2 a metre below, 3 falls past its edge. */
+static const double slab_xp[4][3] = {
+    {0.1, 0.03, 0.2}, {-0.3, 0.03, 0.1}, {0.2, 0.03, -0.4}, {1.2, 0.03, 0}};
+static const double slab_x[4][3] = {
+    {0.1, -0.015, 0.2}, {-0.3, -0.008, 0.1}, {0.2, -1, -0.4}, {1.2, -1, 0}};
+
+/* Scene s holds those vertices (0-3) and the slab as source `source` of kind `kind`. Found at
+   x, 0's and 1's contacts take the underside (n = -y, 1 inside): the solve would pull them
+   through. face_prev takes them again at x_prev: the top face (n = +y, p on it, the gap 3 cm;
+   a body's barycentrics sum to 1), and inside_only still keeps 1 (inside at x) and not 0.
+   Vertex 2 is beyond the margin at x: only sweep finds it, on the top face; 3's path never
+   comes within the margin. */
+static void check_thin_slab(const sim_detect_scene *s, int kind, int source, const char *what) {
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.01;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(s, &p, &o), SIM_OK);
+  const sim_contact *c0 = find(&o, 0, kind, source), *c1 = find(&o, 1, kind, source);
+  CHECK(o.n == 2 && c0 && c1 && c0->n[1] == -1 && c1->n[1] == -1 && c1->gap < 0);
+  p.face_prev = 1;
+  CHECK_INT(detect(s, &p, &o), SIM_OK);
+  check_common(&o);
+  CHECK_INT(o.n, 2);
+  for (int v = 0; v < 2; v++) {
+    const sim_contact *c = find(&o, v, kind, source);
+    const double top[3] = {slab_xp[v][0], 0, slab_xp[v][2]};
+    check_report(c && c->n[1] == 1 && fabs(c->gap - 0.03) < 1e-15 && dist3(c->p, top) < 1e-15 &&
+                     (kind != SIM_CONTACT_BODY || fabs(c->w[0] + c->w[1] + c->w[2] - 1) < 1e-15),
+                 __FILE__, __LINE__, "slab (%s), face_prev: vertex %d on the top face", what, v);
+  }
+  p.inside_only = 1;
+  CHECK_INT(detect(s, &p, &o), SIM_OK);
+  CHECK(o.n == 1 && find(&o, 1, kind, source) && find(&o, 1, kind, source)->n[1] == 1);
+  p.inside_only = 0, p.sweep = 1;
+  CHECK_INT(detect(s, &p, &o), SIM_OK);
+  check_common(&o);
+  const sim_contact *c2 = find(&o, 2, kind, source);
+  CHECK(o.n == 3 && c2 && c2->n[1] == 1 && fabs(c2->gap - 0.03) < 1e-15 &&
+        find(&o, 3, kind, source) == NULL);
+  sim_detect_contacts_free(&o);
+}
+
+/* The slab as an analytic box and as a closed mesh obstacle. */
 static void test_thin_slab(void) {
-  const double xp[][3] = {{0.1, 0.03, 0.2}, {-0.3, 0.03, 0.1}, {0.2, 0.03, -0.4}, {1.2, 0.03, 0}};
-  const double x[][3] = {{0.1, -0.015, 0.2}, {-0.3, -0.008, 0.1}, {0.2, -1, -0.4}, {1.2, -1, 0}};
   sim_detect_obstacle ob = sim_default_detect_obstacle(SIM_OBS_BOX);
   ob.shape.half[0] = ob.shape.half[2] = 1, ob.shape.half[1] = 0.005;
   ob.shape.frame.pos[1] = -0.005;
@@ -464,82 +500,26 @@ static void test_thin_slab(void) {
   sim_detect_mesh m = sim_default_detect_mesh();
   m.nv = 8, m.nt = 12, m.x = cx, m.tri = ct;
   for (int mesh = 0; mesh < 2; mesh++) {
-    const int kind = mesh ? SIM_CONTACT_MESH : SIM_CONTACT_OBSTACLE;
-    sim_detect_scene s = {4, &x[0][0], &xp[0][0], NULL, !mesh, mesh, 0, &ob, &m, NULL};
-    sim_detect_params p = sim_default_detect_params();
-    p.margin = 0.01;
-    sim_detect_contacts o = {0};
-    CHECK_INT(detect(&s, &p, &o), SIM_OK);
-    const sim_contact *c0 = find(&o, 0, kind, 0), *c1 = find(&o, 1, kind, 0);
-    CHECK(o.n == 2 && c0 && c1 && c0->n[1] == -1 && c1->n[1] == -1);
-    p.face_prev = 1;
-    CHECK_INT(detect(&s, &p, &o), SIM_OK);
-    check_common(&o);
-    CHECK_INT(o.n, 2);
-    for (int v = 0; v < 2; v++) {
-      const sim_contact *c = find(&o, v, kind, 0);
-      const double top[3] = {xp[v][0], 0, xp[v][2]};
-      check_report(c && c->n[1] == 1 && fabs(c->gap - 0.03) < 1e-15 && dist3(c->p, top) < 1e-15,
-                   __FILE__, __LINE__, "slab (%s), face_prev: vertex %d on the top face",
-                   mesh ? "mesh" : "box", v);
-    }
-    p.inside_only = 1;
-    CHECK_INT(detect(&s, &p, &o), SIM_OK);
-    CHECK(o.n == 1 && find(&o, 1, kind, 0) && find(&o, 1, kind, 0)->n[1] == 1);
-    p.inside_only = 0, p.sweep = 1;
-    CHECK_INT(detect(&s, &p, &o), SIM_OK);
-    check_common(&o);
-    const sim_contact *c2 = find(&o, 2, kind, 0);
-    CHECK(o.n == 3 && c2 && c2->n[1] == 1 && fabs(c2->gap - 0.03) < 1e-15 &&
-          find(&o, 3, kind, 0) == NULL);
-    sim_detect_contacts_free(&o);
+    sim_detect_scene s = {4, &slab_x[0][0], &slab_xp[0][0], NULL, !mesh, mesh, 0, &ob, &m, NULL};
+    check_thin_slab(&s, mesh ? SIM_CONTACT_MESH : SIM_CONTACT_OBSTACLE, 0, mesh ? "mesh" : "box");
   }
 }
 
-/* The same slab as a deformable body (a closed surface) met by vertices of another body. As
-   test_thin_slab, with both bodies' positions at x_prev and x: vertices 0-3 move as there
-   past the slab standing still, found on its underside at x, on its top with face_prev (the
-   slab's triangle carried back to x_prev), and 2 only with sweep. Then the slab moves (up
-   1.045 m, through two vertices standing still under it): only sweep finds vertex 0, where the
-   slab was at x_prev (its top, 0.545 m below), and never 1, beside the slab's path. */
+/* The same slab as a deformable body (a closed surface) met by vertices of another body, with
+   both bodies' positions at x_prev and x: the vertices move as above past the slab standing
+   still. Then the slab moves (up 1.045 m, through two vertices standing still under it): only
+   sweep finds vertex 0, where the slab was at x_prev (its top, 0.545 m below), and never 1,
+   beside the slab's path. */
 static void test_thin_body(void) {
-  const double xp[][3] = {{0.1, 0.03, 0.2}, {-0.3, 0.03, 0.1}, {0.2, 0.03, -0.4}, {1.2, 0.03, 0}};
-  const double xe[][3] = {{0.1, -0.015, 0.2}, {-0.3, -0.008, 0.1}, {0.2, -1, -0.4}, {1.2, -1, 0}};
   double x[12 * 3], xprev[12 * 3];
   int bt[36];
   make_cube((const double[3]){-1, -0.01, -1}, (const double[3]){1, 0, 1}, 4, x + 12, bt);
   memcpy(xprev + 12, x + 12, sizeof(double) * 24);
-  memcpy(x, xe, sizeof xe);
-  memcpy(xprev, xp, sizeof xp);
+  memcpy(x, slab_x, sizeof slab_x);
+  memcpy(xprev, slab_xp, sizeof slab_xp);
   sim_detect_body b[2] = {{0, 4, 0, NULL, 0.5}, {4, 8, 12, bt, 0.5}};
   sim_detect_scene s = {12, x, xprev, NULL, 0, 0, 2, NULL, NULL, b};
-  sim_detect_params p = sim_default_detect_params();
-  p.margin = 0.01;
-  sim_detect_contacts o = {0};
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
-  const sim_contact *c0 = find(&o, 0, SIM_CONTACT_BODY, 1), *c1 = find(&o, 1, SIM_CONTACT_BODY, 1);
-  CHECK(o.n == 2 && c0 && c1 && c0->n[1] == -1 && c1->n[1] == -1 && c1->gap < 0);
-  p.face_prev = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
-  check_common(&o);
-  CHECK_INT(o.n, 2);
-  for (int v = 0; v < 2; v++) {
-    const sim_contact *c = find(&o, v, SIM_CONTACT_BODY, 1);
-    const double top[3] = {xp[v][0], 0, xp[v][2]};
-    check_report(c && c->n[1] == 1 && fabs(c->gap - 0.03) < 1e-15 && dist3(c->p, top) < 1e-15 &&
-                     fabs(c->w[0] + c->w[1] + c->w[2] - 1) < 1e-15,
-                 __FILE__, __LINE__, "body slab, face_prev: vertex %d on the top face", v);
-  }
-  p.inside_only = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
-  CHECK(o.n == 1 && find(&o, 1, SIM_CONTACT_BODY, 1) &&
-        find(&o, 1, SIM_CONTACT_BODY, 1)->n[1] == 1);
-  p.inside_only = 0, p.sweep = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
-  check_common(&o);
-  const sim_contact *c2 = find(&o, 2, SIM_CONTACT_BODY, 1);
-  CHECK(o.n == 3 && c2 && c2->n[1] == 1 && fabs(c2->gap - 0.03) < 1e-15 &&
-        find(&o, 3, SIM_CONTACT_BODY, 1) == NULL);
+  check_thin_slab(&s, SIM_CONTACT_BODY, 1, "body");
   /* the slab moving through vertices standing still */
   double y[10 * 3] = {0.2, -0.5, -0.4, 1.2, -0.5, 0}, yprev[10 * 3];
   make_cube((const double[3]){-1, -0.01, -1}, (const double[3]){1, 0, 1}, 2, y + 6, bt);
@@ -547,13 +527,15 @@ static void test_thin_body(void) {
   for (int i = 2; i < 10; i++) yprev[3 * i + 1] -= 1.045;
   sim_detect_body b2[2] = {{0, 2, 0, NULL, 0.5}, {2, 8, 12, bt, 0.5}};
   sim_detect_scene s2 = {10, y, yprev, NULL, 0, 0, 2, NULL, NULL, b2};
-  p.sweep = 0;
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.01, p.face_prev = 1;
+  sim_detect_contacts o = {0};
   CHECK_INT(detect(&s2, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
   p.sweep = 1;
   CHECK_INT(detect(&s2, &p, &o), SIM_OK);
   check_common(&o);
-  c0 = find(&o, 0, SIM_CONTACT_BODY, 1);
+  const sim_contact *c0 = find(&o, 0, SIM_CONTACT_BODY, 1);
   CHECK(o.n == 1 && c0 && c0->n[1] == 1 && fabs(c0->gap - 0.545) < 1e-12 &&
         fabs(c0->p[1] + 1.045) < 1e-12);
   sim_detect_contacts_free(&o);
