@@ -250,16 +250,14 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
       continue;
     const double *q = sim_detect_query_at(s, &me->step, x, y, &mo);
     const double *xs = xprev ? sim_detect_start_of(&me->step, xprev, ys) : 0;
-    if (!sim_bvh_view_nearest(&me->bvh, me->x, q, mo, -1, &h)) { /* sweep, as above */
-      if (!(s->sweep && xs && sim_detect_swept(0, &me->bvh, me->x, xs, q, mo) &&
-            sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, -1, &h)))
-        continue;
-      q = xs;
-    }
+    const int swept = !sim_bvh_view_nearest(&me->bvh, me->x, q, mo, -1, &h); /* as above */
+    if (swept && !(s->sweep && xs && sim_detect_swept(0, &me->bvh, me->x, xs, q, mo))) continue;
     if (!form) {
       found++;
       continue;
     }
+    if (swept) /* the sweep met a triangle: the nearest at x_prev exists */
+      sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, -1, &h), q = xs;
     if (me->closed)
       sim_detect_orient_closed(&me->bvh, me->x, me->tri, q, &h, n, &gap);
     else /* queried where it was (at_start, swept): x_prev there too */
@@ -286,20 +284,18 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     if ((B == bv && !s->self_collision) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
       continue;
     const int skip = B == bv ? v : -1; /* self: the nearest triangle not incident to v */
-    const double *X = s->x, *q = x;    /* the pose the contact is taken at (detect_body.h) */
-    if (!sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, skip, &h)) {
-      if (!(s->sweep && xprev && sim_detect_body_swept(s, bd, xprev, x, skip) &&
-            sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h)))
-        continue;
-      X = s->x_prev, q = xprev;
-    }
+    const int swept = !sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, skip, &h);
+    if (swept && !(s->sweep && xprev && sim_detect_body_swept(s, bd, xprev, x, skip))) continue;
     if (!form) {
       found++;
       continue;
     }
-    sim_detect_orient_closed(&bd->bvh, X, bd->tri, q, &h, n, &gap);
+    if (swept) /* taken at x_prev (detect_body.h): the sweep met a triangle, so one is nearest */
+      sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h);
+    sim_detect_orient_closed(&bd->bvh, swept ? s->x_prev : s->x, bd->tri, swept ? xprev : x, &h,
+                             n, &gap);
     const double found_gap = gap;
-    if (s->face_prev && xprev && X == s->x &&
+    if (s->face_prev && xprev && !swept &&
         sim_detect_body_behind(s, bd->tri + 3 * h.tri, h.q.w, xprev, n) &&
         sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h))
       sim_detect_orient_closed(&bd->bvh, s->x_prev, bd->tri, xprev, &h, n, &gap);
