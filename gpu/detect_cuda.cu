@@ -27,6 +27,9 @@ typedef struct cuda_pass {
   sim_contact_key *skip;  // the pass's skip list on the device: the params' copied up, or with
   size_t skip_cap;        // skip_first the keys of the first pass's contacts that it holds
   int nskip;              // the list's length (skip_first: padded with keys of no contact)
+  sim_detect_side *sides;  // the params' side memory copied up
+  size_t sides_cap;
+  int nsides;
   cuda_landing land;
   size_t n;    // contacts queued to come down with the count
   int queued;  // 0: nothing to take (no vertices)
@@ -249,7 +252,7 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                        s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
                        k->body_view, p->margin,      p->self_collision, p->face_prev,
                        p->inside_only, skip ? ps->skip : NULL, ps->nskip, p->at_start,
-                       p->sweep};
+                       p->sweep,     ps->nsides > 0 ? ps->sides : NULL, ps->nsides};
   return v;
 }
 
@@ -273,7 +276,7 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
                       sim_status *st) {
   int rc = SIM_OK;
   ps->queued = 0;
-  ps->nskip = 0;
+  ps->nskip = ps->nsides = 0;
   ps->ref = ps->held = 0;
   if (k->bound != d->serial || k->nv != s->nv || k->nmesh != s->nmesh ||
       k->nbodies != s->nbodies)
@@ -294,6 +297,14 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
         s->nv, k->offset, (int)first->n, first->buf, ps->skip);
     SIM_CU(cudaGetLastError(), st);
     ps->nskip = (int)first->n;
+  }
+  if (p->sides && p->nsides > 0) { /* staged as the skip list is */
+    if ((rc = sim_cuda_grow(&k->mem, &ps->sides, &ps->sides_cap, (size_t)p->nsides, st)))
+      return rc;
+    SIM_CU(cudaMemcpyAsync(ps->sides, p->sides, sizeof(sim_detect_side) * (size_t)p->nsides,
+                           cudaMemcpyHostToDevice, sm),
+           st);
+    ps->nsides = p->nsides;
   }
   sim_detect_view v = view(k, s, p, ps);
   if ((rc = count_scan(k, &v, st))) return rc;
@@ -474,6 +485,7 @@ extern "C" void sim_cuda_detect_destroy(sim_cuda_detect *k) {
       cuda_pass *ps = &k->pass[f][i];
       sim_cuda_release(&k->mem, ps->buf, sizeof(sim_contact) * ps->buf_cap);
       sim_cuda_release(&k->mem, ps->skip, sizeof(sim_contact_key) * ps->skip_cap);
+      sim_cuda_release(&k->mem, ps->sides, sizeof(sim_detect_side) * ps->sides_cap);
       sim_cuda_landing_free(&ps->land);
     }
   if (k->own_stream) cudaStreamDestroy(k->mem.stream);

@@ -3,7 +3,7 @@
    the vertices within the margin, gap, normal, p, mu, body filter), a spinning cylinder's u,
    a closed cube mesh (outside, inside, on edges and corners), a random star-shaped closed
    mesh against brute force and winding numbers (signs at concave features), an open blade
-   from both sides, two deformable boxes and self-collision, pinned vertices, margins 0 and
+   from both sides and its side memory, two deformable boxes and self-collision, pinned vertices, margins 0 and
    large, identical output for 1 and 4 threads, inside_only and skip lists, a second pass
    skipping the first's keys (skip_first), a moving obstacle's step map (at_start), a thin
    slab's far side (face_prev, sweep), bad input, no leaks. */
@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 #include "check.h"
 #include "contact/detect.h"
+#include "contact/detect_vertex.h"
 #include "mesh/mesh.h"
 
 static double rnd(unsigned long long *s) { /* uniform in [-1, 1) */
@@ -672,6 +673,97 @@ static void test_blade(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* A blade's side memory (sim_detect_params.sides): a vertex with an entry keeps that side
+   where it crossed the blade (or was behind it already), not where it went round its edge. */
+static void test_blade_sides(void) {
+  const double bx[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}; /* front normal +z */
+  const int bt[3] = {0, 1, 2};
+  sim_detect_mesh m = sim_default_detect_mesh();
+  m.nv = 3, m.nt = 1, m.x = bx, m.tri = bt, m.closed = 0;
+  /* 0: 1e-5 behind, from 1e-5 in front, remembered in front; 1: touching, remembered behind;
+     2: in front and remembered there; 3: beyond the edge y = 0, remembered on its other side
+     (went round: kept as found); 4: 1 cm behind, no entry, from 5 cm in front through the
+     blade; 5: the same beside the blade (round its edge); 6: 2 mm behind, remembered in front
+     and behind already at the step before */
+  const double x[][3] = {{0.2, 0.2, -1e-5}, {0.2, 0.2, 0},      {0.2, 0.2, 0.01},
+                         {0.5, -0.01, 0},   {0.2, 0.2, -0.01},  {0.3, -0.01, -0.01},
+                         {0.3, 0.3, -0.002}};
+  const double xp[][3] = {{0.2, 0.2, 1e-5}, {0.2, 0.2, 0},     {0.2, 0.2, 0.01},
+                          {0.5, -0.01, 0},  {0.2, 0.2, 0.05},  {0.3, -0.01, 0.01},
+                          {0.3, 0.3, -0.002}};
+  sim_detect_side sides[5] = {{0, 0, 0, {0, 0, 1}},     {1, 0, 0, {0, 0, -1}},
+                              {2, 0, 0, {0, 0.6, 0.8}}, {3, 0, 0, {0, 1, 0}},
+                              {6, 0, 1, {0, 0, 1}}};
+  sim_detect_scene s = {7, &x[0][0], &xp[0][0], NULL, 0, 1, 0, NULL, &m, NULL};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.02;
+  sim_detect_contacts o = {0};
+  const double r = sqrt(0.5);
+  /* as found: unsigned, the side x is on */
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  const double z0[7] = {-1, 1, 1, 0, -1, -r, -1},
+               g0[7] = {1e-5, 0, 0.01, 0.01, 0.01, 0.01 / r, 0.002};
+  CHECK_INT(o.n, 7);
+  for (int i = 0; i < o.n && i < 7; i++) {
+    CHECK_NEAR(o.c[i].n[2], z0[i], 1e-15);
+    CHECK_NEAR(o.c[i].gap, g0[i], 1e-15);
+  }
+  /* remembered, and x_prev's side in an at_start pass where the vertex crossed */
+  p.sides = sides, p.nsides = 5, p.at_start = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  const double z1[7] = {1, -1, 1, 0, 1, -r, 1},
+               g1[7] = {-1e-5, 0, 0.01, 0.01, -0.01, 0.01 / r, -0.002};
+  CHECK_INT(o.n, 7);
+  for (int i = 0; i < o.n && i < 7; i++) {
+    CHECK_NEAR(o.c[i].n[2], z1[i], 1e-15);
+    CHECK_NEAR(o.c[i].gap, g1[i], 1e-15);
+  }
+  CHECK(o.n == 7 && o.c[3].n[1] == -1); /* the edge contact as found */
+  check_inside_only(&s, &p, 3);          /* 0, 4 and 6: behind their side */
+  /* an entry names its mesh: another source (or none before the vertex) is no memory; vertex
+     0 then crossed from x_prev's side, 1 stays on the front */
+  sides[0].source = 1;
+  sides[1].v = 2, sides[1].source = -1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK(o.n == 7 && o.c[0].n[2] == 1 && o.c[1].n[2] == 1 && o.c[2].n[2] == 1);
+  /* the remembered normal turns with a scripted mesh's step map (Q: 90 degrees about x,
+     y -> z) */
+  sim_detect_view v = {0};
+  const sim_detect_side e = {7, 2, 1, {0, 1, 0}};
+  v.sides = &e, v.nsides = 1;
+  sim_detect_step st = {1, {1, 0, 0, 0, 0, -1, 0, 1, 0}, {5, 5, 5}};
+  double nm[3];
+  int behind = 0;
+  const double *rn = sim_detect_side_of(&v, 7, 2, &st, nm, &behind);
+  CHECK(rn == nm && fabs(nm[0]) + fabs(nm[1]) + fabs(nm[2] - 1) < 1e-15 && behind == 1);
+  CHECK(sim_detect_side_of(&v, 7, 1, &st, nm, &behind) == NULL &&
+        sim_detect_side_of(&v, 6, 2, &st, nm, &behind) == NULL);
+  st.on = 0;
+  CHECK(sim_detect_side_of(&v, 7, 2, &st, nm, &behind) == e.n);
+  /* the crossing test: through the face, beside it, resting in its plane, short of it */
+  const sim_detect_mesh_view *mv = NULL;
+  sim_detect d;
+  sim_status sst = {0};
+  CHECK_INT(sim_detect_init(&d, &s, &sst), SIM_OK);
+  CHECK_INT(sim_detect_run(&d, &s, &p, &o, &sst), SIM_OK);
+  mv = &d.mesh_view[0];
+  const double a0[3] = {0.2, 0.2, 0.1}, e0[3] = {0.2, 0.2, -0.1}, e1[3] = {0.2, 0.2, 0.001};
+  const double a2[3] = {0.6, 0.6, 0.1}, e2[3] = {0.6, 0.6, -0.1}; /* beside the hypotenuse */
+  const double a3[3] = {0.1, 0.1, 0}, e3[3] = {0.3, 0.2, 0};
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a0, e0) == 1);
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a0, e1) == 0);
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a2, e2) == 0);
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a3, e3) == 1);
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a3, a3) == 1);
+  /* not sorted by (vertex, mesh): refused */
+  sides[0].source = 0, sides[1].v = 1, sides[1].source = 0;
+  sides[2].v = 0;
+  CHECK_INT(sim_detect_run(&d, &s, &p, &o, &sst), SIM_ERR_INTERNAL);
+  sim_detect_free(&d);
+  sim_detect_contacts_free(&o);
+}
+
 /* ---------------- deformable bodies ---------------- */
 
 static void test_bodies(void) {
@@ -796,6 +888,7 @@ int main(void) {
   test_thin_body();
   test_star_mesh();
   test_blade();
+  test_blade_sides();
   test_bodies();
   test_threads();
   CHECK_INT(sim_mem_in_use(), 0);

@@ -8,7 +8,9 @@
    box) and a cloud of vertices in a third body without triangles, plus loose vertices in no
    body; pinned vertices; self-collision off and on; with and without previous positions, the
    segments from them swept (sweep) every other step, against the bodies' surfaces moving too
-   (their trees then swept: detect_body.h), their far sides faced (face_prev). Over four steps
+   (their trees then swept: detect_body.h), their far sides faced (face_prev), the blade's
+   side remembered from the step before (sides, half of them turned round, a third flagged
+   behind). Over four steps
    of random motion both must find the same contacts in the same order (kind, vertex, source
    and triangle equal) with every value within 1e-12 relative (the device's atan2 in a
    pseudo-normal's angle weights may differ from libm's in the last bits; everything else is
@@ -200,6 +202,7 @@ static int count_not_in(const sim_detect_contacts *a, const sim_detect_contacts 
    (one more wait per pass over its guess; with skip_first the device skips the keys of what
    pass 0's landing held, the vertices' within its guess, and the host drops the rest after). */
 static int g_inside_calls, g_inside_found, g_first_calls, g_first_dropped;
+static int g_blade_behind; /* blade contacts with a negative gap: turned to a side */
 
 /* The copies the device left of a pass's contacts (dev_ref, dev_slot: what a device contact
    stage gathers instead of an upload): every 7th of them, bitwise the contact; and a contact of
@@ -295,8 +298,24 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.06, p.min_sep = 0.001;
   sim_detect_contacts h = {0}, g = {0};
+  sim_detect_side *sides = NULL;
   for (int step = 0; step < steps; step++) {
     if (step > 0) world_move(w, step, &seed);
+    /* the blade's side memory: the step before's blade contacts, every other one turned round
+       (where the vertex still touches the blade and crossed it, or every third's flag says it
+       was behind already, its contact turns too) */
+    int nsides = 0;
+    sim_free(sides);
+    sides = SIM_NEW(sim_detect_side, (size_t)h.n + 1);
+    for (int j = 0; sides && j < h.n; j++) {
+      const sim_contact *c = &h.c[j];
+      if (c->kind != SIM_CONTACT_MESH || c->source != 1) continue;
+      sim_detect_side *e = &sides[nsides];
+      e->v = c->v, e->source = c->source, e->behind = nsides % 3 == 0;
+      for (int i = 0; i < 3; i++) e->n[i] = nsides % 2 ? -c->n[i] : c->n[i];
+      nsides++;
+    }
+    p.sides = sides, p.nsides = nsides;
     p.self_collision = step % 2;
     p.face_prev = (step / 2) % 2; /* the blade's contacts turned to x_prev's side */
     p.at_start = step % 3 != 1;
@@ -318,8 +337,12 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     CHECK(h.count[SIM_CONTACT_OBSTACLE] > 50 && h.count[SIM_CONTACT_MESH] > 10 &&
           h.count[SIM_CONTACT_BODY] > 10);
     CHECK_NEAR(g.min_sep, 0.001, 0);
+    for (int j = 0; !p.face_prev && j < h.n; j++) /* turned by the memory (the blade moves: no
+                                                     at_start turn to x_prev's side) */
+      g_blade_behind += h.c[j].kind == SIM_CONTACT_MESH && h.c[j].source == 1 && h.c[j].gap < 0;
     if (w->nv < 10000) run_passes(kp, &dh, &dg, w, &p, what); /* the small scene: time */
   }
+  sim_free(sides);
   /* a bad margin fails on the device as on the host, and leaves no contacts */
   p.margin = -1;
   CHECK_INT(sim_cuda_detect_run(k, &dg, &w->s, &p, &g, &st), SIM_ERR_SCENE);
@@ -348,6 +371,8 @@ int main(void) {
   CHECK(g_pass_once > 0 && g_pass_more > 0);
   CHECK(g_inside_calls > 1 && g_inside_found > 0); /* the inside passes found some */
   CHECK(g_first_calls > 1 && g_first_dropped > 0);  /* pass 1 met pass 0's contacts */
+  printf("blade contacts turned round by the side memory: %d\n", g_blade_behind);
+  CHECK(g_blade_behind > 0);
   world_free(&a), world_free(&b);
   sim_cuda_detect_destroy(k);
   sim_cuda_detect_destroy(kp);

@@ -20,7 +20,7 @@ struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
 };
 
 sim_detect_params sim_default_detect_params(void) {
-  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0};
+  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0};
   return p;
 }
 
@@ -158,6 +158,11 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
   for (int i = 1; p->skip && i < p->nskip; i++) /* the vertex's range is found by bisection */
     if (p->skip[i].v < p->skip[i - 1].v)
       return sim_fail(st, SIM_ERR_INTERNAL, "detect: skip list not sorted by vertex at %d", i);
+  for (int i = 1; p->sides && i < p->nsides; i++) { /* found by bisection too */
+    const sim_detect_side *a = &p->sides[i - 1], *b = &p->sides[i];
+    if (b->v < a->v || (b->v == a->v && b->source <= a->source))
+      return sim_fail(st, SIM_ERR_INTERNAL, "detect: sides not sorted by (vertex, mesh) at %d", i);
+  }
   return SIM_OK;
 }
 
@@ -183,7 +188,8 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
   sim_detect_view v = {s->nv,    s->x,         s->x_prev,    s->pinned,    d->body_of,
                        s->nobs,  s->nmesh,     s->nbodies,   s->obs,       d->mesh_view,
                        d->body_view, p->margin, p->self_collision, p->face_prev, p->inside_only,
-                       p->nskip > 0 ? p->skip : NULL, p->nskip, p->at_start, p->sweep};
+                       p->nskip > 0 ? p->skip : NULL, p->nskip, p->at_start, p->sweep,
+                       p->nsides > 0 ? p->sides : NULL, p->nsides};
   return v;
 }
 

@@ -21,6 +21,8 @@
          face normal in a face's region); touching (as above), gap 0 and the triangle's
          normal turned towards the side x_prev (the caller's positions at the previous step)
          was on, or the front normal when there is no x_prev or x_prev lies in the plane.
+         With a side remembered for the vertex (sim_detect_params.sides), n faces that side
+         instead (flipped, and the gap negative, where x is behind it).
      Deeply penetrating vertices (d > margin from every triangle) are not found: the margin
      must exceed the motion of a step. u = vel + omega x (p - center) (rigid motion).
    - another body B (kind SIM_CONTACT_BODY, source B): the nearest surface triangle of B with
@@ -58,6 +60,15 @@
 #define SIM_DETECT_ALL (~(uint64_t)0) /* bodies mask: every body */
 #define SIM_DETECT_CHUNK 256          /* vertices per work chunk (fixed: determinism) */
 
+/* The side a vertex was held on against an open mesh obstacle: its contact's normal n with
+   mesh `source` at the step before, and whether that contact's gap was negative (the q_t
+   pass's side memory, sim_detect_params.sides). */
+typedef struct sim_detect_side {
+  int v, source;
+  int behind; /* 1: the gap was < 0 (the vertex behind that side) */
+  double n[3];
+} sim_detect_side;
+
 typedef struct {
   double margin;      /* contact when the (signed) distance <= margin; >= 0 */
   double min_sep;     /* separation the normal rows enforce (stored in the output) */
@@ -91,6 +102,20 @@ typedef struct {
                      than the obstacle is thick does not pass through it (a box falling 20 cm
                      a step through a slab 1 cm thick); the same against other bodies,
                      whose surfaces move too (detect_body.h); 0 (default): x alone */
+  const sim_detect_side *sides; /* nsides, sorted by (v, source), or NULL: the side memory of */
+  int nsides; /* open meshes (the q_t pass: the contacts of the step before). A vertex with an
+                 entry for open mesh m keeps that side where it crossed the mesh: its
+                 contact's normal (n, as the mesh's step map turns it) faces n's way and the
+                 gap is negative, where the vertex is on the other side now and it was behind
+                 already (behind) or the segment from x_prev to x meets one of the mesh's
+                 triangles (sim_detect_mesh_crossed). A vertex resting on a blade's face lies
+                 in its plane to rounding at x_prev and x, so neither position alone tells its
+                 side; taken from them, a box sliding down an open slope went through it
+                 (test_contact_physics open_trough). One that went round the blade's edge has
+                 the side it is on (a cloth vertex going round a knife's tip, 2.5 cm in a step,
+                 was pulled back through). Without an entry, in an at_start pass, a vertex
+                 whose segment from x_prev (a static mesh's: no step map) meets the mesh turns
+                 to x_prev's side. The other passes leave sides NULL */
 } sim_detect_params;
 
 #define SIM_DETECT_SWEEP_STEPS 64 /* conservative advancement steps of a sweep */
@@ -201,6 +226,8 @@ typedef struct sim_detect_view {
   int nskip;
   int at_start; /* sim_detect_params.at_start */
   int sweep;    /* sim_detect_params.sweep */
+  const sim_detect_side *sides; /* sim_detect_params.sides, on the view's side */
+  int nsides;
 } sim_detect_view;
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's
@@ -254,7 +281,8 @@ int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st);
 int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                    sim_detect_contacts *out, sim_status *st);
 /* sim_detect_run's checks of its inputs: the scene has init's counts, the margin is finite and
-   >= 0, the skip list sorted by vertex (SIM_ERR_INTERNAL, SIM_ERR_SCENE). Also resets out (n,
+   >= 0, the skip list sorted by vertex and the sides by (vertex, source) (SIM_ERR_INTERNAL,
+   SIM_ERR_SCENE). Also resets out (n,
    counts, min_sep). */
 int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                      sim_detect_contacts *out, sim_status *st);

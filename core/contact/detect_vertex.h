@@ -83,14 +83,89 @@ SIM_HD void sim_detect_orient_open(const double x[3], const double *xprev, const
   for (int k = 0; k < 3; k++) n[k] = s * h->q.n[k];
 }
 
+/* The side remembered for vertex v against open mesh m (detect.h sim_detect_params.sides): its
+   normal at the step before, turned as the mesh turns over this step (its step map m->Q, a
+   rotation; into nm), or NULL; *behind its flag. */
+SIM_HD const double *sim_detect_side_of(const sim_detect_view *s, int v, int m,
+                                        const sim_detect_step *step, double nm[3],
+                                        int *behind) {
+  int a = 0, b = s->sides ? s->nsides : 0;
+  while (a < b) { /* the first entry >= (v, m) */
+    const int mid = a + (b - a) / 2;
+    const sim_detect_side *e = &s->sides[mid];
+    if (e->v < v || (e->v == v && e->source < m))
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  if (!s->sides || a >= s->nsides || s->sides[a].v != v || s->sides[a].source != m) return 0;
+  const double *n = s->sides[a].n;
+  *behind = s->sides[a].behind;
+  if (!step->on) return n;
+  for (int i = 0; i < 3; i++)
+    nm[i] = step->Q[3 * i] * n[0] + step->Q[3 * i + 1] * n[1] + step->Q[3 * i + 2] * n[2];
+  return nm;
+}
+
+/* Whether the segment from a to e meets a triangle of the mesh of tree b (vertices mx): passes
+   through one, or touches one, to tol = 1e-9 (1 + max |a_i|, |e_i|) (a vertex resting on a
+   face, in its plane to rounding at both ends, meets it). One that passes beside the mesh,
+   round a boundary edge, does not. */
+SIM_HD int sim_detect_mesh_crossed(const sim_bvh_view *b, const double *mx, const double a[3],
+                                   const double e[3]) {
+  const double d[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]};
+  double scale = 1.0;
+  for (int k = 0; k < 3; k++) scale = fmax(scale, fmax(fabs(a[k]), fabs(e[k])));
+  const double tol = 1e-9 * scale, r = 0.5 * sim_norm3(d) + tol;
+  const double mid[3] = {a[0] + 0.5 * d[0], a[1] + 0.5 * d[1], a[2] + 0.5 * d[2]};
+  sim_bvh_walk w;
+  sim_bvh_walk_begin(b, &w);
+  for (int leaf; (leaf = sim_bvh_walk_next(b, &w, mid, r * r)) >= 0;) {
+    const sim_bvh_node *nd = &b->node[leaf];
+    for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
+      const int *t = b->tri + 3 * slot;
+      const double *x0 = mx + 3 * t[0], *x1 = mx + 3 * t[1], *x2 = mx + 3 * t[2];
+      const double e1[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+      const double e2[3] = {x2[0] - x0[0], x2[1] - x0[1], x2[2] - x0[2]};
+      double nn[3];
+      sim_cross3(e1, e2, nn);
+      const double l = sim_norm3(nn);
+      if (!(l > 0)) continue;
+      const double da = ((a[0] - x0[0]) * nn[0] + (a[1] - x0[1]) * nn[1] +
+                         (a[2] - x0[2]) * nn[2]) / l,
+                   de = ((e[0] - x0[0]) * nn[0] + (e[1] - x0[1]) * nn[1] +
+                         (e[2] - x0[2]) * nn[2]) / l;
+      if ((da > tol && de > tol) || (da < -tol && de < -tol)) continue; /* one side */
+      sim_tri_closest q;
+      if (fabs(da - de) > tol) { /* where it passes the plane */
+        const double u = fmin(1.0, fmax(0.0, da / (da - de)));
+        const double p[3] = {a[0] + u * d[0], a[1] + u * d[1], a[2] + u * d[2]};
+        if (sim_tri_closest_point(p, x0, x1, x2, &q) <= tol * tol) return 1;
+      } else if (sim_tri_closest_point(a, x0, x1, x2, &q) <= tol * tol ||
+                 sim_tri_closest_point(e, x0, x1, x2, &q) <= tol * tol) { /* in its plane */
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Whether xs is behind the plane through p with normal n by more than `by`. */
+SIM_HD int sim_detect_behind_by(const double *xs, const double p[3], const double n[3],
+                                double by) {
+  return (xs[0] - p[0]) * n[0] + (xs[1] - p[1]) * n[1] + (xs[2] - p[2]) * n[2] < -by;
+}
+
+/* n and the gap changed in sign: the side behind the contact's plane. */
+SIM_HD void sim_detect_turn(double n[3], double *gap) {
+  for (int k = 0; k < 3; k++) n[k] = -n[k];
+  *gap = -*gap;
+}
+
 /* face_prev (detect.h): n and the gap turned towards x_prev's side of the contact point p. */
 SIM_HD void sim_detect_face_prev(const double xprev[3], const double p[3], double n[3],
                                  double *gap) {
-  double s = 0;
-  for (int i = 0; i < 3; i++) s += n[i] * (xprev[i] - p[i]);
-  if (s >= 0) return;
-  for (int i = 0; i < 3; i++) n[i] = -n[i];
-  *gap = -*gap;
+  if (sim_detect_behind_by(xprev, p, n, 0.0)) sim_detect_turn(n, gap);
 }
 
 SIM_HD void sim_detect_put(sim_contact *k, sim_contact_kind kind, int v, int source,
@@ -169,8 +244,7 @@ SIM_HD const double *sim_detect_start_of(const sim_detect_step *m, const double 
 
 SIM_HD int sim_detect_behind(const sim_detect_view *s, const double *xs, const double p[3],
                              const double n[3]) {
-  return (xs[0] - p[0]) * n[0] + (xs[1] - p[1]) * n[1] + (xs[2] - p[2]) * n[2] <
-         -s->margin;
+  return sim_detect_behind_by(xs, p, n, s->margin);
 }
 
 /* The distance from p to analytic obstacle o (its SDF), or with o NULL to the mesh of tree b
@@ -262,13 +336,25 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
       sim_detect_orient_closed(&me->bvh, me->x, me->tri, q, &h, n, &gap);
     else /* queried where it was (at_start, swept): x_prev there too */
       sim_detect_orient_open(q, q != x ? xs : xprev, &h, n, &gap);
+    /* a blade's side where the vertex crossed it: remembered, else x_prev's (detect.h sides) */
+    double nm[3];
+    int behind = 0;
+    const double *side = me->closed ? 0 : sim_detect_side_of(s, v, m, &me->step, nm, &behind);
     double found_gap = gap; /* a blade's turned to x_prev's side: crossed it, inside_only */
-    if (s->face_prev && xs) {
+    if (side) {
+      if (sim_dot3(n, side) < 0 &&
+          (behind || (xs && sim_detect_mesh_crossed(&me->bvh, me->x, xs, q))))
+        sim_detect_turn(n, &gap), found_gap = gap;
+    } else if (s->face_prev && xs) {
       if (!me->closed)
         sim_detect_face_prev(xs, h.q.c, n, &gap), found_gap = gap;
       else if (sim_detect_behind(s, xs, h.q.c, n) && /* as for analytic obstacles */
                sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, -1, &h))
         sim_detect_orient_closed(&me->bvh, me->x, me->tri, xs, &h, n, &gap);
+    } else if (s->at_start && !me->closed && xprev && !me->step.on && /* x_prev: a step back */
+               sim_detect_behind_by(xprev, h.q.c, n, 0.0) &&
+               sim_detect_mesh_crossed(&me->bvh, me->x, xprev, x)) {
+      sim_detect_turn(n, &gap), found_gap = gap;
     }
     const double r[3] = {h.q.c[0] - me->center[0], h.q.c[1] - me->center[1],
                          h.q.c[2] - me->center[2]};

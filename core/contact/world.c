@@ -368,6 +368,7 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   sim_detect_scene s[2] = {detect_scene(w, x, x_prev), detect_scene(w, x_pred, x)};
   sim_detect_params par[2] = {w->par, w->par};
   par[0].at_start = 1; /* a scripted obstacle's feature where it was at t (detect.h) */
+  par[0].sides = w->sides, par[0].nsides = w->nsides; /* a blade's side at the step before */
   par[1].face_prev = 1;
   par[1].sweep = 1; /* what the vertex passes on its way to q~ (detect.h) */
   par[1].skip_first = 1; /* the merge below keeps q_t's contact where both passes find one */
@@ -400,12 +401,33 @@ static int merge_into_out(sim_world *w, const sim_detect_contacts *b, sim_status
   return rc;
 }
 
+/* w->sides := the open-mesh contacts of w->out (the step before's), in its order. */
+static int remember_sides(sim_world *w, sim_status *st) {
+  w->nsides = 0;
+  for (int j = 0; j < w->out.n; j++) {
+    const sim_contact *c = &w->out.c[j];
+    if (c->kind != SIM_CONTACT_MESH || w->mesh[c->source].closed) continue;
+    if (w->nsides == w->sides_cap) {
+      const int cap = w->sides_cap ? 2 * w->sides_cap : 64;
+      sim_detect_side *a = sim_realloc(w->sides, sizeof(sim_detect_side) * (size_t)cap);
+      if (!a) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d blade contacts)", cap);
+      w->sides = a, w->sides_cap = cap;
+    }
+    sim_detect_side *e = &w->sides[w->nsides++];
+    e->v = c->v, e->source = c->source, e->behind = c->gap < 0;
+    for (int k = 0; k < 3; k++) e->n[k] = c->n[k];
+  }
+  return SIM_OK;
+}
+
 int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
                      const double *x_pred, sim_status *st) {
+  int rc = w->collide && x_prev ? remember_sides(w, st) : SIM_OK;
+  if (!x_prev) w->nsides = 0; /* the first step (or a new start): nothing to remember */
   w->out.n = 0;
   w->min_gap = HUGE_VAL;
-  if (!w->active) return SIM_OK;
-  int rc = w->collide ? collide(w, t, h, x, x_prev, x_pred, st) : SIM_OK;
+  if (rc || !w->active) return rc;
+  rc = w->collide ? collide(w, t, h, x, x_prev, x_pred, st) : SIM_OK;
   if (rc) return rc;
   /* out + the constraint pins' and the cables' contacts, each list sorted by key */
   if (w->m->ncpin > 0) {
@@ -464,6 +486,7 @@ void sim_world_free(sim_world *w) {
   sim_free(w->cable_row);
   sim_free(w->read_vert);
   sim_free(w->skip);
+  sim_free(w->sides);
   sim_world_points_free(w);
   sim_free(w->tri_first);
   sim_free(w->point_found);

@@ -24,7 +24,9 @@
    contact found only at q~ faces the side the vertex is on at q_t (face_prev: a blade's turned
    round, an analytic or closed obstacle's taken at q_t where q~ is past its far side), and the
    segment from q_t to q~ is followed (sweep), so a vertex that would cross a blade or a thin
-   obstacle within the step is held on its side.
+   obstacle within the step is held on its side. A vertex in contact with a blade (an open mesh
+   obstacle) at the step before keeps that contact's side in the q_t pass (sides), so one
+   resting on a blade's face, in its plane to rounding, is not turned to its back.
    Constraint pins (scene pins with "mode": "constraint") add one bilateral contact per pinned
    vertex (kind SIM_CONTACT_BILATERAL, contact.h; core/contact/world_pins.h) after detection,
    merged into the sorted list; those vertices are free unknowns and collide like any other.
@@ -80,6 +82,8 @@ typedef struct sim_world {
   int nread, *read_vert; /* the pins' and cables' vertices, sorted (sim_world_host_reads) */
   sim_contact_key *skip; /* re-detection: the keys of out, which it does not find again */
   int skip_cap;
+  sim_detect_side *sides; /* the q_t pass's side memory: out's open-mesh contacts of the step */
+  int nsides, sides_cap;  /* before (detect.h sim_detect_params.sides) */
 } sim_world;
 
 /* 1 when model m has anything for the contact stage to solve (obstacles, body-body contact,
