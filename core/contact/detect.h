@@ -108,7 +108,8 @@ typedef struct {
                  contact's normal (n, as the mesh's step map turns it) faces n's way and the
                  gap is negative, where the vertex is on the other side now and it was behind
                  already (behind) or the segment from x_prev to x meets one of the mesh's
-                 triangles (sim_detect_mesh_crossed). A vertex resting on a blade's face lies
+                 triangles (sim_detect_mesh_crossed; both carried by the step map, as the
+                 query is: a scripted blade's motion over the step before is not undone). A vertex resting on a blade's face lies
                  in its plane to rounding at x_prev and x, so neither position alone tells its
                  side; taken from them, a box sliding down an open slope went through it
                  (test_contact_physics open_trough). One that went round the blade's edge has
