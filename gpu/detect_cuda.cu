@@ -216,7 +216,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
     const dev_tree *t = &k->body_tree[b];
     sim_detect_body_view *bv = &k->hbody_view[b];
     bv->bvh.nnodes = t->nnodes, bv->bvh.node = t->node, bv->bvh.tri = t->tri, bv->bvh.id = t->id;
-    bv->tri = t->in_tri, bv->mu = s->body[b].mu;
+    bv->tri = t->in_tri, bv->mu = s->body[b].mu, bv->open = s->body[b].open;
   }
   if (s->nmesh > 0)
     SIM_CU(cudaMemcpyAsync(k->mesh_view, k->hmesh_view,

@@ -35,6 +35,7 @@ RUNS = [
     ("gingerbread_man", 810, [810]),
     ("stick_slip", 100, [100]),
     ("soft_box_on_slab", 150, [150]),
+    ("box_on_trampoline", 150, [40, 150]),
     ("pushing_wall", 200, [100, 200]),
     ("cable_finger", 150, [150]),
 ]

@@ -3,7 +3,7 @@
    the vertices within the margin, gap, normal, p, mu, body filter), a spinning cylinder's u,
    a closed cube mesh (outside, inside, on edges and corners), a random star-shaped closed
    mesh against brute force and winding numbers (signs at concave features), an open blade
-   from both sides and its side memory, two deformable boxes and self-collision, pinned vertices, margins 0 and
+   from both sides and its side memory, a cloth as a target (open body), two deformable boxes and self-collision, pinned vertices, margins 0 and
    large, identical output for 1 and 4 threads, inside_only and skip lists, a second pass
    skipping the first's keys (skip_first), a moving obstacle's step map (at_start), a thin
    slab's far side (face_prev, sweep), bad input, no leaks. */
@@ -175,7 +175,7 @@ static void test_grid_plane_sphere(void) {
   ob[1].bodies = 2; /* body 1 only */
   /* body 0: i < 4 slices, body 1: the rest */
   const int nb0 = 4 * NY * NZ;
-  sim_detect_body bodies[2] = {{0, nb0, 0, NULL, 0.5}, {nb0, NV - nb0, 0, NULL, 0.5}};
+  sim_detect_body bodies[2] = {{0, nb0, 0, NULL, 0.5, 0}, {nb0, NV - nb0, 0, NULL, 0.5, 0}};
   sim_detect_scene s = {NV, x, NULL, NULL, 2, 0, 2, ob, NULL, bodies};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.06;
@@ -356,7 +356,7 @@ static void test_cube_mesh(void) {
   }
   CHECK(find(&o, 6, SIM_CONTACT_MESH, 0) == NULL && find(&o, 7, SIM_CONTACT_MESH, 0) == NULL);
   /* body filter: the mesh touches body 1 only; the vertices are in body 0 */
-  sim_detect_body b0 = {0, N, 0, NULL, 0.5};
+  sim_detect_body b0 = {0, N, 0, NULL, 0.5, 0};
   s.nbodies = 1, s.body = &b0, m.bodies = 2;
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
@@ -518,7 +518,7 @@ static void test_thin_body(void) {
   memcpy(xprev + 12, x + 12, sizeof(double) * 24);
   memcpy(x, slab_x, sizeof slab_x);
   memcpy(xprev, slab_xp, sizeof slab_xp);
-  sim_detect_body b[2] = {{0, 4, 0, NULL, 0.5}, {4, 8, 12, bt, 0.5}};
+  sim_detect_body b[2] = {{0, 4, 0, NULL, 0.5, 0}, {4, 8, 12, bt, 0.5, 0}};
   sim_detect_scene s = {12, x, xprev, NULL, 0, 0, 2, NULL, NULL, b};
   check_thin_slab(&s, SIM_CONTACT_BODY, 1, "body");
   /* the slab moving through vertices standing still */
@@ -526,7 +526,7 @@ static void test_thin_body(void) {
   make_cube((const double[3]){-1, -0.01, -1}, (const double[3]){1, 0, 1}, 2, y + 6, bt);
   memcpy(yprev, y, sizeof y);
   for (int i = 2; i < 10; i++) yprev[3 * i + 1] -= 1.045;
-  sim_detect_body b2[2] = {{0, 2, 0, NULL, 0.5}, {2, 8, 12, bt, 0.5}};
+  sim_detect_body b2[2] = {{0, 2, 0, NULL, 0.5, 0}, {2, 8, 12, bt, 0.5, 0}};
   sim_detect_scene s2 = {10, y, yprev, NULL, 0, 0, 2, NULL, NULL, b2};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.01, p.face_prev = 1;
@@ -691,9 +691,11 @@ static void test_blade_sides(void) {
   const double xp[][3] = {{0.2, 0.2, 1e-5}, {0.2, 0.2, 0},     {0.2, 0.2, 0.01},
                           {0.5, -0.01, 0},  {0.2, 0.2, 0.05},  {0.3, -0.01, 0.01},
                           {0.3, 0.3, -0.002}};
-  sim_detect_side sides[5] = {{0, 0, 0, {0, 0, 1}},     {1, 0, 0, {0, 0, -1}},
-                              {2, 0, 0, {0, 0.6, 0.8}}, {3, 0, 0, {0, 1, 0}},
-                              {6, 0, 1, {0, 0, 1}}};
+  const int M = SIM_CONTACT_MESH;
+  sim_detect_side sides[5] = {
+      {0, M, 0, 0, {-1, -1, -1}, {0, 0, 1}},     {1, M, 0, 0, {-1, -1, -1}, {0, 0, -1}},
+      {2, M, 0, 0, {-1, -1, -1}, {0, 0.6, 0.8}}, {3, M, 0, 0, {-1, -1, -1}, {0, 1, 0}},
+      {6, M, 0, 1, {-1, -1, -1}, {0, 0, 1}}};
   sim_detect_scene s = {7, &x[0][0], &xp[0][0], NULL, 0, 1, 0, NULL, &m, NULL};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.02;
@@ -721,26 +723,30 @@ static void test_blade_sides(void) {
   }
   CHECK(o.n == 7 && o.c[3].n[1] == -1); /* the edge contact as found */
   check_inside_only(&s, &p, 3);          /* 0, 4 and 6: behind their side */
-  /* an entry names its mesh: another source (or none before the vertex) is no memory; vertex
-     0 then crossed from x_prev's side, 1 stays on the front */
+  /* an entry names its mesh: another source or kind (or none before the vertex) is no memory;
+     vertex 0 then crossed from x_prev's side, 1 stays on the front */
   sides[0].source = 1;
   sides[1].v = 2, sides[1].source = -1;
+  sides[4].kind = SIM_CONTACT_BODY; /* vertex 6 now turned by x_prev alone: no crossing */
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
-  CHECK(o.n == 7 && o.c[0].n[2] == 1 && o.c[1].n[2] == 1 && o.c[2].n[2] == 1);
+  CHECK(o.n == 7 && o.c[0].n[2] == 1 && o.c[1].n[2] == 1 && o.c[2].n[2] == 1 &&
+        o.c[6].n[2] == -1);
   /* the remembered normal turns with a scripted mesh's step map (Q: 90 degrees about x,
      y -> z) */
   sim_detect_view v = {0};
-  const sim_detect_side e = {7, 2, 1, {0, 1, 0}};
+  const sim_detect_side e = {7, M, 2, 1, {-1, -1, -1}, {0, 1, 0}};
   v.sides = &e, v.nsides = 1;
   sim_detect_step st = {1, {1, 0, 0, 0, 0, -1, 0, 1, 0}, {5, 5, 5}};
   double nm[3];
   int behind = 0;
-  const double *rn = sim_detect_side_of(&v, 7, 2, &st, nm, &behind);
+  const double *rn = sim_detect_side_of(&v, 7, M, 2, &st, nm, &behind);
   CHECK(rn == nm && fabs(nm[0]) + fabs(nm[1]) + fabs(nm[2] - 1) < 1e-15 && behind == 1);
-  CHECK(sim_detect_side_of(&v, 7, 1, &st, nm, &behind) == NULL &&
-        sim_detect_side_of(&v, 6, 2, &st, nm, &behind) == NULL);
+  CHECK(sim_detect_side_of(&v, 7, M, 1, &st, nm, &behind) == NULL &&
+        sim_detect_side_of(&v, 6, M, 2, &st, nm, &behind) == NULL &&
+        sim_detect_side_of(&v, 7, SIM_CONTACT_BODY, 2, &st, nm, &behind) == NULL);
   st.on = 0;
-  CHECK(sim_detect_side_of(&v, 7, 2, &st, nm, &behind) == e.n);
+  CHECK(sim_detect_side_of(&v, 7, M, 2, &st, nm, &behind) == e.n &&
+        sim_detect_side_of(&v, 7, M, 2, NULL, nm, &behind) == e.n);
   /* the crossing test: through the face, beside it, resting in its plane, short of it */
   const sim_detect_mesh_view *mv = NULL;
   sim_detect d;
@@ -757,10 +763,60 @@ static void test_blade_sides(void) {
   CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a3, e3) == 1);
   CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a3, a3) == 1);
   /* not sorted by (vertex, mesh): refused */
-  sides[0].source = 0, sides[1].v = 1, sides[1].source = 0;
+  sides[0].source = 0, sides[1].v = 1, sides[1].source = 0, sides[4].kind = M;
   sides[2].v = 0;
   CHECK_INT(sim_detect_run(&d, &s, &p, &o, &sst), SIM_ERR_INTERNAL);
   sim_detect_free(&d);
+  sim_detect_contacts_free(&o);
+}
+
+/* A cloth as another body's target (sim_detect_body.open): unsigned, turned to the side the
+   vertex came from; with a side remembered, that side where the vertex rests on or crossed the
+   same part of the cloth, or was behind already (detect_body.h). Body 0: six loose vertices;
+   body 1, the cloth: a unit square at z = 0 (vertices 6-9) and a second layer at z = 0.04 over
+   x >= 0.5 (10-13), never its own target. */
+static void test_open_body(void) {
+  const double x[14][3] = {
+      {0.2, 0.2, -0.005}, {0.2, 0.3, 0.01}, {0.3, 0.2, -2e-6}, {0.7, 0.5, 0.035},
+      {0.3, 0.6, -0.01},  {0.2, 0.8, -0.005}, {0, 0, 0},        {1, 0, 0},
+      {1, 1, 0},          {0, 1, 0},          {0.5, 0, 0.04},   {1, 0, 0.04},
+      {1, 1, 0.04},       {0.5, 1, 0.04}};
+  double xp[14][3];
+  memcpy(xp, x, sizeof xp);
+  /* 0: from 2 cm above through the cloth (no entry); 1: above, from above; 2: resting 2 um
+     below, from 1 um below, remembered above; 3: between the layers, 5 mm under the upper,
+     remembered above the lower; 4: 1 cm below, remembered above and behind already; 5: 5 mm
+     below, from 2 cm below (came round), remembered above */
+  xp[0][2] = 0.02, xp[1][2] = 0.02, xp[2][2] = -1e-6, xp[3][2] = 0.03, xp[5][2] = -0.02;
+  const int tri[12] = {6, 7, 8, 6, 8, 9, 10, 11, 12, 10, 12, 13};
+  sim_detect_body b[2] = {{0, 6, 0, NULL, 0.5, 0}, {6, 8, 4, tri, 0.5, 1}};
+  sim_detect_scene s = {14, &x[0][0], &xp[0][0], NULL, 0, 0, 2, NULL, NULL, b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.03, p.self_collision = 1;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  const double z0[6] = {1, 1, -1, -1, -1, -1}, g0[6] = {-0.005, 0.01, 2e-6, 0.005, 0.01, 0.005};
+  CHECK_INT(o.n, 6); /* none for the cloth's own vertices */
+  for (int i = 0; i < o.n && i < 6; i++) {
+    CHECK(o.c[i].v == i && o.c[i].kind == SIM_CONTACT_BODY && o.c[i].source == 1);
+    CHECK_NEAR(o.c[i].n[2], z0[i], 1e-15);
+    CHECK_NEAR(o.c[i].gap, g0[i], 1e-15);
+  }
+  const int B = SIM_CONTACT_BODY;
+  const sim_detect_side sides[4] = {{2, B, 1, 0, {6, 7, 8}, {0, 0, 1}},
+                                    {3, B, 1, 0, {6, 7, 8}, {0, 0, 1}},
+                                    {4, B, 1, 1, {10, 11, 12}, {0, 0, 1}},
+                                    {5, B, 1, 0, {6, 8, 9}, {0, 0, 1}}};
+  p.sides = sides, p.nsides = 4;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  const double z1[6] = {1, 1, 1, -1, 1, -1}, g1[6] = {-0.005, 0.01, -2e-6, 0.005, -0.01, 0.005};
+  CHECK_INT(o.n, 6);
+  for (int i = 0; i < o.n && i < 6; i++) {
+    CHECK_NEAR(o.c[i].n[2], z1[i], 1e-15);
+    CHECK_NEAR(o.c[i].gap, g1[i], 1e-15);
+  }
+  check_inside_only(&s, &p, 3); /* 0, 2 and 4 */
   sim_detect_contacts_free(&o);
 }
 
@@ -777,7 +833,7 @@ static void test_bodies(void) {
   make_cube((const double[3]){0.2, 0.2, 0.99}, (const double[3]){0.8, 0.8, 1.59}, 9, x + 27, t1);
   x[24] = 0.1, x[25] = 0.5, x[26] = 0.995;
   x[51] = 1.01, x[52] = 0.4, x[53] = 0.3;
-  sim_detect_body b[2] = {{0, 9, 12, t0, 0.4}, {9, 9, 12, t1, 0.9}};
+  sim_detect_body b[2] = {{0, 9, 12, t0, 0.4, 0}, {9, 9, 12, t1, 0.9, 0}};
   sim_detect_scene s = {NV, x, NULL, NULL, 0, 0, 2, NULL, NULL, b};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.02;
@@ -852,7 +908,7 @@ static void test_threads(void) {
   ob[1].shape.frame.pos[0] = -0.6, ob[1].shape.omega = 3;
   sim_detect_mesh m = sim_default_detect_mesh();
   m.nv = sf.nv, m.nt = sf.nt, m.x = sf.x, m.tri = sf.tri;
-  sim_detect_body b[2] = {{0, G * G * G, 0, NULL, 0.5}, {G * G * G, 8, 12, bt, 0.5}};
+  sim_detect_body b[2] = {{0, G * G * G, 0, NULL, 0.5, 0}, {G * G * G, 8, 12, bt, 0.5, 0}};
   sim_detect_scene s = {NV, x, NULL, NULL, 2, 1, 2, ob, &m, b};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.03;
@@ -889,6 +945,7 @@ int main(void) {
   test_star_mesh();
   test_blade();
   test_blade_sides();
+  test_open_body();
   test_bodies();
   test_threads();
   CHECK_INT(sim_mem_in_use(), 0);

@@ -10,7 +10,8 @@
    segments from them swept (sweep) every other step, against the bodies' surfaces moving too
    (their trees then swept: detect_body.h), their far sides faced (face_prev), the blade's
    side remembered from the step before (sides, half of them turned round, a third flagged
-   behind). Over four steps
+   behind), and the box as an open body (a cloth's rules: detect_body.h) every other step.
+   Over four steps
    of random motion both must find the same contacts in the same order (kind, vertex, source
    and triangle equal) with every value within 1e-12 relative (the device's atan2 in a
    pseudo-normal's angle weights may differ from libm's in the last bits; everything else is
@@ -136,9 +137,9 @@ static void world_build(world *w, unsigned long long seed, int ncloud, int nloos
   w->mesh[1].closed = 0, w->mesh[1].bodies = ~(1ull << 1);
   random_step(&w->mesh[0].step, &seed);
   random_step(&w->mesh[1].step, &seed);
-  sim_detect_body b0 = {0, n0, w->ball.nt, w->tri_ball, 0.4};
-  sim_detect_body b1 = {n0, n1, w->box.nt, w->tri_box, 0.9};
-  sim_detect_body b2 = {n0 + n1, ncloud, 0, NULL, 0.6};
+  sim_detect_body b0 = {0, n0, w->ball.nt, w->tri_ball, 0.4, 0};
+  sim_detect_body b1 = {n0, n1, w->box.nt, w->tri_box, 0.9, 0};
+  sim_detect_body b2 = {n0 + n1, ncloud, 0, NULL, 0.6, 0};
   w->body[0] = b0, w->body[1] = b1, w->body[2] = b2;
   sim_detect_scene s = {w->nv, w->x, NULL, w->pinned, SIM_OBS_KIND_COUNT, 2, 3,
                         w->obs, w->mesh, w->body};
@@ -203,6 +204,7 @@ static int count_not_in(const sim_detect_contacts *a, const sim_detect_contacts 
    pass 0's landing held, the vertices' within its guess, and the host drops the rest after). */
 static int g_inside_calls, g_inside_found, g_first_calls, g_first_dropped;
 static int g_blade_behind; /* blade contacts with a negative gap: turned to a side */
+static int g_open_turned;  /* the open box's contacts with a negative gap: turned to a side */
 
 /* The copies the device left of a pass's contacts (dev_ref, dev_slot: what a device contact
    stage gathers instead of an upload): every 7th of them, bitwise the contact; and a contact of
@@ -309,14 +311,18 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     sides = SIM_NEW(sim_detect_side, (size_t)h.n + 1);
     for (int j = 0; sides && j < h.n; j++) {
       const sim_contact *c = &h.c[j];
-      if (c->kind != SIM_CONTACT_MESH || c->source != 1) continue;
+      if (c->source != 1 || (c->kind != SIM_CONTACT_MESH && c->kind != SIM_CONTACT_BODY))
+        continue; /* the blade's, and the box's where it is open */
       sim_detect_side *e = &sides[nsides];
-      e->v = c->v, e->source = c->source, e->behind = nsides % 3 == 0;
+      e->v = c->v, e->kind = c->kind, e->source = c->source, e->behind = nsides % 3 == 0;
+      for (int i = 0; i < 3; i++) e->tri[i] = c->tri[i];
       for (int i = 0; i < 3; i++) e->n[i] = nsides % 2 ? -c->n[i] : c->n[i];
       nsides++;
     }
     p.sides = sides, p.nsides = nsides;
     p.self_collision = step % 2;
+    w->body[1].open = step % 2 == 0; /* the box as an open body (a cloth's rules) */
+    int open_turned = 0;
     p.face_prev = (step / 2) % 2; /* the blade's contacts turned to x_prev's side */
     p.at_start = step % 3 != 1;
     p.sweep = step % 2; /* the segments from x_prev (0.035 m on average, the margin 0.06) */
@@ -340,6 +346,9 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     for (int j = 0; !p.face_prev && j < h.n; j++) /* turned by the memory (the blade moves: no
                                                      at_start turn to x_prev's side) */
       g_blade_behind += h.c[j].kind == SIM_CONTACT_MESH && h.c[j].source == 1 && h.c[j].gap < 0;
+    for (int j = 0; w->body[1].open && j < h.n; j++) /* the open box's: unsigned, or turned */
+      open_turned += h.c[j].kind == SIM_CONTACT_BODY && h.c[j].source == 1 && h.c[j].gap < 0;
+    if (w->body[1].open && step > 0) g_open_turned += open_turned;
     if (w->nv < 10000) run_passes(kp, &dh, &dg, w, &p, what); /* the small scene: time */
   }
   sim_free(sides);
@@ -373,6 +382,9 @@ int main(void) {
   CHECK(g_first_calls > 1 && g_first_dropped > 0);  /* pass 1 met pass 0's contacts */
   printf("blade contacts turned round by the side memory: %d\n", g_blade_behind);
   CHECK(g_blade_behind > 0);
+  printf("the open box's contacts turned to the side their vertices came from: %d\n",
+         g_open_turned);
+  CHECK(g_open_turned > 0);
   world_free(&a), world_free(&b);
   sim_cuda_detect_destroy(k);
   sim_cuda_detect_destroy(kp);

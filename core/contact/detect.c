@@ -160,8 +160,9 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
       return sim_fail(st, SIM_ERR_INTERNAL, "detect: skip list not sorted by vertex at %d", i);
   for (int i = 1; p->sides && i < p->nsides; i++) { /* found by bisection too */
     const sim_detect_side *a = &p->sides[i - 1], *b = &p->sides[i];
-    if (b->v < a->v || (b->v == a->v && b->source <= a->source))
-      return sim_fail(st, SIM_ERR_INTERNAL, "detect: sides not sorted by (vertex, mesh) at %d", i);
+    if (b->v < a->v || (b->v == a->v && (b->kind < a->kind ||
+                                         (b->kind == a->kind && b->source <= a->source))))
+      return sim_fail(st, SIM_ERR_INTERNAL, "detect: sides not sorted by key at %d", i);
   }
   return SIM_OK;
 }
@@ -184,6 +185,7 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
     d->body_view[b].bvh = sim_bvh_view_of(&d->body_bvh[b]);
     d->body_view[b].tri = s->body[b].tri;
     d->body_view[b].mu = s->body[b].mu;
+    d->body_view[b].open = s->body[b].open;
   }
   sim_detect_view v = {s->nv,    s->x,         s->x_prev,    s->pinned,    d->body_of,
                        s->nobs,  s->nmesh,     s->nbodies,   s->obs,       d->mesh_view,

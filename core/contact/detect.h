@@ -26,11 +26,13 @@
      Deeply penetrating vertices (d > margin from every triangle) are not found: the margin
      must exceed the motion of a step. u = vel + omega x (p - center) (rigid motion).
    - another body B (kind SIM_CONTACT_BODY, source B): the nearest surface triangle of B with
-     d <= margin, signed as for a closed mesh obstacle (body surfaces are closed and
-     outward). tri = its global vertex indices, w = barycentrics of the closest point
+     d <= margin, signed as for a closed mesh obstacle where B is a solid (its surface closed
+     and outward), unsigned as for an open one where B is open (a cloth: `open`), turned to
+     the side the vertex came from (detect_body.h). tri = its global vertex indices, w = barycentrics of the closest point
      (sum 1), p = w0 x_tri0 + w1 x_tri1 + w2 x_tri2, u = 0, mu = sqrt(mu_A mu_B) (Box2D's
      friction mixing). With self_collision, B = A is tested too, without the triangles
-     incident to v (a ring of neighbours may then touch when margin nears the edge length).
+     incident to v (a ring of neighbours may then touch when margin nears the edge length);
+     never an open body (a flat cloth's neighbours lie within the margin in its plane).
      The passes that read x_prev (sweep, face_prev) also find what v and B meet on their way
      over the step and a far side crossed, with both moving (detect_body.h).
    For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY.
@@ -60,12 +62,14 @@
 #define SIM_DETECT_ALL (~(uint64_t)0) /* bodies mask: every body */
 #define SIM_DETECT_CHUNK 256          /* vertices per work chunk (fixed: determinism) */
 
-/* The side a vertex was held on against an open mesh obstacle: its contact's normal n with
-   mesh `source` at the step before, and whether that contact's gap was negative (the q_t
+/* The side a vertex was held on against an open surface, a mesh obstacle's (kind
+   SIM_CONTACT_MESH) or an open body's (a cloth: SIM_CONTACT_BODY): its contact's normal n with
+   that `source` at the step before, and whether that contact's gap was negative (the q_t
    pass's side memory, sim_detect_params.sides). */
 typedef struct sim_detect_side {
-  int v, source;
+  int v, kind, source;
   int behind; /* 1: the gap was < 0 (the vertex behind that side) */
+  int tri[3]; /* a body's: the contact's triangle (global vertex indices); else unread */
   double n[3];
 } sim_detect_side;
 
@@ -102,9 +106,9 @@ typedef struct {
                      than the obstacle is thick does not pass through it (a box falling 20 cm
                      a step through a slab 1 cm thick); the same against other bodies,
                      whose surfaces move too (detect_body.h); 0 (default): x alone */
-  const sim_detect_side *sides; /* nsides, sorted by (v, source), or NULL: the side memory of */
-  int nsides; /* open meshes (the q_t pass: the contacts of the step before). A vertex with an
-                 entry for open mesh m keeps that side where it crossed the mesh: its
+  const sim_detect_side *sides; /* nsides, sorted by (v, kind, source), or NULL: the side */
+  int nsides; /* memory of open surfaces (the q_t pass: the contacts of the step before). A
+                 vertex with an entry for open mesh m keeps that side where it crossed the mesh: its
                  contact's normal (n, as the mesh's step map turns it) faces n's way and the
                  gap is negative, where the vertex is on the other side now and it was behind
                  already (behind) or the segment from x_prev to x meets one of the mesh's
@@ -116,7 +120,8 @@ typedef struct {
                  the side it is on (a cloth vertex going round a knife's tip, 2.5 cm in a step,
                  was pulled back through). Without an entry, in an at_start pass, a vertex
                  whose segment from x_prev (a static mesh's: no step map) meets the mesh turns
-                 to x_prev's side. The other passes leave sides NULL */
+                 to x_prev's side. An open body's (a cloth's) entry: detect_body.h. The other
+                 passes leave sides NULL */
 } sim_detect_params;
 
 #define SIM_DETECT_SWEEP_STEPS 64 /* conservative advancement steps of a sweep */
@@ -167,9 +172,11 @@ typedef struct {
 
 typedef struct {
   int v0, nv;     /* the body's vertices: global indices v0 .. v0 + nv - 1 */
-  int nt;         /* surface triangles, outward, global vertex indices (closed surface) */
+  int nt;         /* surface triangles, global vertex indices: outward on a closed surface */
   const int *tri; /* 3 nt */
   double mu;
+  int open; /* 1: an open surface (a cloth): unsigned, turned to the side the vertex came
+               from, and never its own target; 0 (default): closed and outward, signed */
 } sim_detect_body;
 
 typedef struct {
@@ -208,6 +215,7 @@ typedef struct sim_detect_body_view {
   sim_bvh_view bvh; /* over the global positions */
   const int *tri;   /* surface triangles in input order (global vertex indices) */
   double mu;
+  int open; /* sim_detect_body.open */
 } sim_detect_body_view;
 
 typedef struct sim_detect_view {
@@ -282,7 +290,7 @@ int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st);
 int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                    sim_detect_contacts *out, sim_status *st);
 /* sim_detect_run's checks of its inputs: the scene has init's counts, the margin is finite and
-   >= 0, the skip list sorted by vertex and the sides by (vertex, source) (SIM_ERR_INTERNAL,
+   >= 0, the skip list sorted by vertex and the sides by key (SIM_ERR_INTERNAL,
    SIM_ERR_SCENE). Also resets out (n,
    counts, min_sep). */
 int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,

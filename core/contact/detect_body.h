@@ -13,7 +13,19 @@
 
    face_prev: a contact found at x whose plane has x_prev more than the margin behind it, where
    that plane is (n, the closest point's barycentrics) carried with B's triangle to x_prev, is
-   the far side of a thin part: it is taken again at x_prev, as an obstacle's is. */
+   the far side of a thin part: it is taken again at x_prev, as an obstacle's is.
+
+   An open body (a cloth) has no inside. Its contact, found unsigned, is turned to the side the
+   vertex came from (detect_vertex.h sim_detect_open_body_turn), in every pass with x_prev.
+   With a side remembered from the step before (sim_detect_params.sides), it takes that side
+   where that contact was behind already, or where its triangle shares a vertex with the
+   remembered one and x_prev, against this triangle's plane carried back, was behind it or
+   less than SIM_DETECT_SIDE_SLACK margins in front of it: the vertex crossed this part of the
+   cloth or rests on it (a box's corner resting on a cloth triangle 25 cm across was 2 um in
+   front of that plane carried back, the triangle having turned; taken as not crossed, the
+   corner sank 2 cm into the cloth). A vertex between two layers of a folded cloth, whose
+   nearest layer changed, keeps the side it is on. Without one, x_prev's side of that plane. */
+#define SIM_DETECT_SIDE_SLACK 0.1
 #ifndef SIM_CONTACT_DETECT_BODY_H
 #define SIM_CONTACT_DETECT_BODY_H
 
@@ -85,18 +97,25 @@ SIM_HD int sim_detect_body_swept(const sim_detect_view *s, const sim_detect_body
   return 0;
 }
 
-/* face_prev: whether x_prev is more than the margin behind the plane of a contact found at x
-   with normal n on B's triangle t3 (global indices) at barycentrics w, that point taken where
-   the triangle was at x_prev. */
-SIM_HD int sim_detect_body_behind(const sim_detect_view *s, const int *t3, const double w[3],
-                                  const double xprev[3], const double n[3]) {
+/* Where x_prev is relative to the plane of a contact found at x with normal n on B's triangle
+   t3 (global indices) at barycentrics w, that point taken where the triangle was at x_prev:
+   n . (x_prev - sum_j w_j x_prev[t3_j]). */
+SIM_HD double sim_detect_body_side(const sim_detect_view *s, const int *t3, const double w[3],
+                                   const double xprev[3], const double n[3]) {
   double side = 0.0;
   for (int k = 0; k < 3; k++) {
     double c = 0.0;
     for (int j = 0; j < 3; j++) c += w[j] * s->x_prev[3 * (size_t)t3[j] + k];
     side += n[k] * (xprev[k] - c);
   }
-  return side < -s->margin;
+  return side;
+}
+
+/* face_prev: whether x_prev is more than the margin behind that plane (a closed body's far
+   side). */
+SIM_HD int sim_detect_body_behind(const sim_detect_view *s, const int *t3, const double w[3],
+                                  const double xprev[3], const double n[3]) {
+  return sim_detect_body_side(s, t3, w, xprev, n) < -s->margin;
 }
 
 #endif

@@ -83,25 +83,34 @@ SIM_HD void sim_detect_orient_open(const double x[3], const double *xprev, const
   for (int k = 0; k < 3; k++) n[k] = s * h->q.n[k];
 }
 
-/* The side remembered for vertex v against open mesh m (detect.h sim_detect_params.sides): its
-   normal at the step before, turned as the mesh turns over this step (its step map m->Q, a
-   rotation; into nm), or NULL; *behind its flag. */
-SIM_HD const double *sim_detect_side_of(const sim_detect_view *s, int v, int m,
-                                        const sim_detect_step *step, double nm[3],
-                                        int *behind) {
+/* The side remembered for vertex v against the open surface (kind, m) (detect.h
+   sim_detect_params.sides): its normal at the step before, turned as a mesh turns over this
+   step (its step map, a rotation; into nm; NULL: none), or NULL; *behind its flag. */
+SIM_HD const sim_detect_side *sim_detect_side_find(const sim_detect_view *s, int v, int kind,
+                                                   int m) {
   int a = 0, b = s->sides ? s->nsides : 0;
-  while (a < b) { /* the first entry >= (v, m) */
+  while (a < b) { /* the first entry >= (v, kind, m) */
     const int mid = a + (b - a) / 2;
     const sim_detect_side *e = &s->sides[mid];
-    if (e->v < v || (e->v == v && e->source < m))
+    if (e->v < v || (e->v == v && (e->kind < kind || (e->kind == kind && e->source < m))))
       a = mid + 1;
     else
       b = mid;
   }
-  if (!s->sides || a >= s->nsides || s->sides[a].v != v || s->sides[a].source != m) return 0;
-  const double *n = s->sides[a].n;
-  *behind = s->sides[a].behind;
-  if (!step->on) return n;
+  if (!s->sides || a >= s->nsides || s->sides[a].v != v || s->sides[a].kind != kind ||
+      s->sides[a].source != m)
+    return 0;
+  return &s->sides[a];
+}
+
+SIM_HD const double *sim_detect_side_of(const sim_detect_view *s, int v, int kind, int m,
+                                        const sim_detect_step *step, double nm[3],
+                                        int *behind) {
+  const sim_detect_side *e = sim_detect_side_find(s, v, kind, m);
+  if (!e) return 0;
+  const double *n = e->n;
+  *behind = e->behind;
+  if (!step || !step->on) return n;
   for (int i = 0; i < 3; i++)
     nm[i] = step->Q[3 * i] * n[0] + step->Q[3 * i + 1] * n[1] + step->Q[3 * i + 2] * n[2];
   return nm;
@@ -280,6 +289,24 @@ SIM_HD int sim_detect_swept(const sim_obstacle *o, const sim_bvh_view *b, const 
   return 1;
 }
 
+/* An open body's (a cloth's) contact of vertex v with body B, found unsigned at x on triangle
+   t3 at barycentrics w (n, gap), turned to the side v came from (detect_body.h). */
+SIM_HD void sim_detect_open_body_turn(const sim_detect_view *s, int v, int B, const int *t3,
+                                      const double w[3], const double xprev[3], double n[3],
+                                      double *gap) {
+  const sim_detect_side *e = sim_detect_side_find(s, v, SIM_CONTACT_BODY, B);
+  const double was = sim_detect_body_side(s, t3, w, xprev, n);
+  if (!e) {
+    if (was < 0) sim_detect_turn(n, gap);
+    return;
+  }
+  if (!(sim_dot3(n, e->n) < 0)) return;
+  int near = 0; /* the same part of the cloth: t3 shares a vertex with the remembered one */
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) near |= t3[i] == e->tri[j];
+  if (e->behind || (near && was <= SIM_DETECT_SIDE_SLACK * s->margin)) sim_detect_turn(n, gap);
+}
+
 SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) {
   if (s->pinned && s->pinned[v]) return 0;
   const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
@@ -339,7 +366,8 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     /* a blade's side where the vertex crossed it: remembered, else x_prev's (detect.h sides) */
     double nm[3];
     int behind = 0;
-    const double *side = me->closed ? 0 : sim_detect_side_of(s, v, m, &me->step, nm, &behind);
+    const double *side =
+        me->closed ? 0 : sim_detect_side_of(s, v, SIM_CONTACT_MESH, m, &me->step, nm, &behind);
     double found_gap = gap; /* a blade's turned to x_prev's side: crossed it, inside_only */
     if (side) {
       if (sim_dot3(n, side) < 0 &&
@@ -367,7 +395,8 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
   for (int B = 0; B < s->nbodies; B++) {
     const sim_detect_body_view *bd = &s->body[B];
     sim_bvh_hit h;
-    if ((B == bv && !s->self_collision) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
+    if ((B == bv && (!s->self_collision || bd->open)) ||
+        sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
       continue;
     const int skip = B == bv ? v : -1; /* self: the nearest triangle not incident to v */
     const int swept = !sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, skip, &h);
@@ -378,13 +407,21 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     }
     if (swept) /* taken at x_prev (detect_body.h): the sweep met a triangle, so one is nearest */
       sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h);
-    sim_detect_orient_closed(&bd->bvh, swept ? s->x_prev : s->x, bd->tri, swept ? xprev : x, &h,
-                             n, &gap);
-    const double found_gap = gap;
-    if (s->face_prev && xprev && !swept &&
-        sim_detect_body_behind(s, bd->tri + 3 * h.tri, h.q.w, xprev, n) &&
-        sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h))
-      sim_detect_orient_closed(&bd->bvh, s->x_prev, bd->tri, xprev, &h, n, &gap);
+    double found_gap;
+    if (bd->open) { /* a cloth: unsigned, turned to the side v came from (detect_body.h) */
+      sim_detect_orient_open(swept ? xprev : x, NULL, &h, n, &gap);
+      if (xprev && !swept)
+        sim_detect_open_body_turn(s, v, B, bd->tri + 3 * h.tri, h.q.w, xprev, n, &gap);
+      found_gap = gap;
+    } else {
+      sim_detect_orient_closed(&bd->bvh, swept ? s->x_prev : s->x, bd->tri, swept ? xprev : x,
+                               &h, n, &gap);
+      found_gap = gap;
+      if (s->face_prev && xprev && !swept &&
+          sim_detect_body_behind(s, bd->tri + 3 * h.tri, h.q.w, xprev, n) &&
+          sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h))
+        sim_detect_orient_closed(&bd->bvh, s->x_prev, bd->tri, xprev, &h, n, &gap);
+    }
     const double mu = bv >= 0 ? sqrt(s->body[bv].mu * bd->mu) : bd->mu;
     sim_contact *k = s->inside_only ? &tmp : &out[found];
     sim_detect_put(k, SIM_CONTACT_BODY, v, B, n, h.q.c, gap, mu, 0);

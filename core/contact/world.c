@@ -111,16 +111,19 @@ static int is_cloth_body(const sim_model *m, int b) {
   return m->scene->bodies[b].mesh.kind == SIM_SRC_CLOTH;
 }
 
-/* Body-body contact is on (contact.bodies or self-collision) and some solid body has surface
-   triangles that others, or itself, can touch. */
+/* Body-body contact is on (contact.bodies or self-collision) and some body has surface
+   triangles that others can touch (a solid's or a cloth's), or with self-collision a solid
+   itself (a cloth is never its own target: detect.h). */
 static int bodies_collide(const sim_model *m) {
   const sim_contact_def *cd = &m->scene->contact;
   if (!cd->bodies && !cd->self_collision) return 0;
-  int targets = 0;
+  int targets = 0, solid = 0;
   for (int t = 0; t < m->ntri; t++)
-    if (!is_cloth_body(m, m->tri_body[t]) && (t == 0 || m->tri_body[t] != m->tri_body[t - 1]))
+    if (t == 0 || m->tri_body[t] != m->tri_body[t - 1]) {
       targets++;
-  return targets > 0 && (m->nbodies > 1 || cd->self_collision);
+      solid += !is_cloth_body(m, m->tri_body[t]);
+    }
+  return (m->nbodies > 1 && targets > 0) || (cd->self_collision && solid > 0);
 }
 
 int sim_world_needed(const sim_model *m) {
@@ -138,8 +141,9 @@ static void setup_bodies(sim_world *w) {
     bd->v0 = m->body_vert_start[b];
     bd->nv = m->body_vert_start[b + 1] - bd->v0;
     bd->tri = m->tri + 3 * (size_t)t0;
-    bd->nt = on && !is_cloth_body(m, b) ? t1 - t0 : 0;
+    bd->nt = on ? t1 - t0 : 0;
     bd->mu = cd->mu;
+    bd->open = is_cloth_body(m, b); /* a cloth: unsigned, turned to the side v came from */
     t0 = t1;
   }
   if (bodies_collide(m)) w->collide = 1;
@@ -401,12 +405,15 @@ static int merge_into_out(sim_world *w, const sim_detect_contacts *b, sim_status
   return rc;
 }
 
-/* w->sides := the open-mesh contacts of w->out (the step before's), in its order. */
+/* w->sides := w->out's contacts (the step before's) with open surfaces, blades' and cloths',
+   in its order. */
 static int remember_sides(sim_world *w, sim_status *st) {
   w->nsides = 0;
   for (int j = 0; j < w->out.n; j++) {
     const sim_contact *c = &w->out.c[j];
-    if (c->kind != SIM_CONTACT_MESH || w->mesh[c->source].closed) continue;
+    if (!(c->kind == SIM_CONTACT_MESH && !w->mesh[c->source].closed) &&
+        !(c->kind == SIM_CONTACT_BODY && w->body[c->source].open))
+      continue;
     if (w->nsides == w->sides_cap) {
       const int cap = w->sides_cap ? 2 * w->sides_cap : 64;
       sim_detect_side *a = sim_realloc(w->sides, sizeof(sim_detect_side) * (size_t)cap);
@@ -414,7 +421,8 @@ static int remember_sides(sim_world *w, sim_status *st) {
       w->sides = a, w->sides_cap = cap;
     }
     sim_detect_side *e = &w->sides[w->nsides++];
-    e->v = c->v, e->source = c->source, e->behind = c->gap < 0;
+    e->v = c->v, e->kind = c->kind, e->source = c->source, e->behind = c->gap < 0;
+    for (int k = 0; k < 3; k++) e->tri[k] = c->tri[k];
     for (int k = 0; k < 3; k++) e->n[k] = c->n[k];
   }
   return SIM_OK;

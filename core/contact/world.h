@@ -15,7 +15,8 @@
    - Bodies: every tetrahedral body's boundary surface is a target of the other bodies'
      vertices when contact.bodies is on (and of its own with contact.self_collision), with mu =
      contact.mu. Cloth bodies are open surfaces: their vertices touch obstacles and the other
-     bodies' surfaces, but nothing touches their triangles.
+     bodies' surfaces, and their triangles are the other bodies' targets, unsigned, each vertex
+     held on the side it came from (detect_body.h), never their own.
    - Pinned vertices are skipped (they follow their script).
    Two passes: from the vertices at q_t (what touches now) and at the prediction q~ (what the
    step would reach: a vertex faster than margin / h is caught before it passes through). A
