@@ -141,9 +141,10 @@ static void setup_bodies(sim_world *w) {
     bd->v0 = m->body_vert_start[b];
     bd->nv = m->body_vert_start[b + 1] - bd->v0;
     bd->tri = m->tri + 3 * (size_t)t0;
-    bd->nt = on ? t1 - t0 : 0;
-    bd->mu = cd->mu;
     bd->open = is_cloth_body(m, b); /* a cloth: unsigned, turned to the side v came from */
+    /* a target of the other bodies, or a solid's of its own: else no tree to build and refit */
+    bd->nt = on && (m->nbodies > 1 || (cd->self_collision && !bd->open)) ? t1 - t0 : 0;
+    bd->mu = cd->mu;
     t0 = t1;
   }
   if (bodies_collide(m)) w->collide = 1;
