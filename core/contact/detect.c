@@ -159,9 +159,8 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
     if (p->skip[i].v < p->skip[i - 1].v)
       return sim_fail(st, SIM_ERR_INTERNAL, "detect: skip list not sorted by vertex at %d", i);
   for (int i = 1; p->sides && i < p->nsides; i++) { /* found by bisection too */
-    const sim_detect_side *a = &p->sides[i - 1], *b = &p->sides[i];
-    if (b->v < a->v || (b->v == a->v && (b->kind < a->kind ||
-                                         (b->kind == a->kind && b->source <= a->source))))
+    const sim_detect_side *b = &p->sides[i];
+    if (sim_detect_side_cmp(&p->sides[i - 1], b->v, b->kind, b->source) >= 0)
       return sim_fail(st, SIM_ERR_INTERNAL, "detect: sides not sorted by key at %d", i);
   }
   return SIM_OK;

@@ -28,8 +28,8 @@
    - another body B (kind SIM_CONTACT_BODY, source B): the nearest surface triangle of B with
      d <= margin, signed as for a closed mesh obstacle where B is a solid (its surface closed
      and outward), unsigned as for an open one where B is open (a cloth: `open`), turned to
-     the side the vertex came from (detect_body.h). tri = its global vertex indices, w = barycentrics of the closest point
-     (sum 1), p = w0 x_tri0 + w1 x_tri1 + w2 x_tri2, u = 0, mu = sqrt(mu_A mu_B) (Box2D's
+     the side the vertex came from (detect_body.h). tri = its global vertex indices, w =
+     barycentrics of the closest point (sum 1), p = w0 x_tri0 + w1 x_tri1 + w2 x_tri2, u = 0, mu = sqrt(mu_A mu_B) (Box2D's
      friction mixing). With self_collision, B = A is tested too, without the triangles
      incident to v (a ring of neighbours may then touch when margin nears the edge length);
      never an open body (a flat cloth's neighbours lie within the margin in its plane).
@@ -73,6 +73,14 @@ typedef struct sim_detect_side {
   double n[3];
 } sim_detect_side;
 
+/* The order of the side memory's keys, (v, kind, source): < 0, 0 or > 0 as e's key is before,
+   at or after the given one. */
+SIM_HD int sim_detect_side_cmp(const sim_detect_side *e, int v, int kind, int source) {
+  if (e->v != v) return e->v < v ? -1 : 1;
+  if (e->kind != kind) return e->kind < kind ? -1 : 1;
+  return e->source < source ? -1 : e->source > source;
+}
+
 typedef struct {
   double margin;      /* contact when the (signed) distance <= margin; >= 0 */
   double min_sep;     /* separation the normal rows enforce (stored in the output) */
@@ -108,14 +116,14 @@ typedef struct {
                      whose surfaces move too (detect_body.h); 0 (default): x alone */
   const sim_detect_side *sides; /* nsides, sorted by (v, kind, source), or NULL: the side */
   int nsides; /* memory of open surfaces (the q_t pass: the contacts of the step before). A
-                 vertex with an entry for open mesh m keeps that side where it crossed the mesh: its
-                 contact's normal (n, as the mesh's step map turns it) faces n's way and the
-                 gap is negative, where the vertex is on the other side now and it was behind
-                 already (behind) or the segment from x_prev to x meets one of the mesh's
-                 triangles (sim_detect_mesh_crossed; both carried by the step map, as the
-                 query is: a scripted blade's motion over the step before is not undone). A vertex resting on a blade's face lies
-                 in its plane to rounding at x_prev and x, so neither position alone tells its
-                 side; taken from them, a box sliding down an open slope went through it
+                 vertex with an entry for open mesh m keeps that side where it crossed the
+                 mesh: its contact's normal (n, as the mesh's step map turns it) faces n's way
+                 and the gap is negative, where the vertex is on the other side now and it was
+                 behind already (behind) or the segment from x_prev to x meets one of the
+                 mesh's triangles (sim_detect_mesh_crossed; both carried by the step map, as
+                 the query is: a scripted blade's motion over the step before is not undone).
+                 A vertex resting on a blade's face lies in its plane to rounding at x_prev
+                 and x, so neither position alone tells its side; taken from them, a box sliding down an open slope went through it
                  (test_contact_physics open_trough). One that went round the blade's edge has
                  the side it is on (a cloth vertex going round a knife's tip, 2.5 cm in a step,
                  was pulled back through). Without an entry, in an at_start pass, a vertex
@@ -290,9 +298,8 @@ int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st);
 int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                    sim_detect_contacts *out, sim_status *st);
 /* sim_detect_run's checks of its inputs: the scene has init's counts, the margin is finite and
-   >= 0, the skip list sorted by vertex and the sides by key (SIM_ERR_INTERNAL,
-   SIM_ERR_SCENE). Also resets out (n,
-   counts, min_sep). */
+   >= 0, the skip list sorted by vertex and the sides by key (SIM_ERR_INTERNAL, SIM_ERR_SCENE).
+   Also resets out (n, counts, min_sep). */
 int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                      sim_detect_contacts *out, sim_status *st);
 /* The passes' own checks (sim_detect_passes_on, a runner's passes): 0 <= n <=

@@ -25,9 +25,9 @@
    front of that plane carried back, the triangle having turned; taken as not crossed, the
    corner sank 2 cm into the cloth). A vertex between two layers of a folded cloth, whose
    nearest layer changed, keeps the side it is on. Without one, x_prev's side of that plane. */
-#define SIM_DETECT_SIDE_SLACK 0.1
 #ifndef SIM_CONTACT_DETECT_BODY_H
 #define SIM_CONTACT_DETECT_BODY_H
+#define SIM_DETECT_SIDE_SLACK 0.1 /* margins in front of the plane that still count as resting */
 
 #include "contact/bvh_query.h"
 #include "contact/detect.h"

@@ -83,26 +83,25 @@ SIM_HD void sim_detect_orient_open(const double x[3], const double *xprev, const
   for (int k = 0; k < 3; k++) n[k] = s * h->q.n[k];
 }
 
-/* The side remembered for vertex v against the open surface (kind, m) (detect.h
-   sim_detect_params.sides): its normal at the step before, turned as a mesh turns over this
-   step (its step map, a rotation; into nm; NULL: none), or NULL; *behind its flag. */
+/* The side memory's entry for vertex v against the open surface (kind, m) (detect.h
+   sim_detect_params.sides), or NULL. */
 SIM_HD const sim_detect_side *sim_detect_side_find(const sim_detect_view *s, int v, int kind,
                                                    int m) {
   int a = 0, b = s->sides ? s->nsides : 0;
   while (a < b) { /* the first entry >= (v, kind, m) */
     const int mid = a + (b - a) / 2;
-    const sim_detect_side *e = &s->sides[mid];
-    if (e->v < v || (e->v == v && (e->kind < kind || (e->kind == kind && e->source < m))))
+    if (sim_detect_side_cmp(&s->sides[mid], v, kind, m) < 0)
       a = mid + 1;
     else
       b = mid;
   }
-  if (!s->sides || a >= s->nsides || s->sides[a].v != v || s->sides[a].kind != kind ||
-      s->sides[a].source != m)
-    return 0;
-  return &s->sides[a];
+  return !s->sides || a >= s->nsides || sim_detect_side_cmp(&s->sides[a], v, kind, m)
+             ? 0
+             : &s->sides[a];
 }
 
+/* That entry's normal, turned as a mesh turns over this step (its step map, a rotation; into
+   nm; NULL: none), or NULL; *behind its flag. */
 SIM_HD const double *sim_detect_side_of(const sim_detect_view *s, int v, int kind, int m,
                                         const sim_detect_step *step, double nm[3],
                                         int *behind) {
@@ -295,12 +294,12 @@ SIM_HD void sim_detect_open_body_turn(const sim_detect_view *s, int v, int B, co
                                       const double w[3], const double xprev[3], double n[3],
                                       double *gap) {
   const sim_detect_side *e = sim_detect_side_find(s, v, SIM_CONTACT_BODY, B);
+  if (e && !(sim_dot3(n, e->n) < 0)) return; /* on the remembered side */
   const double was = sim_detect_body_side(s, t3, w, xprev, n);
   if (!e) {
     if (was < 0) sim_detect_turn(n, gap);
     return;
   }
-  if (!(sim_dot3(n, e->n) < 0)) return;
   int near = 0; /* the same part of the cloth: t3 shares a vertex with the remembered one */
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) near |= t3[i] == e->tri[j];

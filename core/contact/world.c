@@ -373,7 +373,7 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   sim_detect_scene s[2] = {detect_scene(w, x, x_prev), detect_scene(w, x_pred, x)};
   sim_detect_params par[2] = {w->par, w->par};
   par[0].at_start = 1; /* a scripted obstacle's feature where it was at t (detect.h) */
-  par[0].sides = w->sides, par[0].nsides = w->nsides; /* a blade's side at the step before */
+  par[0].sides = w->sides, par[0].nsides = w->nsides; /* open surfaces' sides, step before */
   par[1].face_prev = 1;
   par[1].sweep = 1; /* what the vertex passes on its way to q~ (detect.h) */
   par[1].skip_first = 1; /* the merge below keeps q_t's contact where both passes find one */
@@ -409,30 +409,29 @@ static int merge_into_out(sim_world *w, const sim_detect_contacts *b, sim_status
 /* w->sides := w->out's contacts (the step before's) with open surfaces, blades' and cloths',
    in its order. */
 static int remember_sides(sim_world *w, sim_status *st) {
-  w->nsides = 0;
+  if (w->out.n > w->sides_cap) { /* room for all of them, as for the skip list */
+    const int cap = w->out.n + w->out.n / 2 + 16;
+    sim_free(w->sides);
+    w->sides = SIM_NEW(sim_detect_side, cap);
+    w->sides_cap = w->sides ? cap : 0;
+    if (!w->sides) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", w->out.n);
+  }
   for (int j = 0; j < w->out.n; j++) {
     const sim_contact *c = &w->out.c[j];
     if (!(c->kind == SIM_CONTACT_MESH && !w->mesh[c->source].closed) &&
         !(c->kind == SIM_CONTACT_BODY && w->body[c->source].open))
       continue;
-    if (w->nsides == w->sides_cap) {
-      const int cap = w->sides_cap ? 2 * w->sides_cap : 64;
-      sim_detect_side *a = sim_realloc(w->sides, sizeof(sim_detect_side) * (size_t)cap);
-      if (!a) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d blade contacts)", cap);
-      w->sides = a, w->sides_cap = cap;
-    }
     sim_detect_side *e = &w->sides[w->nsides++];
     e->v = c->v, e->kind = c->kind, e->source = c->source, e->behind = c->gap < 0;
-    for (int k = 0; k < 3; k++) e->tri[k] = c->tri[k];
-    for (int k = 0; k < 3; k++) e->n[k] = c->n[k];
+    for (int k = 0; k < 3; k++) e->tri[k] = c->tri[k], e->n[k] = c->n[k];
   }
   return SIM_OK;
 }
 
 int sim_world_detect(sim_world *w, double t, double h, const double *x, const double *x_prev,
                      const double *x_pred, sim_status *st) {
+  w->nsides = 0; /* the first step (no x_prev) has nothing to remember */
   int rc = w->collide && x_prev ? remember_sides(w, st) : SIM_OK;
-  if (!x_prev) w->nsides = 0; /* the first step (or a new start): nothing to remember */
   w->out.n = 0;
   w->min_gap = HUGE_VAL;
   if (rc || !w->active) return rc;

@@ -83,8 +83,8 @@ typedef struct sim_world {
   int nread, *read_vert; /* the pins' and cables' vertices, sorted (sim_world_host_reads) */
   sim_contact_key *skip; /* re-detection: the keys of out, which it does not find again */
   int skip_cap;
-  sim_detect_side *sides; /* the q_t pass's side memory: out's open-mesh contacts of the step */
-  int nsides, sides_cap;  /* before (detect.h sim_detect_params.sides) */
+  sim_detect_side *sides; /* the q_t pass's side memory: out's open-surface contacts of the */
+  int nsides, sides_cap;  /* step before (detect.h sim_detect_params.sides) */
 } sim_world;
 
 /* 1 when model m has anything for the contact stage to solve (obstacles, body-body contact,
