@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Scene loader tests: a full scene, defaults, a table of bad scenes with exact messages,
    --set overrides, and the sim_scene_to_json round trip. Runs in tests/. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "check.h"
+#include "base/mathx.h"
+#include "model/model.h"
 #include "scene/scene.h"
 
 #include "scene_text.h"
@@ -124,6 +127,8 @@ static void test_full_scene(void) {
   CHECK_NEAR(p->steps[2].direction[2], 0.8, 1e-15);
   CHECK_NEAR(p->steps[2].speed, 0.1, 0);
   CHECK_NEAR(p->steps[2].length, 1.5, 0);
+  CHECK_NEAR(p->steps[2].ramp, 2, 0);
+  CHECK_NEAR(p->steps[0].ramp, 0, 0); /* default */
   CHECK_INT(p->mode, SIM_PIN_ELIMINATE); /* default */
   CHECK_NEAR(p->compliance, 0, 0);
   CHECK_INT(s->pins[1].body, 3);
@@ -353,7 +358,7 @@ static const bad_case bad_cases[] = {
     {"{'bodies': [" B "], 'pins': [{" BOX
      ", 'script': [{'type': 'rolling', 'axis': [0, 1, 0], 'speed': 5, 'angle': 9, 'length': 1}]}]}",
      "bad.json:1:158: pins.0.script.0.length: unknown key \"length\" for a \"rolling\" step "
-     "(allowed: \"type\", \"axis\", \"center\", \"speed\", \"angle\")"},
+     "(allowed: \"type\", \"axis\", \"center\", \"speed\", \"angle\", \"ramp\")"},
     /* types and shapes */
     {"{\n  'solver': {\n    'dt': '0.01'\n  }\n}",
      "bad.json:3:11: solver.dt: expected a number, got a string"},
@@ -430,6 +435,20 @@ static const bad_case bad_cases[] = {
     {"{'bodies': [" B "], 'pins': [{" BOX
      ", 'script': [{'type': 'pulling', 'direction': [0, 0, 0], 'speed': 1, 'length': 1}]}]}",
      "bad.json:1:128: pins.0.script.0.direction: expected a nonzero vector, got [0, 0, 0]"},
+    {"{'bodies': [" B "], 'pins': [{" BOX
+     ", 'script': [{'type': 'pulling', 'direction': [0, 1, 0], 'speed': 2, 'length': 1, "
+     "'ramp': -0.1}]}]}",
+     "bad.json:1:172: pins.0.script.0.ramp: expected a number >= 0, got -0.1"},
+    {"{'bodies': [" B "], 'pins': [{" BOX
+     ", 'script': [{'type': 'pulling', 'direction': [0, 1, 0], 'speed': 2, 'length': 1, "
+     "'ramp': 0.6}]}]}",
+     "bad.json:1:172: pins.0.script.0.ramp: expected a number <= 0.5 (length / speed: the ramps "
+     "at both ends must fit in the step), got 0.6"},
+    {"{'bodies': [" B "], 'obstacles': [{'type': 'sphere', 'center': [0, 0, 0], 'radius': 1, "
+     "'script': [{'type': 'rolling', 'axis': [0, 1, 0], 'speed': -45, 'angle': 90, "
+     "'ramp': 3}]}]}",
+     "bad.json:1:199: obstacles.0.script.0.ramp: expected a number <= 2 (angle / |speed|: the "
+     "ramps at both ends must fit in the step), got 3"},
     {"{'bodies': [" B "], 'pins': [{" BOX ", 'mode': 'constrain'}]}",
      "bad.json:1:92: pins.0.mode: expected one of \"eliminate\", \"constraint\", got "
      "\"constrain\" (did you mean \"constraint\"?)"},
@@ -683,6 +702,54 @@ static void test_overrides(void) {
   CHECK_MSG(st, "--set solver.dt=-2: solver.dt: expected a number > 0, got -2");
 }
 
+/* A step with a ramp: the speed rises linearly to full over `ramp`, holds, and falls to 0
+   over the last `ramp`; the step lasts its amount / speed + ramp and ends where one without a
+   ramp ends. Positions against the closed form, velocities by central differences. */
+static void test_script_ramp(void) {
+  sim_pin_step s[2];
+  memset(s, 0, sizeof s);
+  s[0].kind = SIM_STEP_PULLING;
+  s[0].direction[0] = 1;
+  s[0].speed = 2, s[0].length = 3, s[0].ramp = 0.5; /* lasts 2 s: 0.5 ramp, 1 cruise, 0.5 */
+  s[1].kind = SIM_STEP_ROLLING;
+  s[1].axis[2] = 1;
+  s[1].speed = -90, s[1].angle = 90, s[1].ramp = 1; /* lasts 2 s, a quarter turn clockwise */
+  const double x0[3] = {0, 0, 0};
+  double x[3], a[3], b[3];
+  const double tt[] = {0.25, 0.5, 1.0, 1.5, 1.75, 2.0};
+  const double want[] = {0.125, 0.5, 1.5, 2.5, 2.875, 3.0}; /* v t^2 / 2r, v (t - r / 2), ... */
+  for (int i = 0; i < 6; i++) {
+    sim_script_apply(s, 1, tt[i], x0, x);
+    CHECK_NEAR(x[0], want[i], 1e-15);
+  }
+  const double e = 1e-6; /* speed: 0 at both ends, 2 m/s at full, 1 m/s halfway up the ramp */
+  const double tv[] = {0.0 + e, 0.25, 1.0, 2.0 - e};
+  const double wv[] = {0, 1, 2, 0};
+  for (int i = 0; i < 4; i++) {
+    sim_script_apply(s, 1, tv[i] - e, x0, a);
+    sim_script_apply(s, 1, tv[i] + e, x0, b);
+    CHECK_NEAR((b[0] - a[0]) / (2 * e), wv[i], 1e-5);
+  }
+  /* the rolling step after it: (3, 0, 0) turned about z through the origin */
+  const double p0[3] = {-3, 0, 0};
+  sim_script_apply(s, 2, 4.0, p0, x); /* -3 + 3 = 0: stays at the origin */
+  CHECK_NEAR(fabs(x[0]) + fabs(x[1]), 0, 1e-15);
+  const double p1[3] = {-2, 0, 0}; /* at (1, 0, 0) when the rolling step starts */
+  sim_script_apply(s, 2, 3.0, p1, x); /* halfway: 45 degrees clockwise */
+  CHECK_NEAR(x[0], sqrt(0.5), 1e-15);
+  CHECK_NEAR(x[1], -sqrt(0.5), 1e-15);
+  sim_script_apply(s, 2, 4.0, p1, x);
+  CHECK_NEAR(x[0], 0, 1e-15);
+  CHECK_NEAR(x[1], -1, 1e-15);
+  sim_script_apply(s, 2, 2.5, p1, x); /* a quarter into its ramp: 90 * 0.5^2 / 2 = 11.25 deg */
+  CHECK_NEAR(x[0], cos(11.25 * SIM_PI / 180), 1e-15);
+  CHECK_NEAR(x[1], -sin(11.25 * SIM_PI / 180), 1e-15);
+  /* without a ramp, the constant speed as before */
+  s[0].ramp = 0;
+  sim_script_apply(s, 1, 0.75, x0, x);
+  CHECK(x[0] == 1.5);
+}
+
 static void test_round_trip(void) {
   sim_status st;
   const char *files[] = {"data/scenes/loader_full.json", "data/scenes/twisting_bar.json",
@@ -749,6 +816,7 @@ int main(void) {
   test_cloth_scene();
   test_bad_scenes();
   test_overrides();
+  test_script_ramp();
   test_round_trip();
   CHECK_INT(sim_mem_in_use(), mem0); /* every sim_malloc freed */
   return check_summary("test_scene");

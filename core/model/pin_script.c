@@ -16,14 +16,26 @@ static void rotate_about(const double a[3], const double c[3], double th, const 
   for (int k = 0; k < 3; k++) out[k] = c[k] + r[k] * ct + cr[k] * s + a[k] * d * (1.0 - ct);
 }
 
-/* How long a step lasts, s. */
+/* How long a step lasts, s: its amount at full speed, plus one ramp (the two ramps, at half
+   the speed on average, take as long as one at full speed). */
 static double step_duration(const sim_pin_step *s) {
   switch (s->kind) {
-    case SIM_STEP_PULLING: return s->length / s->speed;
-    case SIM_STEP_ROLLING: return s->angle / fabs(s->speed);
+    case SIM_STEP_PULLING: return s->length / s->speed + s->ramp;
+    case SIM_STEP_ROLLING: return s->angle / fabs(s->speed) + s->ramp;
     case SIM_STEP_WAIT: return s->duration;
   }
   return 0.0;
+}
+
+/* The amount (m or degrees) a step of total amount L, full speed v > 0 and ramp r covers in
+   its first tau seconds (0 <= tau <= its duration d = L / v + r): the speed rises linearly from
+   0 to v over r, holds, and falls to 0 over the last r (the scene check keeps r <= L / v). */
+static double covered(double L, double v, double r, double tau) {
+  if (r <= 0.0) return v * tau;
+  double d = L / v + r;
+  if (tau < r) return v * tau * tau / (2.0 * r);
+  if (tau > d - r) return L - v * (d - tau) * (d - tau) / (2.0 * r);
+  return v * (tau - 0.5 * r);
 }
 
 void sim_script_apply(const sim_pin_step *steps, int nsteps, double t, const double x0[3],
@@ -36,9 +48,15 @@ void sim_script_apply(const sim_pin_step *steps, int nsteps, double t, const dou
     double tau = remaining < dur ? remaining : dur; /* time spent in this step */
     remaining -= tau;
     if (s->kind == SIM_STEP_PULLING) {
-      for (int k = 0; k < 3; k++) x[k] += s->direction[k] * s->speed * tau;
+      if (s->ramp > 0.0) {
+        double a = covered(s->length, s->speed, s->ramp, tau);
+        for (int k = 0; k < 3; k++) x[k] += s->direction[k] * a;
+      } else {
+        for (int k = 0; k < 3; k++) x[k] += s->direction[k] * s->speed * tau;
+      }
     } else if (s->kind == SIM_STEP_ROLLING) {
-      double th = s->speed * tau * (SIM_PI / 180.0);
+      double a = covered(s->angle, fabs(s->speed), s->ramp, tau);
+      double th = (s->speed < 0 ? -a : a) * (SIM_PI / 180.0);
       double y[3];
       rotate_about(s->axis, s->center, th, x, y);
       for (int k = 0; k < 3; k++) x[k] = y[k];

@@ -125,6 +125,7 @@ typedef struct sim_pin_step {
   double center[3];    /* rolling: a point on the axis */
   double angle;        /* rolling: total degrees (> 0) */
   double duration;     /* wait: s (> 0) */
+  double ramp;         /* pulling, rolling: s (>= 0) to reach speed and to stop again */
 } sim_pin_step;
 
 /* How a pin holds its vertices (DESIGN.md Sec. 6): eliminated from the unknowns (they follow

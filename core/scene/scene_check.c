@@ -101,12 +101,28 @@ int scene_chk_transform(scene_ctx *c, const sim_transform_def *t) {
   return rc;
 }
 
+/* A step's ramp: >= 0, and both ramps fit in the step (at most its time at full speed). */
+static int chk_ramp(scene_ctx *c, const sim_pin_step *s, double cruise, const char *what) {
+  int rc = scene_chk_num(c, "ramp", s->ramp, SCENE_GE, 0, SCENE_NONE, 0);
+  if (!rc && s->ramp > cruise) {
+    char b[40], got[40];
+    scene_fmt_num(cruise, b);
+    scene_fmt_num(s->ramp, got);
+    scene_push_key(c, "ramp");
+    rc = scene_fail(c, 0, "expected a number <= %s (%s: the ramps at both ends must fit in the "
+                    "step), got %s", b, what, got);
+    scene_pop(c);
+  }
+  return rc;
+}
+
 static int chk_step(scene_ctx *c, const sim_pin_step *s) {
   switch (s->kind) {
     case SIM_STEP_PULLING: {
       int rc = scene_chk_nonzero(c, "direction", s->direction);
       if (!rc) rc = scene_chk_num(c, "speed", s->speed, SCENE_GT, 0, SCENE_NONE, 0);
       if (!rc) rc = scene_chk_num(c, "length", s->length, SCENE_GT, 0, SCENE_NONE, 0);
+      if (!rc) rc = chk_ramp(c, s, s->length / s->speed, "length / speed");
       return rc;
     }
     case SIM_STEP_ROLLING: {
@@ -119,6 +135,7 @@ static int chk_step(scene_ctx *c, const sim_pin_step *s) {
         scene_pop(c);
       }
       if (!rc) rc = scene_chk_num(c, "angle", s->angle, SCENE_GT, 0, SCENE_NONE, 0);
+      if (!rc) rc = chk_ramp(c, s, s->angle / fabs(s->speed), "angle / |speed|");
       return rc;
     }
     case SIM_STEP_WAIT:

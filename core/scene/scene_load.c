@@ -42,11 +42,11 @@ void scene_normalise(double v[3]) {
 }
 
 static int load_step(scene_ctx *c, const cJSON *o, sim_pin_step *s) {
-  static const char *const k_pull[] = {"type", "direction", "speed", "length"};
-  static const char *const k_roll[] = {"type", "axis", "center", "speed", "angle"};
+  static const char *const k_pull[] = {"type", "direction", "speed", "length", "ramp"};
+  static const char *const k_roll[] = {"type", "axis", "center", "speed", "angle", "ramp"};
   static const char *const k_wait[] = {"type", "duration"};
   static const char *const *const keys[3] = {k_pull, k_roll, k_wait};
-  static const int nkeys[3] = {4, 5, 2};
+  static const int nkeys[3] = {5, 6, 2};
   static const char *const required[3][4] = {
       {"direction", "speed", "length", NULL}, {"axis", "speed", "angle", NULL}, {"duration", NULL}};
   memset(s, 0, sizeof *s);
@@ -67,7 +67,7 @@ static int load_step(scene_ctx *c, const cJSON *o, sim_pin_step *s) {
   if (scene_rd_vec(c, o, "direction", s->direction, 3) || scene_rd_vec(c, o, "axis", s->axis, 3) ||
       scene_rd_vec(c, o, "center", s->center, 3) || scene_rd_num(c, o, "speed", &s->speed) ||
       scene_rd_num(c, o, "length", &s->length) || scene_rd_num(c, o, "angle", &s->angle) ||
-      scene_rd_num(c, o, "duration", &s->duration))
+      scene_rd_num(c, o, "duration", &s->duration) || scene_rd_num(c, o, "ramp", &s->ramp))
     return c->st->code;
   scene_normalise(s->direction);
   scene_normalise(s->axis);

@@ -160,12 +160,14 @@ static void put_step(jw *w, cJSON *o, const sim_pin_step *s) {
       vec(w, o, "direction", s->direction, 3);
       num(w, o, "speed", s->speed);
       num(w, o, "length", s->length);
+      num(w, o, "ramp", s->ramp);
       break;
     case SIM_STEP_ROLLING:
       vec(w, o, "axis", s->axis, 3);
       vec(w, o, "center", s->center, 3);
       num(w, o, "speed", s->speed);
       num(w, o, "angle", s->angle);
+      num(w, o, "ramp", s->ramp);
       break;
     case SIM_STEP_WAIT:
       num(w, o, "duration", s->duration);
