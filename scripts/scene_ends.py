@@ -38,6 +38,7 @@ RUNS = [
     ("box_on_trampoline", 150, [40, 150]),
     ("pushing_wall", 200, [100, 200]),
     ("cable_finger", 150, [150]),
+    ("grabbing_raptor", 1860, [500, 900, 1860]),
 ]
 
 

@@ -10,13 +10,14 @@
 # the whole run (min_gap: negative is penetration; the scenes' margin is 1-3 cm), and the
 # contacts re-detection added at the reported frame (its step was then solved again).
 # usage: scripts/table3.sh [--simctl PATH] [--out DIR] [--rows all|small] [--frames-scale F]
-#                          [--set PATH=VALUE]...
+#                          [--only EXAMPLE[,EXAMPLE...]] [--set PATH=VALUE]...
 #   --rows small: the smallest size of each scene (what CI could afford); all: every size
+#   --only: these examples only (the paper's names: cloth_on_knives, grabbing_raptor, ...)
 #   --frames-scale: multiply every row's frame count (1 = the counts below)
 #   --set: passed to every run, e.g. --set contact.newton_steps=1 (the paper's one Newton step
 #          per L-G iteration)
 set -euo pipefail
-SIMCTL=build/simctl OUT=out/table3 ROWS=all SCALE=1
+SIMCTL=build/simctl OUT=out/table3 ROWS=all SCALE=1 ONLY=
 SETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -25,6 +26,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --rows) ROWS=$2; shift 2 ;;
     --frames-scale) SCALE=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
     *) echo "table3.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
@@ -47,12 +49,18 @@ squeezing_ball|14700|neo_hookean|squeezing_ball_14k|200|0
 pulling_wooper|5300|neo_hookean|pulling_wooper|250|1
 pulling_wooper|11800|neo_hookean|pulling_wooper_11k|250|0
 gingerbread_man|11100|neo_hookean|gingerbread_man|200|1
-gingerbread_man|19500|neo_hookean|gingerbread_man_19k|200|0"
+gingerbread_man|19500|neo_hookean|gingerbread_man_19k|200|0
+grabbing_raptor|10300|neo_hookean|grabbing_raptor|250|1
+grabbing_raptor|15300|neo_hookean|grabbing_raptor_15k|250|0
+grabbing_raptor|20400|neo_hookean|grabbing_raptor_20k|250|0"
 mkdir -p "$OUT"
 CSV="$OUT/table3.csv"
 echo "example,vertices,our_vertices,frames,rows,newton_per_iteration,cr_per_iteration,min_gap,schur_ms,local_ms,global_ms,assemble_ms,cst_solve_ms,corr_ms,cst_global_ms,frame_ms,cd_ms,redetected,paper_rows,paper_schur_ms,paper_local_ms,paper_global_ms,paper_cst_global_ms,paper_frame_ms" >"$CSV"
+matched=0
 while IFS='|' read -r ex nv mat scene frames small; do
   [ "$ROWS" = small ] && [ "$small" = 0 ] && continue
+  [ -n "$ONLY" ] && case ",$ONLY," in *",$ex,"*) ;; *) continue ;; esac
+  matched=1
   f=$(awk -v f="$frames" -v s="$SCALE" 'BEGIN { n = int(f * s + 0.5); print n < 1 ? 1 : n }')
   dir="$OUT/$scene"
   echo "== $scene ($f frames)" >&2
@@ -73,5 +81,9 @@ while IFS='|' read -r ex nv mat scene frames small; do
       printf "%s,%s,%s,%s,%s,%s", $9, $10, $11, $12, $16, $17; exit }' "$PAPER")
   echo "$ex,$nv,$ourv,$f,$row,${paper:-,,,,,}" >>"$CSV"
 done <<<"$TABLE"
+if [ "$matched" = 0 ]; then
+  echo "table3.sh: no row matches --only '$ONLY' (examples: $(cut -d'|' -f1 <<<"$TABLE" | sort -u | tr '\n' ' '))" >&2
+  exit 2
+fi
 column -s, -t "$CSV" 2>/dev/null || cat "$CSV"
 echo "table: $CSV" >&2

@@ -10,7 +10,10 @@
      about what Euler-Bernoulli beam theory gives for the tension's moment; a compliant one
      sits at L_target - E_c lambda; released, the bar straightens;
    - the same bar floating free (no pins, no gravity): the cable's force is internal, so the
-     centre of mass stays where it was.
+     centre of mass stays where it was;
+   - a hard cable in high tension (the grabbing_raptor finger) comes to rest;
+   - two such fingers close on a soft box and lift it by friction (not without friction, not
+     unpulled).
    Every test prints its measured figures. */
 #include <math.h>
 #include <stdio.h>
@@ -212,6 +215,52 @@ static void check_pulled(double compliance) {
   run_close(&r);
 }
 
+/* A hard cable in high tension: the finger of scenes/grabbing_raptor.json alone (a bar
+   4.1 x 0.6 x 0.6, 3 x 17 x 3 vertices, mass 1, Neo-Hookean E 5e5, gravity 1; pinned over
+   its top 0.5), its cable 0.2 inside the axis pulled by 0.2 over 0.3-1.2 s: a tension in the
+   thousands. With the row taken at q_t the finger curled on and flapped out of its plane from
+   about 4 s (world_cables.c); taken at q~ it comes to rest (its largest speed 4e-4 at 8 s,
+   3e-6 at 12 s). Checked from 4 to 6 s: the centre stays within 1 mm, the speeds small. */
+static void check_high_tension(void) {
+  char pts[1024];
+  int n = 0;
+  for (int i = 0; i < 12; i++)
+    n += snprintf(pts + n, sizeof pts - (size_t)n, "%s[-0.2, %.17g, 0]", i ? ", " : "",
+                  -(0.1 + i * 3.9 / 11));
+  run r;
+  if (run_open(&r, json("{'name': 'finger', 'solver': {'dt': 0.01, 'global': 'cholesky'},"
+                        " 'gravity': [0, -1, 0],"
+                        " 'bodies': [{'mesh': {'type': 'bar', 'lo': [-0.3, -4.1, -0.3],"
+                        "   'hi': [0.3, 0, 0.3], 'vertices': [3, 17, 3]},"
+                        "   'material': {'model': 'neo_hookean', 'mass': 1, 'lumping': 'uniform',"
+                        "   'youngs_modulus': 5e5, 'poisson_ratio': 0.2}}],"
+                        " 'pins': [{'body': 0, 'box': [-1, -0.5, -1, 1, 1, 1]}],"
+                        " 'cables': [{'body': 0, 'points': [%s], 'pull': [[0.3, 0], [1.2, 0.2]]}],"
+                        " 'output': {'formats': []}}",
+                        pts)) ||
+      run_steps(&r, 400))
+    return;
+  const sim_model *m = &r.c.m;
+  double tip0[3], tip1[3], lam = NAN, vmax = 0;
+  run_fetch(&r);
+  body_mean(&r, r.q, 0, tip0);
+  if (run_steps(&r, 200)) return;
+  run_fetch(&r);
+  body_mean(&r, r.q, 0, tip1);
+  for (int i = 0; i < 3 * m->n; i++) vmax = fmax(vmax, fabs(r.v[i]));
+  CHECK(cable_contact(&r, &lam) >= 0);
+  const sim_cable *c = &m->cable[0];
+  double L = sim_cable_length(c, r.q, NULL), target = c->rest_length - 0.2;
+  double drift = fmax(fabs(tip1[0] - tip0[0]), fmax(fabs(tip1[1] - tip0[1]), fabs(tip1[2] - tip0[2])));
+  printf("high tension: %.0f N, L - L_target %.2e m, centre moved %.2e from 4 to 6 s (at x %.3f, "
+         "z %.3f), largest |v| %.2e\n", -lam, L - target, drift, tip1[0], tip1[2], vmax);
+  CHECK(-lam > 1000); /* the tension the test is about */
+  CHECK(fabs(L - target) < 1e-6);
+  CHECK(drift < 1e-3); /* the flapping moved it 0.7; at rest it settles by 3e-4 and 1e-3 m/s */
+  CHECK(vmax < 1e-2);
+  run_close(&r);
+}
+
 /* No pins: the cable's force is internal (the row's coefficients sum to 0: sum_i grad_i = 0 and
    each point's weights sum to 1), and 1^T M A^{-1} = 1^T (A 1 = M 1), so the centre of mass
    stays where it was. */
@@ -232,12 +281,95 @@ static void check_free_floating(void) {
   run_close(&r);
 }
 
+/* Two cable fingers grasp and lift a soft box by friction (the paper's soft gripper,
+   DESIGN.md Sec. 8 grabbing_raptor, at a test's size): two bars 0.02 x 0.12 x 0.02 m
+   (3 x 13 x 3 vertices) hang from a pin box 5 mm either side of a 4 cm box (4 x 4 x 4
+   vertices, Neo-Hookean, E 1e5, 200 kg/m^3: 12.8 g) that stands on a floor; each has a cable
+   5 mm inside its axis, pulled by 6 mm from 0.05 to 0.35 s; from 0.5 s the pins rise at
+   0.1 m/s for 5 cm. With friction between the bodies (mu) the fingers close on the box and
+   carry it up; without friction, or without the pull, it stays on the floor. Returns how far
+   the box's centre rose from 0.5 to 1.1 s (the closing fingers squeeze it up a little
+   before); *floor_gap: its lowest vertex's height then. */
+static double grasp_lift(double mu, double pull, double *floor_gap) {
+  char pts[2][1024];
+  for (int f = 0; f < 2; f++) {
+    int n = 0;
+    double x = f ? -0.030 : 0.030; /* 5 mm inside each finger's axis (x = +-0.035) */
+    for (int i = 0; i < 12; i++)
+      n += snprintf(pts[f] + n, sizeof pts[f] - (size_t)n, "%s[%g, %g, 0]", i ? ", " : "", x,
+                    0.125 - 0.01 * i);
+  }
+  char keys[128];
+  snprintf(keys, sizeof keys, "[[0.05, 0], [0.35, %g]]", pull);
+  const char *script = "[{'type': 'wait', 'duration': 0.5},"
+                       " {'type': 'pulling', 'direction': [0, 1, 0], 'speed': 0.1, 'length': 0.05}]";
+  const char *finger_mat = "{'model': 'neo_hookean', 'density': 1000, 'youngs_modulus': 5e5,"
+                           " 'poisson_ratio': 0.2}";
+  run r;
+  double rise = NAN;
+  *floor_gap = NAN;
+  if (run_open(&r, json("{'name': 'grasp', 'solver': {'dt': 0.01, 'lg_iterations': 5,"
+                        "  'global': 'cholesky'}, 'gravity': [0, %g, 0],"
+                        " 'bodies': ["
+                        "  {'name': 'right', 'mesh': {'type': 'bar', 'lo': [0.025, 0.01, -0.01],"
+                        "   'hi': [0.045, 0.13, 0.01], 'vertices': [3, 13, 3]}, 'material': %s},"
+                        "  {'name': 'left', 'mesh': {'type': 'bar', 'lo': [-0.045, 0.01, -0.01],"
+                        "   'hi': [-0.025, 0.13, 0.01], 'vertices': [3, 13, 3]}, 'material': %s},"
+                        "  {'name': 'box', 'mesh': {'type': 'bar', 'lo': [-0.02, 0, -0.02],"
+                        "   'hi': [0.02, 0.04, 0.02], 'vertices': [4, 4, 4]},"
+                        "   'material': {'model': 'neo_hookean', 'density': 200,"
+                        "   'youngs_modulus': 1e5, 'poisson_ratio': 0.3}}],"
+                        " 'pins': [{'body': 0, 'box': [-1, 0.1249, -1, 1, 1, 1], 'script': %s},"
+                        "  {'body': 1, 'box': [-1, 0.1249, -1, 1, 1, 1], 'script': %s}],"
+                        " 'cables': [{'body': 0, 'points': [%s], 'pull': %s},"
+                        "  {'body': 1, 'points': [%s], 'pull': %s}],"
+                        " 'contact': {'margin': 0.003, 'mu': %g},"
+                        " 'obstacles': [{'type': 'plane', 'point': [0, -0.0001, 0],"
+                        "  'normal': [0, 1, 0], 'mu': 0.5, 'touches': ['box']}],"
+                        " 'output': {'formats': []}}",
+                        -G, finger_mat, finger_mat, script, script, pts[0], keys, pts[1], keys,
+                        mu)) ||
+      run_steps(&r, 50))
+    return rise;
+  run_fetch(&r); /* closed, before the lift */
+  const sim_model *m = &r.c.m;
+  double c0[3], c1[3], cg[3], low = INFINITY;
+  body_mean(&r, m->x_rest, 2, c0);
+  body_mean(&r, r.q, 2, cg);
+  if (run_steps(&r, 60)) return rise;
+  run_fetch(&r);
+  body_mean(&r, r.q, 2, c1);
+  for (int i = m->body_vert_start[2]; i < m->body_vert_start[3]; i++) low = fmin(low, r.q[3 * i + 1]);
+  rise = c1[1] - cg[1], *floor_gap = low;
+  printf("grasp (mu %g, pull %g mm): box centre rose %.2f mm while closing, then %.2f mm "
+         "(pins 50 mm), lowest vertex at %.2f mm, deepest contact gap %.3f mm, most contacts "
+         "%d\n", mu, pull * 1e3, (cg[1] - c0[1]) * 1e3, rise * 1e3, low * 1e3, r.min_gap * 1e3,
+         r.max_contacts);
+  run_close(&r);
+  return rise;
+}
+
+static void check_grasp(void) {
+  double gap;
+  double held = grasp_lift(0.5, 0.006, &gap);
+  CHECK(fabs(held - 0.05) < 0.001); /* carried up with the pins, without slipping */
+  CHECK(gap > 0.04);                    /* off the floor */
+  double slick = grasp_lift(0.0, 0.006, &gap);
+  CHECK(fabs(slick) < 0.002); /* no friction: the fingers slide up the box's sides */
+  CHECK(gap > -0.0005 && gap < 0.001);
+  double open = grasp_lift(0.5, 0.0, &gap);
+  CHECK(fabs(open) < 0.002); /* not pulled: the fingers never close on it */
+}
+
 /* "test_cable" runs the light checks (unit, also under the sanitizers); "test_cable bend" the
    pulled bar (scene label: ~4 s of simulated time on the fine mesh). */
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "bend") == 0) {
     check_pulled(0.0);
     check_pulled(1e-3);
+    check_high_tension();
+  } else if (argc > 1 && strcmp(argv[1], "grasp") == 0) {
+    check_grasp();
   } else {
     check_keys_and_gradient();
     check_embedding();

@@ -506,5 +506,13 @@ sc run cloth.json --out "$T/cl3" --quiet --set 'bodies.0.mesh={"type": "icospher
 check "bending on a non-cloth body: exit 3, one line" eval 'fails_one_line 3 && err_has "bodies.0.bending.type" &&
   err_has "bending needs a cloth mesh"'
 
+# ---------------------------------------------------------------------------------------------
+# 13. every scene the project ships validates (scenes/*.json; no meshing, no run)
+SCENES=$(cd "$(dirname "$DATA")/../../scenes" && pwd)
+for f in "$SCENES"/*.json; do
+  sc validate "$f"
+  check "scenes/$(basename "$f") validates" eval 'rc_is 0'
+done
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -26,13 +26,14 @@
    i.e. x_v = p - E_b lambda: lambda (newtons, any sign) is the force the pin puts on v.
    CABLE is not found by detection either: a scene cable (core/scene/scene.h sim_cable_def;
    core/contact/world_cables.c) holding the length of the polyline through its embedded points
-   x_i = sum_k beta_ik q_{v_ik}. Its row 0 is the length's gradient at detection, taken as
-   constant over the step, row 1 and 2 are empty (H = 0, target 0, lambda stays 0):
+   x_i = sum_k beta_ik q_{v_ik}. Its row 0 is the length's gradient at the step's prediction
+   q~ (world_cables.c says why), taken as constant over the step, row 1 and 2 are empty
+   (H = 0, target 0, lambda stays 0):
      H_0 q = sum_t g_t . q_{vert_t},  g_t = sum_{(i,k): v_ik = vert_t} beta_ik dL/dx_i,
    (cable->term), and since L is positively homogeneous of degree 1, H_0 x = L(x) at the
    linearisation point: the row is L(q) - L_target + E_c lambda = 0 to first order, target d_0
    = L_target (at t + h). lambda (newtons) < 0 is tension. v = the cable's smallest vertex (for
-   ordering), source = the cable's index, gap = L(x) - L_target at detection, compliance = E_c,
+   ordering), source = the cable's index, gap = L(q~) - L_target, compliance = E_c,
    mu = 0, n = t1 = t2 = 0. */
 #ifndef SIM_CONTACT_CONTACT_H
 #define SIM_CONTACT_CONTACT_H

@@ -443,7 +443,8 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
     rc = merge_into_out(w, &w->pins, st);
   }
   if (!rc && w->m->ncable > 0) {
-    sim_world_cables(w, t + h, x);
+    /* a cable's row is linearised at q~, the step's guess of its end (world_cables.c) */
+    sim_world_cables(w, t + h, x_pred ? x_pred : x);
     rc = merge_into_out(w, &w->cables, st);
   }
   return rc;

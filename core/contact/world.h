@@ -99,8 +99,9 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
                      const double *x_pred, sim_status *st);
 /* The positions sim_world_detect and sim_world_redetect read on the host when w->runner runs
    the detection passes (run, and points where there are mesh obstacles) on a device: those of
-   the constraint pins' and the cables' vertices at q_t (*verts, sorted, their number
-   returned), nothing of q_t's other vertices, of x_prev, q~ or the step's end; -1 (*verts
+   the constraint pins' and the cables' vertices at q_t and, where there are cables, at q~
+   (*verts, sorted, their number returned), nothing of the other vertices of q_t or q~, of
+   x_prev or the step's end; -1 (*verts
    still set) when the host reads every position (detection on the host). A backend may leave
    the rest of those host arrays unwritten (core/solve/backend.h detect_download). */
 int sim_world_host_reads(const sim_world *w, const int **verts);

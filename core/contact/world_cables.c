@@ -1,6 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Scene cables as bilateral contacts (world_pins.h; contact.h SIM_CONTACT_CABLE): one per cable,
-   its row the length's gradient at the step's start, its target the length at t + h. */
+   its row the length's gradient at the step's prediction q~ (sim_world_detect's x_pred; q_t
+   where there is none), its target the length at t + h.
+   Why q~ and not q_t: the row holds the force's direction fixed over the step. Taken at q_t,
+   the direction lags the motion by a step, and the force's turn as the cable moves (its
+   geometric stiffness, tension x the length's Hessian) acts one step late: a velocity-
+   dependent force of order T H v h, against implicit Euler's damping of order K v h, so no
+   step size helps once T H exceeds the body's stiffness K. A hard cable pulled 0.2 through a
+   grabbing_raptor finger (tension in the thousands) curled on and then flapped; taken at q~
+   (off the solution by O(h^2)) it rests. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

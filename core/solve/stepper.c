@@ -53,13 +53,15 @@ static int predict(sim_stepper *s, sim_status *st) {
 }
 
 /* Vector id into host array x for collision detection: what the host reads of it (with q_t,
-   the positions of the constraint pins' and cables' vertices; nothing of q~ or the step's end
-   where the backend detects) or, where the backend cannot say, the whole vector. */
+   the positions of the constraint pins' and cables' vertices, and the same with q~ where
+   there are cables, whose rows are taken there; nothing of the step's end where the backend
+   detects) or, where the backend cannot say, the whole vector. */
 static int detect_positions(sim_stepper *s, sim_vec_id id, double *x, sim_status *st) {
   const int *verts;
   int n = sim_world_host_reads(&s->world, &verts);
   if (n < 0 || !s->be->detect_download) return s->be->download(s->be, id, x, st);
-  return s->be->detect_download(s->be, id, x, verts, id == SIM_VEC_QT ? n : 0, st);
+  int reads = id == SIM_VEC_QT || (id == SIM_VEC_QTILDE && s->m->ncable > 0);
+  return s->be->detect_download(s->be, id, x, verts, reads ? n : 0, st);
 }
 
 /* Collision detection from q_t (and the step before), then the backend's W and warm start.
