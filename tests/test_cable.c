@@ -31,16 +31,21 @@
 #define OFFSET 0.005 /* the cable's distance from the axis, m */
 #define PULL 0.004
 
+/* A cable's 12 points [x, y0 + i dy, 0] as JSON array items (6 digits), into buf. */
+static const char *cable_points(char *buf, size_t size, double x, double y0, double dy) {
+  int n = 0;
+  for (int i = 0; i < 12; i++)
+    n += snprintf(buf + n, size - (size_t)n, "%s[%g, %g, 0]", i ? ", " : "", x, y0 + i * dy);
+  return buf;
+}
+
 /* The bar, vertices 5 x 25 x 5 (5 mm spacing; fine = 0: 3 x 13 x 3, whose two tetrahedra
    across lock in bending: half the beam's deflection); the cable at x = OFFSET through 12
    points from y = 0.005 to 0.115; keys: ramp to PULL by 0.3 s, hold to 0.8 s, back to 0 by
    1.1 s. */
 static const char *bar_scene(int pinned, double compliance, int pulled, int fine) {
   static char pts[1024];
-  int n = 0;
-  for (int i = 0; i < 12; i++)
-    n += snprintf(pts + n, sizeof pts - (size_t)n, "%s[%g, %g, 0]", i ? ", " : "", OFFSET,
-                  0.005 + 0.01 * i);
+  cable_points(pts, sizeof pts, OFFSET, 0.005, 0.01);
   return json(
       "{'name': 'finger', 'solver': {'dt': 0.01, 'lg_iterations': 10, 'global': 'cholesky'},"
       " 'gravity': [0, 0, 0],"
@@ -223,10 +228,7 @@ static void check_pulled(double compliance) {
    3e-6 at 12 s). Checked from 4 to 6 s: the centre stays within 1 mm, the speeds small. */
 static void check_high_tension(void) {
   char pts[1024];
-  int n = 0;
-  for (int i = 0; i < 12; i++)
-    n += snprintf(pts + n, sizeof pts - (size_t)n, "%s[-0.2, %.17g, 0]", i ? ", " : "",
-                  -(0.1 + i * 3.9 / 11));
+  cable_points(pts, sizeof pts, -0.2, -0.1, -3.9 / 11);
   run r;
   if (run_open(&r, json("{'name': 'finger', 'solver': {'dt': 0.01, 'global': 'cholesky'},"
                         " 'gravity': [0, -1, 0],"
@@ -291,14 +293,9 @@ static void check_free_floating(void) {
    the box's centre rose from 0.5 to 1.1 s (the closing fingers squeeze it up a little
    before); *floor_gap: its lowest vertex's height then. */
 static double grasp_lift(double mu, double pull, double *floor_gap) {
-  char pts[2][1024];
-  for (int f = 0; f < 2; f++) {
-    int n = 0;
-    double x = f ? -0.030 : 0.030; /* 5 mm inside each finger's axis (x = +-0.035) */
-    for (int i = 0; i < 12; i++)
-      n += snprintf(pts[f] + n, sizeof pts[f] - (size_t)n, "%s[%g, %g, 0]", i ? ", " : "", x,
-                    0.125 - 0.01 * i);
-  }
+  char pts[2][1024]; /* 5 mm inside each finger's axis (x = +-0.035) */
+  cable_points(pts[0], sizeof pts[0], 0.030, 0.125, -0.01);
+  cable_points(pts[1], sizeof pts[1], -0.030, 0.125, -0.01);
   char keys[128];
   snprintf(keys, sizeof keys, "[[0.05, 0], [0.35, %g]]", pull);
   const char *script = "[{'type': 'wait', 'duration': 0.5},"
