@@ -56,9 +56,9 @@ SIZES = [
 # The gripper's script (both pins run it): wait while the cables close the fingers, lift,
 # turn about the vertical axis through the gripper, carry aside, lower as far as it was
 # lifted, wait while the cables let go, rise. Every move speeds up and slows down over its
-# `ramp` (a pin's velocity that jumps, as the authors' steps do, sets the soft raptor swinging
-# about the line through the fingers' contacts), and is slower than the authors' 2 and
-# 45 deg/s.
+# `ramp` and is slower than the authors' 2 and 45 deg/s: chosen while the cables' rows still
+# lagged a step (world_cables.c), when the jumps of the authors' steps flung the raptor about
+# in the grip; kept since, not tried again without.
 LIFT = 2.5
 SCRIPT = [
     {"type": "wait", "duration": 1.5},
