@@ -130,7 +130,7 @@ typedef struct cuda_snap {
 // The vertices whose positions the host reads for detection (reads_cuda.cu): their list on
 // the device, the gathered positions there and in page-locked host memory (3 n each).
 typedef struct cuda_reads {
-  int n;
+  int n, cap;             // the list's length; the vectors the buffers hold
   int *host_vert, *vert;  // the list on the host (to tell a new one) and on the device
   double *dev, *host;
   int pageable;           // `host` is ordinary memory (page-locked memory was refused)
@@ -255,7 +255,8 @@ int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
 // before its wait (after = 0) their results' copies to the host queued, after it (1) taken.
 int sim_cuda_contact_settle(cuda_ctx *c, int after, sim_status *st);
 // gpu/reads_cuda.cu: the backend table's detect_download; its buffers freed.
-int sim_cuda_detect_download(sim_backend *be, sim_vec_id id, double *host, const int *verts,
+int sim_cuda_detect_download(sim_backend *be, int nvec, const sim_vec_id *ids,
+                             double *const *hosts, const int *read, const int *verts,
                              int nverts, sim_status *st);
 void sim_cuda_reads_free(cuda_ctx *c, cuda_reads *r);
 // gpu/snapshot_cuda.cu: the backend table's snapshot and snapshot_get; its buffers freed.

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Positions for collision detection (sim_backend.detect_download): where the device detector
-// reads twins (detect_cuda.h), a download leaves a twin of the host array (a device copy of
+// reads twins (detect_cuda.h), a download leaves a twin of each host array (a device copy of
 // the vector, queued) and copies down only the vertices the host reads (the constraint pins'
-// and the cables' at q_t, core/contact/world.h sim_world_host_reads): gathered on the device
-// into a short array, copied to page-locked memory, one wait. A scene without them waits for
-// nothing and copies nothing to the host: q_t, q~ and the step's end stay on the device.
-// Elsewhere (detection on the host, SIMCTL_CUDA_TWINS=off) the whole vector is downloaded.
+// and the cables' at q_t, and the cables' at q~: core/contact/world.h sim_world_host_reads):
+// gathered on the device into a short array, each vector read in its own part of it, copied
+// to page-locked memory, one wait for them all. A scene without them waits for nothing and
+// copies nothing to the host: q_t, q~ and the step's end stay on the device. Elsewhere
+// (detection on the host, SIMCTL_CUDA_TWINS=off) the whole vectors are downloaded.
 #include <string.h>
 
 #include "cuda_ctx.h"
@@ -23,51 +24,66 @@ static __global__ void k_gather(int n, const int *vert, const double *x, double 
   for (int k = 0; k < 3; k++) out[3 * (size_t)i + k] = x[v + k];
 }
 
-// The list on the device (and its buffers) for verts[0..n), kept while the caller's list stays
-// the same (the world's, fixed for the run).
-static int bind_list(cuda_ctx *c, cuda_reads *r, const int *verts, int n, sim_status *st) {
-  if (r->n == n && r->host_vert && memcmp(r->host_vert, verts, sizeof(int) * (size_t)n) == 0)
+// The list on the device for verts[0..n), kept while the caller's list stays the same (the
+// world's, fixed for the run), and buffers for `nvec` vectors' positions there.
+static int bind_list(cuda_ctx *c, cuda_reads *r, const int *verts, int n, int nvec,
+                     sim_status *st) {
+  if (r->n == n && r->cap >= nvec && r->host_vert &&
+      memcmp(r->host_vert, verts, sizeof(int) * (size_t)n) == 0)
     return SIM_OK;
   sim_cuda_reads_free(c, r);
   r->host_vert = SIM_NEW(int, n);
   if (!r->host_vert) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d positions)", n);
   memcpy(r->host_vert, verts, sizeof(int) * (size_t)n);
   r->n = n;
+  r->cap = nvec;
+  const size_t len = 3 * (size_t)n * (size_t)nvec;
   int rc = sim_cuda_new<int>(c, &r->vert, (size_t)n, verts, st);
-  if (!rc) rc = sim_cuda_new<double>(c, &r->dev, 3 * (size_t)n, NULL, st);
-  if (!rc) rc = sim_cuda_host_alloc((void **)&r->host, sizeof(double) * 3 * (size_t)n,
-                                    &r->pageable, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &r->dev, len, NULL, st);
+  if (!rc) rc = sim_cuda_host_alloc((void **)&r->host, sizeof(double) * len, &r->pageable, st);
   return rc;
 }
 
-int sim_cuda_detect_download(sim_backend *be, sim_vec_id id, double *host,
-                              const int *verts, int nverts, sim_status *st) {
+int sim_cuda_detect_download(sim_backend *be, int nvec, const sim_vec_id *ids,
+                              double *const *hosts, const int *read, const int *verts,
+                              int nverts, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   const size_t n3 = 3 * (size_t)c->m->n;
-  if (!c->det || !c->twins) return be->download(be, id, host, st);
-  int rc = sim_cuda_detect_keep(c->det, host, c->vec[id], n3, st);
-  if (rc) return rc;
-  if (nverts <= 0) { /* nothing for the host: no wait */
+  int rc = SIM_OK, nread = 0;
+  for (int j = 0; !rc && j < nvec; j++) {
+    if (!c->det || !c->twins) rc = be->download(be, ids[j], hosts[j], st);
+    else rc = sim_cuda_detect_keep(c->det, hosts[j], c->vec[ids[j]], n3, st);
+    nread += read[j] != 0;
+  }
+  if (rc || !c->det || !c->twins) return rc;
+  if (nverts <= 0 || nread == 0) { /* nothing for the host: no wait */
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
   }
   cuda_reads *r = &c->reads;
-  if ((rc = bind_list(c, r, verts, nverts, st))) return rc;
-  k_gather<<<sim_cuda_blocks(nverts), SIM_CUDA_BLOCK, 0, c->stream>>>(nverts, r->vert, c->vec[id],
-                                                                      r->dev);
+  if ((rc = bind_list(c, r, verts, nverts, nread, st))) return rc;
+  const size_t part = 3 * (size_t)nverts;
+  for (int j = 0, slot = 0; j < nvec; j++)
+    if (read[j])
+      k_gather<<<sim_cuda_blocks(nverts), SIM_CUDA_BLOCK, 0, c->stream>>>(
+          nverts, r->vert, c->vec[ids[j]], r->dev + part * (size_t)slot++);
   SIM_CU(cudaGetLastError(), st);
-  SIM_CU(cudaMemcpyAsync(r->host, r->dev, sizeof(double) * 3 * (size_t)nverts,
+  SIM_CU(cudaMemcpyAsync(r->host, r->dev, sizeof(double) * part * (size_t)nread,
                          cudaMemcpyDeviceToHost, c->stream),
          st);
   SIM_CU(cudaStreamSynchronize(c->stream), st);
-  for (int i = 0; i < nverts; i++)
-    for (int k = 0; k < 3; k++) host[3 * (size_t)verts[i] + k] = r->host[3 * (size_t)i + k];
+  for (int j = 0, slot = 0; j < nvec; j++) {
+    if (!read[j]) continue;
+    const double *got = r->host + part * (size_t)slot++;
+    for (int i = 0; i < nverts; i++)
+      for (int k = 0; k < 3; k++) hosts[j][3 * (size_t)verts[i] + k] = got[3 * (size_t)i + k];
+  }
   return SIM_OK;
 }
 
 void sim_cuda_reads_free(cuda_ctx *c, cuda_reads *r) {
   sim_cuda_release(c, r->vert, sizeof(int) * (size_t)r->n);
-  sim_cuda_release(c, r->dev, sizeof(double) * 3 * (size_t)r->n);
+  sim_cuda_release(c, r->dev, sizeof(double) * 3 * (size_t)r->n * (size_t)r->cap);
   sim_cuda_host_free(r->host, r->pageable);
   sim_free(r->host_vert);
   memset(r, 0, sizeof *r);

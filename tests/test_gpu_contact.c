@@ -303,6 +303,8 @@ typedef struct gpu_alone {
   long long captures;     /* graphs captured over the steps (emulation: counted; else 0) */
   int nc_changes;         /* steps with contact whose count differs from the step before's */
   int redetect;           /* the scene's contact.redetect */
+  int host_reads;         /* positions the host reads (sim_world_host_reads: pins, cables) */
+  int collide;            /* the scene has something to collide with (detection passes run) */
   long long newton, cr;   /* the steps' Newton steps and CR iterations (timing.csv's) */
   double bucket[4];       /* their global, assemble, cst_solve and corr milliseconds */
   int notes;              /* the backend's notes (be->notes) */
@@ -327,6 +329,9 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
   sim_status st = {0};
   int rc = SIM_OK;
   o->redetect = r.g.m.scene->contact.redetect;
+  const int *reads;
+  o->host_reads = sim_world_host_reads(&r.sg.world, &reads);
+  o->collide = r.sg.world.collide;
   long long cap0 = 0, cap1 = 0, runs = 0;
 #ifdef SIM_TEST_EMU
   sim_emu_graph_counts(&cap0, &runs);
@@ -423,11 +428,14 @@ static void graphs_vs_launches(const char *file, const char *set, int steps, con
                "backend notes %d and %d = 0",
                g_sc.name, on.contact_steps, on.notes, off.notes);
 #ifdef SIM_TEST_EMU
-  /* a step with contact waits for the detection passes (q_t's and the prediction's together),
-     for re-detection (its first pass; the last step adds nothing, so there is no second), and
-     at its end: nothing is settled before detection (its time is a span on the device's clock,
+  /* a step with contact waits for the positions the host reads (constraint pins' and cables'
+     vertices at q_t, cables' at q~ too: one wait for both), where there is something to
+     collide with for the detection passes (q_t's and the prediction's together) and for
+     re-detection (its first pass; the last step adds nothing, so there is no second), and at
+     its end: nothing is settled before detection (its time is a span on the device's clock,
      SIM_SPAN_CD) */
-  const int expect = 2 + (on.redetect > 0);
+  const int expect =
+      1 + (on.host_reads > 0) + (on.collide ? 1 + (on.redetect > 0) : 0);
   printf("  %-26s the last step's host waits: %lld with graphs, %lld without\n", g_sc.name,
          on.last_waits, off.last_waits);
   /* the device solve's graph is captured again only where its kernels' arguments changed:
@@ -512,6 +520,8 @@ static void pass_paths(void) {
 #endif
   graphs_vs_launches("../scenes/stick_slip.json", "contact.formulation=paper",
                      GPU_OR_EMU(40, 10), NULL);
+  /* cables: the host reads their vertices at q_t and at q~ (their rows), in one wait */
+  graphs_vs_launches("../scenes/cable_finger.json", NULL, GPU_OR_EMU(40, 10), NULL);
   printf("collision detection's positions from device twins against uploads "
          "(SIMCTL_CUDA_TWINS):\n");
   twins_vs_uploads("../scenes/stick_slip.json", NULL, GPU_OR_EMU(40, 6));

@@ -80,15 +80,16 @@ struct sim_backend {
   /* Whole-state transfers: vector `id` (3n doubles) to and from the host. */
   int (*upload)(sim_backend *be, sim_vec_id id, const double *host, sim_status *st);
   int (*download)(sim_backend *be, sim_vec_id id, double *host, sim_status *st);
-  /* Vector `id` for collision detection in host array `host` (3n doubles): the backend's
-     detector (`detect`), handed `host`, reads the vector's values at the call, and `host` gets
-     at least the nverts listed vertices' (verts, 3 doubles each; all of them where the
-     detector reads host memory). The other entries of `host` may be left as they were: the
-     caller reads nothing else (core/contact/world.h sim_world_host_reads). It may return
-     before the copies are done, like the queued operations below; `host` is complete when it
-     returns. NULL: the caller downloads the whole vector. */
-  int (*detect_download)(sim_backend *be, sim_vec_id id, double *host, const int *verts,
-                         int nverts, sim_status *st);
+  /* Vectors ids[0..nvec) for collision detection in host arrays hosts[j] (3n doubles each):
+     the backend's detector (`detect`), handed hosts[j], reads vector ids[j]'s values at the
+     call, and hosts[j] gets at least the nverts listed vertices' (verts, 3 doubles each) where
+     read[j] is set, all of them where the detector reads host memory. The other entries may
+     be left as they were: the caller reads nothing else (core/contact/world.h
+     sim_world_host_reads). The listed vertices of every vector come in one wait. It may
+     return before the copies are done, like the queued operations below; the host arrays are
+     complete when it returns. NULL: the caller downloads the whole vectors. */
+  int (*detect_download)(sim_backend *be, int nvec, const sim_vec_id *ids, double *const *hosts,
+                         const int *read, const int *verts, int nverts, sim_status *st);
   /* Internal buffer `id` (sim_buffer_len doubles) to and from the host. */
   int (*read_buffer)(sim_backend *be, sim_buf_id id, double *host, sim_status *st);
   int (*write_buffer)(sim_backend *be, sim_buf_id id, const double *host, sim_status *st);

@@ -52,16 +52,21 @@ static int predict(sim_stepper *s, sim_status *st) {
   return rc ? rc : s->be->predict(s->be, s->gravity, st);
 }
 
-/* Vector id into host array x for collision detection: what the host reads of it (with q_t,
-   the positions of the constraint pins' and cables' vertices, and the same with q~ where
-   there are cables, whose rows are taken there; nothing of the step's end where the backend
-   detects) or, where the backend cannot say, the whole vector. */
-static int detect_positions(sim_stepper *s, sim_vec_id id, double *x, sim_status *st) {
+/* Vectors ids[0..nvec) into host arrays x[j] for collision detection: what the host reads of
+   them (with q_t, the positions of the constraint pins' and cables' vertices, and the same
+   with q~ where there are cables, whose rows are taken there; nothing of the step's end where
+   the backend detects), in one wait, or, where the backend cannot say, the whole vectors. */
+static int detect_positions(sim_stepper *s, int nvec, const sim_vec_id *ids, double *const *x,
+                            sim_status *st) {
   const int *verts;
-  int n = sim_world_host_reads(&s->world, &verts);
-  if (n < 0 || !s->be->detect_download) return s->be->download(s->be, id, x, st);
-  int reads = id == SIM_VEC_QT || (id == SIM_VEC_QTILDE && s->m->ncable > 0);
-  return s->be->detect_download(s->be, id, x, verts, reads ? n : 0, st);
+  int n = sim_world_host_reads(&s->world, &verts), rc = SIM_OK, read[SIM_VEC_COUNT];
+  if (n < 0 || !s->be->detect_download) {
+    for (int j = 0; !rc && j < nvec; j++) rc = s->be->download(s->be, ids[j], x[j], st);
+    return rc;
+  }
+  for (int j = 0; j < nvec; j++)
+    read[j] = ids[j] == SIM_VEC_QT || (ids[j] == SIM_VEC_QTILDE && s->m->ncable > 0);
+  return s->be->detect_download(s->be, nvec, ids, x, read, verts, n, st);
 }
 
 /* Collision detection from q_t (and the step before), then the backend's W and warm start.
@@ -70,8 +75,9 @@ static int detect_positions(sim_stepper *s, sim_vec_id id, double *x, sim_status
 static int begin_contact(sim_stepper *s, sim_profile *prof, sim_cst_times *ct, sim_status *st) {
   sim_backend *be = s->be;
   int rc = be->mark(be, SIM_SPAN_CD, 0, st);
-  if (!rc) rc = detect_positions(s, SIM_VEC_QT, s->x_t, st);
-  if (!rc) rc = detect_positions(s, SIM_VEC_QTILDE, s->x_pred, st);
+  const sim_vec_id ids[2] = {SIM_VEC_QT, SIM_VEC_QTILDE};
+  double *const x[2] = {s->x_t, s->x_pred};
+  if (!rc) rc = detect_positions(s, 2, ids, x, st);
   if (!rc)
     rc = sim_world_detect(&s->world, s->t, s->m->h, s->x_t, s->have_prev ? s->x_prev : NULL,
                           s->x_pred, st);
@@ -152,7 +158,8 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
   for (int pass = 0; !rc && s->world.collide && pass < s->redetect; pass++) {
     int added = 0;
     rc = be->mark(be, SIM_SPAN_CD, 0, st);
-    if (!rc) rc = detect_positions(s, SIM_VEC_Q, s->x_end, st);
+    const sim_vec_id id = SIM_VEC_Q;
+    if (!rc) rc = detect_positions(s, 1, &id, &s->x_end, st);
     if (!rc) rc = sim_world_redetect(&s->world, s->m->h, s->x_t, s->x_end, &added, st);
     if (!rc) rc = be->mark(be, SIM_SPAN_CD, 1, st);
     if (rc || added == 0) break;
