@@ -38,7 +38,8 @@ import sys
 FINGER_LEN = 4.1
 FINGER_HALF = 0.3
 FINGER_TILT = 20.0  # degrees outwards from the vertical
-FINGER_X = 0.4  # the bases' centres at x = +-FINGER_X, y = 0, z = 0
+FINGER_X = 0.42  # the bases' centres at x = +-FINGER_X, y = 0, z = 0 (at 0.4 the fingers
+# started 3 mm inside the raptor's hips; at 0.42 the nearest contact is 16 mm apart)
 CABLE_OFFSET = 0.2  # from the finger's axis towards the raptor
 CABLE_POINTS = 12
 CABLE_COMPLIANCE = 1e-12  # m/N: a hard cable, as the authors'
@@ -56,9 +57,12 @@ SIZES = [
 # The gripper's script (both pins run it): wait while the cables close the fingers, lift,
 # turn about the vertical axis through the gripper, carry aside, lower as far as it was
 # lifted, wait while the cables let go, rise. Every move speeds up and slows down over its
-# `ramp` and is slower than the authors' 2 and 45 deg/s: chosen while the cables' rows still
+# `ramp` and is slower than the authors' 2 and 45 deg/s. Chosen while the cables' rows still
 # lagged a step (world_cables.c), when the jumps of the authors' steps flung the raptor about
-# in the grip; kept since, not tried again without.
+# in the grip. Tried again with the rows at q~ (2026-11-27, the raptor meshed coarser with
+# tetgen.quality 0): at the authors' speeds without ramps the grip holds through the lift,
+# the turn and the carry, and the raptor is set down where the gripper puts it, but it lands
+# at speed 2 and tips over once the fingers open; with this script it stays standing.
 LIFT = 2.5
 SCRIPT = [
     {"type": "wait", "duration": 1.5},
