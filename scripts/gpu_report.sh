@@ -28,7 +28,9 @@
 #           bench, table3)
 #   --sanitize / --skip-bench: add sanitize / leave out bench and table3 (the older spelling)
 #   --budget: wall seconds the whole script may take (default 3600); a program still running
-#             when its part's share is spent is stopped and counts as failed (exit 124)
+#             when its part's share is spent is stopped and counts as failed (exit 124); a
+#             bench, table3 or converge run with under 30 s left is not started, counts as
+#             failed and is listed in not_started.txt
 #   --jobs: programs run at once (default: the CPU count, at most 8)
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
@@ -138,6 +140,14 @@ run_all() {
   done
 }
 
+# spent STEP: true (and STEP counted as failed, with a line saying so) when under 30 s of the
+# budget are left for it, where `timeout` would be handed no time or less than none
+spent() {
+  [ "$(left)" -ge 30 ] && return 1
+  echo "== $1: not started, $(left) s of the budget left" | tee -a "$OUT/not_started.txt"
+  FAIL=1
+}
+
 if want tests; then
   echo "== tests ($JOBS at a time, for at most $(($(left) - 20)) s)"
   JOBS_T=()
@@ -184,7 +194,7 @@ if want sanitize; then
   fi
 fi
 
-if want bench; then
+if want bench && ! spent bench; then
   echo "== bench (at most $(($(left) - 10)) s)"
   timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
     --out "$OUT/bench" | tee "$OUT/bench_gpu.md"
@@ -203,6 +213,7 @@ if want table3; then
                 what=", W dense, no CUDA graphs" ;;
     esac
     [ -n "$what" ] && sets+=(--set contact.delassus=dense)
+    spent "table3 $v" && continue
     echo "== table3, Newton solve on the $nsn$what (at most $(($(left) - 10)) s)"
     SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn timeout -k 10 $(($(left) - 10)) \
       bash "$ROOT/scripts/table3.sh" \
@@ -212,6 +223,7 @@ if want table3; then
 fi
 if want converge; then
   for E in 1e5 1e7 1e9; do
+    spent "converge E=$E" && continue
     echo "== converge on the GPU (Fig. 9, E = $E; at most $(($(left) - 10)) s)"
     timeout -k 10 $(($(left) - 10)) "$SIMCTL" converge "$ROOT/scenes/twisting_bar.json" \
       --frame 800 --iterations 300 --device cuda --out "$OUT/converge/E$E" \
