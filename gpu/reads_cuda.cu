@@ -50,12 +50,15 @@ int sim_cuda_detect_download(sim_backend *be, int nvec, const sim_vec_id *ids,
   cuda_ctx *c = CCTX(be);
   const size_t n3 = 3 * (size_t)c->m->n;
   int rc = SIM_OK, nread = 0;
+  if (!c->det || !c->twins) { /* detection on the host: the whole vectors */
+    for (int j = 0; !rc && j < nvec; j++) rc = be->download(be, ids[j], hosts[j], st);
+    return rc;
+  }
   for (int j = 0; !rc && j < nvec; j++) {
-    if (!c->det || !c->twins) rc = be->download(be, ids[j], hosts[j], st);
-    else rc = sim_cuda_detect_keep(c->det, hosts[j], c->vec[ids[j]], n3, st);
+    rc = sim_cuda_detect_keep(c->det, hosts[j], c->vec[ids[j]], n3, st);
     nread += read[j] != 0;
   }
-  if (rc || !c->det || !c->twins) return rc;
+  if (rc) return rc;
   if (nverts <= 0 || nread == 0) { /* nothing for the host: no wait */
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;

@@ -258,7 +258,8 @@ static void check_high_tension(void) {
          "z %.3f), largest |v| %.2e\n", -lam, L - target, drift, tip1[0], tip1[2], vmax);
   CHECK(-lam > 1000); /* the tension the test is about */
   CHECK(fabs(L - target) < 1e-6);
-  CHECK(drift < 1e-3); /* the flapping moved it 0.7; at rest it settles by 3e-4 and 1e-3 m/s */
+  /* the old row (at q_t) moved it 1.5 m, at up to 20 m/s; at rest: 3e-4 m, 1e-3 m/s */
+  CHECK(drift < 1e-3);
   CHECK(vmax < 1e-2);
   run_close(&r);
 }

@@ -48,7 +48,7 @@ void sim_script_apply(const sim_pin_step *steps, int nsteps, double t, const dou
     double tau = remaining < dur ? remaining : dur; /* time spent in this step */
     remaining -= tau;
     if (s->kind == SIM_STEP_PULLING) {
-      if (s->ramp > 0.0) {
+      if (s->ramp > 0.0) { /* without one, the product in its old order: the same bits */
         double a = covered(s->length, s->speed, s->ramp, tau);
         for (int k = 0; k < 3; k++) x[k] += s->direction[k] * a;
       } else {
