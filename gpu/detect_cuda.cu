@@ -208,7 +208,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
     sim_detect_mesh_view *mv = &k->hmesh_view[m];
     mv->bvh.nnodes = t->nnodes, mv->bvh.node = t->node, mv->bvh.tri = t->tri, mv->bvh.id = t->id;
     mv->x = k->mesh_x[m], mv->tri = t->in_tri, mv->closed = me->closed;
-    mv->mu = me->mu, mv->bodies = me->bodies, mv->step = me->step;
+    mv->mu = me->mu, mv->bodies = me->bodies, mv->step = me->step, mv->margin = me->margin;
     for (int c = 0; c < 3; c++)
       mv->vel[c] = me->vel[c], mv->omega[c] = me->omega[c], mv->center[c] = me->center[c];
   }

@@ -23,7 +23,7 @@ struct cuda_points {
   sim_bvh_view *view;  // device, nbodies
   int *tri, *tri_first, *pt_mesh;
   unsigned char *cloth, *pinned, *found;
-  double *mesh_mu, *pt_x, *pt_xs, *x, *x_prev, *x_pred;  // x...: uploads where no twin
+  double *mesh_mu, *mesh_margin, *pt_x, *pt_xs, *x, *x_prev, *x_pred;  // x...: uploads, no twin
   const double *rx[3];  // what this run reads for x, x_prev, x_pred: those or twins (NULL: none)
   uint64_t *mesh_bodies;
   int *count, *offset;
@@ -45,14 +45,16 @@ static __global__ void k_points(sim_point_view v, int np, int pass, const double
                                 const double *xs, const double *x_prev, const double *pt_x,
                                 const double *pt_xs, const int *pt_mesh,
                                 const uint64_t *mesh_bodies, const double *mesh_mu,
-                                unsigned char *found, sim_contact *slot) {
+                                const double *mesh_margin, unsigned char *found,
+                                sim_contact *slot) {
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= np || (pass && found[p])) return;
   found[p] = 0;
   sim_contact c;
   const int k = pt_mesh[p];
   const size_t o = 3 * (size_t)p;
-  if (!sim_detect_point(&v, mesh_bodies[k], pass, xt, xs, x_prev, pt_xs + o, pt_x + o, &c))
+  if (!sim_detect_point(&v, mesh_bodies[k], mesh_margin[k], pass, xt, xs, x_prev, pt_xs + o,
+                        pt_x + o, &c))
     return;
   c.source = p;
   c.mu = mesh_mu[k];
@@ -93,18 +95,20 @@ static int block(cuda_points *k, T **p, size_t n, const T *host, sim_status *st)
   return sim_cuda_block(&k->blk, p, n, host, st);
 }
 
-// The scene's fixed inputs: per point its mesh, per mesh its mask and friction, the trees.
+// The scene's fixed inputs: per point its mesh, per mesh its mask, friction and margin, the
+// trees.
 static int bind_meshes(cuda_points *k, const sim_point_scene *s, sim_status *st) {
   int *pm = SIM_NEW(int, (size_t)k->np + 1);
-  double *mu = SIM_NEW(double, (size_t)s->nmesh + 1);
+  double *mu = SIM_NEW(double, 2 * (size_t)s->nmesh + 1), *margin = mu + s->nmesh;
   uint64_t *bodies = SIM_NEW(uint64_t, (size_t)s->nmesh + 1);
   int rc = pm && mu && bodies ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
   for (int m = 0; !rc && m < s->nmesh; m++) {
-    mu[m] = s->mesh[m].mu, bodies[m] = s->mesh[m].bodies;
+    mu[m] = s->mesh[m].mu, bodies[m] = s->mesh[m].bodies, margin[m] = s->mesh[m].margin;
     for (int p = s->point_first[m]; p < s->point_first[m + 1]; p++) pm[p] = m;
   }
   if (!rc) rc = block(k, &k->pt_mesh, (size_t)k->np, (const int *)pm, st);
   if (!rc) rc = block(k, &k->mesh_mu, (size_t)s->nmesh, (const double *)mu, st);
+  if (!rc) rc = block(k, &k->mesh_margin, (size_t)s->nmesh, (const double *)margin, st);
   if (!rc) rc = block(k, &k->mesh_bodies, (size_t)s->nmesh, (const uint64_t *)bodies, st);
   sim_free(pm), sim_free(mu), sim_free(bodies);
   return rc;
@@ -199,7 +203,7 @@ static int queue_passes(cuda_points *k, const sim_point_scene *s, sim_status *st
     if (rc) return rc;
     k_points<<<sim_cuda_blocks(k->np), SIM_CUDA_BLOCK, 0, k->mem.stream>>>(
         v, k->np, pass, xt, k->rx[0], k->rx[1], k->pt_x, k->pt_xs, k->pt_mesh, k->mesh_bodies,
-        k->mesh_mu, k->found, k->slot);
+        k->mesh_mu, k->mesh_margin, k->found, k->slot);
     SIM_CU(cudaGetLastError(), st);
   }
   return SIM_OK;

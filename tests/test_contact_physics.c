@@ -66,6 +66,34 @@ static void test_box_at_rest(void) {
   run_close(&r);
 }
 
+/* An obstacle's own margin (obstacles[i].margin) over contact.margin, through the scene and
+   the contact world: the box at rest has its bottom layer of 16 vertices within 1 cm of the
+   floor, and its second layer (6.7 cm up) too within 10 cm. */
+static void test_own_margin(void) {
+  printf("own_margin\n");
+  const double margin[3] = {0.1, 0.01, 0.1}, floor[3] = {-1, 0.1, 0.01}; /* -1: none */
+  const int want[3] = {32, 32, 16};
+  for (int i = 0; i < 3; i++) {
+    char own[40] = "";
+    if (floor[i] >= 0) snprintf(own, sizeof own, ", 'margin': %g", floor[i]);
+    run r;
+    if (run_open(&r, json("{'name': 'box', 'solver': {'dt': 0.01, 'global': 'cholesky'},"
+                          " 'bodies': [{'mesh': {'type': 'bar', 'lo': [-0.1, 0, -0.1],"
+                          "   'hi': [0.1, 0.2, 0.1], 'vertices': [4, 4, 4]},"
+                          "   'material': {'youngs_modulus': 1e8}}],"
+                          " 'contact': {'margin': %g},"
+                          " 'obstacles': [{'type': 'plane', 'point': [0, 0, 0],"
+                          "   'normal': [0, 1, 0]%s}], 'output': {'formats': []}}",
+                          margin[i], own)))
+      return;
+    run_steps(&r, 5);
+    printf("  contact.margin %g, the floor's %g: %d contacts at most\n", margin[i], floor[i],
+           r.max_contacts);
+    CHECK_INT(r.max_contacts, want[i]);
+    run_close(&r);
+  }
+}
+
 static void test_sliding_box(void) {
   printf("sliding_box_decelerates\n");
   const double mu = 0.3, v0 = 1, a = mu * G, h = 0.01;
@@ -838,6 +866,7 @@ static void test_deterministic_threads(void) {
 
 int main(void) {
   test_box_at_rest();
+  test_own_margin();
   test_sliding_box();
   test_stick_and_slip();
   test_rolling_cylinder();

@@ -216,6 +216,24 @@ static void test_grid_plane_sphere(void) {
   check_inside_only(&s, &p, 100); /* y < 0 under the plane, and inside the sphere */
   check_skip_first(&s, &p);
 
+  /* margins of their own (sim_detect_obstacle.margin): the plane's 0.1 takes the layer at
+     y = 0.07 too, the sphere's 0 only the vertices inside it; the pass's 0.06 then counts for
+     neither */
+  ob[0].margin = 0.1, ob[1].margin = 0.0;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  int own_plane = 0, own_sphere = 0;
+  for (int v = 0; v < NV; v++) {
+    own_plane += x[3 * v + 1] <= 0.1;
+    own_sphere += v >= nb0 && dist3(x + 3 * v, sc) - R <= 0.0;
+  }
+  int plane_found = 0;
+  for (int i = 0; i < o.n; i++) plane_found += o.c[i].source == 0;
+  CHECK_INT(plane_found, own_plane);
+  CHECK_INT(o.count[SIM_CONTACT_OBSTACLE], own_plane + own_sphere);
+  CHECK(own_plane == expect_plane + NX * NZ && own_sphere > 0 && own_sphere < expect_sphere);
+  ob[0].margin = ob[1].margin = -1; /* the pass's again */
+
   /* margin 0: exactly the vertices with y <= 0 (y = 0 is touching: gap 0) */
   x[1] = 0.0;
   p.margin = 0.0;
@@ -355,6 +373,14 @@ static void test_cube_mesh(void) {
                  c->n[1], c->n[2], e);
   }
   CHECK(find(&o, 6, SIM_CONTACT_MESH, 0) == NULL && find(&o, 7, SIM_CONTACT_MESH, 0) == NULL);
+  /* the mesh's own margin, 1.5 cm: vertices 0 and 8 (2 cm out) and 1 (2 cm in: the distance
+     is unsigned) are no longer found, vertex 2 (1.41 cm from the edge) still is */
+  m.margin = 0.015;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_MESH], N - 5);
+  CHECK(find(&o, 0, SIM_CONTACT_MESH, 0) == NULL && find(&o, 1, SIM_CONTACT_MESH, 0) == NULL &&
+        find(&o, 8, SIM_CONTACT_MESH, 0) == NULL && find(&o, 2, SIM_CONTACT_MESH, 0) != NULL);
+  m.margin = -1;
   /* body filter: the mesh touches body 1 only; the vertices are in body 0 */
   sim_detect_body b0 = {0, N, 0, NULL, 0.5, 0};
   s.nbodies = 1, s.body = &b0, m.bodies = 2;
@@ -407,6 +433,12 @@ static void test_step_map(void) {
           dist3(c->p, (const double[3]){0.02, 0.2, 0.1}) < 1e-15);
     c = find(&o, 1, kind, 0);
     CHECK(c && fabs(c->gap - 0.029) < 1e-15 && find(&o, 2, kind, 0) == NULL);
+    /* an own margin of 2 cm is widened the same way, to 4 cm: vertex 2 (3.5 cm) is found */
+    *(mesh ? &m.margin : &ob.margin) = 0.02;
+    CHECK_INT(detect(&s, &p, &o), SIM_OK);
+    c = find(&o, 2, kind, 0);
+    CHECK(o.n == 3 && c && fabs(c->gap - 0.035) < 1e-15);
+    ob.margin = m.margin = -1;
     sim_detect_contacts_free(&o);
   }
   /* turning too: the start pose is the end's with the map undone */

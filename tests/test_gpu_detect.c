@@ -126,6 +126,8 @@ static void world_build(world *w, unsigned long long seed, int ncloud, int nloos
     if (o == SIM_OBS_SPHERE) ob->bodies = 1u << 1; /* the box only */
     if (o == SIM_OBS_TORUS) ob->bodies = (1u << 0) | (1u << 2);
     if (o % 2) random_step(&ob->step, &seed);
+    if (o == SIM_OBS_BOX) ob->margin = 0.1; /* margins of their own (the pass's is 0.06) */
+    if (o == SIM_OBS_TORUS) ob->margin = 0.03;
   }
   w->mesh[0] = sim_default_detect_mesh();
   w->mesh[0].nv = w->mob.nv, w->mesh[0].nt = w->mob.nt;
@@ -134,7 +136,7 @@ static void world_build(world *w, unsigned long long seed, int ncloud, int nloos
   w->mesh[0].vel[0] = 0.5, w->mesh[0].omega[1] = 1.5, w->mesh[0].center[0] = -0.6;
   w->mesh[1] = sim_default_detect_mesh();
   w->mesh[1].nv = 6, w->mesh[1].nt = 4, w->mesh[1].x = w->blade.x, w->mesh[1].tri = w->blade.tri;
-  w->mesh[1].closed = 0, w->mesh[1].bodies = ~(1ull << 1);
+  w->mesh[1].closed = 0, w->mesh[1].bodies = ~(1ull << 1), w->mesh[1].margin = 0.09;
   random_step(&w->mesh[0].step, &seed);
   random_step(&w->mesh[1].step, &seed);
   sim_detect_body b0 = {0, n0, w->ball.nt, w->tri_ball, 0.4, 0};

@@ -45,6 +45,7 @@ static void test_full_scene(void) {
   CHECK_NEAR(o->normal[0], 0, 0);
   CHECK_NEAR(o->normal[1], 1, 0); /* normalised */
   CHECK_NEAR(o->mu, 0.5, 0);
+  CHECK_NEAR(o->margin, 0.05, 0);
   CHECK_INT((int)o->touches, 3); /* default: every body */
   CHECK_INT(o->nsteps, 0);
 
@@ -150,6 +151,7 @@ static void test_defaults(void) {
     snprintf(name, sizeof name, "obstacle%d", i);
     CHECK(strcmp(s->obstacles[i].name, name) == 0);
     CHECK_NEAR(s->obstacles[i].mu, 0, 0);
+    CHECK(isnan(s->obstacles[i].margin)); /* none of its own: contact.margin */
     CHECK_INT((int)s->obstacles[i].touches, 3); /* both bodies */
     CHECK_INT(s->obstacles[i].nsteps, 0);
   }
@@ -272,10 +274,12 @@ static const bad_case bad_cases[] = {
      "you mean \"normal\"?)"},
     {BODIES "'obstacles': [{'type': 'plane', 'normal': [0, 1, 0], 'radius': 1}]}",
      "bad.json:1:116: obstacles.0.radius: unknown key \"radius\" for obstacle type \"plane\" "
-     "(allowed: \"name\", \"type\", \"point\", \"normal\", \"mu\", \"touches\", \"script\")"},
+     "(allowed: \"name\", \"type\", \"point\", \"normal\", \"mu\", \"margin\", \"touches\", "
+     "\"script\")"},
     {BODIES "'obstacles': [{'type': 'sphere', 'center': [0, 0, 0], 'radius': 1, 'spin': 3}]}",
      "bad.json:1:130: obstacles.0.spin: unknown key \"spin\" for obstacle type \"sphere\" "
-     "(allowed: \"name\", \"type\", \"center\", \"radius\", \"mu\", \"touches\", \"script\")"},
+     "(allowed: \"name\", \"type\", \"center\", \"radius\", \"mu\", \"margin\", \"touches\", "
+     "\"script\")"},
     {BODIES "'obstacles': [{'type': 'plane'}]}",
      "bad.json:1:77: obstacles.0: missing required key \"normal\" (required for obstacle type "
      "\"plane\")"},
@@ -339,6 +343,14 @@ static const bad_case bad_cases[] = {
      "\"rotate\"?)"},
     {BODIES "'obstacles': [{'type': 'plane', 'normal': [0, 1, 0], 'mu': -0.5}]}",
      "bad.json:1:122: obstacles.0.mu: expected a number >= 0, got -0.5"},
+    {BODIES "'obstacles': [{'type': 'plane', 'normal': [0, 1, 0], 'margin': -0.1}]}",
+     "bad.json:1:126: obstacles.0.margin: expected a number >= 0, got -0.1"},
+    {BODIES "'obstacles': [{'type': 'plane', 'normal': [0, 1, 0], 'margin': '1cm'}]}",
+     "bad.json:1:126: obstacles.0.margin: expected a number, got a string"},
+    {BODIES "'contact': {'min_separation': 0.005}, "
+            "'obstacles': [{'type': 'sphere', 'center': [0, 0, 0], 'radius': 1, 'margin': 0.002}]}",
+     "bad.json:1:178: obstacles.0.margin: expected a number >= 0.005 (contact.min_separation), "
+     "got 0.002"},
     {BODIES "'obstacles': [{'type': 'plane', 'normal': [0, 1, 0], 'touches': ['bal']}]}",
      "bad.json:1:128: obstacles.0.touches.0: unknown body \"bal\" (bodies: \"ball\") (did you mean "
      "\"ball\"?)"},

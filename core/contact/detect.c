@@ -25,7 +25,7 @@ sim_detect_params sim_default_detect_params(void) {
 }
 
 sim_detect_obstacle sim_default_detect_obstacle(sim_obstacle_kind kind) {
-  sim_detect_obstacle o = {sim_default_obstacle(kind), 0.5, SIM_DETECT_ALL, {0, {0}, {0}}};
+  sim_detect_obstacle o = {sim_default_obstacle(kind), 0.5, SIM_DETECT_ALL, {0, {0}, {0}}, -1.0};
   return o;
 }
 
@@ -35,6 +35,7 @@ sim_detect_mesh sim_default_detect_mesh(void) {
   m.closed = 1;
   m.mu = 0.5;
   m.bodies = SIM_DETECT_ALL;
+  m.margin = -1.0;
   return m;
 }
 
@@ -175,7 +176,7 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
     if (me->moving) sim_bvh_refit(&d->mesh_bvh[m], me->x);
     mv->bvh = sim_bvh_view_of(&d->mesh_bvh[m]);
     mv->x = me->x, mv->tri = me->tri, mv->closed = me->closed;
-    mv->mu = me->mu, mv->bodies = me->bodies, mv->step = me->step;
+    mv->mu = me->mu, mv->bodies = me->bodies, mv->step = me->step, mv->margin = me->margin;
     for (int k = 0; k < 3; k++)
       mv->vel[k] = me->vel[k], mv->omega[k] = me->omega[k], mv->center[k] = me->center[k];
   }

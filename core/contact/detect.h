@@ -154,6 +154,11 @@ typedef struct sim_detect_step {
   double Q[9], c[3]; /* row-major */
 } sim_detect_step;
 
+/* The margin of an obstacle or mesh obstacle whose own is `own` in a pass with margin `pass`:
+   its own where set (>= 0), else the pass's. A floor can then find a standing body's contacts
+   nearer than a gripper does (scenes' obstacles[i].margin). */
+SIM_HD double sim_detect_margin(double own, double pass) { return own >= 0 ? own : pass; }
+
 SIM_HD void sim_detect_step_apply(const sim_detect_step *m, const double x[3], double y[3]) {
   for (int i = 0; i < 3; i++)
     y[i] = m->Q[3 * i] * x[0] + m->Q[3 * i + 1] * x[1] + m->Q[3 * i + 2] * x[2] + m->c[i];
@@ -164,6 +169,7 @@ typedef struct {
   double mu;       /* friction coefficient */
   uint64_t bodies; /* bit b: touches body b */
   sim_detect_step step; /* its step map (off: it does not move) */
+  double margin;        /* its own margin, >= 0; < 0 (default): the pass's (sim_detect_margin) */
 } sim_detect_obstacle;
 
 typedef struct {
@@ -176,6 +182,7 @@ typedef struct {
   double mu;
   uint64_t bodies;
   sim_detect_step step; /* its step map (off: it does not move over the step) */
+  double margin;        /* its own margin, its points' too; < 0 (default): the pass's */
 } sim_detect_mesh;
 
 typedef struct {
@@ -217,6 +224,7 @@ typedef struct sim_detect_mesh_view {
   double mu;
   uint64_t bodies;
   sim_detect_step step;
+  double margin; /* sim_detect_mesh.margin */
 } sim_detect_mesh_view;
 
 typedef struct sim_detect_body_view {
@@ -291,8 +299,10 @@ struct sim_detect {
 };
 
 sim_detect_params sim_default_detect_params(void); /* margin 1e-3, min_sep 0, no self */
-sim_detect_obstacle sim_default_detect_obstacle(sim_obstacle_kind kind); /* mu 0.5, all */
-sim_detect_mesh sim_default_detect_mesh(void); /* empty, closed, static, mu 0.5, all */
+/* mu 0.5, touches all, the pass's margin */
+sim_detect_obstacle sim_default_detect_obstacle(sim_obstacle_kind kind);
+/* empty, closed, static, mu 0.5, touches all, the pass's margin */
+sim_detect_mesh sim_default_detect_mesh(void);
 
 int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st);
 int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,

@@ -33,7 +33,7 @@ typedef struct sim_point_view {
   const int *tri_first;        /* nbodies: the body's first triangle in tri */
   const unsigned char *cloth;  /* nbodies: 1 for a cloth (open) body */
   const unsigned char *pinned; /* per vertex */
-  double margin;
+  double margin;               /* the pass's: a mesh's own where it has one (detect.h) */
 } sim_point_view;
 
 /* Which side of triangle tri (global vertices at x) p lies on: +1 front, -1 back, 0 in its
@@ -90,12 +90,14 @@ SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const
 /* A point's contact over the bodies in mask `bodies` (bit b: body b; bodies from 64 on always
    tested) into *best, source and mu left to the caller: at ps (its place at the step's start)
    against the trees at x = xs (ahead 0, the q_t pass), or at pe (at the step's end) against
-   the trees at x = q~ (ahead 1). Returns 1 when found. */
-SIM_HD int sim_detect_point(const sim_point_view *v, uint64_t bodies, int ahead, const double *x,
-                            const double *xs, const double *x_prev, const double ps[3],
-                            const double pe[3], sim_contact *best) {
+   the trees at x = q~ (ahead 1). own: its mesh's margin (sim_detect_mesh.margin: < 0 for the
+   pass's). Returns 1 when found. */
+SIM_HD int sim_detect_point(const sim_point_view *v, uint64_t bodies, double own, int ahead,
+                            const double *x, const double *xs, const double *x_prev,
+                            const double ps[3], const double pe[3], sim_contact *best) {
   const double m[3] = {pe[0] - ps[0], pe[1] - ps[1], pe[2] - ps[2]};
-  const double margin = ahead ? v->margin : v->margin + sim_norm3(m);
+  const double base = sim_detect_margin(own, v->margin);
+  const double margin = ahead ? base : base + sim_norm3(m);
   int found = 0;
   sim_contact c;
   for (int b = 0; b < v->nbodies; b++) {

@@ -48,8 +48,8 @@ int sim_detect_points_run(sim_point_scene *s, sim_detect_contacts *out, unsigned
         found[src] = 0;
         sim_contact c;
         const size_t o = 3 * (size_t)src;
-        if (!sim_detect_point(&v, me->bodies, pass, xp, s->x, s->x_prev, s->pt_xs + o,
-                              s->pt_x + o, &c))
+        if (!sim_detect_point(&v, me->bodies, me->margin, pass, xp, s->x, s->x_prev,
+                              s->pt_xs + o, s->pt_x + o, &c))
           continue;
         c.source = src;
         c.mu = me->mu;

@@ -221,12 +221,13 @@ SIM_HD int sim_detect_skipped(const sim_detect_view *s, int lo, int hi, int kind
   return 0;
 }
 
-/* Where a vertex at x meets an obstacle with step map m: x itself, or in an at_start pass its
-   place relative to the obstacle at the step's start (y, detect.h sim_detect_step), the
-   margin widened by how far the obstacle moves there over the step. */
+/* Where a vertex at x meets an obstacle with step map m and margin `own` (sim_detect_margin):
+   x itself, or in an at_start pass its place relative to the obstacle at the step's start (y,
+   detect.h sim_detect_step), the margin widened by how far the obstacle moves there over the
+   step. */
 SIM_HD const double *sim_detect_query_at(const sim_detect_view *s, const sim_detect_step *m,
-                                         const double *x, double y[3], double *margin) {
-  *margin = s->margin;
+                                         double own, const double *x, double y[3], double *margin) {
+  *margin = own;
   if (!s->at_start || !m->on) return x;
   sim_detect_step_apply(m, x, y);
   const double d[3] = {y[0] - x[0], y[1] - x[1], y[2] - x[2]};
@@ -248,11 +249,6 @@ SIM_HD const double *sim_detect_start_of(const sim_detect_step *m, const double 
   if (!m->on) return xprev;
   sim_detect_step_apply(m, xprev, ys);
   return ys;
-}
-
-SIM_HD int sim_detect_behind(const sim_detect_view *s, const double *xs, const double p[3],
-                             const double n[3]) {
-  return sim_detect_behind_by(xs, p, n, s->margin);
 }
 
 /* The distance from p to analytic obstacle o (its SDF), or with o NULL to the mesh of tree b
@@ -324,7 +320,8 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     if (!sim_detect_touches(ob->bodies, bv) ||
         sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE, o))
       continue;
-    const double *q = sim_detect_query_at(s, &ob->step, x, y, &mo);
+    const double own = sim_detect_margin(ob->margin, margin);
+    const double *q = sim_detect_query_at(s, &ob->step, own, x, y, &mo);
     const double *xs = xprev ? sim_detect_start_of(&ob->step, xprev, ys) : 0;
     double phi = sim_obstacle_query(&ob->shape, q, c, n);
     const int swept = !(phi <= mo); /* sweep: the segment from x_prev, the contact taken there */
@@ -336,7 +333,7 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     if (swept) phi = sim_obstacle_query(&ob->shape, xs, c, n);
     const double found_gap = phi;
     /* found on the far side of a thin part: x_prev's feature */
-    if (s->face_prev && xs && sim_detect_behind(s, xs, c, n))
+    if (s->face_prev && xs && sim_detect_behind_by(xs, c, n, own))
       phi = sim_obstacle_query(&ob->shape, xs, c, n);
     sim_contact *k = s->inside_only ? &tmp : &out[found];
     sim_obstacle_velocity(&ob->shape, c, u);
@@ -348,7 +345,8 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     sim_bvh_hit h;
     if (!sim_detect_touches(me->bodies, bv) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m))
       continue;
-    const double *q = sim_detect_query_at(s, &me->step, x, y, &mo);
+    const double own = sim_detect_margin(me->margin, margin);
+    const double *q = sim_detect_query_at(s, &me->step, own, x, y, &mo);
     const double *xs = xprev ? sim_detect_start_of(&me->step, xprev, ys) : 0;
     const int swept = !sim_bvh_view_nearest(&me->bvh, me->x, q, mo, -1, &h); /* as above */
     if (swept && !(s->sweep && xs && sim_detect_swept(0, &me->bvh, me->x, xs, q, mo))) continue;
@@ -375,7 +373,7 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     } else if (s->face_prev && xs) {
       if (!me->closed)
         sim_detect_face_prev(xs, h.q.c, n, &gap), found_gap = gap;
-      else if (sim_detect_behind(s, xs, h.q.c, n) && /* as for analytic obstacles */
+      else if (sim_detect_behind_by(xs, h.q.c, n, own) && /* as for analytic obstacles */
                sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, -1, &h))
         sim_detect_orient_closed(&me->bvh, me->x, me->tri, xs, &h, n, &gap);
     } else if (s->at_start && !me->closed && xprev && !me->step.on && /* x_prev: a step back */

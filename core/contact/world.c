@@ -103,6 +103,7 @@ static int load_mesh(sim_world *w, int i, const sim_obstacle_def *d, sim_status 
   me->closed = closed;
   me->moving = d->nsteps > 0;
   me->mu = d->mu;
+  me->margin = d->margin;
   me->bodies = body_mask(d->touches);
   return SIM_OK;
 }
@@ -193,6 +194,7 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
     *o = sim_default_detect_obstacle((sim_obstacle_kind)d->type);
     o->shape = analytic_shape(d);
     o->mu = d->mu;
+    o->margin = d->margin;
     o->bodies = body_mask(d->touches);
     w->obs_frame0[w->nobs] = o->shape.frame;
     w->obs_def[w->nobs++] = i;

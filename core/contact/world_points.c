@@ -72,6 +72,13 @@ static int feature_points(const sim_detect_mesh *me, const double *x0, double st
   return n;
 }
 
+/* Mesh obstacle k's feature edges are sampled at half its margin: a body triangle cut by such
+   an edge has a sample within the margin. */
+static double sample_step(const sim_world *w, int k) {
+  const double margin = sim_detect_margin(w->mesh[k].margin, w->par.margin);
+  return margin > 0 ? 0.5 * margin : 0.005;
+}
+
 int sim_world_points_init(sim_world *w, sim_status *st) {
   const sim_model *m = w->m;
   w->tri_bvh = SIM_NEW0(sim_bvh, m->nbodies + 1);
@@ -84,16 +91,13 @@ int sim_world_points_init(sim_world *w, sim_status *st) {
   for (int b = 0; b < m->nbodies; b++)
     w->body_cloth[b] = m->scene->bodies[b].mesh.kind == SIM_SRC_CLOTH;
   if (w->nmesh == 0) return SIM_OK;
-  /* sample the feature edges at half the margin: a body triangle cut by such an edge has a
-     sample within the margin */
-  double step = w->par.margin > 0 ? 0.5 * w->par.margin : 0.005;
   int maxt = 0;
   for (int k = 0; k < w->nmesh; k++) maxt = w->mesh[k].nt > maxt ? w->mesh[k].nt : maxt;
   edge_ref *e = SIM_NEW(edge_ref, 3 * (size_t)maxt + 1);
   if (!e) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
   for (int k = 0; k < w->nmesh; k++)
     w->point_first[k + 1] =
-        w->point_first[k] + feature_points(&w->mesh[k], w->mesh_x0[k], step, NULL, e);
+        w->point_first[k] + feature_points(&w->mesh[k], w->mesh_x0[k], sample_step(w, k), NULL, e);
   int np = w->point_first[w->nmesh];
   w->pt_x0 = SIM_NEW(double, 3 * (size_t)np + 3);
   w->pt_x = SIM_NEW(double, 3 * (size_t)np + 3);
@@ -103,7 +107,8 @@ int sim_world_points_init(sim_world *w, sim_status *st) {
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d obstacle points)", np);
   }
   for (int k = 0; k < w->nmesh; k++)
-    feature_points(&w->mesh[k], w->mesh_x0[k], step, w->pt_x0 + 3 * (size_t)w->point_first[k], e);
+    feature_points(&w->mesh[k], w->mesh_x0[k], sample_step(w, k),
+                   w->pt_x0 + 3 * (size_t)w->point_first[k], e);
   sim_free(e);
   memcpy(w->pt_x, w->pt_x0, sizeof(double) * 3 * (size_t)np);
   memcpy(w->pt_xs, w->pt_x0, sizeof(double) * 3 * (size_t)np);

@@ -250,8 +250,10 @@ typedef struct sim_obstacle_def {
   sim_transform_def transform; /* mesh: scale, rotate, translate, as for bodies */
   int closed;                  /* mesh: SIM_CLOSED_AUTO (decided from the mesh), _NO, _YES */
   double mu;                   /* friction coefficient, >= 0 (default 0) */
-  unsigned touches;            /* bit b: collides with body b; SIM_TOUCHES_ALL: every body */
-  int nsteps;                  /* scripted motion, the same steps as a pin's */
+  double margin;    /* m, >= contact.min_separation: its own contact margin; NAN (default): none,
+                       contact.margin applies */
+  unsigned touches; /* bit b: collides with body b; SIM_TOUCHES_ALL: every body */
+  int nsteps;       /* scripted motion, the same steps as a pin's */
   sim_pin_step steps[SIM_MAX_STEPS];
 } sim_obstacle_def;
 
@@ -297,7 +299,7 @@ void sim_default_mesh(sim_mesh_def *m, sim_mesh_source_kind kind);
 void sim_default_contact(sim_contact_def *c);
 /* An obstacle of `type` at the origin: normal and axis +y, half_extents 0.5, radius 0.5,
    a/b (0, -+0.5, 0), major 1, minor 0.25, infinite cylinder, identity transform, closed
-   "auto", mu 0, touches every body, no script; name "obstacle". */
+   "auto", mu 0, no margin of its own, touches every body, no script; name "obstacle". */
 void sim_default_obstacle_def(sim_obstacle_def *o, sim_obstacle_type type);
 
 /* Load FILE, apply `noverrides` "PATH=VALUE" strings (--set), fill and validate. On failure

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Default values for every scene struct, and the JSON names of the enums. */
+#include <math.h>
 #include <string.h>
 
 #include "scene_private.h"
@@ -108,6 +109,7 @@ void sim_default_obstacle_def(sim_obstacle_def *o, sim_obstacle_type type) {
   o->minor = 0.25;
   o->closed = SIM_CLOSED_AUTO;
   o->mu = 0;
+  o->margin = NAN; /* contact.margin */
   o->touches = SIM_TOUCHES_ALL;
 }
 

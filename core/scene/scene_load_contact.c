@@ -42,23 +42,24 @@ static int load_contact_def(scene_ctx *c, const cJSON *o, sim_contact_def *d) {
 }
 
 /* Keys of each obstacle type, indexed by sim_obstacle_type: "name" and "type", the type's
-   own keys, then the keys common to all ("mu", "touches", "script"). */
-static const char *const k_plane[] = {"name", "type", "point", "normal", "mu", "touches", "script"};
-static const char *const k_box[] = {"name",   "type", "center",  "half_extents",
-                                    "rotate", "mu",   "touches", "script"};
-static const char *const k_sphere[] = {"name", "type",    "center", "radius",
-                                       "mu",   "touches", "script"};
-static const char *const k_capsule[] = {"name",   "type", "a",       "b",
-                                        "radius", "mu",   "touches", "script"};
-static const char *const k_cylinder[] = {"name",   "type", "point", "axis",    "radius",
-                                         "height", "spin", "mu",    "touches", "script"};
-static const char *const k_torus[] = {"name",  "type", "center",  "axis",  "major",
-                                      "minor", "mu",   "touches", "script"};
-static const char *const k_mesh[] = {"name",   "type", "path",    "transform",
-                                     "closed", "mu",   "touches", "script"};
+   own keys, then the keys common to all ("mu", "margin", "touches", "script"). */
+static const char *const k_plane[] = {"name", "type",   "point",   "normal",
+                                      "mu",   "margin", "touches", "script"};
+static const char *const k_box[] = {"name", "type",   "center",  "half_extents", "rotate",
+                                    "mu",   "margin", "touches", "script"};
+static const char *const k_sphere[] = {"name", "type",   "center",  "radius",
+                                       "mu",   "margin", "touches", "script"};
+static const char *const k_capsule[] = {"name", "type",   "a",       "b",     "radius",
+                                        "mu",   "margin", "touches", "script"};
+static const char *const k_cylinder[] = {"name", "type", "point",  "axis",    "radius", "height",
+                                         "spin", "mu",   "margin", "touches", "script"};
+static const char *const k_torus[] = {"name",  "type", "center", "axis",    "major",
+                                      "minor", "mu",   "margin", "touches", "script"};
+static const char *const k_mesh[] = {"name", "type",   "path",    "transform", "closed",
+                                     "mu",   "margin", "touches", "script"};
 static const char *const *const obst_keys[SIM_OBST_COUNT] = {
     k_plane, k_box, k_sphere, k_capsule, k_cylinder, k_torus, k_mesh};
-static const int obst_nkeys[SIM_OBST_COUNT] = {7, 8, 7, 8, 10, 9, 8};
+static const int obst_nkeys[SIM_OBST_COUNT] = {8, 9, 8, 9, 11, 10, 9};
 /* Required keys of each type (NULL-terminated). */
 static const char *const obst_required[SIM_OBST_COUNT][5] = {
     {"normal", NULL},
@@ -180,7 +181,7 @@ static int load_obstacle(scene_ctx *c, const cJSON *o, const sim_scene *s, int i
       scene_rd_num(c, o, "radius", &d->radius) || scene_rd_num(c, o, "height", &d->height) ||
       scene_rd_num(c, o, "spin", &d->spin) || scene_rd_num(c, o, "major", &d->major) ||
       scene_rd_num(c, o, "minor", &d->minor) || load_closed(c, o, &d->closed) ||
-      scene_rd_num(c, o, "mu", &d->mu))
+      scene_rd_num(c, o, "mu", &d->mu) || scene_rd_num(c, o, "margin", &d->margin))
     return c->st->code;
   scene_normalise(d->normal);
   scene_normalise(d->axis);

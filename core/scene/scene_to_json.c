@@ -279,6 +279,7 @@ static void put_obstacle(jw *w, cJSON *o, const sim_obstacle_def *d, const sim_s
       break;
   }
   num(w, o, "mu", d->mu);
+  if (!isnan(d->margin)) num(w, o, "margin", d->margin);
   const char *names[SIM_MAX_BODIES];
   int n = 0;
   for (int b = 0; b < s->nbodies && b < SIM_MAX_BODIES; b++)

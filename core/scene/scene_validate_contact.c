@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Validation of the contact settings and the obstacles: ranges, shapes, paths, references. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -152,7 +153,18 @@ static int validate_obstacle(scene_ctx *c, const sim_scene *s, int i) {
     }
   if (validate_shape(c, o)) return c->st->code;
   if (scene_chk_num(c, "mu", o->mu, SCENE_GE, 0, SCENE_NONE, 0)) return c->st->code;
+  if (!isnan(o->margin) && scene_chk_num(c, "margin", o->margin, SCENE_GE, 0, SCENE_NONE, 0))
+    return c->st->code;
   int rc = SIM_OK;
+  if (!isnan(o->margin) && o->margin < s->contact.min_separation) {
+    char a[40], b[40];
+    scene_fmt_num(s->contact.min_separation, a);
+    scene_fmt_num(o->margin, b);
+    scene_push_key(c, "margin");
+    rc = scene_fail(c, 0, "expected a number >= %s (contact.min_separation), got %s", a, b);
+    scene_pop(c);
+    return rc;
+  }
   if (o->touches != SIM_TOUCHES_ALL && s->nbodies < 32 && (o->touches >> s->nbodies) != 0) {
     int b = s->nbodies;
     while (!(o->touches & (1u << b))) b++;
