@@ -456,7 +456,15 @@ static void test_scenery_shapes(void) {
     if (k != 0 && k != 5) CHECK(scenery_volume(&s, s.obj_t[k], s.obj_t[k + 1]) > 0);
   }
   CHECK(worst < 1e-9);
-  /* the plane square: centred on the region centre's projection, half side L = 6 */
+  /* the plane square: centred on the region centre's projection, half side the region's
+     extents (2, 2, 4) along the plane's local x or z, the larger */
+  double Lp = 0;
+  for (int t = 0; t < 3; t += 2) {
+    double e = 0;
+    for (int d = 0; d < 3; d++) e += fabs(o[0].frame.rot[3 * d + t]) * (hi[d] - lo[d]);
+    Lp = fmax(Lp, e);
+  }
+  CHECK(Lp > 2 && Lp < 6);
   const double c[3] = {0, 1, 1};
   double cp[3], a[3] = {1 / sqrt(14), 2 / sqrt(14), 3 / sqrt(14)}, m[3] = {0, 0, 0};
   sim_obstacle_closest(&o[0], c, cp);
@@ -465,7 +473,7 @@ static void test_scenery_shapes(void) {
   for (int d = 0; d < 3; d++) CHECK_NEAR(m[d], cp[d], 1e-9);
   const double *v0 = s.x + 3 * s.obj_v[0];
   CHECK_NEAR(sqrt(pow(v0[0] - m[0], 2) + pow(v0[1] - m[1], 2) + pow(v0[2] - m[2], 2)),
-             6 * sqrt(2.0), 1e-9);
+             Lp * sqrt(2.0), 1e-9);
   /* the infinite cylinder: axial extent [t0 - L, t0 + L], t0 = a . (c - pos) */
   double tmin = INFINITY, tmax = -INFINITY, t0 = 0;
   for (int d = 0; d < 3; d++) t0 += a[d] * (c[d] - pos[d]);
@@ -505,10 +513,15 @@ static void test_world_scenery(void) {
     CHECK(s.names[0] == NULL);
     CHECK_NEAR(s.x[3 * (s.nv - 2)], 1.0, 0); /* the mesh's vertices as they are */
   }
-  /* plane at y = 0, region of extent 0.1: the square's half side is 1 m */
+  /* plane at y = 0, region of extent 0.1 along x and z: the square's half side is 0.1 */
   double xmax = -INFINITY;
   for (int i = 0; i < s.obj_v[1]; i++) xmax = fmax(xmax, s.x[3 * i]);
-  CHECK_NEAR(xmax, 1.05, 1e-12);
+  CHECK_NEAR(xmax, 0.15, 1e-12);
+  /* a region that is a point: 1 m */
+  CHECK_INT(sim_world_scenery(&w, 0.5, lo, lo, &s, &st), SIM_OK);
+  xmax = -INFINITY;
+  for (int i = 0; i < s.obj_v[1]; i++) xmax = fmax(xmax, s.x[3 * i]);
+  CHECK_NEAR(xmax, 1.0, 1e-12);
   sim_scenery_free(&s);
 }
 

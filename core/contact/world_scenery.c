@@ -107,7 +107,8 @@ static void add_revolution(sim_scenery *s, const sim_obstacle *o, int np, const 
   }
 }
 
-/* Region centre c and the cut half size L = max(1.5 max extent, 1). */
+/* Region centre c and the cut half size L = max(1.5 max extent, 1) (an infinite
+   cylinder's; a plane's: plane_half_side). */
 static double region(const double lo[3], const double hi[3], double c[3]) {
   double ext = 0;
   for (int i = 0; i < 3; i++) {
@@ -123,6 +124,24 @@ static void to_local(const sim_obstacle *o, const double c[3], double p[3]) {
   const double *R = o->frame.rot, *t = o->frame.pos;
   const double d[3] = {c[0] - t[0], c[1] - t[1], c[2] - t[2]};
   for (int j = 0; j < 3; j++) p[j] = R[j] * d[0] + R[3 + j] * d[1] + R[6 + j] * d[2];
+}
+
+/* A plane's square: the region's extent along the plane's local x and z (the box lo..hi
+   projected on each, the larger), at least half the region's largest extent (a body seen
+   edge-on); 1 m where both are 0. Cut at 1.5 times the largest extent, as the other shapes
+   are, the grabbing example's floor (an 18 m square under a 6 m raptor) and stick_slip's
+   slope (2 m under a 0.2 m box) took most of the preview. */
+static double plane_half_side(const sim_obstacle *o, const double lo[3], const double hi[3]) {
+  double along[2] = {0, 0}, ext = 0;
+  for (int i = 0; i < 3; i++) {
+    if (!(lo && hi && isfinite(lo[i]) && isfinite(hi[i]) && lo[i] <= hi[i])) continue;
+    const double e = hi[i] - lo[i];
+    along[0] += fabs(o->frame.rot[3 * i]) * e;     /* local x's world component i */
+    along[1] += fabs(o->frame.rot[3 * i + 2]) * e; /* local z's */
+    ext = fmax(ext, e);
+  }
+  const double L = fmax(fmax(along[0], along[1]), 0.5 * ext);
+  return L > 0 ? L : 1.0;
 }
 
 /* The square of half side L in the plane y = 0 about the projection of c; normal +y. */
@@ -209,7 +228,7 @@ int sim_scenery_add_obstacle(sim_scenery *s, const sim_obstacle *o, const double
   const double L = region(lo, hi, c);
   begin_object(s, name);
   if (o->kind == SIM_OBS_PLANE) {
-    add_plane(s, o, c, L);
+    add_plane(s, o, c, plane_half_side(o, lo, hi));
   } else if (o->kind == SIM_OBS_BOX) {
     add_box(s, o);
   } else if (o->kind >= SIM_OBS_SPHERE && o->kind < SIM_OBS_KIND_COUNT) {
