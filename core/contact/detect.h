@@ -169,7 +169,7 @@ typedef struct {
   double mu;       /* friction coefficient */
   uint64_t bodies; /* bit b: touches body b */
   sim_detect_step step; /* its step map (off: it does not move) */
-  double margin;        /* its own margin, >= 0; < 0 (default): the pass's (sim_detect_margin) */
+  double margin; /* its own margin where >= 0; else (default -1, or NaN) the pass's */
 } sim_detect_obstacle;
 
 typedef struct {
@@ -182,7 +182,7 @@ typedef struct {
   double mu;
   uint64_t bodies;
   sim_detect_step step; /* its step map (off: it does not move over the step) */
-  double margin;        /* its own margin, its points' too; < 0 (default): the pass's */
+  double margin; /* its own margin, its points' too, where >= 0; else (default -1) the pass's */
 } sim_detect_mesh;
 
 typedef struct {
