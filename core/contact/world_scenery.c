@@ -128,9 +128,9 @@ static void to_local(const sim_obstacle *o, const double c[3], double p[3]) {
 
 /* A plane's square: the region's extent along the plane's local x and z (the box lo..hi
    projected on each, the larger), at least half the region's largest extent (a body seen
-   edge-on); 1 m where both are 0. Cut at 1.5 times the largest extent, as the other shapes
-   are, the grabbing example's floor (an 18 m square under a 6 m raptor) and stick_slip's
-   slope (2 m under a 0.2 m box) took most of the preview. */
+   edge-on); 1 m where both are 0. Cut as an infinite cylinder is (1.5 times the largest
+   extent, at least 1 m), the grabbing example's floor was an 18 m square under a 6 m raptor
+   and stick_slip's slope 2 m under a 0.2 m box: the planes took most of the preview. */
 static double plane_half_side(const sim_obstacle *o, const double lo[3], const double hi[3]) {
   double along[2] = {0, 0}, ext = 0;
   for (int i = 0; i < 3; i++) {
