@@ -23,7 +23,8 @@ struct cuda_points {
   sim_bvh_view *view;  // device, nbodies
   int *tri, *tri_first, *pt_mesh;
   unsigned char *cloth, *pinned, *found;
-  double *mesh_mu, *mesh_margin, *pt_x, *pt_xs, *x, *x_prev, *x_pred;  // x...: uploads, no twin
+  // mesh_margin: the second half of mesh_mu's block; x...: uploads where no twin
+  double *mesh_mu, *mesh_margin, *pt_x, *pt_xs, *x, *x_prev, *x_pred;
   const double *rx[3];  // what this run reads for x, x_prev, x_pred: those or twins (NULL: none)
   uint64_t *mesh_bodies;
   int *count, *offset;
@@ -99,16 +100,16 @@ static int block(cuda_points *k, T **p, size_t n, const T *host, sim_status *st)
 // trees.
 static int bind_meshes(cuda_points *k, const sim_point_scene *s, sim_status *st) {
   int *pm = SIM_NEW(int, (size_t)k->np + 1);
-  double *mu = SIM_NEW(double, 2 * (size_t)s->nmesh + 1), *margin = mu + s->nmesh;
+  double *mu = SIM_NEW(double, 2 * (size_t)s->nmesh + 1); /* the friction, then the margins */
   uint64_t *bodies = SIM_NEW(uint64_t, (size_t)s->nmesh + 1);
   int rc = pm && mu && bodies ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
   for (int m = 0; !rc && m < s->nmesh; m++) {
-    mu[m] = s->mesh[m].mu, bodies[m] = s->mesh[m].bodies, margin[m] = s->mesh[m].margin;
+    mu[m] = s->mesh[m].mu, mu[s->nmesh + m] = s->mesh[m].margin, bodies[m] = s->mesh[m].bodies;
     for (int p = s->point_first[m]; p < s->point_first[m + 1]; p++) pm[p] = m;
   }
   if (!rc) rc = block(k, &k->pt_mesh, (size_t)k->np, (const int *)pm, st);
-  if (!rc) rc = block(k, &k->mesh_mu, (size_t)s->nmesh, (const double *)mu, st);
-  if (!rc) rc = block(k, &k->mesh_margin, (size_t)s->nmesh, (const double *)margin, st);
+  if (!rc) rc = block(k, &k->mesh_mu, 2 * (size_t)s->nmesh, (const double *)mu, st);
+  if (!rc) k->mesh_margin = k->mesh_mu + s->nmesh;
   if (!rc) rc = block(k, &k->mesh_bodies, (size_t)s->nmesh, (const uint64_t *)bodies, st);
   sim_free(pm), sim_free(mu), sim_free(bodies);
   return rc;

@@ -107,12 +107,17 @@ static void add_revolution(sim_scenery *s, const sim_obstacle *o, int np, const 
   }
 }
 
+/* Whether the region lo..hi has a finite, non-empty extent along axis i. */
+static int axis_ok(const double lo[3], const double hi[3], int i) {
+  return lo && hi && isfinite(lo[i]) && isfinite(hi[i]) && lo[i] <= hi[i];
+}
+
 /* Region centre c and the cut half size L = max(1.5 max extent, 1) (an infinite
    cylinder's; a plane's: plane_half_side). */
 static double region(const double lo[3], const double hi[3], double c[3]) {
   double ext = 0;
   for (int i = 0; i < 3; i++) {
-    const int ok = lo && hi && isfinite(lo[i]) && isfinite(hi[i]) && lo[i] <= hi[i];
+    const int ok = axis_ok(lo, hi, i);
     c[i] = ok ? 0.5 * (lo[i] + hi[i]) : 0.0;
     ext = ok ? fmax(ext, hi[i] - lo[i]) : ext;
   }
@@ -134,7 +139,7 @@ static void to_local(const sim_obstacle *o, const double c[3], double p[3]) {
 static double plane_half_side(const sim_obstacle *o, const double lo[3], const double hi[3]) {
   double along[2] = {0, 0}, ext = 0;
   for (int i = 0; i < 3; i++) {
-    if (!(lo && hi && isfinite(lo[i]) && isfinite(hi[i]) && lo[i] <= hi[i])) continue;
+    if (!axis_ok(lo, hi, i)) continue;
     const double e = hi[i] - lo[i];
     along[0] += fabs(o->frame.rot[3 * i]) * e;     /* local x's world component i */
     along[1] += fabs(o->frame.rot[3 * i + 2]) * e; /* local z's */
