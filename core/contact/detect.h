@@ -64,11 +64,13 @@
 
 /* The side a vertex was held on against an open surface, a mesh obstacle's (kind
    SIM_CONTACT_MESH) or an open body's (a cloth: SIM_CONTACT_BODY): its contact's normal n with
-   that `source` at the step before, and whether that contact's gap was negative (the q_t
-   pass's side memory, sim_detect_params.sides). */
+   that `source` at the step before, and whether the vertex was behind it at that step's start
+   (the q_t pass's side memory, sim_detect_params.sides). */
 typedef struct sim_detect_side {
   int v, kind, source;
-  int behind; /* 1: the gap was < 0 (the vertex behind that side) */
+  int behind; /* 1: the contact came from that step's q_t pass with a gap < 0 (the vertex
+                 behind that side at the step's start; the other passes' contacts face its side
+                 at q_t) */
   int tri[3]; /* a body's: the contact's triangle (global vertex indices); else unread */
   double n[3];
 } sim_detect_side;
