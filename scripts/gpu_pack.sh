@@ -5,7 +5,7 @@
 # CUDA libraries (scripts/bundle.sh --no-cuda-libs), the GPU test programs and
 # simctl-bench-global, and run.sh, which
 # on the GPU machine unpacks them and runs scripts/gpu_report.sh from this source tree:
-#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 30 MB)
+#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 45 MB)
 #   there: bash DIR/run.sh [REPORT_DIR] [gpu_report.sh options]   (from the source tree's root)
 # usage: scripts/gpu_pack.sh [--build DIR] [--out DIR]
 set -euo pipefail
