@@ -36,7 +36,8 @@ extern "C" {
 // NCP values at (hq, lam) for K vectors at once (vector t at + t s3; mterm and pterm at + t s1;
 // phi, om, e only for K = 1, each optional): a thread per (contact, vector); *gate 0: nothing.
 static __global__ void k_ncp(int nc, int K, size_t s3, size_t s1, sim_ncp_kind kind, double h,
-                             const double *comp, const double *mu, const double *d,
+                             double max_force, const double *comp, const double *mu,
+                             const double *d,
                              const double *hq, const double *hqt, const double *w,
                              const double *lam, double *phi, double *om, double *e, double *mterm,
                              double *pterm, const int *gate) {
@@ -45,7 +46,8 @@ static __global__ void k_ncp(int nc, int K, size_t s3, size_t s1, sim_ncp_kind k
   int j = (int)(q % nc), t = (int)(q / nc);
   size_t i = 3 * (size_t)j, v = t * s3 + i;
   double o[3], ee[3], ph[3], mt = 0.0, pm = 0.0;
-  sim_nsn_contact_ncp(kind, h, comp[j], mu[j], d + i, hq + v, hqt + i, w + i, lam + v, ph, o, ee);
+  sim_nsn_contact_ncp(kind, h, comp[j], mu[j], max_force, d + i, hq + v, hqt + i, w + i, lam + v,
+                      ph, o, ee);
   for (int a = 0; a < 3; a++) {
     if (phi) phi[i + a] = ph[a];
     if (om) om[i + a] = o[a];
@@ -418,8 +420,8 @@ static int ncp_start(cuda_contact *k, sim_status *st) {
   const sim_nsn_options *o = &k->stage.nsn.opt;
   int nc = k->stage.nc;
   k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(
-      nc, 1, 0, 0, o->ncp, o->h, s->comp, s->mu, s->d, s->hq, s->hqt, s->w, s->lam, s->phi, s->om,
-      s->e, s->mterm, s->pterm, &s->ctl->go);
+      nc, 1, 0, 0, o->ncp, o->h, o->max_force, s->comp, s->mu, s->d, s->hq, s->hqt, s->w, s->lam,
+      s->phi, s->om, s->e, s->mterm, s->pterm, &s->ctl->go);
   red_then judge = {THEN_NSN_JUDGE, s->crd, s->ctl, NULL, o->newton_tol, 0};
   return queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, 1, 0, s->res, judge, st);
 }
@@ -508,8 +510,8 @@ static int line_search(cuda_contact *k, sim_status *st) {
     k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(m, K, s3, s->hq, h2, s->ytry,
                                                                      s->wl, s->htry, on);
     k_ncp<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
-        nc, K, s3, (size_t)s->cap, o->ncp, o->h, s->comp, s->mu, s->d, s->htry, s->hqt, s->w,
-        s->ltry, NULL, NULL, NULL, s->mterm, s->pterm, on);
+        nc, K, s3, (size_t)s->cap, o->ncp, o->h, o->max_force, s->comp, s->mu, s->d, s->htry,
+        s->hqt, s->w, s->ltry, NULL, NULL, NULL, s->mterm, s->pterm, on);
     red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0};
     if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, none,
                            st)))

@@ -128,6 +128,62 @@ static void test_normal(void) {
   CHECK(om == 1.0 && e == 0.0);
 }
 
+/* ---- normal row with a force cap (box complementarity) ---- */
+static void test_normal_capped(void) {
+  for (int k = 0; k < 2; k++) {
+    sim_ncp_kind K = KINDS[k];
+    /* no cap: sim_ncp_normal's bits */
+    for (int n = 0; n < 200; n++) {
+      double r = logrange(0.05, 20.0), d = urand(), lam = urand() / r, o1, e1, o2, e2;
+      double p1 = sim_ncp_normal(K, d, lam, r, &o1, &e1);
+      double p2 = sim_ncp_normal_capped(K, d, lam, r, n % 2 ? 0.0 : -1.0, &o2, &e2);
+      CHECK(p1 == p2 && o1 == o2 && e1 == e2);
+    }
+    /* derivatives against finite differences, lambda_n inside (0, U), away from the kinks */
+    for (int n = 0; n < NSAMPLE; n++) {
+      double r = logrange(0.05, 20.0), U = logrange(0.5, 2.0) / r, d = urand(),
+             lam = urange(0.0, 1.0) * U;
+      double inner = K == SIM_NCP_MIN_MAP ? fabs(r * (U - lam) + d) : hypot(r * (U - lam), d);
+      if (inner < 0.1) continue;
+      double g = -sim_ncp_phi(K, r * (U - lam), -d, 0, 0);
+      if (K == SIM_NCP_MIN_MAP ? fabs(g - r * lam) < 1e-3 : hypot(g, r * lam) < 0.1) continue;
+      double om, e, eps = 1e-6, el = eps / r;
+      sim_ncp_normal_capped(K, d, lam, r, U, &om, &e);
+      double fd_d = (sim_ncp_normal_capped(K, d + eps, lam, r, U, 0, 0) -
+                     sim_ncp_normal_capped(K, d - eps, lam, r, U, 0, 0)) /
+                    (2 * eps);
+      double fd_l = (sim_ncp_normal_capped(K, d, lam + el, r, U, 0, 0) -
+                     sim_ncp_normal_capped(K, d, lam - el, r, U, 0, 0)) /
+                    (2 * el);
+      fd_check(k, 1, om, fd_d, "capped omega_n", n);
+      fd_check(k, 1, e / r, fd_l / r, "capped e_n / r", n);
+      CHECK(om >= 0.0 && om <= 4.0 && e >= 0.0 && e <= 4.0 * r);
+    }
+    /* exact zeros where the box conditions hold, none where they fail */
+    for (int n = 0; n < 200; n++) {
+      double r = logrange(1e-8, 1e3), d = logrange(1e-12, 1e3), U = logrange(1e-6, 1e6),
+             lam = urange(0.01, 0.99) * U, om, e;
+      CHECK(sim_ncp_normal_capped(K, d, 0.0, r, U, 0, 0) == 0.0);   /* open, no force */
+      CHECK(sim_ncp_normal_capped(K, 0.0, lam, r, U, 0, 0) == 0.0); /* closed, in between */
+      /* held at the cap while closing further: solved, and decoupled (lambda_n stays) */
+      CHECK(sim_ncp_normal_capped(K, -d, U, r, U, &om, &e) == 0.0);
+      CHECK(om == 0.0 && e > 0.0);
+      CHECK(sim_ncp_normal_capped(K, -d, 0.0, r, U, 0, 0) < 0.0); /* inside, no force */
+      CHECK(sim_ncp_normal_capped(K, d, lam, r, U, 0, 0) > 0.0);  /* open, pushing */
+      CHECK(sim_ncp_normal_capped(K, -d, lam, r, U, 0, 0) < 0.0); /* inside, below the cap */
+      CHECK(sim_ncp_normal_capped(K, d, U, r, U, 0, 0) != 0.0);   /* open, at the cap */
+    }
+  }
+  /* a cap far above the force: the uncapped value (FB: to O(delta^2 / (r (U - lambda_n)))) */
+  for (int n = 0; n < 200; n++) {
+    double r = logrange(0.05, 20.0), d = urand(), lam = urange(0.0, 1.0) / r, U = 1e9 / r;
+    double p0 = sim_ncp_normal(SIM_NCP_FISCHER_BURMEISTER, d, lam, r, 0, 0);
+    CHECK_NEAR(sim_ncp_normal_capped(SIM_NCP_FISCHER_BURMEISTER, d, lam, r, U, 0, 0), p0, 1e-8);
+    CHECK(sim_ncp_normal_capped(SIM_NCP_MIN_MAP, d, lam, r, U, 0, 0) ==
+          sim_ncp_normal(SIM_NCP_MIN_MAP, d, lam, r, 0, 0));
+  }
+}
+
 /* ---- friction rows ---- */
 typedef struct fpoint {
   double u[2], lf[2], ln, mu, r;
@@ -391,6 +447,7 @@ int main(void) {
   srand(12345);
   test_phi_fd();
   test_normal();
+  test_normal_capped();
   test_friction_fd();
   test_friction_paper_forms();
   test_friction_states();

@@ -180,8 +180,8 @@ static double ncp_eval(const sim_nsn *s, const double *hq, const double *lambda,
   for (int j = 0; j < nc; j++) {
     int i = 3 * j;
     double om[3], ee[3];
-    sim_nsn_contact_ncp(s->opt.ncp, h, s->comp[j], s->mu[j], s->d + i, hq + i, s->hqt + i,
-                        s->w + i, lambda + i, phi + i, om, ee);
+    sim_nsn_contact_ncp(s->opt.ncp, h, s->comp[j], s->mu[j], s->opt.max_force, s->d + i, hq + i,
+                        s->hqt + i, s->w + i, lambda + i, phi + i, om, ee);
     for (int a = 0; a < 3; a++) {
       if (omega) omega[i + a] = om[a];
       if (e) e[i + a] = ee[a];

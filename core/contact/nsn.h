@@ -20,7 +20,9 @@
      lambda is, and its vertex can go through (measured: a soft box 6.7 mm into a slab with
      margin 2 cm, against 0.04 mm in the compliance form).
    lambda (sim_nsn_lambda) is the multiplier in the cone (lambda_n >= 0, |lambda_f| <= mu
-   lambda_n, lambda_n <= max_force); at convergence Omega = 1 on every row with lambda != 0,
+   lambda_n, lambda_n <= max_force, where a contact held at max_force may close further: its
+   normal NCP is the box form, ncp.h sim_ncp_normal_capped); at convergence Omega = 1 on every
+   row with 0 < lambda < max_force,
    so both forms give f = lambda: lambda_n is the normal contact force (m g for a resting
    particle).
    W is in 1/mass; H q, d_n in length; d_f (friction rows) is the obstacle surface velocity

@@ -17,14 +17,15 @@ SIM_HD int sim_nsn_coupled(double omega) { return omega > SIM_NSN_OMEGA_MIN; }
 
 /* phi (length units), Omega and E / h^2 of one contact at (hq, lam). comp >= 0: bilateral,
    phi = hq - d + comp lam, Omega = 1, E = comp. Otherwise frictional: the normal row's NCP
-   with the preconditioner r = h^2 w_n (Eq. 28), the friction rows in the displacement form
+   with the preconditioner r = h^2 w_n (Eq. 28), its force capped at max_force where that is
+   > 0 (ncp.h sim_ncp_normal_capped), the friction rows in the displacement form
    u = H_f (q - q_t) - h d_f with r = h^2 (w_1 + w_2) / 2 (ncp.h on units); an inactive
    friction row (Omega 0) has phi = lambda_f scaled by E = w (or 1), relative to W. w is the
    preconditioner's diagonal (diag W, or the mass inverse's). */
 SIM_HD void sim_nsn_contact_ncp(sim_ncp_kind kind, double h, double comp, double mu,
-                                const double *d, const double *hq, const double *hqt,
-                                const double *w, const double *lam, double phi[3],
-                                double om[3], double ee[3]) {
+                                double max_force, const double *d, const double *hq,
+                                const double *hqt, const double *w, const double *lam,
+                                double phi[3], double om[3], double ee[3]) {
   double ih2 = 1.0 / (h * h);
   if (comp >= 0.0) {
     for (int a = 0; a < 3; a++) {
@@ -35,7 +36,7 @@ SIM_HD void sim_nsn_contact_ncp(sim_ncp_kind kind, double h, double comp, double
     return;
   }
   double r_n = sim_ncp_precond_normal(h, w[0]), en;
-  phi[0] = sim_ncp_normal(kind, hq[0] - d[0], lam[0], r_n, &om[0], &en);
+  phi[0] = sim_ncp_normal_capped(kind, hq[0] - d[0], lam[0], r_n, max_force, &om[0], &en);
   ee[0] = en * ih2;
   double u[2], r_f = sim_ncp_precond_normal(h, 0.5 * (w[1] + w[2]));
   for (int a = 0; a < 2; a++) u[a] = hq[1 + a] - hqt[1 + a] - h * d[1 + a];
