@@ -37,10 +37,9 @@ extern "C" {
 // phi, om, e only for K = 1, each optional): a thread per (contact, vector); *gate 0: nothing.
 static __global__ void k_ncp(int nc, int K, size_t s3, size_t s1, sim_ncp_kind kind, double h,
                              double max_force, const double *comp, const double *mu,
-                             const double *d,
-                             const double *hq, const double *hqt, const double *w,
-                             const double *lam, double *phi, double *om, double *e, double *mterm,
-                             double *pterm, const int *gate) {
+                             const double *d, const double *hq, const double *hqt,
+                             const double *w, const double *lam, double *phi, double *om,
+                             double *e, double *mterm, double *pterm, const int *gate) {
   long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (q >= (long long)nc * K || !*gate) return;
   int j = (int)(q % nc), t = (int)(q / nc);
