@@ -789,11 +789,15 @@ static void test_blade_sides(void) {
   const double a0[3] = {0.2, 0.2, 0.1}, e0[3] = {0.2, 0.2, -0.1}, e1[3] = {0.2, 0.2, 0.001};
   const double a2[3] = {0.6, 0.6, 0.1}, e2[3] = {0.6, 0.6, -0.1}; /* beside the hypotenuse */
   const double a3[3] = {0.1, 0.1, 0}, e3[3] = {0.3, 0.2, 0};
-  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a0, e0) == 1);
-  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a0, e1) == 0);
-  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a2, e2) == 0);
-  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a3, e3) == 1);
-  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a3, a3) == 1);
+  double from[3] = {9, 9, 9};
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a0, e0, from) == 1);
+  CHECK(from[0] == 0 && from[1] == 0 && fabs(from[2] - 1) < 1e-15); /* came from the front */
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, e0, a0, from) == 1 && fabs(from[2] + 1) < 1e-15);
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a0, e1, NULL) == 0);
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a2, e2, NULL) == 0);
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a3, e3, from) == 1);
+  CHECK(from[0] == 0 && from[1] == 0 && from[2] == 0); /* in the plane: no side told */
+  CHECK(sim_detect_mesh_crossed(&mv->bvh, bx, a3, a3, NULL) == 1);
   /* not sorted by (vertex, mesh): refused */
   sides[0].source = 0, sides[1].v = 1, sides[1].source = 0, sides[4].kind = M;
   sides[2].v = 0;

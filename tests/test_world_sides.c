@@ -10,6 +10,9 @@
      +1 cm). With the memory's `behind` taken from the prediction's gap, it was turned to the
      blade's back (gap -1 cm) and the step pushed it through the blade (cloth_on_knives, frame
      92: 2 cm).
+   - Round the edge, then through the face: the same prediction, then the next step starts
+     1 cm behind the face, having gone through it: found on the front's side (gap -1 cm),
+     from the triangle it went through, not from the remembered edge normal's small tilt.
    - Crossed: a vertex held in front of the face at one step's start and behind it at the
      next (through the triangle) keeps its side (gap -1 cm), and keeps it at the step after,
      still behind, although it did not cross again (the q_t pass's own negative gap).
@@ -112,6 +115,28 @@ static void check_round_the_edge(void) {
   close_fixture(&f);
 }
 
+/* Past the long edge at q~, as above; the next step starts 1 cm behind the face, having gone
+   through it from 4 cm in front: it must be found on the front's side (gap -1 cm). Its side was
+   read from the remembered edge contact's normal, which lies almost in the blade's plane and
+   tilts to the back: the vertex was taken as on the back, with no contact to push it back. */
+static void check_edge_then_through(void) {
+  printf("round the edge, then through the face\n");
+  fixture f;
+  if (open_fixture(&f)) return;
+  const double s = sqrt(0.5);
+  const double p0[3] = {0.45, 0.45, 0.04}, q1[3] = {0.5 + 0.01 * s, 0.5 + 0.01 * s, 0.002},
+               p1[3] = {0.45, 0.45, -0.01};
+  sim_contact c;
+  CHECK(detect(&f, p0, NULL, q1, &c) && c.n[2] < 0 && fabs(c.n[2]) < 0.3);
+  if (detect(&f, p1, p0, p1, &c)) {
+    CHECK(c.n[2] > 1 - 1e-12);
+    CHECK_NEAR(c.gap, -0.01, 1e-12);
+  } else {
+    CHECK(!"the contact behind the face");
+  }
+  close_fixture(&f);
+}
+
 /* In front at one step's start, behind at the next (crossed), still behind at the third. */
 static void check_crossed(void) {
   printf("crossed\n");
@@ -142,6 +167,7 @@ static void check_predicted(void) {
 
 int main(void) {
   check_round_the_edge();
+  check_edge_then_through();
   check_crossed();
   check_predicted();
   CHECK_INT(sim_mem_in_use(), 0);

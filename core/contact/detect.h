@@ -118,13 +118,15 @@ typedef struct {
                      whose surfaces move too (detect_body.h); 0 (default): x alone */
   const sim_detect_side *sides; /* nsides, sorted by (v, kind, source), or NULL: the side */
   int nsides; /* memory of open surfaces (the q_t pass: the contacts of the step before). A
-                 vertex with an entry for open mesh m keeps that side where it crossed the
-                 mesh: its contact's normal (n, as the mesh's step map turns it) faces n's way
-                 and the gap is negative, where the vertex is on the other side now and it was
-                 behind already (behind) or the segment from x_prev to x meets one of the
+                 vertex with an entry for open mesh m keeps its side: its contact's normal
+                 faces that side and the gap is negative, where the vertex is on the other side
+                 now and either it was behind already (behind; the side is the entry's n, as
+                 the mesh's step map turns it) or the segment from x_prev to x meets one of the
                  mesh's triangles (sim_detect_mesh_crossed; both carried by the step map, as
                  the query is: a scripted blade's motion over the step before is not undone).
-                 A vertex resting on a blade's face lies in its plane to rounding at x_prev
+                 A crossing vertex's side is x_prev's side of the triangle it went through,
+                 or n where x_prev lies in that plane (an edge contact's n lies almost in the
+                 blade's plane, so its sign told nothing). A vertex resting on a blade's face lies in its plane to rounding at x_prev
                  and x, so neither position alone tells its side; taken from them, a box sliding down an open slope went through it
                  (test_contact_physics open_trough). One that went round the blade's edge has
                  the side it is on (a cloth vertex going round a knife's tip, 2.5 cm in a step,

@@ -118,9 +118,11 @@ SIM_HD const double *sim_detect_side_of(const sim_detect_view *s, int v, int kin
 /* Whether the segment from a to e meets a triangle of the mesh of tree b (vertices mx): passes
    through one, or touches one, to tol = 1e-9 (1 + max |a_i|, |e_i|) (a vertex resting on a
    face, in its plane to rounding at both ends, meets it). One that passes beside the mesh,
-   round a boundary edge, does not. */
+   round a boundary edge, does not. from (NULL: not asked): the first such triangle's unit
+   normal turned to a's side of its plane, the side the segment came from, or 0 where a lies in
+   that plane to tol (a vertex resting on the face: a does not tell its side). */
 SIM_HD int sim_detect_mesh_crossed(const sim_bvh_view *b, const double *mx, const double a[3],
-                                   const double e[3]) {
+                                   const double e[3], double from[3]) {
   const double d[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]};
   double scale = 1.0;
   for (int k = 0; k < 3; k++) scale = fmax(scale, fmax(fabs(a[k]), fabs(e[k])));
@@ -145,14 +147,21 @@ SIM_HD int sim_detect_mesh_crossed(const sim_bvh_view *b, const double *mx, cons
                          (e[2] - x0[2]) * nn[2]) / l;
       if ((da > tol && de > tol) || (da < -tol && de < -tol)) continue; /* one side */
       sim_tri_closest q;
+      int met;
       if (fabs(da - de) > tol) { /* where it passes the plane */
         const double u = fmin(1.0, fmax(0.0, da / (da - de)));
         const double p[3] = {a[0] + u * d[0], a[1] + u * d[1], a[2] + u * d[2]};
-        if (sim_tri_closest_point(p, x0, x1, x2, &q) <= tol * tol) return 1;
-      } else if (sim_tri_closest_point(a, x0, x1, x2, &q) <= tol * tol ||
-                 sim_tri_closest_point(e, x0, x1, x2, &q) <= tol * tol) { /* in its plane */
-        return 1;
+        met = sim_tri_closest_point(p, x0, x1, x2, &q) <= tol * tol;
+      } else { /* in its plane */
+        met = sim_tri_closest_point(a, x0, x1, x2, &q) <= tol * tol ||
+              sim_tri_closest_point(e, x0, x1, x2, &q) <= tol * tol;
       }
+      if (!met) continue;
+      if (from) {
+        const double side = da > tol ? 1.0 / l : da < -tol ? -1.0 / l : 0.0;
+        for (int k = 0; k < 3; k++) from[k] = side * nn[k];
+      }
+      return 1;
     }
   }
   return 0;
@@ -367,9 +376,16 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
         me->closed ? 0 : sim_detect_side_of(s, v, SIM_CONTACT_MESH, m, &me->step, nm, &behind);
     double found_gap = gap; /* a blade's turned to x_prev's side: crossed it, inside_only */
     if (side) {
-      if (sim_dot3(n, side) < 0 &&
-          (behind || (xs && sim_detect_mesh_crossed(&me->bvh, me->x, xs, q))))
-        sim_detect_turn(n, &gap), found_gap = gap;
+      /* crossed: the side it came from, that of the triangle it went through, where x_prev is
+         off that triangle's plane; the side remembered where it lies in it (it rested on the
+         face). A remembered edge contact's normal lies almost in the blade's plane, and its
+         small tilt took a vertex that went through the face as on the side it reached */
+      double from[3] = {0.0, 0.0, 0.0};
+      const int turn =
+          behind ? sim_dot3(n, side) < 0
+                 : xs && sim_detect_mesh_crossed(&me->bvh, me->x, xs, q, from) &&
+                       sim_dot3(n, sim_dot3(from, from) > 0 ? from : side) < 0;
+      if (turn) sim_detect_turn(n, &gap), found_gap = gap;
     } else if (s->face_prev && xs) {
       if (!me->closed)
         sim_detect_face_prev(xs, h.q.c, n, &gap), found_gap = gap;
@@ -378,7 +394,7 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
         sim_detect_orient_closed(&me->bvh, me->x, me->tri, xs, &h, n, &gap);
     } else if (s->at_start && !me->closed && xprev && !me->step.on && /* x_prev: a step back */
                sim_detect_behind_by(xprev, h.q.c, n, 0.0) &&
-               sim_detect_mesh_crossed(&me->bvh, me->x, xprev, x)) {
+               sim_detect_mesh_crossed(&me->bvh, me->x, xprev, x, 0)) {
       sim_detect_turn(n, &gap), found_gap = gap;
     }
     const double r[3] = {h.q.c[0] - me->center[0], h.q.c[1] - me->center[1],
