@@ -324,6 +324,23 @@ done
 check "output.async: on and off write the same frame files" diff -r "$T/as_on/frames" "$T/as_off/frames"
 check "summary.json says whether the writer thread ran" eval 'json_has "$T/as_on/summary.json" output_async true &&
   json_has "$T/as_off/summary.json" output_async false'
+# input at the doubles' edge: an obstacle near 1e308 m (the picture fits the bodies alone: the
+# eye's distance to the whole scenery squared overflows), a rotation of 1e308 degrees (whole
+# turns taken off first; 1e308 times pi was a NaN rotation), a scale that overflows the
+# coordinates (one line naming the scene file and the body)
+sc run $TINY --out "$T/far" --frames 1 --set 'output.formats=["png"]' --quiet \
+  --set 'obstacles=[{"type": "sphere", "center": [1e308, 0, 0], "radius": 1}]'
+check "an obstacle at 1e308 m: exit 0, a picture" eval 'rc_is 0 && stderr_empty && nonempty "$T/far/frames/00001.png"'
+sc run $TINY --out "$T/turn" --frames 1 --set 'bodies.0.transform.rotate=[0, 1e308, 0]' --quiet
+check "a rotation of 1e308 degrees: exit 0" eval 'rc_is 0 && stderr_empty'
+sc run $TINY --out "$T/t450" --frames 1 --set 'bodies.0.transform.rotate=[0, 450, 0]' --set 'output.formats=["vtk"]' --quiet
+sc run $TINY --out "$T/t90" --frames 1 --set 'bodies.0.transform.rotate=[0, 90, 0]' --set 'output.formats=["vtk"]' --quiet
+check "rotate 450 degrees is rotate 90, bit for bit" cmp "$T/t450/frames/00000.vtk" "$T/t90/frames/00000.vtk"
+sc run $TINY --out "$T/huge" --frames 1 --set 'bodies.0.transform.scale=1e308' \
+  --set 'bodies.0.transform.translate=[1.7e308, 0, 0]' --quiet
+check "a scale that overflows the coordinates: exit 4, one line naming the file and the body" eval 'fails_one_line 4 &&
+  err_has "simctl: error: tiny.json: bodies.0 (bar): vertex " && err_has "non-finite coordinate" && absent "$T/huge/frames"'
+
 # scripted obstacles are drawn where their scripts have them at each frame's time (frames are
 # handed on after the next step, when the world is posed for that step): a box and a mesh
 # obstacle (the unit cube), each with its smallest x at 2.9 + 2 t

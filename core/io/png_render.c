@@ -58,18 +58,17 @@ void sim_camera_fit(const sim_frame_view *f, sim_camera *cam) {
   sim_camera_fit_scenery(f, NULL, cam);
 }
 
-void sim_camera_fit_scenery(const sim_frame_view *f, const sim_scenery_view *s,
-                            sim_camera *cam) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  int any = view_bounds(f, s, lo, hi);
-  if (!any)
-    for (int d = 0; d < 3; d++) lo[d] = -0.5, hi[d] = 0.5;
-  double r = 0;
-  for (int d = 0; d < 3; d++) {
-    cam->target[d] = 0.5 * (lo[d] + hi[d]);
-    r += 0.25 * (hi[d] - lo[d]) * (hi[d] - lo[d]);
+/* The camera looking at the box [lo, hi] from the front, right and above; 0 when its eye and
+   the eye's distance squared are finite. */
+static int camera_on(const double lo[3], const double hi[3], sim_camera *cam) {
+  double half[3];
+  for (int d = 0; d < 3; d++) { /* halves first: hi - lo overflows for coordinates near 1e308 */
+    cam->target[d] = 0.5 * lo[d] + 0.5 * hi[d];
+    half[d] = 0.5 * hi[d] - 0.5 * lo[d];
   }
-  r = sqrt(r); /* radius of the box's bounding sphere */
+  /* the box's bounding sphere (hypot where the squares overflow) */
+  double r = sqrt(half[0] * half[0] + half[1] * half[1] + half[2] * half[2]);
+  if (!isfinite(r)) r = hypot(hypot(half[0], half[1]), half[2]);
   if (!(r > 0)) r = 0.5;
   cam->fov_deg = 35.0;
   /* front (+z), right (+x), above (+y: y is up) */
@@ -80,6 +79,21 @@ void sim_camera_fit_scenery(const sim_frame_view *f, const sim_scenery_view *s,
   cam->up[0] = 0.0;
   cam->up[1] = 1.0;
   cam->up[2] = 0.0;
+  /* the renderer squares the eye's distance (view_setup) */
+  const double far = 2.0 * (dist * dist + sim_dot3(cam->eye, cam->eye));
+  return isfinite(far) ? 0 : -1;
+}
+
+/* Fitted to the bodies and the scenery; to the bodies alone where scenery so far away (an
+   obstacle placed near 1e308 m) puts the eye beyond the doubles, then to the unit box. */
+void sim_camera_fit_scenery(const sim_frame_view *f, const sim_scenery_view *s,
+                            sim_camera *cam) {
+  const double unit_lo[3] = {-0.5, -0.5, -0.5}, unit_hi[3] = {0.5, 0.5, 0.5};
+  for (int pass = 0; pass < 2; pass++) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    if (view_bounds(f, pass == 0 ? s : NULL, lo, hi) && camera_on(lo, hi, cam) == 0) return;
+  }
+  camera_on(unit_lo, unit_hi, cam);
 }
 
 /* Camera frame: s (right), u (up), w (forward), eye; pixel focal length, image centre. */

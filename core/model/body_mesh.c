@@ -18,7 +18,9 @@ static int is_tet_file(const char *path) {
 }
 
 void sim_rotation_deg(const double deg[3], double R[9]) {
-  double a = deg[0] * SIM_PI / 180, b = deg[1] * SIM_PI / 180, c = deg[2] * SIM_PI / 180;
+  /* whole turns first (exact): a huge angle times pi would overflow to a NaN rotation */
+  double a = fmod(deg[0], 360.0) * SIM_PI / 180, b = fmod(deg[1], 360.0) * SIM_PI / 180,
+         c = fmod(deg[2], 360.0) * SIM_PI / 180;
   double Rx[9] = {1, 0, 0, 0, cos(a), -sin(a), 0, sin(a), cos(a)};
   double Ry[9] = {cos(b), 0, sin(b), 0, 1, 0, -sin(b), 0, cos(b)};
   double Rz[9] = {cos(c), -sin(c), 0, sin(c), cos(c), 0, 0, 0, 1};
@@ -59,8 +61,8 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, sim_tetm
   }
   sim_surface surf = {0};
   int rc = SIM_OK;
-  char name[SIM_PATH_MAX + 64];
-  snprintf(name, sizeof name, "bodies.%d (%s)", body, b->name);
+  char name[2 * SIM_PATH_MAX + 64];
+  snprintf(name, sizeof name, "%s: bodies.%d (%s)", sc->file, body, b->name);
   switch (md->kind) {
     case SIM_SRC_BAR: rc = sim_gen_box_tets(md->lo, md->hi, md->vertices, out, st); break;
     case SIM_SRC_ICOSPHERE: rc = sim_gen_icosphere(md->radius, md->subdivisions, &surf, st); break;

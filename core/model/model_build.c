@@ -119,8 +119,8 @@ static int append_cloth(sim_model *m, int b, const sim_surface *cs, sim_status *
   int rc = lump_masses(m, b, v0, cs->nv, e0, cs->nt, measure, st);
   if (rc == SIM_OK && bd->bending.type != SIM_BEND_NONE) {
     sim_bending one;
-    char name[96];
-    snprintf(name, sizeof name, "bodies.%d (%s)", b, bd->name);
+    char name[SIM_PATH_MAX + 96];
+    snprintf(name, sizeof name, "%s: bodies.%d (%s)", m->scene->file, b, bd->name);
     rc = sim_bending_build(bd->bending.type, bd->bending.stiffness, cs->nv, cs->x, cs->nt,
                            cs->tri, v0, name, &one, st);
     if (rc == SIM_OK) rc = sim_bending_append(m->bend, &one, st);
