@@ -2,9 +2,9 @@
 // Positions for collision detection (sim_backend.detect_download): where the device detector
 // reads twins (detect_cuda.h), a download leaves a twin of each host array (a device copy of
 // the vector, queued) and copies down only the vertices the host reads (the constraint pins'
-// and the cables' at q_t, and the cables' at q~: core/contact/world.h sim_world_host_reads):
-// gathered on the device into a short array, each vector read in its own part of it, copied
-// to page-locked memory, one wait for them all. A scene without them waits for nothing and
+// and the cables' at q_t, and the cables' at q~, the first of the list: core/contact/world.h
+// sim_world_host_reads): gathered on the device into a short array, each vector's in its own
+// part of it, copied to page-locked memory, one wait for them all. A scene without them waits for nothing and
 // copies nothing to the host: q_t, q~ and the step's end stay on the device. Elsewhere
 // (detection on the host, SIMCTL_CUDA_TWINS=off) the whole vectors are downloaded.
 #include <string.h>
@@ -23,6 +23,9 @@ static __global__ void k_gather(int n, const int *vert, const double *x, double 
   size_t v = 3 * (size_t)vert[i];
   for (int k = 0; k < 3; k++) out[3 * (size_t)i + k] = x[v + k];
 }
+
+// How many of the n listed vertices a vector's read count asks for.
+static int listed(int read, int n) { return read < 0 ? 0 : read < n ? read : n; }
 
 // The list on the device for verts[0..n), kept while the caller's list stays the same (the
 // world's, fixed for the run), and buffers for `nvec` vectors' positions there.
@@ -49,14 +52,17 @@ int sim_cuda_detect_download(sim_backend *be, int nvec, const sim_vec_id *ids,
                               int nverts, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   const size_t n3 = 3 * (size_t)c->m->n;
-  int rc = SIM_OK, nread = 0;
+  int rc = SIM_OK, nread = 0; // vectors read
+  size_t len = 0;              // doubles copied down
   if (!c->det || !c->twins) { /* detection on the host: the whole vectors */
     for (int j = 0; !rc && j < nvec; j++) rc = be->download(be, ids[j], hosts[j], st);
     return rc;
   }
   for (int j = 0; !rc && j < nvec; j++) {
     rc = sim_cuda_detect_keep(c->det, hosts[j], c->vec[ids[j]], n3, st);
-    nread += read[j] != 0;
+    const int k = listed(read[j], nverts);
+    nread += k > 0;
+    len += 3 * (size_t)k;
   }
   if (rc) return rc;
   if (nverts <= 0 || nread == 0) { /* nothing for the host: no wait */
@@ -65,21 +71,26 @@ int sim_cuda_detect_download(sim_backend *be, int nvec, const sim_vec_id *ids,
   }
   cuda_reads *r = &c->reads;
   if ((rc = bind_list(c, r, verts, nverts, nread, st))) return rc;
-  const size_t part = 3 * (size_t)nverts;
-  for (int j = 0, slot = 0; j < nvec; j++)
-    if (read[j])
-      k_gather<<<sim_cuda_blocks(nverts), SIM_CUDA_BLOCK, 0, c->stream>>>(
-          nverts, r->vert, c->vec[ids[j]], r->dev + part * (size_t)slot++);
+  size_t at = 0; // each vector's part: its first k listed vertices
+  for (int j = 0; j < nvec; j++) {
+    const int k = listed(read[j], nverts);
+    if (k > 0)
+      k_gather<<<sim_cuda_blocks(k), SIM_CUDA_BLOCK, 0, c->stream>>>(k, r->vert,
+                                                                     c->vec[ids[j]], r->dev + at);
+    at += 3 * (size_t)k;
+  }
   SIM_CU(cudaGetLastError(), st);
-  SIM_CU(cudaMemcpyAsync(r->host, r->dev, sizeof(double) * part * (size_t)nread,
-                         cudaMemcpyDeviceToHost, c->stream),
+  SIM_CU(cudaMemcpyAsync(r->host, r->dev, sizeof(double) * len, cudaMemcpyDeviceToHost,
+                         c->stream),
          st);
   SIM_CU(cudaStreamSynchronize(c->stream), st);
-  for (int j = 0, slot = 0; j < nvec; j++) {
-    if (!read[j]) continue;
-    const double *got = r->host + part * (size_t)slot++;
-    for (int i = 0; i < nverts; i++)
-      for (int k = 0; k < 3; k++) hosts[j][3 * (size_t)verts[i] + k] = got[3 * (size_t)i + k];
+  at = 0;
+  for (int j = 0; j < nvec; j++) {
+    const int k = listed(read[j], nverts);
+    const double *got = r->host + at;
+    for (int i = 0; i < k; i++)
+      for (int d = 0; d < 3; d++) hosts[j][3 * (size_t)verts[i] + d] = got[3 * (size_t)i + d];
+    at += 3 * (size_t)k;
   }
   return SIM_OK;
 }

@@ -13,7 +13,9 @@
      centre of mass stays where it was;
    - a hard cable in high tension (the grabbing_raptor finger) comes to rest;
    - two such fingers close on a soft box and lift it by friction (not without friction, not
-     unpulled).
+     unpulled);
+   - what the host reads of the positions where a device detects: the cable's vertices first
+     (at q_t and q~), then the constraint pins' others (at q_t).
    Every test prints its measured figures. */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "../core/contact/contact.h"
 #include "../core/model/cable.h"
 #include "base/alloc.h"
+#include "contact/world.h"
 #include "contact_run.h"
 
 #define E_MOD 5e5
@@ -180,6 +183,53 @@ static void check_at_rest(void) {
   printf("unpulled: max |x - x_rest| %.2e m, lambda %.2e N\n", max_move(&r), lam);
   CHECK(max_move(&r) < 1e-12);
   CHECK(fabs(lam) < 1e-9);
+  run_close(&r);
+}
+
+/* The positions the host reads where a device detects (contact/world.h
+   sim_world_host_reads): the cable's vertices first, sorted, read at q~ too, then the
+   constraint pins' others, sorted. The base's pins share vertices with the cable's first
+   point. */
+static void check_host_reads(void) {
+  static char pts[1024];
+  cable_points(pts, sizeof pts, OFFSET, 0.005, 0.01);
+  run r;
+  if (run_open(&r, json("{'name': 'reads', 'solver': {'dt': 0.01, 'lg_iterations': 2},"
+                        " 'gravity': [0, 0, 0],"
+                        " 'bodies': [{'name': 'bar', 'mesh': {'type': 'bar', 'lo': [%g, 0, %g],"
+                        "   'hi': [%g, %g, %g], 'vertices': [3, 13, 3]},"
+                        "   'material': {'model': 'arap', 'density': 1000,"
+                        "   'youngs_modulus': 1e5, 'poisson_ratio': 0.2}}],"
+                        " 'pins': [{'body': 0, 'box': [-1, -0.001, -1, 1, 0.001, 1],"
+                        "   'mode': 'constraint'}],"
+                        " 'cables': [{'body': 0, 'points': [%s], 'pull': []}],"
+                        " 'output': {'formats': []}}",
+                        -HALF, -HALF, HALF, LEN, HALF, pts)))
+    return;
+  const sim_model *m = &r.c.m;
+  unsigned char *kind = calloc((size_t)m->n, 1); /* 2: a cable's vertex, 1: a pin's only */
+  for (int c = 0; c < m->ncable; c++)
+    for (int i = 0; i < m->cable[c].npoints; i++)
+      for (int a = 0; a < 4; a++) kind[m->cable[c].vert[i][a]] = 2;
+  int shared = 0;
+  for (int k = 0; k < m->ncpin; k++) {
+    shared += kind[m->cpin_vert[k]] == 2;
+    if (!kind[m->cpin_vert[k]]) kind[m->cpin_vert[k]] = 1;
+  }
+  int want[3] = {0, 0, 0};
+  for (int v = 0; v < m->n; v++) want[kind[v]]++;
+  const int *vert;
+  int npred = -1, n = sim_world_host_reads(&r.c.s.world, &vert, &npred);
+  printf("host reads: %d vertices (%d at q~: the cable's; %d constraint pins, %d of them the "
+         "cable's too)\n", n, npred, m->ncpin, shared);
+  CHECK(m->ncpin > 0 && shared > 0);
+  CHECK_INT(npred, want[2]);
+  CHECK_INT(n, want[2] + want[1]);
+  for (int i = 0; i < n && n == want[2] + want[1]; i++) {
+    CHECK_INT(kind[vert[i]], i < npred ? 2 : 1);
+    CHECK(i == 0 || i == npred || vert[i - 1] < vert[i]);
+  }
+  free(kind);
   run_close(&r);
 }
 
@@ -373,6 +423,7 @@ int main(int argc, char **argv) {
     check_embedding();
     check_at_rest();
     check_free_floating();
+    check_host_reads();
   }
   CHECK_INT(sim_mem_in_use(), 0);
   return check_summary("test_cable");

@@ -341,7 +341,7 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
   int rc = SIM_OK;
   o->redetect = r.g.m.scene->contact.redetect;
   const int *reads;
-  o->host_reads = sim_world_host_reads(&r.sg.world, &reads);
+  o->host_reads = sim_world_host_reads(&r.sg.world, &reads, NULL);
   o->collide = r.sg.world.collide;
   long long cap0 = 0, cap1 = 0, runs = 0;
 #ifdef SIM_TEST_EMU

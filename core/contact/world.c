@@ -460,8 +460,9 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
   return rc;
 }
 
-int sim_world_host_reads(const sim_world *w, const int **verts) {
+int sim_world_host_reads(const sim_world *w, const int **verts, int *npred) {
   *verts = w->read_vert;
+  if (npred) *npred = w->nread_pred;
   if (w->collide && (!w->runner.run || (w->nmesh > 0 && !w->runner.points))) return -1;
   return w->nread;
 }

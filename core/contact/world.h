@@ -80,7 +80,8 @@ typedef struct sim_world {
   sim_detect_contacts pins;      /* constraint pins' bilateral contacts (world_pins.c) */
   sim_detect_contacts cables;    /* cables' contacts (world_cables.c) */
   sim_cable_row *cable_row;      /* their rows, one per cable */
-  int nread, *read_vert; /* the pins' and cables' vertices, sorted (sim_world_host_reads) */
+  int nread, *read_vert; /* the cables' vertices, then the pins' others (sim_world_host_reads) */
+  int nread_pred;        /* of which the cables' (the first), read at q~ too */
   sim_contact_key *skip; /* re-detection: the keys of out, which it does not find again */
   int skip_cap;
   sim_detect_side *sides; /* the q_t pass's side memory: out's open-surface contacts of the */
@@ -99,12 +100,13 @@ int sim_world_detect(sim_world *w, double t, double h, const double *x, const do
                      const double *x_pred, sim_status *st);
 /* The positions sim_world_detect and sim_world_redetect read on the host when w->runner runs
    the detection passes (run, and points where there are mesh obstacles) on a device: those of
-   the constraint pins' and the cables' vertices at q_t and, where there are cables, at q~
-   (*verts, sorted, their number returned), nothing of the other vertices of q_t or q~, of
-   x_prev or the step's end; -1 (*verts
-   still set) when the host reads every position (detection on the host). A backend may leave
-   the rest of those host arrays unwritten (core/solve/backend.h detect_download). */
-int sim_world_host_reads(const sim_world *w, const int **verts);
+   the constraint pins' and the cables' vertices at q_t (*verts, their number returned: the
+   cables' vertices first, sorted, then the pins' others, sorted) and the cables' alone at q~
+   (the first *npred of them; npred may be NULL), nothing of the other vertices of q_t or q~,
+   of x_prev or the step's end; -1 (*verts still set) when the host reads every position
+   (detection on the host). A backend may leave the rest of those host arrays unwritten
+   (core/solve/backend.h detect_download). */
+int sim_world_host_reads(const sim_world *w, const int **verts, int *npred);
 /* Re-detection at the step's end (contact.redetect): detection at x_end (the step's solution,
    obstacles still posed at t + h) finds vertices that ended inside an obstacle or another
    body's surface (gap < 0; a missed vertex merely closer than min_sep is left to the next

@@ -47,20 +47,23 @@ void sim_world_pins(sim_world *w, double t1, const double *x) {
 
 int sim_world_reads_init(sim_world *w, sim_status *st) {
   const sim_model *m = w->m;
-  w->nread = 0;
+  w->nread = w->nread_pred = 0;
   if (m->ncpin == 0 && m->ncable == 0) return SIM_OK;
-  unsigned char *read = SIM_NEW0(unsigned char, m->n + 1);
+  unsigned char *read = SIM_NEW0(unsigned char, m->n + 1); /* 2: a cable's, 1: a pin's only */
   if (!read) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact world)");
   for (int k = 0; k < m->ncpin; k++) read[m->cpin_vert[k]] = 1;
   for (int c = 0; c < m->ncable; c++)
     for (int i = 0; i < m->cable[c].npoints; i++)
-      for (int a = 0; a < 4; a++) read[m->cable[c].vert[i][a]] = 1;
+      for (int a = 0; a < 4; a++) read[m->cable[c].vert[i][a]] = 2;
   int n = 0;
-  for (int v = 0; v < m->n; v++) n += read[v];
+  for (int v = 0; v < m->n; v++) n += read[v] != 0;
   w->read_vert = SIM_NEW(int, n + 1);
-  if (w->read_vert)
-    for (int v = 0; v < m->n; v++)
-      if (read[v]) w->read_vert[w->nread++] = v;
+  if (w->read_vert) /* the cables' vertices first: q~ is read at those alone */
+    for (int pass = 2; pass >= 1; pass--) {
+      for (int v = 0; v < m->n; v++)
+        if (read[v] == pass) w->read_vert[w->nread++] = v;
+      if (pass == 2) w->nread_pred = w->nread;
+    }
   sim_free(read);
   return w->read_vert ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact world)");
 }

@@ -82,8 +82,8 @@ struct sim_backend {
   int (*download)(sim_backend *be, sim_vec_id id, double *host, sim_status *st);
   /* Vectors ids[0..nvec) for collision detection in host arrays hosts[j] (3n doubles each):
      the backend's detector (`detect`), handed hosts[j], reads vector ids[j]'s values at the
-     call, and hosts[j] gets at least the nverts listed vertices' (verts, 3 doubles each) where
-     read[j] is set, all of them where the detector reads host memory. The other entries may
+     call, and hosts[j] gets at least the first read[j] (0 .. nverts) of the listed vertices'
+     (verts, 3 doubles each), all of them where the detector reads host memory. The other entries may
      be left as they were: the caller reads nothing else (core/contact/world.h
      sim_world_host_reads). The listed vertices of every vector come in one wait. It may
      return before the copies are done, like the queued operations below; the host arrays are

@@ -53,19 +53,20 @@ static int predict(sim_stepper *s, sim_status *st) {
 }
 
 /* Vectors ids[0..nvec) into host arrays x[j] for collision detection: what the host reads of
-   them (with q_t, the positions of the constraint pins' and cables' vertices, and the same
-   with q~ where there are cables, whose rows are taken there; nothing of the step's end where
-   the backend detects), in one wait, or, where the backend cannot say, the whole vectors. */
+   them (with q_t, the positions of the constraint pins' and cables' vertices, and with q~ the
+   cables' alone, whose rows are taken there; nothing of the step's end where the backend
+   detects), in one wait, or, where the backend cannot say, the whole vectors. */
 static int detect_positions(sim_stepper *s, int nvec, const sim_vec_id *ids, double *const *x,
                             sim_status *st) {
   const int *verts;
-  int n = sim_world_host_reads(&s->world, &verts), rc = SIM_OK, read[SIM_VEC_COUNT];
+  int npred, n = sim_world_host_reads(&s->world, &verts, &npred), rc = SIM_OK,
+             read[SIM_VEC_COUNT];
   if (n < 0 || !s->be->detect_download) {
     for (int j = 0; !rc && j < nvec; j++) rc = s->be->download(s->be, ids[j], x[j], st);
     return rc;
   }
   for (int j = 0; j < nvec; j++)
-    read[j] = ids[j] == SIM_VEC_QT || (ids[j] == SIM_VEC_QTILDE && s->m->ncable > 0);
+    read[j] = ids[j] == SIM_VEC_QT ? n : ids[j] == SIM_VEC_QTILDE ? npred : 0;
   return s->be->detect_download(s->be, nvec, ids, x, read, verts, n, st);
 }
 
