@@ -14,8 +14,11 @@ repeated or swapped, bytes inserted, the file cut short; a scene with that mesh 
 usage: scripts/fuzz_scenes.py [--simctl PATH] [--runs N] [--seed S] [--inputs scenes|meshes]
                               [--command validate|run] [--timeout SECONDS] [--keep DIR]
   --command run: each accepted scene mutant also runs 2 frames (meshing, the solver's set-up,
-                 the first steps), with --out in a temporary folder and CSV output only; mesh
-                 mutants always run
+                 the first steps), with --out in a temporary folder and every output format
+                 (the PNG preview small: the camera's fit and the rasteriser see the mutant
+                 too); mesh mutants always run
+A refusal's line must name the mutant's file (the scene, or the mesh file it reads), or the
+run's own --set where the mutant changed `output`.
   --keep: copy each failing mutant there
 Run it against an AddressSanitizer build (make test-asan builds build-asan/simctl) to catch
 memory errors too. Prints one line per failure and a summary; exits 1 if any mutant failed.
@@ -228,7 +231,8 @@ def main():
             if a.command == "run" or a.inputs == "meshes":
                 cmd = [a.simctl, "run", f, "-q", "--frames", "2", "--device", "cpu",
                        "--out", os.path.join(tmp, "out%04d" % i),
-                       "--set", 'output.formats=["csv"]']
+                       "--set", 'output.formats=["vtk","obj","png","csv"]',
+                       "--set", "output.every=1", "--set", "output.png_size=[64,48]"]
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout,
                                    env=env, errors="replace")
@@ -240,7 +244,15 @@ def main():
             if rc == 0:
                 counts["accepted"] += 1
             elif rc in (3, 4, 5) and len(lines) == 1 and lines[0].startswith("simctl: error: "):
-                counts["refused"] += 1
+                # the scene, the mesh (.node or .ele), or the run's own --set on a mutated output
+                files = [os.path.basename(f), "--set output."]
+                if a.inputs == "meshes":
+                    files.append(os.path.splitext(
+                        os.path.basename(m["bodies"][0]["mesh"]["path"]))[0] + ".")
+                if any(n in lines[0] for n in files):
+                    counts["refused"] += 1
+                else:
+                    why = "the error line names neither %s" % " nor ".join(files)
             elif rc in (3, 4, 5):
                 why = "exit %s but stderr is not one 'simctl: error:' line" % rc
             else:
