@@ -18,7 +18,7 @@ usage: scripts/fuzz_scenes.py [--simctl PATH] [--runs N] [--seed S] [--inputs sc
                  (the PNG preview small: the camera's fit and the rasteriser see the mutant
                  too); mesh mutants always run
 A refusal's line must name the mutant's file (the scene, or the mesh file it reads), or the
-run's own --set where the mutant changed `output`.
+run's own --frames or --set where the mutant changed what they set (`solver`, `output`).
   --keep: copy each failing mutant there
 Run it against an AddressSanitizer build (make test-asan builds build-asan/simctl) to catch
 memory errors too. Prints one line per failure and a summary; exits 1 if any mutant failed.
@@ -244,8 +244,9 @@ def main():
             if rc == 0:
                 counts["accepted"] += 1
             elif rc in (3, 4, 5) and len(lines) == 1 and lines[0].startswith("simctl: error: "):
-                # the scene, the mesh (.node or .ele), or the run's own --set on a mutated output
-                files = [os.path.basename(f), "--set output."]
+                # the scene, the mesh (.node or .ele), or the run's own --frames or --set where
+                # the mutant changed what they set
+                files = [os.path.basename(f), "--set output.", "--frames 2:"]
                 if a.inputs == "meshes":
                     files.append(os.path.splitext(
                         os.path.basename(m["bodies"][0]["mesh"]["path"]))[0] + ".")

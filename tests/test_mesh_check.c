@@ -114,7 +114,7 @@ static void test_boundary(void) {
   sim_status st;
   sim_status_clear(&st);
   int ntri, *tri;
-  CHECK_INT(sim_tetmesh_boundary(&m, &ntri, &tri, &st), SIM_OK);
+  CHECK_INT(sim_tetmesh_boundary(&m, "test", &ntri, &tri, &st), SIM_OK);
   CHECK_INT(ntri, 4);
   int outward = 0;
   for (int t = 0; t < ntri; t++) {
@@ -137,8 +137,8 @@ static void test_boundary(void) {
     sim_tetmesh g;
     CHECK_INT(sim_gen_box_tets(lo, hi, nv, &g, &st), SIM_OK);
     int *t1, *t2, n1, n2;
-    CHECK_INT(sim_tetmesh_boundary(&g, &n1, &t1, &st), SIM_OK);
-    CHECK_INT(sim_tetmesh_boundary(&g, &n2, &t2, &st), SIM_OK);
+    CHECK_INT(sim_tetmesh_boundary(&g, "test", &n1, &t1, &st), SIM_OK);
+    CHECK_INT(sim_tetmesh_boundary(&g, "test", &n2, &t2, &st), SIM_OK);
     counts[n - 2] = n1;
     CHECK(n1 == n2 && memcmp(t1, t2, 3 * sizeof(int) * (size_t)n1) == 0);
     sim_surface s = {g.nv, n1, g.x, t1};
@@ -154,8 +154,8 @@ static void test_boundary(void) {
   /* a face shared by three tets */
   int three[12] = {0, 1, 2, 3, 0, 2, 1, 4, 0, 1, 2, 4};
   sim_tetmesh bad = {5, 3, x, three};
-  CHECK_INT(sim_tetmesh_boundary(&bad, &ntri, &tri, &st), SIM_ERR_MESH);
-  CHECK_STR_CONTAINS(st.msg, "boundary: face 0-1-2 shared by 3 tets");
+  CHECK_INT(sim_tetmesh_boundary(&bad, "bad", &ntri, &tri, &st), SIM_ERR_MESH);
+  CHECK_STR_CONTAINS(st.msg, "bad: face 0-1-2 shared by 3 tets");
   CHECK(tri == NULL && ntri == 0);
 }
 

@@ -45,7 +45,7 @@ static void check_bar(int nx, int ny, int nz, int want_nv, int want_ntet) {
   /* all 6 tets of a hex have the same volume: hex / 6 */
   CHECK_NEAR(vmin, box / (6.0 * (nx - 1) * (ny - 1) * (nz - 1)), 1e-15);
   int ntri, *tri;
-  CHECK_INT(sim_tetmesh_boundary(&m, &ntri, &tri, &st), SIM_OK);
+  CHECK_INT(sim_tetmesh_boundary(&m, "test", &ntri, &tri, &st), SIM_OK);
   CHECK_INT(ntri, 4 * ((nx - 1) * (ny - 1) + (ny - 1) * (nz - 1) + (nx - 1) * (nz - 1)));
   sim_surface s = {m.nv, ntri, m.x, tri};
   CHECK_INT(sim_surface_check_closed(&s, "bar boundary", &st), SIM_OK);

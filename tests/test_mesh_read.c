@@ -50,7 +50,7 @@ static void check_cube_tets(const char *path) {
   if (rc == SIM_OK) {
     CHECK_NEAR(sim_tetmesh_volume(&m), 1.0, 1e-12);
     int ntri, *tri;
-    CHECK_INT(sim_tetmesh_boundary(&m, &ntri, &tri, &st), SIM_OK);
+    CHECK_INT(sim_tetmesh_boundary(&m, "test", &ntri, &tri, &st), SIM_OK);
     CHECK_INT(ntri, 12);
     sim_free(tri);
   }

@@ -83,7 +83,7 @@ static void test_icosphere(void) {
   /* the surface vertices come first, unchanged */
   CHECK(memcmp(m.x, s.x, 3 * sizeof(double) * (size_t)s.nv) == 0);
   int ntri, *tri;
-  CHECK_INT(sim_tetmesh_boundary(&m, &ntri, &tri, &st), SIM_OK);
+  CHECK_INT(sim_tetmesh_boundary(&m, "test", &ntri, &tri, &st), SIM_OK);
   sim_surface b = {m.nv, ntri, m.x, tri};
   CHECK_INT(sim_surface_check_closed(&b, "ball boundary", &st), SIM_OK);
   CHECK_NEAR(sim_surface_volume(&b), vm, 1e-12);

@@ -176,23 +176,24 @@ static int cmp_int(const void *p, const void *q) {
 /* Outward faces of a positive tet (0, 1, 2, 3): face f is opposite vertex 3 - f. */
 static const int kFace[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
-int sim_tetmesh_boundary(const sim_tetmesh *m, int *ntri, int **tri, sim_status *st) {
+int sim_tetmesh_boundary(const sim_tetmesh *m, const char *name, int *ntri, int **tri,
+                         sim_status *st) {
   *ntri = 0;
   *tri = NULL;
   if (m->ntet <= 0) return SIM_OK;
   for (long long i = 0; i < 4LL * m->ntet; i++)
     if (m->tet[i] < 0 || m->tet[i] >= m->nv)
       return sim_fail(st, SIM_ERR_MESH,
-                      "boundary: tet %lld has vertex index %d out of range "
+                      "%s: tet %lld has vertex index %d out of range "
                       "(expected 0..%d)",
-                      i / 4, m->tet[i], m->nv - 1);
+                      name, i / 4, m->tet[i], m->nv - 1);
   const size_t nf = 4 * (size_t)m->ntet;
   tet_face *f = SIM_NEW(tet_face, nf);
   int *ids = SIM_NEW(int, nf);
   if (!f || !ids) {
     sim_free(f);
     sim_free(ids);
-    return sim_fail(st, SIM_ERR_MEMORY, "boundary: out of memory for %zu faces", nf);
+    return sim_fail(st, SIM_ERR_MEMORY, "%s: out of memory for %zu boundary faces", name, nf);
   }
   for (size_t i = 0; i < nf; i++) {
     const int *t = m->tet + 4 * (i / 4);
@@ -210,7 +211,7 @@ int sim_tetmesh_boundary(const sim_tetmesh *m, int *ntri, int **tri, sim_status 
     while (j < nf && !memcmp(f[j].k, f[i].k, sizeof f[i].k)) j++;
     if (j - i == 1) ids[n++] = f[i].id;
     if (j - i > 2) {
-      rc = sim_fail(st, SIM_ERR_MESH, "boundary: face %d-%d-%d shared by %d tets", f[i].k[0],
+      rc = sim_fail(st, SIM_ERR_MESH, "%s: face %d-%d-%d shared by %d tets", name, f[i].k[0],
                     f[i].k[1], f[i].k[2], (int)(j - i));
       break;
     }
@@ -225,7 +226,7 @@ int sim_tetmesh_boundary(const sim_tetmesh *m, int *ntri, int **tri, sim_status 
   int *out = SIM_NEW(int, 3 * (size_t)n);
   if (!out) {
     sim_free(ids);
-    return sim_fail(st, SIM_ERR_MEMORY, "boundary: out of memory for %d triangles", n);
+    return sim_fail(st, SIM_ERR_MEMORY, "%s: out of memory for %d boundary triangles", name, n);
   }
   for (int i = 0; i < n; i++) {
     const int *t = m->tet + 4 * (ids[i] / 4);

@@ -64,8 +64,11 @@ int sim_surface_check_closed(const sim_surface *s, const char *name, sim_status 
 /* Orient every tet positively; fails on degenerate (zero-volume) tets. */
 int sim_tetmesh_orient(sim_tetmesh *m, const char *name, sim_status *st);
 /* Boundary triangles of a tet mesh (faces used by one tet), oriented outward, in order of
-   (tet, local face); *tri is sim_malloc'ed (free with sim_free), NULL when *ntri is 0. */
-int sim_tetmesh_boundary(const sim_tetmesh *m, int *ntri, int **tri, sim_status *st);
+   (tet, local face); *tri is sim_malloc'ed (free with sim_free), NULL when *ntri is 0. Fails
+   (a message starting with name) on a vertex index out of range and on a face of three or
+   more tets. */
+int sim_tetmesh_boundary(const sim_tetmesh *m, const char *name, int *ntri, int **tri,
+                         sim_status *st);
 /* Drops vertices no tet uses (renumbering, order kept); the tet readers for .msh and .vtk,
    which skip other element types, and sim_tetgen call it. */
 int sim_tetmesh_compact(sim_tetmesh *m, sim_status *st);

@@ -47,6 +47,14 @@ void sim_transform_points(const sim_transform_def *t, double *x, int nv) {
   }
 }
 
+void sim_body_mesh_name(const sim_scene *sc, int body, char *buf, size_t cap) {
+  const sim_body_def *b = &sc->bodies[body];
+  if (b->mesh.kind == SIM_SRC_FILE)
+    snprintf(buf, cap, "%s", b->mesh.path);
+  else
+    snprintf(buf, cap, "%s: bodies.%d (%s)", sc->file, body, b->name);
+}
+
 int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, sim_tetmesh *out,
                   sim_surface *cloth, sim_status *st) {
   const sim_body_def *b = &sc->bodies[body];
@@ -62,7 +70,7 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, sim_tetm
   sim_surface surf = {0};
   int rc = SIM_OK;
   char name[2 * SIM_PATH_MAX + 64];
-  snprintf(name, sizeof name, "%s: bodies.%d (%s)", sc->file, body, b->name);
+  sim_body_mesh_name(sc, body, name, sizeof name);
   switch (md->kind) {
     case SIM_SRC_BAR: rc = sim_gen_box_tets(md->lo, md->hi, md->vertices, out, st); break;
     case SIM_SRC_ICOSPHERE: rc = sim_gen_icosphere(md->radius, md->subdivisions, &surf, st); break;
@@ -77,7 +85,6 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, sim_tetm
     case SIM_SRC_FILE:
       if (is_tet_file(md->path)) rc = sim_read_tetmesh(md->path, out, st);
       else rc = sim_read_surface(md->path, &surf, st);
-      snprintf(name, sizeof name, "%s", md->path);
       break;
   }
   if (rc == SIM_OK && surf.nv > 0) {

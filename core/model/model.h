@@ -2,6 +2,8 @@
 /* The simulation model: all bodies concatenated into flat arrays, elements, pins, system. */
 #ifndef SIM_MODEL_H
 #define SIM_MODEL_H
+#include <stddef.h>
+
 #include "../base/status.h"
 #include "../scene/scene.h"
 
@@ -89,6 +91,9 @@ struct sim_tetmesh;
 struct sim_surface;
 int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, struct sim_tetmesh *out,
                   struct sim_surface *cloth, sim_status *st);
+/* What a body's mesh messages start with: its mesh file, else the scene file and the body
+   ("scene.json: bodies.0 (ball)"). */
+void sim_body_mesh_name(const sim_scene *sc, int body, char *buf, size_t cap);
 
 /* Total current measure of the elements at positions q: tet volumes plus cloth areas x
    thickness (tets count signed, so inverted ones subtract). */

@@ -166,7 +166,9 @@ static int build_surfaces(sim_model *m, sim_tetmesh *meshes, sim_surface *cloths
       if (!tri[b]) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (surfaces)");
       else memcpy(tri[b], cloths[b].tri, sizeof(int) * 3 * (size_t)ntri[b]);
     } else {
-      rc = sim_tetmesh_boundary(&meshes[b], &ntri[b], &tri[b], st);
+      char name[2 * SIM_PATH_MAX + 64];
+      sim_body_mesh_name(m->scene, b, name, sizeof name);
+      rc = sim_tetmesh_boundary(&meshes[b], name, &ntri[b], &tri[b], st);
     }
     if (rc == SIM_OK) total += ntri[b];
   }
