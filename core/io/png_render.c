@@ -59,16 +59,14 @@ void sim_camera_fit(const sim_frame_view *f, sim_camera *cam) {
 }
 
 /* The camera looking at the box [lo, hi] from the front, right and above; 0 when its eye and
-   the eye's distance squared are finite. */
+   the eye's distance to the target squared are finite. */
 static int camera_on(const double lo[3], const double hi[3], sim_camera *cam) {
-  double half[3];
-  for (int d = 0; d < 3; d++) { /* halves first: hi - lo overflows for coordinates near 1e308 */
-    cam->target[d] = 0.5 * lo[d] + 0.5 * hi[d];
-    half[d] = 0.5 * hi[d] - 0.5 * lo[d];
+  double r = 0;
+  for (int d = 0; d < 3; d++) {
+    cam->target[d] = 0.5 * (lo[d] + hi[d]);
+    r += 0.25 * (hi[d] - lo[d]) * (hi[d] - lo[d]);
   }
-  /* the box's bounding sphere (hypot where the squares overflow) */
-  double r = sqrt(half[0] * half[0] + half[1] * half[1] + half[2] * half[2]);
-  if (!isfinite(r)) r = hypot(hypot(half[0], half[1]), half[2]);
+  r = sqrt(r); /* radius of the box's bounding sphere (inf where the box overflows) */
   if (!(r > 0)) r = 0.5;
   cam->fov_deg = 35.0;
   /* front (+z), right (+x), above (+y: y is up) */
@@ -79,9 +77,9 @@ static int camera_on(const double lo[3], const double hi[3], sim_camera *cam) {
   cam->up[0] = 0.0;
   cam->up[1] = 1.0;
   cam->up[2] = 0.0;
-  /* the renderer squares the eye's distance (view_setup) */
-  const double far = 2.0 * (dist * dist + sim_dot3(cam->eye, cam->eye));
-  return isfinite(far) ? 0 : -1;
+  /* view_setup squares the distance from the eye to the target */
+  const int eye_ok = isfinite(cam->eye[0]) && isfinite(cam->eye[1]) && isfinite(cam->eye[2]);
+  return eye_ok && isfinite(2.0 * dist * dist) ? 0 : -1;
 }
 
 /* Fitted to the bodies and the scenery; to the bodies alone where scenery so far away (an
