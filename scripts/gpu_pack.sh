@@ -60,6 +60,8 @@ if ldd "$B/bin/simctl" | grep "not found" >&2; then
   echo "run.sh: the libraries above were found nowhere (set CUDA_HOME to the CUDA toolkit)" >&2
   exit 2
 fi
+# the test programs are not beside the bundle's tetgen, and this machine may have none of its own
+export SIMCTL_TETGEN="${SIMCTL_TETGEN:-$B/bin/tetgen}"
 bash scripts/gpu_report.sh --build "$T/build" --out "$REPORT" "$@"
 EOF
 chmod +x "$OUT/run.sh"

@@ -158,7 +158,7 @@ if want tests; then
   # (on the emulation, with cuSPARSE's products as under CTest: its emulated gathers are slow)
   CONTACT="$BUILD/tests/${PRE}contact"
   [ "$EMU" = 1 ] && CONTACT="SIMCTL_CUDA_SPMV=cusparse $CONTACT"
-  for p in host device; do JOBS_T+=("${PRE}contact_$p|$CONTACT $p"); done
+  for p in ball_host ball_device host device; do JOBS_T+=("${PRE}contact_$p|$CONTACT $p"); done
   JOBS_T+=("${PRE}contact_solvers|$CONTACT solvers" "${PRE}runs|$BUILD/tests/${PRE}runs")
   JOBS_T+=("${PRE}contact_paths|$CONTACT paths")
   run_all tests $((SECONDS + $(left) - 20)) "${JOBS_T[@]}"

@@ -15,3 +15,8 @@ if(Python3_Interpreter_FOUND)
   set_tests_properties(test_fuzz_validate test_fuzz_run test_fuzz_meshes PROPERTIES
     LABELS scene TIMEOUT 600)
 endif()
+# simctl-bench-sensitivity: the CPU steps to the same bits twice, a perturbed start shows, bad
+# input is one line
+add_test(NAME test_sensitivity COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_sensitivity.sh
+         $<TARGET_FILE:simctl-bench-sensitivity> WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_sensitivity PROPERTIES LABELS scene TIMEOUT 120)

@@ -16,9 +16,12 @@
 
 #define SIM_TEST_SKIP 77
 
-/* Exits with SKIPPED (77) and the reason when no CUDA device is usable. */
+/* Exits with SKIPPED (77) and the reason when no CUDA device is usable. Standard output is
+   made line-buffered first: a program stopped by a time limit (scripts/gpu_report.sh's
+   budget) keeps in its log every line it printed. */
 static inline void gpu_or_skip(const char *name) {
   char why[256];
+  setvbuf(stdout, NULL, _IOLBF, 0);
   if (!sim_cuda_available(0, why, sizeof why)) {
     printf("%s: SKIPPED: %s\n", name, why);
     exit(SIM_TEST_SKIP);
@@ -57,17 +60,6 @@ static inline void gpu_pair_close(gpu_pair *g) {
   if (g->cpu) g->cpu->destroy(g->cpu);
   sim_model_free(&g->m);
   memset(g, 0, sizeof *g);
-}
-
-/* Largest extent of the rest configuration (m): the scale of position differences. */
-static inline double model_extent(const sim_model *m) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int i = 0; i < m->n; i++)
-    for (int k = 0; k < 3; k++) {
-      lo[k] = fmin(lo[k], m->x_rest[3 * i + k]);
-      hi[k] = fmax(hi[k], m->x_rest[3 * i + k]);
-    }
-  return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
 }
 
 /* max |a - b| over n values; infinite where a value is NaN (fmax would drop it). */

@@ -71,7 +71,8 @@ static void run_side_by_side(const char *file) {
   if (!rc) rc = sim_stepper_init(&sg, &g.m, g.gpu, &st);
   CHECK_INT(rc, SIM_OK);
   size_t n3 = 3 * (size_t)g.m.n;
-  double *qc = SIM_NEW(double, n3), *qg = SIM_NEW(double, n3), size = model_extent(&g.m), worst = 0;
+  double *qc = SIM_NEW(double, n3), *qg = SIM_NEW(double, n3);
+  double size = sim_model_extent(&g.m), worst = 0;
   double *qc_then = SIM_NEW(double, n3), *qg_then = SIM_NEW(double, n3);
   double *dc_then = SIM_NEW(double, (size_t)g.m.nelem + 1);
   double *dg_then = SIM_NEW(double, (size_t)g.m.nelem + 1);

@@ -95,6 +95,10 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, struct s
    ("scene.json: bodies.0 (ball)"). */
 void sim_body_mesh_name(const sim_scene *sc, int body, char *buf, size_t cap);
 
+/* Largest extent of the rest configuration's bounding box (m): the scale a position difference
+   is measured against. */
+double sim_model_extent(const sim_model *m);
+
 /* Total current measure of the elements at positions q: tet volumes plus cloth areas x
    thickness (tets count signed, so inverted ones subtract). */
 double sim_model_measure(const sim_model *m, const double *q);

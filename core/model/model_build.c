@@ -336,6 +336,16 @@ static void elem_F(const sim_elem *t, const double *q, double F[9]) {
       for (int d = 0; d < 3; d++) F[3 * r + d] += q[3 * t->v[a] + r] * t->g[a][d];
 }
 
+double sim_model_extent(const sim_model *m) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = 0; i < m->n; i++)
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], m->x_rest[3 * i + k]);
+      hi[k] = fmax(hi[k], m->x_rest[3 * i + k]);
+    }
+  return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+}
+
 double sim_model_measure(const sim_model *m, const double *q) {
   double total = 0;
   for (int e = 0; e < m->nelem; e++) {
