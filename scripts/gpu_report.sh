@@ -106,10 +106,10 @@ FAIL=0
 run_all() {
   local part=$1 end=$2
   shift 2
-  # OpenMP threads per program (the CPU backend's reference steps): the CPUs over the four
-  # long-running ones, so that programs side by side do not oversubscribe the machine, and
-  # where they still do (more jobs at once) waiting threads sleep instead of spinning
-  local n=$(($(nproc 2>/dev/null || echo 4) / 4))
+  # OpenMP threads per program (the CPU backend's reference steps): the CPUs over the eight
+  # long-running ones (the contact passes), so that programs side by side do not oversubscribe
+  # the machine, and where they still do waiting threads sleep instead of spinning
+  local n=$(($(nproc 2>/dev/null || echo 8) / 8))
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((n > 0 ? n : 1))}
   export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$OMP_NUM_THREADS}
   export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
@@ -158,7 +158,9 @@ if want tests; then
   # (on the emulation, with cuSPARSE's products as under CTest: its emulated gathers are slow)
   CONTACT="$BUILD/tests/${PRE}contact"
   [ "$EMU" = 1 ] && CONTACT="SIMCTL_CUDA_SPMV=cusparse $CONTACT"
-  for p in ball_host ball_device host device; do JOBS_T+=("${PRE}contact_$p|$CONTACT $p"); done
+  for p in ball_run_host ball_run_device ball_steps_host ball_steps_device host device; do
+    JOBS_T+=("${PRE}contact_$p|$CONTACT $p")
+  done
   JOBS_T+=("${PRE}contact_solvers|$CONTACT solvers" "${PRE}runs|$BUILD/tests/${PRE}runs")
   JOBS_T+=("${PRE}contact_paths|$CONTACT paths")
   run_all tests $((SECONDS + $(left) - 20)) "${JOBS_T[@]}"

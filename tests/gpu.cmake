@@ -8,10 +8,11 @@ sim_labelled_test(test_gpu_points gpu test_gpu_points.c)
 sim_labelled_test(test_gpu_delassus gpu test_gpu_delassus.c)
 sim_labelled_test(test_gpu_solvers gpu test_gpu_solvers.c)
 sim_labelled_test(test_gpu_contact_ops gpu test_gpu_contact_ops.c)
-# the contact stage's six passes (Newton solve on the host, on the device, the squeezing ball
-# with each, detection and W on the host, the other exact global solvers) as six entries, so
-# that ctest -j runs them side by side
-set(SIM_CONTACT_PASSES host device ball_host ball_device paths solvers)
+# the contact stage's eight passes (Newton solve on the host, on the device, the squeezing
+# ball step by step and free-running with each, detection and W on the host, the other exact
+# global solvers) as eight entries, so that ctest -j runs them side by side
+set(SIM_CONTACT_PASSES host device ball_steps_host ball_steps_device ball_run_host
+  ball_run_device paths solvers)
 sim_test_program(simcore test_gpu_contact test_gpu_contact.c)
 foreach(p ${SIM_CONTACT_PASSES})
   sim_test_entry(test_gpu_contact_${p} gpu test_gpu_contact ${p})

@@ -33,11 +33,12 @@
    from the host (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
    A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
    and dense_inverse, with the Newton solve on the host and on the device, and with W on the
-   host (pass_solvers). The squeezing ball (1. and 2.) has passes of its own, with the Newton
-   solve on the host and on the device (ball_host, ball_device). The argument picks one of the
-   six passes (host, device, ball_host, ball_device, paths, solvers; default all): CTest runs
-   them as six tests, side by side, since the CPU's steps (the squeezing ball's 7.5k vertices
-   above all) take most of the time.
+   host (pass_solvers). The squeezing ball has passes of its own, step by step (1.) and
+   free-running (2.), each with the Newton solve on the host and on the device (ball_steps_host,
+   ball_steps_device, ball_run_host, ball_run_device). The argument picks one of the eight
+   passes (those four, host, device, paths, solvers; default all): CTest runs them as eight
+   tests, side by side, since the CPU's steps (the squeezing ball's 7.5k vertices above all)
+   take most of the time.
    Built as test_emu_contact (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is
    far slower than a GPU, it makes the same checks on shorter runs: the squeezing ball is meshed
    coarser, the other runs stop some steps after their first
@@ -307,17 +308,23 @@ static void with_nsn(const char *where, void (*scenes)(void)) {
   unsetenv("SIMCTL_CUDA_NSN");
 }
 
-/* The squeezing ball through the rollers: a pass of its own per Newton solve, since its CPU
-   steps (7.5k vertices, up to 4.4k contact rows) take longer than all the other scenes'. */
-static void ball_scenes(void) {
+/* The squeezing ball through the rollers, step by step and free-running: a pass of its own
+   each, per Newton solve, since its CPU steps (7.5k vertices, over 4k contact rows with W
+   matrix-free: 2.2 s a step with the sparse inverse on the 2-core VM) take longer than all the
+   other scenes'. */
+static void ball_steps(void) {
   step_by_step("../scenes/squeezing_ball.json", BALL, GPU_OR_EMU(104, 25));
+}
+static void ball_run(void) {
   free_running("../scenes/squeezing_ball.json", BALL, GPU_OR_EMU(154, 40));
 }
 
 static void pass_host(void) { with_nsn("host", all_scenes); }
 static void pass_device(void) { with_nsn("device", all_scenes); }
-static void pass_ball_host(void) { with_nsn("host", ball_scenes); }
-static void pass_ball_device(void) { with_nsn("device", ball_scenes); }
+static void pass_ball_steps_host(void) { with_nsn("host", ball_steps); }
+static void pass_ball_steps_device(void) { with_nsn("device", ball_steps); }
+static void pass_ball_run_host(void) { with_nsn("host", ball_run); }
+static void pass_ball_run_device(void) { with_nsn("device", ball_run); }
 
 /* The CUDA backend alone: `steps` steps of `file` with environment switch `env` set to `value`,
    then its positions (o->q, 3n doubles, the caller's to free), the steps with contact, the
@@ -605,15 +612,18 @@ static void pass_solvers(void) {
   g_global = SIM_GLOBAL_SPARSE_INVERSE;
 }
 
-/* usage: test_gpu_contact [host|device|ball_host|ball_device|paths|solvers|all] (default all) */
+/* usage: test_gpu_contact [host|device|ball_steps_host|ball_steps_device|ball_run_host|
+   ball_run_device|paths|solvers|all] (default all) */
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*run)(void);
   } passes[] = {{"host", pass_host},
                 {"device", pass_device},
-                {"ball_host", pass_ball_host},
-                {"ball_device", pass_ball_device},
+                {"ball_steps_host", pass_ball_steps_host},
+                {"ball_steps_device", pass_ball_steps_device},
+                {"ball_run_host", pass_ball_run_host},
+                {"ball_run_device", pass_ball_run_device},
                 {"paths", pass_paths},
                 {"solvers", pass_solvers}};
   const char *want = argc > 1 ? argv[1] : "all";
@@ -621,8 +631,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
     known |= !strcmp(want, passes[i].name);
   if (argc > 2 || !known) {
-    fprintf(stderr, "test_gpu_contact: unknown pass '%s': expected host, device, ball_host, "
-            "ball_device, paths, solvers or all\n",
+    fprintf(stderr, "test_gpu_contact: unknown pass '%s': expected host, device, ball_steps_host, "
+            "ball_steps_device, ball_run_host, ball_run_device, paths, solvers or all\n",
             argc > 2 ? argv[2] : want);
     return 2;
   }
