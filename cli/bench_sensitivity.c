@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* simctl-bench-sensitivity: how far one step of a scene moves from a small difference of its
-   start, on the CPU backend (the scale for a GPU test's tolerance: the CUDA backend differs from
-   the CPU in the last bits of device libm). Two CPU backends step the scene side by side, both
+   start, on the CPU backend (the scale for a GPU test's tolerance: the CUDA backend adds S's rows
+   in another order than the CPU, so its steps start from the CPU's in the last bits). Two CPU
+   backends step the scene side by side, both
    on the sparse inverse in double with METIS ordering, the second with --global's solver
    instead; after every step the second takes the first's state (q, q_t, v), multiplied by
    1 + REL u (u uniform in [-1, 1), a fixed sequence) where --perturb REL is given. Prints the
