@@ -98,8 +98,11 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K,
 // (diag(W), or the mass preconditioner's from the rows) and diag(W) where the host formed W;
 // global queues an L-G iteration's contact stage (the unconstrained solve, the Newton steps,
 // the correction) on the device. graphs: run the L-G iterations as a CUDA graph where the host
-// reads nothing inside one (a dense W, no CR tolerance; SIMCTL_CUDA_GRAPH).
-int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st);
+// reads nothing inside one (a dense W, no CR tolerance; SIMCTL_CUDA_GRAPH). fuse: each
+// reduction one launch, Conjugate Residual's updates in its reductions' launches and the
+// Newton system's product with a dense W one pass (SIMCTL_CUDA_FUSE=on; nsn_reduce.cuh), with
+// the same bits as the separate launches.
+int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, sim_status *st);
 int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);

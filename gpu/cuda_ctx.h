@@ -25,6 +25,12 @@ extern "C" {
 // takes a few microseconds on one core, less than the copy to the device, the kernel and the
 // copy back (with a wait) that each product on the device costs. Not yet timed on a GPU.
 #define SIM_CUDA_HOST_W_ROWS 96
+// With the Newton solve on the device, contact.delassus "auto" keeps W dense up to this many
+// rows (the CPU: 1,500). Measured on an H200 (docs/gpu_runs/2026-11-28-h200-run2, Table 3's
+// frame with the most contacts, per L-G iteration, schur + assemble + cst_solve): dense against
+// matrix-free 1.28 / 2.85 ms at 1,548 rows, 2.80 / 4.60 at 3,387, 4.19 / 4.70 at 4,410, and
+// 9.48 / 3.29 at 7,542, where forming W (a quarter of a GB) costs more than the products save.
+#define SIM_CUDA_DENSE_ROWS 4500
 
 // How the global step's two products run: hand-written gathers that read each entry of S once
 // for the three columns, or cuSPARSE SpMM (double only). SIMCTL_CUDA_SPMV=kernel|cusparse.

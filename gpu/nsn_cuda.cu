@@ -24,7 +24,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "nsn_state.h"
+#include "nsn_reduce.cuh"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -56,47 +56,6 @@ static __global__ void k_ncp(int nc, int K, size_t s3, size_t s1, sim_ncp_kind k
   }
   mterm[t * s1 + j] = mt;
   pterm[t * s1 + j] = pm;
-}
-
-// The block's (sum, max) of (s, m) into (out[0], out[1]) by a tree in shared memory (blockDim.x
-// a power of two, at most SIM_CUDA_BLOCK).
-static __device__ void block_sum_max(double s, double m, double *out_s, double *out_m) {
-  __shared__ double ss[SIM_CUDA_BLOCK], sm[SIM_CUDA_BLOCK];
-  ss[threadIdx.x] = s;
-  sm[threadIdx.x] = m;
-  __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if ((int)threadIdx.x < w) {
-      ss[threadIdx.x] += ss[threadIdx.x + w];
-      sm[threadIdx.x] = fmax(sm[threadIdx.x], sm[threadIdx.x + w]);
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    *out_s = ss[0];
-    *out_m = sm[0];
-  }
-}
-
-// First pass: block b adds (sum of a; max of mx, when given) over its fixed stride into
-// part[b] and part[SIM_RED_BLOCKS + b]. a_i is x_i d_i y_i (d, y optional: 1). Batches along y
-// (the merits of a line search's trials): x and mx at + blockIdx.y xs, part at
-// + 2 SIM_RED_BLOCKS blockIdx.y.
-static __global__ void k_reduce(long long n, const double *x, const double *d, const double *y,
-                                const double *mx, size_t xs, double *part) {
-  double s = 0.0, m = 0.0;
-  x += blockIdx.y * xs;
-  if (mx) mx += blockIdx.y * xs;
-  part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)blockDim.x * gridDim.x) {
-    double v = x[i];
-    if (d) v *= d[i];
-    if (y) v *= y[i];
-    s += v;
-    if (mx) m = fmax(m, mx[i]);
-  }
-  block_sum_max(s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
 }
 
 // Row kernels: a thread per row of the 3 nc; nothing where the gate (a device int) is 0.
@@ -165,6 +124,27 @@ static __global__ void k_sys_post(int m, int paper, const double *om, const doub
     y[i] = sim_nsn_coupled(om[i]) ? y[i] + e[i] / om[i] * x[i] : e[i] * x[i];
 }
 
+// The Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in one pass,
+// SIMCTL_CUDA_FUSE=on): a warp per row, each lane forming its strided part of k_sys_pre's
+// vector as it reads the row; the same products and sums in the same order.
+static __global__ void k_sys_gemv(int m, int paper, const double *W, const double *om,
+                                  const double *e, const double *x, double *y, const int *gate) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
+  const double *row = W + (size_t)i * (size_t)m;
+  double a = 0.0;
+  for (int j = lane; j < m; j += 32) {
+    const double t = paper ? om[j] * x[j] : (sim_nsn_coupled(om[j]) ? x[j] : 0.0);
+    a += row[j] * t;
+  }
+  for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
+  if (lane != 0) return;
+  if (paper)
+    y[i] = om[i] * a + e[i] * x[i];
+  else
+    y[i] = sim_nsn_coupled(om[i]) ? a + e[i] / om[i] * x[i] : e[i] * x[i];
+}
+
 // Conjugate Residual's vector updates (cr.c).
 static __global__ void k_cr_start(int m, const double *b, const double *Mz, double *r,
                                   const int *gate) {
@@ -200,124 +180,6 @@ static __global__ void k_cr_dir(int m, const cr_dev *c, const double *z, const d
   const double beta = c->beta;
   p[i] = z[i] + beta * p[i];
   Mp[i] = Mz[i] + beta * Mp[i];
-}
-
-// cr.c's decisions, taken by the thread that finishes the reduction they read (k_reduce_final):
-// the start (tolerance, whether to iterate at all: not where the Newton steps have stopped) ...
-static __device__ void cr_init(cr_dev *c, double cr_tol, int cr_iters, const int *go) {
-  c->tol = cr_tol > 0.0 ? cr_tol * sqrt(c->red[CR_BB][0]) : 0.0;
-  c->rn = sqrt(c->red[CR_RR][0]);
-  c->iters = 0;
-  c->active = *go && c->rn > c->tol && cr_iters > 0;
-}
-
-static __device__ void cr_zmz(cr_dev *c) { c->zMz = c->red[CR_ZMZ][0]; }
-
-// ... the step length, or a breakdown (no step) ...
-static __device__ void cr_alpha(cr_dev *c) {
-  if (!c->active) return;
-  const double z = c->zMz, d = c->red[CR_MPD][0];
-  if (!(z > 0.0) || !(d > 0.0)) {
-    c->active = 0;
-    return;
-  }
-  c->alpha = z / d;
-  c->iters++;
-}
-
-// ... the stop after a step (iteration count, residual within the tolerance) ...
-static __device__ void cr_check(cr_dev *c, int cr_iters) {
-  if (!c->active) return;
-  c->rn = sqrt(c->red[CR_RR][0]);
-  if (c->iters >= cr_iters || c->rn <= c->tol) c->active = 0;
-}
-
-// ... the next direction's weight ...
-static __device__ void cr_beta(cr_dev *c) {
-  if (!c->active) return;
-  const double z1 = c->red[CR_ZMZ1][0];
-  c->beta = z1 / c->zMz;
-  c->zMz = z1;
-}
-
-// ... and the count, added to the iteration's (a launch of its own).
-static __global__ void k_cr_tally(const cr_dev *c, nsn_dev *n) { n->cr_total += c->iters; }
-
-// The Newton steps' decisions (nsn.c sim_nsn_iterate_w, stage.c's loop), one thread each: an
-// L-G iteration's start (a launch) ...
-static __global__ void k_nsn_reset(nsn_dev *n) {
-  n->go = 1;
-  n->search = 0;
-  n->pick = -1;
-  n->steps = n->worked = n->converged = n->cr_total = 0;
-  n->merit0 = n->pmax0 = 0.0;
-}
-
-// ... a step's start, its merit and max |phi| in res[0], res[1]: stop within newton_tol (by
-// the merit's reduction) ...
-static __device__ void nsn_judge(nsn_dev *n, const double *res, double newton_tol) {
-  if (!n->go) return;
-  n->steps++;
-  n->merit0 = res[0];
-  n->pmax0 = res[1];
-  n->converged = newton_tol > 0.0 && res[1] <= newton_tol;
-  if (n->converged)
-    n->go = 0;
-  else
-    n->worked++;
-  n->search = n->go;
-  n->pick = -1;
-}
-
-// What the thread that finishes a reduction decides next, with no launch of its own.
-enum {
-  THEN_NOTHING,
-  THEN_CR_INIT,
-  THEN_CR_ZMZ,
-  THEN_CR_ALPHA,
-  THEN_CR_CHECK,
-  THEN_CR_BETA,
-  THEN_NSN_JUDGE
-};
-typedef struct red_then {
-  int what;
-  cr_dev *c;
-  nsn_dev *n;
-  const int *go;  // THEN_CR_INIT
-  double tol;     // THEN_CR_INIT: cr_tol; THEN_NSN_JUDGE: newton_tol
-  int iters;      // THEN_CR_INIT, THEN_CR_CHECK: cr_iters
-} red_then;
-
-static __device__ void decide(const red_then *t, const double *res) {
-  switch (t->what) {
-    case THEN_CR_INIT:
-      cr_init(t->c, t->tol, t->iters, t->go);
-      break;
-    case THEN_CR_ZMZ:
-      cr_zmz(t->c);
-      break;
-    case THEN_CR_ALPHA:
-      cr_alpha(t->c);
-      break;
-    case THEN_CR_CHECK:
-      cr_check(t->c, t->iters);
-      break;
-    case THEN_CR_BETA:
-      cr_beta(t->c);
-      break;
-    case THEN_NSN_JUDGE:
-      nsn_judge(t->n, res, t->tol);
-      break;
-  }
-}
-
-// Second pass: one block per batch, a thread per block of the first: res[0] = sum, res[1] =
-// max (batch b's at + 2 b); then the decision that reads it (one batch only).
-static __global__ void k_reduce_final(const double *part, double *res, red_then then) {
-  part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
-  res += 2 * (size_t)blockIdx.y;
-  block_sum_max(part[threadIdx.x], part[SIM_RED_BLOCKS + threadIdx.x], &res[0], &res[1]);
-  if (then.what != THEN_NOTHING && threadIdx.x == 0) decide(&then, res);
 }
 
 // ... and the line search's trials t0 .. t0 + K - 1 (merits in res[2 t]): the first whose merit
@@ -372,26 +234,40 @@ static unsigned blocks_for(long long n) { return sim_cuda_blocks(n > 0 ? n : 1);
 // into dst[0], dst[1]; `batches` of them (x and mx at + b xs, results at dst + 2 b). The first
 // pass runs on the fewest blocks (a power of two, at most SIM_RED_BLOCKS) that give every
 // thread at most one value, the second on one thread per block.
+static unsigned reduce_blocks(long long n) {
+  unsigned nb = 1;
+  while (nb < SIM_RED_BLOCKS && (long long)nb * SIM_CUDA_BLOCK < n) nb *= 2;
+  return nb;
+}
+
 static int queue_reduce(cuda_contact *k, long long n, const double *x, const double *d,
                         const double *y, const double *mx, int batches, size_t xs, double *dst,
                         red_then then, sim_status *st) {
   cuda_nsn *s = k->dn;
-  unsigned nb = 1;
-  while (nb < SIM_RED_BLOCKS && (long long)nb * SIM_CUDA_BLOCK < n) nb *= 2;
+  const unsigned nb = reduce_blocks(n);
   dim3 g1(nb, (unsigned)batches), g2(1, (unsigned)batches);
-  k_reduce<<<g1, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, xs, s->part);
-  k_reduce_final<<<g2, nb, 0, stream(k)>>>(s->part, dst, then);
+  if (s->fuse) {
+    k_reduce_last<<<g1, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, xs, s->part, dst,
+                                                        s->count, then);
+  } else {
+    k_reduce<<<g1, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, xs, s->part);
+    k_reduce_final<<<g2, nb, 0, stream(k)>>>(s->part, dst, then);
+  }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
 // The sum of x d y (d, y optional) into dst[0], left on the device, then Conjugate Residual's
 // decision `what` (THEN_*; THEN_NOTHING: none).
-static int reduce_to(cuda_contact *k, long long n, const double *x, const double *d,
-                     const double *y, double *dst, int what, sim_status *st) {
+static red_then cr_then(const cuda_contact *k, int what) {
   const sim_nsn_options *o = &k->stage.nsn.opt;
   red_then t = {what, k->dn->crd, k->dn->ctl, &k->dn->ctl->go, o->cr_tol, o->cr_iters};
-  return queue_reduce(k, n, x, d, y, NULL, 1, 0, dst, t, st);
+  return t;
+}
+
+static int reduce_to(cuda_contact *k, long long n, const double *x, const double *d,
+                     const double *y, double *dst, int what, sim_status *st) {
+  return queue_reduce(k, n, x, d, y, NULL, 1, 0, dst, cr_then(k, what), st);
 }
 
 // An int of the device's decisions (nsn_dev, cr_dev) to the host: a wait.
@@ -429,6 +305,12 @@ static int ncp_start(cuda_contact *k, sim_status *st) {
 static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate, sim_status *st) {
   cuda_nsn *s = k->dn;
   int m = 3 * k->stage.nc, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER;
+  if (s->fuse && k->w_dense) {
+    k_sys_gemv<<<blocks_for(32LL * m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, k->Wp, s->om,
+                                                                        s->e, x, y, gate);
+    SIM_CU(cudaGetLastError(), st);
+    return SIM_OK;
+  }
   k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, x, s->tmp, gate);
   int rc = w_apply(k, s->tmp, y, gate, st);
   if (rc) return rc;
@@ -463,13 +345,23 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
   if (active) {
     if (dinv) k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, dinv, r, z, on);
     if ((rc = sys_apply(k, z, Mz, on, st))) return rc;
-    k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, z, p, on);
-    k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, Mz, Mp, on);
+    if (!s->fuse) { /* fused: in k_cr_dir_mpd's first launch */
+      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, z, p, on);
+      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, Mz, Mp, on);
+    }
     if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ], THEN_CR_ZMZ, st))) return rc;
+    const unsigned nb = reduce_blocks(m);
     for (int it = 0; it < o->cr_iters; it++) {
-      if ((rc = reduce_to(k, m, Mp, dinv, Mp, c->red[CR_MPD], THEN_CR_ALPHA, st))) return rc;
-      k_cr_step<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, p, Mp, dinv, x, r, z);
-      if ((rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], THEN_CR_CHECK, st))) return rc;
+      if (s->fuse) { /* the direction, then the step, each with the reduction it feeds */
+        k_cr_dir_mpd<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(m, c, it == 0, z, Mz, dinv, p, Mp, s->part,
+                                                    s->count, cr_then(k, THEN_CR_ALPHA));
+        k_cr_step_rr<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(m, c, p, Mp, dinv, x, r, z, s->part, s->count,
+                                                    cr_then(k, THEN_CR_CHECK));
+      } else {
+        if ((rc = reduce_to(k, m, Mp, dinv, Mp, c->red[CR_MPD], THEN_CR_ALPHA, st))) return rc;
+        k_cr_step<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, p, Mp, dinv, x, r, z);
+        if ((rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], THEN_CR_CHECK, st))) return rc;
+      }
       if (it + 1 >= o->cr_iters) break;
       if (o->cr_tol > 0.0) {
         if ((rc = read_flag(k, on, &active, st))) return rc;
@@ -477,7 +369,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
       }
       if ((rc = sys_apply(k, z, Mz, on, st))) return rc;
       if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ1], THEN_CR_BETA, st))) return rc;
-      k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
+      if (!s->fuse) k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
     }
   }
   k_cr_tally<<<1, 1, 0, sm>>>(c, s->ctl); /* read with the rest at the iteration's end */

@@ -346,12 +346,15 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
   return SIM_OK;
 }
 
-int sim_cuda_nsn_create(cuda_contact *k, int graphs, sim_status *st) {
+int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, sim_status *st) {
   k->dn = SIM_NEW0(cuda_nsn, 1);
   if (!k->dn) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device contact solver)");
   cuda_nsn *s = k->dn;
   s->graph_on = graphs;
+  s->fuse = fuse;
+  static const int zeros[SIM_W_BATCH] = {0};
   int rc = sim_cuda_new<double>(k->cx, &s->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS, NULL, st);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->count, SIM_W_BATCH, zeros, st);
   if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, SIM_W_BATCH * 2, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
   if (!rc) rc = sim_cuda_new<cr_dev>(k->cx, &s->crd, 1, NULL, st);
@@ -376,6 +379,7 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   free_arrays(k);
   sim_cuda_release(k->cx, k->dn->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS * sizeof(double));
   sim_cuda_release(k->cx, k->dn->res, SIM_W_BATCH * 2 * sizeof(double));
+  sim_cuda_release(k->cx, k->dn->count, SIM_W_BATCH * sizeof(int));
   sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
   sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
   sim_cuda_release(k->cx, k->dn->ctl, sizeof(nsn_dev));

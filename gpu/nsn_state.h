@@ -54,6 +54,8 @@ typedef struct cuda_nsn {
   double *ltry, *ytry, *htry;  // SIM_W_BATCH x 3 cap: the line search's trials, W ltry, H q
   double *mterm, *pterm;       // SIM_W_BATCH x cap: a contact's merit term and max |phi|
   double *part, *res;          // SIM_W_BATCH x (2 SIM_RED_BLOCKS partials, 2 results)
+  int *count;                  // SIM_W_BATCH: a fused reduction's blocks done (0 between uses)
+  int fuse;  // SIMCTL_CUDA_FUSE=on: fused reductions and CR updates (nsn_reduce.cuh)
   int *moved;
   cr_dev *crd;   // Conjugate Residual's scalars
   nsn_dev *ctl;  // the Newton steps' decisions

@@ -10,9 +10,10 @@
 #   bench:    scripts/bench_gpu.sh (elastic Table 3 rows, kernels against cuSPARSE, double
 #             against float, the bandwidth limit, the frame's time outside the buckets);
 #   table3:   scripts/table3.sh with solver.device=cuda (the contact rows at the paper's sizes),
-#             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), and on the
-#             device with W dense at every size (contact.delassus=dense; `auto` keeps it dense
-#             only up to 1,500 rows, a bound measured on the CPU);
+#             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), on the
+#             device with its reductions fused (SIMCTL_CUDA_FUSE=on), and on the device with W
+#             dense at every size (contact.delassus=dense; `auto` keeps it dense up to 4,500
+#             rows with the device solve, a bound measured on an H200);
 #   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
 #             --device cuda on the 5.3k twisting bar, E = 1e5, 1e7, 1e9, from frame 800, 300
 #             iterations): every global solver's time to 1e-3 on the same device.
@@ -34,10 +35,11 @@
 #   --jobs: programs run at once (default: the CPU count, at most 8)
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
-#   --table3: a comma-separated list of host, device, dense, launches (default the first three,
-#             in that order): the table3 part's runs, e.g. one per call where a call's time is
-#             short; launches is dense with the device solve's kernels launched one by one
-#             instead of as CUDA graphs (SIMCTL_CUDA_GRAPH=off)
+#   --table3: a comma-separated list of host, device, fused, dense, launches (default host,
+#             device, dense, in that order): the table3 part's runs, e.g. one per call where a
+#             call's time is short; fused is device with SIMCTL_CUDA_FUSE=on; launches is dense
+#             with the device solve's kernels launched one by one instead of as CUDA graphs
+#             (SIMCTL_CUDA_GRAPH=off)
 #   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
 #          programs and simctl-emu of a build without a GPU; it checks the script, not a GPU
 set -uo pipefail
@@ -71,9 +73,9 @@ for p in ${PARTS//,/ }; do
 done
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | dense | launches) ;;
-    *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, dense or" \
-         "launches" >&2
+    host | device | fused | dense | launches) ;;
+    *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused, dense" \
+         "or launches" >&2
        exit 2 ;;
   esac
 done
@@ -203,21 +205,23 @@ if want bench && ! spent bench; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
 fi
 
-# the contact rows with the Newton solve on the host (the default) and on the device, and on
-# the device with W dense at every size: the figures that choose SIMCTL_CUDA_NSN's default and
-# where `auto` should stop forming W on the CUDA backend
+# the contact rows with the Newton solve on the host and on the device (the default), fused or
+# not, and on the device with W dense at every size: the figures that choose SIMCTL_CUDA_NSN's
+# and SIMCTL_CUDA_FUSE's defaults and where `auto` should stop forming W on the CUDA backend
 if want table3; then
   for v in ${VARIANTS//,/ }; do
-    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on what=
+    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=off what=
     case "$v" in
+      fused) nsn=device fuse=on ;;
       dense) nsn=device name=table3_nsn_device_dense what=", W dense" ;;
       launches) nsn=device name=table3_nsn_device_dense_launches graph=off
                 what=", W dense, no CUDA graphs" ;;
     esac
-    [ -n "$what" ] && sets+=(--set contact.delassus=dense)
+    case "$v" in dense | launches) sets+=(--set contact.delassus=dense) ;; esac
     spent "table3 $v" && continue
     echo "== table3, Newton solve on the $nsn$what (at most $(($(left) - 10)) s)"
-    SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn timeout -k 10 $(($(left) - 10)) \
+    [ "$fuse" = on ] && what=", reductions fused"
+    SIMCTL_CUDA_FUSE=$fuse SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn timeout -k 10 $(($(left) - 10)) \
       bash "$ROOT/scripts/table3.sh" \
       --simctl "$SIMCTL" --out "$OUT/$name" --rows "$ROWS" "${sets[@]}" | tee "$OUT/$name.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1

@@ -5,7 +5,7 @@
    (soft_box_on_slab), a box obstacle its script moves (pushing_wall), compliant constraint
    pins (hanging_bar_compliant_pin), a cable with pins (cable_finger), a cloth on open blades,
    their points against its triangles (cloth_on_knives), spinning rollers (squeezing_ball) and
-   the matrix-free W above 1,500 rows (sharp_corner).
+   the matrix-free W at 7,542 rows (sharp_corner).
    1. Step by step: the GPU run is reset to the CPU's state (q, q_t, v) after every step, so each
       step starts from the same state; a step's largest position difference, relative to the
       scene's size, must be within 1e-9 before the first contact, and over the steps with
@@ -20,8 +20,8 @@
       1e-2 of the size and the volume change within 0.2 percentage points of each other (the
       GPU kernels' summation order alone, emulated on the CPU, put the centres 1.1e-4 apart;
       device libm and the device solve's reductions add to that over the run).
-   Both with the Newton solve on the host (the default) and on the device
-   (SIMCTL_CUDA_NSN=device, gpu/nsn_cuda.cu), and step by step again with each of the solver's
+   Both with the Newton solve on the host (SIMCTL_CUDA_NSN=host) and on the device (the
+   default, gpu/nsn_cuda.cu), and step by step again with each of the solver's
    other options (the paper's formulation, plain CR, a CR tolerance, the mass preconditioner,
    the minimum map, no line search) on stick_slip and soft_box_on_slab. Collision detection and
    the Delassus operator run on the device in those passes (the backend's default); a last
@@ -29,7 +29,8 @@
    scenes, after checking that the device Newton solve gives the same bits as CUDA graphs
    (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off) (on
    the emulation also after captures the driver refuses, which leave it launching one by one),
-   and collision detection the same bits with its positions read from device twins and uploaded
+   and with its reductions fused into one launch each (SIMCTL_CUDA_FUSE=on) and apart (off),
+   with W dense and matrix-free, in both formulations, with and without Jacobi, and collision detection the same bits with its positions read from device twins and uploaded
    from the host (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
    A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
    and dense_inverse, with the Newton solve on the host and on the device, and with W on the
@@ -55,6 +56,7 @@ void sim_emu_copy_bytes(long long *to_device, long long *to_host);
 long long sim_emu_device_held(void);
 long long sim_emu_host_waits(void);
 void sim_emu_graph_counts(long long *captures, long long *launches);
+void sim_emu_kernel_counts(long long *launched, long long *captured);
 #endif
 
 #ifdef SIM_TEST_EMU
@@ -308,7 +310,7 @@ static void all_scenes(void) {
    CPU reference steps are most of the time (see the header). */
 static void with_nsn(const char *where, void (*scenes)(void)) {
   printf("the Newton solve on the %s (SIMCTL_CUDA_NSN=%s%s):\n", where, where,
-         strcmp(where, "host") ? "" : ", the default");
+         strcmp(where, "device") ? "" : ", the default");
   setenv("SIMCTL_CUDA_NSN", where, 1);
   scenes();
   unsetenv("SIMCTL_CUDA_NSN");
@@ -344,6 +346,7 @@ typedef struct gpu_alone {
   long long last_waits;   /* those of the last step */
   int last_added;         /* the contacts its re-detection added */
   long long captures;     /* graphs captured over the steps (emulation: counted; else 0) */
+  long long kernels;      /* kernels launched or captured over them (likewise) */
   int nc_changes;         /* steps with contact whose count differs from the step before's */
   int redetect;           /* the scene's contact.redetect */
   int host_reads;         /* positions the host reads (sim_world_host_reads: pins, cables) */
@@ -375,9 +378,10 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
   const int *reads;
   o->host_reads = sim_world_host_reads(&r.sg.world, &reads, NULL);
   o->collide = r.sg.world.collide;
-  long long cap0 = 0, cap1 = 0, runs = 0;
+  long long cap0 = 0, cap1 = 0, runs = 0, kl0 = 0, kc0 = 0, kl1 = 0, kc1 = 0;
 #ifdef SIM_TEST_EMU
   sim_emu_graph_counts(&cap0, &runs);
+  sim_emu_kernel_counts(&kl0, &kc0);
 #endif
   int prev_nc = -1;
   for (int s = 0; s < steps && !rc; s++) {
@@ -403,8 +407,10 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
   sim_emu_copy_bytes(&d1, &h1);
   w1 = sim_emu_host_waits();
   sim_emu_graph_counts(&cap1, &runs);
+  sim_emu_kernel_counts(&kl1, &kc1);
 #endif
   o->captures = cap1 - cap0;
+  o->kernels = (kl1 - kl0) + (kc1 - kc0);
   (void)runs;
   o->waits = w1 - w0;
   o->to_device = d1 - d0;
@@ -513,6 +519,41 @@ static void graphs_vs_launches(const char *file, const char *set, int steps, con
   sim_free(rf.q);
 }
 
+/* The device Newton solve's reductions fused into one launch each, with Conjugate Residual's
+   updates and the Newton system's dense product (SIMCTL_CUDA_FUSE=on), against the separate
+   launches (off, the default): the same positions bit for bit after `steps` steps of the CUDA
+   backend alone, the same Newton steps and CR iterations, no backend note; on the emulation,
+   fewer kernels. */
+static void fused_vs_separate(const char *file, const char *set, int steps) {
+  gpu_alone on, off;
+  setenv("SIMCTL_CUDA_NSN", "device", 1);
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_FUSE", "on", &on);
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_FUSE", "off", &off);
+  unsetenv("SIMCTL_CUDA_NSN");
+  int same = same_positions(&on, &off);
+  printf("  %-26s %d steps (%d with contact)%s%s: fused and separate %s; %lld and %lld Newton "
+         "steps, %lld and %lld CR iterations",
+         g_sc.name, steps, on.contact_steps, set ? ", " : "", set ? set : "",
+         same ? "bit-identical" : "DIFFER", on.newton, off.newton, on.cr, off.cr);
+#ifdef SIM_TEST_EMU
+  printf("; %lld and %lld kernels", on.kernels, off.kernels);
+  check_report(on.kernels < off.kernels, __FILE__, __LINE__,
+               "%s: kernels launched or captured %lld fused < %lld separate", g_sc.name,
+               on.kernels, off.kernels);
+#endif
+  printf("\n");
+  check_report(on.contact_steps > 0 && same && on.newton == off.newton && on.cr == off.cr &&
+                   on.cr > 0 && on.notes == 0 && off.notes == 0,
+               __FILE__, __LINE__,
+               "%s: steps with contact %d > 0, positions bit-identical fused and separate, "
+               "Newton steps %lld and %lld and CR iterations %lld and %lld equal (> 0), backend "
+               "notes %d and %d = 0",
+               g_sc.name, on.contact_steps, on.newton, off.newton, on.cr, off.cr, on.notes,
+               off.notes);
+  sim_free(on.q);
+  sim_free(off.q);
+}
+
 /* Collision detection's positions read from the device twins the stepper's detect_download
    leaves (SIMCTL_CUDA_TWINS=on, the default) against downloaded to the host and uploaded from
    there (off): the same positions bit for bit after `steps` steps of the CUDA backend alone,
@@ -565,6 +606,15 @@ static void pass_paths(void) {
                      GPU_OR_EMU(40, 10), NULL);
   /* cables: the host reads their vertices at q_t and at q~ (their rows), in one wait */
   graphs_vs_launches("../scenes/cable_finger.json", NULL, GPU_OR_EMU(40, 10), NULL);
+  printf("the device Newton solve's reductions fused against launched apart "
+         "(SIMCTL_CUDA_FUSE):\n");
+  fused_vs_separate("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 6));
+  fused_vs_separate("../scenes/soft_box_on_slab.json", "contact.delassus=operator",
+                    GPU_OR_EMU(60, 4));
+  fused_vs_separate("../scenes/stick_slip.json", "contact.formulation=paper", GPU_OR_EMU(40, 8));
+  fused_vs_separate("../scenes/stick_slip.json", "contact.cr_preconditioner=none",
+                    GPU_OR_EMU(40, 8));
+  fused_vs_separate("../scenes/cable_finger.json", NULL, GPU_OR_EMU(40, 8));
   printf("collision detection's positions from device twins against uploads "
          "(SIMCTL_CUDA_TWINS):\n");
   twins_vs_uploads("../scenes/stick_slip.json", NULL, GPU_OR_EMU(40, 6));
@@ -609,7 +659,7 @@ static void pass_solvers(void) {
     step_by_step("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 6));
     unsetenv("SIMCTL_CUDA_DELASSUS");
   }
-#ifndef SIM_TEST_EMU /* the matrix-free W above 1,500 rows: each product two triangular solves */
+#ifndef SIM_TEST_EMU /* the matrix-free W at 7,542 rows: each product two triangular solves */
   g_global = SIM_GLOBAL_CHOLESKY;
   setenv("SIMCTL_CUDA_NSN", "device", 1);
   sharp_corner_steps();

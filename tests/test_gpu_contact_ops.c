@@ -19,7 +19,10 @@
      emulation both are within 1e-13; on a GPU the device's libm in the device Newton solve,
      hypot, differs from glibc's in the last bits, test_gpu_contact.c).
    - The same with W matrix-free (contact.delassus operator), and both with the Newton solve on
-     the device (SIMCTL_CUDA_NSN=device). Argument "rows": the first alone. */
+     the device (SIMCTL_CUDA_NSN=device, the default; the passes before set host), each run
+     again with the device solve's reductions fused (SIMCTL_CUDA_FUSE=on), whose q must be the
+     separate launches' to the bit (on the emulation in three block orders). Argument "rows":
+     the first alone. */
 #include <stdlib.h>
 
 #include "contact/contact.h"
@@ -247,19 +250,55 @@ static void first_pass(void) {
 #endif
 }
 
+/* The device Newton solve with its reductions fused (SIMCTL_CUDA_FUSE=on: each one launch,
+   the block that finishes last adding the others' partials) against the separate launches
+   (off): q after every L-G iteration the same to the bit; on the emulation with the blocks run
+   forward, in reverse and shuffled (another block finishes each reduction). */
+static void fused_pass(const char *what, const char *delassus) {
+  char fw[96];
+  snprintf(fw, sizeof fw, "%s, fused", what);
+  g_rec_mode = 1, g_rec_at = 0, g_rec_diff = 0;
+  setenv("SIMCTL_CUDA_FUSE", "off", 1);
+  steps(what, delassus);
+  setenv("SIMCTL_CUDA_FUSE", "on", 1);
+#ifdef SIM_TEST_EMU
+  const int orders = 3;
+#else
+  const int orders = 1;
+#endif
+  for (int kind = 0; kind < orders; kind++) {
+#ifdef SIM_TEST_EMU
+    sim_emu_set_schedule(kind);
+#endif
+    g_rec_mode = 2, g_rec_at = 0, g_rec_diff = 0;
+    steps(fw, delassus);
+    check_report(g_rec_diff == 0 && g_rec_at == g_rec_n, __FILE__, __LINE__,
+                 "%s (blocks in order %d): %ld of %zu values differ from the separate launches'",
+                 fw, kind, g_rec_diff, g_rec_n);
+  }
+#ifdef SIM_TEST_EMU
+  sim_emu_set_schedule(0);
+#endif
+  unsetenv("SIMCTL_CUDA_FUSE");
+  g_rec_mode = 0;
+  sim_free(g_rec);
+  g_rec = NULL, g_rec_n = 0;
+}
+
 /* argument "rows": the first pass alone (the Newton solve on the host, W dense), the quick
    check of the device's rows, which runs under AddressSanitizer too */
 int main(int argc, char **argv) {
   gpu_or_skip("test_gpu_contact_ops");
   const int rows_only = argc > 1 && strcmp(argv[1], "rows") == 0;
+  setenv("SIMCTL_CUDA_NSN", "host", 1);
   first_pass();
   if (!rows_only) {
     steps("W matrix-free", "operator");
     setenv("SIMCTL_CUDA_NSN", "device", 1);
-    steps("device Newton solve, dense W", "dense");
-    steps("device Newton solve, W matrix-free", "operator");
-    unsetenv("SIMCTL_CUDA_NSN");
+    fused_pass("device Newton solve, dense W", "dense");
+    fused_pass("device Newton solve, W matrix-free", "operator");
   }
+  unsetenv("SIMCTL_CUDA_NSN");
   CHECK_INT(sim_mem_in_use(), 0);
   return check_summary("test_gpu_contact_ops");
 }

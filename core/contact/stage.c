@@ -14,8 +14,9 @@
 #include "rows.h"
 #include "world.h"
 
-/* "auto": W dense up to this many rows (3 per contact), the operator above (measured on
-   sharp_corner, README: the dense build and its products grow as rows^2). */
+/* "auto": W dense up to this many rows (3 per contact), the operator above, unless the backend
+   sets its own bound (dense_rows; measured on sharp_corner, README: the dense build and its
+   products grow as rows^2). */
 #define SIM_DELASSUS_DENSE_ROWS 1500
 
 static int grow(sim_contact_stage *k, int nc) {
@@ -100,7 +101,7 @@ static void mass_inverse_diag(sim_contact_stage *k) {
 
 static int use_dense(const sim_contact_stage *k, int nc) {
   return k->delassus == SIM_SCENE_DELASSUS_DENSE ||
-         (k->delassus == SIM_SCENE_DELASSUS_AUTO && 3 * nc <= SIM_DELASSUS_DENSE_ROWS);
+         (k->delassus == SIM_SCENE_DELASSUS_AUTO && 3 * nc <= k->dense_rows);
 }
 
 int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, sim_cst_times *t,
@@ -248,6 +249,7 @@ int sim_contact_stage_init(sim_contact_stage *k, const sim_model *m, const sim_c
   k->fac = fac;
   k->S = S;
   k->max_W_bytes = max_W_bytes;
+  k->dense_rows = SIM_DELASSUS_DENSE_ROWS;
   k->min_sep = cd->min_separation;
   k->delassus = cd->delassus;
   k->warm = cd->warm_start;

@@ -50,6 +50,8 @@ typedef struct sim_contact_stage {
   sim_factor *fac;             /* borrowed: for W by CHOLMOD where S is NULL */
   const sim_sparse_inverse *S; /* borrowed: for W and diag(W) (host) */
   size_t max_W_bytes;          /* refuse a dense W above this (0: no limit) */
+  int dense_rows;              /* contact.delassus "auto": W dense up to this many rows (init:
+                                  the CPU's bound; a backend may set its own after init) */
   double min_sep;
   int warm;
   int newton_steps; /* per L-G iteration */

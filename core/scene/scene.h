@@ -176,7 +176,7 @@ typedef enum {
 } sim_scene_precond;
 #define SIM_SCENE_PRECOND_COUNT 2
 typedef enum {
-  SIM_SCENE_DELASSUS_AUTO,    /* "auto": dense up to SIM_DELASSUS_DENSE_ROWS rows, else operator */
+  SIM_SCENE_DELASSUS_AUTO,    /* "auto": dense up to the backend's bound (stage.h), else operator */
   SIM_SCENE_DELASSUS_DENSE,   /* "dense": W = H A^-1 H^T formed once per step */
   SIM_SCENE_DELASSUS_OPERATOR /* "operator": W x = H A^-1 H^T x by a solve per product */
 } sim_scene_delassus;

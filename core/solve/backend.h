@@ -185,9 +185,10 @@ int sim_backend_cpu_create(const sim_model *m, const sim_backend_opts *o, sim_ba
 /* gpu/: SIM_ERR_DEVICE with a reason when CUDA cannot run (not built, no device, ...). */
 int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
                             sim_status *st);
-/* Whether `--device auto` may pick the CUDA backend: 0 until its GPU tests (label gpu) have
-   passed on a GPU; until then it runs only when asked for (--device cuda). */
-#define SIM_CUDA_AUTO 0
+/* Whether `--device auto` may pick the CUDA backend: 1 since every GPU test (label gpu) passed
+   on a GPU (an NVIDIA H200, 2026-11-28, docs/gpu_runs); 0 runs it only when asked for
+   (--device cuda). */
+#define SIM_CUDA_AUTO 1
 /* 1 when CUDA device `gpu` (its index) is usable, with its name in `why`; otherwise 0 and a
    reason in `why`. The CUDA backend runs on that device (cudaSetDevice in the creating thread,
    which makes every later call of the backend). */

@@ -207,6 +207,9 @@ struct launcher {
 #define warpSize 32
 
 static inline void __syncthreads(void) { ::sim_emu::syncthreads(); }
+// Blocks run one after another and their threads switch only at barriers and shuffles, so every
+// write is seen by whatever runs after it: a memory fence has nothing to order.
+static inline void __threadfence(void) {}
 
 // The fibres of the emulated threads switch only at barriers and shuffles, so a read-modify-write
 // is atomic as written; returns the old value, as the device's does.

@@ -766,6 +766,11 @@ extern "C" void sim_emu_graph_counts(long long *captures, long long *launches) {
   *captures = graph_captures;
   *launches = graph_launches;
 }
+// The kernels launched and captured into graphs so far (a graph's launch counts in neither).
+extern "C" void sim_emu_kernel_counts(long long *launched, long long *captured) {
+  *launched = sim_emu::kernels_launched;
+  *captured = sim_emu::kernels_captured;
+}
 // One line of the report by calling site: the counts, then the function and object holding
 // the caller's address (addr2line -e OBJECT OFFSET names the line).
 static void report_site(void *caller, const char *fmt, long long a, long long b) {

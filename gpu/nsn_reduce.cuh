@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+// The device Newton solve's reductions and the decisions their last thread takes (Conjugate
+// Residual's, the Newton steps'): included by gpu/nsn_cuda.cu alone (no launch here).
+//
+// A reduction is two passes over a fixed partition (deterministic): a first pass of nb blocks
+// (a power of two), each thread adding its stride's values and each block its threads' by a
+// tree, and a second of one block of nb threads adding the blocks' by the same tree. Launched
+// as two kernels (k_reduce, k_reduce_final), or fused into one (SIMCTL_CUDA_FUSE=on): the
+// first pass, then the block that finishes last (a counter per batch, which it sets back to 0)
+// runs the second over the partials the others left in memory; the vector update whose result
+// it reads can run in the first pass's loop (k_cr_dir_mpd, k_cr_step_rr). Both give the same
+// bits: the same values added by the same trees in the same order.
+#ifndef SIM_GPU_NSN_REDUCE_CUH
+#define SIM_GPU_NSN_REDUCE_CUH
+#include "nsn_state.h"
+
+// The (sum, max) of the first n threads' (s, m) into (out[0], out[1]) by a tree in shared
+// memory (n a power of two, at most blockDim.x <= SIM_CUDA_BLOCK; every thread calls it).
+static __device__ void block_sum_max(int n, double s, double m, double *out_s, double *out_m) {
+  __shared__ double ss[SIM_CUDA_BLOCK], sm[SIM_CUDA_BLOCK];
+  ss[threadIdx.x] = s;
+  sm[threadIdx.x] = m;
+  __syncthreads();
+  for (int w = n / 2; w > 0; w /= 2) {
+    if ((int)threadIdx.x < w) {
+      ss[threadIdx.x] += ss[threadIdx.x + w];
+      sm[threadIdx.x] = fmax(sm[threadIdx.x], sm[threadIdx.x + w]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    *out_s = ss[0];
+    *out_m = sm[0];
+  }
+}
+
+// First pass: block b adds (sum of a; max of mx, when given) over its fixed stride into
+// part[b] and part[SIM_RED_BLOCKS + b]. a_i is x_i d_i y_i (d, y optional: 1). Batches along y
+// (the merits of a line search's trials): x and mx at + blockIdx.y xs, part at
+// + 2 SIM_RED_BLOCKS blockIdx.y.
+static __device__ void reduce_first(long long n, const double *x, const double *d,
+                                    const double *y, const double *mx, size_t xs, double *part) {
+  double s = 0.0, m = 0.0;
+  x += blockIdx.y * xs;
+  if (mx) mx += blockIdx.y * xs;
+  part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)blockDim.x * gridDim.x) {
+    double v = x[i];
+    if (d) v *= d[i];
+    if (y) v *= y[i];
+    s += v;
+    if (mx) m = fmax(m, mx[i]);
+  }
+  block_sum_max(blockDim.x, s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
+}
+
+static __global__ void k_reduce(long long n, const double *x, const double *d, const double *y,
+                                const double *mx, size_t xs, double *part) {
+  reduce_first(n, x, d, y, mx, xs, part);
+}
+
+// cr.c's decisions, taken by the thread that finishes the reduction they read (k_reduce_final):
+// the start (tolerance, whether to iterate at all: not where the Newton steps have stopped) ...
+static __device__ void cr_init(cr_dev *c, double cr_tol, int cr_iters, const int *go) {
+  c->tol = cr_tol > 0.0 ? cr_tol * sqrt(c->red[CR_BB][0]) : 0.0;
+  c->rn = sqrt(c->red[CR_RR][0]);
+  c->iters = 0;
+  c->active = *go && c->rn > c->tol && cr_iters > 0;
+}
+
+static __device__ void cr_zmz(cr_dev *c) { c->zMz = c->red[CR_ZMZ][0]; }
+
+// ... the step length, or a breakdown (no step) ...
+static __device__ void cr_alpha(cr_dev *c) {
+  if (!c->active) return;
+  const double z = c->zMz, d = c->red[CR_MPD][0];
+  if (!(z > 0.0) || !(d > 0.0)) {
+    c->active = 0;
+    return;
+  }
+  c->alpha = z / d;
+  c->iters++;
+}
+
+// ... the stop after a step (iteration count, residual within the tolerance) ...
+static __device__ void cr_check(cr_dev *c, int cr_iters) {
+  if (!c->active) return;
+  c->rn = sqrt(c->red[CR_RR][0]);
+  if (c->iters >= cr_iters || c->rn <= c->tol) c->active = 0;
+}
+
+// ... the next direction's weight ...
+static __device__ void cr_beta(cr_dev *c) {
+  if (!c->active) return;
+  const double z1 = c->red[CR_ZMZ1][0];
+  c->beta = z1 / c->zMz;
+  c->zMz = z1;
+}
+
+// ... and the count, added to the iteration's (a launch of its own).
+static __global__ void k_cr_tally(const cr_dev *c, nsn_dev *n) { n->cr_total += c->iters; }
+
+// The Newton steps' decisions (nsn.c sim_nsn_iterate_w, stage.c's loop), one thread each: an
+// L-G iteration's start (a launch) ...
+static __global__ void k_nsn_reset(nsn_dev *n) {
+  n->go = 1;
+  n->search = 0;
+  n->pick = -1;
+  n->steps = n->worked = n->converged = n->cr_total = 0;
+  n->merit0 = n->pmax0 = 0.0;
+}
+
+// ... a step's start, its merit and max |phi| in res[0], res[1]: stop within newton_tol (by
+// the merit's reduction) ...
+static __device__ void nsn_judge(nsn_dev *n, const double *res, double newton_tol) {
+  if (!n->go) return;
+  n->steps++;
+  n->merit0 = res[0];
+  n->pmax0 = res[1];
+  n->converged = newton_tol > 0.0 && res[1] <= newton_tol;
+  if (n->converged)
+    n->go = 0;
+  else
+    n->worked++;
+  n->search = n->go;
+  n->pick = -1;
+}
+
+// What the thread that finishes a reduction decides next, with no launch of its own.
+enum {
+  THEN_NOTHING,
+  THEN_CR_INIT,
+  THEN_CR_ZMZ,
+  THEN_CR_ALPHA,
+  THEN_CR_CHECK,
+  THEN_CR_BETA,
+  THEN_NSN_JUDGE
+};
+typedef struct red_then {
+  int what;
+  cr_dev *c;
+  nsn_dev *n;
+  const int *go;  // THEN_CR_INIT
+  double tol;     // THEN_CR_INIT: cr_tol; THEN_NSN_JUDGE: newton_tol
+  int iters;      // THEN_CR_INIT, THEN_CR_CHECK: cr_iters
+} red_then;
+
+static __device__ void decide(const red_then *t, const double *res) {
+  switch (t->what) {
+    case THEN_CR_INIT:
+      cr_init(t->c, t->tol, t->iters, t->go);
+      break;
+    case THEN_CR_ZMZ:
+      cr_zmz(t->c);
+      break;
+    case THEN_CR_ALPHA:
+      cr_alpha(t->c);
+      break;
+    case THEN_CR_CHECK:
+      cr_check(t->c, t->iters);
+      break;
+    case THEN_CR_BETA:
+      cr_beta(t->c);
+      break;
+    case THEN_NSN_JUDGE:
+      nsn_judge(t->n, res, t->tol);
+      break;
+  }
+}
+
+// Second pass: one block per batch, a thread per block of the first: res[0] = sum, res[1] =
+// max (batch b's at + 2 b); then the decision that reads it (one batch only).
+static __global__ void k_reduce_final(const double *part, double *res, red_then then) {
+  part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
+  res += 2 * (size_t)blockIdx.y;
+  block_sum_max(blockDim.x, part[threadIdx.x], part[SIM_RED_BLOCKS + threadIdx.x], &res[0],
+                &res[1]);
+  if (then.what != THEN_NOTHING && threadIdx.x == 0) decide(&then, res);
+}
+
+// ---- the fused reductions (SIMCTL_CUDA_FUSE=on) ----
+
+// The end of a fused reduction's first pass (block b's partials in part[b], part[SIM_RED_BLOCKS
+// + b]): the block that counts last (*count, back to 0 after) adds every block's by
+// k_reduce_final's tree into res and takes `then`'s decision. Every thread of every block calls it.
+static __device__ void finish_last(double *part, double *res, int *count, const red_then &then) {
+  __shared__ int last;
+  if (threadIdx.x == 0) {
+    __threadfence(); /* this block's partials before its count */
+    last = atomicAdd(count, 1) == (int)gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence(); /* the others' partials, read past the L1 cache */
+  const volatile double *vp = part;
+  const int nb = (int)gridDim.x, t = (int)threadIdx.x;
+  block_sum_max(nb, t < nb ? vp[t] : 0.0, t < nb ? vp[SIM_RED_BLOCKS + t] : 0.0, &res[0], &res[1]);
+  if (t == 0) {
+    *count = 0;
+    if (then.what != THEN_NOTHING) decide(&then, res);
+  }
+}
+
+// k_reduce and k_reduce_final in one launch (batch blockIdx.y's counter at count + blockIdx.y).
+static __global__ void k_reduce_last(long long n, const double *x, const double *d,
+                                     const double *y, const double *mx, size_t xs, double *part,
+                                     double *res, int *count, red_then then) {
+  reduce_first(n, x, d, y, mx, xs, part);
+  part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
+  res += 2 * (size_t)blockIdx.y;
+  finish_last(part, res, count + blockIdx.y, then);
+}
+
+// A fused reduction whose values are updated in its first pass: v(i) updates element i and
+// returns the value it adds (what k_reduce's x d y would read after the update's own launch).
+template <class Value>
+static __device__ void update_reduce(long long n, Value v, double *part, double *res, int *count,
+                                     const red_then &then) {
+  double s = 0.0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)blockDim.x * gridDim.x)
+    s += v(i);
+  block_sum_max(blockDim.x, s, 0.0, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
+  finish_last(part, res, count, then);
+}
+
+// Conjugate Residual's next direction (k_cr_dir; first: p = z, Mp = Mz, the copies before the
+// loop), where c->active, then the sum of Mp dinv Mp (dinv optional) and the step length.
+static __global__ void k_cr_dir_mpd(long long n, cr_dev *c, int first, const double *z,
+                                    const double *Mz, const double *dinv, double *p, double *Mp,
+                                    double *part, int *count, red_then then) {
+  const int on = c->active;
+  const double beta = c->beta;
+  update_reduce(
+      n,
+      [=](long long i) {
+        if (on) {
+          p[i] = first ? z[i] : z[i] + beta * p[i];
+          Mp[i] = first ? Mz[i] : Mz[i] + beta * Mp[i];
+        }
+        double v = Mp[i];
+        if (dinv) v *= dinv[i];
+        return v * Mp[i];
+      },
+      part, c->red[CR_MPD], count, then);
+}
+
+// Conjugate Residual's step (k_cr_step) where c->active, then the sum of r r and the stop test.
+static __global__ void k_cr_step_rr(long long n, cr_dev *c, const double *p, const double *Mp,
+                                    const double *dinv, double *x, double *r, double *z,
+                                    double *part, int *count, red_then then) {
+  const int on = c->active;
+  const double alpha = c->alpha;
+  update_reduce(
+      n,
+      [=](long long i) {
+        if (on) {
+          x[i] += alpha * p[i];
+          r[i] -= alpha * Mp[i];
+          if (dinv) z[i] -= alpha * dinv[i] * Mp[i];
+        }
+        return r[i] * r[i];
+      },
+      part, c->red[CR_RR], count, then);
+}
+
+#endif
