@@ -9,7 +9,7 @@
 # GPU makes too (tests/emu/README.md).
 # usage: scripts/emu_frame_costs.sh [--simctl PATH] [--frames N1,N2] [--set KEY=VALUE]...
 #                                   [--env NAME=VALUE]... SCENE...
-# e.g.   scripts/emu_frame_costs.sh --env SIMCTL_CUDA_NSN=device scenes/soft_box_on_slab.json
+# e.g.   scripts/emu_frame_costs.sh --env SIMCTL_CUDA_NSN=host scenes/soft_box_on_slab.json
 set -euo pipefail
 SIMCTL=build/simctl-emu N1=6 N2=8
 SETS=() ENVS=() SCENES=()
