@@ -37,6 +37,9 @@ if(TARGET simcore_emu)
   endforeach()
   set_tests_properties(test_emu_backend test_emu_detect test_emu_points test_emu_delassus
     test_emu_solvers PROPERTIES LABELS "emu;unit")
+  # the next longest (about 2 minutes each on 2 cores): started right after the contact passes,
+  # so that no long test is left to run alone at the end under ctest -j2
+  set_tests_properties(test_emu_contact_ops test_emu_runs PROPERTIES COST 5000)
   # the per-operation tests again with the blocks, and the warps in a block, run backwards and
   # in a shuffled order (SIMCTL_EMU_SCHEDULE): a GPU promises no order, so results must not
   # depend on one
