@@ -100,8 +100,9 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K,
 // the correction) on the device. graphs: run the L-G iterations as a CUDA graph where the host
 // reads nothing inside one (a dense W, no CR tolerance; SIMCTL_CUDA_GRAPH). fuse: each
 // reduction one launch, Conjugate Residual's updates in its reductions' launches and the
-// Newton system's product with a dense W one pass (SIMCTL_CUDA_FUSE=on; nsn_reduce.cuh), with
-// the same bits as the separate launches.
+// Newton system's product with a dense W one pass, and the line search's full step tried alone
+// before the batch of the other step lengths (SIMCTL_CUDA_FUSE=on; nsn_reduce.cuh), with the
+// same bits as the separate launches.
 int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, sim_status *st);
 int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);

@@ -391,7 +391,9 @@ static int line_search(cuda_contact *k, sim_status *st) {
   double h2 = o->h * o->h;
   cudaStream_t sm = stream(k);
   for (int t0 = 0; t0 <= o->line_search;) {
-    int K = reads ? 1 : o->line_search + 1 - t0;
+    /* fused: the full step alone first, the one usually taken (the batch after it does
+       nothing once it is), so that W's product is not made for every trial each step */
+    int K = reads || (s->fuse && t0 == 0) ? 1 : o->line_search + 1 - t0;
     if (K > SIM_W_BATCH) K = SIM_W_BATCH;
     k_update<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
         nc, K, t0, s3, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->ltry, on);
