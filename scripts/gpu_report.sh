@@ -183,11 +183,13 @@ if want sanitize; then
       JOBS_S+=("memcheck_$PRE$t|'$CS' --tool memcheck --leak-check full --error-exitcode 1 \
 '$BUILD/tests/$PRE$t'")
     done
-    # the contact operations' quick pass: the rows and the term table built on the device
+    # the contact operations: the rows and the term table built on the device, and the device
+    # Newton solve with its reductions apart and fused (SIMCTL_CUDA_FUSE: a block's shared
+    # memory reused for the last block's second pass)
     JOBS_S+=("memcheck_${PRE}contact_ops|'$CS' --tool memcheck --leak-check full \
---error-exitcode 1 '$BUILD/tests/${PRE}contact_ops' rows")
+--error-exitcode 1 '$BUILD/tests/${PRE}contact_ops'")
     for tool in racecheck synccheck; do
-      for t in detect points delassus backend solvers; do
+      for t in detect points delassus backend solvers contact_ops; do
         JOBS_S+=("${tool}_$PRE$t|'$CS' --tool $tool --error-exitcode 1 '$BUILD/tests/$PRE$t'")
       done
     done
