@@ -43,18 +43,6 @@ static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, si
   return sim_backend_cpu_create(m, &o, be, st);
 }
 
-/* Largest extent of the rest configuration, m. */
-static double scene_size(const sim_model *m) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int i = 0; i < m->n; i++)
-    for (int k = 0; k < 3; k++) {
-      double x = m->x_rest[3 * i + k];
-      lo[k] = x < lo[k] ? x : lo[k];
-      hi[k] = x > hi[k] ? x : hi[k];
-    }
-  return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-}
-
 /* Positions must stay finite and within 1e3 x the scene's size of where they started. */
 static int check_state(const sim_model *m, double size, const double *q, int frame,
                        sim_status *st) {
@@ -225,7 +213,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   const char *cache = o->cache_dir ? o->cache_dir : sim_cache_dir();
   int rc = sim_model_build(sc, cache, &r.m, st);
   if (!rc) {
-    r.size = scene_size(&r.m);
+    r.size = sim_model_extent(&r.m);
     res->measure_rest = sim_model_measure(&r.m, r.m.x_rest);
     body_centres(&r.m, r.m.x_rest, res->com_start);
   }
