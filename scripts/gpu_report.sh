@@ -214,17 +214,16 @@ if want table3; then
   for v in ${VARIANTS//,/ }; do
     nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=off what=
     case "$v" in
-      fused) nsn=device fuse=on ;;
-      dense) nsn=device name=table3_nsn_device_dense what=", W dense" ;;
+      fused) nsn=device fuse=on what=", reductions fused" ;;
+      dense) nsn=device name=table3_nsn_device_dense what=", W dense"
+             sets+=(--set contact.delassus=dense) ;;
       launches) nsn=device name=table3_nsn_device_dense_launches graph=off
-                what=", W dense, no CUDA graphs" ;;
+                what=", W dense, no CUDA graphs" sets+=(--set contact.delassus=dense) ;;
     esac
-    case "$v" in dense | launches) sets+=(--set contact.delassus=dense) ;; esac
     spent "table3 $v" && continue
     echo "== table3, Newton solve on the $nsn$what (at most $(($(left) - 10)) s)"
-    [ "$fuse" = on ] && what=", reductions fused"
-    SIMCTL_CUDA_FUSE=$fuse SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn timeout -k 10 $(($(left) - 10)) \
-      bash "$ROOT/scripts/table3.sh" \
+    SIMCTL_CUDA_FUSE=$fuse SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn \
+      timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/table3.sh" \
       --simctl "$SIMCTL" --out "$OUT/$name" --rows "$ROWS" "${sets[@]}" | tee "$OUT/$name.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done
