@@ -30,8 +30,9 @@
    (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off) (on
    the emulation also after captures the driver refuses, which leave it launching one by one),
    and with its reductions fused into one launch each (SIMCTL_CUDA_FUSE=on) and apart (off),
-   with W dense and matrix-free, in both formulations, with and without Jacobi, and collision detection the same bits with its positions read from device twins and uploaded
-   from the host (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
+   with W dense and matrix-free, in both formulations, with and without Jacobi, and collision
+   detection the same bits with its positions read from device twins and uploaded from the
+   host (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
    A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
    and dense_inverse, with the Newton solve on the host and on the device, and with W on the
    host (pass_solvers). The squeezing ball has passes of its own, step by step (1.) and
