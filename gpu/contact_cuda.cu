@@ -73,16 +73,17 @@ static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm,
 // (out likewise): a warp per row, which it reads once, each lane a strided part of it for
 // every vector (each column's sum in the order of a single product). Nothing where *gate is
 // 0 (gate NULL: always). KB: the most vectors (1: a single product's loop, nothing to skip).
-template <int KB>
-static __global__ void k_gemv(int m, const double *W, const double *x, double *out, int K,
-                              size_t xs, const int *gate) {
+// T: W's values (float: contact.cr_precision's copy), each widened to double, the sums in double.
+template <int KB, typename T>
+static __global__ void k_gemv(int m, const T *W, const double *x, double *out, int K, size_t xs,
+                              const int *gate) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (i >= m || (gate && !*gate)) return; /* whole warps: i and *gate are the warp's */
-  const double *row = W + (size_t)i * (size_t)m;
+  const T *row = W + (size_t)i * (size_t)m;
   double a[KB];
   for (int t = 0; t < KB; t++) a[t] = 0.0;
   for (int j = lane; j < m; j += 32) {
-    const double w = row[j];
+    const double w = (double)row[j];
     for (int t = 0; t < KB; t++)
       if (t < K) a[t] += w * x[t * xs + (size_t)j];
   }
@@ -116,26 +117,28 @@ int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st) {
   return SIM_OK;
 }
 
-int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K, size_t xs,
-                           const int *gate, sim_status *st) {
+int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, double *out, int K,
+                           size_t xs, const int *gate, sim_status *st) {
   int m = 3 * k->stage.nc;
-  if (!k->w_dense || K < 1 || K > SIM_W_BATCH)
+  if (!k->w_dense || K < 1 || K > (wf ? 1 : SIM_W_BATCH))
     return sim_fail(st, SIM_ERR_DEVICE, "CUDA: %d products with %s W", K,
                     k->w_dense ? "a dense" : "no dense");
   if (m == 0) return SIM_OK;
-  unsigned blocks = (unsigned)(((long long)m * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
+  const unsigned g = sim_cuda_blocks(32LL * m);
   cudaStream_t sm = k->cx->stream;
-  if (K == 1)
-    k_gemv<1><<<blocks, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, K, xs, gate);
+  if (wf)
+    k_gemv<1, float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, wf, x, out, K, xs, gate);
+  else if (K == 1)
+    k_gemv<1, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, K, xs, gate);
   else
-    k_gemv<SIM_W_BATCH><<<blocks, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, K, xs, gate);
+    k_gemv<SIM_W_BATCH, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, K, xs, gate);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
 int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *st) {
   if (3 * k->stage.nc == 0) return SIM_OK;
-  if (k->w_dense) return sim_cuda_w_apply_dense(k, x, out, 1, 0, NULL, st);
+  if (k->w_dense) return sim_cuda_w_apply_dense(k, NULL, x, out, 1, 0, NULL, st);
   int rc = sim_cuda_ht_gather(k, x, st);
   if (!rc) rc = sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, st);
   if (!rc) rc = sim_cuda_h_apply(k, k->wq, 1, out, st);

@@ -83,10 +83,12 @@ int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st);
 int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *st);
 // With a dense W only (k->w_dense): out_t = W x_t for K vectors at once (x_t = x + t xs, out
 // likewise; 1 <= K <= SIM_W_BATCH), reading W once; each product has sim_cuda_w_apply's bits.
-// Nothing is written where the device int *gate is 0 (NULL: always).
+// wf: a float copy of W read instead (contact.cr_precision, Conjugate Residual's products; K 1),
+// each entry widened to double and summed in the same order; NULL: W itself. Nothing is written
+// where the device int *gate is 0 (NULL: always).
 #define SIM_W_BATCH 16
-int sim_cuda_w_apply_dense(cuda_contact *k, const double *x, double *out, int K, size_t xs,
-                           const int *gate, sim_status *st);
+int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, double *out, int K,
+                           size_t xs, const int *gate, sim_status *st);
 
 // nsn_cuda.cu and nsn_state.cu: the device Newton solve. The shared stage forms W on its
 // side and leaves the rest to the device (sim_contact_stage.backend_prepares). keep queues the

@@ -126,16 +126,18 @@ static __global__ void k_sys_post(int m, int paper, const double *om, const doub
 
 // The Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in one pass,
 // SIMCTL_CUDA_FUSE=on): a warp per row, each lane forming its strided part of k_sys_pre's
-// vector as it reads the row; the same products and sums in the same order.
-static __global__ void k_sys_gemv(int m, int paper, const double *W, const double *om,
-                                  const double *e, const double *x, double *y, const int *gate) {
+// vector as it reads the row; the same products and sums in the same order. T: W's values
+// (float: contact.cr_precision's copy, each widened to double).
+template <typename T>
+static __global__ void k_sys_gemv(int m, int paper, const T *W, const double *om, const double *e,
+                                  const double *x, double *y, const int *gate) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
-  const double *row = W + (size_t)i * (size_t)m;
+  const T *row = W + (size_t)i * (size_t)m;
   double a = 0.0;
   for (int j = lane; j < m; j += 32) {
     const double t = paper ? om[j] * x[j] : (sim_nsn_coupled(om[j]) ? x[j] : 0.0);
-    a += row[j] * t;
+    a += (double)row[j] * t;
   }
   for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
   if (lane != 0) return;
@@ -284,7 +286,7 @@ static int reads_decisions(const cuda_contact *k) { return !k->w_dense; }
 // out = W x, skipped where *gate is 0 with a dense W (matrix-free: the host reads the decisions
 // and queues no product that a closed gate would skip).
 static int w_apply(cuda_contact *k, const double *x, double *out, const int *gate, sim_status *st) {
-  return k->w_dense ? sim_cuda_w_apply_dense(k, x, out, 1, 0, gate, st)
+  return k->w_dense ? sim_cuda_w_apply_dense(k, NULL, x, out, 1, 0, gate, st)
                     : sim_cuda_w_apply(k, x, out, st);
 }
 
@@ -301,18 +303,30 @@ static int ncp_start(cuda_contact *k, sim_status *st) {
   return queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, 1, 0, s->res, judge, st);
 }
 
+// W's float copy for CR's products (contact.cr_precision float with a dense W; sim_cuda_nsn_begin
+// made it), or NULL.
+static const float *cr_wf(const cuda_contact *k) {
+  return k->w_dense && k->stage.nsn.opt.cr_float ? k->dn->Wf : NULL;
+}
+
 // y = the Newton system times x (nsn.c system_apply), nothing where *gate is 0.
 static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate, sim_status *st) {
   cuda_nsn *s = k->dn;
   int m = 3 * k->stage.nc, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER;
+  const float *wf = cr_wf(k);
   if (s->fuse && k->w_dense) {
-    k_sys_gemv<<<blocks_for(32LL * m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, k->Wp, s->om,
-                                                                        s->e, x, y, gate);
+    const unsigned g = blocks_for(32LL * m);
+    cudaStream_t sm = stream(k);
+    if (wf)
+      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, wf, s->om, s->e, x, y, gate);
+    else
+      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, k->Wp, s->om, s->e, x, y, gate);
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
   }
   k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, x, s->tmp, gate);
-  int rc = w_apply(k, s->tmp, y, gate, st);
+  int rc = wf ? sim_cuda_w_apply_dense(k, wf, s->tmp, y, 1, 0, gate, st)
+              : w_apply(k, s->tmp, y, gate, st);
   if (rc) return rc;
   k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, x, y, gate);
   SIM_CU(cudaGetLastError(), st);
@@ -398,7 +412,7 @@ static int line_search(cuda_contact *k, sim_status *st) {
     k_update<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
         nc, K, t0, s3, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->ltry, on);
     rc = reads ? sim_cuda_w_apply(k, s->ltry, s->ytry, st)
-               : sim_cuda_w_apply_dense(k, s->ltry, s->ytry, K, s3, on, st);
+               : sim_cuda_w_apply_dense(k, NULL, s->ltry, s->ytry, K, s3, on, st);
     if (rc) return rc;
     k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(m, K, s3, s->hq, h2, s->ytry,
                                                                      s->wl, s->htry, on);
@@ -533,13 +547,13 @@ static int queue_graphed(void *arg, sim_status *st) {
 // the arrays that grow with it, which move only when their capacities grow, and the dense W.
 // A step whose signature is the graph's launches the graph as it is, without a capture.
 static nsn_graph_sig graph_sig(const cuda_contact *k) {
-  const nsn_graph_sig g = {k->stage.nc, k->nc_cap, k->nt_cap, k->dn->cap, k->Wp};
+  const nsn_graph_sig g = {k->stage.nc, k->nc_cap, k->nt_cap, k->dn->cap, k->Wp, cr_wf(k)};
   return g;
 }
 
 static int same_sig(const nsn_graph_sig *a, const nsn_graph_sig *b) {
   return a->nc == b->nc && a->nc_cap == b->nc_cap && a->nt_cap == b->nt_cap && a->cap == b->cap &&
-         a->W == b->W;
+         a->W == b->W && a->Wf == b->Wf;
 }
 
 // The stamps the capture counts are its launches'; none is queued by the capture itself.

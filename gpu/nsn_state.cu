@@ -309,6 +309,11 @@ static __global__ void k_minv(int nc, const cuda_row *rows, const int *tvert, co
   w[3 * (size_t)j + 1] = w[3 * (size_t)j + 2] = r.cable ? 0.0 : s;
 }
 
+static __global__ void k_round(long long n, const double *W, float *Wf) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) Wf[i] = (float)W[i];
+}
+
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_contact_stage *sg = &k->stage;
@@ -336,6 +341,12 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
     SIM_CU(cudaMemcpyAsync(s->wd, dw, sizeof(double) * m, cudaMemcpyDeviceToDevice, sm), st);
   else
     SIM_CU(cudaMemcpyAsync(s->wd, sg->wdiag, sizeof(double) * m, cudaMemcpyHostToDevice, sm), st);
+  if (k->w_dense && sg->nsn.opt.cr_float) { /* CR's float copy of W (nsn.c round_w) */
+    const size_t n = m * m;
+    if ((rc = sim_cuda_grow<float>(k->cx, &s->Wf, &s->wf_cap, n, st))) return rc;
+    k_round<<<sim_cuda_blocks((long long)n), SIM_CUDA_BLOCK, 0, sm>>>((long long)n, k->Wp, s->Wf);
+    SIM_CU(cudaGetLastError(), st);
+  }
   if (sg->nsn.opt.precond == SIM_NSN_PRECOND_MASS_INVERSE) {
     k_minv<<<blocks, SIM_CUDA_BLOCK, 0, sm>>>(nc, k->rows, k->tvert, k->tfree, k->tcoef,
                                               k->cx->mass, s->w);
@@ -381,6 +392,7 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->res, SIM_W_BATCH * 2 * sizeof(double));
   sim_cuda_release(k->cx, k->dn->count, SIM_W_BATCH * sizeof(int));
   sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
+  sim_cuda_release(k->cx, k->dn->Wf, sizeof(float) * k->dn->wf_cap);
   sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
   sim_cuda_release(k->cx, k->dn->ctl, sizeof(nsn_dev));
   sim_cuda_release(k->cx, k->dn->acc, sizeof(nsn_dev));

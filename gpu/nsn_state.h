@@ -44,6 +44,7 @@ typedef struct nsn_stamp {
 typedef struct nsn_graph_sig {
   int nc, nc_cap, nt_cap, cap;  // the contacts, and the capacities of the arrays it reads
   const double *W;              // the dense W its products read
+  const float *Wf;              // its float copy that CR's products read (contact.cr_precision)
 } nsn_graph_sig;
 
 typedef struct cuda_nsn {
@@ -58,6 +59,8 @@ typedef struct cuda_nsn {
   int fuse;  // SIMCTL_CUDA_FUSE=on: fused reductions and CR updates (nsn_reduce.cuh), the
              // line search's full step alone before the other trials
   int *moved;
+  float *Wf;      // this step's dense W rounded to float for CR's products (cr_precision float;
+  size_t wf_cap;  // NULL otherwise), and the floats it holds
   cr_dev *crd;   // Conjugate Residual's scalars
   nsn_dev *ctl;  // the Newton steps' decisions
   size_t bytes;  // device bytes held

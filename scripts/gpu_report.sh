@@ -11,9 +11,11 @@
 #             against float, the bandwidth limit, the frame's time outside the buckets);
 #   table3:   scripts/table3.sh with solver.device=cuda (the contact rows at the paper's sizes),
 #             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), on the
-#             device with its reductions fused (SIMCTL_CUDA_FUSE=on), and on the device with W
-#             dense at every size (contact.delassus=dense; `auto` keeps it dense up to 4,500
-#             rows with the device solve, a bound measured on an H200);
+#             device with its reductions fused (SIMCTL_CUDA_FUSE=on), with CR's W in float
+#             (contact.cr_precision), with the paper's algorithm (one full Newton step per L-G
+#             iteration, detection once per step), and on the device with W dense at every size
+#             (contact.delassus=dense; `auto` keeps it dense up to 4,500 rows with the device
+#             solve, a bound measured on an H200);
 #   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
 #             --device cuda on the 5.3k twisting bar, E = 1e5, 1e7, 1e9, from frame 800, 300
 #             iterations): every global solver's time to 1e-3 on the same device.
@@ -35,11 +37,13 @@
 #   --jobs: programs run at once (default: the CPU count, at most 8)
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
-#   --table3: a comma-separated list of host, device, fused, dense, launches (default host,
-#             device, dense, in that order): the table3 part's runs, e.g. one per call where a
-#             call's time is short; fused is device with SIMCTL_CUDA_FUSE=on; launches is dense
-#             with the device solve's kernels launched one by one instead of as CUDA graphs
-#             (SIMCTL_CUDA_GRAPH=off)
+#   --table3: a comma-separated list of host, device, fused, crfloat, paper, dense, launches
+#             (default host, device, dense, in that order): the table3 part's runs, e.g. one per
+#             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on;
+#             crfloat is device with contact.cr_precision=float; paper is device with the
+#             paper's algorithm (contact.newton_steps=1, redetect=0, line_search=0); launches is
+#             dense with the device solve's kernels launched one by one instead of as CUDA
+#             graphs (SIMCTL_CUDA_GRAPH=off)
 #   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
 #          programs and simctl-emu of a build without a GPU; it checks the script, not a GPU
 set -uo pipefail
@@ -73,9 +77,9 @@ for p in ${PARTS//,/ }; do
 done
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | fused | dense | launches) ;;
-    *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused, dense" \
-         "or launches" >&2
+    host | device | fused | crfloat | paper | dense | launches) ;;
+    *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused," \
+         "crfloat, paper, dense or launches" >&2
        exit 2 ;;
   esac
 done
@@ -215,6 +219,10 @@ if want table3; then
     nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=off what=
     case "$v" in
       fused) nsn=device fuse=on what=", reductions fused" ;;
+      crfloat) nsn=device what=", CR's W in float" sets+=(--set contact.cr_precision=float) ;;
+      paper) nsn=device what=", the paper's algorithm"
+             sets+=(--set contact.newton_steps=1 --set contact.redetect=0
+                    --set contact.line_search=0) ;;
       dense) nsn=device name=table3_nsn_device_dense what=", W dense"
              sets+=(--set contact.delassus=dense) ;;
       launches) nsn=device name=table3_nsn_device_dense_launches graph=off

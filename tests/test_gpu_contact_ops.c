@@ -22,6 +22,9 @@
      the device (SIMCTL_CUDA_NSN=device, the default; the passes before set host), each run
      again with the device solve's reductions fused (SIMCTL_CUDA_FUSE=on), whose q must be the
      separate launches' to the bit (on the emulation with the blocks shuffled, and reversed).
+   - The device Newton solve with a dense W again with contact.cr_precision float on both sides
+     (Conjugate Residual's products read a float copy of W: nsn.c, gpu/nsn_cuda.cu), separate
+     and fused, within the same bounds.
      Argument "rows":
      the first alone. */
 #include <stdlib.h>
@@ -152,7 +155,7 @@ static double lambda_diff(gpu_pair *g, int nc) {
   return d;
 }
 
-static void steps(const char *what, const char *delassus) {
+static void steps(const char *what, const char *delassus, const char *cr_precision) {
   const char *text = json(
       "{'name': 'contact_ops_%s', 'solver': {'dt': 0.01, 'lg_iterations': 3},"
       " 'bodies': [{'name': 'bar', 'mesh': {'type': 'bar', 'lo': [-0.2, -1, -0.2],"
@@ -162,8 +165,9 @@ static void steps(const char *what, const char *delassus) {
       " 'obstacles': [{'type': 'plane', 'point': [0, -2, 0], 'normal': [0, 1, 0]}],"
       " 'cables': [{'body': 0, 'points': [[0.1, -0.8, 0], [0.1, 0, 0], [0.1, 0.8, 0]]},"
       "            {'body': 0, 'points': [[-0.1, -0.8, 0.1], [-0.1, 0.5, 0.1]]}],"
-      " 'contact': {'delassus': '%s', 'cr_iterations': 60, 'newton_steps': 4}}",
-      delassus, delassus);
+      " 'contact': {'delassus': '%s', 'cr_iterations': 60, 'newton_steps': 4,"
+      " 'cr_precision': '%s'}}",
+      delassus, delassus, cr_precision);
   if (pair_load_scene(&g_sc, text, "test_gpu_contact_ops.json")) return;
   gpu_pair g;
   if (gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE)) return;
@@ -236,7 +240,7 @@ static void first_pass(void) {
   for (int kind = 0; kind < 3; kind++) {
     sim_emu_set_schedule(kind);
     g_rec_mode = kind == 0 ? 1 : 2, g_rec_at = 0, g_rec_diff = 0;
-    steps("dense W", "dense");
+    steps("dense W", "dense", "double");
     if (kind > 0)
       check_report(g_rec_diff == 0 && g_rec_at == g_rec_n, __FILE__, __LINE__,
                    "blocks in %s order: %ld of %zu values differ from the forward order's",
@@ -247,21 +251,26 @@ static void first_pass(void) {
   sim_free(g_rec);
   g_rec = NULL, g_rec_n = 0;
 #else
-  steps("dense W", "dense");
+  steps("dense W", "dense", "double");
 #endif
 }
+
+static double *g_kept; /* a pass's record kept for the next (fused_pass's `kept`) */
+static size_t g_kept_n;
 
 /* The device Newton solve with its reductions fused (SIMCTL_CUDA_FUSE=on: each one launch,
    the block that finishes last adding the others' partials) against the separate launches
    (off): q after every L-G iteration the same to the bit; on the emulation with the blocks run
    in `order` (1 reversed, 2 shuffled: another block than the forward order's last finishes
-   each reduction). */
-static void fused_pass(const char *what, const char *delassus, int order) {
+   each reduction). kept 1: this pass's record is kept; 2: it must differ from the kept one
+   somewhere (CR's W in float against double: the option reaches the device). */
+static void fused_pass(const char *what, const char *delassus, const char *cr_precision, int order,
+                       int kept) {
   char fw[96];
   snprintf(fw, sizeof fw, "%s, fused", what);
   g_rec_mode = 1, g_rec_at = 0, g_rec_diff = 0;
   setenv("SIMCTL_CUDA_FUSE", "off", 1);
-  steps(what, delassus);
+  steps(what, delassus, cr_precision);
   setenv("SIMCTL_CUDA_FUSE", "on", 1);
 #ifdef SIM_TEST_EMU
   sim_emu_set_schedule(order);
@@ -269,7 +278,7 @@ static void fused_pass(const char *what, const char *delassus, int order) {
   (void)order;
 #endif
   g_rec_mode = 2, g_rec_at = 0, g_rec_diff = 0;
-  steps(fw, delassus);
+  steps(fw, delassus, cr_precision);
   check_report(g_rec_diff == 0 && g_rec_at == g_rec_n, __FILE__, __LINE__,
                "%s: %ld of %zu values differ from the separate launches'", fw, g_rec_diff,
                g_rec_n);
@@ -278,7 +287,19 @@ static void fused_pass(const char *what, const char *delassus, int order) {
 #endif
   unsetenv("SIMCTL_CUDA_FUSE");
   g_rec_mode = 0;
-  sim_free(g_rec);
+  if (kept == 2) {
+    long differ = 0;
+    CHECK(g_kept_n == g_rec_n);
+    for (size_t i = 0; i < g_rec_n && i < g_kept_n; i++) differ += g_rec[i] != g_kept[i];
+    printf("%s: %ld of %zu values differ from the kept pass's\n", what, differ, g_rec_n);
+    CHECK(differ > 0);
+    sim_free(g_kept);
+    g_kept = NULL, g_kept_n = 0;
+  }
+  if (kept == 1)
+    g_kept = g_rec, g_kept_n = g_rec_n;
+  else
+    sim_free(g_rec);
   g_rec = NULL, g_rec_n = 0;
 }
 
@@ -290,10 +311,11 @@ int main(int argc, char **argv) {
   setenv("SIMCTL_CUDA_NSN", "host", 1);
   first_pass();
   if (!rows_only) {
-    steps("W matrix-free", "operator");
+    steps("W matrix-free", "operator", "double");
     setenv("SIMCTL_CUDA_NSN", "device", 1);
-    fused_pass("device Newton solve, dense W", "dense", 2);
-    fused_pass("device Newton solve, W matrix-free", "operator", 1);
+    fused_pass("device Newton solve, dense W", "dense", "double", 2, 1);
+    fused_pass("device Newton solve, dense W, CR's W in float", "dense", "float", 1, 2);
+    fused_pass("device Newton solve, W matrix-free", "operator", "double", 1, 0);
   }
   unsetenv("SIMCTL_CUDA_NSN");
   CHECK_INT(sim_mem_in_use(), 0);

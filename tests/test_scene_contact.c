@@ -209,7 +209,9 @@ static const bad_case bad_cases[] = {
      "\"min_separation\", \"ncp\", \"preconditioner\", \"cr_iterations\", \"cr_tolerance\", "
      "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"mu\", \"delassus\", "
      "\"formulation\", \"cr_preconditioner\", \"newton_steps\", \"newton_tolerance\", "
-     "\"redetect\", \"line_search\")"},
+     "\"redetect\", \"line_search\", \"cr_precision\")"},
+    {BODIES "'contact': {'cr_precision': 'half'}}",
+     "bad.json:1:91: contact.cr_precision: expected one of \"double\", \"float\", got \"half\""},
     {BODIES "'contact': {'min_separation': -0.01}}",
      "bad.json:1:93: contact.min_separation: expected a number >= 0, got -0.01"},
     {BODIES "'contact': {'margin': 0.01, 'min_separation': 0.02}}",
@@ -243,7 +245,8 @@ static const bad_case bad_cases[] = {
     {BODIES "'contact': {'line_search': 31}}",
      "bad.json:1:90: contact.line_search: expected an integer <= 30, got 31"},
     {BODIES "'contact': {'formulation': 'exact'}}",
-     "bad.json:1:90: contact.formulation: expected one of \"compliance\", \"paper\", got \"exact\""},
+     "bad.json:1:90: contact.formulation: expected one of \"compliance\", \"paper\", got "
+     "\"exact\""},
     {BODIES "'contact': {'cr_preconditioner': 'ilu'}}",
      "bad.json:1:96: contact.cr_preconditioner: expected one of \"jacobi\", \"none\", got \"ilu\""},
     {BODIES "'contact': {'max_force': -100}}",
@@ -525,16 +528,19 @@ static void test_round_trip(void) {
   round_trip("defaults");
   CHECK_INT(sim_scene_to_json(&g_scene, &text), SIM_OK);
   if (text) {
-    CHECK_STR_CONTAINS(text,
-                       "\"contact\": {\n    \"margin\": 0.01,\n    \"min_separation\": 0,\n"
-                       "    \"ncp\": \"fischer_burmeister\",\n"
-                       "    \"preconditioner\": \"delassus\",\n"
-                       "    \"cr_iterations\": 10,\n    \"cr_tolerance\": 0,\n"
-                       "    \"max_force\": 0,\n    \"warm_start\": true,\n"
-                       "    \"bodies\": true,\n    \"self_collision\": false,\n    \"mu\": 0,\n    \"delassus\": \"auto\",\n"
-                       "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
-                       "    \"newton_steps\": 3,\n    \"newton_tolerance\": 1e-08,\n"
-                       "    \"redetect\": 3,\n    \"line_search\": 8\n  }");
+    CHECK_STR_CONTAINS(
+        text,
+        "\"contact\": {\n    \"margin\": 0.01,\n    \"min_separation\": 0,\n"
+        "    \"ncp\": \"fischer_burmeister\",\n"
+        "    \"preconditioner\": \"delassus\",\n"
+        "    \"cr_iterations\": 10,\n    \"cr_tolerance\": 0,\n"
+        "    \"max_force\": 0,\n    \"warm_start\": true,\n"
+        "    \"bodies\": true,\n    \"self_collision\": false,\n    \"mu\": 0,\n    \"delassus\": "
+        "\"auto\",\n"
+        "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
+        "    \"cr_precision\": \"double\",\n"
+        "    \"newton_steps\": 3,\n    \"newton_tolerance\": 1e-08,\n"
+        "    \"redetect\": 3,\n    \"line_search\": 8\n  }");
     CHECK_STR_CONTAINS(text, "\"closed\": \"auto\"");
     CHECK_STR_CONTAINS(text, "\"touches\": [\"body0\"]");
     CHECK_STR_CONTAINS(text, "\"script\": []");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Non-smooth Newton contact stage (nsn.h): inputs W (borrowed), mu, compliance, d, H q_t,
-   H q^k, H A^{-1} b^k; workspace 14 x 3nc doubles plus CR's 5 x 3nc, grown on demand; fails
-   only on allocation. */
+   H q^k, H A^{-1} b^k; workspace 14 x 3nc doubles plus CR's 5 x 3nc, and with cr_float a
+   float copy of a dense W, grown on demand; fails only on allocation. */
 #include "nsn.h"
 
 #include <math.h>
@@ -19,6 +19,7 @@ sim_nsn_options sim_default_nsn_options(void) {
   o.cr_iters = 10;
   o.cr_tol = 0.0;
   o.cr_jacobi = 1;
+  o.cr_float = 0;
   o.newton_tol = 0.0;
   o.max_force = 0.0;
   o.h = 0.01;
@@ -47,6 +48,8 @@ static void free_buffers(sim_nsn *s) {
 
 void sim_nsn_destroy(sim_nsn *s) {
   free_buffers(s);
+  sim_free(s->Wf);
+  s->Wf = NULL, s->wf_cap = 0;
   s->nc = 0;
 }
 
@@ -85,6 +88,25 @@ static int hold(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wctx
   return 0;
 }
 
+/* W rounded to float for CR's products (cr_float with a dense W): m x m floats, grown on
+   demand and kept. */
+static int round_w(sim_nsn *s, int m) {
+  const size_t n = (size_t)m * (size_t)m;
+  if (n > s->wf_cap) {
+    sim_free(s->Wf);
+    s->wf_cap = 0;
+    if (!(s->Wf = SIM_NEW(float, n))) return -1;
+    s->wf_cap = n;
+  }
+  const double *W = s->W;
+  float *Wf = s->Wf;
+#pragma omp parallel for schedule(static) if (m > 256)
+  for (int i = 0; i < m; i++)
+    for (size_t j = (size_t)i * (size_t)m; j < (size_t)(i + 1) * (size_t)m; j++)
+      Wf[j] = (float)W[j];
+  return 0;
+}
+
 static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wctx,
                  const double *wdiag, const double *mu, const double *comp, const double *d,
                  const double *hqt, const double *minv_diag) {
@@ -93,6 +115,7 @@ static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wct
   if (mass && nc > 0 && !minv_diag) return -1;
   if (hold(s, nc, W, wfn, wctx)) return -1;
   if (nc == 0) return 0;
+  if (W && s->opt.cr_float && round_w(s, m)) return -1;
   memcpy(s->mu, mu, sizeof(double) * (size_t)nc);
   for (int j = 0; j < nc; j++) s->comp[j] = comp ? comp[j] : -1.0;
   memcpy(s->d, d, sizeof(double) * (size_t)m);
@@ -121,22 +144,38 @@ int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const
 
 int sim_nsn_hold(sim_nsn *s, int nc) { return hold(s, nc, NULL, NULL, NULL); }
 
-/* out = W x: dense rows (independent, so the result is the same for any thread count) or the
-   caller's operator */
-void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out) {
+/* out = W x with the step's dense W (Wf NULL) or its float copy (each entry widened to double,
+   the sums in double): rows in parallel, independent, so the result is the same for any
+   thread count */
+static void dense_apply(const sim_nsn *s, const float *Wf, const double *x, double *out) {
   const int m = 3 * s->nc;
-  if (!s->W) {
-    s->wfn(s->wctx, x, out);
-    return;
-  }
   const double *W = s->W;
 #pragma omp parallel for schedule(static) if (m > 256)
   for (int i = 0; i < m; i++) {
-    const double *row = W + (size_t)i * (size_t)m;
+    const size_t r = (size_t)i * (size_t)m;
     double acc = 0.0;
-    for (int j = 0; j < m; j++) acc += row[j] * x[j];
+    if (Wf)
+      for (int j = 0; j < m; j++) acc += (double)Wf[r + (size_t)j] * x[j];
+    else
+      for (int j = 0; j < m; j++) acc += W[r + (size_t)j] * x[j];
     out[i] = acc;
   }
+}
+
+/* out = W x: the dense rows or the caller's operator */
+void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out) {
+  if (s->W)
+    dense_apply(s, NULL, x, out);
+  else
+    s->wfn(s->wctx, x, out);
+}
+
+/* out = W x in CR's products: the float copy with cr_float and a dense W, else W */
+static void w_apply_cr(const sim_nsn *s, const double *x, double *out) {
+  if (s->W && s->opt.cr_float)
+    dense_apply(s, s->Wf, x, out);
+  else
+    sim_nsn_w_apply(s, x, out);
 }
 
 static int coupled(const sim_nsn *s, int i) { return sim_nsn_coupled(s->omega[i]); }
@@ -149,12 +188,12 @@ static void system_apply(void *ctx, const double *x, double *y) {
   int m = 3 * s->nc;
   if (s->opt.form == SIM_NSN_FORM_PAPER) {
     for (int i = 0; i < m; i++) s->tmp[i] = s->omega[i] * x[i];
-    sim_nsn_w_apply(s, s->tmp, y);
+    w_apply_cr(s, s->tmp, y);
     for (int i = 0; i < m; i++) y[i] = s->omega[i] * y[i] + s->e[i] * x[i];
     return;
   }
   for (int i = 0; i < m; i++) s->tmp[i] = coupled(s, i) ? x[i] : 0.0;
-  sim_nsn_w_apply(s, s->tmp, y);
+  w_apply_cr(s, s->tmp, y);
   for (int i = 0; i < m; i++)
     y[i] = coupled(s, i) ? y[i] + s->e[i] / s->omega[i] * x[i] : s->e[i] * x[i];
 }

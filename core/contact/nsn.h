@@ -67,6 +67,8 @@
    matched across steps). f is 0 until the first sim_nsn_iterate. */
 #ifndef SIM_CONTACT_NSN_H
 #define SIM_CONTACT_NSN_H
+#include <stddef.h>
+
 #include "nsn_row.h"
 
 typedef enum {
@@ -87,6 +89,8 @@ typedef struct sim_nsn_options {
   int cr_iters;            /* CR iterations per Newton step (10) */
   double cr_tol;           /* CR relative tolerance (0: the fixed count) */
   int cr_jacobi;           /* precondition CR with the system's diagonal (1) */
+  int cr_float;            /* CR's products with a dense W read a float copy of it (0); the
+                              right-hand side, the line search and f use W in double */
   double newton_tol;       /* skip the step when max |phi| <= this, in metres (0: never) */
   double max_force;        /* cap on lambda_n in newtons (0: none) */
   double h;                /* time step (s) */
@@ -115,6 +119,8 @@ typedef struct sim_nsn {
   sim_nsn_options opt;
   int nc, cap;     /* contacts; capacity of the buffers (contacts) */
   const double *W; /* 3nc x 3nc row-major, borrowed (NULL with an operator) */
+  float *Wf;       /* W rounded to float for CR's products (cr_float, dense W), or NULL */
+  size_t wf_cap;   /* floats Wf holds */
   sim_nsn_wfn wfn; /* the operator instead of W */
   void *wctx;
   double *mu;      /* nc */

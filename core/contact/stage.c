@@ -240,6 +240,7 @@ int sim_contact_stage_init(sim_contact_stage *k, const sim_model *m, const sim_c
   o.warm_start = cd->warm_start;
   o.form = cd->formulation == SIM_SCENE_FORM_PAPER ? SIM_NSN_FORM_PAPER : SIM_NSN_FORM_COMPLIANCE;
   o.cr_jacobi = cd->cr_preconditioner == SIM_SCENE_CR_JACOBI;
+  o.cr_float = cd->cr_precision == SIM_PREC_FLOAT;
   o.newton_tol = cd->newton_tolerance;
   o.line_search = cd->line_search;
   if (sim_nsn_init(&k->nsn, &o))

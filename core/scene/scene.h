@@ -207,6 +207,9 @@ typedef struct sim_contact_def {
   sim_scene_delassus delassus; /* how W is applied (auto) */
   sim_scene_form formulation;  /* the Newton system's form (compliance) */
   sim_scene_cr_pc cr_preconditioner; /* (jacobi) */
+  sim_precision cr_precision;  /* W in Conjugate Residual's products where W is dense (double):
+                                  float reads a float copy of it; the Newton step's residuals,
+                                  its line search and the correction keep W in double */
   int newton_steps;            /* most non-smooth Newton steps per L-G iteration, 1..100 (3) */
   double newton_tolerance;     /* m, >= 0: no further step once max |phi| <= this (1e-8);
                                   0 = always newton_steps */

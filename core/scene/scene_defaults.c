@@ -86,6 +86,7 @@ void sim_default_contact(sim_contact_def *c) {
   c->delassus = SIM_SCENE_DELASSUS_AUTO;
   c->formulation = SIM_SCENE_FORM_COMPLIANCE;
   c->cr_preconditioner = SIM_SCENE_CR_JACOBI;
+  c->cr_precision = SIM_PREC_DOUBLE;
   c->newton_steps = 3;
   c->line_search = 8;
   c->redetect = 3;

@@ -227,6 +227,7 @@ static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
   str(w, o, "formulation", name_of(scene_form_names, SIM_SCENE_FORM_COUNT, (int)d->formulation));
   str(w, o, "cr_preconditioner",
       name_of(scene_cr_pc_names, SIM_SCENE_CR_PC_COUNT, (int)d->cr_preconditioner));
+  str(w, o, "cr_precision", name_of(scene_precision_names, 2, (int)d->cr_precision));
   num(w, o, "newton_steps", d->newton_steps);
   num(w, o, "newton_tolerance", d->newton_tolerance);
   num(w, o, "redetect", d->redetect);

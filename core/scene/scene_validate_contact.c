@@ -39,6 +39,7 @@ static int validate_contact_def(scene_ctx *c, const sim_contact_def *d) {
   if (!rc)
     rc = scene_chk_enum(c, "cr_preconditioner", (int)d->cr_preconditioner, scene_cr_pc_names,
                         SIM_SCENE_CR_PC_COUNT);
+  if (!rc) rc = scene_chk_enum(c, "cr_precision", (int)d->cr_precision, scene_precision_names, 2);
   if (!rc) rc = scene_chk_int(c, "newton_steps", d->newton_steps, 1, SCENE_NEWTON_STEPS_MAX);
   if (!rc)
     rc = scene_chk_num(c, "newton_tolerance", d->newton_tolerance, SCENE_GE, 0, SCENE_NONE, 0);
