@@ -35,9 +35,11 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure --no-tests=error -j 2
 
-# AddressSanitizer + UndefinedBehaviorSanitizer build running the unit tests (label "unit").
+# AddressSanitizer + UndefinedBehaviorSanitizer build running the unit tests (label "unit"), at -O1
+# as the sanitizers advise (on the 2-core VM the unit tests took 98 s against 230 s at -O0).
 test-asan: deps
-	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSIMCTL_CUDA=OFF -DSIMCTL_SANITIZE=ON \
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DSIMCTL_CUDA=OFF -DSIMCTL_SANITIZE=ON \
 	  -DSIMCTL_WERROR=$(WERROR) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest -L unit --output-on-failure --no-tests=error -j 2

@@ -20,19 +20,20 @@
       1e-2 of the size and the volume change within 0.2 percentage points of each other (the
       GPU kernels' summation order alone, emulated on the CPU, put the centres 1.1e-4 apart;
       device libm and the device solve's reductions add to that over the run).
-   Both with the Newton solve on the host (SIMCTL_CUDA_NSN=host) and on the device (the
-   default, gpu/nsn_cuda.cu), and step by step again with each of the solver's
-   other options (the paper's formulation, plain CR, a CR tolerance, the mass preconditioner,
-   the minimum map, no line search) on stick_slip and soft_box_on_slab. Collision detection and
-   the Delassus operator run on the device in those passes (the backend's default); a last
-   pass runs both on the host (SIMCTL_CUDA_DETECT=host, SIMCTL_CUDA_DELASSUS=host) on three
-   scenes, after checking that the device Newton solve gives the same bits as CUDA graphs
-   (SIMCTL_CUDA_GRAPH=on, its default with a dense W) and launched kernel by kernel (off) (on
-   the emulation also after captures the driver refuses, which leave it launching one by one),
-   and with its reductions fused into one launch each (SIMCTL_CUDA_FUSE=on) and apart (off),
-   with W dense and matrix-free, in both formulations, with and without Jacobi, and collision
-   detection the same bits with its positions read from device twins and uploaded from the
-   host (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
+   Both with the Newton solve on the host (SIMCTL_CUDA_NSN=host) and on the device (the default,
+   gpu/nsn_cuda.cu), and step by step again with each of the solver's other options (the paper's
+   formulation, plain CR, a CR tolerance, the mass preconditioner, the minimum map, no line search;
+   on a GPU also CR's W in float, contact.cr_precision, which the emulation checks in
+   test_gpu_contact_ops) on stick_slip and soft_box_on_slab. Collision detection and the Delassus
+   operator run on the device in those passes (the backend's default); a last pass runs both on the
+   host (SIMCTL_CUDA_DETECT=host, SIMCTL_CUDA_DELASSUS=host) on three scenes, after checking that
+   the device Newton solve gives the same bits as CUDA graphs (SIMCTL_CUDA_GRAPH=on, its default
+   with a dense W) and launched kernel by kernel (off) (on the emulation also after captures the
+   driver refuses, which leave it launching one by one), and with its reductions fused into one
+   launch each (SIMCTL_CUDA_FUSE=on) and apart (off), with W dense and matrix-free, in both
+   formulations, with and without Jacobi (on a GPU also with CR's W in float), and collision
+   detection the same bits with its positions read from device twins and uploaded from the host
+   (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
    A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
    and dense_inverse, with the Newton solve on the host and on the device, and with W on the
    host (pass_solvers). The squeezing ball has passes of its own, step by step (1.) and
@@ -305,6 +306,10 @@ static void all_scenes(void) {
     step_within("../scenes/soft_box_on_slab.json", opts[i].set, GPU_OR_EMU(60, 6), opts[i].med,
                 opts[i].worst);
   }
+#ifndef SIM_TEST_EMU /* CR's W in float on both sides; the emulation's is test_gpu_contact_ops */
+  step_within("../scenes/stick_slip.json", "contact.cr_precision=float", 40, 1e-9, 1e-3);
+  step_within("../scenes/soft_box_on_slab.json", "contact.cr_precision=float", 60, 1e-9, 1e-3);
+#endif
 }
 
 /* The passes, each also a CTest entry of its own so that they run side by side: the
@@ -617,6 +622,7 @@ static void pass_paths(void) {
 #ifndef SIM_TEST_EMU /* the emulation's time goes to the passes above */
   fused_vs_separate("../scenes/stick_slip.json", "contact.cr_preconditioner=none", 40);
   fused_vs_separate("../scenes/cable_finger.json", NULL, 40);
+  fused_vs_separate("../scenes/soft_box_on_slab.json", "contact.cr_precision=float", 60);
 #endif
   printf("collision detection's positions from device twins against uploads "
          "(SIMCTL_CUDA_TWINS):\n");

@@ -147,7 +147,7 @@ static void test_defaults(void) {
   CHECK(memcmp(&s->contact, &c, sizeof c) == 0); /* no "contact": all defaults */
   CHECK_INT(s->nobstacles, 3);
   for (int i = 0; i < 3; i++) {
-    char name[16];
+    char name[24];
     snprintf(name, sizeof name, "obstacle%d", i);
     CHECK(strcmp(s->obstacles[i].name, name) == 0);
     CHECK_NEAR(s->obstacles[i].mu, 0, 0);
