@@ -13,7 +13,8 @@
 #             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), on the
 #             device with its reductions fused (SIMCTL_CUDA_FUSE=on), with CR's W in float
 #             (contact.cr_precision), with the paper's algorithm (one full Newton step per L-G
-#             iteration, detection once per step), and on the device with W dense at every size
+#             iteration, detection once per step), with all three together (the fastest the
+#             backend offers for Table 3's algorithm), and on the device with W dense at every size
 #             (contact.delassus=dense; `auto` keeps it dense up to 4,500 rows with the device
 #             solve, a bound measured on an H200);
 #   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
@@ -37,11 +38,13 @@
 #   --jobs: programs run at once (default: the CPU count, at most 8)
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
-#   --table3: a comma-separated list of host, device, fused, crfloat, paper, dense, launches
+#   --table3: a comma-separated list of host, device, fused, crfloat, paper, fastest, dense,
+#             launches
 #             (default host, device, dense, in that order): the table3 part's runs, e.g. one per
 #             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on;
 #             crfloat is device with contact.cr_precision=float; paper is device with the
-#             paper's algorithm (contact.newton_steps=1, redetect=0, line_search=0); launches is
+#             paper's algorithm (contact.newton_steps=1, redetect=0, line_search=0); fastest is
+#             paper with fused and crfloat's settings as well; launches is
 #             dense with the device solve's kernels launched one by one instead of as CUDA
 #             graphs (SIMCTL_CUDA_GRAPH=off)
 #   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
@@ -77,9 +80,9 @@ for p in ${PARTS//,/ }; do
 done
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | fused | crfloat | paper | dense | launches) ;;
+    host | device | fused | crfloat | paper | fastest | dense | launches) ;;
     *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused," \
-         "crfloat, paper, dense or launches" >&2
+         "crfloat, paper, fastest, dense or launches" >&2
        exit 2 ;;
   esac
 done
@@ -223,6 +226,9 @@ if want table3; then
       paper) nsn=device what=", the paper's algorithm"
              sets+=(--set contact.newton_steps=1 --set contact.redetect=0
                     --set contact.line_search=0) ;;
+      fastest) nsn=device fuse=on what=", the paper's algorithm, reductions fused, CR's W in float"
+               sets+=(--set contact.newton_steps=1 --set contact.redetect=0
+                      --set contact.line_search=0 --set contact.cr_precision=float) ;;
       dense) nsn=device name=table3_nsn_device_dense what=", W dense"
              sets+=(--set contact.delassus=dense) ;;
       launches) nsn=device name=table3_nsn_device_dense_launches graph=off
