@@ -24,38 +24,20 @@
 #include <math.h>
 #include <string.h>
 
-#include "nsn_reduce.cuh"
+#include "nsn_fused.cuh"
 
 extern "C" {
 #include "../core/base/alloc.h"
-#include "../core/contact/nsn_row.h"
 }
 
 // ---- kernels ----
 
-// NCP values at (hq, lam) for K vectors at once (vector t at + t s3; mterm and pterm at + t s1;
-// phi, om, e only for K = 1, each optional): a thread per (contact, vector); *gate 0: nothing.
-static __global__ void k_ncp(int nc, int K, size_t s3, size_t s1, sim_ncp_kind kind, double h,
-                             double max_force, const double *comp, const double *mu,
-                             const double *d, const double *hq, const double *hqt,
-                             const double *w, const double *lam, double *phi, double *om,
-                             double *e, double *mterm, double *pterm, const int *gate) {
+// NCP values (nsn_fused.cuh ncp_contact) for K vectors at once (phi, om, e only for K = 1): a
+// thread per (contact, vector); *gate 0: nothing.
+static __global__ void k_ncp(int nc, int K, ncp_args a, const int *gate) {
   long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (q >= (long long)nc * K || !*gate) return;
-  int j = (int)(q % nc), t = (int)(q / nc);
-  size_t i = 3 * (size_t)j, v = t * s3 + i;
-  double o[3], ee[3], ph[3], mt = 0.0, pm = 0.0;
-  sim_nsn_contact_ncp(kind, h, comp[j], mu[j], max_force, d + i, hq + v, hqt + i, w + i, lam + v,
-                      ph, o, ee);
-  for (int a = 0; a < 3; a++) {
-    if (phi) phi[i + a] = ph[a];
-    if (om) om[i + a] = o[a];
-    if (e) e[i + a] = ee[a];
-    pm = fmax(pm, fabs(ph[a]));
-    if (a == 0 || comp[j] >= 0.0) mt += 0.5 * ph[a] * ph[a];
-  }
-  mterm[t * s1 + j] = mt;
-  pterm[t * s1 + j] = pm;
+  ncp_contact(a, (int)(q % nc), (int)(q / nc));
 }
 
 // Row kernels: a thread per row of the 3 nc; nothing where the gate (a device int) is 0.
@@ -124,29 +106,6 @@ static __global__ void k_sys_post(int m, int paper, const double *om, const doub
     y[i] = sim_nsn_coupled(om[i]) ? y[i] + e[i] / om[i] * x[i] : e[i] * x[i];
 }
 
-// The Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in one pass,
-// SIMCTL_CUDA_FUSE=on): a warp per row, each lane forming its strided part of k_sys_pre's
-// vector as it reads the row; the same products and sums in the same order. T: W's values
-// (float: contact.cr_precision's copy, each widened to double).
-template <typename T>
-static __global__ void k_sys_gemv(int m, int paper, const T *W, const double *om, const double *e,
-                                  const double *x, double *y, const int *gate) {
-  int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-  if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
-  const T *row = W + (size_t)i * (size_t)m;
-  double a = 0.0;
-  for (int j = lane; j < m; j += 32) {
-    const double t = paper ? om[j] * x[j] : (sim_nsn_coupled(om[j]) ? x[j] : 0.0);
-    a += (double)row[j] * t;
-  }
-  for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
-  if (lane != 0) return;
-  if (paper)
-    y[i] = om[i] * a + e[i] * x[i];
-  else
-    y[i] = sim_nsn_coupled(om[i]) ? a + e[i] / om[i] * x[i] : e[i] * x[i];
-}
-
 // Conjugate Residual's vector updates (cr.c).
 static __global__ void k_cr_start(int m, const double *b, const double *Mz, double *r,
                                   const int *gate) {
@@ -184,19 +143,10 @@ static __global__ void k_cr_dir(int m, const cr_dev *c, const double *z, const d
   Mp[i] = Mz[i] + beta * Mp[i];
 }
 
-// ... and the line search's trials t0 .. t0 + K - 1 (merits in res[2 t]): the first whose merit
-// is below (1 - 2 sigma alpha) merit0, alpha = 2^-t (nsn.c line_search), closes the search.
+// The line search's pick of a batch (nsn_reduce.cuh ls_pick; a launch of its own where the
+// batch has more than one trial).
 static __global__ void k_ls_pick(nsn_dev *n, const double *res, int K, int t0) {
-  n->pick = -1;
-  if (!n->search) return;
-  for (int t = 0; t < K; t++) {
-    double alpha = ldexp(1.0, -(t0 + t));
-    if (res[2 * t] <= (1.0 - 2e-4 * alpha) * n->merit0) {
-      n->pick = t;
-      n->search = 0;
-      return;
-    }
-  }
+  ls_pick(n, res, K, t0);
 }
 
 // lambda += alpha dlambda, capped, in the cone (nsn_row.h) for K step lengths alpha = 2^-(t0 + t)
@@ -290,16 +240,76 @@ static int w_apply(cuda_contact *k, const double *x, double *out, const int *gat
                     : sim_cuda_w_apply(k, x, out, st);
 }
 
+// out = W x, then row by row what E says (nsn_fused.cuh W_THEN_*: H q, the coupled rows'
+// right-hand side, a trial's H q): one launch with a dense W and fused launches (k_w_then),
+// else the product and the row kernel after it.
+template <int E>
+static int w_then(cuda_contact *k, const double *x, double *out, double h2, const double *u,
+                  const double *v, double *w, const int *gate, sim_status *st) {
+  int m = 3 * k->stage.nc;
+  cudaStream_t sm = stream(k);
+  if (k->dn->fuse && k->w_dense) {
+    const unsigned gw = blocks_for(32LL * m);
+    k_w_then<E><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, h2, u, v, w, gate);
+  } else {
+    int rc = w_apply(k, x, out, gate, st);
+    if (rc) return rc;
+    const unsigned g = blocks_for(m);
+    if (E == W_THEN_HQ)
+      k_hq<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, u, h2, out, w, gate);
+    else if (E == W_THEN_SUB)
+      k_sub_coupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, u, out, w, gate);
+    else
+      k_ls_hq<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, 1, 0, u, h2, out, v, w, gate);
+  }
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+// The NCP evaluation's arguments at (hq, lam), with phi, Omega and E written where `values`.
+static ncp_args ncp_at(const cuda_contact *k, const double *hq, const double *lam, int values) {
+  const cuda_nsn *s = k->dn;
+  const sim_nsn_options *o = &k->stage.nsn.opt;
+  ncp_args a = {o->ncp,
+                o->h,
+                o->max_force,
+                s->comp,
+                s->mu,
+                s->d,
+                s->hqt,
+                s->w,
+                hq,
+                lam,
+                NULL,
+                NULL,
+                NULL,
+                s->mterm,
+                s->pterm,
+                3 * (size_t)s->cap,
+                (size_t)s->cap};
+  if (values) {
+    a.phi = s->phi;
+    a.om = s->om;
+    a.e = s->e;
+  }
+  return a;
+}
+
 // NCP values into phi, Omega, E at (hq, lambda), its merit over the normal and bilateral rows
 // and max |phi| into res (nsn.c ncp_eval), then the step's convergence test (k_nsn_judge).
 static int ncp_start(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
   int nc = k->stage.nc;
-  k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(
-      nc, 1, 0, 0, o->ncp, o->h, o->max_force, s->comp, s->mu, s->d, s->hq, s->hqt, s->w, s->lam,
-      s->phi, s->om, s->e, s->mterm, s->pterm, &s->ctl->go);
+  const ncp_args a = ncp_at(k, s->hq, s->lam, 1);
   red_then judge = {THEN_NSN_JUDGE, s->crd, s->ctl, NULL, o->newton_tol, 0};
+  if (s->fuse) {
+    k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, a, &s->ctl->go, s->part,
+                                                                      s->res, s->count, judge);
+    SIM_CU(cudaGetLastError(), st);
+    return SIM_OK;
+  }
+  k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, 1, a, &s->ctl->go);
   return queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, 1, 0, s->res, judge, st);
 }
 
@@ -333,6 +343,31 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gat
   return SIM_OK;
 }
 
+// y = the Newton system times x, then the sum of x y into dst with CR's decision `what`
+// (reduce_to): one launch (k_sys_gemv_dot) with a dense W, fused launches and a reduction of at
+// most one value per thread (m <= SIM_RED_BLOCKS SIM_CUDA_BLOCK), else sys_apply and reduce_to.
+static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int *gate, double *dst,
+                         int what, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  int m = 3 * k->stage.nc, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER;
+  if (!s->fuse || !k->w_dense || m > SIM_RED_BLOCKS * SIM_CUDA_BLOCK) {
+    int rc = sys_apply(k, x, y, gate, st);
+    return rc ? rc : reduce_to(k, m, x, NULL, y, dst, what, st);
+  }
+  const unsigned g = blocks_for(32LL * m), nb = reduce_blocks(m);
+  const red_then then = cr_then(k, what);
+  const float *wf = cr_wf(k);
+  cudaStream_t sm = stream(k);
+  if (wf)
+    k_sys_gemv_dot<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, nb, paper, wf, s->om, s->e, x, y, gate,
+                                                        s->part, dst, s->gcount, then);
+  else
+    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, nb, paper, k->Wp, s->om, s->e, x, y,
+                                                         gate, s->part, dst, s->gcount, then);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
 // Jacobi-preconditioned Conjugate Residual on the system from x = dlam (cr.c
 // sim_cr_solve_pc, the same decisions taken on the device: cr_dev), its iterations added to
 // nsn_dev's total; nothing once the Newton steps stopped. With no tolerance (the default: a
@@ -350,20 +385,25 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
   double *z = dinv ? s->cr[4] : r;
   cudaStream_t sm = stream(k);
   if ((rc = sys_apply(k, x, Mz, go, st))) return rc;
-  k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, b, Mz, r, go);
-  if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], THEN_NOTHING, st)) ||
-      (rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], THEN_CR_INIT, st)))
-    return rc;
+  if (s->fuse) { /* r, its sum of squares and z in one launch (k_cr_start_rr) */
+    if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], THEN_NOTHING, st))) return rc;
+    k_cr_start_rr<<<reduce_blocks(m), SIM_CUDA_BLOCK, 0, sm>>>(m, c, b, Mz, dinv, r, z, go, s->part,
+                                                               s->count, cr_then(k, THEN_CR_INIT));
+  } else {
+    k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, b, Mz, r, go);
+    if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], THEN_NOTHING, st)) ||
+        (rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], THEN_CR_INIT, st)))
+      return rc;
+  }
   int active = o->cr_iters > 0;
   if (active && o->cr_tol > 0.0 && (rc = read_flag(k, on, &active, st))) return rc;
   if (active) {
-    if (dinv) k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, dinv, r, z, on);
-    if ((rc = sys_apply(k, z, Mz, on, st))) return rc;
+    if (dinv && !s->fuse) k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, dinv, r, z, on);
+    if ((rc = sys_apply_dot(k, z, Mz, on, c->red[CR_ZMZ], THEN_CR_ZMZ, st))) return rc;
     if (!s->fuse) { /* fused: in k_cr_dir_mpd's first launch */
       k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, z, p, on);
       k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, Mz, Mp, on);
     }
-    if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ], THEN_CR_ZMZ, st))) return rc;
     const unsigned nb = reduce_blocks(m);
     for (int it = 0; it < o->cr_iters; it++) {
       if (s->fuse) { /* the direction, then the step, each with the reduction it feeds */
@@ -381,8 +421,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
         if ((rc = read_flag(k, on, &active, st))) return rc;
         if (!active) break;
       }
-      if ((rc = sys_apply(k, z, Mz, on, st))) return rc;
-      if ((rc = reduce_to(k, m, z, NULL, Mz, c->red[CR_ZMZ1], THEN_CR_BETA, st))) return rc;
+      if ((rc = sys_apply_dot(k, z, Mz, on, c->red[CR_ZMZ1], THEN_CR_BETA, st))) return rc;
       if (!s->fuse) k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
     }
   }
@@ -396,7 +435,10 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
 // lambda stays). With a dense W the trials go in batches of SIM_W_BATCH, each batch's products
 // in one pass over W, and the host does not wait: a batch after the accepting one does nothing
 // (the `search` gate). Matrix-free, one trial at a time, the host reading whether to go on.
-static int line_search(cuda_contact *k, sim_status *st) {
+// Fused, a trial alone is its product with H q (k_w_then), then its NCP values, merit and
+// pick (k_ncp_reduce), and with a dense W the last batch's acceptance also forms f
+// (k_ls_accept_force; *forced: it did).
+static int line_search(cuda_contact *k, int *forced, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
   int nc = k->stage.nc, m = 3 * nc, rc, reads = reads_decisions(k);
@@ -404,6 +446,7 @@ static int line_search(cuda_contact *k, sim_status *st) {
   const int *on = &s->ctl->search;
   double h2 = o->h * o->h;
   cudaStream_t sm = stream(k);
+  *forced = 0;
   for (int t0 = 0; t0 <= o->line_search;) {
     /* fused: the full step alone first, the one usually taken (the batch after it does
        nothing once it is), so that W's product is not made for every trial each step */
@@ -411,20 +454,34 @@ static int line_search(cuda_contact *k, sim_status *st) {
     if (K > SIM_W_BATCH) K = SIM_W_BATCH;
     k_update<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
         nc, K, t0, s3, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->ltry, on);
-    rc = reads ? sim_cuda_w_apply(k, s->ltry, s->ytry, st)
-               : sim_cuda_w_apply_dense(k, NULL, s->ltry, s->ytry, K, s3, on, st);
-    if (rc) return rc;
-    k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(m, K, s3, s->hq, h2, s->ytry,
-                                                                     s->wl, s->htry, on);
-    k_ncp<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
-        nc, K, s3, (size_t)s->cap, o->ncp, o->h, o->max_force, s->comp, s->mu, s->d, s->htry,
-        s->hqt, s->w, s->ltry, NULL, NULL, NULL, s->mterm, s->pterm, on);
-    red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0};
-    if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, none,
-                           st)))
-      return rc;
-    k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0);
-    k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam);
+    const ncp_args a = ncp_at(k, s->htry, s->ltry, 0);
+    if (s->fuse && K == 1) {
+      if ((rc = w_then<W_THEN_LS_HQ>(k, s->ltry, s->ytry, h2, s->hq, s->wl, s->htry, on, st)))
+        return rc;
+      red_then pick = {THEN_LS_PICK, NULL, s->ctl, NULL, 0.0, t0};
+      k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, sm>>>(nc, a, on, s->part, s->res,
+                                                                 s->count, pick);
+    } else {
+      rc = reads ? sim_cuda_w_apply(k, s->ltry, s->ytry, st)
+                 : sim_cuda_w_apply_dense(k, NULL, s->ltry, s->ytry, K, s3, on, st);
+      if (rc) return rc;
+      k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(m, K, s3, s->hq, h2, s->ytry,
+                                                                       s->wl, s->htry, on);
+      k_ncp<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(nc, K, a, on);
+      red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0};
+      if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, none,
+                             st)))
+        return rc;
+      k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0);
+    }
+    const int paper = o->form == SIM_NSN_FORM_PAPER;
+    if (s->fuse && !reads && t0 + K > o->line_search) { /* the last batch */
+      k_ls_accept_force<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, paper,
+                                                                  s->om, s->lam, s->f);
+      *forced = 1;
+    } else {
+      k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam);
+    }
     SIM_CU(cudaGetLastError(), st);
     t0 += K;
     if (reads && t0 <= o->line_search) {
@@ -448,6 +505,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   unsigned g = blocks_for(m);
   cudaStream_t sm = stream(k);
   double ih2 = 1.0 / (o->h * o->h);
+  int forced = 0; /* f formed with the update (fused) */
   *stopped = 0;
   if ((rc = ncp_start(k, st))) return rc;
   if (reads_decisions(k)) {
@@ -460,38 +518,53 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
       k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, s->om, s->lam, s->tmp, go);
       if ((rc = w_apply(k, s->tmp, s->y, go, st))) return rc;
     }
-    k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, s->y, s->wl, go);
-    k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->rhs,
-                                        go);
+    if (s->fuse) {
+      k_rhs_wl<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
+                                             s->wl, s->rhs, go);
+    } else {
+      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, s->y, s->wl, go);
+      k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->rhs,
+                                          go);
+    }
     /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
     if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_CR0, st))) return rc;
-    SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
-    k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam, s->moved, go);
     /* the coupled rows' right-hand side less W dlam when a decoupled row moved. The paper's
        form has no decoupled rows. With a dense W the product costs about what the host's wait
        for the flag would, and with dlam = 0 it subtracts zeros (the same bits): it runs
-       unasked. */
+       unasked. Only matrix-free does the host read the flag. */
+    const int read_moved = !paper && !k->w_dense;
+    if (!s->fuse || read_moved) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
+    if (s->fuse) /* with Jacobi's preconditioner, fused */
+      k_decoupled_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam,
+                                                       read_moved ? s->moved : NULL, s->wd,
+                                                       o->cr_jacobi ? s->pc : NULL, go);
+    else
+      k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam, s->moved,
+                                                go);
     int moved = !paper && k->w_dense;
-    if (!paper && !k->w_dense && (rc = read_flag(k, s->moved, &moved, st))) return rc;
-    if (moved) {
-      if ((rc = w_apply(k, s->dlam, s->y, go, st))) return rc;
-      k_sub_coupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, s->om, s->y, s->rhs, go);
-    }
-    if (o->cr_jacobi)
+    if (read_moved && (rc = read_flag(k, s->moved, &moved, st))) return rc;
+    if (moved && (rc = w_then<W_THEN_SUB>(k, s->dlam, s->y, 0.0, s->om, NULL, s->rhs, go, st)))
+      return rc;
+    if (o->cr_jacobi && !s->fuse)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);
     rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st);
     if (!rc) rc = sim_cuda_nsn_stamp(k, NSN_AT_CR1, st);
     if (rc) return rc;
-    if (!paper && o->line_search > 0)
-      rc = line_search(k, st);
-    else
+    if (!paper && o->line_search > 0) {
+      rc = line_search(k, &forced, st);
+    } else if (s->fuse) {
+      k_update_force<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, sm>>>(
+          nc, paper, s->comp, s->mu, o->max_force, s->om, s->lam, s->dlam, s->f, go);
+      forced = 1;
+    } else {
       k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, sm>>>(nc, 1, 0, 0, s->comp, s->mu, o->max_force,
                                                           s->lam, s->dlam, s->lam, go);
+    }
     if (rc) return rc;
   }
   /* f = F lambda: after the update, or lambda standing (a step's start has f = 0, as nsn.c);
      once the steps stopped, the same values again */
-  k_force<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->lam, s->f);
+  if (!forced) k_force<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->lam, s->f);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -503,7 +576,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
 static int queue_iteration(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   cuda_ctx *c = k->cx;
-  int m = 3 * k->stage.nc, rc;
+  int rc;
   double h2 = c->m->h * c->m->h;
   k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl);
   /* the buckets are timed by stamps (no wait for the host's timers): global, assemble and
@@ -514,9 +587,8 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   if ((rc = sim_cuda_h_apply(k, c->vec[SIM_VEC_Q], 0, s->hab, st))) return rc;
   for (int step = 0; step < k->stage.newton_steps; step++) {
     int stopped = 0;
-    if ((rc = w_apply(k, s->f, s->y, &s->ctl->go, st))) return rc;
-    k_hq<<<blocks_for(m), SIM_CUDA_BLOCK, 0, c->stream>>>(m, s->hab, h2, s->y, s->hq, &s->ctl->go);
-    if ((rc = iterate(k, &stopped, st))) return rc;
+    rc = w_then<W_THEN_HQ>(k, s->f, s->y, h2, s->hab, NULL, s->hq, &s->ctl->go, st);
+    if (rc || (rc = iterate(k, &stopped, st))) return rc;
     if (stopped) break;
   }
   if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_NEWTON, st))) return rc;

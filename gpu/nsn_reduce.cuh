@@ -127,6 +127,22 @@ static __device__ void nsn_judge(nsn_dev *n, const double *res, double newton_to
   n->pick = -1;
 }
 
+// ... and a line search's pick among trials t0 .. t0 + K - 1 (merits in res[2 t]): the first
+// whose merit is below (1 - 2 sigma alpha) merit0, alpha = 2^-t (nsn.c line_search), closes
+// the search.
+static __device__ void ls_pick(nsn_dev *n, const double *res, int K, int t0) {
+  n->pick = -1;
+  if (!n->search) return;
+  for (int t = 0; t < K; t++) {
+    double alpha = ldexp(1.0, -(t0 + t));
+    if (res[2 * t] <= (1.0 - 2e-4 * alpha) * n->merit0) {
+      n->pick = t;
+      n->search = 0;
+      return;
+    }
+  }
+}
+
 // What the thread that finishes a reduction decides next, with no launch of its own.
 enum {
   THEN_NOTHING,
@@ -135,7 +151,8 @@ enum {
   THEN_CR_ALPHA,
   THEN_CR_CHECK,
   THEN_CR_BETA,
-  THEN_NSN_JUDGE
+  THEN_NSN_JUDGE,
+  THEN_LS_PICK  // a line search's batch of one trial, trial `iters`
 };
 typedef struct red_then {
   int what;
@@ -143,7 +160,7 @@ typedef struct red_then {
   nsn_dev *n;
   const int *go;  // THEN_CR_INIT
   double tol;     // THEN_CR_INIT: cr_tol; THEN_NSN_JUDGE: newton_tol
-  int iters;      // THEN_CR_INIT, THEN_CR_CHECK: cr_iters
+  int iters;      // THEN_CR_INIT, THEN_CR_CHECK: cr_iters; THEN_LS_PICK: the trial
 } red_then;
 
 static __device__ void decide(const red_then *t, const double *res) {
@@ -166,6 +183,9 @@ static __device__ void decide(const red_then *t, const double *res) {
     case THEN_NSN_JUDGE:
       nsn_judge(t->n, res, t->tol);
       break;
+    case THEN_LS_PICK:
+      ls_pick(t->n, res, 1, t->iters);
+      break;
   }
 }
 
@@ -181,25 +201,38 @@ static __global__ void k_reduce_final(const double *part, double *res, red_then 
 
 // ---- the fused reductions (SIMCTL_CUDA_FUSE=on) ----
 
-// The end of a fused reduction's first pass (block b's partials in part[b], part[SIM_RED_BLOCKS
-// + b]): the block that counts last (*count, back to 0 after) adds every block's by
-// k_reduce_final's tree into res and takes `then`'s decision. Every thread of every block calls it.
-static __device__ void finish_last(double *part, double *res, int *count, const red_then &then) {
+// Whether this block is the last of `of` blocks to count itself in *count (which it sets back
+// to 0), all of whose writes before the call it then sees (read past the L1 cache: volatile).
+// Every thread of the block calls it.
+static __device__ int last_to_count(int *count, int of) {
   __shared__ int last;
+  __threadfence(); /* each thread's writes before the block's count */
+  __syncthreads();
   if (threadIdx.x == 0) {
-    __threadfence(); /* this block's partials before its count */
-    last = atomicAdd(count, 1) == (int)gridDim.x - 1;
+    last = atomicAdd(count, 1) == of - 1;
+    if (last) *count = 0;
   }
   __syncthreads();
-  if (!last) return;
-  __threadfence(); /* the others' partials, read past the L1 cache */
+  if (last) __threadfence(); /* the others' writes */
+  return last;
+}
+
+// The end of a fused reduction's first pass over `blocks` blocks (block b's partials in part[b],
+// part[SIM_RED_BLOCKS + b]): the block that counts last adds every block's by
+// k_reduce_final's tree over nb threads (nb >= blocks, a power of two; the others' zeros)
+// into res and takes `then`'s decision. Every thread of every block calls it.
+static __device__ void finish_last_of(int blocks, int nb, double *part, double *res, int *count,
+                                      const red_then &then) {
+  if (!last_to_count(count, blocks)) return;
   const volatile double *vp = part;
-  const int nb = (int)gridDim.x, t = (int)threadIdx.x;
-  block_sum_max(nb, t < nb ? vp[t] : 0.0, t < nb ? vp[SIM_RED_BLOCKS + t] : 0.0, &res[0], &res[1]);
-  if (t == 0) {
-    *count = 0;
-    if (then.what != THEN_NOTHING) decide(&then, res);
-  }
+  const int t = (int)threadIdx.x;
+  block_sum_max(nb, t < blocks ? vp[t] : 0.0, t < blocks ? vp[SIM_RED_BLOCKS + t] : 0.0, &res[0],
+                &res[1]);
+  if (t == 0 && then.what != THEN_NOTHING) decide(&then, res);
+}
+
+static __device__ void finish_last(double *part, double *res, int *count, const red_then &then) {
+  finish_last_of((int)gridDim.x, (int)gridDim.x, part, res, count, then);
 }
 
 // k_reduce and k_reduce_final in one launch (batch blockIdx.y's counter at count + blockIdx.y).
@@ -212,17 +245,38 @@ static __global__ void k_reduce_last(long long n, const double *x, const double 
   finish_last(part, res, count + blockIdx.y, then);
 }
 
+// A value and the one to take the max of, as k_reduce's x d y and mx.
+typedef struct sum_max {
+  double s, m;
+} sum_max;
+
 // A fused reduction whose values are updated in its first pass: v(i) updates element i and
-// returns the value it adds (what k_reduce's x d y would read after the update's own launch).
+// returns the values it adds and takes the max of (what k_reduce's x d y and mx would read
+// after the update's own launch), on k_reduce's partition (queue_reduce's blocks for n).
+template <class Value>
+static __device__ void update_reduce_max(long long n, Value v, double *part, double *res,
+                                         int *count, const red_then &then) {
+  double s = 0.0, m = 0.0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)blockDim.x * gridDim.x) {
+    const sum_max q = v(i);
+    s += q.s;
+    m = fmax(m, q.m);
+  }
+  block_sum_max(blockDim.x, s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
+  finish_last(part, res, count, then);
+}
+
+// The same with a sum alone (v(i) returns the value it adds; the max is 0).
 template <class Value>
 static __device__ void update_reduce(long long n, Value v, double *part, double *res, int *count,
                                      const red_then &then) {
-  double s = 0.0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)blockDim.x * gridDim.x)
-    s += v(i);
-  block_sum_max(blockDim.x, s, 0.0, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
-  finish_last(part, res, count, then);
+  update_reduce_max(
+      n,
+      [=](long long i) {
+        return sum_max{v(i), 0.0};
+      },
+      part, res, count, then);
 }
 
 // Conjugate Residual's next direction (k_cr_dir; first: p = z, Mp = Mz, the copies before the

@@ -363,9 +363,11 @@ int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, sim_status *st) {
   cuda_nsn *s = k->dn;
   s->graph_on = graphs;
   s->fuse = fuse;
-  static const int zeros[SIM_W_BATCH] = {0};
+  static const int zeros[SIM_RED_BLOCKS + 1] = {0};
+  static_assert(SIM_W_BATCH <= SIM_RED_BLOCKS + 1, "the counters' zeros");
   int rc = sim_cuda_new<double>(k->cx, &s->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->count, SIM_W_BATCH, zeros, st);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->gcount, SIM_RED_BLOCKS + 1, zeros, st);
   if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, SIM_W_BATCH * 2, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
   if (!rc) rc = sim_cuda_new<cr_dev>(k->cx, &s->crd, 1, NULL, st);
@@ -391,6 +393,7 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS * sizeof(double));
   sim_cuda_release(k->cx, k->dn->res, SIM_W_BATCH * 2 * sizeof(double));
   sim_cuda_release(k->cx, k->dn->count, SIM_W_BATCH * sizeof(int));
+  sim_cuda_release(k->cx, k->dn->gcount, (SIM_RED_BLOCKS + 1) * sizeof(int));
   sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
   sim_cuda_release(k->cx, k->dn->Wf, sizeof(float) * k->dn->wf_cap);
   sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));

@@ -56,6 +56,8 @@ typedef struct cuda_nsn {
   double *mterm, *pterm;       // SIM_W_BATCH x cap: a contact's merit term and max |phi|
   double *part, *res;          // SIM_W_BATCH x (2 SIM_RED_BLOCKS partials, 2 results)
   int *count;                  // SIM_W_BATCH: a fused reduction's blocks done (0 between uses)
+  int *gcount;  // SIM_RED_BLOCKS + 1: k_sys_gemv_dot's blocks done per reduction block, and
+                // its reduction blocks done (0 between uses)
   int fuse;  // SIMCTL_CUDA_FUSE=on: fused reductions and CR updates (nsn_reduce.cuh), the
              // line search's full step alone before the other trials
   int *moved;

@@ -31,7 +31,8 @@
    with a dense W) and launched kernel by kernel (off) (on the emulation also after captures the
    driver refuses, which leave it launching one by one), and with its reductions fused into one
    launch each (SIMCTL_CUDA_FUSE=on) and apart (off), with W dense and matrix-free, in both
-   formulations, with and without Jacobi (on a GPU also with CR's W in float), and collision
+   formulations, with and without Jacobi, the line search and a CR tolerance (on a GPU also with
+   CR's W in float, and gpu_report's `fastest` settings), and collision
    detection the same bits with its positions read from device twins and uploaded from the host
    (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
    A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
@@ -619,7 +620,15 @@ static void pass_paths(void) {
                     GPU_OR_EMU(60, 2));
   fused_vs_separate("../scenes/stick_slip.json",
                     "contact.formulation=paper|contact.cr_preconditioner=none", GPU_OR_EMU(40, 4));
+  /* the full step with its force in one launch, and CR's start read by the host */
+  fused_vs_separate("../scenes/stick_slip.json",
+                    "contact.newton_steps=1|contact.line_search=0|contact.cr_tolerance=1e-6",
+                    GPU_OR_EMU(40, 2));
 #ifndef SIM_TEST_EMU /* the emulation's time goes to the passes above */
+  fused_vs_separate("../scenes/soft_box_on_slab.json",
+                    "contact.newton_steps=1|contact.redetect=0|contact.line_search=0|"
+                    "contact.cr_precision=float",
+                    60);
   fused_vs_separate("../scenes/stick_slip.json", "contact.cr_preconditioner=none", 40);
   fused_vs_separate("../scenes/cable_finger.json", NULL, 40);
   fused_vs_separate("../scenes/soft_box_on_slab.json", "contact.cr_precision=float", 60);

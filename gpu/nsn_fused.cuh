@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+// The device Newton solve's fused kernels (SIMCTL_CUDA_FUSE=on): each does in one launch what
+// two or three of gpu/nsn_cuda.cu's separate launches do, with the same products and sums in
+// the same order, so the same bits; and the per-contact NCP evaluation both share. Included by
+// gpu/nsn_cuda.cu alone (no launch here). A launch costs the device solve about 2.5 us on an
+// H200 whatever its size (docs/cuda_backend.md), and a Newton step on a small W is made of them.
+#ifndef SIM_GPU_NSN_FUSED_CUH
+#define SIM_GPU_NSN_FUSED_CUH
+#include "nsn_reduce.cuh"
+
+extern "C" {
+#include "../core/contact/nsn_row.h"
+}
+
+// What the NCP evaluation reads and writes (k_ncp, k_ncp_reduce): the point (hq, lam; vector t
+// at + t s3), the step's per-contact data, and the values (phi, om, e: each optional, one
+// vector only; a contact's merit term and max |phi| at mterm, pterm + t s1).
+typedef struct ncp_args {
+  sim_ncp_kind kind;
+  double h, max_force;
+  const double *comp, *mu, *d, *hqt, *w, *hq, *lam;
+  double *phi, *om, *e, *mterm, *pterm;
+  size_t s3, s1;
+} ncp_args;
+
+// Contact j's NCP values at vector t (nsn.c ncp_eval): its merit term, over the normal and
+// bilateral rows, and its max |phi|.
+static __device__ void ncp_contact(const ncp_args &a, int j, int t) {
+  size_t i = 3 * (size_t)j, v = t * a.s3 + i;
+  double o[3], ee[3], ph[3], mt = 0.0, pm = 0.0;
+  sim_nsn_contact_ncp(a.kind, a.h, a.comp[j], a.mu[j], a.max_force, a.d + i, a.hq + v, a.hqt + i,
+                      a.w + i, a.lam + v, ph, o, ee);
+  for (int r = 0; r < 3; r++) {
+    if (a.phi) a.phi[i + r] = ph[r];
+    if (a.om) a.om[i + r] = o[r];
+    if (a.e) a.e[i + r] = ee[r];
+    pm = fmax(pm, fabs(ph[r]));
+    if (r == 0 || a.comp[j] >= 0.0) mt += 0.5 * ph[r] * ph[r];
+  }
+  a.mterm[t * a.s1 + j] = mt;
+  a.pterm[t * a.s1 + j] = pm;
+}
+
+// k_ncp (one vector) and the reduction of its merit terms and max |phi| (k_reduce_last) in one
+// launch, on the reduction's blocks for nc: a thread evaluates its contacts where *gate is
+// open and adds what mterm and pterm hold (where it is closed, what the separate reduction
+// would find there); the last block takes `then` (the Newton step's judge, a trial's pick).
+static __global__ void k_ncp_reduce(int nc, ncp_args a, const int *gate, double *part, double *res,
+                                    int *count, red_then then) {
+  const int open = *gate;
+  update_reduce_max(
+      nc,
+      [=](long long j) {
+        if (open) ncp_contact(a, (int)j, 0);
+        return sum_max{a.mterm[j], a.pterm[j]};
+      },
+      part, res, count, then);
+}
+
+// What k_w_then does with a row's product, as the separate launch after the product did.
+enum {
+  W_THEN_HQ,    // w = u + h2 out                    (k_hq: u = H A^-1 b, w = H q)
+  W_THEN_SUB,   // w -= out where u couples the row  (k_sub_coupled: u = Omega, w = rhs)
+  W_THEN_LS_HQ  // w = u + h2 (out - v)              (k_ls_hq for one trial: u = H q, v = W lambda)
+};
+
+// out = W x for a dense row-major W (m x m) in double, k_gemv<1, double>'s loop and sums, then
+// row i's `E` (W_THEN_*) by the lane that holds its sum; nothing where *gate is 0.
+template <int E>
+static __global__ void k_w_then(int m, const double *W, const double *x, double *out, double h2,
+                                const double *u, const double *v, double *w, const int *gate) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
+  const double *row = W + (size_t)i * (size_t)m;
+  double a = 0.0;
+  for (int j = lane; j < m; j += 32) a += row[j] * x[j];
+  for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
+  if (lane != 0) return;
+  out[i] = a;
+  if (E == W_THEN_HQ)
+    w[i] = u[i] + h2 * a;
+  else if (E == W_THEN_SUB && sim_nsn_coupled(u[i]))
+    w[i] -= a;
+  else if (E == W_THEN_LS_HQ)
+    w[i] = u[i] + h2 * (a - v[i]);
+}
+
+// Row i of the Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in
+// one pass) into y[i], by the warp of lane `lane`: each lane forms its strided part of
+// k_sys_pre's vector as it reads the row. T: W's values (float: contact.cr_precision's copy,
+// each widened to double).
+template <typename T>
+static __device__ void sys_row(int m, int paper, const T *W, const double *om, const double *e,
+                               const double *x, double *y, int i, int lane) {
+  const T *row = W + (size_t)i * (size_t)m;
+  double a = 0.0;
+  for (int j = lane; j < m; j += 32) {
+    const double t = paper ? om[j] * x[j] : (sim_nsn_coupled(om[j]) ? x[j] : 0.0);
+    a += (double)row[j] * t;
+  }
+  for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
+  if (lane != 0) return;
+  if (paper)
+    y[i] = om[i] * a + e[i] * x[i];
+  else
+    y[i] = sim_nsn_coupled(om[i]) ? a + e[i] / om[i] * x[i] : e[i] * x[i];
+}
+
+// y = the Newton system times x, a warp per row; nothing where *gate is 0.
+template <typename T>
+static __global__ void k_sys_gemv(int m, int paper, const T *W, const double *om, const double *e,
+                                  const double *x, double *y, const int *gate) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
+  sys_row(m, paper, W, om, e, x, y, i, lane);
+}
+
+// k_sys_gemv, then the sum of x y over the m rows with its decision `then` (reduce_to's
+// k_reduce_last, on its partition: reduction block b adds rows SIM_CUDA_BLOCK b .. + 255 by
+// block_sum_max's tree, nb >= m / SIM_CUDA_BLOCK blocks), in one launch. The blocks of a
+// warp per row that hold reduction block b's rows count themselves in gcount[b]; the last of
+// them adds those rows into part[b]; the last of those (gcount[SIM_RED_BLOCKS]) adds the parts
+// and decides. Every block counts, also where *gate is 0: the separate reduction runs
+// ungated, over what x and y hold then.
+template <typename T>
+static __global__ void k_sys_gemv_dot(int m, int nb, int paper, const T *W, const double *om,
+                                      const double *e, const double *x, double *y, const int *gate,
+                                      double *part, double *res, int *gcount, red_then then) {
+  const int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  if (i < m && *gate) sys_row(m, paper, W, om, e, x, y, i, lane);
+  const int per = SIM_CUDA_BLOCK / (blockDim.x >> 5); /* blocks per reduction block */
+  const int b = (int)blockIdx.x / per, first = b * per;
+  const int of = (int)gridDim.x - first < per ? (int)gridDim.x - first : per;
+  if (!last_to_count(&gcount[b], of)) return;
+  const volatile double *vy = y;
+  const long long r = (long long)b * blockDim.x + threadIdx.x;
+  double s = 0.0;
+  if (r < m) {
+    double v = x[r];
+    v *= vy[r];
+    s += v;
+  }
+  block_sum_max(blockDim.x, s, 0.0, &part[b], &part[SIM_RED_BLOCKS + b]);
+  const int blocks = (m + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK;
+  finish_last_of(blocks, nb, part, res, &gcount[SIM_RED_BLOCKS], then);
+}
+
+// k_copy of W lambda into wl and k_rhs in one launch.
+static __global__ void k_rhs_wl(int m, int paper, double ih2, const double *om, const double *hq,
+                                const double *hab, const double *phi, const double *y, double *wl,
+                                double *rhs, const int *gate) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m || !*gate) return;
+  wl[i] = y[i];
+  rhs[i] = sim_nsn_row_rhs(paper, ih2, om[i], hq[i], hab[i], phi[i], y[i]);
+}
+
+// k_decoupled and k_jacobi (pc given) in one launch; moved NULL where nothing reads it (the
+// paper's form, a dense W: the coupled rows' correction runs unasked).
+static __global__ void k_decoupled_jacobi(int m, int paper, const double *om, const double *e,
+                                          const double *rhs, double *dlam, int *moved,
+                                          const double *wd, double *pc, const int *gate) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m || !*gate) return;
+  double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? rhs[i] / e[i] : 0.0;
+  dlam[i] = v;
+  if (moved && v != 0.0) *moved = 1;
+  if (!pc) return;
+  double dg = sim_nsn_row_diag(paper, om[i], wd[i], e[i]);
+  pc[i] = dg > 0.0 ? 1.0 / dg : 1.0;
+}
+
+// Conjugate Residual's start: k_cr_start (r = b - Mz where the Newton steps go on), the sum of
+// r r with its decision (THEN_CR_INIT), and z = dinv r (dinv given) in one launch. z is written
+// whether or not the decision lets CR iterate (the separate k_mul waits for it): nothing reads
+// z before CR's next start writes it again where CR does not iterate.
+static __global__ void k_cr_start_rr(long long n, cr_dev *c, const double *b, const double *Mz,
+                                     const double *dinv, double *r, double *z, const int *gate,
+                                     double *part, int *count, red_then then) {
+  const int open = *gate;
+  update_reduce(
+      n,
+      [=](long long i) {
+        if (open) {
+          r[i] = b[i] - Mz[i];
+          if (dinv) z[i] = dinv[i] * r[i];
+        }
+        return r[i] * r[i];
+      },
+      part, c->red[CR_RR], count, then);
+}
+
+// f = F lambda (k_force) for the rows of contact j, after its update.
+static __device__ void force_contact(int paper, const double *om, const double *lam, double *f,
+                                     size_t i) {
+  for (int r = 0; r < 3; r++) f[i + r] = paper ? om[i + r] * lam[i + r] : lam[i + r];
+}
+
+// The full step (k_update with K = 1 in place, where *gate is open) and k_force in one launch:
+// a thread per contact.
+static __global__ void k_update_force(int nc, int paper, const double *comp, const double *mu,
+                                      double max_force, const double *om, double *lam,
+                                      const double *dlam, double *f, const int *gate) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  size_t i = 3 * (size_t)j;
+  if (*gate) sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, 1.0, lam + i);
+  force_contact(paper, om, lam, f, i);
+}
+
+// The last batch's k_ls_accept and k_force in one launch: a thread per row.
+static __global__ void k_ls_accept_force(int m, const nsn_dev *n, size_t s3, const double *ltry,
+                                         int paper, const double *om, double *lam, double *f) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  if (n->go && n->pick >= 0) lam[i] = ltry[n->pick * s3 + (size_t)i];
+  f[i] = paper ? om[i] * lam[i] : lam[i];
+}
+
+#endif
