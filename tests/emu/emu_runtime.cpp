@@ -366,6 +366,7 @@ struct sim_emu_stream {
 struct sim_emu_node {
   std::function<void()> work;
   sim_emu_event *record = nullptr;
+  bool kernel = false; // a kernel's launch (counted at each of the graph's launches)
 };
 struct sim_emu_graph {
   std::vector<sim_emu_node> nodes;
@@ -492,8 +493,10 @@ void execute(const launch_cfg &cfg, const std::function<void()> &b) {
     die("%s:%d: kernel launch with %zu bytes of dynamic shared memory", cfg.file, cfg.line,
         cfg.shmem);
   if (running) die("%s:%d: kernel launch from inside a kernel", cfg.file, cfg.line);
-  (cfg.stream && cfg.stream->capture ? kernels_captured : kernels_launched)++;
-  enqueue(cfg.stream, [cfg, b] { run_launch(cfg, b); });
+  const bool captured = cfg.stream && cfg.stream->capture;
+  (captured ? kernels_captured : kernels_launched)++;
+  if (enqueue(cfg.stream, [cfg, b] { run_launch(cfg, b); }) == cudaSuccess && captured)
+    cfg.stream->capture->nodes.back().kernel = true;
 }
 } // namespace sim_emu
 
@@ -761,15 +764,19 @@ extern "C" long long sim_emu_device_held(void) { return (long long)sim_emu::held
 // the return address in its file, for `addr2line -f -e FILE OFFSET`.
 static int report_level;
 static long long graph_captures, graph_updates, graph_launches; // reported with the waits
+static long long graph_kernels; // kernels run by the graphs' launches
 // The graphs captured and launched so far (the tests check how often a step captures).
 extern "C" void sim_emu_graph_counts(long long *captures, long long *launches) {
   *captures = graph_captures;
   *launches = graph_launches;
 }
-// The kernels launched and captured into graphs so far (a graph's launch counts in neither).
-extern "C" void sim_emu_kernel_counts(long long *launched, long long *captured) {
+// The kernels launched and captured into graphs so far (a graph's launch counts in neither),
+// and those the graphs' launches ran.
+extern "C" void sim_emu_kernel_counts(long long *launched, long long *captured,
+                                      long long *graph_run) {
   *launched = sim_emu::kernels_launched;
   *captured = sim_emu::kernels_captured;
+  *graph_run = graph_kernels;
 }
 // One line of the report by calling site: the counts, then the function and object holding
 // the caller's address (addr2line -e OBJECT OFFSET names the line).
@@ -792,8 +799,9 @@ static void report_waits() {
   if (graph_captures > 0)
     fprintf(stderr,
             "simctl CUDA emulation: %lld graphs captured (%lld updated in place), %lld "
-            "launches\n",
-            graph_captures, graph_updates, graph_launches);
+            "launches\n"
+            "simctl CUDA emulation: %lld kernels run by the graphs' launches\n",
+            graph_captures, graph_updates, graph_launches, graph_kernels);
   fprintf(stderr, "simctl CUDA emulation: device memory allocated on devices:");
   for (int d = 0; d < 16; d++)
     if (devices_allocated_on >> d & 1u) fprintf(stderr, " %d", d);
@@ -965,6 +973,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
   if (s && s->capture) die("cudaGraphLaunch into a capture: not emulated");
   graph_launches++;
   for (const sim_emu_node &n : e->nodes) {
+    graph_kernels += n.kernel;
     if (n.record) {
       cudaEventRecord(n.record, s);
     } else {
