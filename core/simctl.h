@@ -45,6 +45,9 @@ typedef struct sim_run_result {
   /* contacts added by re-detection at steps' ends (contact.redetect), and the steps that did */
   long redetected;
   int redetect_steps;
+  /* Newton steps whose line search (contact.line_search) took the full step, a shorter one,
+     or none (the multipliers stood), summed over the run */
+  long ls_full, ls_shorter, ls_none;
   /* tetrahedra with det F <= 0, counted at the checked frames (every 10th and every output
      frame): the most at one frame, that frame, and the first checked frame with any (0: none) */
   int inverted_max, inverted_max_frame, inverted_first_frame;

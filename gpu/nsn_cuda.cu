@@ -145,8 +145,8 @@ static __global__ void k_cr_dir(int m, const cr_dev *c, const double *z, const d
 
 // The line search's pick of a batch (nsn_reduce.cuh ls_pick; a launch of its own where the
 // batch has more than one trial).
-static __global__ void k_ls_pick(nsn_dev *n, const double *res, int K, int t0) {
-  ls_pick(n, res, K, t0);
+static __global__ void k_ls_pick(nsn_dev *n, const double *res, int K, int t0, int last) {
+  ls_pick(n, res, K, t0, last);
 }
 
 // lambda += alpha dlambda, capped, in the cone (nsn_row.h) for K step lengths alpha = 2^-(t0 + t)
@@ -458,7 +458,7 @@ static int line_search(cuda_contact *k, int *forced, sim_status *st) {
     if (s->fuse && K == 1) {
       if ((rc = w_then<W_THEN_LS_HQ>(k, s->ltry, s->ytry, h2, s->hq, s->wl, s->htry, on, st)))
         return rc;
-      red_then pick = {THEN_LS_PICK, NULL, s->ctl, NULL, 0.0, t0};
+      red_then pick = {THEN_LS_PICK, NULL, s->ctl, NULL, 0.0, t0, t0 + K > o->line_search};
       k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, sm>>>(nc, a, on, s->part, s->res,
                                                                  s->count, pick);
     } else {
@@ -472,7 +472,7 @@ static int line_search(cuda_contact *k, int *forced, sim_status *st) {
       if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, none,
                              st)))
         return rc;
-      k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0);
+      k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0, t0 + K > o->line_search);
     }
     const int paper = o->form == SIM_NSN_FORM_PAPER;
     if (s->fuse && !reads && t0 + K > o->line_search) { /* the last batch */

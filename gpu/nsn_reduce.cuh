@@ -108,6 +108,7 @@ static __global__ void k_nsn_reset(nsn_dev *n) {
   n->search = 0;
   n->pick = -1;
   n->steps = n->worked = n->converged = n->cr_total = 0;
+  n->ls_full = n->ls_shorter = n->ls_none = 0;
   n->merit0 = n->pmax0 = 0.0;
 }
 
@@ -129,8 +130,8 @@ static __device__ void nsn_judge(nsn_dev *n, const double *res, double newton_to
 
 // ... and a line search's pick among trials t0 .. t0 + K - 1 (merits in res[2 t]): the first
 // whose merit is below (1 - 2 sigma alpha) merit0, alpha = 2^-t (nsn.c line_search), closes
-// the search.
-static __device__ void ls_pick(nsn_dev *n, const double *res, int K, int t0) {
+// the search; counted as the full step, a shorter one, or (at the last batch, none) no step.
+static __device__ void ls_pick(nsn_dev *n, const double *res, int K, int t0, int last) {
   n->pick = -1;
   if (!n->search) return;
   for (int t = 0; t < K; t++) {
@@ -138,9 +139,14 @@ static __device__ void ls_pick(nsn_dev *n, const double *res, int K, int t0) {
     if (res[2 * t] <= (1.0 - 2e-4 * alpha) * n->merit0) {
       n->pick = t;
       n->search = 0;
+      if (t0 + t == 0)
+        n->ls_full++;
+      else
+        n->ls_shorter++;
       return;
     }
   }
+  if (last) n->ls_none++;
 }
 
 // What the thread that finishes a reduction decides next, with no launch of its own.
@@ -161,6 +167,7 @@ typedef struct red_then {
   const int *go;  // THEN_CR_INIT
   double tol;     // THEN_CR_INIT: cr_tol; THEN_NSN_JUDGE: newton_tol
   int iters;      // THEN_CR_INIT, THEN_CR_CHECK: cr_iters; THEN_LS_PICK: the trial
+  int last;       // THEN_LS_PICK: the search's last trial
 } red_then;
 
 static __device__ void decide(const red_then *t, const double *res) {
@@ -184,7 +191,7 @@ static __device__ void decide(const red_then *t, const double *res) {
       nsn_judge(t->n, res, t->tol);
       break;
     case THEN_LS_PICK:
-      ls_pick(t->n, res, 1, t->iters);
+      ls_pick(t->n, res, 1, t->iters, t->last);
       break;
   }
 }

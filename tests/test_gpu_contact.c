@@ -359,6 +359,7 @@ typedef struct gpu_alone {
   int host_reads;         /* positions the host reads (sim_world_host_reads: pins, cables) */
   int collide;            /* the scene has something to collide with (detection passes run) */
   long long newton, cr;   /* the steps' Newton steps and CR iterations (timing.csv's) */
+  long long ls[3];        /* their line searches' outcomes: full step, shorter, none */
   double bucket[4];       /* their global, assemble, cst_solve and corr milliseconds */
   int notes;              /* the backend's notes (be->notes) */
   char note[SIM_MSG_MAX]; /* its last */
@@ -406,6 +407,7 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
     o->contact_steps += p.contacts > 0;
     o->newton += p.newton_steps;
     o->cr += p.cr_iterations;
+    o->ls[0] += p.ls_full, o->ls[1] += p.ls_shorter, o->ls[2] += p.ls_none;
     const double b[4] = {p.contacts > 0 ? p.global_ms : 0.0, p.assemble_ms, p.cst_solve_ms,
                          p.corr_ms};
     for (int i = 0; i < 4; i++) o->bucket[i] += b[i];
@@ -539,10 +541,13 @@ static void fused_vs_separate(const char *file, const char *set, int steps) {
   run_gpu_alone(file, set, steps, "SIMCTL_CUDA_FUSE", "off", &off);
   unsetenv("SIMCTL_CUDA_NSN");
   int same = same_positions(&on, &off);
+  const int same_ls = !memcmp(on.ls, off.ls, sizeof on.ls);
   printf("  %-26s %d steps (%d with contact)%s%s: fused and separate %s; %lld and %lld Newton "
-         "steps, %lld and %lld CR iterations",
+         "steps, %lld and %lld CR iterations, line searches (full, shorter, none) %lld %lld %lld "
+         "and %lld %lld %lld",
          g_sc.name, steps, on.contact_steps, set ? ", " : "", set ? set : "",
-         same ? "bit-identical" : "DIFFER", on.newton, off.newton, on.cr, off.cr);
+         same ? "bit-identical" : "DIFFER", on.newton, off.newton, on.cr, off.cr, on.ls[0],
+         on.ls[1], on.ls[2], off.ls[0], off.ls[1], off.ls[2]);
 #ifdef SIM_TEST_EMU
   printf("; %lld and %lld kernels run", on.kernels, off.kernels);
   check_report(on.kernels < off.kernels, __FILE__, __LINE__,
@@ -551,11 +556,11 @@ static void fused_vs_separate(const char *file, const char *set, int steps) {
 #endif
   printf("\n");
   check_report(on.contact_steps > 0 && same && on.newton == off.newton && on.cr == off.cr &&
-                   on.cr > 0 && on.notes == 0 && off.notes == 0,
+                   on.cr > 0 && same_ls && on.notes == 0 && off.notes == 0,
                __FILE__, __LINE__,
                "%s: steps with contact %d > 0, positions bit-identical fused and separate, "
-               "Newton steps %lld and %lld and CR iterations %lld and %lld equal (> 0), backend "
-               "notes %d and %d = 0",
+               "Newton steps %lld and %lld and CR iterations %lld and %lld equal (> 0), line "
+               "searches' outcomes equal, backend notes %d and %d = 0",
                g_sc.name, on.contact_steps, on.newton, off.newton, on.cr, off.cr, on.notes,
                off.notes);
   sim_free(on.q);

@@ -84,6 +84,10 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(co, "min_gap", res->min_gap);
     cJSON_AddNumberToObject(co, "redetected", (double)res->redetected);
     cJSON_AddNumberToObject(co, "redetect_steps", res->redetect_steps);
+    cJSON *lo = cJSON_AddObjectToObject(co, "line_search");
+    cJSON_AddNumberToObject(lo, "full", (double)res->ls_full);
+    cJSON_AddNumberToObject(lo, "shorter", (double)res->ls_shorter);
+    cJSON_AddNumberToObject(lo, "none", (double)res->ls_none);
   }
   cJSON *so = cJSON_AddObjectToObject(root, "system");
   cJSON_AddStringToObject(so, "ordering", gs->factor.ordering ? gs->factor.ordering : "");

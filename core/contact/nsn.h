@@ -110,6 +110,8 @@ typedef struct sim_nsn_stats {
   double phi_max;      /* max |phi| (length) at the last call's linearisation point */
   int converged;       /* the last call found max |phi| <= newton_tol and did no step */
   double merit;        /* 1/2 |phi|^2 over the normal and bilateral rows, same point */
+  /* Newton steps whose line search took the full step, a shorter one, or none (lambda stood) */
+  int ls_full, ls_shorter, ls_none;
 } sim_nsn_stats;
 
 /* out = W x for x, out of 3 nc (the matrix-free Delassus operator, sim_nsn_begin_step_op). */
