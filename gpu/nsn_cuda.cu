@@ -474,10 +474,9 @@ static int line_search(cuda_contact *k, int *forced, sim_status *st) {
         return rc;
       k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0, t0 + K > o->line_search);
     }
-    const int paper = o->form == SIM_NSN_FORM_PAPER;
     if (s->fuse && !reads && t0 + K > o->line_search) { /* the last batch */
-      k_ls_accept_force<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, paper,
-                                                                  s->om, s->lam, s->f);
+      k_ls_accept_force<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam,
+                                                                  s->f);
       *forced = 1;
     } else {
       k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam);

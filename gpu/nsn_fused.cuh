@@ -190,12 +190,6 @@ static __global__ void k_cr_start_rr(long long n, cr_dev *c, const double *b, co
       part, c->red[CR_RR], count, then);
 }
 
-// f = F lambda (k_force) for the rows of contact j, after its update.
-static __device__ void force_contact(int paper, const double *om, const double *lam, double *f,
-                                     size_t i) {
-  for (int r = 0; r < 3; r++) f[i + r] = paper ? om[i + r] * lam[i + r] : lam[i + r];
-}
-
 // The full step (k_update with K = 1 in place, where *gate is open) and k_force in one launch:
 // a thread per contact.
 static __global__ void k_update_force(int nc, int paper, const double *comp, const double *mu,
@@ -205,16 +199,17 @@ static __global__ void k_update_force(int nc, int paper, const double *comp, con
   if (j >= nc) return;
   size_t i = 3 * (size_t)j;
   if (*gate) sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, 1.0, lam + i);
-  force_contact(paper, om, lam, f, i);
+  for (int r = 0; r < 3; r++) f[i + r] = paper ? om[i + r] * lam[i + r] : lam[i + r];
 }
 
-// The last batch's k_ls_accept and k_force in one launch: a thread per row.
+// The last batch's k_ls_accept and k_force in one launch: a thread per row (the line search
+// runs in the compliance form alone, where f = lambda).
 static __global__ void k_ls_accept_force(int m, const nsn_dev *n, size_t s3, const double *ltry,
-                                         int paper, const double *om, double *lam, double *f) {
+                                         double *lam, double *f) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
   if (n->go && n->pick >= 0) lam[i] = ltry[n->pick * s3 + (size_t)i];
-  f[i] = paper ? om[i] * lam[i] : lam[i];
+  f[i] = lam[i];
 }
 
 #endif

@@ -108,7 +108,7 @@ static __global__ void k_nsn_reset(nsn_dev *n) {
   n->search = 0;
   n->pick = -1;
   n->steps = n->worked = n->converged = n->cr_total = 0;
-  n->ls_full = n->ls_shorter = n->ls_none = 0;
+  n->ls.full = n->ls.shorter = n->ls.none = 0;
   n->merit0 = n->pmax0 = 0.0;
 }
 
@@ -140,13 +140,13 @@ static __device__ void ls_pick(nsn_dev *n, const double *res, int K, int t0, int
       n->pick = t;
       n->search = 0;
       if (t0 + t == 0)
-        n->ls_full++;
+        n->ls.full++;
       else
-        n->ls_shorter++;
+        n->ls.shorter++;
       return;
     }
   }
-  if (last) n->ls_none++;
+  if (last) n->ls.none++;
 }
 
 // What the thread that finishes a reduction decides next, with no launch of its own.

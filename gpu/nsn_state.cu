@@ -21,9 +21,9 @@ static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc) {
   acc->steps += n->steps;
   acc->worked += n->worked;
   acc->cr_total += n->cr_total;
-  acc->ls_full += n->ls_full;
-  acc->ls_shorter += n->ls_shorter;
-  acc->ls_none += n->ls_none;
+  acc->ls.full += n->ls.full;
+  acc->ls.shorter += n->ls.shorter;
+  acc->ls.none += n->ls.none;
   acc->converged = n->converged;
   acc->merit0 = n->merit0;
   acc->pmax0 = n->pmax0;
@@ -132,9 +132,7 @@ int sim_cuda_nsn_settle_end(cuda_contact *k, sim_status *st) {
   hs->stats.merit = acc.merit0;
   hs->stats.converged = acc.converged;
   hs->stats.cr_iters += acc.cr_total;
-  hs->stats.ls_full += acc.ls_full;
-  hs->stats.ls_shorter += acc.ls_shorter;
-  hs->stats.ls_none += acc.ls_none;
+  sim_ls_counts_add(&hs->stats.ls, &acc.ls, NULL);
   hs->stats.assemble_ms += (newton - cr) * 1e-6;
   hs->stats.cst_solve_ms += cr * 1e-6;
   sim_cst_times *t = s->t;
@@ -145,9 +143,7 @@ int sim_cuda_nsn_settle_end(cuda_contact *k, sim_status *st) {
     t->cst_solve_ms += cr * 1e-6;
     t->corr_ms += corr * 1e-6;
     t->cr_iters += acc.cr_total;
-    t->ls_full += acc.ls_full;
-    t->ls_shorter += acc.ls_shorter;
-    t->ls_none += acc.ls_none;
+    sim_ls_counts_add(&t->ls, &acc.ls, NULL);
   }
   s->t = NULL;
   return SIM_OK;

@@ -29,7 +29,7 @@ typedef struct nsn_dev {
   int steps, worked;     // steps begun; steps past the convergence test
   int converged;         // the last step's start met newton_tol
   int cr_total;          // CR iterations, summed
-  int ls_full, ls_shorter, ls_none;  // line searches that took the full step, a shorter, none
+  sim_ls_counts ls;      // the line searches' outcomes
   double merit0, pmax0;  // the last step's start: merit and max |phi|
 } nsn_dev;
 

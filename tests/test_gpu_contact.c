@@ -407,7 +407,7 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
     o->contact_steps += p.contacts > 0;
     o->newton += p.newton_steps;
     o->cr += p.cr_iterations;
-    o->ls[0] += p.ls_full, o->ls[1] += p.ls_shorter, o->ls[2] += p.ls_none;
+    o->ls[0] += p.ls.full, o->ls[1] += p.ls.shorter, o->ls[2] += p.ls.none;
     const double b[4] = {p.contacts > 0 ? p.global_ms : 0.0, p.assemble_ms, p.cst_solve_ms,
                          p.corr_ms};
     for (int i = 0; i < 4; i++) o->bucket[i] += b[i];

@@ -5,7 +5,7 @@
    line search the merit never rises from one Newton step to the next and the multipliers stay
    finite. Problems: W = B B^T / n + 0.001 I (B uniform in [0, 1), so every contact pushes on
    every other, as on a body squeezed between two obstacles), H A^{-1} b random with a share of rows penetrating by up to 0.5 m.
-   The solver's count of the outcomes (sim_nsn_stats ls_full, ls_shorter, ls_none) covers every
+   The solver's count of the outcomes (sim_nsn_stats ls) covers every
    step taken once, holds shortened steps here, and stays 0 without a line search. */
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +63,9 @@ static double run(const problem *p, int line_search, int cr_iters, double merit[
     merit[k] = s.stats.merit;
     ls[3] += !s.stats.converged;
   }
-  ls[0] += s.stats.ls_full;
-  ls[1] += s.stats.ls_shorter;
-  ls[2] += s.stats.ls_none;
+  ls[0] += s.stats.ls.full;
+  ls[1] += s.stats.ls.shorter;
+  ls[2] += s.stats.ls.none;
   for (int i = 0; i < M; i++) lmax = fmax(lmax, fabs(sim_nsn_lambda(&s)[i]));
   sim_nsn_destroy(&s);
   return lmax;

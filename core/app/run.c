@@ -174,9 +174,9 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     if (prof.min_gap < res->min_gap) res->min_gap = prof.min_gap;
     res->redetected += prof.redetected;
     res->redetect_steps += prof.redetected > 0;
-    res->ls_full += prof.ls_full;
-    res->ls_shorter += prof.ls_shorter;
-    res->ls_none += prof.ls_none;
+    res->ls_full += prof.ls.full;
+    res->ls_shorter += prof.ls.shorter;
+    res->ls_none += prof.ls.none;
     if (prof.contacts > 0) {
       res->contact_steps++;
       cr_sum += prof.cr_iterations;

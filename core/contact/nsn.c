@@ -315,9 +315,9 @@ int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const dou
      (frictional contacts only); f = F lambda for q = A^{-1}(b + h^2 H^T f). */
   if (!paper && s->opt.line_search > 0) {
     double alpha = line_search(s, hq, s->wl, merit);
-    s->stats.ls_full += alpha == 1.0;
-    s->stats.ls_shorter += alpha > 0.0 && alpha < 1.0;
-    s->stats.ls_none += alpha == 0.0;
+    s->stats.ls.full += alpha == 1.0;
+    s->stats.ls.shorter += alpha > 0.0 && alpha < 1.0;
+    s->stats.ls.none += alpha == 0.0;
   } else {
     update(s, 1.0, s->lam_try);
     memcpy(s->lambda, s->lam_try, sizeof(double) * (size_t)m);

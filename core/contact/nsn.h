@@ -102,6 +102,20 @@ typedef struct sim_nsn_options {
 
 sim_nsn_options sim_default_nsn_options(void);
 
+/* Newton steps whose line search (contact.line_search) took the full step, a shorter one, or
+   none (lambda stood) */
+typedef struct sim_ls_counts {
+  int full, shorter, none;
+} sim_ls_counts;
+
+/* to += a - b (b NULL: 0) */
+static inline void sim_ls_counts_add(sim_ls_counts *to, const sim_ls_counts *a,
+                                     const sim_ls_counts *b) {
+  to->full += a->full - (b ? b->full : 0);
+  to->shorter += a->shorter - (b ? b->shorter : 0);
+  to->none += a->none - (b ? b->none : 0);
+}
+
 typedef struct sim_nsn_stats {
   double assemble_ms;  /* Table 3 "assemble": H A^{-1} g, NCP evaluation, right-hand side */
   double cst_solve_ms; /* Table 3 "cst_solve": CR */
@@ -110,8 +124,7 @@ typedef struct sim_nsn_stats {
   double phi_max;      /* max |phi| (length) at the last call's linearisation point */
   int converged;       /* the last call found max |phi| <= newton_tol and did no step */
   double merit;        /* 1/2 |phi|^2 over the normal and bilateral rows, same point */
-  /* Newton steps whose line search took the full step, a shorter one, or none (lambda stood) */
-  int ls_full, ls_shorter, ls_none;
+  sim_ls_counts ls;    /* the line searches' outcomes */
 } sim_nsn_stats;
 
 /* out = W x for x, out of 3 nc (the matrix-free Delassus operator, sim_nsn_begin_step_op). */

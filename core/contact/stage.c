@@ -185,7 +185,7 @@ int sim_contact_stage_global(sim_contact_stage *k, sim_cst_times *t, sim_status 
   const double *f0 = k->first ? sim_nsn_lambda(&k->nsn) : sim_nsn_force(&k->nsn);
   k->first = 0;
   double s0 = k->nsn.stats.cst_solve_ms;
-  const sim_nsn_stats ls0 = k->nsn.stats;
+  const sim_ls_counts ls0 = k->nsn.stats.ls;
   double t3 = sim_now_ms();
   int it = 0;
   for (int s = 0; s < k->newton_steps; s++) {
@@ -208,9 +208,7 @@ int sim_contact_stage_global(sim_contact_stage *k, sim_cst_times *t, sim_status 
   t->cst_solve_ms += solve_ms;
   t->corr_ms += t5 - t4;
   t->cr_iters += it;
-  t->ls_full += k->nsn.stats.ls_full - ls0.ls_full;
-  t->ls_shorter += k->nsn.stats.ls_shorter - ls0.ls_shorter;
-  t->ls_none += k->nsn.stats.ls_none - ls0.ls_none;
+  sim_ls_counts_add(&t->ls, &k->nsn.stats.ls, &ls0);
   return SIM_OK;
 }
 

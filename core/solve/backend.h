@@ -8,6 +8,7 @@
 
 #include "../base/status.h"
 #include "../contact/detect.h"
+#include "../contact/nsn.h"
 #include "../model/model.h"
 #include "factor.h"
 
@@ -61,7 +62,7 @@ typedef struct sim_cst_times {
   double corr_ms;      /* H^T f and the correction solve */
   long cr_iters;
   int newton_steps;
-  int ls_full, ls_shorter, ls_none; /* the line searches' outcomes (sim_nsn_stats) */
+  sim_ls_counts ls; /* the line searches' outcomes */
 } sim_cst_times;
 
 /* A snapshot of the state for the host (snapshot_get): what an output frame writes. */

@@ -191,9 +191,7 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
     prof->corr_ms = ct.corr_ms;
     prof->cr_iterations = ct.cr_iters;
     prof->newton_steps = ct.newton_steps;
-    prof->ls_full = ct.ls_full;
-    prof->ls_shorter = ct.ls_shorter;
-    prof->ls_none = ct.ls_none;
+    prof->ls = ct.ls;
   }
   prof->schur_ms = ct.schur_ms;
   if (!rc) {

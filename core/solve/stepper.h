@@ -16,8 +16,7 @@ typedef struct sim_profile {
   long cr_iterations;
   double min_gap; /* smallest signed distance among the step's contacts (+inf: none) */
   int redetected; /* contacts added by re-detection at the step's end (contact.redetect) */
-  int ls_full, ls_shorter, ls_none; /* Newton steps whose line search took the full step, a
-                                       shorter one, or none */
+  sim_ls_counts ls; /* the line searches' outcomes, summed over the L-G iterations */
 } sim_profile;
 
 typedef struct sim_stepper {
