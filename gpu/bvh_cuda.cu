@@ -39,7 +39,20 @@ static __global__ void k_refit(sim_bvh_node *node, const int *tri, const double 
   if (t < n) sim_bvh_refit_node(node, tri, x, x2, order[t]);
 }
 
-// The refit schedule of tree b: leaves, then inner nodes deepest level first.
+// Levels first .. last - 1 of the schedule (order[seg[i] .. seg[i + 1]) for each) in one block,
+// a barrier between levels: a node's children were written by this block before the barrier.
+static __global__ void __launch_bounds__(SIM_REFIT_THREADS)
+    k_refit_levels(sim_bvh_node *node, const int *tri, const double *x, const double *x2,
+                   const int *order, const int *seg, int first, int last) {
+  for (int i = first; i < last; i++) {
+    for (int t = seg[i] + (int)threadIdx.x; t < seg[i + 1]; t += blockDim.x)
+      sim_bvh_refit_node(node, tri, x, x2, order[t]);
+    __syncthreads();
+  }
+}
+
+// The refit schedule of tree b: leaves, then inner nodes deepest level first; the levels from
+// t->one_block on hold at most SIM_REFIT_LEVEL_NODES nodes each.
 static int refit_order(const sim_bvh *b, dev_tree *t, cuda_blocks *k, sim_status *st) {
   const int n = b->nnodes;
   int *depth = SIM_NEW0(int, n + 1), *order = SIM_NEW(int, n + 1);
@@ -71,7 +84,12 @@ static int refit_order(const sim_bvh *b, dev_tree *t, cuda_blocks *k, sim_status
       if (m > t->seg[t->nseg]) t->seg[++t->nseg] = m;
     }
   }
+  t->one_block = t->nseg;
+  while (t->one_block > 1 &&
+         t->seg[t->one_block] - t->seg[t->one_block - 1] <= SIM_REFIT_LEVEL_NODES)
+    t->one_block--;
   rc = sim_cuda_block(k, &t->order, (size_t)n, order, st);
+  if (!rc) rc = sim_cuda_block(k, &t->dseg, (size_t)t->nseg + 1, t->seg, st);
 done:
   sim_free(depth);
   sim_free(order);
@@ -96,11 +114,14 @@ void sim_cuda_tree_free(dev_tree *t) {
 
 int sim_cuda_tree_refit(const dev_tree *t, const double *x, const double *x2, cudaStream_t s,
                         sim_status *st) {
-  for (int i = 0; i < t->nseg; i++) {
+  for (int i = 0; i < t->one_block; i++) { /* the leaves and the widest levels: a launch each */
     const int n = t->seg[i + 1] - t->seg[i];
     k_refit<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, s>>>(t->node, t->tri, x, x2,
                                                           t->order + t->seg[i], n);
   }
+  if (t->one_block < t->nseg)
+    k_refit_levels<<<1, SIM_REFIT_THREADS, 0, s>>>(t->node, t->tri, x, x2, t->order, t->dseg,
+                                                   t->one_block, t->nseg);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }

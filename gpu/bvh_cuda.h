@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What the CUDA detectors (detect_cuda.cu, points_cuda.cu) share, private to gpu/: a set of
 // device arrays freed together, a BVH's arrays (core/contact/bvh.h) copied into it, the refit
-// of a deformable body's tree on the device a level at a time, and the workspace of the scan
-// that places each thread's contacts.
+// of a deformable body's tree on the device (the leaves, then the levels above them), and the
+// workspace of the scan that places each thread's contacts.
 #ifndef SIM_GPU_BVH_CUDA_H
 #define SIM_GPU_BVH_CUDA_H
 #include "cuda_ctx.h"
@@ -35,14 +35,23 @@ static int sim_cuda_block(cuda_blocks *k, T **p, size_t n, const T *host, sim_st
   return sim_cuda_block_new(k, (void **)p, sizeof(T) * n, host, st);
 }
 
+// A refit's levels of at most this many nodes run in one block of SIM_REFIT_THREADS threads, a
+// barrier between levels, instead of a launch each (about 2.5 us a launch on an H200, whatever
+// its size): a tree of up to about 16,000 triangles refits in two launches, the leaves and the
+// rest, where it took one per level (13 for a cloth of 5,000 triangles).
+#define SIM_REFIT_LEVEL_NODES 2048
+#define SIM_REFIT_THREADS 1024
+
 // One BVH on the device. A refit tree's `order` lists the leaves, then the inner nodes by level,
-// deepest first; refit launch i covers order[seg[i] .. seg[i + 1]).
+// deepest first; level i is order[seg[i] .. seg[i + 1]) (level 0: the leaves). Levels below
+// one_block run as a launch each, the others in one block.
 typedef struct dev_tree {
-  int nnodes, nt, nseg;
+  int nnodes, nt, nseg, one_block;
   sim_bvh_node *node;
   int *tri, *id, *in_tri;  // slot order, slot ids, input order (NULL where not asked for)
   int *order;
-  int *seg;  // host, nseg + 1
+  int *seg;   // host, nseg + 1
+  int *dseg;  // its device copy
 } dev_tree;
 
 // b's arrays into k: in_tri (the triangles in input order, or NULL: none) and, with refit, the

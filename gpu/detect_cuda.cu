@@ -457,6 +457,19 @@ extern "C" int sim_cuda_detect_copy(const sim_cuda_detect *k, const sim_contact 
   return SIM_OK;
 }
 
+extern "C" int sim_cuda_detect_body_tree(const sim_cuda_detect *k, int b, sim_bvh_node *out,
+                                         int *nnodes, sim_status *st) {
+  *nnodes = 0;
+  if (!k || b < 0 || b >= k->nbodies) return SIM_OK;
+  const dev_tree *t = &k->body_tree[b];
+  SIM_CU(cudaMemcpyAsync(out, t->node, sizeof *out * (size_t)t->nnodes, cudaMemcpyDeviceToHost,
+                         k->mem.stream),
+         st);
+  SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
+  *nnodes = t->nnodes;
+  return SIM_OK;
+}
+
 extern "C" const sim_contact *sim_cuda_detect_list(const sim_cuda_detect *k, int ref, int *held) {
   if (!k || ref == 0) return NULL;
   for (int f = 0; f < 2; f++)

@@ -75,6 +75,11 @@ const sim_contact *sim_cuda_detect_list(const sim_cuda_detect *k, int ref, int *
    wait, and *held = 1; *held = 0 where the detector no longer holds it (a check for tests). */
 int sim_cuda_detect_copy(const sim_cuda_detect *k, const sim_contact *c, sim_contact *out,
                          int *held, sim_status *st);
+/* Body b's tree (the host's sim_bvh of it, d->body_bvh[b]) as the device's last run refit it:
+   its *nnodes nodes into out (room for the host tree's), with a wait; *nnodes = 0 where the
+   detector holds no body b (a check for tests). */
+int sim_cuda_detect_body_tree(const sim_cuda_detect *k, int b, sim_bvh_node *out, int *nnodes,
+                              sim_status *st);
 /* Contacts the device found in the runs and passes so far (the vertex passes' counts, before
    the host dropped any: a skip_first pass found only what its device skip list missed; 0 for
    NULL). */

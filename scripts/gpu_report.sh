@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, into
-# one folder, in five parts that can be run together or one per call:
+# one folder, in six parts that can be run together or one per call:
 #   tests:    the GPU tests (label gpu: collision detection, W and every operation against the
 #             CPU backend, short runs, the contact stage's four passes), side by side;
 #   sanitize: the per-operation tests and the short runs under compute-sanitizer (memcheck:
@@ -19,7 +19,12 @@
 #             solve, a bound measured on an H200);
 #   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
 #             --device cuda on the 5.3k twisting bar, E = 1e5, 1e7, 1e9, from frame 800, 300
-#             iterations): every global solver's time to 1e-3 on the same device.
+#             iterations): every global solver's time to 1e-3 on the same device;
+#   profile:  Nsight Systems (nsys, where the machine has it) over table3.sh's runs of the
+#             examples --profile names (default cloth_on_knives,grabbing_raptor), each kernel
+#             of the CUDA graphs traced: the time per kernel and per CUDA call (waits, copies),
+#             which says where the contact rows' frame goes. The device settings are the
+#             caller's environment's (SIMCTL_CUDA_FUSE=on ... to profile those).
 # The test programs are run directly from tests/ (their working directory under CTest), so a
 # build copied from another machine works where its CTest files' absolute paths would not; put
 # the libraries it needs on LD_LIBRARY_PATH (README: the CUDA backend on a machine with a GPU).
@@ -27,9 +32,9 @@
 # ends, with its logs and its summary written, inside a caller's time limit.
 # usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--only PARTS] [--rows all|small]
 #                              [--budget SECONDS] [--jobs N] [--archive FILE] [--emu]
-#                              [--table3 VARIANTS]
-#   --only: a comma-separated list of tests, sanitize, bench, table3, converge (default tests,
-#           bench, table3)
+#                              [--table3 VARIANTS] [--profile EXAMPLES]
+#   --only: a comma-separated list of tests, sanitize, bench, table3, converge, profile
+#           (default tests, bench, table3)
 #   --sanitize / --skip-bench: add sanitize / leave out bench and table3 (the older spelling)
 #   --budget: wall seconds the whole script may take (default 3600); a program still running
 #             when its part's share is spent is stopped and counts as failed (exit 124); a
@@ -51,7 +56,7 @@
 #          programs and simctl-emu of a build without a GPU; it checks the script, not a GPU
 set -uo pipefail
 BUILD=build OUT=out/gpu_report ROWS=small PARTS=tests,bench,table3 BUDGET=3600 EMU=0 ARCHIVE=
-VARIANTS=host,device,dense
+VARIANTS=host,device,dense PROFILE=cloth_on_knives,grabbing_raptor
 JOBS=$(nproc 2>/dev/null || echo 2)
 [ "$JOBS" -gt 8 ] && JOBS=8
 while [ $# -gt 0 ]; do
@@ -67,14 +72,15 @@ while [ $# -gt 0 ]; do
     --archive) ARCHIVE=$2; shift 2 ;;
     --emu) EMU=1; shift ;;
     --table3) VARIANTS=$2; shift 2 ;;
+    --profile) PROFILE=$2; shift 2 ;;
     *) echo "gpu_report.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
 for p in ${PARTS//,/ }; do
   case "$p" in
-    tests | sanitize | bench | table3 | converge) ;;
+    tests | sanitize | bench | table3 | converge | profile) ;;
     *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench," \
-         "table3 or converge" >&2
+         "table3, converge or profile" >&2
        exit 2 ;;
   esac
 done
@@ -251,6 +257,35 @@ if want converge; then
       --set bodies.0.material.youngs_modulus="$E" | tee -a "$OUT/converge.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done
+fi
+# where the frame goes: each example's table3 run under Nsight Systems, then its kernels and
+# CUDA calls summed (nsys stats: time, count, average per name), as CSV and as text
+if want profile && ! spent profile; then
+  NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys \
+    /usr/local/cuda/nsight-systems-*/bin/nsys 2>/dev/null | head -n 1 || true)
+  if [ -z "$NSYS" ] || [ "$EMU" = 1 ]; then
+    { echo "nsys not found (or --emu): profile skipped; the CUDA toolkit's programs here:"
+      ls "${CUDA_HOME:-/usr/local/cuda}/bin" 2>/dev/null | tr '\n' ' '; echo; } |
+      tee "$OUT/profile.txt"
+  else
+    mkdir -p "$OUT/profile"
+    for ex in ${PROFILE//,/ }; do
+      spent "profile $ex" && continue
+      echo "== profile $ex ($NSYS; at most $(($(left) - 10)) s)" | tee -a "$OUT/profile.txt"
+      timeout -k 10 $(($(left) - 10)) "$NSYS" profile --trace=cuda --cuda-graph-trace=node \
+        --sample=none --cpuctxsw=none --force-overwrite=true -o "$OUT/profile/$ex" \
+        bash "$ROOT/scripts/table3.sh" --simctl "$SIMCTL" --out "$OUT/profile/$ex.table3" \
+        --rows small --only "$ex" --set solver.device=cuda >>"$OUT/profile.txt" 2>&1 || FAIL=1
+      for r in cuda_gpu_kern_sum cuda_api_sum cuda_gpu_mem_time_sum; do
+        "$NSYS" stats --report "$r" --format csv --force-export=true \
+          --output "$OUT/profile/${ex}" "$OUT/profile/$ex.nsys-rep" >/dev/null 2>&1
+        "$NSYS" stats --report "$r" --force-export=true "$OUT/profile/$ex.nsys-rep" 2>/dev/null |
+          head -n 45 >>"$OUT/profile.txt"
+      done
+      rm -f "$OUT/profile/$ex.sqlite" "$OUT/profile/$ex.nsys-rep" # large; the sums stay
+    done
+    grep -E "^== |Time \(%\)" "$OUT/profile.txt" | head -n 20
+  fi
 fi
 RESULT="all passed"
 [ $FAIL = 0 ] || RESULT="FAILED (see $OUT)"

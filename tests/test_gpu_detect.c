@@ -12,19 +12,21 @@
    side remembered from the step before (sides, half of them turned round, a third flagged
    behind), and the box as an open body (a cloth's rules: detect_body.h) every other step.
    Over four steps
-   of random motion both must find the same contacts in the same order (kind, vertex, source
-   and triangle equal) with every value within 1e-12 relative (the device's atan2 in a
-   pseudo-normal's angle weights may differ from libm's in the last bits; everything else is
-   the same arithmetic). Then the same detector on a second scene
-   (it copies the new trees) and back on the first. Each run's contacts come down with their
-   count in one wait where they fit the detector's guess, else in two: both happen, and the
-   second waits the detector counts are those of the runs over the guess. A second detector
-   runs each step's two passes at once (sim_cuda_detect_passes: from x after x_prev, and from
-   x_prev after x with the blade's contacts turned the other way; the second at some calls
-   only inside, with pass 0's keys as its skip list, at others without pass 0's keys by
-   skip_first), each the host's contacts, with one wait for both where both fit their
-   guesses; the contacts each pass found on the device (sim_cuda_detect_found) are those the
-   host expects (with skip_first: less the keys of pass 0's contacts that its landing held). */
+   of random motion the bodies' trees as the device refit them must be the host's bit for bit
+   (the ball's of 20,480 triangles in the second scene, so both the launches per level and the
+   one block for the levels above run), and both must find the same contacts in the same order
+   (kind, vertex, source and triangle equal) with every value within 1e-12 relative (the device's
+   atan2 in a pseudo-normal's angle weights may differ from libm's in the last bits; everything else
+   is the same arithmetic). Then the same detector on a second scene (it copies the new trees) and
+   back on the first. Each run's contacts come down with their count in one wait where they fit the
+   detector's guess, else in two: both happen, and the second waits the detector counts are those of
+   the runs over the guess. A second detector runs each step's two passes at once
+   (sim_cuda_detect_passes: from x after x_prev, and from x_prev after x with the blade's contacts
+   turned the other way; the second at some calls only inside, with pass 0's keys as its skip list,
+   at others without pass 0's keys by skip_first), each the host's contacts, with one wait for both
+   where both fit their guesses; the contacts each pass found on the device (sim_cuda_detect_found)
+   are those the host expects (with skip_first: less the keys of pass 0's contacts that its landing
+   held). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,11 +70,13 @@ static void shift(sim_surface *sf, double dx, double dy, double dz) {
   for (int v = 0; v < sf->nv; v++) sf->x[3 * v] += dx, sf->x[3 * v + 1] += dy, sf->x[3 * v + 2] += dz;
 }
 
-/* nloose: vertices in no body; ncloud: the triangle-less body's */
-static void world_build(world *w, unsigned long long seed, int ncloud, int nloose) {
+/* nloose: vertices in no body; ncloud: the triangle-less body's; subdiv: the ball's icosphere
+   level (5: 20,480 triangles, a tree whose deepest inner levels refit a launch each on the
+   device, gpu/bvh_cuda.h; 3: 1,280, every inner level in one block) */
+static void world_build(world *w, unsigned long long seed, int ncloud, int nloose, int subdiv) {
   sim_status st = {0};
   memset(w, 0, sizeof *w);
-  CHECK_INT(sim_gen_icosphere(0.5, 3, &w->ball, &st), SIM_OK);
+  CHECK_INT(sim_gen_icosphere(0.5, subdiv, &w->ball, &st), SIM_OK);
   CHECK_INT(sim_gen_box_surface((const double[3]){0.2, -0.3, -0.3},
                                 (const double[3]){0.9, 0.4, 0.4}, 5, &w->box, &st),
             SIM_OK);
@@ -206,6 +210,7 @@ static int count_not_in(const sim_detect_contacts *a, const sim_detect_contacts 
    pass 0's landing held, the vertices' within its guess, and the host drops the rest after). */
 static int g_inside_calls, g_inside_found, g_first_calls, g_first_dropped;
 static int g_blade_behind; /* blade contacts with a negative gap: turned to a side */
+static long long g_tree_nodes; /* the bodies' tree nodes compared with the host's */
 static int g_open_turned;  /* the open box's contacts with a negative gap: turned to a side */
 
 /* The copies the device left of a pass's contacts (dev_ref, dev_slot: what a device contact
@@ -293,6 +298,27 @@ static void run_passes(sim_cuda_detect *kp, sim_detect *dh, sim_detect *dg, worl
   sim_detect_contacts_free(&g0), sim_detect_contacts_free(&g1);
 }
 
+/* The bodies' trees as the device refit them: the host's bit for bit (a box is the least and
+   greatest of its triangles' coordinates, or of its children's, whatever the order). */
+static void check_trees(const sim_cuda_detect *k, const sim_detect *dh, const char *what) {
+  sim_status st = {0};
+  for (int b = 0; b < dh->nbodies; b++) {
+    const sim_bvh *t = &dh->body_bvh[b];
+    sim_bvh_node *dev = SIM_NEW(sim_bvh_node, (size_t)t->nnodes + 1);
+    int n = -1, differ = 0;
+    CHECK_INT(sim_cuda_detect_body_tree(k, b, dev, &n, &st), SIM_OK);
+    CHECK_INT(n, t->nnodes);
+    for (int i = 0; dev && i < n && n == t->nnodes; i++)
+      differ += memcmp(dev[i].lo, t->node[i].lo, sizeof dev[i].lo) != 0 ||
+                memcmp(dev[i].hi, t->node[i].hi, sizeof dev[i].hi) != 0 ||
+                dev[i].first != t->node[i].first || dev[i].count != t->node[i].count;
+    if (differ) fprintf(stderr, "%s: body %d's tree: %d of %d nodes differ\n", what, b, differ, n);
+    CHECK_INT(differ, 0);
+    g_tree_nodes += n;
+    sim_free(dev);
+  }
+}
+
 static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigned long long seed,
                       int steps) {
   sim_status st = {0};
@@ -335,6 +361,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     char what[64];
     snprintf(what, sizeof what, "%d vertices, step %d", w->nv, step);
     const int same = compare(&h, &g, what);
+    check_trees(k, &dh, what);
     const int over = g.n > g_guess;
     g_second += over;
     follow(&g_guess, g.n);
@@ -369,8 +396,8 @@ int main(void) {
   CHECK_INT(sim_cuda_detect_create(NULL, &k, &st), SIM_OK);
   CHECK_INT(sim_cuda_detect_create(NULL, &kp, &st), SIM_OK);
   world a, b;
-  world_build(&a, 11, 3000, 500);
-  world_build(&b, 29, 20000, 3000);
+  world_build(&a, 11, 3000, 500, 3);
+  world_build(&b, 29, 20000, 3000, 5);
   run_steps(k, kp, &a, 5, 4);
   CHECK(sim_cuda_detect_bytes(k) > 0);
   run_steps(k, kp, &b, 7, 2); /* another sim_detect: the detector copies its trees */
@@ -382,6 +409,8 @@ int main(void) {
   CHECK(g_pass_once > 0 && g_pass_more > 0);
   CHECK(g_inside_calls > 1 && g_inside_found > 0); /* the inside passes found some */
   CHECK(g_first_calls > 1 && g_first_dropped > 0);  /* pass 1 met pass 0's contacts */
+  printf("tree nodes refit on the device, the host's bit for bit: %lld\n", g_tree_nodes);
+  CHECK(g_tree_nodes > 20000);
   printf("blade contacts turned round by the side memory: %d\n", g_blade_behind);
   CHECK(g_blade_behind > 0);
   printf("the open box's contacts turned to the side their vertices came from: %d\n",

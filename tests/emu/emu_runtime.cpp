@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cuda_runtime.h"
@@ -462,8 +463,14 @@ cudaError_t enqueue(cudaStream_t s, std::function<void()> work) {
   return cudaSuccess;
 }
 
+// SIMCTL_EMU_REPORT=2: the kernels run (launched one by one or by a graph's launch) per
+// launch site, file and line
+std::map<std::pair<std::string, int>, long long> kernel_sites;
+bool count_kernel_sites;
+
 static void run_launch(const launch_cfg &cfg, const std::function<void()> &b) {
   const dim3 &g = cfg.grid, &k = cfg.block;
+  if (count_kernel_sites) kernel_sites[{cfg.file, cfg.line}]++;
   running = &cfg;
   body = &b;
   grid_dim = g;
@@ -819,10 +826,17 @@ static void report_waits() {
   });
   fprintf(stderr, "simctl CUDA emulation: bytes copied by calling site (to device, to host):\n");
   for (auto &c : b) report_site(c.second, "%12lld %12lld", c.first.first, c.first.second);
+  std::vector<std::pair<long long, std::pair<std::string, int>>> k;
+  for (auto &c : sim_emu::kernel_sites) k.push_back({c.second, c.first});
+  std::sort(k.rbegin(), k.rend());
+  fprintf(stderr, "simctl CUDA emulation: kernels per launch site (file and line), run:\n");
+  for (auto &c : k)
+    fprintf(stderr, "  %8lld  %s:%d\n", c.first, c.second.first.c_str(), c.second.second);
 }
 static const bool report_armed = [] {
   const char *e = getenv("SIMCTL_EMU_REPORT");
   report_level = e ? atoi(e) : 0;
+  sim_emu::count_kernel_sites = report_level >= 2;
   if (report_level > 0) atexit(report_waits);
   return true;
 }();
