@@ -70,28 +70,17 @@ static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm,
 }
 
 // out_t = W x_t for a dense row-major W (m x m) and K <= SIM_W_BATCH vectors x_t = x + t xs
-// (out likewise): a warp per row, which it reads once, each lane a strided part of it for
-// every vector (each column's sum in the order of a single product). Nothing where *gate is
-// 0 (gate NULL: always). KB: the most vectors (1: a single product's loop, nothing to skip).
-// T: W's values (float: contact.cr_precision's copy), each widened to double, the sums in double.
+// (out likewise): a warp per row, which it reads once (sim_dense_row_dots). Nothing where
+// *gate is 0 (gate NULL: always). KB: the most vectors (1: a single product's loop, nothing to
+// skip). T: W's values (float: contact.cr_precision's copy).
 template <int KB, typename T>
 static __global__ void k_gemv(int m, const T *W, const double *x, double *out, int K, size_t xs,
                               const int *gate) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (i >= m || (gate && !*gate)) return; /* whole warps: i and *gate are the warp's */
-  const T *row = W + (size_t)i * (size_t)m;
   double a[KB];
-  for (int t = 0; t < KB; t++) a[t] = 0.0;
-  for (int j = lane; j < m; j += 32) {
-    const double w = (double)row[j];
-    for (int t = 0; t < KB; t++)
-      if (t < K) a[t] += w * x[t * xs + (size_t)j];
-  }
-  for (int t = 0; t < KB; t++) {
-    if (t >= K) break;
-    for (int off = 16; off > 0; off /= 2) a[t] += __shfl_down_sync(0xffffffffu, a[t], off);
-    if (lane == 0) out[t * xs + (size_t)i] = a[t];
-  }
+  sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a);
+  for (int t = 0; lane == 0 && t < K; t++) out[t * xs + (size_t)i] = a[t];
 }
 
 // The step's rows, built on the device from its contacts (rows_cuda.cu).

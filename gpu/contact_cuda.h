@@ -90,6 +90,27 @@ int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *
 int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, double *out, int K,
                            size_t xs, const int *gate, sim_status *st);
 
+// Row `row` of a dense row-major W (m columns) times K <= KB vectors x_t = x + t xs, by a warp
+// (every lane calls it): each lane adds its strided part of every product, then the warp's
+// shuffles add the lanes'; lane 0 ends with a[t], t < K. Each product adds in the order of a
+// single one (KB 1), whatever KB and K. T: W's values (float: contact.cr_precision's copy),
+// each widened to double, the sums in double. sim_cuda_w_apply_dense's kernel and the device
+// Newton solve's fused products (nsn_fused.cuh) read W through it.
+template <int KB, typename T>
+static __device__ inline void sim_dense_row_dots(int m, const T *row, const double *x, int K,
+                                                 size_t xs, int lane, double a[KB]) {
+  for (int t = 0; t < KB; t++) a[t] = 0.0;
+  for (int j = lane; j < m; j += 32) {
+    const double w = (double)row[j];
+    for (int t = 0; t < KB; t++)
+      if (t < K) a[t] += w * x[t * xs + (size_t)j];
+  }
+  for (int t = 0; t < KB; t++) {
+    if (t >= K) break;
+    for (int off = 16; off > 0; off /= 2) a[t] += __shfl_down_sync(0xffffffffu, a[t], off);
+  }
+}
+
 // nsn_cuda.cu and nsn_state.cu: the device Newton solve. The shared stage forms W on its
 // side and leaves the rest to the device (sim_contact_stage.backend_prepares). keep queues the
 // step's contact keys, tangents and multipliers into the solve's own arrays before the next

@@ -250,7 +250,7 @@ static int w_then(cuda_contact *k, const double *x, double *out, double h2, cons
   cudaStream_t sm = stream(k);
   if (k->dn->fuse && k->w_dense) {
     const unsigned gw = blocks_for(32LL * m);
-    k_w_then<E><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, h2, u, v, w, gate);
+    k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, 1, 0, h2, u, v, w, gate);
   } else {
     int rc = w_apply(k, x, out, gate, st);
     if (rc) return rc;
@@ -425,7 +425,10 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
       if (!s->fuse) k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
     }
   }
-  k_cr_tally<<<1, 1, 0, sm>>>(c, s->ctl); /* read with the rest at the iteration's end */
+  /* read with the rest at the iteration's end; CR's end stamped (cst_solve's end) */
+  nsn_stamp_at end;
+  if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR1, &end, st))) return rc;
+  k_cr_tally<<<1, 1, 0, sm>>>(c, s->ctl, end);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -436,8 +439,8 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
 // in one pass over W, and the host does not wait: a batch after the accepting one does nothing
 // (the `search` gate). Matrix-free, one trial at a time, the host reading whether to go on.
 // Fused, a trial alone is its product with H q (k_w_then), then its NCP values, merit and
-// pick (k_ncp_reduce), and with a dense W the last batch's acceptance also forms f
-// (k_ls_accept_force; *forced: it did).
+// pick (k_ncp_reduce); a batch likewise (k_w_then over the batch, k_ncp_pick), and with a
+// dense W the last batch's acceptance also forms f (k_ls_accept_force; *forced: it did).
 static int line_search(cuda_contact *k, int *forced, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
@@ -461,6 +464,13 @@ static int line_search(cuda_contact *k, int *forced, sim_status *st) {
       red_then pick = {THEN_LS_PICK, NULL, s->ctl, NULL, 0.0, t0, t0 + K > o->line_search};
       k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, sm>>>(nc, a, on, s->part, s->res,
                                                                  s->count, pick);
+    } else if (s->fuse) { /* a batch (W dense): products with their H q, then NCP and pick */
+      const unsigned gw = sim_cuda_blocks(32LL * m);
+      const dim3 gp(reduce_blocks(nc), (unsigned)K);
+      k_w_then<W_THEN_LS_HQ, SIM_W_BATCH><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(
+          m, k->Wp, s->ltry, s->ytry, K, s3, h2, s->hq, s->wl, s->htry, on);
+      k_ncp_pick<<<gp, SIM_CUDA_BLOCK, 0, sm>>>(nc, a, on, s->part, s->res, s->count, s->ctl, t0,
+                                                t0 + K > o->line_search);
     } else {
       rc = reads ? sim_cuda_w_apply(k, s->ltry, s->ytry, st)
                  : sim_cuda_w_apply_dense(k, NULL, s->ltry, s->ytry, K, s3, on, st);
@@ -546,9 +556,8 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
       return rc;
     if (o->cr_jacobi && !s->fuse)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);
-    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st);
-    if (!rc) rc = sim_cuda_nsn_stamp(k, NSN_AT_CR1, st);
-    if (rc) return rc;
+    /* CR, its end stamped */
+    if ((rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st))) return rc;
     if (!paper && o->line_search > 0) {
       rc = line_search(k, &forced, st);
     } else if (s->fuse) {
@@ -577,10 +586,11 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   cuda_ctx *c = k->cx;
   int rc;
   double h2 = c->m->h * c->m->h;
-  k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl);
   /* the buckets are timed by stamps (no wait for the host's timers): global, assemble and
-     cst_solve, corr */
-  if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_START, st))) return rc;
+     cst_solve, corr; the first with the decisions' reset, the last with the tally */
+  nsn_stamp_at start;
+  if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_START, &start, st))) return rc;
+  k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl, start);
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
   if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_SOLVED, st))) return rc;
   if ((rc = sim_cuda_h_apply(k, c->vec[SIM_VEC_Q], 0, s->hab, st))) return rc;
@@ -593,9 +603,8 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_NEWTON, st))) return rc;
   rc = sim_cuda_ht_gather(k, s->f, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
-  if (!rc) rc = sim_cuda_nsn_stamp(k, NSN_AT_END, st);
   if (rc) return rc;
-  return sim_cuda_nsn_tally(k, st);
+  return sim_cuda_nsn_tally(k, st); /* and the end's stamp */
 }
 
 // Whether this step's L-G iterations run as a CUDA graph: with a dense W and no CR tolerance the

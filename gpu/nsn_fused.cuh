@@ -57,6 +57,32 @@ static __global__ void k_ncp_reduce(int nc, ncp_args a, const int *gate, double 
       part, res, count, then);
 }
 
+// K line-search trials' NCP values (k_ncp) and their merits' reductions (k_reduce_last's K
+// batches) in one launch, grid (the reduction's blocks for nc, K): trial blockIdx.y's
+// contacts evaluated where *gate is open, its batch's last block adding its blocks' partials
+// into res + 2 t; the last of those batches (count[SIM_W_BATCH]) picks among the K trials
+// t0 .. t0 + K - 1 as k_ls_pick does (last: the search's last batch).
+static __global__ void k_ncp_pick(int nc, ncp_args a, const int *gate, double *part, double *res,
+                                  int *count, nsn_dev *n, int t0, int last) {
+  const int open = *gate, t = (int)blockIdx.y, K = (int)gridDim.y;
+  double s = 0.0, m = 0.0;
+  for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nc;
+       j += (long long)blockDim.x * gridDim.x) {
+    if (open) ncp_contact(a, (int)j, t);
+    s += a.mterm[t * a.s1 + j];
+    m = fmax(m, a.pterm[t * a.s1 + j]);
+  }
+  part += 2 * SIM_RED_BLOCKS * (size_t)t;
+  block_sum_max(blockDim.x, s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
+  const red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0, 0};
+  if (!finish_last_of((int)gridDim.x, (int)gridDim.x, part, res + 2 * t, count + t, none)) return;
+  if (!last_to_count(count + SIM_W_BATCH, K) || threadIdx.x != 0) return;
+  const volatile double *vr = res; /* the other batches' last blocks wrote theirs */
+  double r[2 * SIM_W_BATCH];
+  for (int q = 0; q < 2 * K; q++) r[q] = vr[q];
+  ls_pick(n, r, K, t0, last);
+}
+
 // What k_w_then does with a row's product, as the separate launch after the product did.
 enum {
   W_THEN_HQ,    // w = u + h2 out                    (k_hq: u = H A^-1 b, w = H q)
@@ -64,25 +90,28 @@ enum {
   W_THEN_LS_HQ  // w = u + h2 (out - v)              (k_ls_hq for one trial: u = H q, v = W lambda)
 };
 
-// out = W x for a dense row-major W (m x m) in double, k_gemv<1, double>'s loop and sums, then
-// row i's `E` (W_THEN_*) by the lane that holds its sum; nothing where *gate is 0.
-template <int E>
-static __global__ void k_w_then(int m, const double *W, const double *x, double *out, double h2,
-                                const double *u, const double *v, double *w, const int *gate) {
+// out_t = W x_t for a dense row-major W (m x m) in double and K <= KB vectors (x_t = x + t xs,
+// out and w likewise; k_gemv<KB, double>'s loop and sums), then row i's `E` (W_THEN_*) for
+// each by the lane that holds its sums (W_THEN_LS_HQ: a line search's batch of trials, KB
+// SIM_W_BATCH, as k_ls_hq after the batch's product); nothing where *gate is 0.
+template <int E, int KB>
+static __global__ void k_w_then(int m, const double *W, const double *x, double *out, int K,
+                                size_t xs, double h2, const double *u, const double *v, double *w,
+                                const int *gate) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
-  const double *row = W + (size_t)i * (size_t)m;
-  double a = 0.0;
-  for (int j = lane; j < m; j += 32) a += row[j] * x[j];
-  for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
-  if (lane != 0) return;
-  out[i] = a;
-  if (E == W_THEN_HQ)
-    w[i] = u[i] + h2 * a;
-  else if (E == W_THEN_SUB && sim_nsn_coupled(u[i]))
-    w[i] -= a;
-  else if (E == W_THEN_LS_HQ)
-    w[i] = u[i] + h2 * (a - v[i]);
+  double a[KB];
+  sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a);
+  for (int t = 0; lane == 0 && t < K; t++) {
+    const size_t o = t * xs + (size_t)i;
+    out[o] = a[t];
+    if (E == W_THEN_HQ)
+      w[o] = u[i] + h2 * a[t];
+    else if (E == W_THEN_SUB && sim_nsn_coupled(u[i]))
+      w[o] -= a[t];
+    else if (E == W_THEN_LS_HQ)
+      w[o] = u[i] + h2 * (a[t] - v[i]);
+  }
 }
 
 // Row i of the Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in

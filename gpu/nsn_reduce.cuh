@@ -99,11 +99,16 @@ static __device__ void cr_beta(cr_dev *c) {
 }
 
 // ... and the count, added to the iteration's (a launch of its own).
-static __global__ void k_cr_tally(const cr_dev *c, nsn_dev *n) { n->cr_total += c->iters; }
+// CR's iterations counted, and its end stamped (NSN_AT_CR1).
+static __global__ void k_cr_tally(const cr_dev *c, nsn_dev *n, nsn_stamp_at end) {
+  nsn_stamp_write(end);
+  n->cr_total += c->iters;
+}
 
 // The Newton steps' decisions (nsn.c sim_nsn_iterate_w, stage.c's loop), one thread each: an
 // L-G iteration's start (a launch) ...
-static __global__ void k_nsn_reset(nsn_dev *n) {
+static __global__ void k_nsn_reset(nsn_dev *n, nsn_stamp_at start) {
+  nsn_stamp_write(start);
   n->go = 1;
   n->search = 0;
   n->pick = -1;
@@ -227,15 +232,17 @@ static __device__ int last_to_count(int *count, int of) {
 // The end of a fused reduction's first pass over `blocks` blocks (block b's partials in part[b],
 // part[SIM_RED_BLOCKS + b]): the block that counts last adds every block's by
 // k_reduce_final's tree over nb threads (nb >= blocks, a power of two; the others' zeros)
-// into res and takes `then`'s decision. Every thread of every block calls it.
-static __device__ void finish_last_of(int blocks, int nb, double *part, double *res, int *count,
-                                      const red_then &then) {
-  if (!last_to_count(count, blocks)) return;
+// into res and takes `then`'s decision; returns whether this block was that one. Every thread
+// of every block calls it.
+static __device__ int finish_last_of(int blocks, int nb, double *part, double *res, int *count,
+                                     const red_then &then) {
+  if (!last_to_count(count, blocks)) return 0;
   const volatile double *vp = part;
   const int t = (int)threadIdx.x;
   block_sum_max(nb, t < blocks ? vp[t] : 0.0, t < blocks ? vp[SIM_RED_BLOCKS + t] : 0.0, &res[0],
                 &res[1]);
   if (t == 0 && then.what != THEN_NOTHING) decide(&then, res);
+  return 1;
 }
 
 static __device__ void finish_last(double *part, double *res, int *count, const red_then &then) {

@@ -5,7 +5,6 @@
 // statistics' way back to the host at the backend's settle, and its multipliers' on demand
 // (contact_cuda.h).
 #include <string.h>
-#include <time.h>
 
 #include "nsn_state.h"
 
@@ -17,7 +16,8 @@ extern "C" {
 
 // An L-G iteration's end: its counts added to the sums since the last settle, its last step's
 // merit, max |phi| and convergence kept.
-static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc) {
+static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc, nsn_stamp_at end) {
+  nsn_stamp_write(end);
   acc->steps += n->steps;
   acc->worked += n->worked;
   acc->cr_total += n->cr_total;
@@ -29,26 +29,8 @@ static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc) {
   acc->pmax0 = n->pmax0;
 }
 
-// The device's global nanosecond timer (%globaltimer), the host's monotonic clock in the
-// emulation.
-static __host__ __device__ long long nsn_clock_ns(void) {
-#if defined(__CUDA_ARCH__)
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return (long long)t;
-#else
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-#endif
-}
-
-// Stamp `tag` at slot *n (then *n + 1), where there is room (the host checks the count).
-static __global__ void k_stamp(nsn_stamp *s, int *n, int cap, int tag) {
-  const int i = *n;
-  *n = i + 1;
-  if (i < cap) s[i].tag = tag, s[i].ns = nsn_clock_ns();
-}
+// A stamp alone (nsn_state.h nsn_stamp_write).
+static __global__ void k_stamp(nsn_stamp_at at) { nsn_stamp_write(at); }
 
 int sim_cuda_nsn_room(const cuda_contact *k, int n, sim_status *st) {
   const cuda_nsn *s = k->dn;
@@ -58,18 +40,29 @@ int sim_cuda_nsn_room(const cuda_contact *k, int n, sim_status *st) {
                   s->stamp_cap);
 }
 
-int sim_cuda_nsn_stamp(cuda_contact *k, int tag, sim_status *st) {
+int sim_cuda_nsn_stamp_at(cuda_contact *k, int tag, nsn_stamp_at *at, sim_status *st) {
   cuda_nsn *s = k->dn;
   int rc = sim_cuda_nsn_room(k, 1, st);
   if (rc) return rc;
-  k_stamp<<<1, 1, 0, k->cx->stream>>>(s->stamps, s->nstamp, s->stamp_cap, tag);
+  at->s = s->stamps, at->n = s->nstamp, at->cap = s->stamp_cap, at->tag = tag;
   s->queued++;
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_stamp(cuda_contact *k, int tag, sim_status *st) {
+  nsn_stamp_at at;
+  int rc = sim_cuda_nsn_stamp_at(k, tag, &at, st);
+  if (rc) return rc;
+  k_stamp<<<1, 1, 0, k->cx->stream>>>(at);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
 int sim_cuda_nsn_tally(cuda_contact *k, sim_status *st) {
-  k_nsn_tally<<<1, 1, 0, k->cx->stream>>>(k->dn->ctl, k->dn->acc);
+  nsn_stamp_at end;
+  int rc = sim_cuda_nsn_stamp_at(k, NSN_AT_END, &end, st);
+  if (rc) return rc;
+  k_nsn_tally<<<1, 1, 0, k->cx->stream>>>(k->dn->ctl, k->dn->acc, end);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -369,9 +362,9 @@ int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, sim_status *st) {
   s->graph_on = graphs;
   s->fuse = fuse;
   static const int zeros[SIM_RED_BLOCKS + 1] = {0};
-  static_assert(SIM_W_BATCH <= SIM_RED_BLOCKS + 1, "the counters' zeros");
+  static_assert(SIM_W_BATCH + 1 <= SIM_RED_BLOCKS + 1, "the counters' zeros");
   int rc = sim_cuda_new<double>(k->cx, &s->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS, NULL, st);
-  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->count, SIM_W_BATCH, zeros, st);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->count, SIM_W_BATCH + 1, zeros, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->gcount, SIM_RED_BLOCKS + 1, zeros, st);
   if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, SIM_W_BATCH * 2, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
@@ -397,7 +390,7 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   free_arrays(k);
   sim_cuda_release(k->cx, k->dn->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS * sizeof(double));
   sim_cuda_release(k->cx, k->dn->res, SIM_W_BATCH * 2 * sizeof(double));
-  sim_cuda_release(k->cx, k->dn->count, SIM_W_BATCH * sizeof(int));
+  sim_cuda_release(k->cx, k->dn->count, (SIM_W_BATCH + 1) * sizeof(int));
   sim_cuda_release(k->cx, k->dn->gcount, (SIM_RED_BLOCKS + 1) * sizeof(int));
   sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
   sim_cuda_release(k->cx, k->dn->Wf, sizeof(float) * k->dn->wf_cap);

@@ -3,6 +3,8 @@
 // its arrays, time stamps and the results' way back to the host).
 #ifndef SIM_GPU_NSN_STATE_H
 #define SIM_GPU_NSN_STATE_H
+#include <time.h>
+
 #include "contact_cuda.h"
 
 #define SIM_RED_BLOCKS 256  // most blocks of the reductions' first pass (a power of two)
@@ -40,6 +42,36 @@ typedef struct nsn_stamp {
   int tag, pad;
 } nsn_stamp;
 
+// Where a kernel that also marks a boundary writes its stamp (sim_cuda_nsn_stamp_at): the
+// stamps, their count on the device, the array's room and the tag.
+typedef struct nsn_stamp_at {
+  nsn_stamp *s;
+  int *n;
+  int cap, tag;
+} nsn_stamp_at;
+
+// The device's global nanosecond timer (%globaltimer), the host's monotonic clock in the
+// emulation.
+static __host__ __device__ inline long long nsn_clock_ns(void) {
+#if defined(__CUDA_ARCH__)
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return (long long)t;
+#else
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+#endif
+}
+
+// The stamp at slot *n (then *n + 1), where there is room (the host checks the count); one
+// thread, after the work queued before its kernel is done.
+static __device__ inline void nsn_stamp_write(nsn_stamp_at a) {
+  const int i = *a.n;
+  *a.n = i + 1;
+  if (i < a.cap) a.s[i].tag = a.tag, a.s[i].ns = nsn_clock_ns();
+}
+
 // What a captured iteration's kernels take as arguments besides the model's constants, the
 // options and the arrays that live as long as the solve (nsn_cuda.cu's graph_sig).
 typedef struct nsn_graph_sig {
@@ -56,7 +88,8 @@ typedef struct cuda_nsn {
   double *ltry, *ytry, *htry;  // SIM_W_BATCH x 3 cap: the line search's trials, W ltry, H q
   double *mterm, *pterm;       // SIM_W_BATCH x cap: a contact's merit term and max |phi|
   double *part, *res;          // SIM_W_BATCH x (2 SIM_RED_BLOCKS partials, 2 results)
-  int *count;                  // SIM_W_BATCH: a fused reduction's blocks done (0 between uses)
+  int *count;   // SIM_W_BATCH + 1: a fused reduction's blocks done per batch, and the batches
+                // done (k_ncp_pick; each 0 between uses)
   int *gcount;  // SIM_RED_BLOCKS + 1: k_sys_gemv_dot's blocks done per reduction block, and
                 // its reduction blocks done (0 between uses)
   int fuse;  // SIMCTL_CUDA_FUSE=on: fused reductions and CR updates (nsn_reduce.cuh), the
@@ -109,7 +142,12 @@ int sim_cuda_nsn_room(const cuda_contact *k, int n, sim_status *st);
 // A stamp `tag` queued on the stream (in a capture: at each launch of the graph); fails where a
 // frame would make more than the array holds.
 int sim_cuda_nsn_stamp(cuda_contact *k, int tag, sim_status *st);
-// The L-G iteration's statistics (ctl) added to the sums since the last settle (acc), queued.
+// The same stamp made by a kernel that has other work (one launch where two would cost a
+// launch's latency each, some microseconds on a GPU): *at for the kernel to pass to
+// nsn_stamp_write, once, at that place in the stream.
+int sim_cuda_nsn_stamp_at(cuda_contact *k, int tag, nsn_stamp_at *at, sim_status *st);
+// The L-G iteration's statistics (ctl) added to the sums since the last settle (acc), and its
+// end stamped (NSN_AT_END), queued.
 int sim_cuda_nsn_tally(cuda_contact *k, sim_status *st);
 
 #endif

@@ -276,11 +276,16 @@ if want profile && ! spent profile; then
         --sample=none --cpuctxsw=none --force-overwrite=true -o "$OUT/profile/$ex" \
         bash "$ROOT/scripts/table3.sh" --simctl "$SIMCTL" --out "$OUT/profile/$ex.table3" \
         --rows small --only "$ex" --set solver.device=cuda >>"$OUT/profile.txt" 2>&1 || FAIL=1
-      for r in cuda_gpu_kern_sum cuda_api_sum cuda_gpu_mem_time_sum; do
-        "$NSYS" stats --report "$r" --format csv --force-export=true \
-          --output "$OUT/profile/${ex}" "$OUT/profile/$ex.nsys-rep" >/dev/null 2>&1
-        "$NSYS" stats --report "$r" --force-export=true "$OUT/profile/$ex.nsys-rep" 2>/dev/null |
-          head -n 45 >>"$OUT/profile.txt"
+      # the reports' names since nsys 2023, then the older ones
+      for r in cuda_gpu_kern_sum:gpukernsum cuda_api_sum:cudaapisum \
+        cuda_gpu_mem_time_sum:gpumemtimesum; do
+        for name in ${r%%:*} ${r##*:}; do
+          "$NSYS" stats --report "$name" --format csv --force-export=true \
+            --output "$OUT/profile/${ex}" "$OUT/profile/$ex.nsys-rep" >/dev/null 2>&1 || continue
+          "$NSYS" stats --report "$name" "$OUT/profile/$ex.nsys-rep" 2>/dev/null |
+            head -n 45 >>"$OUT/profile.txt"
+          break
+        done
       done
       rm -f "$OUT/profile/$ex.sqlite" "$OUT/profile/$ex.nsys-rep" # large; the sums stay
     done
