@@ -78,6 +78,13 @@ int sim_cuda_detect_copy(const sim_cuda_detect *k, const sim_contact *c, sim_con
   return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
 }
 
+int sim_cuda_detect_body_tree(const sim_cuda_detect *k, int b, sim_bvh_node *out, int *nnodes,
+                              sim_status *st) {
+  (void)k, (void)b, (void)out;
+  *nnodes = 0;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
 long long sim_cuda_detect_found(const sim_cuda_detect *k) {
   (void)k;
   return 0;
