@@ -19,7 +19,9 @@ extern "C" {
 // out[3j + r] = H_{3j+r} x (x by vertex; free_only skips pinned terms, as H_free does). The
 // CPU's arithmetic (rows.c): y = sum_a beta_a x_a, then c_r . y; a cable's sum_t g_t . x_t.
 static __global__ void k_h_apply(int nc, const cuda_row *rows, const int *tvert, const int *tfree,
-                                 const double *tcoef, int free_only, const double *x, double *out) {
+                                 const double *tcoef, int free_only, const double *x, double *out,
+                                 nsn_stamp_at at) {
+  nsn_stamp_first(at);
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   cuda_row r = rows[j];
@@ -48,7 +50,8 @@ static __global__ void k_h_apply(int nc, const cuda_row *rows, const int *tvert,
 // g[f] = (H_free^T lambda)_f: the free unknown's terms in contact order (rows.c's scatter order).
 static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm, const int *irow,
                                    const cuda_row *rows, const double *tcoef, const double *lam,
-                                   double *g) {
+                                   double *g, nsn_stamp_at at) {
+  nsn_stamp_first(at);
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree) return;
   double acc[3] = {0.0, 0.0, 0.0};
@@ -88,22 +91,35 @@ static int cuda_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st
   return sim_cuda_rows_set((cuda_contact *)ctx, c, nc, st);
 }
 
-int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st) {
+int sim_cuda_h_apply_at(cuda_contact *k, const double *x, int free_only, double *out,
+                        nsn_stamp_at at, sim_status *st) {
   int nc = k->stage.nc;
-  if (nc > 0)
-    k_h_apply<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, k->cx->stream>>>(
-        nc, k->rows, k->tvert, k->tfree, k->tcoef, free_only, x, out);
+  if (nc > 0 || at.n) {
+    const unsigned g = sim_cuda_blocks(nc > 0 ? nc : 1);
+    k_h_apply<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(nc, k->rows, k->tvert, k->tfree, k->tcoef,
+                                                       free_only, x, out, at);
+  }
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st) {
+  return sim_cuda_h_apply_at(k, x, free_only, out, nsn_no_stamp(), st);
+}
+
+int sim_cuda_ht_gather_at(cuda_contact *k, const double *lam, nsn_stamp_at at, sim_status *st) {
+  int nfree = k->cx->m->nfree;
+  if (nfree > 0 || at.n) {
+    const unsigned g = sim_cuda_blocks(nfree > 0 ? nfree : 1);
+    k_ht_gather<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(nfree, k->iptr, k->iterm, k->irow, k->rows,
+                                                         k->tcoef, lam, k->g, at);
+  }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
 int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st) {
-  int nfree = k->cx->m->nfree;
-  if (nfree > 0)
-    k_ht_gather<<<sim_cuda_blocks(nfree), SIM_CUDA_BLOCK, 0, k->cx->stream>>>(
-        nfree, k->iptr, k->iterm, k->irow, k->rows, k->tcoef, lam, k->g);
-  SIM_CU(cudaGetLastError(), st);
-  return SIM_OK;
+  return sim_cuda_ht_gather_at(k, lam, nsn_no_stamp(), st);
 }
 
 int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, double *out, int K,

@@ -6,6 +6,7 @@
 #define SIM_CONTACT_CUDA_H
 #include "cuda_ctx.h"
 #include "delassus_cuda.h"
+#include "stamp_cuda.h"
 
 extern "C" {
 #include "../core/contact/stage.h"
@@ -80,6 +81,11 @@ void sim_cuda_rows_free(cuda_contact *k);
 // matrix-free through S; k->g and k->wq are its scratch).
 int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st);
 int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st);
+// The same, the kernel also writing the stamp `at` first (stamp_cuda.h nsn_stamp_first; it
+// launches where there is nothing to compute too, so the stamp is made).
+int sim_cuda_h_apply_at(cuda_contact *k, const double *x, int free_only, double *out,
+                        nsn_stamp_at at, sim_status *st);
+int sim_cuda_ht_gather_at(cuda_contact *k, const double *lam, nsn_stamp_at at, sim_status *st);
 int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *st);
 // With a dense W only (k->w_dense): out_t = W x_t for K vectors at once (x_t = x + t xs, out
 // likewise; 1 <= K <= SIM_W_BATCH), reading W once; each product has sim_cuda_w_apply's bits.

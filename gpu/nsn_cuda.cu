@@ -70,7 +70,9 @@ static __global__ void k_rhs(int m, int paper, double ih2, const double *om, con
 
 // Compliance form: a decoupled row's dlambda = -phi / E is known (rhs / e); the others start at 0.
 static __global__ void k_decoupled(int m, int paper, const double *om, const double *e,
-                                   const double *rhs, double *dlam, int *moved, const int *gate) {
+                                   const double *rhs, double *dlam, int *moved, const int *gate,
+                                   nsn_stamp_at at) {
+  nsn_stamp_first(at);
   ROW_KERNEL_HEAD
   double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? rhs[i] / e[i] : 0.0;
   dlam[i] = v;
@@ -535,21 +537,23 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
       k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->rhs,
                                           go);
     }
-    /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR */
-    if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_CR0, st))) return rc;
     /* the coupled rows' right-hand side less W dlam when a decoupled row moved. The paper's
        form has no decoupled rows. With a dense W the product costs about what the host's wait
        for the flag would, and with dlam = 0 it subtracts zeros (the same bits): it runs
        unasked. Only matrix-free does the host read the flag. */
     const int read_moved = !paper && !k->w_dense;
     if (!s->fuse || read_moved) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
+    /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
+       kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble) */
+    nsn_stamp_at cr0;
+    if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR0, &cr0, st))) return rc;
     if (s->fuse) /* with Jacobi's preconditioner, fused */
       k_decoupled_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam,
                                                        read_moved ? s->moved : NULL, s->wd,
-                                                       o->cr_jacobi ? s->pc : NULL, go);
+                                                       o->cr_jacobi ? s->pc : NULL, go, cr0);
     else
       k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam, s->moved,
-                                                go);
+                                                go, cr0);
     int moved = !paper && k->w_dense;
     if (read_moved && (rc = read_flag(k, s->moved, &moved, st))) return rc;
     if (moved && (rc = w_then<W_THEN_SUB>(k, s->dlam, s->y, 0.0, s->om, NULL, s->rhs, go, st)))
@@ -592,16 +596,17 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_START, &start, st))) return rc;
   k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl, start);
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
-  if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_SOLVED, st))) return rc;
-  if ((rc = sim_cuda_h_apply(k, c->vec[SIM_VEC_Q], 0, s->hab, st))) return rc;
+  nsn_stamp_at solved, newton; /* stamped by H's product and H^T's gather */
+  if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_SOLVED, &solved, st))) return rc;
+  if ((rc = sim_cuda_h_apply_at(k, c->vec[SIM_VEC_Q], 0, s->hab, solved, st))) return rc;
   for (int step = 0; step < k->stage.newton_steps; step++) {
     int stopped = 0;
     rc = w_then<W_THEN_HQ>(k, s->f, s->y, h2, s->hab, NULL, s->hq, &s->ctl->go, st);
     if (rc || (rc = iterate(k, &stopped, st))) return rc;
     if (stopped) break;
   }
-  if ((rc = sim_cuda_nsn_stamp(k, NSN_AT_NEWTON, st))) return rc;
-  rc = sim_cuda_ht_gather(k, s->f, st);
+  if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_NEWTON, &newton, st))) return rc;
+  rc = sim_cuda_ht_gather_at(k, s->f, newton, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
   if (rc) return rc;
   return sim_cuda_nsn_tally(k, st); /* and the end's stamp */

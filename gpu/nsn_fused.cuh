@@ -188,7 +188,9 @@ static __global__ void k_rhs_wl(int m, int paper, double ih2, const double *om, 
 // paper's form, a dense W: the coupled rows' correction runs unasked).
 static __global__ void k_decoupled_jacobi(int m, int paper, const double *om, const double *e,
                                           const double *rhs, double *dlam, int *moved,
-                                          const double *wd, double *pc, const int *gate) {
+                                          const double *wd, double *pc, const int *gate,
+                                          nsn_stamp_at at) {
+  nsn_stamp_first(at);
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m || !*gate) return;
   double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? rhs[i] / e[i] : 0.0;

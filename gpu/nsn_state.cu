@@ -29,9 +29,6 @@ static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc, nsn_stamp_at 
   acc->pmax0 = n->pmax0;
 }
 
-// A stamp alone (nsn_state.h nsn_stamp_write).
-static __global__ void k_stamp(nsn_stamp_at at) { nsn_stamp_write(at); }
-
 int sim_cuda_nsn_room(const cuda_contact *k, int n, sim_status *st) {
   const cuda_nsn *s = k->dn;
   if (s->queued + n <= s->stamp_cap) return SIM_OK;
@@ -46,15 +43,6 @@ int sim_cuda_nsn_stamp_at(cuda_contact *k, int tag, nsn_stamp_at *at, sim_status
   if (rc) return rc;
   at->s = s->stamps, at->n = s->nstamp, at->cap = s->stamp_cap, at->tag = tag;
   s->queued++;
-  return SIM_OK;
-}
-
-int sim_cuda_nsn_stamp(cuda_contact *k, int tag, sim_status *st) {
-  nsn_stamp_at at;
-  int rc = sim_cuda_nsn_stamp_at(k, tag, &at, st);
-  if (rc) return rc;
-  k_stamp<<<1, 1, 0, k->cx->stream>>>(at);
-  SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 

@@ -3,8 +3,6 @@
 // its arrays, time stamps and the results' way back to the host).
 #ifndef SIM_GPU_NSN_STATE_H
 #define SIM_GPU_NSN_STATE_H
-#include <time.h>
-
 #include "contact_cuda.h"
 
 #define SIM_RED_BLOCKS 256  // most blocks of the reductions' first pass (a power of two)
@@ -34,43 +32,6 @@ typedef struct nsn_dev {
   sim_ls_counts ls;      // the line searches' outcomes
   double merit0, pmax0;  // the last step's start: merit and max |phi|
 } nsn_dev;
-
-// A time stamp on the device: the boundary (NSN_AT_*) and the device's global timer (ns) when
-// the work queued before it was done.
-typedef struct nsn_stamp {
-  long long ns;
-  int tag, pad;
-} nsn_stamp;
-
-// Where a kernel that also marks a boundary writes its stamp (sim_cuda_nsn_stamp_at): the
-// stamps, their count on the device, the array's room and the tag.
-typedef struct nsn_stamp_at {
-  nsn_stamp *s;
-  int *n;
-  int cap, tag;
-} nsn_stamp_at;
-
-// The device's global nanosecond timer (%globaltimer), the host's monotonic clock in the
-// emulation.
-static __host__ __device__ inline long long nsn_clock_ns(void) {
-#if defined(__CUDA_ARCH__)
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return (long long)t;
-#else
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-#endif
-}
-
-// The stamp at slot *n (then *n + 1), where there is room (the host checks the count); one
-// thread, after the work queued before its kernel is done.
-static __device__ inline void nsn_stamp_write(nsn_stamp_at a) {
-  const int i = *a.n;
-  *a.n = i + 1;
-  if (i < a.cap) a.s[i].tag = a.tag, a.s[i].ns = nsn_clock_ns();
-}
 
 // What a captured iteration's kernels take as arguments besides the model's constants, the
 // options and the arrays that live as long as the solve (nsn_cuda.cu's graph_sig).
@@ -139,12 +100,11 @@ enum { NSN_AT_START = 1, NSN_AT_SOLVED, NSN_AT_NEWTON, NSN_AT_END, NSN_AT_CR0, N
 
 // Room for n more stamps since the last settle (SIM_ERR_INTERNAL where the array is short).
 int sim_cuda_nsn_room(const cuda_contact *k, int n, sim_status *st);
-// A stamp `tag` queued on the stream (in a capture: at each launch of the graph); fails where a
-// frame would make more than the array holds.
-int sim_cuda_nsn_stamp(cuda_contact *k, int tag, sim_status *st);
-// The same stamp made by a kernel that has other work (one launch where two would cost a
-// launch's latency each, some microseconds on a GPU): *at for the kernel to pass to
-// nsn_stamp_write, once, at that place in the stream.
+// A stamp `tag` (in a capture: at each launch of the graph), made by a kernel that has other
+// work: *at for the kernel to pass to nsn_stamp_write (a one-thread kernel, once) or
+// nsn_stamp_first (stamp_cuda.h), at that place in the stream. No kernel of its own: each
+// would cost the solve a launch, some microseconds on a GPU. Fails where a frame would make
+// more stamps than the array holds.
 int sim_cuda_nsn_stamp_at(cuda_contact *k, int tag, nsn_stamp_at *at, sim_status *st);
 // The L-G iteration's statistics (ctl) added to the sums since the last settle (acc), and its
 // end stamped (NSN_AT_END), queued.
