@@ -151,15 +151,31 @@ static __global__ void k_ls_pick(nsn_dev *n, const double *res, int K, int t0, i
   ls_pick(n, res, K, t0, last);
 }
 
+// The pick of the line search's batch before (k_ls_accept's work), taken by the next batch's
+// update (k_update) before its own: lam's rows from ltry's pick where one was taken (n NULL:
+// nothing). A pick closes the search, so the update it precedes does nothing else.
+typedef struct ls_take {
+  const nsn_dev *n;
+  size_t s3;
+  const double *ltry;
+  double *lam;
+} ls_take;
+
 // lambda += alpha dlambda, capped, in the cone (nsn_row.h) for K step lengths alpha = 2^-(t0 + t)
-// at once (trial t at out + t s3; K = 1, t0 = 0, out = lam: the full step in place).
+// at once (trial t at out + t s3; K = 1, t0 = 0, out = lam: the full step in place). First, CR's
+// tally (after CR) or the batch before's pick (take; by trial 0's threads, whatever the gate).
 static __global__ void k_update(int nc, int K, int t0, size_t s3, const double *comp,
                                 const double *mu, double max_force, const double *lam,
-                                const double *dlam, double *out, const int *gate) {
+                                const double *dlam, double *out, const int *gate, cr_tally tally,
+                                ls_take take) {
+  cr_tally_first(tally);
   long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (q >= (long long)nc * K || !*gate) return;
+  if (q >= (long long)nc * K) return;
   int j = (int)(q % nc), t = (int)(q / nc);
   size_t i = 3 * (size_t)j;
+  if (take.n && t == 0 && take.n->go && take.n->pick >= 0)
+    for (int r = 0; r < 3; r++) take.lam[i + r] = take.ltry[take.n->pick * take.s3 + i + r];
+  if (!*gate) return;
   sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, ldexp(1.0, -(t0 + t)),
                          out + t * s3 + i);
 }
@@ -376,7 +392,7 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
 // fixed count) the iterations queue without a synchronisation; with one, the host reads whether
 // to go on once per iteration.
 static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x,
-                    sim_status *st) {
+                    cr_tally *tally, sim_status *st) {
   cuda_nsn *s = k->dn;
   cr_dev *c = s->crd;
   const sim_nsn_options *o = &k->stage.nsn.opt;
@@ -387,10 +403,10 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
   double *z = dinv ? s->cr[4] : r;
   cudaStream_t sm = stream(k);
   if ((rc = sys_apply(k, x, Mz, go, st))) return rc;
-  if (s->fuse) { /* r, its sum of squares and z in one launch (k_cr_start_rr) */
-    if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], THEN_NOTHING, st))) return rc;
-    k_cr_start_rr<<<reduce_blocks(m), SIM_CUDA_BLOCK, 0, sm>>>(m, c, b, Mz, dinv, r, z, go, s->part,
-                                                               s->count, cr_then(k, THEN_CR_INIT));
+  if (s->fuse) { /* b b, r, its sum of squares and z in one launch (k_cr_start_bb_rr) */
+    const dim3 gs(reduce_blocks(m), 2);
+    k_cr_start_bb_rr<<<gs, SIM_CUDA_BLOCK, 0, sm>>>(m, c, b, Mz, dinv, r, z, go, s->part, s->count,
+                                                    cr_then(k, THEN_CR_INIT));
   } else {
     k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, b, Mz, r, go);
     if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], THEN_NOTHING, st)) ||
@@ -427,10 +443,10 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
       if (!s->fuse) k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
     }
   }
-  /* read with the rest at the iteration's end; CR's end stamped (cst_solve's end) */
-  nsn_stamp_at end;
-  if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR1, &end, st))) return rc;
-  k_cr_tally<<<1, 1, 0, sm>>>(c, s->ctl, end);
+  /* its count (read with the rest at the iteration's end) and its end's stamp (cst_solve's
+     end), for the update after it */
+  tally->c = c, tally->n = s->ctl;
+  if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR1, &tally->end, st))) return rc;
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -443,7 +459,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
 // Fused, a trial alone is its product with H q (k_w_then), then its NCP values, merit and
 // pick (k_ncp_reduce); a batch likewise (k_w_then over the batch, k_ncp_pick), and with a
 // dense W the last batch's acceptance also forms f (k_ls_accept_force; *forced: it did).
-static int line_search(cuda_contact *k, int *forced, sim_status *st) {
+static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
   int nc = k->stage.nc, m = 3 * nc, rc, reads = reads_decisions(k);
@@ -451,6 +467,7 @@ static int line_search(cuda_contact *k, int *forced, sim_status *st) {
   const int *on = &s->ctl->search;
   double h2 = o->h * o->h;
   cudaStream_t sm = stream(k);
+  ls_take take = {};
   *forced = 0;
   for (int t0 = 0; t0 <= o->line_search;) {
     /* fused: the full step alone first, the one usually taken (the batch after it does
@@ -458,7 +475,8 @@ static int line_search(cuda_contact *k, int *forced, sim_status *st) {
     int K = reads || (s->fuse && t0 == 0) ? 1 : o->line_search + 1 - t0;
     if (K > SIM_W_BATCH) K = SIM_W_BATCH;
     k_update<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
-        nc, K, t0, s3, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->ltry, on);
+        nc, K, t0, s3, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->ltry, on, tally, take);
+    tally = cr_tally{}, take = ls_take{};
     const ncp_args a = ncp_at(k, s->htry, s->ltry, 0);
     if (s->fuse && K == 1) {
       if ((rc = w_then<W_THEN_LS_HQ>(k, s->ltry, s->ytry, h2, s->hq, s->wl, s->htry, on, st)))
@@ -490,6 +508,8 @@ static int line_search(cuda_contact *k, int *forced, sim_status *st) {
       k_ls_accept_force<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam,
                                                                   s->f);
       *forced = 1;
+    } else if (s->fuse && !reads) { /* taken by the next batch's update */
+      take = ls_take{s->ctl, s3, s->ltry, s->lam};
     } else {
       k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam);
     }
@@ -560,17 +580,17 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
       return rc;
     if (o->cr_jacobi && !s->fuse)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);
-    /* CR, its end stamped */
-    if ((rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, st))) return rc;
+    cr_tally tally; /* CR's count and end stamp, made by the update after it */
+    if ((rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, &tally, st))) return rc;
     if (!paper && o->line_search > 0) {
-      rc = line_search(k, &forced, st);
+      rc = line_search(k, tally, &forced, st);
     } else if (s->fuse) {
       k_update_force<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, sm>>>(
-          nc, paper, s->comp, s->mu, o->max_force, s->om, s->lam, s->dlam, s->f, go);
+          nc, paper, s->comp, s->mu, o->max_force, s->om, s->lam, s->dlam, s->f, go, tally);
       forced = 1;
     } else {
-      k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, sm>>>(nc, 1, 0, 0, s->comp, s->mu, o->max_force,
-                                                          s->lam, s->dlam, s->lam, go);
+      k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, sm>>>(
+          nc, 1, 0, 0, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->lam, go, tally, ls_take{});
     }
     if (rc) return rc;
   }

@@ -201,31 +201,43 @@ static __global__ void k_decoupled_jacobi(int m, int paper, const double *om, co
   pc[i] = dg > 0.0 ? 1.0 / dg : 1.0;
 }
 
-// Conjugate Residual's start: k_cr_start (r = b - Mz where the Newton steps go on), the sum of
-// r r with its decision (THEN_CR_INIT), and z = dinv r (dinv given) in one launch. z is written
-// whether or not the decision lets CR iterate (the separate k_mul waits for it): nothing reads
-// z before CR's next start writes it again where CR does not iterate.
-static __global__ void k_cr_start_rr(long long n, cr_dev *c, const double *b, const double *Mz,
-                                     const double *dinv, double *r, double *z, const int *gate,
-                                     double *part, int *count, red_then then) {
-  const int open = *gate;
-  update_reduce(
-      n,
-      [=](long long i) {
-        if (open) {
-          r[i] = b[i] - Mz[i];
-          if (dinv) z[i] = dinv[i] * r[i];
-        }
-        return r[i] * r[i];
-      },
-      part, c->red[CR_RR], count, then);
+// Conjugate Residual's start: the sum of b b (reduce_to's), and k_cr_start (r = b - Mz where
+// the Newton steps go on) with the sum of r r, and z = dinv r (dinv given), in one launch: a grid
+// of the reduction's blocks by 2 (batch 0 b b, batch 1 the rest), each batch's last block adding
+// its blocks' partials by the reduction's tree, the last of the two taking THEN_CR_INIT's
+// decision from both sums (`then`). z is written whether or not the decision lets CR iterate
+// (the separate k_mul waits for it): nothing reads z before CR's next start writes it again
+// where CR does not iterate.
+static __global__ void k_cr_start_bb_rr(long long n, cr_dev *c, const double *b, const double *Mz,
+                                        const double *dinv, double *r, double *z, const int *gate,
+                                        double *part, int *count, red_then then) {
+  const int open = *gate, rr = (int)blockIdx.y;
+  double s = 0.0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)blockDim.x * gridDim.x) {
+    if (rr && open) {
+      r[i] = b[i] - Mz[i];
+      if (dinv) z[i] = dinv[i] * r[i];
+    }
+    s += rr ? r[i] * r[i] : b[i] * b[i];
+  }
+  part += 2 * SIM_RED_BLOCKS * (size_t)rr;
+  block_sum_max(blockDim.x, s, 0.0, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
+  const red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0, 0};
+  double *res = c->red[rr ? CR_RR : CR_BB];
+  if (!finish_last_of((int)gridDim.x, (int)gridDim.x, part, res, count + rr, none)) return;
+  if (!last_to_count(count + SIM_W_BATCH, 2) || threadIdx.x != 0) return;
+  const volatile double *vb = c->red[CR_BB], *vr = c->red[CR_RR]; /* one is the other block's */
+  cr_init(c, vb[0], vr[0], then.tol, then.iters, then.go);
 }
 
 // The full step (k_update with K = 1 in place, where *gate is open) and k_force in one launch:
 // a thread per contact.
 static __global__ void k_update_force(int nc, int paper, const double *comp, const double *mu,
                                       double max_force, const double *om, double *lam,
-                                      const double *dlam, double *f, const int *gate) {
+                                      const double *dlam, double *f, const int *gate,
+                                      cr_tally tally) {
+  cr_tally_first(tally);
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   size_t i = 3 * (size_t)j;

@@ -62,9 +62,11 @@ static __global__ void k_reduce(long long n, const double *x, const double *d, c
 
 // cr.c's decisions, taken by the thread that finishes the reduction they read (k_reduce_final):
 // the start (tolerance, whether to iterate at all: not where the Newton steps have stopped) ...
-static __device__ void cr_init(cr_dev *c, double cr_tol, int cr_iters, const int *go) {
-  c->tol = cr_tol > 0.0 ? cr_tol * sqrt(c->red[CR_BB][0]) : 0.0;
-  c->rn = sqrt(c->red[CR_RR][0]);
+// (bb, rr: the sums of b b and r r) ...
+static __device__ void cr_init(cr_dev *c, double bb, double rr, double cr_tol, int cr_iters,
+                               const int *go) {
+  c->tol = cr_tol > 0.0 ? cr_tol * sqrt(bb) : 0.0;
+  c->rn = sqrt(rr);
   c->iters = 0;
   c->active = *go && c->rn > c->tol && cr_iters > 0;
 }
@@ -99,10 +101,19 @@ static __device__ void cr_beta(cr_dev *c) {
 }
 
 // ... and the count, added to the iteration's (a launch of its own).
-// CR's iterations counted, and its end stamped (NSN_AT_CR1).
-static __global__ void k_cr_tally(const cr_dev *c, nsn_dev *n, nsn_stamp_at end) {
-  nsn_stamp_write(end);
-  n->cr_total += c->iters;
+// CR's iterations added to the iteration's count and its end stamped (NSN_AT_CR1), by the first
+// thread of the kernel after CR (the update's, k_update or k_update_force) before its work;
+// c NULL: nothing (the other launches of those kernels).
+typedef struct cr_tally {
+  const cr_dev *c;
+  nsn_dev *n;
+  nsn_stamp_at end;
+} cr_tally;
+
+static __device__ inline void cr_tally_first(const cr_tally &t) {
+  if (!t.c || blockIdx.x != 0 || threadIdx.x != 0) return;
+  nsn_stamp_write(t.end);
+  t.n->cr_total += t.c->iters;
 }
 
 // The Newton steps' decisions (nsn.c sim_nsn_iterate_w, stage.c's loop), one thread each: an
@@ -178,7 +189,7 @@ typedef struct red_then {
 static __device__ void decide(const red_then *t, const double *res) {
   switch (t->what) {
     case THEN_CR_INIT:
-      cr_init(t->c, t->tol, t->iters, t->go);
+      cr_init(t->c, t->c->red[CR_BB][0], t->c->red[CR_RR][0], t->tol, t->iters, t->go);
       break;
     case THEN_CR_ZMZ:
       cr_zmz(t->c);
