@@ -65,18 +65,14 @@ static __global__ void k_ncp_reduce(int nc, ncp_args a, const int *gate, double 
 static __global__ void k_ncp_pick(int nc, ncp_args a, const int *gate, double *part, double *res,
                                   int *count, nsn_dev *n, int t0, int last) {
   const int open = *gate, t = (int)blockIdx.y, K = (int)gridDim.y;
-  double s = 0.0, m = 0.0;
-  for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nc;
-       j += (long long)blockDim.x * gridDim.x) {
-    if (open) ncp_contact(a, (int)j, t);
-    s += a.mterm[t * a.s1 + j];
-    m = fmax(m, a.pterm[t * a.s1 + j]);
-  }
-  part += 2 * SIM_RED_BLOCKS * (size_t)t;
-  block_sum_max(blockDim.x, s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
-  const red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0, 0};
-  if (!finish_last_of((int)gridDim.x, (int)gridDim.x, part, res + 2 * t, count + t, none)) return;
-  if (!last_to_count(count + SIM_W_BATCH, K) || threadIdx.x != 0) return;
+  if (!reduce_batches_last(
+          nc,
+          [=](long long j) {
+            if (open) ncp_contact(a, (int)j, t);
+            return sum_max{a.mterm[t * a.s1 + j], a.pterm[t * a.s1 + j]};
+          },
+          part, [=](int y) { return res + 2 * y; }, count))
+    return;
   const volatile double *vr = res; /* the other batches' last blocks wrote theirs */
   double r[2 * SIM_W_BATCH];
   for (int q = 0; q < 2 * K; q++) r[q] = vr[q];
@@ -212,21 +208,17 @@ static __global__ void k_cr_start_bb_rr(long long n, cr_dev *c, const double *b,
                                         const double *dinv, double *r, double *z, const int *gate,
                                         double *part, int *count, red_then then) {
   const int open = *gate, rr = (int)blockIdx.y;
-  double s = 0.0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)blockDim.x * gridDim.x) {
-    if (rr && open) {
-      r[i] = b[i] - Mz[i];
-      if (dinv) z[i] = dinv[i] * r[i];
-    }
-    s += rr ? r[i] * r[i] : b[i] * b[i];
-  }
-  part += 2 * SIM_RED_BLOCKS * (size_t)rr;
-  block_sum_max(blockDim.x, s, 0.0, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
-  const red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0, 0};
-  double *res = c->red[rr ? CR_RR : CR_BB];
-  if (!finish_last_of((int)gridDim.x, (int)gridDim.x, part, res, count + rr, none)) return;
-  if (!last_to_count(count + SIM_W_BATCH, 2) || threadIdx.x != 0) return;
+  if (!reduce_batches_last(
+          n,
+          [=](long long i) {
+            if (rr && open) {
+              r[i] = b[i] - Mz[i];
+              if (dinv) z[i] = dinv[i] * r[i];
+            }
+            return sum_max{rr ? r[i] * r[i] : b[i] * b[i], 0.0};
+          },
+          part, [=](int y) { return c->red[y ? CR_RR : CR_BB]; }, count))
+    return;
   const volatile double *vb = c->red[CR_BB], *vr = c->red[CR_RR]; /* one is the other block's */
   cr_init(c, vb[0], vr[0], then.tol, then.iters, then.go);
 }

@@ -100,10 +100,9 @@ static __device__ void cr_beta(cr_dev *c) {
   c->zMz = z1;
 }
 
-// ... and the count, added to the iteration's (a launch of its own).
-// CR's iterations added to the iteration's count and its end stamped (NSN_AT_CR1), by the first
-// thread of the kernel after CR (the update's, k_update or k_update_force) before its work;
-// c NULL: nothing (the other launches of those kernels).
+// ... and the count: CR's iterations added to the iteration's count and its end stamped
+// (NSN_AT_CR1), by the first thread of the kernel after CR (the update's, k_update or
+// k_update_force) before its work; c NULL: nothing (the other launches of those kernels).
 typedef struct cr_tally {
   const cr_dev *c;
   nsn_dev *n;
@@ -279,8 +278,7 @@ typedef struct sum_max {
 // returns the values it adds and takes the max of (what k_reduce's x d y and mx would read
 // after the update's own launch), on k_reduce's partition (queue_reduce's blocks for n).
 template <class Value>
-static __device__ void update_reduce_max(long long n, Value v, double *part, double *res,
-                                         int *count, const red_then &then) {
+static __device__ void reduce_values(long long n, Value v, double *part) {
   double s = 0.0, m = 0.0;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)blockDim.x * gridDim.x) {
@@ -289,7 +287,28 @@ static __device__ void update_reduce_max(long long n, Value v, double *part, dou
     m = fmax(m, q.m);
   }
   block_sum_max(blockDim.x, s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
+}
+
+template <class Value>
+static __device__ void update_reduce_max(long long n, Value v, double *part, double *res,
+                                         int *count, const red_then &then) {
+  reduce_values(n, v, part);
   finish_last(part, res, count, then);
+}
+
+// The same in batches along y, each its own reduction (batch y's values v(i), which read
+// blockIdx.y; its partials at part + 2 SIM_RED_BLOCKS y, its counter at count + y, its (sum,
+// max) into res(y)), then the batches counted at count[SIM_W_BATCH]: true in thread 0 of the
+// block that finished last of all, which then sees every batch's result (read them through
+// volatile: other blocks wrote them). Every thread of every block calls it.
+template <class Value, class Res>
+static __device__ int reduce_batches_last(long long n, Value v, double *part, Res res, int *count) {
+  const int y = (int)blockIdx.y;
+  part += 2 * SIM_RED_BLOCKS * (size_t)y;
+  reduce_values(n, v, part);
+  const red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0, 0};
+  if (!finish_last_of((int)gridDim.x, (int)gridDim.x, part, res(y), count + y, none)) return 0;
+  return last_to_count(count + SIM_W_BATCH, (int)gridDim.y) && threadIdx.x == 0;
 }
 
 // The same with a sum alone (v(i) returns the value it adds; the max is 0).
