@@ -18,8 +18,14 @@ extern "C" {
 }
 
 #define SIM_CUDA_BLOCK 256
-// rows of S at least this long get a thread block each in the row gather (the others a warp)
-#define SIM_CUDA_LONG_ROW 2048
+// The row gather y = S b gives each thread of a warp or a block at most this many of S's entries
+// by default: rows of up to 32 times as many get a warp each, longer ones a block of
+// SIM_CUDA_BLOCK threads per chunk of SIM_CUDA_BLOCK times as many (several blocks for the
+// longest rows; SIMCTL_CUDA_ROW_CHUNK sets the chunk, global_step.cu). A thread's entries are a
+// chain of dependent loads (an index, then the vector's entry it names), so the longest chain,
+// not the bytes, set the product's time where a warp read rows of 2,047 entries (2026-11-28,
+// H200: 2.7 times the bandwidth limit at 4,900 unknowns).
+#define SIM_CUDA_LANE_ENTRIES 16
 // With the Newton solve on the host, a dense W of at most this many rows (32 contacts) is
 // copied to the host once per step and applied there: its product, 9,216 multiply-adds at most,
 // takes a few microseconds on one core, less than the copy to the device, the kernel and the
@@ -36,6 +42,13 @@ extern "C" {
 // for the three columns, or cuSPARSE SpMM (double only). SIMCTL_CUDA_SPMV=kernel|cusparse.
 typedef enum { SIM_SPMV_KERNEL, SIM_SPMV_CUSPARSE } sim_spmv_kind;
 
+// A part of a long row of S that a thread block gathers: entries [beg, end) of row `row`, the
+// k-th of the row's n chunks; where n > 1, its partial sum goes to part[3 (first + k)] and the
+// row's blocks count themselves in cnt[split].
+typedef struct sim_row_chunk {
+  int row, beg, end, k, n, first, split;
+} sim_row_chunk;
+
 // S on the device, both orientations as on the host (core/solve/factor.h); with another global
 // solver and contact, its columns alone (in double), from which the device builds W.
 typedef struct cuda_S {
@@ -51,8 +64,15 @@ typedef struct cuda_S {
   // into x (3n, in the free unknowns' numbering); both: the rows and the columns (the default)
   int rows_only;
   double *x;
-  int nlong, nshort;           // rows of S with a block each / a warp each
-  int *row_order;              // nlong long rows, then nshort short rows
+  // the row gather's work (global_step.cu upload_rows): nchunk chunks of long rows, a block
+  // each, then nshort short rows, a warp each; a row split over several chunks adds their
+  // partial sums (part, 3 per chunk) in the block that finishes last (its counter in cnt)
+  int chunk;                   // entries per block (SIMCTL_CUDA_ROW_CHUNK); a warp's: chunk / 8
+  int nchunk, nshort, nsplit;  // chunks, short rows, rows of more than one chunk
+  sim_row_chunk *chunks;       // nchunk
+  int *row_order;              // nshort short rows
+  double *part;                // 3 per chunk of a split row
+  int *cnt;                    // nsplit counters, 0 between launches
   int height;                  // elimination tree height (longest column)
   // cuSPARSE path (double only)
   sim_spmv_kind spmv;
@@ -198,6 +218,9 @@ int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_st
 // both on another value.
 int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt, int *out,
                         sim_status *st);
+// A whole-number switch (SIMCTL_CUDA_ROW_CHUNK): *out = its value, dflt when unset or empty;
+// SIM_ERR_USAGE naming the range on anything but a whole number in [lo, hi].
+int sim_cuda_env_int(const char *name, int lo, int hi, int dflt, int *out, sim_status *st);
 // Host memory for copies from the device: page-locked, so the copies queue, or where that is
 // refused (a locked-memory limit) ordinary memory (*pageable = 1), whose copies then hold the
 // host until done, with the same results. Freed by sim_cuda_host_free (NULL: nothing).

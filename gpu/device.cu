@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // CUDA device discovery, and the error and allocation helpers of the CUDA backend.
 #include <cuda_runtime.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,18 @@ int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt
     return SIM_OK;
   }
   return sim_fail(st, SIM_ERR_USAGE, "%s=%s: expected %s or %s", name, e, a, b);
+}
+
+int sim_cuda_env_int(const char *name, int lo, int hi, int dflt, int *out, sim_status *st) {
+  const char *e = getenv(name);
+  *out = dflt;
+  if (!e || !*e) return SIM_OK;
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(e, &end, 10);
+  if (errno || *end || end == e || v < lo || v > hi)
+    return sim_fail(st, SIM_ERR_USAGE, "%s=%s: expected a whole number from %d to %d", name, e, lo,
+                    hi);
+  *out = (int)v;
+  return SIM_OK;
 }

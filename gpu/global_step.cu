@@ -4,8 +4,9 @@
 // on the device in both orientations, so both products are row gathers that read each entry of
 // S once for x, y and z:
 //   y = S b     CSR of S; rows of S have very different lengths (row i holds the descendants
-//               of i in the elimination tree), so rows of SIM_CUDA_LONG_ROW entries or more get
-//               a thread block each and the others a warp each;
+//               of i in the elimination tree), so rows of more than 512 entries get a thread
+//               block for each chunk of up to 4,096, and the others a warp each (each thread
+//               reading at most 16 entries: SIM_CUDA_LANE_ENTRIES, SIMCTL_CUDA_ROW_CHUNK);
 //   q = S^T y   CSC of L^{-1}: column k is the path from k to the root; a warp per column, which
 //               writes its vertex's position directly (free_vert[perm[k]]).
 // SIMCTL_CUDA_SPMV=cusparse runs both products with cuSPARSE SpMM instead (double only), for the
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "cuda_ctx.h"
+#include "last_block.cuh"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -41,42 +43,70 @@ static __device__ inline void block_sum3(double a[3]) {
   }
 }
 
-// The row of S this thread reads (-1: none; a whole warp leaves together), its first entry's
-// offset and the stride: blocks [0, nlong) take the long rows order[0..nlong), one each; the
-// remaining blocks a warp per short row order[nlong..nlong + nshort).
-static __device__ inline int row_of(int nlong, int nshort, const int *order, int *lane,
-                                    int *stride) {
-  if ((int)blockIdx.x < nlong) {
+// A block's chunk of a long row: entries [beg, end) (block stride), or the warp's short row
+// order[w] (lane stride); -1: this warp has none. Rows are split so that each thread reads at
+// most a few dozen entries (SIM_CUDA_LANE_ENTRIES; upload_rows).
+static __device__ inline int row_part(int nchunk, int nshort, const sim_row_chunk *chunks,
+                                      const int *order, const int *ptr, int *beg, int *end,
+                                      int *lane, int *stride) {
+  if ((int)blockIdx.x < nchunk) {
+    const sim_row_chunk *ck = &chunks[blockIdx.x];
+    *beg = ck->beg, *end = ck->end;
     *lane = threadIdx.x;
     *stride = blockDim.x;
-    return order[blockIdx.x];
+    return ck->row;
   }
-  int w = (blockIdx.x - nlong) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  int w = (blockIdx.x - nchunk) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nshort) return -1;
+  int i = order[w];
+  *beg = ptr[i], *end = ptr[i + 1];
   *lane = threadIdx.x & 31;
   *stride = 32;
-  return w < nshort ? order[nlong + w] : -1;
+  return i;
 }
 
-// y = S b, a row per block or warp (row_of).
+// y_i = a (thread 0's, the block's sum of its chunk) where the row is one chunk; else the
+// chunk's partial sum to part, and the row's block that counts last adds its chunks' partial
+// sums in their order into y_i (the same bits whichever block that is).
+static __device__ void row_total(const sim_row_chunk *ck, const double a[3], double *part, int *cnt,
+                                 double *y) {
+  if (ck->n == 1) {
+    if (threadIdx.x == 0)
+      for (int k = 0; k < 3; k++) y[3 * (size_t)ck->row + k] = a[k];
+    return;
+  }
+  if (threadIdx.x == 0)
+    for (int k = 0; k < 3; k++) part[3 * (size_t)(ck->first + ck->k) + k] = a[k];
+  if (!last_to_count(&cnt[ck->split], ck->n) || threadIdx.x != 0) return;
+  const volatile double *vp = part + 3 * (size_t)ck->first;
+  double t[3] = {vp[0], vp[1], vp[2]};
+  for (int c = 1; c < ck->n; c++)
+    for (int k = 0; k < 3; k++) t[k] += vp[3 * c + k];
+  for (int k = 0; k < 3; k++) y[3 * (size_t)ck->row + k] = t[k];
+}
+
+// y = S b: a block per chunk of a long row, a warp per short row (row_part).
 template <class VT>
-static __global__ void k_rows(int nlong, int nshort, const int *order, const int *ptr,
-                              const int *col, const VT *val, const double *b, double *y) {
+static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunks, const int *order,
+                              const int *ptr, const int *col, const VT *val, const double *b,
+                              double *y, double *part, int *cnt) {
   double a[3] = {0.0, 0.0, 0.0};
-  int lane, stride, i = row_of(nlong, nshort, order, &lane, &stride);
+  int beg, end, lane, stride;
+  int i = row_part(nchunk, nshort, chunks, order, ptr, &beg, &end, &lane, &stride);
   if (i < 0) return;
-  for (long long p = ptr[i] + lane; p < ptr[i + 1]; p += stride) {
+  for (long long p = beg + lane; p < end; p += stride) {
     const double *bj = b + 3 * (size_t)col[p];
     double s = (double)val[p];
     a[0] += s * bj[0];
     a[1] += s * bj[1];
     a[2] += s * bj[2];
   }
-  if ((int)blockIdx.x < nlong) {
+  if ((int)blockIdx.x < nchunk) {
     block_sum3(a);
-    lane = threadIdx.x;
-  } else {
-    warp_sum3(a);
+    row_total(&chunks[blockIdx.x], a, part, cnt, y);
+    return;
   }
+  warp_sum3(a);
   if (lane == 0)
     for (int k = 0; k < 3; k++) y[3 * (size_t)i + k] = a[k];
 }
@@ -108,12 +138,14 @@ static __global__ void k_cols(int n, const int *ptr, const int *row, const VT *v
 // atomic adds (x zeroed first), row i of S by a block (long rows) or a warp (short ones) as in
 // k_rows; the order of the adds, and so x's last bits, vary from run to run.
 template <class VT>
-static __global__ void k_rows_scatter(int nlong, int nshort, const int *order, const int *ptr,
-                                      const int *col, const VT *val, const double *y, double *x) {
-  int lane, stride, i = row_of(nlong, nshort, order, &lane, &stride);
+static __global__ void k_rows_scatter(int nchunk, int nshort, const sim_row_chunk *chunks,
+                                      const int *order, const int *ptr, const int *col,
+                                      const VT *val, const double *y, double *x) {
+  int beg, end, lane, stride;
+  int i = row_part(nchunk, nshort, chunks, order, ptr, &beg, &end, &lane, &stride);
   if (i < 0) return;
   const double yi[3] = {y[3 * (size_t)i], y[3 * (size_t)i + 1], y[3 * (size_t)i + 2]};
-  for (long long p = ptr[i] + lane; p < ptr[i + 1]; p += stride) {
+  for (long long p = beg + lane; p < end; p += stride) {
     double *xj = x + 3 * (size_t)col[p];
     double s = (double)val[p];
     for (int d = 0; d < 3; d++) atomicAdd(xj + d, s * yi[d]);
@@ -139,9 +171,10 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
   cuda_S *S = &c->S;
   int n = S->n;
   unsigned warps = SIM_CUDA_BLOCK / 32;
-  unsigned rows = S->nlong + (unsigned)((S->nshort + warps - 1) / warps);
-  k_rows<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nlong, S->nshort, S->row_order, S->row_ptr,
-                                                     S->row_col, row_val, b, c->y);
+  unsigned rows = S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
+  k_rows<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nchunk, S->nshort, S->chunks, S->row_order,
+                                                     S->row_ptr, S->row_col, row_val, b, c->y,
+                                                     S->part, S->cnt);
   if (!S->rows_only) {
     unsigned cols = (unsigned)(((long long)n * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
     k_cols<VT><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_ptr, S->col_row, col_val,
@@ -150,7 +183,7 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
   }
   SIM_CU(cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)n, c->stream), st);
   k_rows_scatter<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
-      S->nlong, S->nshort, S->row_order, S->row_ptr, S->row_col, row_val, c->y, S->x);
+      S->nchunk, S->nshort, S->chunks, S->row_order, S->row_ptr, S->row_col, row_val, c->y, S->x);
   k_scatter<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, c->free_vert, S->x, scale, add,
                                                                   dst);
   return SIM_OK;
@@ -192,19 +225,44 @@ int sim_cuda_global_step(sim_backend *be, sim_status *st) {
   return sim_cuda_solvers_step(CCTX(be), st);
 }
 
-// Long rows first, then the short ones (host arrays into one device array).
-static int upload_row_order(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
+// The row gather's work: each row of more than S->chunk / 8 entries (a warp's share) as chunks
+// of at most S->chunk entries, a block each, in row order; the other rows, a warp each. A row of
+// several chunks gets its partials' slots and a counter.
+static int upload_rows(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
   cuda_S *S = &c->S;
-  int n = H->n, *order = SIM_NEW(int, (size_t)n + 1);
-  if (!order) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (row order)");
-  int k = 0;
-  for (int i = 0; i < n; i++)
-    if (H->row_ptr[i + 1] - H->row_ptr[i] >= SIM_CUDA_LONG_ROW) order[k++] = i;
-  S->nlong = k;
-  for (int i = 0; i < n; i++)
-    if (H->row_ptr[i + 1] - H->row_ptr[i] < SIM_CUDA_LONG_ROW) order[k++] = i;
-  S->nshort = n - S->nlong;
-  int rc = sim_cuda_new<int>(c, &S->row_order, (size_t)n, order, st);
+  const int n = H->n, per_warp = S->chunk / (SIM_CUDA_BLOCK / 32);
+  int nchunk = 0, nshort = 0, nsplit = 0;
+  for (int i = 0; i < n; i++) {
+    int len = H->row_ptr[i + 1] - H->row_ptr[i], k = (len + S->chunk - 1) / S->chunk;
+    if (len <= per_warp) {
+      nshort++;
+    } else {
+      nchunk += k;
+      nsplit += k > 1;
+    }
+  }
+  sim_row_chunk *ck = SIM_NEW(sim_row_chunk, (size_t)nchunk + 1);
+  int *order = SIM_NEW(int, (size_t)nshort + 1);
+  int rc = ck && order ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (row chunks)");
+  int a = 0, w = 0, split = 0, slots = 0;
+  for (int i = 0; !rc && i < n; i++) {
+    int beg = H->row_ptr[i], len = H->row_ptr[i + 1] - beg, k = (len + S->chunk - 1) / S->chunk;
+    if (len <= per_warp) {
+      order[w++] = i;
+      continue;
+    }
+    for (int j = 0; j < k; j++) {
+      int b = j ? ck[a - 1].end : beg, e = beg + (int)((long long)len * (j + 1) / k); /* even */
+      ck[a++] = sim_row_chunk{i, b, e, j, k, slots, k > 1 ? split : -1};
+    }
+    if (k > 1) slots += k, split++;
+  }
+  S->nchunk = nchunk, S->nshort = nshort, S->nsplit = nsplit;
+  if (!rc) rc = sim_cuda_new<sim_row_chunk>(c, &S->chunks, (size_t)nchunk, ck, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->row_order, (size_t)nshort, order, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &S->part, 3 * (size_t)slots, NULL, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->cnt, (size_t)nsplit, NULL, st); /* zeroed */
+  sim_free(ck);
   sim_free(order);
   return rc;
 }
@@ -245,7 +303,7 @@ static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, int cols_only, sim
   if (!rc)
     rc = fl ? sim_cuda_new<float>(c, &S->row_valf, nnz, H->row_valf, st)
             : sim_cuda_new<double>(c, &S->row_val, nnz, H->row_val, st);
-  if (!rc) rc = upload_row_order(c, H, st);
+  if (!rc) rc = upload_rows(c, H, st);
   if (!rc) rc = upload_out_vert(c, H, st);
   return rc;
 }
@@ -313,12 +371,16 @@ static int sort_rows(sim_sparse_inverse *H, sim_status *st) {
 
 // How the products run: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse) and SIMCTL_CUDA_S
 // (both orientations, the default, or rows: S's rows alone, S^T y by a scatter), checked
-// against each other and against the device's W, which reads S's columns.
+// against each other and against the device's W, which reads S's columns; and the row gather's
+// chunk (SIMCTL_CUDA_ROW_CHUNK: entries per block, a warp taking rows of an eighth as many).
 static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
   int cusparse = 0, rows = 0;
   c->S.spmv = SIM_SPMV_KERNEL;
   int rc = sim_cuda_env_choice("SIMCTL_CUDA_SPMV", "kernel", "cusparse", 0, &cusparse, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_S", "both", "rows", 0, &rows, st);
+  if (!rc)
+    rc = sim_cuda_env_int("SIMCTL_CUDA_ROW_CHUNK", SIM_CUDA_BLOCK / 32, 1 << 30,
+                          SIM_CUDA_BLOCK * SIM_CUDA_LANE_ENTRIES, &c->S.chunk, st);
   if (rc) return rc;
   if (cusparse && prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,
@@ -441,6 +503,8 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
                           (c->S.rows_only ? 3 * sizeof(double) * (size_t)H.n : 0);
     c->stats.S_build_ms = H.build_ms;
     c->stats.etree_height = H.etree_height;
+    c->stats.S_chunks = c->S.nchunk;
+    c->stats.S_split_rows = c->S.nsplit;
   }
   int on_host = 0;
   if (!rc && sim_world_needed(m)) rc = sim_cuda_delassus_on_host(&on_host, st);
@@ -464,9 +528,9 @@ void sim_cuda_global_destroy(cuda_ctx *c) {
   if (S->dn_y) cusparseDestroyDnMat(S->dn_y);
   if (S->dn_z) cusparseDestroyDnMat(S->dn_z);
   if (S->sp) cusparseDestroy(S->sp);
-  void *p[] = {S->row_ptr, S->row_col,  S->col_ptr,  S->col_row,  S->row_val,
-               S->col_val, S->row_valf, S->col_valf, S->out_vert, S->row_order,
-               S->sp_buf,  S->z,        S->x};
+  void *p[] = {S->row_ptr,  S->row_col,  S->col_ptr,  S->col_row,   S->row_val, S->col_val,
+               S->row_valf, S->col_valf, S->out_vert, S->row_order, S->chunks,  S->part,
+               S->cnt,      S->sp_buf,   S->z,        S->x};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
   memset(S, 0, sizeof *S);
   sim_sparse_inverse_free(&c->host_S);

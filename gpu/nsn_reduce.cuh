@@ -12,6 +12,7 @@
 // bits: the same values added by the same trees in the same order.
 #ifndef SIM_GPU_NSN_REDUCE_CUH
 #define SIM_GPU_NSN_REDUCE_CUH
+#include "last_block.cuh"
 #include "nsn_state.h"
 
 // The (sum, max) of the first n threads' (s, m) into (out[0], out[1]) by a tree in shared
@@ -223,21 +224,7 @@ static __global__ void k_reduce_final(const double *part, double *res, red_then 
 
 // ---- the fused reductions (SIMCTL_CUDA_FUSE=on) ----
 
-// Whether this block is the last of `of` blocks to count itself in *count (which it sets back
-// to 0), all of whose writes before the call it then sees (read past the L1 cache: volatile).
-// Every thread of the block calls it.
-static __device__ int last_to_count(int *count, int of) {
-  __shared__ int last;
-  __threadfence(); /* each thread's writes before the block's count */
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    last = atomicAdd(count, 1) == of - 1;
-    if (last) *count = 0;
-  }
-  __syncthreads();
-  if (last) __threadfence(); /* the others' writes */
-  return last;
-}
+// (last_to_count: last_block.cuh)
 
 // The end of a fused reduction's first pass over `blocks` blocks (block b's partials in part[b],
 // part[SIM_RED_BLOCKS + b]): the block that counts last adds every block's by

@@ -10,7 +10,10 @@
 # pointers, the three columns read and written) over the device's bandwidth.
 # Runs `frames` frames per row and averages from frame 6 on (the first five warm up).
 # usage: scripts/bench_gpu.sh [--simctl PATH] [--frames N] [--bandwidth GBPS] [--out DIR]
-#                             [--device cuda|cpu]
+#                             [--device cuda|cpu] [--global-only]
+#   --global-only: the global step alone (simctl-bench-global), simctl's products only: S in
+#                  double and float, and the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK) swept;
+#                  no frames, no cuSPARSE, no other solvers (about a minute on a GPU)
 #   --device cpu: the same rows on the CPU backend with the sparse inverse (the products'
 #                 implementation does not apply there), for comparison
 # Then, on the GPU, the global step alone against the bandwidth it measures (simctl-bench-global,
@@ -24,7 +27,7 @@
 #   --bandwidth: device memory bandwidth in GB/s for the limit (default 3000: what a
 #                device-to-device copy moved on this workplace's H100, counting read + write)
 set -euo pipefail
-SIMCTL=build/simctl FRAMES=25 BW=3000 OUT=out/bench_gpu DEVICE=cuda
+SIMCTL=build/simctl FRAMES=25 BW=3000 OUT=out/bench_gpu DEVICE=cuda GLOBAL_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --simctl) SIMCTL=$2; shift 2 ;;
@@ -32,6 +35,7 @@ while [ $# -gt 0 ]; do
     --bandwidth) BW=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --device) DEVICE=$2; shift 2 ;;
+    --global-only) GLOBAL_ONLY=1; shift ;;
     *) echo "bench_gpu.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +45,7 @@ PAPER="$HERE/paper/table3_timings.csv"
 mkdir -p "$OUT"
 "$SIMCTL" --version
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+if [ "$GLOBAL_ONLY" = 0 ]; then
 echo
 echo "| scene | material | vertices | precision | products | graphs | nnz(S) | local ms | global ms | global limit ms | global / limit | frame ms | gaps ms | paper local | paper global | paper frame | frame / paper |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -92,26 +97,38 @@ while IFS='|' read -r ex nv scene mat; do
           (pp[3] > 0 ? sprintf("%.2f", (f / k) / pp[3]) : "") }' "$dir/timing.csv"
   done
 done <<<"$ROWS"
+fi
 
 # The global step alone (simctl-bench-global: CUDA events over 200 back-to-back calls, no host
 # synchronisation between them, and the bandwidth a device-to-device copy reaches on it).
 BG="$(dirname "$SIMCTL")/simctl-bench-global"
 if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo
-  echo "| scene | free unknowns | solver | nnz | precision | products | global ms | MB moved | copy GB/s | limit ms | global / limit |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-  row() { awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-            $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'; }
+  echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | global ms | MB moved | copy GB/s | limit ms | global / limit |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  row() { awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+            $1, $2, $3, $4, $5, $6, ($13 > 0 ? $13 " (" $14 " blocks, " $15 " split)" : "-"),
+            $7, $8, $9, $10, $11 }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
-    for cfg in double:kernel double:cusparse double:scatter float:kernel float:scatter; do
+    cfgs="double:kernel double:cusparse double:scatter float:kernel float:scatter"
+    [ "$GLOBAL_ONLY" = 1 ] && cfgs="double:kernel float:kernel"
+    for cfg in $cfgs; do
       prec=${cfg%%:*} spmv=${cfg##*:} s_mode=both
       [ "$spmv" = scatter ] && spmv=kernel s_mode=rows
       SIMCTL_CUDA_SPMV=$spmv SIMCTL_CUDA_S=$s_mode "$BG" "$SC/$scene.json" \
         --set "solver.precision=$prec" | row
     done
+    # the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK, default 4096: a warp takes rows of up to
+    # an eighth of it): a thread's entries are a chain of dependent loads, so shorter chunks
+    # shorten the longest chain; 16384 leaves rows of up to 2,048 entries to a warp, as before
+    # 2026-11-28 (the blocks' rows were whole then)
+    for chunk in 1024 2048 8192 16384; do
+      SIMCTL_CUDA_ROW_CHUNK=$chunk "$BG" "$SC/$scene.json" | row
+    done
     # the paper's baseline on the same device: CHOLMOD's factor solved by cuSPARSE's triangular
     # solves (SpSM); and one Jacobi iteration (Wang 2015), which needs many more L-G iterations
     # (README, Fig. 9); the dense inverse on the smallest bar only (A^{-1} is built by n solves)
+    [ "$GLOBAL_ONLY" = 1 ] && continue
     for g in cholesky jacobi; do
       "$BG" "$SC/$scene.json" --reps 50 --set "solver.global=$g" | row
     done

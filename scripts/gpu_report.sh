@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, into
-# one folder, in six parts that can be run together or one per call:
+# one folder, in seven parts that can be run together or one per call:
 #   tests:    the GPU tests (label gpu: collision detection, W and every operation against the
 #             CPU backend, short runs, the contact stage's four passes), side by side;
 #   sanitize: the per-operation tests and the short runs under compute-sanitizer (memcheck:
@@ -9,6 +9,8 @@
 #             shared-memory races and misused barriers, which the host emulation cannot see);
 #   bench:    scripts/bench_gpu.sh (elastic Table 3 rows, kernels against cuSPARSE, double
 #             against float, the bandwidth limit, the frame's time outside the buckets);
+#   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
+#             limit, S in double and float, the row gather's chunk swept: about a minute);
 #   table3:   scripts/table3.sh with solver.device=cuda (the contact rows at the paper's sizes),
 #             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), on the
 #             device with its reductions fused (SIMCTL_CUDA_FUSE=on), with CR's W in float
@@ -33,7 +35,7 @@
 # usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--only PARTS] [--rows all|small]
 #                              [--budget SECONDS] [--jobs N] [--archive FILE] [--emu]
 #                              [--table3 VARIANTS] [--profile EXAMPLES]
-#   --only: a comma-separated list of tests, sanitize, bench, table3, converge, profile
+#   --only: a comma-separated list of tests, sanitize, bench, global, table3, converge, profile
 #           (default tests, bench, table3)
 #   --sanitize / --skip-bench: add sanitize / leave out bench and table3 (the older spelling)
 #   --budget: wall seconds the whole script may take (default 3600); a program still running
@@ -78,9 +80,9 @@ while [ $# -gt 0 ]; do
 done
 for p in ${PARTS//,/ }; do
   case "$p" in
-    tests | sanitize | bench | table3 | converge | profile) ;;
+    tests | sanitize | bench | global | table3 | converge | profile) ;;
     *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench," \
-         "table3, converge or profile" >&2
+         "global, table3, converge or profile" >&2
        exit 2 ;;
   esac
 done
@@ -217,6 +219,13 @@ if want bench && ! spent bench; then
   echo "== bench (at most $(($(left) - 10)) s)"
   timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
     --out "$OUT/bench" | tee "$OUT/bench_gpu.md"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
+fi
+
+if want global && ! spent global; then
+  echo "== global (at most $(($(left) - 10)) s)"
+  timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
+    --out "$OUT/global" --global-only | tee "$OUT/global_step.md"
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
 fi
 

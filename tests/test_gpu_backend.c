@@ -178,6 +178,89 @@ static void check_float(void) {
   gpu_pair_close(&f);
 }
 
+/* Global steps on the GPU from right-hand sides b, b2, then b again: the third gives the first's
+   bits (with S's rows alone, whose scatter adds in the atomics' order, within 1e-14), and the
+   second agrees with the CPU's from b2 (each split row's counter was set back to 0 by the block
+   that finished it, or a later step's split rows are never written); and the row gather's layout
+   is the one asked for: rows split over several blocks, or (want_split 0) none. */
+static void check_repeat(int want_split) {
+  const char *layout = getenv("SIMCTL_CUDA_S");
+  const int scatter = layout && !strcmp(layout, "rows");
+  gpu_pair g;
+  if (gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE)) return;
+  sim_global_stats gs;
+  memset(&gs, 0, sizeof gs);
+  g.gpu->global_stats(g.gpu, &gs);
+  printf("  row gather: %d blocks for long rows' chunks, %d rows split over several\n", gs.S_chunks,
+         gs.S_split_rows);
+  check_report(
+      want_split ? gs.S_split_rows > 0 && gs.S_chunks > gs.S_split_rows : gs.S_split_rows == 0,
+      __FILE__, __LINE__, "row gather: %d split rows (%s)", gs.S_split_rows,
+      want_split ? "some expected" : "none expected");
+  unsigned long long seed = 4242;
+  size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS), n3 = 3 * (size_t)g.m.n;
+  double *b[2], *q[3];
+  for (int k = 0; k < 2; k++) {
+    b[k] = SIM_NEW(double, nr + 1);
+    for (size_t i = 0; i < nr; i++) b[k][i] = rnd(&seed);
+  }
+  for (int k = 0; k < 3; k++) q[k] = SIM_NEW(double, n3);
+  sim_status st = {0};
+  for (int k = 0; k < 3; k++) {
+    CHECK_INT(g.gpu->write_buffer(g.gpu, SIM_BUF_RHS, b[k == 1], &st), SIM_OK);
+    CHECK_INT(g.gpu->global_step(g.gpu, &st), SIM_OK);
+    CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, q[k], &st), SIM_OK);
+  }
+  double r = rel_diff(q[0], q[2], n3);
+  check_report(scatter ? r <= 1e-14 : !memcmp(q[0], q[2], sizeof(double) * n3), __FILE__, __LINE__,
+               "the same right-hand side twice: %s (rel diff %.3g)",
+               scatter ? "within 1e-14" : "the same bits", r);
+  CHECK_INT(g.cpu->write_buffer(g.cpu, SIM_BUF_RHS, b[1], &st), SIM_OK);
+  CHECK_INT(g.cpu->global_step(g.cpu, &st), SIM_OK);
+  CHECK_INT(g.cpu->download(g.cpu, SIM_VEC_Q, q[2], &st), SIM_OK);
+  r = rel_diff(q[1], q[2], n3);
+  printf("  the second global step against the CPU's: rel diff %.2e\n", r);
+  check_report(r <= 1e-12, __FILE__, __LINE__, "the second global step: rel diff %.3g <= 1e-12", r);
+  for (int k = 0; k < 2; k++) sim_free(b[k]);
+  for (int k = 0; k < 3; k++) sim_free(q[k]);
+  gpu_pair_close(&g);
+}
+
+/* The row gather with long rows split over several blocks (SIMCTL_CUDA_ROW_CHUNK=64: a block per
+   64 entries, a warp for rows of 8 or fewer), S in both orientations and its rows alone (the
+   scatter); the default on the same bar splits nothing (its rows hold at most 500 entries). A
+   value that is not a whole number from 8 up is refused in one line naming the switch. */
+static void check_row_chunks(void) {
+  if (!bar("arap")) check_repeat(0);
+  setenv("SIMCTL_CUDA_ROW_CHUNK", "64", 1);
+  for (int rows = 0; rows < 2; rows++) {
+    if (rows) setenv("SIMCTL_CUDA_S", "rows", 1);
+    if (!bar("arap")) {
+      check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
+      check_repeat(1);
+    }
+    unsetenv("SIMCTL_CUDA_S");
+  }
+  const char *bad[] = {"7", "64k", "-1"};
+  for (int i = 0; i < 3; i++) {
+    setenv("SIMCTL_CUDA_ROW_CHUNK", bad[i], 1);
+    sim_status st = {0};
+    sim_model m;
+    memset(&m, 0, sizeof m);
+    sim_backend *be = NULL;
+    sim_backend_opts o = {.global = SIM_GLOBAL_SPARSE_INVERSE, .ordering = SIM_ORDER_METIS};
+    int rc = bar("arap") ? SIM_ERR_USAGE + 1 : sim_model_build(&g_sc, NULL, &m, &st);
+    if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
+    printf("  refused: %s\n", st.msg);
+    check_report(rc == SIM_ERR_USAGE && !be && strstr(st.msg, "SIMCTL_CUDA_ROW_CHUNK") &&
+                     !strchr(st.msg, '\n'),
+                 __FILE__, __LINE__, "SIMCTL_CUDA_ROW_CHUNK=%s refused in one line", bad[i]);
+    if (be) be->destroy(be);
+    sim_model_free(&m);
+  }
+  unsetenv("SIMCTL_CUDA_ROW_CHUNK");
+}
+
 /* SIMCTL_CUDA_S=rows (set by the caller) refused, one line each, with cuSPARSE's products and
    with contact while W is built on the device (which reads S's columns); taken with contact
    and SIMCTL_CUDA_DELASSUS=host. */
@@ -230,7 +313,7 @@ int main(void) {
   for (int i = 0; i < 3; i++)
     if (!bar(models[i])) check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
   /* 10 x 41 x 10: about 4,000 free unknowns, so rows of S near the elimination tree's root
-     hold 2,048 entries and more (a thread block each) */
+     hold up to about 4,000 entries (a thread block each; more than 512: SIM_CUDA_LANE_ENTRIES) */
   if (!bar_k("arap", 10)) check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
   /* the global step's products by cuSPARSE SpMM */
   setenv("SIMCTL_CUDA_SPMV", "cusparse", 1);
@@ -243,6 +326,7 @@ int main(void) {
   if (!bar("neo_hookean")) check_operations(SIM_PREC_FLOAT, 1e-12, 1e-12);
   check_rows_refused();
   unsetenv("SIMCTL_CUDA_S");
+  check_row_chunks();
   /* cloth: atan2, sin, cos in its SVD and log1p in Neo-Hookean are 1-2 ulp apart on the two
      sides, and a 1-ulp change of q moves a cloth projection by up to 1.2e-13: 1e-11 */
   if (!cloth("neo_hookean", "isometric")) check_operations(SIM_PREC_DOUBLE, 1e-11, 1e-12);

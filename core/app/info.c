@@ -19,11 +19,26 @@ const char *sim_cache_dir(void) { return sim_tetgen_default_cache_dir(); }
 /* What is reported of one system. */
 typedef struct sys_figures {
   int unknowns, etree_height;
+  int longest_row, rows_over[3]; /* S's rows: the longest, and how many hold over ROW_SIZES */
   long long nnz_A, nnz_L, nnz_S;
   const char *ordering;
   double s_double, s_float, s_3n, dense; /* MiB (2^20 bytes): the unit of the paper's tables */
   double analyze_ms, factor_ms, supernodal_ms, s_build_ms;
 } sys_figures;
+
+/* Row lengths of S that `info` counts: the CUDA backend's row gather gives a warp rows of up to
+   512 entries and a block each chunk of up to 4,096 (gpu/global_step.cu) */
+static const int ROW_SIZES[3] = {512, 2048, 8192};
+
+static void count_rows(const sim_sparse_inverse *S, sys_figures *f) {
+  f->longest_row = 0;
+  memset(f->rows_over, 0, sizeof f->rows_over);
+  for (int i = 0; i < S->n; i++) {
+    int len = S->row_ptr[i + 1] - S->row_ptr[i];
+    if (len > f->longest_row) f->longest_row = len;
+    for (int k = 0; k < 3; k++) f->rows_over[k] += len > ROW_SIZES[k];
+  }
+}
 
 static int measure_system(const sim_model *m, const sim_scene *sc, sys_figures *f,
                           sim_status *st) {
@@ -57,6 +72,7 @@ static int measure_system(const sim_model *m, const sim_scene *sc, sys_figures *
                        .factor_ms = fi.factor_ms,
                        .supernodal_ms = ci.factor_ms,
                        .s_build_ms = S.build_ms};
+    count_rows(&S, f);
   }
   sim_sparse_inverse_free(&S);
   sim_factor_destroy(fs);
@@ -72,6 +88,10 @@ static void print_text(FILE *out, const char *title, const sys_figures *f) {
   fprintf(out, "  nnz(L)                     %lld\n", f->nnz_L);
   fprintf(out, "  nnz(S)                     %lld (%.2f x nnz(L)), etree height %d\n", f->nnz_S,
           (double)f->nnz_S / (double)f->nnz_L, f->etree_height);
+  fprintf(out,
+          "  rows of S                  longest %d entries; %d over %d, %d over %d, %d over %d\n",
+          f->longest_row, f->rows_over[0], ROW_SIZES[0], f->rows_over[1], ROW_SIZES[1],
+          f->rows_over[2], ROW_SIZES[2]);
   fprintf(out, "  S, double + int32          %.2f MiB\n", f->s_double);
   fprintf(out, "  S, float + int32           %.2f MiB\n", f->s_float);
   fprintf(out, "  S as a 3n system           %.2f MiB (kron(S, I3), double + int32)\n", f->s_3n);

@@ -45,6 +45,9 @@ typedef struct sim_global_stats {
   size_t S_resident;    /* what the backend keeps for S (both orientations) */
   double S_build_ms;
   int etree_height;
+  /* CUDA, simctl's row gather: the thread blocks that take long rows' chunks and the rows split
+     over more than one (global_step.cu; SIMCTL_CUDA_ROW_CHUNK); 0 elsewhere */
+  int S_chunks, S_split_rows;
   size_t S_contact_bytes; /* an S kept for the contact stage alone (0: none) */
   sim_factor_info factor;
   /* CUDA: device memory simctl's allocations hold when global_stats is called (S, the state,
