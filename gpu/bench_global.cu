@@ -74,7 +74,9 @@ int main(int argc, char **argv) {
   double bytes = 0.0, cols = 3.0 * n * 8; /* one 3-column vector of doubles */
   size_t vb = 8;
   const char *products = "-";
-  int chunk = 0; /* the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK), simctl's products alone */
+  /* the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK) and the column gather's warps per column
+     (SIMCTL_CUDA_COL_WARPS), simctl's products alone */
+  int chunk = 0;
   switch (be->global) {
   case SIM_GLOBAL_CHOLESKY: /* L and L^T once each; P b in, L^{-1} P b out and in, z out */
     nnz = c->gs.nnz_L;
@@ -122,11 +124,11 @@ int main(int argc, char **argv) {
   double limit = bw > 0 ? bytes / (bw * 1e9) * 1e3 : 0.0;
   printf(
       "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,limit_ms,"
-      "global_over_limit,device,row_chunk,chunk_blocks,split_rows\n");
-  printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.2f,%.0f,%.4f,%.2f,%s,%d,%d,%d\n", g_sc.name, n,
+      "global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps\n");
+  printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.2f,%.0f,%.4f,%.2f,%s,%d,%d,%d,%d\n", g_sc.name, n,
          sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms, bytes / 1e6,
          bw, limit, limit > 0 ? ms / limit : 0.0, be->device, chunk, chunk ? c->stats.S_chunks : 0,
-         chunk ? c->stats.S_split_rows : 0);
+         chunk ? c->stats.S_split_rows : 0, chunk ? c->stats.S_col_warps : 0);
   be->destroy(be);
   sim_model_free(&m);
   return 0;

@@ -68,6 +68,7 @@ typedef struct cuda_S {
   // each, then nshort short rows, a warp each; a row split over several chunks adds their
   // partial sums (part, 3 per chunk) in the block that finishes last (its counter in cnt)
   int chunk;                   // entries per block (SIMCTL_CUDA_ROW_CHUNK); a warp's: chunk / 8
+  int col_warps;               // warps per column in q = S^T y (SIMCTL_CUDA_COL_WARPS: 1, 2, 4, 8)
   int nchunk, nshort, nsplit;  // chunks, short rows, rows of more than one chunk
   sim_row_chunk *chunks;       // nchunk
   int *row_order;              // nshort short rows

@@ -7,8 +7,9 @@
 //               of i in the elimination tree), so rows of more than 512 entries get a thread
 //               block for each chunk of up to 4,096, and the others a warp each (each thread
 //               reading at most 16 entries: SIM_CUDA_LANE_ENTRIES, SIMCTL_CUDA_ROW_CHUNK);
-//   q = S^T y   CSC of L^{-1}: column k is the path from k to the root; a warp per column, which
-//               writes its vertex's position directly (free_vert[perm[k]]).
+//   q = S^T y   CSC of L^{-1}: column k is the path from k to the root; a warp per column (or
+//               2, 4, 8: SIMCTL_CUDA_COL_WARPS), which writes its vertex's position directly
+//               (free_vert[perm[k]]).
 // SIMCTL_CUDA_SPMV=cusparse runs both products with cuSPARSE SpMM instead (double only), for the
 // comparison `scripts/bench_gpu.sh` prints. Values in double, or float when solver.precision is
 // float (the vectors stay double; each product accumulates in double, as on the CPU). With
@@ -111,24 +112,36 @@ static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunk
     for (int k = 0; k < 3; k++) y[3 * (size_t)i + k] = a[k];
 }
 
-// dst[out_vert[k]] = column k of L^{-1} dotted with y (times scale, added to dst when add), a
-// warp per column.
+// dst[out_vert[k]] = column k of L^{-1} dotted with y (times scale, added to dst when add), cw
+// warps per column (1, 2, 4 or 8: SIMCTL_CUDA_COL_WARPS), its first warp adding the others' sums
+// in their order.
 template <class VT>
-static __global__ void k_cols(int n, const int *ptr, const int *row, const VT *val,
+static __global__ void k_cols(int n, int cw, const int *ptr, const int *row, const VT *val,
                               const int *out_vert, const double *y, double scale, int add,
                               double *dst) {
-  int k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-  if (k >= n) return;
+  const int wid = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
+  const int k = wid / cw, sub = wid % cw;
   double a[3] = {0.0, 0.0, 0.0};
-  for (long long p = ptr[k] + lane; p < ptr[k + 1]; p += 32) {
-    const double *yi = y + 3 * (size_t)row[p];
-    double s = (double)val[p];
-    a[0] += s * yi[0];
-    a[1] += s * yi[1];
-    a[2] += s * yi[2];
-  }
+  if (k < n)
+    for (long long p = ptr[k] + 32 * sub + lane; p < ptr[k + 1]; p += 32 * cw) {
+      const double *yi = y + 3 * (size_t)row[p];
+      double s = (double)val[p];
+      a[0] += s * yi[0];
+      a[1] += s * yi[1];
+      a[2] += s * yi[2];
+    }
   warp_sum3(a);
-  if (lane == 0) {
+  if (cw > 1) { /* a column's warps are in one block (cw divides its 8 warps) */
+    __shared__ double part[SIM_CUDA_BLOCK / 32][3];
+    const int w = threadIdx.x >> 5;
+    if (lane == 0)
+      for (int d = 0; d < 3; d++) part[w][d] = a[d];
+    __syncthreads();
+    if (lane == 0 && sub == 0)
+      for (int j = 1; j < cw; j++)
+        for (int d = 0; d < 3; d++) a[d] += part[w + j][d];
+  }
+  if (k < n && lane == 0 && sub == 0) {
     double *q = dst + 3 * (size_t)out_vert[k];
     for (int d = 0; d < 3; d++) q[d] = add ? q[d] + scale * a[d] : scale * a[d];
   }
@@ -176,9 +189,10 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
                                                      S->row_ptr, S->row_col, row_val, b, c->y,
                                                      S->part, S->cnt);
   if (!S->rows_only) {
-    unsigned cols = (unsigned)(((long long)n * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-    k_cols<VT><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_ptr, S->col_row, col_val,
-                                                       S->out_vert, c->y, scale, add, dst);
+    unsigned cols =
+        (unsigned)(((long long)n * 32 * S->col_warps + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
+    k_cols<VT><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_warps, S->col_ptr, S->col_row,
+                                                       col_val, S->out_vert, c->y, scale, add, dst);
     return SIM_OK;
   }
   SIM_CU(cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)n, c->stream), st);
@@ -372,7 +386,8 @@ static int sort_rows(sim_sparse_inverse *H, sim_status *st) {
 // How the products run: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse) and SIMCTL_CUDA_S
 // (both orientations, the default, or rows: S's rows alone, S^T y by a scatter), checked
 // against each other and against the device's W, which reads S's columns; and the row gather's
-// chunk (SIMCTL_CUDA_ROW_CHUNK: entries per block, a warp taking rows of an eighth as many).
+// chunk (SIMCTL_CUDA_ROW_CHUNK: entries per block, a warp taking rows of an eighth as many) and
+// the column gather's warps per column (SIMCTL_CUDA_COL_WARPS).
 static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
   int cusparse = 0, rows = 0;
   c->S.spmv = SIM_SPMV_KERNEL;
@@ -381,6 +396,10 @@ static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
   if (!rc)
     rc = sim_cuda_env_int("SIMCTL_CUDA_ROW_CHUNK", SIM_CUDA_BLOCK / 32, 1 << 30,
                           SIM_CUDA_BLOCK * SIM_CUDA_LANE_ENTRIES, &c->S.chunk, st);
+  if (!rc) rc = sim_cuda_env_int("SIMCTL_CUDA_COL_WARPS", 1, 8, 1, &c->S.col_warps, st);
+  if (!rc && (c->S.col_warps & (c->S.col_warps - 1)))
+    return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_COL_WARPS=%d: expected 1, 2, 4 or 8",
+                    c->S.col_warps);
   if (rc) return rc;
   if (cusparse && prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,
@@ -505,6 +524,7 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     c->stats.etree_height = H.etree_height;
     c->stats.S_chunks = c->S.nchunk;
     c->stats.S_split_rows = c->S.nsplit;
+    c->stats.S_col_warps = c->S.rows_only ? 0 : c->S.col_warps;
   }
   int on_host = 0;
   if (!rc && sim_world_needed(m)) rc = sim_cuda_delassus_on_host(&on_host, st);

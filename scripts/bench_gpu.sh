@@ -12,7 +12,8 @@
 # usage: scripts/bench_gpu.sh [--simctl PATH] [--frames N] [--bandwidth GBPS] [--out DIR]
 #                             [--device cuda|cpu] [--global-only]
 #   --global-only: the global step alone (simctl-bench-global), simctl's products only: S in
-#                  double and float, and the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK) swept;
+#                  double and float, the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK) and the
+#                  column gather's warps per column (SIMCTL_CUDA_COL_WARPS) swept;
 #                  no frames, no cuSPARSE, no other solvers (about a minute on a GPU)
 #   --device cpu: the same rows on the CPU backend with the sparse inverse (the products'
 #                 implementation does not apply there), for comparison
@@ -104,11 +105,11 @@ fi
 BG="$(dirname "$SIMCTL")/simctl-bench-global"
 if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo
-  echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | global ms | MB moved | copy GB/s | limit ms | global / limit |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-  row() { awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+  echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  row() { awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6, ($13 > 0 ? $13 " (" $14 " blocks, " $15 " split)" : "-"),
-            $7, $8, $9, $10, $11 }'; }
+            ($16 > 0 ? $16 : "-"), $7, $8, $9, $10, $11 }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
     cfgs="double:kernel double:cusparse double:scatter float:kernel float:scatter"
     [ "$GLOBAL_ONLY" = 1 ] && cfgs="double:kernel float:kernel"
@@ -124,6 +125,12 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     # 2026-11-28 (the blocks' rows were whole then)
     for chunk in 1024 2048 8192 16384; do
       SIMCTL_CUDA_ROW_CHUNK=$chunk "$BG" "$SC/$scene.json" | row
+    done
+    # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default 1): a column is the path from
+    # its vertex to the elimination tree's root, up to the tree's height (614 entries on the
+    # 4.9k bar: 20 a lane with one warp)
+    for cw in 2 4; do
+      SIMCTL_CUDA_COL_WARPS=$cw "$BG" "$SC/$scene.json" | row
     done
     # the paper's baseline on the same device: CHOLMOD's factor solved by cuSPARSE's triangular
     # solves (SpSM); and one Jacobi iteration (Wang 2015), which needs many more L-G iterations

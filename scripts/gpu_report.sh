@@ -10,7 +10,8 @@
 #   bench:    scripts/bench_gpu.sh (elastic Table 3 rows, kernels against cuSPARSE, double
 #             against float, the bandwidth limit, the frame's time outside the buckets);
 #   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
-#             limit, S in double and float, the row gather's chunk swept: about a minute);
+#             limit, S in double and float, the row gather's chunk and the column gather's
+#             warps per column swept: about a minute);
 #   table3:   scripts/table3.sh with solver.device=cuda (the contact rows at the paper's sizes),
 #             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), on the
 #             device with its reductions fused (SIMCTL_CUDA_FUSE=on), with CR's W in float

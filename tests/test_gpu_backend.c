@@ -182,8 +182,9 @@ static void check_float(void) {
    bits (with S's rows alone, whose scatter adds in the atomics' order, within 1e-14), and the
    second agrees with the CPU's from b2 (each split row's counter was set back to 0 by the block
    that finished it, or a later step's split rows are never written); and the row gather's layout
-   is the one asked for: rows split over several blocks, or (want_split 0) none. */
-static void check_repeat(int want_split) {
+   is the one asked for: rows split over several blocks, or (want_split 0) none, and col_warps
+   warps a column in S^T y (none with S's rows alone). */
+static void check_repeat(int want_split, int col_warps) {
   const char *layout = getenv("SIMCTL_CUDA_S");
   const int scatter = layout && !strcmp(layout, "rows");
   gpu_pair g;
@@ -191,12 +192,17 @@ static void check_repeat(int want_split) {
   sim_global_stats gs;
   memset(&gs, 0, sizeof gs);
   g.gpu->global_stats(g.gpu, &gs);
-  printf("  row gather: %d blocks for long rows' chunks, %d rows split over several\n", gs.S_chunks,
-         gs.S_split_rows);
+  printf(
+      "  row gather: %d blocks for long rows' chunks, %d rows split over several; column "
+      "gather: %d warps a column\n",
+      gs.S_chunks, gs.S_split_rows, gs.S_col_warps);
   check_report(
       want_split ? gs.S_split_rows > 0 && gs.S_chunks > gs.S_split_rows : gs.S_split_rows == 0,
       __FILE__, __LINE__, "row gather: %d split rows (%s)", gs.S_split_rows,
       want_split ? "some expected" : "none expected");
+  check_report(gs.S_col_warps == (scatter ? 0 : col_warps), __FILE__, __LINE__,
+               "column gather: %d warps a column (%d expected)", gs.S_col_warps,
+               scatter ? 0 : col_warps);
   unsigned long long seed = 4242;
   size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS), n3 = 3 * (size_t)g.m.n;
   double *b[2], *q[3];
@@ -226,39 +232,53 @@ static void check_repeat(int want_split) {
   gpu_pair_close(&g);
 }
 
-/* The row gather with long rows split over several blocks (SIMCTL_CUDA_ROW_CHUNK=64: a block per
-   64 entries, a warp for rows of 8 or fewer), S in both orientations and its rows alone (the
-   scatter); the default on the same bar splits nothing (its rows hold at most 500 entries). A
-   value that is not a whole number from 8 up is refused in one line naming the switch. */
-static void check_row_chunks(void) {
-  if (!bar("arap")) check_repeat(0);
+/* A backend refused in one line naming `name`, with `name`=`value` set. */
+static void check_env_refused(const char *name, const char *value) {
+  setenv(name, value, 1);
+  sim_status st = {0};
+  sim_model m;
+  memset(&m, 0, sizeof m);
+  sim_backend *be = NULL;
+  sim_backend_opts o = {.global = SIM_GLOBAL_SPARSE_INVERSE, .ordering = SIM_ORDER_METIS};
+  int rc = bar("arap") ? SIM_ERR_USAGE + 1 : sim_model_build(&g_sc, NULL, &m, &st);
+  if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
+  printf("  refused: %s\n", st.msg);
+  check_report(rc == SIM_ERR_USAGE && !be && strstr(st.msg, name) && !strchr(st.msg, '\n'),
+               __FILE__, __LINE__, "%s=%s refused in one line", name, value);
+  if (be) be->destroy(be);
+  sim_model_free(&m);
+  unsetenv(name);
+}
+
+/* The products' layouts on the device: long rows of S split over several blocks
+   (SIMCTL_CUDA_ROW_CHUNK=64: a block per 64 entries, a warp for rows of 8 or fewer), S in both
+   orientations with 4 warps a column in S^T y (SIMCTL_CUDA_COL_WARPS) and its rows alone (the
+   scatter); the default on the same bar splits nothing (its rows hold at most 500 entries), with
+   a warp a column. Values out of their range are refused in one line naming the switch. */
+static void check_layouts(void) {
+  if (!bar("arap")) check_repeat(0, 1);
   setenv("SIMCTL_CUDA_ROW_CHUNK", "64", 1);
+  setenv("SIMCTL_CUDA_COL_WARPS", "4", 1);
   for (int rows = 0; rows < 2; rows++) {
     if (rows) setenv("SIMCTL_CUDA_S", "rows", 1);
     if (!bar("arap")) {
       check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
-      check_repeat(1);
+      check_repeat(1, 4);
     }
     unsetenv("SIMCTL_CUDA_S");
   }
-  const char *bad[] = {"7", "64k", "-1"};
-  for (int i = 0; i < 3; i++) {
-    setenv("SIMCTL_CUDA_ROW_CHUNK", bad[i], 1);
-    sim_status st = {0};
-    sim_model m;
-    memset(&m, 0, sizeof m);
-    sim_backend *be = NULL;
-    sim_backend_opts o = {.global = SIM_GLOBAL_SPARSE_INVERSE, .ordering = SIM_ORDER_METIS};
-    int rc = bar("arap") ? SIM_ERR_USAGE + 1 : sim_model_build(&g_sc, NULL, &m, &st);
-    if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
-    printf("  refused: %s\n", st.msg);
-    check_report(rc == SIM_ERR_USAGE && !be && strstr(st.msg, "SIMCTL_CUDA_ROW_CHUNK") &&
-                     !strchr(st.msg, '\n'),
-                 __FILE__, __LINE__, "SIMCTL_CUDA_ROW_CHUNK=%s refused in one line", bad[i]);
-    if (be) be->destroy(be);
-    sim_model_free(&m);
-  }
   unsetenv("SIMCTL_CUDA_ROW_CHUNK");
+  setenv("SIMCTL_CUDA_COL_WARPS", "2", 1); /* the default rows, 2 warps a column */
+  if (!bar("arap")) {
+    check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
+    check_repeat(0, 2);
+  }
+  unsetenv("SIMCTL_CUDA_COL_WARPS");
+  const char *bad_chunk[] = {"7", "64k", "-1"}, *bad_warps[] = {"3", "16", "0"};
+  for (int i = 0; i < 3; i++) {
+    check_env_refused("SIMCTL_CUDA_ROW_CHUNK", bad_chunk[i]);
+    check_env_refused("SIMCTL_CUDA_COL_WARPS", bad_warps[i]);
+  }
 }
 
 /* SIMCTL_CUDA_S=rows (set by the caller) refused, one line each, with cuSPARSE's products and
@@ -326,7 +346,7 @@ int main(void) {
   if (!bar("neo_hookean")) check_operations(SIM_PREC_FLOAT, 1e-12, 1e-12);
   check_rows_refused();
   unsetenv("SIMCTL_CUDA_S");
-  check_row_chunks();
+  check_layouts();
   /* cloth: atan2, sin, cos in its SVD and log1p in Neo-Hookean are 1-2 ulp apart on the two
      sides, and a 1-ulp change of q moves a cloth projection by up to 1.2e-13: 1e-11 */
   if (!cloth("neo_hookean", "isometric")) check_operations(SIM_PREC_DOUBLE, 1e-11, 1e-12);

@@ -48,6 +48,7 @@ typedef struct sim_global_stats {
   /* CUDA, simctl's row gather: the thread blocks that take long rows' chunks and the rows split
      over more than one (global_step.cu; SIMCTL_CUDA_ROW_CHUNK); 0 elsewhere */
   int S_chunks, S_split_rows;
+  int S_col_warps;        /* CUDA: warps per column in the second product (SIMCTL_CUDA_COL_WARPS) */
   size_t S_contact_bytes; /* an S kept for the contact stage alone (0: none) */
   sim_factor_info factor;
   /* CUDA: device memory simctl's allocations hold when global_stats is called (S, the state,
