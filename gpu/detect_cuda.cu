@@ -77,11 +77,12 @@ static __global__ void k_count(sim_detect_view v, int *count) {
 }
 
 // Each vertex's contacts at its offset, for the vertices whose contacts end within `cap`, each
-// with its place in the list (dev_ref, dev_slot).
+// with its place in the list (dev_ref, dev_slot). A vertex that k_count found none for is not
+// queried again (most of them: the query is the pass's cost, and it finds what k_count found).
 static __global__ void k_write(sim_detect_view v, const int *offset, int cap, int ref,
                                sim_contact *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= v.nv || offset[i + 1] > cap) return;
+  if (i >= v.nv || offset[i + 1] > cap || offset[i + 1] == offset[i]) return;
   const int o = offset[i], n = sim_detect_vertex(&v, i, out + o);
   for (int t = 0; t < n; t++) out[o + t].dev_ref = ref, out[o + t].dev_slot = o + t;
 }
