@@ -126,17 +126,19 @@ run_all() {
   shift 2
   # OpenMP threads per program (the CPU backend's reference steps): the CPUs over the eight
   # long-running ones (the contact passes), so that programs side by side do not oversubscribe
-  # the machine, and where they still do waiting threads sleep instead of spinning
+  # the machine, and where they still do waiting threads sleep instead of spinning; set in each
+  # job's subshell alone, so that the parts after this one (bench, global, table3, converge:
+  # one program at a time) keep every CPU, as they did when run in a call of their own
   local n=$(($(nproc 2>/dev/null || echo 8) / 8))
-  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((n > 0 ? n : 1))}
-  export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$OMP_NUM_THREADS}
-  export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+  local omp=${OMP_NUM_THREADS:-$((n > 0 ? n : 1))}
   : >"$OUT/$part.txt"
   : >"$OUT/$part.log"
   for job in "$@"; do
     local name=${job%%|*} cmd=${job#*|}
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
     (
+      export OMP_NUM_THREADS=$omp OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$omp}
+      export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
       s=$SECONDS rc=124
       if [ $((end - SECONDS)) -gt 0 ]; then
         cd "$ROOT/tests" &&
