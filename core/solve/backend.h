@@ -46,7 +46,8 @@ typedef struct sim_global_stats {
   double S_build_ms;
   int etree_height;
   /* CUDA, simctl's row gather: the thread blocks that take long rows' chunks and the rows split
-     over more than one (global_step.cu; SIMCTL_CUDA_ROW_CHUNK); 0 elsewhere */
+     over more than one (global_step.cu; SIMCTL_CUDA_ROW_CHUNK; laid out with cuSPARSE's
+     products too, which do not use them); 0 on the CPU */
   int S_chunks, S_split_rows;
   int S_col_warps;        /* CUDA: warps per column in the second product (SIMCTL_CUDA_COL_WARPS) */
   size_t S_contact_bytes; /* an S kept for the contact stage alone (0: none) */
