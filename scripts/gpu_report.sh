@@ -3,7 +3,7 @@
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, into
 # one folder, in seven parts that can be run together or one per call:
 #   tests:    the GPU tests (label gpu: collision detection, W and every operation against the
-#             CPU backend, short runs, the contact stage's four passes), side by side;
+#             CPU backend, short runs, the contact stage's passes), side by side;
 #   sanitize: the per-operation tests and the short runs under compute-sanitizer (memcheck:
 #             out-of-bounds and misaligned accesses, leaks; racecheck and synccheck:
 #             shared-memory races and misused barriers, which the host emulation cannot see);
@@ -124,8 +124,9 @@ FAIL=0
 run_all() {
   local part=$1 end=$2
   shift 2
-  # OpenMP threads per program (the CPU backend's reference steps): the CPUs over the eight
-  # long-running ones (the contact passes), so that programs side by side do not oversubscribe
+  # OpenMP threads per program (the CPU backend's reference steps): the CPUs over eight shares
+  # (the long-running contact passes: on a GPU five, the squeezing ball's two taking two shares
+  # each; on the emulation six), so that programs side by side do not oversubscribe
   # the machine, and where they still do waiting threads sleep instead of spinning; set in each
   # job's subshell alone, so that the parts after this one (bench, global, table3, converge:
   # one program at a time) keep every CPU, as they did when run in a call of their own
@@ -178,9 +179,16 @@ if want tests; then
   # (on the emulation, with cuSPARSE's products as under CTest: its emulated gathers are slow)
   CONTACT="$BUILD/tests/${PRE}contact"
   [ "$EMU" = 1 ] && CONTACT="SIMCTL_CUDA_SPMV=cusparse $CONTACT"
-  for p in ball_run_host ball_run_device ball_steps_host ball_steps_device host device; do
-    JOBS_T+=("${PRE}contact_$p|$CONTACT $p")
-  done
+  # the squeezing ball's passes are the longest (the CPU's reference steps, which each pass
+  # makes once for both Newton solves): twice the OpenMP threads of the others (run_all)
+  if [ "$EMU" = 1 ]; then
+    for p in ball_run ball_steps host device; do JOBS_T+=("${PRE}contact_$p|$CONTACT $p"); done
+  else
+    for p in ball_run ball_steps; do
+      JOBS_T+=("${PRE}contact_$p|OMP_NUM_THREADS=\$((2 * OMP_NUM_THREADS)) $CONTACT $p")
+    done
+    JOBS_T+=("${PRE}contact_scenes|$CONTACT scenes")
+  fi
   JOBS_T+=("${PRE}contact_solvers|$CONTACT solvers" "${PRE}runs|$BUILD/tests/${PRE}runs")
   JOBS_T+=("${PRE}contact_paths|$CONTACT paths")
   run_all tests $((SECONDS + $(left) - 20)) "${JOBS_T[@]}"
