@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Device copies of BVHs and their refit (bvh_cuda.h).
+#include <string.h>
+
 #include <cub/device/device_scan.cuh>
 
 #include "bvh_cuda.h"
@@ -33,20 +35,23 @@ int sim_cuda_scan_space(cuda_blocks *k, int *count, int *offset, int n, void **t
   return sim_cuda_block_new(k, tmp, *bytes, NULL, st);
 }
 
-static __global__ void k_refit(sim_bvh_node *node, const int *tri, const double *x,
-                               const double *x2, const int *order, int n) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < n) sim_bvh_refit_node(node, tri, x, x2, order[t]);
+// Level `level` of each tree of the forest (grid y) below its one_block: a thread per node.
+static __global__ void k_refit_level(const dev_tree_ref *tr, int level, const double *x,
+                                     const double *x2) {
+  const dev_tree_ref r = tr[blockIdx.y];
+  if (level >= r.one_block) return;
+  const int t = r.dseg[level] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (t < r.dseg[level + 1]) sim_bvh_refit_node(r.node, r.tri, x, x2, r.order[t]);
 }
 
-// Levels first .. last - 1 of the schedule (order[seg[i] .. seg[i + 1]) for each) in one block,
-// a barrier between levels: a node's children were written by this block before the barrier.
+// Each tree's levels from one_block up (a block per tree), a barrier between levels: a node's
+// children were written by this block before the barrier.
 static __global__ void __launch_bounds__(SIM_REFIT_THREADS)
-    k_refit_levels(sim_bvh_node *node, const int *tri, const double *x, const double *x2,
-                   const int *order, const int *seg, int first, int last) {
-  for (int i = first; i < last; i++) {
-    for (int t = seg[i] + (int)threadIdx.x; t < seg[i + 1]; t += blockDim.x)
-      sim_bvh_refit_node(node, tri, x, x2, order[t]);
+    k_refit_levels(const dev_tree_ref *tr, const double *x, const double *x2) {
+  const dev_tree_ref r = tr[blockIdx.x];
+  for (int i = r.one_block; i < r.nseg; i++) {
+    for (int t = r.dseg[i] + (int)threadIdx.x; t < r.dseg[i + 1]; t += blockDim.x)
+      sim_bvh_refit_node(r.node, r.tri, x, x2, r.order[t]);
     __syncthreads();
   }
 }
@@ -112,16 +117,46 @@ void sim_cuda_tree_free(dev_tree *t) {
   t->seg = NULL;
 }
 
-int sim_cuda_tree_refit(const dev_tree *t, const double *x, const double *x2, cudaStream_t s,
-                        sim_status *st) {
-  for (int i = 0; i < t->one_block; i++) { /* the leaves and the widest levels: a launch each */
-    const int n = t->seg[i + 1] - t->seg[i];
-    k_refit<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, s>>>(t->node, t->tri, x, x2,
-                                                          t->order + t->seg[i], n);
+int sim_cuda_forest_make(cuda_blocks *k, const dev_tree *t, int n, dev_forest *f, sim_status *st) {
+  memset(f, 0, sizeof *f);
+  dev_tree_ref *h = SIM_NEW0(dev_tree_ref, (size_t)n + 1);
+  int rc = h ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+  for (int i = 0; !rc && i < n; i++) {
+    if (!t[i].seg) continue; /* no refit schedule: no triangles */
+    dev_tree_ref *r = &h[f->n++];
+    r->node = t[i].node, r->tri = t[i].tri, r->order = t[i].order, r->dseg = t[i].dseg;
+    r->one_block = t[i].one_block, r->nseg = t[i].nseg;
+    if (t[i].one_block > f->wide) f->wide = t[i].one_block;
+    f->blocked |= t[i].one_block < t[i].nseg;
   }
-  if (t->one_block < t->nseg)
-    k_refit_levels<<<1, SIM_REFIT_THREADS, 0, s>>>(t->node, t->tri, x, x2, t->order, t->dseg,
-                                                   t->one_block, t->nseg);
+  if (!rc && f->wide > 0) {
+    f->most = SIM_NEW0(int, (size_t)f->wide);
+    if (!f->most) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+  }
+  for (int i = 0; !rc && i < n; i++)
+    for (int l = 0; t[i].seg && l < t[i].one_block; l++) {
+      const int m = t[i].seg[l + 1] - t[i].seg[l];
+      if (m > f->most[l]) f->most[l] = m;
+    }
+  if (!rc && f->n > 0) rc = sim_cuda_block(k, &f->ref, (size_t)f->n, (const dev_tree_ref *)h, st);
+  sim_free(h);
+  if (rc) sim_cuda_forest_free(f);
+  return rc;
+}
+
+void sim_cuda_forest_free(dev_forest *f) {
+  sim_free(f->most);
+  memset(f, 0, sizeof *f);
+}
+
+int sim_cuda_forest_refit(const dev_forest *f, const double *x, const double *x2, cudaStream_t s,
+                          sim_status *st) {
+  if (f->n == 0) return SIM_OK;
+  for (int l = 0; l < f->wide; l++) { /* the leaves and the widest levels: a launch each */
+    const dim3 g(sim_cuda_blocks(f->most[l]), (unsigned)f->n);
+    k_refit_level<<<g, SIM_CUDA_BLOCK, 0, s>>>(f->ref, l, x, x2);
+  }
+  if (f->blocked) k_refit_levels<<<f->n, SIM_REFIT_THREADS, 0, s>>>(f->ref, x, x2);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }

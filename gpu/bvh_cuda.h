@@ -59,10 +59,35 @@ typedef struct dev_tree {
 int sim_cuda_tree_copy(cuda_blocks *k, const sim_bvh *b, const int *in_tri, int refit, dev_tree *t,
                        sim_status *st);
 void sim_cuda_tree_free(dev_tree *t);  // its host array (the device ones belong to the set)
-// The tree's boxes to positions x (device), and to x2 too unless it is NULL (a swept tree,
-// bvh.h sim_bvh_refit_swept), queued on s.
-int sim_cuda_tree_refit(const dev_tree *t, const double *x, const double *x2, cudaStream_t s,
-                        sim_status *st);
 sim_bvh_view sim_cuda_tree_view(const dev_tree *t);
+
+// What a refit kernel reads of one tree of a forest (device copies).
+typedef struct dev_tree_ref {
+  sim_bvh_node *node;
+  const int *tri, *order, *dseg;
+  int one_block, nseg;
+} dev_tree_ref;
+
+// The refit trees of a detector (all the bodies' trees, on the same positions), refit together:
+// level i (i < one_block) of every tree in one launch, a row of blocks per tree (grid y), so
+// the leaves of all of them in one launch; then every tree's levels from one_block up in one
+// launch, a block per tree, side by side. A launch per level below one_block, and one for the
+// rest, whatever the number of trees: before 2026-11-28 each tree took its own two launches
+// (soft_box_on_slab's two bodies, three passes a step: 12 refit launches a frame, now 6).
+typedef struct dev_forest {
+  int n;              // trees with a refit schedule (a tree without triangles has none)
+  int wide;           // the most levels below one_block of any of them
+  int blocked;        // 1 where some tree has levels from one_block up
+  int *most;          // host, wide: the most nodes of any tree at each of those levels
+  dev_tree_ref *ref;  // device, n (in k's set)
+} dev_forest;
+
+// The forest of trees t[0 .. n) (those of them with a refit schedule) into k.
+int sim_cuda_forest_make(cuda_blocks *k, const dev_tree *t, int n, dev_forest *f, sim_status *st);
+void sim_cuda_forest_free(dev_forest *f);  // its host array
+// Every tree's boxes to positions x (device), and to x2 too unless it is NULL (a swept tree,
+// bvh.h sim_bvh_refit_swept), queued on s.
+int sim_cuda_forest_refit(const dev_forest *f, const double *x, const double *x2, cudaStream_t s,
+                          sim_status *st);
 
 #endif

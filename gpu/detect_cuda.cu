@@ -49,6 +49,7 @@ struct sim_cuda_detect {
   double *x, *x_prev;  // the positions' uploads, where they have no twin
   const double *rx, *rx_prev;  // what this run reads: those, or the twins (NULL: no x_prev)
   dev_tree *mesh_tree, *body_tree;  // host arrays of nmesh, nbodies
+  dev_forest bodies;                // the bodies' trees, refit together
   double **mesh_x;                  // host array of device pointers
   sim_detect_mesh_view *mesh_view, *hmesh_view;
   sim_detect_body_view *body_view, *hbody_view;
@@ -126,6 +127,7 @@ static void unbind(sim_cuda_detect *k) {
   sim_cuda_blocks_free(&k->blk);
   for (int m = 0; k->mesh_tree && m < k->nmesh; m++) sim_cuda_tree_free(&k->mesh_tree[m]);
   for (int b = 0; k->body_tree && b < k->nbodies; b++) sim_cuda_tree_free(&k->body_tree[b]);
+  sim_cuda_forest_free(&k->bodies);
   sim_free(k->mesh_tree), sim_free(k->body_tree), sim_free(k->mesh_x);
   sim_free(k->hmesh_view), sim_free(k->hbody_view);
   k->mesh_tree = k->body_tree = NULL;
@@ -154,6 +156,7 @@ static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene 
   if (!rc) rc = block(k, &k->offset, nv + 1, (const int *)NULL, st);
   for (int b = 0; !rc && b < s->nbodies; b++)
     rc = sim_cuda_tree_copy(&k->blk, &d->body_bvh[b], s->body[b].tri, 1, &k->body_tree[b], st);
+  if (!rc) rc = sim_cuda_forest_make(&k->blk, k->body_tree, s->nbodies, &k->bodies, st);
   for (int m = 0; !rc && m < s->nmesh; m++) {
     rc = sim_cuda_tree_copy(&k->blk, &d->mesh_bvh[m], s->mesh[m].tri, 0, &k->mesh_tree[m], st);
     if (!rc) rc = block(k, &k->mesh_x[m], 3 * (size_t)s->mesh[m].nv, s->mesh[m].x, st);
@@ -237,11 +240,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
 // The bodies' trees to x, swept to x_prev too where the pass reads x_prev's pose (detect.h).
 static int refit_bodies(sim_cuda_detect *k, const sim_detect_params *p, sim_status *st) {
   const double *x2 = sim_detect_bodies_swept(p) ? k->rx_prev : NULL;
-  for (int b = 0; b < k->nbodies; b++) {
-    int rc = sim_cuda_tree_refit(&k->body_tree[b], k->rx, x2, k->mem.stream, st);
-    if (rc) return rc;
-  }
-  return SIM_OK;
+  return sim_cuda_forest_refit(&k->bodies, k->rx, x2, k->mem.stream, st);
 }
 
 // What the kernels read of a pass: the device copies of this run's inputs (ps's skip list).

@@ -20,6 +20,7 @@ struct cuda_points {
   int nv, nbodies, ntri, nmesh, np;
   cuda_blocks blk;
   dev_tree *tree;      // host array of nbodies
+  dev_forest forest;   // those trees, refit together
   sim_bvh_view *view;  // device, nbodies
   int *tri, *tri_first, *pt_mesh;
   unsigned char *cloth, *pinned, *found;
@@ -85,6 +86,7 @@ static __global__ void k_pack(int np, const unsigned char *found, const int *off
 static void unbind(cuda_points *k) {
   sim_cuda_blocks_free(&k->blk);
   for (int b = 0; k->tree && b < k->nbodies; b++) sim_cuda_tree_free(&k->tree[b]);
+  sim_cuda_forest_free(&k->forest);
   sim_free(k->tree);
   k->tree = NULL;
   k->bound = 0;
@@ -122,6 +124,7 @@ static int bind_trees(cuda_points *k, const sim_point_scene *s, sim_status *st) 
     rc = sim_cuda_tree_copy(&k->blk, &s->tri_bvh[b], NULL, 1, &k->tree[b], st);
     hv[b] = sim_cuda_tree_view(&k->tree[b]);
   }
+  if (!rc) rc = sim_cuda_forest_make(&k->blk, k->tree, s->nbodies, &k->forest, st);
   if (!rc) rc = block(k, &k->view, (size_t)s->nbodies, (const sim_bvh_view *)hv, st);
   sim_free(hv);
   return rc;
@@ -187,11 +190,7 @@ static int upload_run(cuda_points *k, const sim_point_scene *s, cuda_twins *tw, 
 }
 
 static int refit(cuda_points *k, const double *x, sim_status *st) {
-  for (int b = 0; b < k->nbodies; b++) {
-    int rc = sim_cuda_tree_refit(&k->tree[b], x, NULL, k->mem.stream, st);
-    if (rc) return rc;
-  }
-  return SIM_OK;
+  return sim_cuda_forest_refit(&k->forest, x, NULL, k->mem.stream, st);
 }
 
 // Both passes queued: each point's contact in its slot, its flag in k->found.
