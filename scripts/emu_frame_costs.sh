@@ -5,7 +5,8 @@
 # device, kernels launched one by one and captured into graphs, graphs captured and launched,
 # the kernels run (launched one by one, and run by the graphs' launches: on a GPU each costs
 # the device solve some microseconds whatever its size), bytes copied to the device and to the
-# host. Each scene runs twice, N1 and N2 frames, and the
+# host, and allocations and frees of device and page-locked memory (cudaMalloc and the like:
+# on a GPU each costs the host microseconds or more, and a free waits for the device). Each scene runs twice, N1 and N2 frames, and the
 # difference over N2 - N1 leaves out the set-up and the first frames. These are counts, not
 # times: they say nothing of a GPU's speed, but every wait and every copy they count is one a
 # GPU makes too (tests/emu/README.md).
@@ -41,7 +42,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 # counts SCENE N: the emulation's report of a run of N frames, as "waits launched captured
-# graphs glaunches to_device to_host kernels_run"
+# graphs glaunches to_device to_host kernels_run allocs frees"
 counts() {
   local log="$TMP/report.txt"
   if ! env "${ENVS[@]}" SIMCTL_EMU_REPORT=1 "$SIMCTL" run "$1" --device cuda --frames "$2" \
@@ -52,12 +53,13 @@ counts() {
   fi
   awk 'BEGIN {g = 0; gl = 0; r = 0} /host waits/ {w = $4} /kernels launched/ {l = $4; c = $7}
        /graphs captured/ {g = $4; gl = $(NF - 1)} /bytes copied/ {d = $4; h = $(NF - 3)}
-       /kernels run by/ {r = $4} END {print w, l, c, g, gl, d, h, l + r}' "$log"
+       /kernels run by/ {r = $4} /allocations \(/ {al = $4; fr = $(NF - 1)}
+       END {print w, l, c, g, gl, d, h, l + r, al, fr}' "$log"
 }
 
 echo "frames $N1 and $N2, the difference over $((N2 - N1)): per frame${ENVS[*]:+ (${ENVS[*]})}"
-printf '| scene | host waits | kernels launched | kernels captured | graphs captured | graph launches | kernels run | kB to device | kB to host |\n'
-printf '|---|---|---|---|---|---|---|---|---|\n'
+printf '| scene | host waits | kernels launched | kernels captured | graphs captured | graph launches | kernels run | kB to device | kB to host | allocations | frees |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
 for s in "${SCENES[@]}"; do
   ca=$(counts "$s" "$N1") || exit 1
   cb=$(counts "$s" "$N2") || exit 1
@@ -70,5 +72,6 @@ for s in "${SCENES[@]}"; do
       for (i = 1; i <= 5; i++) printf " | %g", (y[i] - x[i]) / n;
       printf " | %g", (y[8] - x[8]) / n;
       for (i = 6; i <= 7; i++) printf " | %.1f", (y[i] - x[i]) / n / 1000;
+      for (i = 9; i <= 10; i++) printf " | %g", (y[i] - x[i]) / n;
       printf " |\n" }'
 done

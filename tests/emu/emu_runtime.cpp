@@ -601,9 +601,21 @@ cudaError_t cudaGetLastError(void) {
   return e;
 }
 
+// Allocations and frees of device and page-locked memory so far (SIMCTL_EMU_REPORT=1, and by
+// calling site with 2): on a GPU each costs the host some microseconds or more, and a free
+// waits for the device's work, so a frame that makes any makes them on a GPU too.
+static long long allocs, frees;
+static std::map<void *, long long> alloc_sites;
+static void count_alloc(long long *n, void *caller) {
+  (*n)++;
+  alloc_sites[caller]++;
+}
+#define COUNT_ALLOC(n) count_alloc(&(n), __builtin_return_address(0))
+
 cudaError_t cudaMalloc(void **p, size_t bytes) {
   *p = NULL;
   sim_emu::not_while_capturing("cudaMalloc");
+  COUNT_ALLOC(allocs);
   if (bytes == 0) return cudaSuccess;
   if (bytes > sim_emu::DEVICE_BYTES - sim_emu::held) return fail(cudaErrorMemoryAllocation);
   if (posix_memalign(p, 256, bytes)) {
@@ -623,6 +635,7 @@ cudaError_t cudaFree(void *p) {
   auto &m = sim_emu::allocations();
   auto it = m.find((uintptr_t)p);
   if (it == m.end()) die("cudaFree(%p): not a device allocation (freed twice?)", p);
+  COUNT_ALLOC(frees);
   sim_emu::drain_all(); // cudaFree waits for the device's work
   sim_emu::held -= it->second;
   m.erase(it);
@@ -659,6 +672,7 @@ cudaError_t cudaMallocHost(void **p, size_t bytes) {
   sim_emu::not_while_capturing("cudaMallocHost");
   const char *no = getenv("SIMCTL_EMU_NO_PINNED"); // 1: refused, as under a locked-memory limit
   if (no && !strcmp(no, "1")) return fail(cudaErrorMemoryAllocation);
+  COUNT_ALLOC(allocs);
   *p = malloc(bytes ? bytes : 1);
   if (!*p) return fail(cudaErrorMemoryAllocation);
   pinned[(uintptr_t)*p] = bytes;
@@ -669,6 +683,7 @@ cudaError_t cudaFreeHost(void *p) {
   if (!p) return cudaSuccess;
   sim_emu::not_while_capturing("cudaFreeHost");
   if (!pinned.erase((uintptr_t)p)) die("cudaFreeHost(%p): not from cudaMallocHost", p);
+  COUNT_ALLOC(frees);
   sim_emu::drain_all(); // as cudaFree, it waits for the device's work
   free(p);
   return cudaSuccess;
@@ -809,6 +824,9 @@ static void report_waits() {
             "launches\n"
             "simctl CUDA emulation: %lld kernels run by the graphs' launches\n",
             graph_captures, graph_updates, graph_launches, graph_kernels);
+  fprintf(stderr,
+          "simctl CUDA emulation: %lld allocations (cudaMalloc, cudaMallocHost), %lld frees\n",
+          allocs, frees);
   fprintf(stderr, "simctl CUDA emulation: device memory allocated on devices:");
   for (int d = 0; d < 16; d++)
     if (devices_allocated_on >> d & 1u) fprintf(stderr, " %d", d);
@@ -819,6 +837,11 @@ static void report_waits() {
   std::sort(v.rbegin(), v.rend());
   fprintf(stderr, "simctl CUDA emulation: host waits by calling site:\n");
   for (auto &w : v) report_site(w.second, "%8lld", w.first, 0);
+  v.clear();
+  for (auto &a : alloc_sites) v.push_back({a.second, a.first});
+  std::sort(v.rbegin(), v.rend());
+  fprintf(stderr, "simctl CUDA emulation: allocations and frees by calling site:\n");
+  for (auto &a : v) report_site(a.second, "%8lld", a.first, 0);
   std::vector<std::pair<std::pair<long long, long long>, void *>> b;
   for (auto &c : copy_sites) b.push_back({c.second, c.first});
   std::sort(b.rbegin(), b.rend(), [](const auto &x, const auto &y) {
