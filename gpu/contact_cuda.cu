@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "contact_cuda.h"
+#include "range_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -274,6 +275,7 @@ int sim_cuda_contact_settle(cuda_ctx *c, int after, sim_status *st) {
 static int cuda_contact_begin(sim_backend *be, const sim_contact *c, int nc, sim_cst_times *t,
                               sim_status *st) {
   cuda_contact *k = CCTX(be)->cst;
+  sim_cuda_range range("contact_begin: the step's contact stage set up");
   /* the device solve: its statistics, if not yet taken, and the last step's contacts and
      multipliers kept for the warm start before this step's replace them */
   int rc = k->dn ? sim_cuda_nsn_flush(k, st) : SIM_OK;

@@ -4,15 +4,17 @@
 // and a write pass of core/contact/detect_vertex.h with a scan between them, the contacts down
 // (with their count, in one wait where they fit the landing's guess: landing_cuda.h). Passes
 // (sim_cuda_detect_passes) queue that for each before the one wait.
-#include <cub/device/device_scan.cuh>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cub/device/device_scan.cuh>
 
 #include "bvh_cuda.h"
 #include "detect_cuda.h"
 #include "landing_cuda.h"
 #include "points_cuda.h"
+#include "range_cuda.h"
 #include "twins_cuda.h"
 
 extern "C" {
@@ -375,16 +377,21 @@ extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim
   for (int i = 0; !rc && i < n; i++) rc = sim_detect_check(d, &s[i], &p[i], out[i], st);
   cuda_pass *ps[SIM_DETECT_MAX_PASSES];
   for (int i = 0; i < n; i++) ps[i] = &k->pass[p[i].inside_only != 0][i];
-  for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], ps[i], ps[0], st);
-  if (!rc && pts && !k->pts) rc = sim_cuda_points_create(k->mem.stream, &k->pts, st);
-  if (!rc && pts) rc = sim_cuda_points_queue(k->pts, pts->s, &k->twins, new_ref(k), st);
+  {
+    sim_cuda_range range("detect: queue passes");
+    for (int i = 0; !rc && i < n; i++) rc = queue_pass(k, d, &s[i], &p[i], ps[i], ps[0], st);
+    if (!rc && pts && !k->pts) rc = sim_cuda_points_create(k->mem.stream, &k->pts, st);
+    if (!rc && pts) rc = sim_cuda_points_queue(k->pts, pts->s, &k->twins, new_ref(k), st);
+  }
   if (rc) return rc;
   int any = 0;
   for (int i = 0; i < n; i++) any |= ps[i]->queued;
   if (any || (pts && sim_cuda_points_queued(k->pts))) {
+    sim_cuda_range range("detect: wait for the passes");
     SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
     k->waits++;
   }
+  sim_cuda_range range("detect: take the contacts");
   int held = n - 1;
   for (int i = 0; !rc && i < n; i++) rc = take(k, d, s, p, ps, i, &held, out, st);
   if (!rc && pts) rc = sim_cuda_points_take(k->pts, pts->s, pts->out, pts->found, st);

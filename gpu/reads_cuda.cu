@@ -11,6 +11,7 @@
 
 #include "cuda_ctx.h"
 #include "detect_cuda.h"
+#include "range_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -51,6 +52,7 @@ int sim_cuda_detect_download(sim_backend *be, int nvec, const sim_vec_id *ids,
                               double *const *hosts, const int *read, const int *verts,
                               int nverts, sim_status *st) {
   cuda_ctx *c = CCTX(be);
+  sim_cuda_range range("detect: positions for the host");
   const size_t n3 = 3 * (size_t)c->m->n;
   int rc = SIM_OK, nread = 0; // vectors read
   size_t len = 0;              // doubles copied down

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_ctx.h"
+#include "range_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -130,12 +131,16 @@ int sim_cuda_spans_read(const cuda_spans *s, double ms[SIM_SPAN_COUNT], sim_stat
 
 int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st) {
   cuda_ctx *c = CCTX(be);
+  /* detection's span is the host's work between its marks: a range of its own (range_cuda.h) */
+  if (id == SIM_SPAN_CD && !close) nvtxRangePushA("cd: collision detection");
+  if (id == SIM_SPAN_CD && close) nvtxRangePop();
   return sim_cuda_span_mark(&c->spans, c->stream, id, close, st);
 }
 
 int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st) {
   cuda_ctx *c = CCTX(be);
   cuda_spans *s = &c->spans;
+  sim_cuda_range range("settle: wait for the frame");
   SIM_CU(cudaGetLastError(), st);
   int rc = sim_cuda_contact_settle(c, 0, st); /* the device Newton solve's results: queued */
   if (rc) return rc;

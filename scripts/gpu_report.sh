@@ -26,8 +26,10 @@
 #   profile:  Nsight Systems (nsys, where the machine has it) over table3.sh's runs of the
 #             examples --profile names (default cloth_on_knives,grabbing_raptor), each kernel
 #             of the CUDA graphs traced: the time per kernel and per CUDA call (waits, copies),
-#             which says where the contact rows' frame goes. The device settings are the
-#             caller's environment's (SIMCTL_CUDA_FUSE=on ... to profile those).
+#             and per named range of the host's (NVTX: detection's queueing, waiting and
+#             taking within `cd`), which says where the contact rows' frame goes. The device
+#             settings are the caller's environment's (SIMCTL_CUDA_FUSE=on ... to profile
+#             those).
 # The test programs are run directly from tests/ (their working directory under CTest), so a
 # build copied from another machine works where its CTest files' absolute paths would not; put
 # the libraries it needs on LD_LIBRARY_PATH (README: the CUDA backend on a machine with a GPU).
@@ -292,13 +294,15 @@ if want profile && ! spent profile; then
     for ex in ${PROFILE//,/ }; do
       spent "profile $ex" && continue
       echo "== profile $ex ($NSYS; at most $(($(left) - 10)) s)" | tee -a "$OUT/profile.txt"
-      timeout -k 10 $(($(left) - 10)) "$NSYS" profile --trace=cuda --cuda-graph-trace=node \
+      timeout -k 10 $(($(left) - 10)) "$NSYS" profile --trace=cuda,nvtx --cuda-graph-trace=node \
         --sample=none --cpuctxsw=none --force-overwrite=true -o "$OUT/profile/$ex" \
         bash "$ROOT/scripts/table3.sh" --simctl "$SIMCTL" --out "$OUT/profile/$ex.table3" \
         --rows small --only "$ex" --set solver.device=cuda >>"$OUT/profile.txt" 2>&1 || FAIL=1
       # the reports' names since nsys 2023, then the older ones
+      # (nvtx_sum: the host's named ranges, gpu/range_cuda.h: detection's queue, wait, take,
+      # the host's reads, contact_begin and the settle, within `cd: collision detection`)
       for r in cuda_gpu_kern_sum:gpukernsum cuda_api_sum:cudaapisum \
-        cuda_gpu_mem_time_sum:gpumemtimesum; do
+        cuda_gpu_mem_time_sum:gpumemtimesum nvtx_sum:nvtxsum; do
         for name in ${r%%:*} ${r##*:}; do
           "$NSYS" stats --report "$name" --format csv --force-export=true \
             --output "$OUT/profile/${ex}" "$OUT/profile/$ex.nsys-rep" >/dev/null 2>&1 || continue

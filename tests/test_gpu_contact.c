@@ -64,6 +64,7 @@ long long sim_emu_device_held(void);
 long long sim_emu_host_waits(void);
 void sim_emu_graph_counts(long long *captures, long long *launches);
 void sim_emu_kernel_counts(long long *launched, long long *captured, long long *graph_run);
+void sim_emu_ranges(long long *pushed, int *open);
 #endif
 
 #ifdef SIM_TEST_EMU
@@ -473,9 +474,12 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
   o->host_reads = sim_world_host_reads(&r.sg[0].world, &reads, NULL);
   o->collide = r.sg[0].world.collide;
   long long cap0 = 0, cap1 = 0, runs = 0, kl0 = 0, kc0 = 0, kg0 = 0, kl1 = 0, kc1 = 0, kg1 = 0;
+  long long ranges0 = 0;
+  int open0 = 0;
 #ifdef SIM_TEST_EMU
   sim_emu_graph_counts(&cap0, &runs);
   sim_emu_kernel_counts(&kl0, &kc0, &kg0);
+  sim_emu_ranges(&ranges0, &open0);
 #endif
   int prev_nc = -1;
   for (int s = 0; s < steps && !rc; s++) {
@@ -506,7 +510,7 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
 #endif
   o->captures = cap1 - cap0;
   o->kernels = (kl1 - kl0) + (kg1 - kg0);
-  (void)kc0, (void)kc1;
+  (void)kc0, (void)kc1, (void)ranges0, (void)open0;
   (void)runs;
   o->waits = w1 - w0;
   o->to_device = d1 - d0;
@@ -521,6 +525,14 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
   check_report((long long)gs.device_bytes == sim_emu_device_held(), __FILE__, __LINE__,
                "%s: the backend counts %zu bytes on the device, the emulation holds %lld", file,
                gs.device_bytes, sim_emu_device_held());
+  /* the host's named ranges (gpu/range_cuda.h, for Nsight Systems) were marked and all closed:
+     at least detection's and the settle's, each step */
+  long long ranges = 0;
+  int open = 0;
+  sim_emu_ranges(&ranges, &open);
+  check_report(open0 == 0 && open == 0 && ranges - ranges0 >= 2LL * steps, __FILE__, __LINE__,
+               "%s: NVTX ranges over the steps %lld >= %d, left open %d and %d == 0", file,
+               ranges - ranges0, 2 * steps, open0, open);
 #endif
   o->n3 = 3 * (size_t)r.g.m.n;
   o->q = SIM_NEW(double, o->n3);

@@ -778,6 +778,25 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 
 extern "C" long long sim_emu_host_waits(void) { return host_waits; }
 
+// NVTX ranges (nvtx3/nvToolsExt.h here; gpu/range_cuda.h): counted, and a pop without a push
+// stops the program, as the ranges must nest.
+static long long ranges_pushed;
+static int range_depth;
+int nvtxRangePushA(const char *message) {
+  (void)message;
+  ranges_pushed++;
+  return range_depth++;
+}
+int nvtxRangePop(void) {
+  if (range_depth == 0) die("nvtxRangePop: no range open");
+  return --range_depth;
+}
+// The ranges pushed so far and those still open.
+extern "C" void sim_emu_ranges(long long *pushed, int *open) {
+  *pushed = ranges_pushed;
+  *open = range_depth;
+}
+
 // Device memory allocated and not yet freed, bytes (what the backends count must match it).
 extern "C" long long sim_emu_device_held(void) { return (long long)sim_emu::held; }
 
@@ -827,6 +846,8 @@ static void report_waits() {
   fprintf(stderr,
           "simctl CUDA emulation: %lld allocations (cudaMalloc, cudaMallocHost), %lld frees\n",
           allocs, frees);
+  fprintf(stderr, "simctl CUDA emulation: %lld NVTX ranges, %d open at the end\n", ranges_pushed,
+          range_depth);
   fprintf(stderr, "simctl CUDA emulation: device memory allocated on devices:");
   for (int d = 0; d < 16; d++)
     if (devices_allocated_on >> d & 1u) fprintf(stderr, " %d", d);
