@@ -117,6 +117,26 @@ void sim_cuda_tree_free(dev_tree *t) {
   t->seg = NULL;
 }
 
+int sim_cuda_flags_bind(cuda_blocks *k, dev_flags *f, size_t n, sim_status *st) {
+  sim_cuda_flags_free(f);
+  f->was = SIM_NEW0(unsigned char, n + 1);
+  if (!f->was) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+  f->n = n;
+  return sim_cuda_block(k, &f->dev, n, (const unsigned char *)NULL, st); /* zero */
+}
+
+int sim_cuda_flags_sync(dev_flags *f, const unsigned char *host, cudaStream_t s, sim_status *st) {
+  if (f->n == 0 || !memcmp(f->was, host, f->n)) return SIM_OK;
+  SIM_CU(cudaMemcpyAsync(f->dev, host, f->n, cudaMemcpyHostToDevice, s), st);
+  memcpy(f->was, host, f->n);
+  return SIM_OK;
+}
+
+void sim_cuda_flags_free(dev_flags *f) {
+  sim_free(f->was);
+  memset(f, 0, sizeof *f);
+}
+
 int sim_cuda_forest_make(cuda_blocks *k, const dev_tree *t, int n, dev_forest *f, sim_status *st) {
   memset(f, 0, sizeof *f);
   dev_tree_ref *h = SIM_NEW0(dev_tree_ref, (size_t)n + 1);

@@ -61,6 +61,22 @@ int sim_cuda_tree_copy(cuda_blocks *k, const sim_bvh *b, const int *in_tri, int 
 void sim_cuda_tree_free(dev_tree *t);  // its host array (the device ones belong to the set)
 sim_bvh_view sim_cuda_tree_view(const dev_tree *t);
 
+// Per-vertex flags (the pinned vertices), an input of every detection run, on the device: the
+// host's copy of what went up last, so that a run copies them up only where they changed
+// (before 2026-11-28 every pass did: on the grabbing_raptor stand-in 31 kB a frame of its 42 kB
+// to the device, three pageable copies).
+typedef struct dev_flags {
+  unsigned char *dev;  // n, in the set it was bound to
+  unsigned char *was;  // host, n: what dev holds
+  size_t n;
+} dev_flags;
+
+// n flags on the device (in k's set), zero there and in the host's copy.
+int sim_cuda_flags_bind(cuda_blocks *k, dev_flags *f, size_t n, sim_status *st);
+// The flags to `host`'s, copied up (queued on s, staged before it returns) where they differ.
+int sim_cuda_flags_sync(dev_flags *f, const unsigned char *host, cudaStream_t s, sim_status *st);
+void sim_cuda_flags_free(dev_flags *f);  // the host's copy
+
 // What a refit kernel reads of one tree of a forest (device copies).
 typedef struct dev_tree_ref {
   sim_bvh_node *node;

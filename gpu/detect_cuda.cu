@@ -47,7 +47,7 @@ struct sim_cuda_detect {
   int nv, nmesh, nbodies;
   cuda_blocks blk;
   int *body_of, *count, *offset;
-  unsigned char *pinned;
+  dev_flags pinned;    // the vertices' pinned flags, up where they changed
   double *x, *x_prev;  // the positions' uploads, where they have no twin
   const double *rx, *rx_prev;  // what this run reads: those, or the twins (NULL: no x_prev)
   dev_tree *mesh_tree, *body_tree;  // host arrays of nmesh, nbodies
@@ -130,6 +130,7 @@ static void unbind(sim_cuda_detect *k) {
   for (int m = 0; k->mesh_tree && m < k->nmesh; m++) sim_cuda_tree_free(&k->mesh_tree[m]);
   for (int b = 0; k->body_tree && b < k->nbodies; b++) sim_cuda_tree_free(&k->body_tree[b]);
   sim_cuda_forest_free(&k->bodies);
+  sim_cuda_flags_free(&k->pinned);
   sim_free(k->mesh_tree), sim_free(k->body_tree), sim_free(k->mesh_x);
   sim_free(k->hmesh_view), sim_free(k->hbody_view);
   k->mesh_tree = k->body_tree = NULL;
@@ -151,7 +152,7 @@ static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene 
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
   const size_t nv = (size_t)s->nv;
   int rc = block(k, &k->body_of, nv, d->body_of, st);
-  if (!rc) rc = block(k, &k->pinned, nv, s->pinned, st);
+  if (!rc) rc = sim_cuda_flags_bind(&k->blk, &k->pinned, nv, st);
   if (!rc) rc = block(k, &k->x, 3 * nv, (const double *)NULL, st);
   if (!rc) rc = block(k, &k->x_prev, 3 * nv, (const double *)NULL, st);
   if (!rc) rc = block(k, &k->count, nv + 1, (const int *)NULL, st);
@@ -188,8 +189,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   if (!rc && s->x_prev)
     rc = sim_cuda_twins_get(&k->mem, &k->twins, s->x_prev, nv3, k->x_prev, &k->rx_prev, st);
   if (rc) return rc;
-  if (s->pinned) /* an input of every run, as on the host */
-    SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
+  if (s->pinned && (rc = sim_cuda_flags_sync(&k->pinned, s->pinned, sm, st))) return rc;
   if (s->nobs > 0) {
     rc = sim_cuda_grow(&k->mem, &k->obs, &k->obs_cap, (size_t)s->nobs, st);
     if (rc) return rc;
@@ -249,12 +249,27 @@ static int refit_bodies(sim_cuda_detect *k, const sim_detect_params *p, sim_stat
 static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                             const sim_detect_params *p, const cuda_pass *ps) {
   const int skip = ps->nskip > 0;
-  sim_detect_view v = {s->nv,        k->rx,          k->rx_prev,
-                       s->pinned ? k->pinned : NULL, k->body_of,     s->nobs,
-                       s->nmesh,     s->nbodies,     k->obs,         k->mesh_view,
-                       k->body_view, p->margin,      p->self_collision, p->face_prev,
-                       p->inside_only, skip ? ps->skip : NULL, ps->nskip, p->at_start,
-                       p->sweep,     ps->nsides > 0 ? ps->sides : NULL, ps->nsides};
+  sim_detect_view v = {s->nv,
+                       k->rx,
+                       k->rx_prev,
+                       s->pinned ? k->pinned.dev : NULL,
+                       k->body_of,
+                       s->nobs,
+                       s->nmesh,
+                       s->nbodies,
+                       k->obs,
+                       k->mesh_view,
+                       k->body_view,
+                       p->margin,
+                       p->self_collision,
+                       p->face_prev,
+                       p->inside_only,
+                       skip ? ps->skip : NULL,
+                       ps->nskip,
+                       p->at_start,
+                       p->sweep,
+                       ps->nsides > 0 ? ps->sides : NULL,
+                       ps->nsides};
   return v;
 }
 

@@ -23,7 +23,8 @@ struct cuda_points {
   dev_forest forest;   // those trees, refit together
   sim_bvh_view *view;  // device, nbodies
   int *tri, *tri_first, *pt_mesh;
-  unsigned char *cloth, *pinned, *found;
+  unsigned char *cloth, *found;
+  dev_flags pinned;  // the vertices' pinned flags, up where they changed
   // mesh_margin: the second half of mesh_mu's block; x...: uploads where no twin
   double *mesh_mu, *mesh_margin, *pt_x, *pt_xs, *x, *x_prev, *x_pred;
   const double *rx[3];  // what this run reads for x, x_prev, x_pred: those or twins (NULL: none)
@@ -87,6 +88,7 @@ static void unbind(cuda_points *k) {
   sim_cuda_blocks_free(&k->blk);
   for (int b = 0; k->tree && b < k->nbodies; b++) sim_cuda_tree_free(&k->tree[b]);
   sim_cuda_forest_free(&k->forest);
+  sim_cuda_flags_free(&k->pinned);
   sim_free(k->tree);
   k->tree = NULL;
   k->bound = 0;
@@ -142,7 +144,7 @@ static int bind(cuda_points *k, const sim_point_scene *s, sim_status *st) {
   if (!rc) rc = block(k, &k->tri, 3 * (size_t)s->ntri, s->tri, st);
   if (!rc) rc = block(k, &k->tri_first, (size_t)s->nbodies, s->tri_first, st);
   if (!rc) rc = block(k, &k->cloth, (size_t)s->nbodies, s->cloth, st);
-  if (!rc) rc = block(k, &k->pinned, nv, (const unsigned char *)NULL, st);
+  if (!rc) rc = sim_cuda_flags_bind(&k->blk, &k->pinned, nv, st);
   if (!rc) rc = block(k, &k->pt_x, 3 * np, s->pt_x, st);
   if (!rc) rc = block(k, &k->pt_xs, 3 * np, s->pt_xs, st);
   if (!rc) rc = block(k, &k->x, 3 * nv, (const double *)NULL, st);
@@ -178,7 +180,8 @@ static int upload_run(cuda_points *k, const sim_point_scene *s, cuda_twins *tw, 
                      : SIM_OK;
     if (rc) return rc;
   }
-  SIM_CU(cudaMemcpyAsync(k->pinned, s->pinned, (size_t)s->nv, cudaMemcpyHostToDevice, sm), st);
+  int rc = sim_cuda_flags_sync(&k->pinned, s->pinned, sm, st);
+  if (rc) return rc;
   for (int m = 0; m < s->nmesh; m++) {
     const int p0 = s->point_first[m], n = s->point_first[m + 1] - p0;
     if (!s->mesh[m].moving || n == 0) continue;
@@ -195,8 +198,8 @@ static int refit(cuda_points *k, const double *x, sim_status *st) {
 
 // Both passes queued: each point's contact in its slot, its flag in k->found.
 static int queue_passes(cuda_points *k, const sim_point_scene *s, sim_status *st) {
-  const sim_point_view v = {s->nbodies, k->view,   k->tri,   k->tri_first,
-                            k->cloth,   k->pinned, s->margin};
+  const sim_point_view v = {s->nbodies, k->view,       k->tri,   k->tri_first,
+                            k->cloth,   k->pinned.dev, s->margin};
   for (int pass = 0; pass < (s->x_pred ? 2 : 1); pass++) {
     const double *xt = k->rx[pass ? 2 : 0];
     int rc = refit(k, xt, st);

@@ -331,6 +331,8 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
   sim_detect_side *sides = NULL;
   for (int step = 0; step < steps; step++) {
     if (step > 0) world_move(w, step, &seed);
+    if (step % 2) /* the pinned set changes (the device copy follows where it changed) */
+      for (int v = 0; v < w->nv; v++) w->pinned[v] ^= rnd(&seed) > 0.9;
     /* the blade's side memory: the step before's blade contacts, every other one turned round
        (where the vertex still touches the blade and crossed it, or every third's flag says it
        was behind already, its contact turns too) */

@@ -154,6 +154,8 @@ static void run_steps(sim_cuda_detect *k, pscene *w, unsigned long long seed, in
   int by_pass[3] = {0, 0, 0};
   for (int step = 0; step < steps; step++) {
     if (step > 0) pscene_move(w, &seed);
+    if (step % 2) /* the pinned set changes (the device copy follows where it changed) */
+      for (int i = 0; i < w->nv; i++) w->pinned[i] ^= rnd(&seed) > 0.8;
     w->s.x_prev = step > 0 ? w->x_prev : NULL;
     w->s.x_pred = step != 2 ? w->x_pred : NULL; /* step 2: the q_t pass alone */
     if (step == 0) memcpy(w->x_pred, w->x, sizeof(double) * 3 * (size_t)w->nv);
