@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, into
-# one folder, in seven parts that can be run together or one per call:
+# one folder, in seven parts that can be run together or one per call, in this order:
 #   tests:    the GPU tests (label gpu: collision detection, W and every operation against the
 #             CPU backend, short runs, the contact stage's passes), side by side;
 #   sanitize: the per-operation tests and the short runs under compute-sanitizer (memcheck:
@@ -9,9 +9,6 @@
 #             shared-memory races and misused barriers, which the host emulation cannot see);
 #   bench:    scripts/bench_gpu.sh (elastic Table 3 rows, kernels against cuSPARSE, double
 #             against float, the bandwidth limit, the frame's time outside the buckets);
-#   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
-#             limit, S in double and float, the row gather's chunk and the column gather's
-#             warps per column swept: about a minute);
 #   table3:   scripts/table3.sh with solver.device=cuda (the contact rows at the paper's sizes),
 #             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), on the
 #             device with its reductions fused (SIMCTL_CUDA_FUSE=on), with CR's W in float
@@ -20,6 +17,9 @@
 #             backend offers for Table 3's algorithm), and on the device with W dense at every size
 #             (contact.delassus=dense; `auto` keeps it dense up to 4,500 rows with the device
 #             solve, a bound measured on an H200);
+#   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
+#             limit, S in double and float, the row gather's chunk and the column gather's
+#             warps per column swept: about a minute);
 #   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
 #             --device cuda on the 5.3k twisting bar, E = 1e5, 1e7, 1e9, from frame 800, 300
 #             iterations): every global solver's time to 1e-3 on the same device;
@@ -235,13 +235,6 @@ if want bench && ! spent bench; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
 fi
 
-if want global && ! spent global; then
-  echo "== global (at most $(($(left) - 10)) s)"
-  timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
-    --out "$OUT/global" --global-only | tee "$OUT/global_step.md"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
-fi
-
 # the contact rows with the Newton solve on the host and on the device (the default), fused or
 # not, and on the device with W dense at every size: the figures that choose SIMCTL_CUDA_NSN's
 # and SIMCTL_CUDA_FUSE's defaults and where `auto` should stop forming W on the CUDA backend
@@ -270,6 +263,15 @@ if want table3; then
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done
 fi
+# (after table3: in a call with both, the contact rows come first and the global step's sweep,
+# about a minute, takes what is left)
+if want global && ! spent global; then
+  echo "== global (at most $(($(left) - 10)) s)"
+  timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
+    --out "$OUT/global" --global-only | tee "$OUT/global_step.md"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
+fi
+
 if want converge; then
   for E in 1e5 1e7 1e9; do
     spent "converge E=$E" && continue
