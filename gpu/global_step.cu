@@ -46,7 +46,7 @@ static __device__ inline void block_sum3(double a[3]) {
 
 // A block's chunk of a long row: entries [beg, end) (block stride), or the warp's short row
 // order[w] (lane stride); -1: this warp has none. Rows are split so that each thread reads at
-// most a few dozen entries (SIM_CUDA_LANE_ENTRIES; upload_rows).
+// most SIM_CUDA_LANE_ENTRIES entries with the default chunk (upload_rows).
 static __device__ inline int row_part(int nchunk, int nshort, const sim_row_chunk *chunks,
                                       const int *order, const int *ptr, int *beg, int *end,
                                       int *lane, int *stride) {
