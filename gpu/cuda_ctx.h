@@ -215,8 +215,8 @@ int sim_cuda_fail(sim_status *st, const char *what, const char *err, const char 
 // copied from `host` when it is not NULL, else zeroed, on c->stream, done when this returns.
 int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_status *st);
 // The backend's environment switches (SIMCTL_CUDA_SPMV, _NSN, _GRAPH, _DETECT, _DELASSUS,
-// _TWINS): *out = 0 or 1 for the value a or b, dflt when unset or empty; SIM_ERR_USAGE naming
-// both on another value.
+// _TWINS, _DETECT_SLOTS): *out = 0 or 1 for the value a or b, dflt when unset or empty;
+// SIM_ERR_USAGE naming both on another value.
 int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt, int *out,
                         sim_status *st);
 // A whole-number switch (SIMCTL_CUDA_ROW_CHUNK): *out = its value, dflt when unset or empty;

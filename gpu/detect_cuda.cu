@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Collision detection on the device (detect_cuda.h): the trees, triangles and body map copied
-// once per sim_detect, then per run the positions and poses up, the bodies' BVH refit, a count
-// and a write pass of core/contact/detect_vertex.h with a scan between them, the contacts down
-// (with their count, in one wait where they fit the landing's guess: landing_cuda.h). Passes
-// (sim_cuda_detect_passes) queue that for each before the one wait.
+// once per sim_detect, then per run the positions and poses up, the bodies' BVH refit, one
+// query of core/contact/detect_vertex.h per vertex into the vertex's slots (or, where the
+// slots would not fit, a count and a second query), a scan of the counts, the contacts placed
+// at their offsets and copied down (with their count, in one wait where they fit the landing's
+// guess: landing_cuda.h). Passes (sim_cuda_detect_passes) queue that for each before the one
+// wait.
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,10 @@
 #include "points_cuda.h"
 #include "range_cuda.h"
 #include "twins_cuda.h"
+
+// The most device memory the vertices' slots take (k_count); a larger run counts, then queries
+// again (k_write).
+#define SIM_CUDA_DETECT_SLOT_BYTES ((size_t)64 << 20)
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -47,6 +53,12 @@ struct sim_cuda_detect {
   int nv, nmesh, nbodies;
   cuda_blocks blk;
   int *body_of, *count, *offset;
+  // a vertex's contacts as its query found them, at slots[v most] (most: a vertex's limit,
+  // sim_detect_vertex's one per obstacle, mesh and body); NULL where off or too large (used 0)
+  sim_contact *slots;
+  size_t slots_cap;
+  int slots_on;        // SIMCTL_CUDA_DETECT_SLOTS (on: the default)
+  int most;            // the slots' stride in the last count (0: that count had none, only counted)
   dev_flags pinned;    // the vertices' pinned flags, up where they changed
   double *x, *x_prev;  // the positions' uploads, where they have no twin
   const double *rx, *rx_prev;  // what this run reads: those, or the twins (NULL: no x_prev)
@@ -70,11 +82,12 @@ struct sim_cuda_detect {
   cuda_twins twins;  // device copies of host position arrays (sim_cuda_detect_keep)
 };
 
-// count[v] = the number of vertex v's contacts; count[nv] = 0 (the scan's total lands there)
-static __global__ void k_count(sim_detect_view v, int *count) {
+// count[v] = the number of vertex v's contacts, and with slots the contacts themselves at
+// slots + v most; count[nv] = 0 (the scan's total lands there).
+static __global__ void k_count(sim_detect_view v, int *count, sim_contact *slots, int most) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < v.nv)
-    count[i] = sim_detect_vertex(&v, i, NULL);
+    count[i] = sim_detect_vertex(&v, i, slots ? slots + (size_t)i * (size_t)most : NULL);
   else if (i == v.nv)
     count[i] = 0;
 }
@@ -88,6 +101,20 @@ static __global__ void k_write(sim_detect_view v, const int *offset, int cap, in
   if (i >= v.nv || offset[i + 1] > cap || offset[i + 1] == offset[i]) return;
   const int o = offset[i], n = sim_detect_vertex(&v, i, out + o);
   for (int t = 0; t < n; t++) out[o + t].dev_ref = ref, out[o + t].dev_slot = o + t;
+}
+
+// k_write's work where k_count kept the contacts in slots: each vertex's copied from its slots
+// to its offset (the same contacts: one query made them both ways).
+static __global__ void k_place(int nv, const int *offset, int cap, int ref,
+                               const sim_contact *slots, int most, sim_contact *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nv || offset[i + 1] > cap || offset[i + 1] == offset[i]) return;
+  const int o = offset[i], n = offset[i + 1] - o;
+  const sim_contact *c = slots + (size_t)i * (size_t)most;
+  for (int t = 0; t < n; t++) {
+    out[o + t] = c[t];
+    out[o + t].dev_ref = ref, out[o + t].dev_slot = o + t;
+  }
 }
 
 // A new run's reference (nonzero).
@@ -273,14 +300,46 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
   return v;
 }
 
-// Each vertex's contact count, and their exclusive scan (the offsets, the total at nv).
+// A vertex's most contacts (sim_detect_vertex: one per obstacle, mesh obstacle and body).
+static int vertex_most(const sim_detect_view *v) { return v->nobs + v->nmesh + v->nbodies; }
+
+// Room for every vertex's slots where they are on and take at most SIM_CUDA_DETECT_SLOT_BYTES
+// (k->most = the stride), else k->most = 0: the contacts are counted, then queried again.
+static int slots_room(sim_cuda_detect *k, const sim_detect_view *v, sim_status *st) {
+  const size_t most = (size_t)vertex_most(v), n = (size_t)v->nv * most;
+  k->most = 0;
+  if (!k->slots_on || n == 0 || n * sizeof(sim_contact) > SIM_CUDA_DETECT_SLOT_BYTES) return SIM_OK;
+  int rc = sim_cuda_grow(&k->mem, &k->slots, &k->slots_cap, n, st);
+  if (!rc) k->most = (int)most;
+  return rc;
+}
+
+// Each vertex's contact count (and its contacts in the slots where they fit), and the counts'
+// exclusive scan (the offsets, the total at nv).
 static int count_scan(sim_cuda_detect *k, const sim_detect_view *v, sim_status *st) {
   cudaStream_t sm = k->mem.stream;
-  k_count<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(*v, k->count);
+  int rc = slots_room(k, v, st);
+  if (rc) return rc;
+  k_count<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(
+      *v, k->count, k->most ? k->slots : NULL, k->most);
   SIM_CU(cudaGetLastError(), st);
   SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, v->nv + 1,
                                        sm),
          st);
+  return SIM_OK;
+}
+
+// The contacts of the vertices whose contacts end within cap at their offsets (after
+// count_scan): placed from the slots, or queried again.
+static int write(sim_cuda_detect *k, const sim_detect_view *v, int cap, int ref, sim_contact *out,
+                 sim_status *st) {
+  cudaStream_t sm = k->mem.stream;
+  const unsigned g = sim_cuda_blocks(v->nv);
+  if (k->most)
+    k_place<<<g, SIM_CUDA_BLOCK, 0, sm>>>(v->nv, k->offset, cap, ref, k->slots, k->most, out);
+  else
+    k_write<<<g, SIM_CUDA_BLOCK, 0, sm>>>(*v, k->offset, cap, ref, out);
+  SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
@@ -328,9 +387,7 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   ps->n = sim_cuda_landing_guess(&ps->land, (size_t)INT_MAX);
   if ((rc = sim_cuda_grow(&k->mem, &ps->buf, &ps->buf_cap, ps->n, st))) return rc;
   ps->ref = new_ref(k);
-  k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, (int)ps->n, ps->ref,
-                                                             ps->buf);
-  SIM_CU(cudaGetLastError(), st);
+  if ((rc = write(k, &v, (int)ps->n, ps->ref, ps->buf, st))) return rc;
   if ((rc = sim_cuda_landing_queue(&ps->land, sm, k->offset + s->nv, ps->buf, ps->n, st)))
     return rc;
   ps->queued = 1;
@@ -357,9 +414,7 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
     cudaStream_t sm = k->mem.stream;
     if (!current && (rc = count_scan(k, &v, st))) return rc;
     if ((rc = sim_cuda_grow(&k->mem, &ps->buf, &ps->buf_cap, (size_t)total, st))) return rc;
-    k_write<<<sim_cuda_blocks(s->nv), SIM_CUDA_BLOCK, 0, sm>>>(v, k->offset, total, ps->ref,
-                                                               ps->buf);
-    SIM_CU(cudaGetLastError(), st);
+    if ((rc = write(k, &v, total, ps->ref, ps->buf, st))) return rc;
     SIM_CU(cudaMemcpyAsync(out->c, ps->buf, sizeof(sim_contact) * (size_t)total,
                            cudaMemcpyDeviceToHost, sm),
            st);
@@ -427,7 +482,8 @@ extern "C" int sim_cuda_detect_create(void *stream, sim_cuda_detect **out, sim_s
   sim_cuda_detect *k = SIM_NEW0(sim_cuda_detect, 1);
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
   k->blk.mem = &k->mem;
-  int rc = sim_cuda_stream_open(stream, &k->mem.stream, &k->own_stream, st);
+  int rc = sim_cuda_env_choice("SIMCTL_CUDA_DETECT_SLOTS", "off", "on", 1, &k->slots_on, st);
+  if (!rc) rc = sim_cuda_stream_open(stream, &k->mem.stream, &k->own_stream, st);
   if (rc) {
     sim_free(k);
     return rc;
@@ -515,6 +571,7 @@ extern "C" void sim_cuda_detect_destroy(sim_cuda_detect *k) {
   sim_cuda_twins_free(&k->mem, &k->twins);
   unbind(k);
   sim_cuda_release(&k->mem, k->obs, sizeof(sim_detect_obstacle) * k->obs_cap);
+  sim_cuda_release(&k->mem, k->slots, sizeof(sim_contact) * k->slots_cap);
   for (int f = 0; f < 2; f++)
     for (int i = 0; i < SIM_DETECT_MAX_PASSES; i++) {
       cuda_pass *ps = &k->pass[f][i];

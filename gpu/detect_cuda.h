@@ -2,10 +2,12 @@
 /* Collision detection on the device (DESIGN.md Sec. 7): the same contacts as sim_detect_run
    (core/contact/detect.h) from the same inputs, found by core/contact/detect_vertex.h's code
    in a thread per vertex. What runs where:
-   - device: the body surfaces' BVH refit (one kernel for the leaves, then one per tree level),
-     a counting pass, an exclusive scan of the counts (CUB), and a writing pass that puts each
-     vertex's contacts at its offset, so the output is in (vertex, kind, source) order like the
-     host's, whatever the thread schedule;
+   - device: the body surfaces' BVH refit (gpu/bvh_cuda.h dev_forest), a pass that queries
+     each vertex once and keeps its contacts in the vertex's slots, an exclusive scan of the
+     counts (CUB), and a pass that copies each vertex's contacts to its offset, so the output
+     is in (vertex, kind, source) order like the host's, whatever the thread schedule (where
+     the slots would take over 64 MB, or with SIMCTL_CUDA_DETECT_SLOTS=off, the first pass
+     only counts and the second queries again to write them);
    - host: the checks, the moving mesh obstacles' refit (a few hundred triangles), and the copies:
      the positions (and previous positions) up, the posed obstacles, then the contacts down.
    The first run with a sim_detect (told apart by its serial number) copies its trees,

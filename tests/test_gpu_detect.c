@@ -26,7 +26,9 @@
    at others without pass 0's keys by skip_first), each the host's contacts, with one wait for both
    where both fit their guesses; the contacts each pass found on the device (sim_cuda_detect_found)
    are those the host expects (with skip_first: less the keys of pass 0's contacts that its landing
-   held). */
+   held). Last, the first scene with new detectors that count each vertex's contacts, then
+   query it again for them (SIMCTL_CUDA_DETECT_SLOTS=off; by default one query keeps them in
+   the vertex's slots). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -418,9 +420,28 @@ int main(void) {
   printf("the open box's contacts turned to the side their vertices came from: %d\n",
          g_open_turned);
   CHECK(g_open_turned > 0);
+  /* the first scene again with the slots off (SIMCTL_CUDA_DETECT_SLOTS=off, what a run too
+     large for them does): each vertex counted, then queried again for its contacts; new
+     detectors, whose guesses start over */
+  sim_cuda_detect *k2 = NULL, *kp2 = NULL;
+  setenv("SIMCTL_CUDA_DETECT_SLOTS", "sometimes", 1);
+  CHECK_INT(sim_cuda_detect_create(NULL, &k2, &st), SIM_ERR_USAGE);
+  CHECK(k2 == NULL && strstr(st.msg, "SIMCTL_CUDA_DETECT_SLOTS") != NULL);
+  setenv("SIMCTL_CUDA_DETECT_SLOTS", "off", 1);
+  CHECK_INT(sim_cuda_detect_create(NULL, &k2, &st), SIM_OK);
+  CHECK_INT(sim_cuda_detect_create(NULL, &kp2, &st), SIM_OK);
+  unsetenv("SIMCTL_CUDA_DETECT_SLOTS");
+  g_guess = 64, g_second = 0;
+  for (int f = 0; f < 2; f++) g_pass_guess[f][0] = g_pass_guess[f][1] = 64;
+  g_stale = (sim_contact){0};
+  const int inside_before = g_inside_calls, first_before = g_first_calls;
+  run_steps(k2, kp2, &a, 13, 4);
+  CHECK(g_inside_calls > inside_before && g_first_calls > first_before);
   world_free(&a), world_free(&b);
   sim_cuda_detect_destroy(k);
   sim_cuda_detect_destroy(kp);
+  sim_cuda_detect_destroy(k2);
+  sim_cuda_detect_destroy(kp2);
   CHECK_INT(sim_mem_in_use(), 0);
   return check_summary("test_gpu_detect");
 }
