@@ -453,12 +453,19 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
 
 // Backtracking on the merit (nsn.c line_search): lambda + alpha dlambda for alpha = 1, 1/2, ...
 // up to line_search halvings, the first whose merit is low enough becoming lambda (none:
-// lambda stays). With a dense W the trials go in batches of SIM_W_BATCH, each batch's products
-// in one pass over W, and the host does not wait: a batch after the accepting one does nothing
-// (the `search` gate). Matrix-free, one trial at a time, the host reading whether to go on.
-// Fused, a trial alone is its product with H q (k_w_then), then its NCP values, merit and
-// pick (k_ncp_reduce); a batch likewise (k_w_then over the batch, k_ncp_pick), and with a
-// dense W the last batch's acceptance also forms f (k_ls_accept_force; *forced: it did).
+// lambda stays). With a dense W the full step goes alone, the one taken most often (on the
+// CPU, Table 3's frames: all 2,310 Newton steps of squeezing_ball, 2,827 of 2,865 of
+// gingerbread_man, 1,063 of 1,183 of pulling_wooper), then the other step lengths in batches
+// of SIM_W_BATCH, each batch's products in one pass over W, and the host does not wait: a
+// batch after the accepting trial does nothing (the `search` gate). A batch's products read
+// each of its vectors for every entry of W: 9 trials at once (the default 8 halvings) took
+// the squeezing ball's Newton step about 600 µs on an H200 (2026-11-28, assemble 8.9 ms over
+// 15 steps), where one product costs some 50. Matrix-free, one trial at a time, the host
+// reading whether to go on. Fused, a trial alone is its product with H q (k_w_then), then its
+// NCP values, merit and pick (k_ncp_reduce); a batch likewise (k_w_then over the batch,
+// k_ncp_pick), and with a dense W the last batch's acceptance also forms f
+// (k_ls_accept_force; *forced: it did). Unfused, a trial alone's pick is taken by its
+// reduction's last block (THEN_LS_PICK), a batch's by k_ls_pick.
 static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
@@ -470,9 +477,9 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
   ls_take take = {};
   *forced = 0;
   for (int t0 = 0; t0 <= o->line_search;) {
-    /* fused: the full step alone first, the one usually taken (the batch after it does
-       nothing once it is), so that W's product is not made for every trial each step */
-    int K = reads || (s->fuse && t0 == 0) ? 1 : o->line_search + 1 - t0;
+    /* the full step alone first, the one usually taken (the batch after it does nothing
+       once it is), so that W's product is not made for every trial each step */
+    int K = reads || t0 == 0 ? 1 : o->line_search + 1 - t0;
     if (K > SIM_W_BATCH) K = SIM_W_BATCH;
     k_update<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
         nc, K, t0, s3, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->ltry, on, tally, take);
@@ -498,11 +505,12 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
       k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(m, K, s3, s->hq, h2, s->ytry,
                                                                        s->wl, s->htry, on);
       k_ncp<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(nc, K, a, on);
-      red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0};
-      if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, none,
+      const int last = t0 + K > o->line_search;
+      red_then then = {K == 1 ? THEN_LS_PICK : THEN_NOTHING, NULL, s->ctl, NULL, 0.0, t0, last};
+      if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, then,
                              st)))
         return rc;
-      k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0, t0 + K > o->line_search);
+      if (K > 1) k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0, last);
     }
     if (s->fuse && !reads && t0 + K > o->line_search) { /* the last batch */
       k_ls_accept_force<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam,
@@ -557,26 +565,29 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
       k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->rhs,
                                           go);
     }
-    /* the coupled rows' right-hand side less W dlam when a decoupled row moved. The paper's
-       form has no decoupled rows. With a dense W the product costs about what the host's wait
-       for the flag would, and with dlam = 0 it subtracts zeros (the same bits): it runs
-       unasked. Only matrix-free does the host read the flag. */
+    /* the coupled rows' right-hand side less W dlam when a decoupled row moved, as nsn.c (on
+       the CPU over Table 3's first frames with contact one Newton step in 30 at most:
+       cloth_on_knives 17 of 500, gingerbread_man 4 of 500, grabbing_raptor none). The paper's
+       form has no decoupled rows. Matrix-free, the host reads the flag; with a dense W the
+       product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
+       step, subtracting zeros: a product with W a step, some 50 µs on the squeezing ball). */
     const int read_moved = !paper && !k->w_dense;
-    if (!s->fuse || read_moved) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
+    if (!paper) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
     /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
        kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble) */
     nsn_stamp_at cr0;
     if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR0, &cr0, st))) return rc;
     if (s->fuse) /* with Jacobi's preconditioner, fused */
       k_decoupled_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam,
-                                                       read_moved ? s->moved : NULL, s->wd,
+                                                       paper ? NULL : s->moved, s->wd,
                                                        o->cr_jacobi ? s->pc : NULL, go, cr0);
     else
       k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam, s->moved,
                                                 go, cr0);
     int moved = !paper && k->w_dense;
     if (read_moved && (rc = read_flag(k, s->moved, &moved, st))) return rc;
-    if (moved && (rc = w_then<W_THEN_SUB>(k, s->dlam, s->y, 0.0, s->om, NULL, s->rhs, go, st)))
+    if (moved &&
+        (rc = w_then<W_THEN_SUB>(k, s->dlam, s->y, 0.0, s->om, NULL, s->rhs, s->moved, st)))
       return rc;
     if (o->cr_jacobi && !s->fuse)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);

@@ -181,7 +181,7 @@ static __global__ void k_rhs_wl(int m, int paper, double ih2, const double *om, 
 }
 
 // k_decoupled and k_jacobi (pc given) in one launch; moved NULL where nothing reads it (the
-// paper's form, a dense W: the coupled rows' correction runs unasked).
+// paper's form).
 static __global__ void k_decoupled_jacobi(int m, int paper, const double *om, const double *e,
                                           const double *rhs, double *dlam, int *moved,
                                           const double *wd, double *pc, const int *gate,
