@@ -337,26 +337,34 @@ static const float *cr_wf(const cuda_contact *k) {
   return k->w_dense && k->stage.nsn.opt.cr_float ? k->dn->Wf : NULL;
 }
 
-// y = the Newton system times x (nsn.c system_apply), nothing where *gate is 0.
-static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate, sim_status *st) {
+// y = the Newton system times x (nsn.c system_apply), nothing where *gate is 0. With a dense
+// W and zero_unless given, W is not read where *zero_unless is 0 (the caller knows x is zero
+// then): W times x is the +0.0 in every row that the product's sums of +-0.0 terms give (the
+// unfused product leaves the memset's), and the rest runs as ever, so y has the same bits.
+static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate,
+                     const int *zero_unless, sim_status *st) {
   cuda_nsn *s = k->dn;
   int m = 3 * k->stage.nc, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER;
   const float *wf = cr_wf(k);
+  cudaStream_t sm = stream(k);
+  if (!k->w_dense) zero_unless = NULL;
   if (s->fuse && k->w_dense) {
     const unsigned g = blocks_for(32LL * m);
-    cudaStream_t sm = stream(k);
+    const double *W = k->Wp, *om = s->om, *e = s->e;
     if (wf)
-      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, wf, s->om, s->e, x, y, gate);
+      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, wf, om, e, x, y, gate, zero_unless);
     else
-      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, k->Wp, s->om, s->e, x, y, gate);
+      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, W, om, e, x, y, gate, zero_unless);
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
   }
-  k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, x, s->tmp, gate);
-  int rc = wf ? sim_cuda_w_apply_dense(k, wf, s->tmp, y, 1, 0, gate, st)
-              : w_apply(k, s->tmp, y, gate, st);
+  const int *pg = zero_unless ? zero_unless : gate; /* the product's gate */
+  if (zero_unless) SIM_CU(cudaMemsetAsync(y, 0, sizeof(double) * (size_t)m, sm), st);
+  k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, x, s->tmp, pg);
+  int rc =
+      wf ? sim_cuda_w_apply_dense(k, wf, s->tmp, y, 1, 0, pg, st) : w_apply(k, s->tmp, y, pg, st);
   if (rc) return rc;
-  k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, stream(k)>>>(m, paper, s->om, s->e, x, y, gate);
+  k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, x, y, gate);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -369,7 +377,7 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
   cuda_nsn *s = k->dn;
   int m = 3 * k->stage.nc, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER;
   if (!s->fuse || !k->w_dense || m > SIM_RED_BLOCKS * SIM_CUDA_BLOCK) {
-    int rc = sys_apply(k, x, y, gate, st);
+    int rc = sys_apply(k, x, y, gate, NULL, st);
     return rc ? rc : reduce_to(k, m, x, NULL, y, dst, what, st);
   }
   const unsigned g = blocks_for(32LL * m), nb = reduce_blocks(m);
@@ -390,9 +398,12 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
 // sim_cr_solve_pc, the same decisions taken on the device: cr_dev), its iterations added to
 // nsn_dev's total; nothing once the Newton steps stopped. With no tolerance (the default: a
 // fixed count) the iterations queue without a synchronisation; with one, the host reads whether
-// to go on once per iteration.
+// to go on once per iteration. x is zero where *x_zero_unless is 0 (the device's flag that a
+// decoupled row moved: dlam is zero on every row until one does), and with a dense W the start's
+// product then does not read W (sys_apply): on the CPU over Table 3's first frames with contact,
+// one Newton step in 30 at most had such a row.
 static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x,
-                    cr_tally *tally, sim_status *st) {
+                    const int *x_zero_unless, cr_tally *tally, sim_status *st) {
   cuda_nsn *s = k->dn;
   cr_dev *c = s->crd;
   const sim_nsn_options *o = &k->stage.nsn.opt;
@@ -402,7 +413,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
   double *r = s->cr[0], *p = s->cr[1], *Mz = s->cr[2], *Mp = s->cr[3];
   double *z = dinv ? s->cr[4] : r;
   cudaStream_t sm = stream(k);
-  if ((rc = sys_apply(k, x, Mz, go, st))) return rc;
+  if ((rc = sys_apply(k, x, Mz, go, x_zero_unless, st))) return rc;
   if (s->fuse) { /* b b, r, its sum of squares and z in one launch (k_cr_start_bb_rr) */
     const dim3 gs(reduce_blocks(m), 2);
     k_cr_start_bb_rr<<<gs, SIM_CUDA_BLOCK, 0, sm>>>(m, c, b, Mz, dinv, r, z, go, s->part, s->count,
@@ -572,7 +583,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
        product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
        step, subtracting zeros: a product with W a step, some 50 µs on the squeezing ball). */
     const int read_moved = !paper && !k->w_dense;
-    if (!paper) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
+    SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st); /* CR's start reads it too */
     /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
        kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble) */
     nsn_stamp_at cr0;
@@ -592,7 +603,8 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     if (o->cr_jacobi && !s->fuse)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);
     cr_tally tally; /* CR's count and end stamp, made by the update after it */
-    if ((rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, &tally, st))) return rc;
+    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, s->moved, &tally, st);
+    if (rc) return rc;
     if (!paper && o->line_search > 0) {
       rc = line_search(k, tally, &forced, st);
     } else if (s->fuse) {
