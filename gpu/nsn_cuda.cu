@@ -153,12 +153,15 @@ static __global__ void k_ls_pick(nsn_dev *n, const double *res, int K, int t0, i
 
 // The pick of the line search's batch before (k_ls_accept's work), taken by the next batch's
 // update (k_update) before its own: lam's rows from ltry's pick where one was taken (n NULL:
-// nothing). A pick closes the search, so the update it precedes does nothing else.
+// nothing). A pick closes the search, so the update it precedes does nothing else. With y
+// (reuse_wf), the pick's W ltry (ytry) into y as well.
 typedef struct ls_take {
   const nsn_dev *n;
   size_t s3;
   const double *ltry;
   double *lam;
+  const double *ytry;
+  double *y;
 } ls_take;
 
 // lambda += alpha dlambda, capped, in the cone (nsn_row.h) for K step lengths alpha = 2^-(t0 + t)
@@ -174,18 +177,27 @@ static __global__ void k_update(int nc, int K, int t0, size_t s3, const double *
   int j = (int)(q % nc), t = (int)(q / nc);
   size_t i = 3 * (size_t)j;
   if (take.n && t == 0 && take.n->go && take.n->pick >= 0)
-    for (int r = 0; r < 3; r++) take.lam[i + r] = take.ltry[take.n->pick * take.s3 + i + r];
+    for (int r = 0; r < 3; r++) {
+      take.lam[i + r] = take.ltry[take.n->pick * take.s3 + i + r];
+      if (take.y) take.y[i + r] = take.ytry[take.n->pick * take.s3 + i + r];
+    }
   if (!*gate) return;
   sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, ldexp(1.0, -(t0 + t)),
                          out + t * s3 + i);
 }
 
-// The accepted trial (n->pick of the batch in ltry) becomes lambda.
-static __global__ void k_ls_accept(int m, const nsn_dev *n, size_t s3, const double *ltry,
-                                   double *lam) {
+// The accepted trial (n->pick of the batch in ltry) becomes lambda. With y (reuse_wf), its W
+// ltry (ytry) becomes y, so y is W f, and the last batch's (last) clears the flag that says
+// it is not.
+static __global__ void k_ls_accept(int m, nsn_dev *n, size_t s3, const double *ltry, double *lam,
+                                   const double *ytry, double *y, int last) {
   const int *gate = &n->go; /* a pick implies go */
   ROW_KERNEL_HEAD
-  if (n->pick >= 0) lam[i] = ltry[n->pick * s3 + (size_t)i];
+  if (n->pick >= 0) {
+    lam[i] = ltry[n->pick * s3 + (size_t)i];
+    if (y) y[i] = ytry[n->pick * s3 + (size_t)i];
+  }
+  if (y && last && i == 0) n->wf_stale = 0;
 }
 
 static __global__ void k_force(int m, int paper, const double *om, const double *lam, double *f) {
@@ -251,6 +263,18 @@ static int read_flag(cuda_contact *k, const int *dev, int *out, sim_status *st) 
 // than the wait); with a dense W it queues on and the gates skip what was decided against.
 static int reads_decisions(const cuda_contact *k) { return !k->w_dense; }
 
+// Whether the Newton steps' W f (H q's product, into y) is kept from the line search: with a
+// dense W, the compliance form (f = lambda) and a line search, whose accepted trial's W ltry
+// (ytry, the same kernel's sums of the same values) is the next step's W f, and where none is
+// accepted y (W f at the step's start) still is; the flag wf_stale says where y is not W f
+// (a step's first iteration, before its first product), and the product runs there. Nothing
+// else writes y in that form (the coupled rows' W dlam goes to tmp). It saves one of a Newton
+// step's dozen products with W, every step but a time step's first.
+static int reuse_wf(const cuda_contact *k) {
+  const sim_nsn_options *o = &k->stage.nsn.opt;
+  return k->w_dense && o->form != SIM_NSN_FORM_PAPER && o->line_search > 0;
+}
+
 // out = W x, skipped where *gate is 0 with a dense W (matrix-free: the host reads the decisions
 // and queues no product that a closed gate would skip).
 static int w_apply(cuda_contact *k, const double *x, double *out, const int *gate, sim_status *st) {
@@ -263,14 +287,16 @@ static int w_apply(cuda_contact *k, const double *x, double *out, const int *gat
 // else the product and the row kernel after it.
 template <int E>
 static int w_then(cuda_contact *k, const double *x, double *out, double h2, const double *u,
-                  const double *v, double *w, const int *gate, sim_status *st) {
+                  const double *v, double *w, const int *gate, sim_status *st,
+                  const int *stale = NULL) {
   int m = 3 * k->stage.nc;
   cudaStream_t sm = stream(k);
+  if (!k->w_dense) stale = NULL;
   if (k->dn->fuse && k->w_dense) {
     const unsigned gw = blocks_for(32LL * m);
-    k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, 1, 0, h2, u, v, w, gate);
-  } else {
-    int rc = w_apply(k, x, out, gate, st);
+    k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, 1, 0, h2, u, v, w, gate, stale);
+  } else { /* with stale, the product only where out is not W x yet */
+    int rc = w_apply(k, x, out, stale ? stale : gate, st);
     if (rc) return rc;
     const unsigned g = blocks_for(m);
     if (E == W_THEN_HQ)
@@ -486,6 +512,7 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
   double h2 = o->h * o->h;
   cudaStream_t sm = stream(k);
   ls_take take = {};
+  double *y = reuse_wf(k) ? s->y : NULL; /* the accepted trial's W ltry kept as W f */
   *forced = 0;
   for (int t0 = 0; t0 <= o->line_search;) {
     /* the full step alone first, the one usually taken (the batch after it does nothing
@@ -506,7 +533,7 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
       const unsigned gw = sim_cuda_blocks(32LL * m);
       const dim3 gp(reduce_blocks(nc), (unsigned)K);
       k_w_then<W_THEN_LS_HQ, SIM_W_BATCH><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(
-          m, k->Wp, s->ltry, s->ytry, K, s3, h2, s->hq, s->wl, s->htry, on);
+          m, k->Wp, s->ltry, s->ytry, K, s3, h2, s->hq, s->wl, s->htry, on, (const int *)NULL);
       k_ncp_pick<<<gp, SIM_CUDA_BLOCK, 0, sm>>>(nc, a, on, s->part, s->res, s->count, s->ctl, t0,
                                                 t0 + K > o->line_search);
     } else {
@@ -525,12 +552,13 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
     }
     if (s->fuse && !reads && t0 + K > o->line_search) { /* the last batch */
       k_ls_accept_force<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam,
-                                                                  s->f);
+                                                                  s->f, s->ytry, y);
       *forced = 1;
     } else if (s->fuse && !reads) { /* taken by the next batch's update */
-      take = ls_take{s->ctl, s3, s->ltry, s->lam};
+      take = ls_take{s->ctl, s3, s->ltry, s->lam, s->ytry, y};
     } else {
-      k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam);
+      k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam, s->ytry,
+                                                            y, t0 + K > o->line_search);
     }
     SIM_CU(cudaGetLastError(), st);
     t0 += K;
@@ -598,7 +626,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     int moved = !paper && k->w_dense;
     if (read_moved && (rc = read_flag(k, s->moved, &moved, st))) return rc;
     if (moved &&
-        (rc = w_then<W_THEN_SUB>(k, s->dlam, s->y, 0.0, s->om, NULL, s->rhs, s->moved, st)))
+        (rc = w_then<W_THEN_SUB>(k, s->dlam, s->tmp, 0.0, s->om, NULL, s->rhs, s->moved, st)))
       return rc;
     if (o->cr_jacobi && !s->fuse)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);
@@ -644,7 +672,8 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   if ((rc = sim_cuda_h_apply_at(k, c->vec[SIM_VEC_Q], 0, s->hab, solved, st))) return rc;
   for (int step = 0; step < k->stage.newton_steps; step++) {
     int stopped = 0;
-    rc = w_then<W_THEN_HQ>(k, s->f, s->y, h2, s->hab, NULL, s->hq, &s->ctl->go, st);
+    const int *stale = reuse_wf(k) ? &s->ctl->wf_stale : NULL;
+    rc = w_then<W_THEN_HQ>(k, s->f, s->y, h2, s->hab, NULL, s->hq, &s->ctl->go, st, stale);
     if (rc || (rc = iterate(k, &stopped, st))) return rc;
     if (stopped) break;
   }
@@ -704,10 +733,12 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   k->stage.first = 0;
   s->t = t;
   s->pending = 1;
-  if (first) /* the step's first iteration linearises at the warm start: f = lambda for it */
+  if (first) { /* the step's first iteration linearises at the warm start: f = lambda for it */
     SIM_CU(cudaMemcpyAsync(s->f, s->lam, sizeof(double) * (size_t)m, cudaMemcpyDeviceToDevice,
                            c->stream),
            st);
+    SIM_CU(cudaMemsetAsync(&s->ctl->wf_stale, 1, sizeof(int), c->stream), st); /* y is not W f */
+  }
   int launch = graphed(k) && s->warm;
   const nsn_graph_sig sig = graph_sig(k);
   if (launch && !(s->exec && same_sig(&s->sig, &sig)) && capture(k, st)) {

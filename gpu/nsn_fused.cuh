@@ -89,15 +89,20 @@ enum {
 // out_t = W x_t for a dense row-major W (m x m) in double and K <= KB vectors (x_t = x + t xs,
 // out and w likewise; k_gemv<KB, double>'s loop and sums), then row i's `E` (W_THEN_*) for
 // each by the lane that holds its sums (W_THEN_LS_HQ: a line search's batch of trials, KB
-// SIM_W_BATCH, as k_ls_hq after the batch's product); nothing where *gate is 0.
+// SIM_W_BATCH, as k_ls_hq after the batch's product); nothing where *gate is 0. Where stale is
+// given and *stale is 0, out holds W x already (K 1: the line search's accepted trial's) and W
+// is not read.
 template <int E, int KB>
 static __global__ void k_w_then(int m, const double *W, const double *x, double *out, int K,
                                 size_t xs, double h2, const double *u, const double *v, double *w,
-                                const int *gate) {
+                                const int *gate, const int *stale) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
   double a[KB];
-  sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a);
+  if (stale && !*stale)
+    a[0] = out[i];
+  else
+    sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a);
   for (int t = 0; lane == 0 && t < K; t++) {
     const size_t o = t * xs + (size_t)i;
     out[o] = a[t];
@@ -242,13 +247,18 @@ static __global__ void k_update_force(int nc, int paper, const double *comp, con
 }
 
 // The last batch's k_ls_accept and k_force in one launch: a thread per row (the line search
-// runs in the compliance form alone, where f = lambda).
-static __global__ void k_ls_accept_force(int m, const nsn_dev *n, size_t s3, const double *ltry,
-                                         double *lam, double *f) {
+// runs in the compliance form alone, where f = lambda). With y (reuse_wf), the pick's W ltry
+// (ytry) too, so y is W f, and its flag cleared.
+static __global__ void k_ls_accept_force(int m, nsn_dev *n, size_t s3, const double *ltry,
+                                         double *lam, double *f, const double *ytry, double *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  if (n->go && n->pick >= 0) lam[i] = ltry[n->pick * s3 + (size_t)i];
+  if (n->go && n->pick >= 0) {
+    lam[i] = ltry[n->pick * s3 + (size_t)i];
+    if (y) y[i] = ytry[n->pick * s3 + (size_t)i];
+  }
   f[i] = lam[i];
+  if (y && i == 0 && n->go) n->wf_stale = 0;
 }
 
 #endif

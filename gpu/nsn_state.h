@@ -26,6 +26,8 @@ typedef struct nsn_dev {
   int go;                // the Newton steps go on (0 once a step's start met newton_tol)
   int search;            // this step's line search has accepted no step length yet
   int pick;              // the trial of the last batch it accepted (-1: none)
+  int wf_stale;          // y is not W f (nsn_cuda.cu reuse_wf: set at a step's first iteration,
+                         // cleared by the line search's last acceptance)
   int steps, worked;     // steps begun; steps past the convergence test
   int converged;         // the last step's start met newton_tol
   int cr_total;          // CR iterations, summed
