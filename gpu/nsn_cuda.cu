@@ -284,14 +284,14 @@ static int w_apply(cuda_contact *k, const double *x, double *out, const int *gat
 
 // out = W x, then row by row what E says (nsn_fused.cuh W_THEN_*: H q, the coupled rows'
 // right-hand side, a trial's H q): one launch with a dense W and fused launches (k_w_then),
-// else the product and the row kernel after it.
+// else the product and the row kernel after it. stale (a dense W only, reuse_wf): where *stale
+// is 0, out holds W x already and W is not read.
 template <int E>
 static int w_then(cuda_contact *k, const double *x, double *out, double h2, const double *u,
                   const double *v, double *w, const int *gate, sim_status *st,
                   const int *stale = NULL) {
   int m = 3 * k->stage.nc;
   cudaStream_t sm = stream(k);
-  if (!k->w_dense) stale = NULL;
   if (k->dn->fuse && k->w_dense) {
     const unsigned gw = blocks_for(32LL * m);
     k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, 1, 0, h2, u, v, w, gate, stale);
@@ -495,9 +495,10 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
 // gingerbread_man, 1,063 of 1,183 of pulling_wooper), then the other step lengths in batches
 // of SIM_W_BATCH, each batch's products in one pass over W, and the host does not wait: a
 // batch after the accepting trial does nothing (the `search` gate). A batch's products read
-// each of its vectors for every entry of W: 9 trials at once (the default 8 halvings) took
-// the squeezing ball's Newton step about 600 µs on an H200 (2026-11-28, assemble 8.9 ms over
-// 15 steps), where one product costs some 50. Matrix-free, one trial at a time, the host
+// each of its vectors for every entry of W: with 9 trials at once (the default 8 halvings)
+// the squeezing ball's Newton step took about 600 µs outside CR on an H200 (2026-11-28,
+// assemble 8.9 ms over 15 steps; by the kernels' count mostly the batch, not profiled), where
+// one product costs some 50. Matrix-free, one trial at a time, the host
 // reading whether to go on. Fused, a trial alone is its product with H q (k_w_then), then its
 // NCP values, merit and pick (k_ncp_reduce); a batch likewise (k_w_then over the batch,
 // k_ncp_pick), and with a dense W the last batch's acceptance also forms f
@@ -670,9 +671,9 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   nsn_stamp_at solved, newton; /* stamped by H's product and H^T's gather */
   if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_SOLVED, &solved, st))) return rc;
   if ((rc = sim_cuda_h_apply_at(k, c->vec[SIM_VEC_Q], 0, s->hab, solved, st))) return rc;
+  const int *stale = reuse_wf(k) ? &s->ctl->wf_stale : NULL; /* a dense W only */
   for (int step = 0; step < k->stage.newton_steps; step++) {
     int stopped = 0;
-    const int *stale = reuse_wf(k) ? &s->ctl->wf_stale : NULL;
     rc = w_then<W_THEN_HQ>(k, s->f, s->y, h2, s->hab, NULL, s->hq, &s->ctl->go, st, stale);
     if (rc || (rc = iterate(k, &stopped, st))) return rc;
     if (stopped) break;
