@@ -30,6 +30,8 @@ typedef struct cuda_rows_dev {
   sim_contact *c;      // nc_cap: the step's contacts (the Delassus builder reads them too)
   int *cnt, *t0;       // nc_cap + 1: each contact's terms, and its first (t0[nc]: their number)
   int *tcontact;       // nt_cap: each term's contact
+  cuda_group contacts;  // the nc_cap arrays (c, cnt, t0, and cuda_contact's rows, x, out)
+  cuda_group terms;     // the nt_cap arrays (tcontact, and cuda_contact's tvert .. irow, tcoef)
   int *free_of;        // n: the model's vertex -> free unknown (-1: pinned)
   int *fcnt, *fcur;    // nfree + 1: terms per free unknown, and the fill's cursors
   int *cab_ptr;        // ncable + 1: cable i's terms are cab_ptr[i] .. cab_ptr[i + 1] - 1

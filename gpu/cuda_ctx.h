@@ -235,6 +235,28 @@ template <class T>
 static inline int sim_cuda_new(cuda_ctx *c, T **p, size_t n, const T *host, sim_status *st) {
   return sim_cuda_alloc(c, (void **)p, sizeof(T) * n, host, st);
 }
+// Device arrays that grow together, held in one allocation: one cudaMalloc, one memset, one
+// wait and one cudaFree for all of them where each of its own took one of each (the Newton
+// solve's 29 vectors, the contact rows' arrays; a cudaFree also waits for the device). Each
+// array starts at a 256-byte boundary, zeroed. On the host emulation under AddressSanitizer,
+// 256 poisoned bytes follow each array, so that running off its end is caught as it is between
+// separate allocations.
+typedef struct cuda_part {
+  void **p;      // set to the array's place in the group's block (NULL while none is held)
+  size_t bytes;  // the array's size
+} cuda_part;
+typedef struct cuda_group {
+  void *base;    // the block (NULL: none)
+  size_t bytes;  // its size, as counted in c->dev_bytes
+} cuda_group;
+// g's block for the n arrays parts[] (g must hold none: sim_cuda_group_free first).
+int sim_cuda_group_alloc(cuda_ctx *c, cuda_group *g, const cuda_part *parts, int n, sim_status *st);
+// g's block freed, each parts[i].p set to NULL (nothing held: nothing done).
+void sim_cuda_group_free(cuda_ctx *c, cuda_group *g, const cuda_part *parts, int n);
+template <class T>
+static inline cuda_part sim_cuda_part(T **p, size_t n) {
+  return cuda_part{(void **)p, sizeof(T) * n};
+}
 // Grows device array *p of *cap elements to at least n (doubling from 64); contents are not
 // kept. *cap is 0 and *p NULL while nothing is held (after a failed allocation).
 template <class T>

@@ -12,6 +12,15 @@ extern "C" {
 #include "../core/base/alloc.h"
 }
 
+// The emulation's device arrays are host memory: under AddressSanitizer a poisoned gap follows
+// each array of a group (sim_cuda_group_alloc).
+#if defined(SIM_EMU_CUDA_RUNTIME_H) && defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define SIM_GROUP_GUARD 256
+#else
+#define SIM_GROUP_GUARD 0
+#endif
+
 // Why the runtime found no device, in the user's terms: no driver, or one too old for the
 // runtime simctl was built with (both CUDA_VERSION-style numbers, 1000 major + 10 minor).
 static void no_device(cudaError_t err, char *why, size_t len) {
@@ -88,6 +97,39 @@ void sim_cuda_release(cuda_ctx *c, void *p, size_t bytes) {
   cudaFree(p);
   size_t b = bytes > 0 ? bytes : 8;
   c->dev_bytes = c->dev_bytes > b ? c->dev_bytes - b : 0;
+}
+
+static size_t group_at(size_t off) { return (off + 255) / 256 * 256; }
+
+int sim_cuda_group_alloc(cuda_ctx *c, cuda_group *g, const cuda_part *parts, int n,
+                         sim_status *st) {
+  size_t total = 0;
+  for (int i = 0; i < n; i++) total = group_at(total) + parts[i].bytes + SIM_GROUP_GUARD;
+  g->base = NULL, g->bytes = 0;
+  int rc = sim_cuda_alloc(c, &g->base, total, NULL, st); /* zeroed, waited for */
+  if (rc) return rc;
+  g->bytes = total > 0 ? total : 8;
+  size_t off = 0;
+  for (int i = 0; i < n; i++) {
+    off = group_at(off);
+    *parts[i].p = (char *)g->base + off;
+    off += parts[i].bytes;
+#if SIM_GROUP_GUARD
+    ASAN_POISON_MEMORY_REGION((char *)g->base + off, SIM_GROUP_GUARD);
+#endif
+    off += SIM_GROUP_GUARD;
+  }
+  return SIM_OK;
+}
+
+void sim_cuda_group_free(cuda_ctx *c, cuda_group *g, const cuda_part *parts, int n) {
+  for (int i = 0; i < n; i++) *parts[i].p = NULL;
+  if (!g->base) return;
+#if SIM_GROUP_GUARD
+  ASAN_UNPOISON_MEMORY_REGION(g->base, g->bytes);
+#endif
+  sim_cuda_release(c, g->base, g->bytes);
+  g->base = NULL, g->bytes = 0;
 }
 
 int sim_cuda_host_alloc(void **p, size_t bytes, int *pageable, sim_status *st) {

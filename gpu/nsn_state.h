@@ -62,7 +62,7 @@ typedef struct cuda_nsn {
   size_t wf_cap;  // NULL otherwise), and the floats it holds
   cr_dev *crd;   // Conjugate Residual's scalars
   nsn_dev *ctl;  // the Newton steps' decisions
-  size_t bytes;  // device bytes held
+  cuda_group arrays;  // the arrays above from mu to pterm, in one device block (cap contacts)
   // the buckets' time stamps (NSN_AT_*) since the last settle, their count on the device, and
   // the decisions' statistics summed over the L-G iterations since then (acc)
   nsn_stamp *stamps;
@@ -71,10 +71,11 @@ typedef struct cuda_nsn {
   int stamp_cap, queued;  // stamps the array holds; queued since the last settle
   // the previous step's contacts (their keys, sorted, and tangents t1, t2: 6 doubles each)
   // and multipliers (3 each), kept on the device for the warm start: pnc of them (the arrays
-  // hold their capacities in elements)
+  // hold pcap contacts, in one device block)
   sim_contact_key *pkey;
   double *ptan, *plam;
-  size_t pkey_cap, ptan_cap, plam_cap;
+  cuda_group prev;
+  size_t pcap;
   int pnc;
   // what comes back at the settle (acc, the count and the stamps), in page-locked memory, so
   // the copies queue and the host waits once, with the settle (a copy to pageable memory
@@ -94,7 +95,7 @@ typedef struct cuda_nsn {
   int warm;  // an iteration that could have been a graph has run launched one by one
 } cuda_nsn;
 
-#define NSN_VECTORS 19 /* d .. hq and cr[0..1]: the 3 cap arrays besides cr[2..4] */
+#define NSN_PARTS 29 /* the arrays of cuda_nsn's group (nsn_state.cu parts) */
 
 // The stamps' tags: an L-G iteration's boundaries, and each Newton step's solve's
 // (cst_solve as nsn.c counts it) start and end.

@@ -103,39 +103,40 @@ static __global__ void k_free_sort(int nfree, const int *iptr, const int *tconta
 
 // ---------------------------------------------------------------- arrays
 
-// Room for nc contacts and nt terms (the arrays grow together: one capacity each for the
-// contacts' and the terms' arrays, which the device Newton solve's graph signature names).
-static int grow_rows(cuda_contact *k, int nc, int nt, sim_status *st) {
+// The contacts' arrays for cap contacts, and the terms' for cap terms (each set a group).
+static int contact_parts(cuda_contact *k, size_t cap, cuda_part *p) {
   cuda_rows_dev *r = &k->rd;
+  p[0] = sim_cuda_part(&k->rows, cap), p[1] = sim_cuda_part(&k->x, 3 * cap);
+  p[2] = sim_cuda_part(&k->out, 3 * cap), p[3] = sim_cuda_part(&r->c, cap);
+  p[4] = sim_cuda_part(&r->cnt, cap + 1), p[5] = sim_cuda_part(&r->t0, cap + 1);
+  return 6;
+}
+static int term_parts(cuda_contact *k, size_t cap, cuda_part *p) {
+  int **ia[] = {&k->tvert, &k->tfree, &k->iterm, &k->irow, &k->rd.tcontact};
+  int n = 0;
+  for (int **q : ia) p[n++] = sim_cuda_part(q, cap);
+  p[n++] = sim_cuda_part(&k->tcoef, 3 * cap);
+  return n;
+}
+
+// Room for nc contacts and nt terms (the arrays grow together: one capacity each for the
+// contacts' and the terms' arrays, which the device Newton solve's graph signature names; each
+// set one device block).
+static int grow_rows(cuda_contact *k, int nc, int nt, sim_status *st) {
+  cuda_part p[8];
   if (nc > k->nc_cap || !k->rows) {
-    int cap = nc + nc / 2 + 16, old = k->nc_cap, rc = SIM_OK;
+    const int cap = nc + nc / 2 + 16;
     k->nc_cap = 0;  // nothing held until the new arrays are in
-    sim_cuda_release(k->cx, k->rows, sizeof(cuda_row) * (size_t)old);
-    sim_cuda_release(k->cx, k->x, sizeof(double) * 3 * (size_t)old);
-    sim_cuda_release(k->cx, k->out, sizeof(double) * 3 * (size_t)old);
-    sim_cuda_release(k->cx, r->c, sizeof(sim_contact) * (size_t)old);
-    sim_cuda_release(k->cx, r->cnt, sizeof(int) * ((size_t)old + 1));
-    sim_cuda_release(k->cx, r->t0, sizeof(int) * ((size_t)old + 1));
-    k->rows = NULL, k->x = k->out = NULL, r->c = NULL, r->cnt = r->t0 = NULL;
-    rc = sim_cuda_new<cuda_row>(k->cx, &k->rows, (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<double>(k->cx, &k->x, 3 * (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<double>(k->cx, &k->out, 3 * (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<sim_contact>(k->cx, &r->c, (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<int>(k->cx, &r->cnt, (size_t)cap + 1, NULL, st);
-    if (!rc) rc = sim_cuda_new<int>(k->cx, &r->t0, (size_t)cap + 1, NULL, st);
+    sim_cuda_group_free(k->cx, &k->rd.contacts, p, contact_parts(k, 0, p));
+    int rc = sim_cuda_group_alloc(k->cx, &k->rd.contacts, p, contact_parts(k, (size_t)cap, p), st);
     if (rc) return rc;
     k->nc_cap = cap;
   }
   if (nt > k->nt_cap || !k->tvert) {
-    int cap = nt + nt / 2 + 64, old = k->nt_cap, rc = SIM_OK;
+    const int cap = nt + nt / 2 + 64;
     k->nt_cap = 0;
-    int **ia[] = {&k->tvert, &k->tfree, &k->iterm, &k->irow, &r->tcontact};
-    for (int **p : ia) sim_cuda_release(k->cx, *p, sizeof(int) * (size_t)old), *p = NULL;
-    sim_cuda_release(k->cx, k->tcoef, sizeof(double) * 3 * (size_t)old);
-    k->tcoef = NULL;
-    for (int **p : ia)
-      if (!rc) rc = sim_cuda_new<int>(k->cx, p, (size_t)cap, NULL, st);
-    if (!rc) rc = sim_cuda_new<double>(k->cx, &k->tcoef, 3 * (size_t)cap, NULL, st);
+    sim_cuda_group_free(k->cx, &k->rd.terms, p, term_parts(k, 0, p));
+    int rc = sim_cuda_group_alloc(k->cx, &k->rd.terms, p, term_parts(k, (size_t)cap, p), st);
     if (rc) return rc;
     k->nt_cap = cap;
   }
@@ -332,16 +333,9 @@ int sim_cuda_rows_create(cuda_contact *k, sim_status *st) {
 
 void sim_cuda_rows_free(cuda_contact *k) {
   cuda_rows_dev *r = &k->rd;
-  const size_t nc = (size_t)k->nc_cap, nt = (size_t)k->nt_cap;
-  sim_cuda_release(k->cx, k->rows, sizeof(cuda_row) * nc);
-  sim_cuda_release(k->cx, k->x, sizeof(double) * 3 * nc);
-  sim_cuda_release(k->cx, k->out, sizeof(double) * 3 * nc);
-  sim_cuda_release(k->cx, r->c, sizeof(sim_contact) * nc);
-  sim_cuda_release(k->cx, r->cnt, sizeof(int) * (nc + 1));
-  sim_cuda_release(k->cx, r->t0, sizeof(int) * (nc + 1));
-  int *ia[] = {k->tvert, k->tfree, k->iterm, k->irow, r->tcontact};
-  for (int *p : ia) sim_cuda_release(k->cx, p, sizeof(int) * nt);
-  sim_cuda_release(k->cx, k->tcoef, sizeof(double) * 3 * nt);
+  cuda_part p[8];
+  sim_cuda_group_free(k->cx, &r->contacts, p, contact_parts(k, 0, p));
+  sim_cuda_group_free(k->cx, &r->terms, p, term_parts(k, 0, p));
   const size_t n = (size_t)k->cx->m->n, nf = (size_t)k->cx->m->nfree;
   sim_cuda_release(k->cx, r->free_of, sizeof(int) * n);
   sim_cuda_release(k->cx, r->fcnt, sizeof(int) * (nf + 1));
