@@ -149,6 +149,29 @@ static int ensure(sim_cuda_delassus *k, dev_buf *b, size_t bytes, sim_status *st
   return rc;
 }
 
+// Room for n x n entries of `per` bytes (K, G, W: their sizes grow with the square of the
+// contacts or their vertices). Grown to (n + n / 2 + 16) squared, the Newton solve's arrays'
+// rule (nsn_state.cu), and not by half again in bytes, which is only some 22 % more contacts:
+// on the H200, cloth_on_knives' frames that grew W took 0.3-0.6 ms more in `schur`
+// (docs/gpu_checklist.md). Where the device has no room for that, n x n exactly.
+static int ensure_square(sim_cuda_delassus *k, dev_buf *b, size_t n, size_t per, sim_status *st) {
+  const size_t bytes = n * n * per, w = n + n / 2 + 16;
+  if (bytes <= b->bytes && b->p) return SIM_OK;
+  sim_cuda_release(&k->mem, b->p, b->bytes);
+  b->p = NULL, b->bytes = 0;
+  int rc = sim_cuda_alloc(&k->mem, &b->p, w * w * per, NULL, st);
+  if (!rc) {
+    b->bytes = w * w * per;
+    return SIM_OK;
+  }
+  if (st->code != SIM_ERR_MEMORY) return rc;
+  sim_status_clear(st); /* no room for the margin: the exact size */
+  (void)cudaGetLastError();
+  rc = sim_cuda_alloc(&k->mem, &b->p, bytes, NULL, st);
+  if (!rc) b->bytes = bytes;
+  return rc;
+}
+
 static void release(sim_cuda_delassus *k, dev_buf *b) {
   sim_cuda_release(&k->mem, b->p, b->bytes);
   b->p = NULL, b->bytes = 0;
@@ -299,9 +322,9 @@ static int device_terms(sim_cuda_delassus *k, const sim_contact *c, const sim_co
 static int dense_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, sim_status *st) {
   cudaStream_t s = k->mem.stream;
   const size_t mm = (size_t)dT->m * (size_t)dT->m, nn = (size_t)nc * (size_t)nc;
-  int rc = ensure(k, &k->K, sizeof(double) * mm, st);
-  if (!rc) rc = ensure(k, &k->G, sizeof(double) * nn, st);
-  if (!rc) rc = ensure(k, &k->W, sizeof(double) * 9 * nn, st);
+  int rc = ensure_square(k, &k->K, (size_t)dT->m, sizeof(double), st);
+  if (!rc) rc = ensure_square(k, &k->G, (size_t)nc, sizeof(double), st);
+  if (!rc) rc = ensure_square(k, &k->W, 3 * (size_t)nc, sizeof(double), st);
   if (rc) return rc;
   const int *kc = (const int *)k->kc.p;
   double *K = (double *)k->K.p, *G = (double *)k->G.p, *W = (double *)k->W.p;
