@@ -241,6 +241,7 @@ static inline int sim_cuda_new(cuda_ctx *c, T **p, size_t n, const T *host, sim_
 // array starts at a 256-byte boundary, zeroed. On the host emulation under AddressSanitizer,
 // 256 poisoned bytes follow each array, so that running off its end is caught as it is between
 // separate allocations.
+#define SIM_CUDA_GROUP_PARTS 32
 typedef struct cuda_part {
   void **p;      // set to the array's place in the group's block (NULL while none is held)
   size_t bytes;  // the array's size
@@ -248,11 +249,18 @@ typedef struct cuda_part {
 typedef struct cuda_group {
   void *base;    // the block (NULL: none)
   size_t bytes;  // its size, as counted in c->dev_bytes
+  size_t cap;    // the items its arrays hold (0: none)
+  int n;         // its arrays, and where their pointers are
+  void **at[SIM_CUDA_GROUP_PARTS];
 } cuda_group;
-// g's block for the n arrays parts[] (g must hold none: sim_cuda_group_free first).
-int sim_cuda_group_alloc(cuda_ctx *c, cuda_group *g, const cuda_part *parts, int n, sim_status *st);
-// g's block freed, each parts[i].p set to NULL (nothing held: nothing done).
-void sim_cuda_group_free(cuda_ctx *c, cuda_group *g, const cuda_part *parts, int n);
+// The arrays parts(arg, cap, p) lays out (at most SIM_CUDA_GROUP_PARTS of them, sized for cap
+// items; returns their number) given room for n items: where g holds fewer (or none), freed
+// and laid out anew for n + n / 2 + slack, the contents not kept. On failure g holds none.
+int sim_cuda_group_grow(cuda_ctx *c, cuda_group *g, size_t n, size_t slack,
+                        int (*parts)(void *arg, size_t cap, cuda_part *p), void *arg,
+                        sim_status *st);
+// g's block freed and its arrays' pointers set to NULL (nothing held: nothing done).
+void sim_cuda_group_free(cuda_ctx *c, cuda_group *g);
 template <class T>
 static inline cuda_part sim_cuda_part(T **p, size_t n) {
   return cuda_part{(void **)p, sizeof(T) * n};

@@ -13,7 +13,7 @@ extern "C" {
 }
 
 // The emulation's device arrays are host memory: under AddressSanitizer a poisoned gap follows
-// each array of a group (sim_cuda_group_alloc).
+// each array of a group (sim_cuda_group_grow).
 #if defined(SIM_EMU_CUDA_RUNTIME_H) && defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #define SIM_GROUP_GUARD 256
@@ -101,35 +101,42 @@ void sim_cuda_release(cuda_ctx *c, void *p, size_t bytes) {
 
 static size_t group_at(size_t off) { return (off + 255) / 256 * 256; }
 
-int sim_cuda_group_alloc(cuda_ctx *c, cuda_group *g, const cuda_part *parts, int n,
-                         sim_status *st) {
+void sim_cuda_group_free(cuda_ctx *c, cuda_group *g) {
+  for (int i = 0; i < g->n; i++) *g->at[i] = NULL;
+  if (g->base) {
+#if SIM_GROUP_GUARD
+    ASAN_UNPOISON_MEMORY_REGION(g->base, g->bytes);
+#endif
+    sim_cuda_release(c, g->base, g->bytes);
+  }
+  g->base = NULL, g->bytes = 0, g->cap = 0, g->n = 0;
+}
+
+int sim_cuda_group_grow(cuda_ctx *c, cuda_group *g, size_t n, size_t slack,
+                        int (*parts)(void *arg, size_t cap, cuda_part *p), void *arg,
+                        sim_status *st) {
+  if (g->base && n <= g->cap) return SIM_OK;
+  sim_cuda_group_free(c, g);
+  const size_t cap = n + n / 2 + slack;
+  cuda_part p[SIM_CUDA_GROUP_PARTS];
+  const int np = parts(arg, cap, p);
   size_t total = 0;
-  for (int i = 0; i < n; i++) total = group_at(total) + parts[i].bytes + SIM_GROUP_GUARD;
-  g->base = NULL, g->bytes = 0;
+  for (int i = 0; i < np; i++) total = group_at(total) + p[i].bytes + SIM_GROUP_GUARD;
   int rc = sim_cuda_alloc(c, &g->base, total, NULL, st); /* zeroed, waited for */
   if (rc) return rc;
-  g->bytes = total > 0 ? total : 8;
+  g->bytes = total > 0 ? total : 8, g->cap = cap, g->n = np;
   size_t off = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < np; i++) {
     off = group_at(off);
-    *parts[i].p = (char *)g->base + off;
-    off += parts[i].bytes;
+    *p[i].p = (char *)g->base + off;
+    g->at[i] = p[i].p;
+    off += p[i].bytes;
 #if SIM_GROUP_GUARD
     ASAN_POISON_MEMORY_REGION((char *)g->base + off, SIM_GROUP_GUARD);
 #endif
     off += SIM_GROUP_GUARD;
   }
   return SIM_OK;
-}
-
-void sim_cuda_group_free(cuda_ctx *c, cuda_group *g, const cuda_part *parts, int n) {
-  for (int i = 0; i < n; i++) *parts[i].p = NULL;
-  if (!g->base) return;
-#if SIM_GROUP_GUARD
-  ASAN_UNPOISON_MEMORY_REGION(g->base, g->bytes);
-#endif
-  sim_cuda_release(c, g->base, g->bytes);
-  g->base = NULL, g->bytes = 0;
 }
 
 int sim_cuda_host_alloc(void **p, size_t bytes, int *pageable, sim_status *st) {

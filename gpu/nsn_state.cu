@@ -151,15 +151,16 @@ int sim_cuda_nsn_results(cuda_contact *k, sim_status *st) {
   return SIM_OK;
 }
 
-// The arrays for cap contacts (the group's parts; n of them).
-static int parts(cuda_nsn *s, size_t cap, cuda_part *p) {
+// The arrays for cap contacts (sim_cuda_group_grow's parts), arg a cuda_nsn.
+static int parts(void *arg, size_t cap, cuda_part *p) {
+  cuda_nsn *s = (cuda_nsn *)arg;
   const size_t c3 = 3 * cap, b3 = SIM_W_BATCH * c3;
   double **v3[] = {&s->d,   &s->hqt,   &s->w,     &s->wd,    &s->lam,   &s->f,    &s->om, &s->e,
                    &s->phi, &s->rhs,   &s->dlam,  &s->y,     &s->tmp,   &s->pc,   &s->wl, &s->hab,
                    &s->hq,  &s->cr[0], &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4]};
   double **vt[] = {&s->ltry, &s->ytry, &s->htry}; /* a line-search batch */
   double **v1[] = {&s->mu, &s->comp}, **vb[] = {&s->mterm, &s->pterm};
-  static_assert(sizeof v3 / sizeof *v3 + 3 + 2 + 2 == NSN_PARTS, "NSN_PARTS: cuda_nsn's arrays");
+  static_assert(sizeof v3 / sizeof *v3 + 3 + 2 + 2 <= SIM_CUDA_GROUP_PARTS, "cuda_nsn's arrays");
   int n = 0;
   for (double **v : v3) p[n++] = sim_cuda_part(v, c3);
   for (double **v : vt) p[n++] = sim_cuda_part(v, b3);
@@ -169,21 +170,15 @@ static int parts(cuda_nsn *s, size_t cap, cuda_part *p) {
 }
 
 static void free_arrays(cuda_contact *k) {
-  cuda_nsn *s = k->dn;
-  cuda_part p[NSN_PARTS];
-  sim_cuda_group_free(k->cx, &s->arrays, p, parts(s, 0, p));
-  s->cap = 0;
+  sim_cuda_group_free(k->cx, &k->dn->arrays);
+  k->dn->cap = 0;
 }
 
 // Arrays for nc contacts (kept across steps, grown by half again when short), in one block.
 static int grow(cuda_contact *k, int nc, sim_status *st) {
   cuda_nsn *s = k->dn;
-  if (nc <= s->cap) return SIM_OK;
-  free_arrays(k);
-  int cap = nc + nc / 2 + 16;
-  cuda_part p[NSN_PARTS];
-  int rc = sim_cuda_group_alloc(k->cx, &s->arrays, p, parts(s, (size_t)cap, p), st);
-  if (!rc) s->cap = cap;
+  int rc = sim_cuda_group_grow(k->cx, &s->arrays, (size_t)nc, 16, parts, s, st);
+  s->cap = (int)s->arrays.cap;
   return rc;
 }
 
@@ -223,8 +218,9 @@ static __global__ void k_keep(int nc, const sim_contact *c, const double *lam,
   }
 }
 
-// The previous step's arrays for cap contacts (keys, tangents, multipliers).
-static int prev_parts(cuda_nsn *s, size_t cap, cuda_part *p) {
+// The previous step's arrays for cap contacts (keys, tangents, multipliers), arg a cuda_nsn.
+static int prev_parts(void *arg, size_t cap, cuda_part *p) {
+  cuda_nsn *s = (cuda_nsn *)arg;
   p[0] = sim_cuda_part(&s->pkey, cap), p[1] = sim_cuda_part(&s->ptan, 6 * cap);
   p[2] = sim_cuda_part(&s->plam, 3 * cap);
   return 3;
@@ -236,15 +232,8 @@ int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st) {
   s->pnc = 0;
   if (!k->stage.warm || nc == 0) return SIM_OK;
   cuda_ctx *c = k->cx;
-  if ((size_t)nc > s->pcap) { /* one block, grown by half again when short */
-    const size_t cap = (size_t)nc + (size_t)nc / 2 + 16;
-    cuda_part p[3];
-    s->pcap = 0;
-    sim_cuda_group_free(c, &s->prev, p, prev_parts(s, 0, p));
-    int rc = sim_cuda_group_alloc(c, &s->prev, p, prev_parts(s, cap, p), st);
-    if (rc) return rc;
-    s->pcap = cap;
-  }
+  int rc = sim_cuda_group_grow(c, &s->prev, (size_t)nc, 16, prev_parts, s, st);
+  if (rc) return rc;
   k_keep<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, c->stream>>>(nc, k->rd.c, s->lam, s->pkey,
                                                                 s->ptan, s->plam);
   SIM_CU(cudaGetLastError(), st);
@@ -393,8 +382,7 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->acc, sizeof(nsn_dev));
   sim_cuda_release(k->cx, k->dn->nstamp, sizeof(int));
   sim_cuda_release(k->cx, k->dn->stamps, sizeof(nsn_stamp) * (size_t)k->dn->stamp_cap);
-  cuda_part p[3];
-  sim_cuda_group_free(k->cx, &k->dn->prev, p, prev_parts(k->dn, 0, p));
+  sim_cuda_group_free(k->cx, &k->dn->prev);
   sim_cuda_host_free(k->dn->tback, k->dn->tback_pageable);
   if (k->dn->exec) cudaGraphExecDestroy(k->dn->exec);
   sim_free(k->dn);

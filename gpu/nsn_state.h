@@ -71,11 +71,10 @@ typedef struct cuda_nsn {
   int stamp_cap, queued;  // stamps the array holds; queued since the last settle
   // the previous step's contacts (their keys, sorted, and tangents t1, t2: 6 doubles each)
   // and multipliers (3 each), kept on the device for the warm start: pnc of them (the arrays
-  // hold pcap contacts, in one device block)
+  // are one device block, prev)
   sim_contact_key *pkey;
   double *ptan, *plam;
   cuda_group prev;
-  size_t pcap;
   int pnc;
   // what comes back at the settle (acc, the count and the stamps), in page-locked memory, so
   // the copies queue and the host waits once, with the settle (a copy to pageable memory
@@ -94,8 +93,6 @@ typedef struct cuda_nsn {
   nsn_graph_sig sig;
   int warm;  // an iteration that could have been a graph has run launched one by one
 } cuda_nsn;
-
-#define NSN_PARTS 29 /* the arrays of cuda_nsn's group (nsn_state.cu parts) */
 
 // The stamps' tags: an L-G iteration's boundaries, and each Newton step's solve's
 // (cst_solve as nsn.c counts it) start and end.

@@ -103,15 +103,17 @@ static __global__ void k_free_sort(int nfree, const int *iptr, const int *tconta
 
 // ---------------------------------------------------------------- arrays
 
-// The contacts' arrays for cap contacts, and the terms' for cap terms (each set a group).
-static int contact_parts(cuda_contact *k, size_t cap, cuda_part *p) {
-  cuda_rows_dev *r = &k->rd;
+// The contacts' arrays for cap contacts, and the terms' for cap terms (sim_cuda_group_grow's
+// parts, arg a cuda_contact).
+static int contact_parts(void *arg, size_t cap, cuda_part *p) {
+  cuda_contact *k = (cuda_contact *)arg;
   p[0] = sim_cuda_part(&k->rows, cap), p[1] = sim_cuda_part(&k->x, 3 * cap);
-  p[2] = sim_cuda_part(&k->out, 3 * cap), p[3] = sim_cuda_part(&r->c, cap);
-  p[4] = sim_cuda_part(&r->cnt, cap + 1), p[5] = sim_cuda_part(&r->t0, cap + 1);
+  p[2] = sim_cuda_part(&k->out, 3 * cap), p[3] = sim_cuda_part(&k->rd.c, cap);
+  p[4] = sim_cuda_part(&k->rd.cnt, cap + 1), p[5] = sim_cuda_part(&k->rd.t0, cap + 1);
   return 6;
 }
-static int term_parts(cuda_contact *k, size_t cap, cuda_part *p) {
+static int term_parts(void *arg, size_t cap, cuda_part *p) {
+  cuda_contact *k = (cuda_contact *)arg;
   int **ia[] = {&k->tvert, &k->tfree, &k->iterm, &k->irow, &k->rd.tcontact};
   int n = 0;
   for (int **q : ia) p[n++] = sim_cuda_part(q, cap);
@@ -123,24 +125,11 @@ static int term_parts(cuda_contact *k, size_t cap, cuda_part *p) {
 // contacts' and the terms' arrays, which the device Newton solve's graph signature names; each
 // set one device block).
 static int grow_rows(cuda_contact *k, int nc, int nt, sim_status *st) {
-  cuda_part p[8];
-  if (nc > k->nc_cap || !k->rows) {
-    const int cap = nc + nc / 2 + 16;
-    k->nc_cap = 0;  // nothing held until the new arrays are in
-    sim_cuda_group_free(k->cx, &k->rd.contacts, p, contact_parts(k, 0, p));
-    int rc = sim_cuda_group_alloc(k->cx, &k->rd.contacts, p, contact_parts(k, (size_t)cap, p), st);
-    if (rc) return rc;
-    k->nc_cap = cap;
-  }
-  if (nt > k->nt_cap || !k->tvert) {
-    const int cap = nt + nt / 2 + 64;
-    k->nt_cap = 0;
-    sim_cuda_group_free(k->cx, &k->rd.terms, p, term_parts(k, 0, p));
-    int rc = sim_cuda_group_alloc(k->cx, &k->rd.terms, p, term_parts(k, (size_t)cap, p), st);
-    if (rc) return rc;
-    k->nt_cap = cap;
-  }
-  return SIM_OK;
+  int rc = sim_cuda_group_grow(k->cx, &k->rd.contacts, (size_t)nc, 16, contact_parts, k, st);
+  k->nc_cap = (int)k->rd.contacts.cap;
+  if (!rc) rc = sim_cuda_group_grow(k->cx, &k->rd.terms, (size_t)nt, 64, term_parts, k, st);
+  k->nt_cap = (int)k->rd.terms.cap;
+  return rc;
 }
 
 // The scans' workspace for n items (cub's query is a host call: nothing queued).
@@ -333,9 +322,8 @@ int sim_cuda_rows_create(cuda_contact *k, sim_status *st) {
 
 void sim_cuda_rows_free(cuda_contact *k) {
   cuda_rows_dev *r = &k->rd;
-  cuda_part p[8];
-  sim_cuda_group_free(k->cx, &r->contacts, p, contact_parts(k, 0, p));
-  sim_cuda_group_free(k->cx, &r->terms, p, term_parts(k, 0, p));
+  sim_cuda_group_free(k->cx, &r->contacts);
+  sim_cuda_group_free(k->cx, &r->terms);
   const size_t n = (size_t)k->cx->m->n, nf = (size_t)k->cx->m->nfree;
   sim_cuda_release(k->cx, r->free_of, sizeof(int) * n);
   sim_cuda_release(k->cx, r->fcnt, sizeof(int) * (nf + 1));
@@ -351,7 +339,5 @@ void sim_cuda_rows_free(cuda_contact *k) {
   sim_free(r->h_cab_ptr), sim_free(r->h_cab_vert), sim_free(r->h_cab_g);
   sim_free(r->h_cab_target);
   memset(r, 0, sizeof *r);
-  k->rows = NULL, k->x = k->out = NULL, k->tcoef = NULL;
-  k->tvert = k->tfree = k->iterm = k->irow = NULL;
   k->nc_cap = k->nt_cap = 0;
 }
