@@ -19,12 +19,12 @@ extern "C" {
 
 // out[3j + r] = H_{3j+r} x (x by vertex; free_only skips pinned terms, as H_free does). The
 // CPU's arithmetic (rows.c): y = sum_a beta_a x_a, then c_r . y; a cable's sum_t g_t . x_t.
-static __global__ void k_h_apply(int nc, const cuda_row *rows, const int *tvert, const int *tfree,
-                                 const double *tcoef, int free_only, const double *x, double *out,
-                                 nsn_stamp_at at) {
+static __global__ void k_h_apply(const int *nc, const cuda_row *rows, const int *tvert,
+                                 const int *tfree, const double *tcoef, int free_only,
+                                 const double *x, double *out, nsn_stamp_at at) {
   nsn_stamp_first(at);
   int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= nc) return;
+  if (j >= *nc) return;
   cuda_row r = rows[j];
   if (r.cable) {
     double acc = 0.0;
@@ -73,14 +73,15 @@ static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm,
   for (int d = 0; d < 3; d++) g[3 * (size_t)f + d] = acc[d];
 }
 
-// out_t = W x_t for a dense row-major W (m x m) and K <= SIM_W_BATCH vectors x_t = x + t xs
-// (out likewise): a warp per row, which it reads once (sim_dense_row_dots). Nothing where
-// *gate is 0 (gate NULL: always). KB: the most vectors (1: a single product's loop, nothing to
-// skip). T: W's values (float: contact.cr_precision's copy).
+// out_t = W x_t for a dense row-major W (m x m, m = 3 *nc) and K <= SIM_W_BATCH vectors
+// x_t = x + t xs (out likewise): a warp per row, which it reads once (sim_dense_row_dots).
+// Nothing where *gate is 0 (gate NULL: always). KB: the most vectors (1: a single product's
+// loop, nothing to skip). T: W's values (float: contact.cr_precision's copy).
 template <int KB, typename T>
-static __global__ void k_gemv(int m, const T *W, const double *x, double *out, int K, size_t xs,
-                              const int *gate) {
+static __global__ void k_gemv(const int *nc, const T *W, const double *x, double *out, int K,
+                              size_t xs, const int *gate) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  const int m = 3 * *nc;
   if (i >= m || (gate && !*gate)) return; /* whole warps: i and *gate are the warp's */
   double a[KB];
   sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a);
@@ -95,10 +96,10 @@ static int cuda_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st
 int sim_cuda_h_apply_at(cuda_contact *k, const double *x, int free_only, double *out,
                         nsn_stamp_at at, sim_status *st) {
   int nc = k->stage.nc;
-  if (nc > 0 || at.n) {
-    const unsigned g = sim_cuda_blocks(nc > 0 ? nc : 1);
-    k_h_apply<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(nc, k->rows, k->tvert, k->tfree, k->tcoef,
-                                                       free_only, x, out, at);
+  if (nc > 0 || at.n) { /* a thread per contact the arrays hold (cuda_contact.dnc) */
+    const unsigned g = sim_cuda_blocks(k->nc_cap > 0 ? k->nc_cap : 1);
+    k_h_apply<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(k->dnc, k->rows, k->tvert, k->tfree,
+                                                       k->tcoef, free_only, x, out, at);
   }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
@@ -130,14 +131,15 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, do
     return sim_fail(st, SIM_ERR_DEVICE, "CUDA: %d products with %s W", K,
                     k->w_dense ? "a dense" : "no dense");
   if (m == 0) return SIM_OK;
-  const unsigned g = sim_cuda_blocks(32LL * m);
+  const unsigned g = sim_cuda_blocks(32LL * 3 * k->nc_cap); /* a warp per row the arrays hold */
   cudaStream_t sm = k->cx->stream;
+  const int *nc = k->dnc;
   if (wf)
-    k_gemv<1, float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, wf, x, out, K, xs, gate);
+    k_gemv<1, float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, wf, x, out, K, xs, gate);
   else if (K == 1)
-    k_gemv<1, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, K, xs, gate);
+    k_gemv<1, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, k->Wp, x, out, K, xs, gate);
   else
-    k_gemv<SIM_W_BATCH, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, K, xs, gate);
+    k_gemv<SIM_W_BATCH, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, k->Wp, x, out, K, xs, gate);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }

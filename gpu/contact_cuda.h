@@ -55,6 +55,10 @@ typedef struct cuda_contact {
   sim_contact_stage stage;
   cuda_ctx *cx;
   int nc_cap, nt_cap;
+  // the step's contact count on the device (written by the rows' first kernel), which the
+  // products with H and a dense W and the device Newton solve's kernels read: their grids
+  // follow the capacities, so a graph captured for one count serves every count they hold
+  int *dnc;
   cuda_row *rows;            // nc
   int *tvert, *tfree;        // nt: vertex, free unknown (-1: pinned)
   double *tcoef;             // 3 nt

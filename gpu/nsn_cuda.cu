@@ -34,42 +34,45 @@ extern "C" {
 
 // NCP values (nsn_fused.cuh ncp_contact) for K vectors at once (phi, om, e only for K = 1): a
 // thread per (contact, vector); *gate 0: nothing.
-static __global__ void k_ncp(int nc, int K, ncp_args a, const int *gate) {
+static __global__ void k_ncp(const int *dnc, int K, ncp_args a, const int *gate) {
   long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const int nc = *dnc;
   if (q >= (long long)nc * K || !*gate) return;
   ncp_contact(a, (int)(q % nc), (int)(q / nc));
 }
 
 // Row kernels: a thread per row of the 3 nc; nothing where the gate (a device int) is 0.
 #define ROW_KERNEL_HEAD                          \
+  const int m = 3 * *nc;                         \
   int i = blockIdx.x * blockDim.x + threadIdx.x; \
   if (i >= m || !*gate) return;
 
-static __global__ void k_hq(int m, const double *hab, double h2, const double *t, double *hq,
-                            const int *gate) {
+static __global__ void k_hq(const int *nc, const double *hab, double h2, const double *t,
+                            double *hq, const int *gate) {
   ROW_KERNEL_HEAD
   hq[i] = hab[i] + h2 * t[i];
 }
 
 // The line search's H q at each of K trials: out_t = hq + h2 (y_t - wl) (t at + t s3).
-static __global__ void k_ls_hq(int m, int K, size_t s3, const double *hq, double h2,
+static __global__ void k_ls_hq(const int *nc, int K, size_t s3, const double *hq, double h2,
                                const double *y, const double *wl, double *out, const int *gate) {
   long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const int m = 3 * *nc;
   if (q >= (long long)m * K || !*gate) return;
   int i = (int)(q % m);
   size_t v = (q / m) * s3 + (size_t)i;
   out[v] = hq[i] + h2 * (y[v] - wl[i]);
 }
 
-static __global__ void k_rhs(int m, int paper, double ih2, const double *om, const double *hq,
-                             const double *hab, const double *phi, const double *y, double *rhs,
-                             const int *gate) {
+static __global__ void k_rhs(const int *nc, int paper, double ih2, const double *om,
+                             const double *hq, const double *hab, const double *phi,
+                             const double *y, double *rhs, const int *gate) {
   ROW_KERNEL_HEAD
   rhs[i] = sim_nsn_row_rhs(paper, ih2, om[i], hq[i], hab[i], phi[i], y[i]);
 }
 
 // Compliance form: a decoupled row's dlambda = -phi / E is known (rhs / e); the others start at 0.
-static __global__ void k_decoupled(int m, int paper, const double *om, const double *e,
+static __global__ void k_decoupled(const int *nc, int paper, const double *om, const double *e,
                                    const double *rhs, double *dlam, int *moved, const int *gate,
                                    nsn_stamp_at at) {
   nsn_stamp_first(at);
@@ -79,13 +82,13 @@ static __global__ void k_decoupled(int m, int paper, const double *om, const dou
   if (v != 0.0) *moved = 1;
 }
 
-static __global__ void k_sub_coupled(int m, const double *om, const double *y, double *rhs,
+static __global__ void k_sub_coupled(const int *nc, const double *om, const double *y, double *rhs,
                                      const int *gate) {
   ROW_KERNEL_HEAD
   if (sim_nsn_coupled(om[i])) rhs[i] -= y[i];
 }
 
-static __global__ void k_jacobi(int m, int paper, const double *om, const double *wd,
+static __global__ void k_jacobi(const int *nc, int paper, const double *om, const double *wd,
                                 const double *e, double *pc, const int *gate) {
   ROW_KERNEL_HEAD
   double dg = sim_nsn_row_diag(paper, om[i], wd[i], e[i]);
@@ -93,13 +96,13 @@ static __global__ void k_jacobi(int m, int paper, const double *om, const double
 }
 
 // The Newton system (nsn.c system_apply): before W (tmp) and after it (y).
-static __global__ void k_sys_pre(int m, int paper, const double *om, const double *x, double *tmp,
-                                 const int *gate) {
+static __global__ void k_sys_pre(const int *nc, int paper, const double *om, const double *x,
+                                 double *tmp, const int *gate) {
   ROW_KERNEL_HEAD
   tmp[i] = paper ? om[i] * x[i] : (sim_nsn_coupled(om[i]) ? x[i] : 0.0);
 }
 
-static __global__ void k_sys_post(int m, int paper, const double *om, const double *e,
+static __global__ void k_sys_post(const int *nc, int paper, const double *om, const double *e,
                                   const double *x, double *y, const int *gate) {
   ROW_KERNEL_HEAD
   if (paper)
@@ -109,24 +112,24 @@ static __global__ void k_sys_post(int m, int paper, const double *om, const doub
 }
 
 // Conjugate Residual's vector updates (cr.c).
-static __global__ void k_cr_start(int m, const double *b, const double *Mz, double *r,
+static __global__ void k_cr_start(const int *nc, const double *b, const double *Mz, double *r,
                                   const int *gate) {
   ROW_KERNEL_HEAD
   r[i] = b[i] - Mz[i];
 }
 
-static __global__ void k_mul(int m, const double *a, const double *b, double *out,
+static __global__ void k_mul(const int *nc, const double *a, const double *b, double *out,
                              const int *gate) {
   ROW_KERNEL_HEAD
   out[i] = a[i] * b[i];
 }
 
-static __global__ void k_copy(int m, const double *a, double *a2, const int *gate) {
+static __global__ void k_copy(const int *nc, const double *a, double *a2, const int *gate) {
   ROW_KERNEL_HEAD
   a2[i] = a[i];
 }
 
-static __global__ void k_cr_step(int m, const cr_dev *c, const double *p, const double *Mp,
+static __global__ void k_cr_step(const int *nc, const cr_dev *c, const double *p, const double *Mp,
                                  const double *dinv, double *x, double *r, double *z) {
   const int *gate = &c->active;
   ROW_KERNEL_HEAD
@@ -136,7 +139,7 @@ static __global__ void k_cr_step(int m, const cr_dev *c, const double *p, const 
   if (dinv) z[i] -= alpha * dinv[i] * Mp[i];
 }
 
-static __global__ void k_cr_dir(int m, const cr_dev *c, const double *z, const double *Mz,
+static __global__ void k_cr_dir(const int *nc, const cr_dev *c, const double *z, const double *Mz,
                                 double *p, double *Mp) {
   const int *gate = &c->active;
   ROW_KERNEL_HEAD
@@ -167,12 +170,13 @@ typedef struct ls_take {
 // lambda += alpha dlambda, capped, in the cone (nsn_row.h) for K step lengths alpha = 2^-(t0 + t)
 // at once (trial t at out + t s3; K = 1, t0 = 0, out = lam: the full step in place). First, CR's
 // tally (after CR) or the batch before's pick (take; by trial 0's threads, whatever the gate).
-static __global__ void k_update(int nc, int K, int t0, size_t s3, const double *comp,
+static __global__ void k_update(const int *dnc, int K, int t0, size_t s3, const double *comp,
                                 const double *mu, double max_force, const double *lam,
                                 const double *dlam, double *out, const int *gate, cr_tally tally,
                                 ls_take take) {
   cr_tally_first(tally);
   long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const int nc = *dnc;
   if (q >= (long long)nc * K) return;
   int j = (int)(q % nc), t = (int)(q / nc);
   size_t i = 3 * (size_t)j;
@@ -189,8 +193,8 @@ static __global__ void k_update(int nc, int K, int t0, size_t s3, const double *
 // The accepted trial (n->pick of the batch in ltry) becomes lambda. With y (reuse_wf), its W
 // ltry (ytry) becomes y, so y is W f, and the last batch's (last) clears the flag that says
 // it is not.
-static __global__ void k_ls_accept(int m, nsn_dev *n, size_t s3, const double *ltry, double *lam,
-                                   const double *ytry, double *y, int last) {
+static __global__ void k_ls_accept(const int *nc, nsn_dev *n, size_t s3, const double *ltry,
+                                   double *lam, const double *ytry, double *y, int last) {
   const int *gate = &n->go; /* a pick implies go */
   ROW_KERNEL_HEAD
   if (n->pick >= 0) {
@@ -200,9 +204,10 @@ static __global__ void k_ls_accept(int m, nsn_dev *n, size_t s3, const double *l
   if (y && last && i == 0) n->wf_stale = 0;
 }
 
-static __global__ void k_force(int m, int paper, const double *om, const double *lam, double *f) {
+static __global__ void k_force(const int *nc, int paper, const double *om, const double *lam,
+                               double *f) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
+  if (i >= 3 * *nc) return;
   f[i] = paper ? om[i] * lam[i] : lam[i];
 }
 
@@ -212,44 +217,52 @@ static cudaStream_t stream(const cuda_contact *k) { return k->cx->stream; }
 
 static unsigned blocks_for(long long n) { return sim_cuda_blocks(n > 0 ? n : 1); }
 
-// The two passes queued: the sum of x d y over n values (d, y optional) and, with mx, its max
-// into dst[0], dst[1]; `batches` of them (x and mx at + b xs, results at dst + 2 b). The first
-// pass runs on the fewest blocks (a power of two, at most SIM_RED_BLOCKS) that give every
-// thread at most one value, the second on one thread per block.
+// The grids follow the arrays' capacity (cuda_nsn.cap contacts, 3 cap rows), and the kernels
+// read the step's contact count on the device (cuda_contact.dnc): the threads past it do
+// nothing, so an L-G iteration's graph serves every count the arrays hold and is captured
+// again only where they grow (graph_sig). The reductions keep their partition (a value a
+// thread, block b's from SIM_CUDA_BLOCK b on); the blocks past the count add the +0.0 partials
+// of their empty blocks, which leave every sum's bits as they were.
+
+// The two passes queued: the sum of x d y over n = per nc values (per 1: a value a contact; 3:
+// a row; d, y optional) and, with mx, its max into dst[0], dst[1]; `batches` of them (x and mx
+// at + b xs, results at dst + 2 b). The first pass runs on the fewest blocks (a power of two,
+// at most SIM_RED_BLOCKS) that give every thread at most one value of the capacity's, the
+// second on one thread per block.
 static unsigned reduce_blocks(long long n) {
   unsigned nb = 1;
   while (nb < SIM_RED_BLOCKS && (long long)nb * SIM_CUDA_BLOCK < n) nb *= 2;
   return nb;
 }
 
-static int queue_reduce(cuda_contact *k, long long n, const double *x, const double *d,
-                        const double *y, const double *mx, int batches, size_t xs, double *dst,
-                        red_then then, sim_status *st) {
+static int queue_reduce(cuda_contact *k, int per, const double *x, const double *d, const double *y,
+                        const double *mx, int batches, size_t xs, double *dst, red_then then,
+                        sim_status *st) {
   cuda_nsn *s = k->dn;
-  const unsigned nb = reduce_blocks(n);
+  const unsigned nb = reduce_blocks((long long)per * s->cap);
   dim3 g1(nb, (unsigned)batches), g2(1, (unsigned)batches);
   if (s->fuse) {
-    k_reduce_last<<<g1, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, xs, s->part, dst,
+    k_reduce_last<<<g1, SIM_CUDA_BLOCK, 0, stream(k)>>>(k->dnc, per, x, d, y, mx, xs, s->part, dst,
                                                         s->count, then);
   } else {
-    k_reduce<<<g1, SIM_CUDA_BLOCK, 0, stream(k)>>>(n, x, d, y, mx, xs, s->part);
+    k_reduce<<<g1, SIM_CUDA_BLOCK, 0, stream(k)>>>(k->dnc, per, x, d, y, mx, xs, s->part);
     k_reduce_final<<<g2, nb, 0, stream(k)>>>(s->part, dst, then);
   }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
-// The sum of x d y (d, y optional) into dst[0], left on the device, then Conjugate Residual's
-// decision `what` (THEN_*; THEN_NOTHING: none).
+// The sum of x d y (d, y optional) over the rows into dst[0], left on the device, then
+// Conjugate Residual's decision `what` (THEN_*; THEN_NOTHING: none).
 static red_then cr_then(const cuda_contact *k, int what) {
   const sim_nsn_options *o = &k->stage.nsn.opt;
   red_then t = {what, k->dn->crd, k->dn->ctl, &k->dn->ctl->go, o->cr_tol, o->cr_iters};
   return t;
 }
 
-static int reduce_to(cuda_contact *k, long long n, const double *x, const double *d,
-                     const double *y, double *dst, int what, sim_status *st) {
-  return queue_reduce(k, n, x, d, y, NULL, 1, 0, dst, cr_then(k, what), st);
+static int reduce_to(cuda_contact *k, const double *x, const double *d, const double *y,
+                     double *dst, int what, sim_status *st) {
+  return queue_reduce(k, 3, x, d, y, NULL, 1, 0, dst, cr_then(k, what), st);
 }
 
 // An int of the device's decisions (nsn_dev, cr_dev) to the host: a wait.
@@ -290,21 +303,23 @@ template <int E>
 static int w_then(cuda_contact *k, const double *x, double *out, double h2, const double *u,
                   const double *v, double *w, const int *gate, sim_status *st,
                   const int *stale = NULL) {
-  int m = 3 * k->stage.nc;
+  const int m = 3 * k->dn->cap; /* the rows the arrays hold: the grids' */
   cudaStream_t sm = stream(k);
   if (k->dn->fuse && k->w_dense) {
     const unsigned gw = blocks_for(32LL * m);
-    k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(m, k->Wp, x, out, 1, 0, h2, u, v, w, gate, stale);
+    const int *nc = k->dnc;
+    const double *W = k->Wp;
+    k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(nc, W, x, out, 1, 0, h2, u, v, w, gate, stale);
   } else { /* with stale, the product only where out is not W x yet */
     int rc = w_apply(k, x, out, stale ? stale : gate, st);
     if (rc) return rc;
     const unsigned g = blocks_for(m);
     if (E == W_THEN_HQ)
-      k_hq<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, u, h2, out, w, gate);
+      k_hq<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, u, h2, out, w, gate);
     else if (E == W_THEN_SUB)
-      k_sub_coupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, u, out, w, gate);
+      k_sub_coupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, u, out, w, gate);
     else
-      k_ls_hq<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, 1, 0, u, h2, out, v, w, gate);
+      k_ls_hq<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, 1, 0, u, h2, out, v, w, gate);
   }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
@@ -344,17 +359,17 @@ static ncp_args ncp_at(const cuda_contact *k, const double *hq, const double *la
 static int ncp_start(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  int nc = k->stage.nc;
+  const int nc = s->cap; /* the contacts the arrays hold: the grids' */
   const ncp_args a = ncp_at(k, s->hq, s->lam, 1);
   red_then judge = {THEN_NSN_JUDGE, s->crd, s->ctl, NULL, o->newton_tol, 0};
   if (s->fuse) {
-    k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, a, &s->ctl->go, s->part,
-                                                                      s->res, s->count, judge);
+    k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(
+        k->dnc, a, &s->ctl->go, s->part, s->res, s->count, judge);
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
   }
-  k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(nc, 1, a, &s->ctl->go);
-  return queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, 1, 0, s->res, judge, st);
+  k_ncp<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(k->dnc, 1, a, &s->ctl->go);
+  return queue_reduce(k, 1, s->mterm, NULL, NULL, s->pterm, 1, 0, s->res, judge, st);
 }
 
 // W's float copy for CR's products (contact.cr_precision float with a dense W; sim_cuda_nsn_begin
@@ -367,30 +382,41 @@ static const float *cr_wf(const cuda_contact *k) {
 // W and zero_unless given, W is not read where *zero_unless is 0 (the caller knows x is zero
 // then): W times x is the +0.0 in every row that the product's sums of +-0.0 terms give (the
 // unfused product leaves the memset's), and the rest runs as ever, so y has the same bits.
+// x_zero: the host knows x is zero (the paper's form at CR's start, or, with W matrix-free, no
+// decoupled row moved), so W times x is that +0.0 with no product at all: matrix-free, one
+// product with H A^-1 H^T (two passes over S) less per Newton step; with a dense W and separate
+// launches, the memset and the row kernel after the product, as a closed gate leaves them.
 static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate,
-                     const int *zero_unless, sim_status *st) {
+                     const int *zero_unless, int x_zero, sim_status *st) {
   cuda_nsn *s = k->dn;
-  int m = 3 * k->stage.nc, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER;
+  const int m = 3 * s->cap, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER; /* grids */
   const float *wf = cr_wf(k);
   cudaStream_t sm = stream(k);
   if (!k->w_dense) zero_unless = NULL;
+  if (x_zero && !(s->fuse && k->w_dense)) {
+    SIM_CU(cudaMemsetAsync(y, 0, sizeof(double) * (size_t)m, sm), st);
+    k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, x, y, gate);
+    SIM_CU(cudaGetLastError(), st);
+    return SIM_OK;
+  }
   if (s->fuse && k->w_dense) {
     const unsigned g = blocks_for(32LL * m);
     const double *W = k->Wp, *om = s->om, *e = s->e;
+    const int *n = k->dnc; /* the count: the rows are 3 *n */
     if (wf)
-      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, wf, om, e, x, y, gate, zero_unless);
+      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, wf, om, e, x, y, gate, zero_unless);
     else
-      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, W, om, e, x, y, gate, zero_unless);
+      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, W, om, e, x, y, gate, zero_unless);
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
   }
   const int *pg = zero_unless ? zero_unless : gate; /* the product's gate */
   if (zero_unless) SIM_CU(cudaMemsetAsync(y, 0, sizeof(double) * (size_t)m, sm), st);
-  k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, x, s->tmp, pg);
+  k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, x, s->tmp, pg);
   int rc =
       wf ? sim_cuda_w_apply_dense(k, wf, s->tmp, y, 1, 0, pg, st) : w_apply(k, s->tmp, y, pg, st);
   if (rc) return rc;
-  k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, x, y, gate);
+  k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, x, y, gate);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -401,21 +427,21 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gat
 static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int *gate, double *dst,
                          int what, sim_status *st) {
   cuda_nsn *s = k->dn;
-  int m = 3 * k->stage.nc, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER;
+  const int m = 3 * s->cap, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER; /* grids */
   if (!s->fuse || !k->w_dense || m > SIM_RED_BLOCKS * SIM_CUDA_BLOCK) {
-    int rc = sys_apply(k, x, y, gate, NULL, st);
-    return rc ? rc : reduce_to(k, m, x, NULL, y, dst, what, st);
+    int rc = sys_apply(k, x, y, gate, NULL, 0, st);
+    return rc ? rc : reduce_to(k, x, NULL, y, dst, what, st);
   }
   const unsigned g = blocks_for(32LL * m), nb = reduce_blocks(m);
   const red_then then = cr_then(k, what);
   const float *wf = cr_wf(k);
   cudaStream_t sm = stream(k);
   if (wf)
-    k_sys_gemv_dot<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, nb, paper, wf, s->om, s->e, x, y, gate,
-                                                        s->part, dst, s->gcount, then);
+    k_sys_gemv_dot<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, wf, s->om, s->e, x, y,
+                                                        gate, s->part, dst, s->gcount, then);
   else
-    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, nb, paper, k->Wp, s->om, s->e, x, y,
-                                                         gate, s->part, dst, s->gcount, then);
+    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, k->Wp, s->om, s->e, x,
+                                                         y, gate, s->part, dst, s->gcount, then);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -427,49 +453,49 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
 // to go on once per iteration. x is zero where *x_zero_unless is 0 (the device's flag that a
 // decoupled row moved: dlam is zero on every row until one does), and with a dense W the start's
 // product then does not read W (sys_apply): on the CPU over Table 3's first frames with contact,
-// one Newton step in 30 at most had such a row.
+// one Newton step in 30 at most had such a row. x_zero: the host knows x is zero (sys_apply).
 static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x,
-                    const int *x_zero_unless, cr_tally *tally, sim_status *st) {
+                    const int *x_zero_unless, int x_zero, cr_tally *tally, sim_status *st) {
   cuda_nsn *s = k->dn;
   cr_dev *c = s->crd;
   const sim_nsn_options *o = &k->stage.nsn.opt;
   const int *go = &s->ctl->go, *on = &c->active;
-  int m = 3 * k->stage.nc, rc;
+  int m = 3 * s->cap, rc; /* the rows the arrays hold: the grids' */
   unsigned g = blocks_for(m);
   double *r = s->cr[0], *p = s->cr[1], *Mz = s->cr[2], *Mp = s->cr[3];
   double *z = dinv ? s->cr[4] : r;
   cudaStream_t sm = stream(k);
-  if ((rc = sys_apply(k, x, Mz, go, x_zero_unless, st))) return rc;
+  if ((rc = sys_apply(k, x, Mz, go, x_zero_unless, x_zero, st))) return rc;
   if (s->fuse) { /* b b, r, its sum of squares and z in one launch (k_cr_start_bb_rr) */
     const dim3 gs(reduce_blocks(m), 2);
-    k_cr_start_bb_rr<<<gs, SIM_CUDA_BLOCK, 0, sm>>>(m, c, b, Mz, dinv, r, z, go, s->part, s->count,
-                                                    cr_then(k, THEN_CR_INIT));
+    k_cr_start_bb_rr<<<gs, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, b, Mz, dinv, r, z, go, s->part,
+                                                    s->count, cr_then(k, THEN_CR_INIT));
   } else {
-    k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, b, Mz, r, go);
-    if ((rc = reduce_to(k, m, b, NULL, b, c->red[CR_BB], THEN_NOTHING, st)) ||
-        (rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], THEN_CR_INIT, st)))
+    k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, b, Mz, r, go);
+    if ((rc = reduce_to(k, b, NULL, b, c->red[CR_BB], THEN_NOTHING, st)) ||
+        (rc = reduce_to(k, r, NULL, r, c->red[CR_RR], THEN_CR_INIT, st)))
       return rc;
   }
   int active = o->cr_iters > 0;
   if (active && o->cr_tol > 0.0 && (rc = read_flag(k, on, &active, st))) return rc;
   if (active) {
-    if (dinv && !s->fuse) k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, dinv, r, z, on);
+    if (dinv && !s->fuse) k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, dinv, r, z, on);
     if ((rc = sys_apply_dot(k, z, Mz, on, c->red[CR_ZMZ], THEN_CR_ZMZ, st))) return rc;
     if (!s->fuse) { /* fused: in k_cr_dir_mpd's first launch */
-      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, z, p, on);
-      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, Mz, Mp, on);
+      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, z, p, on);
+      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, Mz, Mp, on);
     }
     const unsigned nb = reduce_blocks(m);
     for (int it = 0; it < o->cr_iters; it++) {
       if (s->fuse) { /* the direction, then the step, each with the reduction it feeds */
-        k_cr_dir_mpd<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(m, c, it == 0, z, Mz, dinv, p, Mp, s->part,
+        k_cr_dir_mpd<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, it == 0, z, Mz, dinv, p, Mp, s->part,
                                                     s->count, cr_then(k, THEN_CR_ALPHA));
-        k_cr_step_rr<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(m, c, p, Mp, dinv, x, r, z, s->part, s->count,
-                                                    cr_then(k, THEN_CR_CHECK));
+        k_cr_step_rr<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, z, s->part,
+                                                    s->count, cr_then(k, THEN_CR_CHECK));
       } else {
-        if ((rc = reduce_to(k, m, Mp, dinv, Mp, c->red[CR_MPD], THEN_CR_ALPHA, st))) return rc;
-        k_cr_step<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, p, Mp, dinv, x, r, z);
-        if ((rc = reduce_to(k, m, r, NULL, r, c->red[CR_RR], THEN_CR_CHECK, st))) return rc;
+        if ((rc = reduce_to(k, Mp, dinv, Mp, c->red[CR_MPD], THEN_CR_ALPHA, st))) return rc;
+        k_cr_step<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, z);
+        if ((rc = reduce_to(k, r, NULL, r, c->red[CR_RR], THEN_CR_CHECK, st))) return rc;
       }
       if (it + 1 >= o->cr_iters) break;
       if (o->cr_tol > 0.0) {
@@ -477,7 +503,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
         if (!active) break;
       }
       if ((rc = sys_apply_dot(k, z, Mz, on, c->red[CR_ZMZ1], THEN_CR_BETA, st))) return rc;
-      if (!s->fuse) k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, c, z, Mz, p, Mp);
+      if (!s->fuse) k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, z, Mz, p, Mp);
     }
   }
   /* its count (read with the rest at the iteration's end) and its end's stamp (cst_solve's
@@ -507,7 +533,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
 static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  int nc = k->stage.nc, m = 3 * nc, rc, reads = reads_decisions(k);
+  int nc = s->cap, m = 3 * nc, rc, reads = reads_decisions(k); /* the grids' */
   size_t s3 = 3 * (size_t)s->cap;
   const int *on = &s->ctl->search;
   double h2 = o->h * o->h;
@@ -521,45 +547,45 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
     int K = reads || t0 == 0 ? 1 : o->line_search + 1 - t0;
     if (K > SIM_W_BATCH) K = SIM_W_BATCH;
     k_update<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(
-        nc, K, t0, s3, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->ltry, on, tally, take);
+        k->dnc, K, t0, s3, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->ltry, on, tally, take);
     tally = cr_tally{}, take = ls_take{};
     const ncp_args a = ncp_at(k, s->htry, s->ltry, 0);
     if (s->fuse && K == 1) {
       if ((rc = w_then<W_THEN_LS_HQ>(k, s->ltry, s->ytry, h2, s->hq, s->wl, s->htry, on, st)))
         return rc;
       red_then pick = {THEN_LS_PICK, NULL, s->ctl, NULL, 0.0, t0, t0 + K > o->line_search};
-      k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, sm>>>(nc, a, on, s->part, s->res,
+      k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, a, on, s->part, s->res,
                                                                  s->count, pick);
     } else if (s->fuse) { /* a batch (W dense): products with their H q, then NCP and pick */
       const unsigned gw = sim_cuda_blocks(32LL * m);
       const dim3 gp(reduce_blocks(nc), (unsigned)K);
       k_w_then<W_THEN_LS_HQ, SIM_W_BATCH><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(
-          m, k->Wp, s->ltry, s->ytry, K, s3, h2, s->hq, s->wl, s->htry, on, (const int *)NULL);
-      k_ncp_pick<<<gp, SIM_CUDA_BLOCK, 0, sm>>>(nc, a, on, s->part, s->res, s->count, s->ctl, t0,
-                                                t0 + K > o->line_search);
+          k->dnc, k->Wp, s->ltry, s->ytry, K, s3, h2, s->hq, s->wl, s->htry, on, (const int *)NULL);
+      k_ncp_pick<<<gp, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, a, on, s->part, s->res, s->count, s->ctl,
+                                                t0, t0 + K > o->line_search);
     } else {
       rc = reads ? sim_cuda_w_apply(k, s->ltry, s->ytry, st)
                  : sim_cuda_w_apply_dense(k, NULL, s->ltry, s->ytry, K, s3, on, st);
       if (rc) return rc;
-      k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(m, K, s3, s->hq, h2, s->ytry,
-                                                                       s->wl, s->htry, on);
-      k_ncp<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(nc, K, a, on);
+      k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, K, s3, s->hq, h2,
+                                                                       s->ytry, s->wl, s->htry, on);
+      k_ncp<<<blocks_for((long long)nc * K), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, K, a, on);
       const int last = t0 + K > o->line_search;
       red_then then = {K == 1 ? THEN_LS_PICK : THEN_NOTHING, NULL, s->ctl, NULL, 0.0, t0, last};
-      if ((rc = queue_reduce(k, nc, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, then,
+      if ((rc = queue_reduce(k, 1, s->mterm, NULL, NULL, s->pterm, K, (size_t)s->cap, s->res, then,
                              st)))
         return rc;
       if (K > 1) k_ls_pick<<<1, 1, 0, sm>>>(s->ctl, s->res, K, t0, last);
     }
     if (s->fuse && !reads && t0 + K > o->line_search) { /* the last batch */
-      k_ls_accept_force<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam,
-                                                                  s->f, s->ytry, y);
+      k_ls_accept_force<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->ctl, s3, s->ltry,
+                                                                  s->lam, s->f, s->ytry, y);
       *forced = 1;
     } else if (s->fuse && !reads) { /* taken by the next batch's update */
       take = ls_take{s->ctl, s3, s->ltry, s->lam, s->ytry, y};
     } else {
-      k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(m, s->ctl, s3, s->ltry, s->lam, s->ytry,
-                                                            y, t0 + K > o->line_search);
+      k_ls_accept<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->ctl, s3, s->ltry, s->lam,
+                                                            s->ytry, y, t0 + K > o->line_search);
     }
     SIM_CU(cudaGetLastError(), st);
     t0 += K;
@@ -579,7 +605,7 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
 static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  int nc = k->stage.nc, m = 3 * nc, paper = o->form == SIM_NSN_FORM_PAPER, rc;
+  int nc = s->cap, m = 3 * nc, paper = o->form == SIM_NSN_FORM_PAPER, rc; /* the grids' */
   const int *go = &s->ctl->go;
   unsigned g = blocks_for(m);
   cudaStream_t sm = stream(k);
@@ -594,16 +620,16 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   }
   if (!*stopped) {
     if (paper) { /* y = W Omega lambda (the compliance form's W lambda is in y already) */
-      k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, s->om, s->lam, s->tmp, go);
+      k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->om, s->lam, s->tmp, go);
       if ((rc = w_apply(k, s->tmp, s->y, go, st))) return rc;
     }
     if (s->fuse) {
-      k_rhs_wl<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
+      k_rhs_wl<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
                                              s->wl, s->rhs, go);
     } else {
-      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, s->y, s->wl, go);
-      k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->rhs,
-                                          go);
+      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->y, s->wl, go);
+      k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
+                                          s->rhs, go);
     }
     /* the coupled rows' right-hand side less W dlam when a decoupled row moved, as nsn.c (on
        the CPU over Table 3's first frames with contact one Newton step in 30 at most:
@@ -618,37 +644,38 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     nsn_stamp_at cr0;
     if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR0, &cr0, st))) return rc;
     if (s->fuse) /* with Jacobi's preconditioner, fused */
-      k_decoupled_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam,
+      k_decoupled_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, s->rhs, s->dlam,
                                                        paper ? NULL : s->moved, s->wd,
                                                        o->cr_jacobi ? s->pc : NULL, go, cr0);
     else
-      k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->e, s->rhs, s->dlam, s->moved,
-                                                go, cr0);
+      k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, s->rhs, s->dlam,
+                                                s->moved, go, cr0);
     int moved = !paper && k->w_dense;
     if (read_moved && (rc = read_flag(k, s->moved, &moved, st))) return rc;
     if (moved &&
         (rc = w_then<W_THEN_SUB>(k, s->dlam, s->tmp, 0.0, s->om, NULL, s->rhs, s->moved, st)))
       return rc;
     if (o->cr_jacobi && !s->fuse)
-      k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->wd, s->e, s->pc, go);
+      k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->wd, s->e, s->pc, go);
     cr_tally tally; /* CR's count and end stamp, made by the update after it */
-    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, s->moved, &tally, st);
+    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, s->moved, !moved, &tally, st);
     if (rc) return rc;
     if (!paper && o->line_search > 0) {
       rc = line_search(k, tally, &forced, st);
     } else if (s->fuse) {
       k_update_force<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, sm>>>(
-          nc, paper, s->comp, s->mu, o->max_force, s->om, s->lam, s->dlam, s->f, go, tally);
+          k->dnc, paper, s->comp, s->mu, o->max_force, s->om, s->lam, s->dlam, s->f, go, tally);
       forced = 1;
     } else {
-      k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, sm>>>(
-          nc, 1, 0, 0, s->comp, s->mu, o->max_force, s->lam, s->dlam, s->lam, go, tally, ls_take{});
+      k_update<<<blocks_for(nc), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, 1, 0, 0, s->comp, s->mu,
+                                                          o->max_force, s->lam, s->dlam, s->lam, go,
+                                                          tally, ls_take{});
     }
     if (rc) return rc;
   }
   /* f = F lambda: after the update, or lambda standing (a step's start has f = 0, as nsn.c);
      once the steps stopped, the same values again */
-  if (!forced) k_force<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m, paper, s->om, s->lam, s->f);
+  if (!forced) k_force<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->lam, s->f);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -701,16 +728,19 @@ static int queue_graphed(void *arg, sim_status *st) {
 }
 
 // What the iteration's kernels take as arguments besides the model's constants, the options
-// and arrays that live as long as the solve: the contact count (and the sizes it gives), and
-// the arrays that grow with it, which move only when their capacities grow, and the dense W.
-// A step whose signature is the graph's launches the graph as it is, without a capture.
+// and arrays that live as long as the solve: the arrays that grow with the contacts, which
+// move only when their capacities grow (the grids follow those capacities: the kernels read
+// the count itself on the device, cuda_contact.dnc), whether there are contacts at all, and
+// the dense W. A step whose signature is the graph's launches the graph as it is, without a
+// capture: the contact count alone changing costs none (a capture of the default settings'
+// iteration, some 440 kernels, cost about 0.3 ms on an H200: docs/gpu_checklist.md).
 static nsn_graph_sig graph_sig(const cuda_contact *k) {
-  const nsn_graph_sig g = {k->stage.nc, k->nc_cap, k->nt_cap, k->dn->cap, k->Wp, cr_wf(k)};
+  const nsn_graph_sig g = {k->stage.nc > 0, k->nc_cap, k->nt_cap, k->dn->cap, k->Wp, cr_wf(k)};
   return g;
 }
 
 static int same_sig(const nsn_graph_sig *a, const nsn_graph_sig *b) {
-  return a->nc == b->nc && a->nc_cap == b->nc_cap && a->nt_cap == b->nt_cap && a->cap == b->cap &&
+  return a->any == b->any && a->nc_cap == b->nc_cap && a->nt_cap == b->nt_cap && a->cap == b->cap &&
          a->W == b->W && a->Wf == b->Wf;
 }
 

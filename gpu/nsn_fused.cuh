@@ -45,11 +45,11 @@ static __device__ void ncp_contact(const ncp_args &a, int j, int t) {
 // launch, on the reduction's blocks for nc: a thread evaluates its contacts where *gate is
 // open and adds what mterm and pterm hold (where it is closed, what the separate reduction
 // would find there); the last block takes `then` (the Newton step's judge, a trial's pick).
-static __global__ void k_ncp_reduce(int nc, ncp_args a, const int *gate, double *part, double *res,
-                                    int *count, red_then then) {
+static __global__ void k_ncp_reduce(const int *nc, ncp_args a, const int *gate, double *part,
+                                    double *res, int *count, red_then then) {
   const int open = *gate;
   update_reduce_max(
-      nc,
+      *nc,
       [=](long long j) {
         if (open) ncp_contact(a, (int)j, 0);
         return sum_max{a.mterm[j], a.pterm[j]};
@@ -62,11 +62,11 @@ static __global__ void k_ncp_reduce(int nc, ncp_args a, const int *gate, double 
 // contacts evaluated where *gate is open, its batch's last block adding its blocks' partials
 // into res + 2 t; the last of those batches (count[SIM_W_BATCH]) picks among the K trials
 // t0 .. t0 + K - 1 as k_ls_pick does (last: the search's last batch).
-static __global__ void k_ncp_pick(int nc, ncp_args a, const int *gate, double *part, double *res,
-                                  int *count, nsn_dev *n, int t0, int last) {
+static __global__ void k_ncp_pick(const int *nc, ncp_args a, const int *gate, double *part,
+                                  double *res, int *count, nsn_dev *n, int t0, int last) {
   const int open = *gate, t = (int)blockIdx.y, K = (int)gridDim.y;
   if (!reduce_batches_last(
-          nc,
+          *nc,
           [=](long long j) {
             if (open) ncp_contact(a, (int)j, t);
             return sum_max{a.mterm[t * a.s1 + j], a.pterm[t * a.s1 + j]};
@@ -93,10 +93,11 @@ enum {
 // given and *stale is 0, out holds W x already (K 1: the line search's accepted trial's) and W
 // is not read.
 template <int E, int KB>
-static __global__ void k_w_then(int m, const double *W, const double *x, double *out, int K,
+static __global__ void k_w_then(const int *nc, const double *W, const double *x, double *out, int K,
                                 size_t xs, double h2, const double *u, const double *v, double *w,
                                 const int *gate, const int *stale) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  const int m = 3 * *nc;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
   double a[KB];
   if (stale && !*stale)
@@ -141,26 +142,31 @@ static __device__ void sys_row(int m, int paper, const T *W, const double *om, c
 // y = the Newton system times x, a warp per row; nothing where *gate is 0; W not read where
 // *zero_unless is 0 (x zero: sys_row; NULL: always read).
 template <typename T>
-static __global__ void k_sys_gemv(int m, int paper, const T *W, const double *om, const double *e,
-                                  const double *x, double *y, const int *gate,
+static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, const double *om,
+                                  const double *e, const double *x, double *y, const int *gate,
                                   const int *zero_unless) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  const int m = 3 * *nc;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
   sys_row(m, paper, W, om, e, x, y, i, lane, zero_unless);
 }
 
 // k_sys_gemv, then the sum of x y over the m rows with its decision `then` (reduce_to's
 // k_reduce_last, on its partition: reduction block b adds rows SIM_CUDA_BLOCK b .. + 255 by
-// block_sum_max's tree, nb >= m / SIM_CUDA_BLOCK blocks), in one launch. The blocks of a
+// block_sum_max's tree, nb >= the grid's reduction blocks), in one launch. The blocks of a
 // warp per row that hold reduction block b's rows count themselves in gcount[b]; the last of
 // them adds those rows into part[b]; the last of those (gcount[SIM_RED_BLOCKS]) adds the parts
-// and decides. Every block counts, also where *gate is 0: the separate reduction runs
-// ungated, over what x and y hold then.
+// and decides. Every block counts, also where *gate is 0 (the separate reduction runs
+// ungated, over what x and y hold then) and where its rows are past m (the grid follows the
+// arrays' capacity: their partials are the +0.0 that the separate reduction's blocks past m
+// leave too, so the sum has the same bits).
 template <typename T>
-static __global__ void k_sys_gemv_dot(int m, int nb, int paper, const T *W, const double *om,
-                                      const double *e, const double *x, double *y, const int *gate,
-                                      double *part, double *res, int *gcount, red_then then) {
+static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T *W,
+                                      const double *om, const double *e, const double *x, double *y,
+                                      const int *gate, double *part, double *res, int *gcount,
+                                      red_then then) {
   const int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  const int m = 3 * *nc;
   if (i < m && *gate) sys_row(m, paper, W, om, e, x, y, i, lane);
   const int per = SIM_CUDA_BLOCK / (blockDim.x >> 5); /* blocks per reduction block */
   const int b = (int)blockIdx.x / per, first = b * per;
@@ -175,29 +181,29 @@ static __global__ void k_sys_gemv_dot(int m, int nb, int paper, const T *W, cons
     s += v;
   }
   block_sum_max(blockDim.x, s, 0.0, &part[b], &part[SIM_RED_BLOCKS + b]);
-  const int blocks = (m + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK;
+  const int blocks = ((int)gridDim.x + per - 1) / per;
   finish_last_of(blocks, nb, part, res, &gcount[SIM_RED_BLOCKS], then);
 }
 
 // k_copy of W lambda into wl and k_rhs in one launch.
-static __global__ void k_rhs_wl(int m, int paper, double ih2, const double *om, const double *hq,
-                                const double *hab, const double *phi, const double *y, double *wl,
-                                double *rhs, const int *gate) {
+static __global__ void k_rhs_wl(const int *nc, int paper, double ih2, const double *om,
+                                const double *hq, const double *hab, const double *phi,
+                                const double *y, double *wl, double *rhs, const int *gate) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m || !*gate) return;
+  if (i >= 3 * *nc || !*gate) return;
   wl[i] = y[i];
   rhs[i] = sim_nsn_row_rhs(paper, ih2, om[i], hq[i], hab[i], phi[i], y[i]);
 }
 
 // k_decoupled and k_jacobi (pc given) in one launch; moved NULL where nothing reads it (the
 // paper's form).
-static __global__ void k_decoupled_jacobi(int m, int paper, const double *om, const double *e,
-                                          const double *rhs, double *dlam, int *moved,
-                                          const double *wd, double *pc, const int *gate,
+static __global__ void k_decoupled_jacobi(const int *nc, int paper, const double *om,
+                                          const double *e, const double *rhs, double *dlam,
+                                          int *moved, const double *wd, double *pc, const int *gate,
                                           nsn_stamp_at at) {
   nsn_stamp_first(at);
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m || !*gate) return;
+  if (i >= 3 * *nc || !*gate) return;
   double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? rhs[i] / e[i] : 0.0;
   dlam[i] = v;
   if (moved && v != 0.0) *moved = 1;
@@ -213,12 +219,12 @@ static __global__ void k_decoupled_jacobi(int m, int paper, const double *om, co
 // decision from both sums (`then`). z is written whether or not the decision lets CR iterate
 // (the separate k_mul waits for it): nothing reads z before CR's next start writes it again
 // where CR does not iterate.
-static __global__ void k_cr_start_bb_rr(long long n, cr_dev *c, const double *b, const double *Mz,
+static __global__ void k_cr_start_bb_rr(const int *nc, cr_dev *c, const double *b, const double *Mz,
                                         const double *dinv, double *r, double *z, const int *gate,
                                         double *part, int *count, red_then then) {
   const int open = *gate, rr = (int)blockIdx.y;
   if (!reduce_batches_last(
-          n,
+          3LL * *nc,
           [=](long long i) {
             if (rr && open) {
               r[i] = b[i] - Mz[i];
@@ -234,13 +240,13 @@ static __global__ void k_cr_start_bb_rr(long long n, cr_dev *c, const double *b,
 
 // The full step (k_update with K = 1 in place, where *gate is open) and k_force in one launch:
 // a thread per contact.
-static __global__ void k_update_force(int nc, int paper, const double *comp, const double *mu,
-                                      double max_force, const double *om, double *lam,
-                                      const double *dlam, double *f, const int *gate,
+static __global__ void k_update_force(const int *nc, int paper, const double *comp,
+                                      const double *mu, double max_force, const double *om,
+                                      double *lam, const double *dlam, double *f, const int *gate,
                                       cr_tally tally) {
   cr_tally_first(tally);
   int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= nc) return;
+  if (j >= *nc) return;
   size_t i = 3 * (size_t)j;
   if (*gate) sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, 1.0, lam + i);
   for (int r = 0; r < 3; r++) f[i + r] = paper ? om[i + r] * lam[i + r] : lam[i + r];
@@ -249,10 +255,10 @@ static __global__ void k_update_force(int nc, int paper, const double *comp, con
 // The last batch's k_ls_accept and k_force in one launch: a thread per row (the line search
 // runs in the compliance form alone, where f = lambda). With y (reuse_wf), the pick's W ltry
 // (ytry) too, so y is W f, and its flag cleared.
-static __global__ void k_ls_accept_force(int m, nsn_dev *n, size_t s3, const double *ltry,
+static __global__ void k_ls_accept_force(const int *nc, nsn_dev *n, size_t s3, const double *ltry,
                                          double *lam, double *f, const double *ytry, double *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
+  if (i >= 3 * *nc) return;
   if (n->go && n->pick >= 0) {
     lam[i] = ltry[n->pick * s3 + (size_t)i];
     if (y) y[i] = ytry[n->pick * s3 + (size_t)i];

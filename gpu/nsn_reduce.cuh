@@ -56,9 +56,10 @@ static __device__ void reduce_first(long long n, const double *x, const double *
   block_sum_max(blockDim.x, s, m, &part[blockIdx.x], &part[SIM_RED_BLOCKS + blockIdx.x]);
 }
 
-static __global__ void k_reduce(long long n, const double *x, const double *d, const double *y,
-                                const double *mx, size_t xs, double *part) {
-  reduce_first(n, x, d, y, mx, xs, part);
+// n = per *nc values (the step's contact count on the device, cuda_contact.dnc).
+static __global__ void k_reduce(const int *nc, int per, const double *x, const double *d,
+                                const double *y, const double *mx, size_t xs, double *part) {
+  reduce_first((long long)per * *nc, x, d, y, mx, xs, part);
 }
 
 // cr.c's decisions, taken by the thread that finishes the reduction they read (k_reduce_final):
@@ -247,10 +248,10 @@ static __device__ void finish_last(double *part, double *res, int *count, const 
 }
 
 // k_reduce and k_reduce_final in one launch (batch blockIdx.y's counter at count + blockIdx.y).
-static __global__ void k_reduce_last(long long n, const double *x, const double *d,
+static __global__ void k_reduce_last(const int *nc, int per, const double *x, const double *d,
                                      const double *y, const double *mx, size_t xs, double *part,
                                      double *res, int *count, red_then then) {
-  reduce_first(n, x, d, y, mx, xs, part);
+  reduce_first((long long)per * *nc, x, d, y, mx, xs, part);
   part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
   res += 2 * (size_t)blockIdx.y;
   finish_last(part, res, count + blockIdx.y, then);
@@ -312,9 +313,10 @@ static __device__ void update_reduce(long long n, Value v, double *part, double 
 
 // Conjugate Residual's next direction (k_cr_dir; first: p = z, Mp = Mz, the copies before the
 // loop), where c->active, then the sum of Mp dinv Mp (dinv optional) and the step length.
-static __global__ void k_cr_dir_mpd(long long n, cr_dev *c, int first, const double *z,
+static __global__ void k_cr_dir_mpd(const int *nc, cr_dev *c, int first, const double *z,
                                     const double *Mz, const double *dinv, double *p, double *Mp,
                                     double *part, int *count, red_then then) {
+  const long long n = 3LL * *nc;
   const int on = c->active;
   const double beta = c->beta;
   update_reduce(
@@ -332,9 +334,10 @@ static __global__ void k_cr_dir_mpd(long long n, cr_dev *c, int first, const dou
 }
 
 // Conjugate Residual's step (k_cr_step) where c->active, then the sum of r r and the stop test.
-static __global__ void k_cr_step_rr(long long n, cr_dev *c, const double *p, const double *Mp,
+static __global__ void k_cr_step_rr(const int *nc, cr_dev *c, const double *p, const double *Mp,
                                     const double *dinv, double *x, double *r, double *z,
                                     double *part, int *count, red_then then) {
+  const long long n = 3LL * *nc;
   const int on = c->active;
   const double alpha = c->alpha;
   update_reduce(

@@ -36,9 +36,11 @@ typedef struct nsn_dev {
 } nsn_dev;
 
 // What a captured iteration's kernels take as arguments besides the model's constants, the
-// options and the arrays that live as long as the solve (nsn_cuda.cu's graph_sig).
+// options and the arrays that live as long as the solve (nsn_cuda.cu's graph_sig); not the
+// contact count, which they read on the device (cuda_contact.dnc).
 typedef struct nsn_graph_sig {
-  int nc, nc_cap, nt_cap, cap;  // the contacts, and the capacities of the arrays it reads
+  int any;                      // the step has contacts (with none, W's products are not queued)
+  int nc_cap, nt_cap, cap;      // the capacities of the arrays it reads (its grids follow them)
   const double *W;              // the dense W its products read
   const float *Wf;              // its float copy that CR's products read (contact.cr_precision)
 } nsn_graph_sig;

@@ -19,12 +19,15 @@ extern "C" {
 #include "../core/contact/rows.h"
 }
 
-// cnt[j] = contact j's terms (cnt[nc] = 0: the scan's total lands there).
-static __global__ void k_term_count(int nc, const sim_contact *c, const int *cab_ptr, int *cnt) {
+// cnt[j] = contact j's terms (cnt[nc] = 0: the scan's total lands there), and nc into *dnc
+// (cuda_contact.dnc).
+static __global__ void k_term_count(int nc, const sim_contact *c, const int *cab_ptr, int *cnt,
+                                    int *dnc) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j > nc) return;
   if (j == nc) {
     cnt[nc] = 0;
+    *dnc = nc;
     return;
   }
   if (c[j].kind == SIM_CONTACT_CABLE) {
@@ -282,7 +285,8 @@ int sim_cuda_rows_set(cuda_contact *k, const sim_contact *c, int nc, sim_status 
   if (rc) return rc;
   k->w_dense = 0;
   if ((rc = put_contacts(k, c, nc, st))) return rc;
-  k_term_count<<<sim_cuda_blocks(nc + 1), SIM_CUDA_BLOCK, 0, s>>>(nc, r->c, r->cab_ptr, r->cnt);
+  k_term_count<<<sim_cuda_blocks(nc + 1), SIM_CUDA_BLOCK, 0, s>>>(nc, r->c, r->cab_ptr, r->cnt,
+                                                                  k->dnc);
   SIM_CU(cub::DeviceScan::ExclusiveSum(r->scan, r->scan_bytes, r->cnt, r->t0, nc + 1, s), st);
   if (nc > 0)
     k_rows_fill<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(
@@ -313,6 +317,7 @@ int sim_cuda_rows_create(cuda_contact *k, sim_status *st) {
   if (!r->h_cab_ptr || !r->h_cab_target)
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact rows)");
   int rc = sim_cuda_new<int>(k->cx, &r->free_of, (size_t)m->n, m->free_of, st);
+  if (!rc) rc = sim_cuda_new<int>(k->cx, &k->dnc, 1, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &r->fcnt, (size_t)m->nfree + 1, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &r->fcur, (size_t)m->nfree + 1, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &r->cab_ptr, (size_t)m->ncable + 1, NULL, st);
@@ -326,6 +331,8 @@ void sim_cuda_rows_free(cuda_contact *k) {
   sim_cuda_group_free(k->cx, &r->terms);
   const size_t n = (size_t)k->cx->m->n, nf = (size_t)k->cx->m->nfree;
   sim_cuda_release(k->cx, r->free_of, sizeof(int) * n);
+  sim_cuda_release(k->cx, k->dnc, sizeof(int));
+  k->dnc = NULL;
   sim_cuda_release(k->cx, r->fcnt, sizeof(int) * (nf + 1));
   sim_cuda_release(k->cx, r->fcur, sizeof(int) * (nf + 1));
   sim_cuda_release(k->cx, r->cab_ptr, sizeof(int) * ((size_t)k->cx->m->ncable + 1));

@@ -22,6 +22,10 @@
      the device (SIMCTL_CUDA_NSN=device, the default; the passes before set host), each run
      again with the device solve's reductions fused (SIMCTL_CUDA_FUSE=on), whose q must be the
      separate launches' to the bit (on the emulation with the blocks shuffled, and reversed).
+   - With the Newton solve on the device and W dense, its L-G iterations run as a CUDA graph,
+     captured where the arrays it reads grew (steps 0 and 1); on the emulation, which counts
+     the captures, steps 2 and 3 (fewer contacts, other counts) capture none: the kernels read
+     the contact count on the device, their grids follow the arrays' capacity.
    - The device Newton solve with a dense W again with contact.cr_precision float on both sides
      (Conjugate Residual's products read a float copy of W: nsn.c, gpu/nsn_cuda.cu), separate
      and fused, within the same bounds.
@@ -155,6 +159,20 @@ static double lambda_diff(gpu_pair *g, int nc) {
   return d;
 }
 
+#ifdef SIM_TEST_EMU /* the host emulation of CUDA (tests/emu), which counts graph captures */
+void sim_emu_graph_counts(long long *captures, long long *launches);
+#endif
+
+/* Graphs captured so far (the emulation counts them; 0 elsewhere). */
+static long long captures(void) {
+  long long c = 0, l = 0;
+#ifdef SIM_TEST_EMU
+  sim_emu_graph_counts(&c, &l);
+#endif
+  (void)l;
+  return c;
+}
+
 static void steps(const char *what, const char *delassus, const char *cr_precision) {
   const char *text = json(
       "{'name': 'contact_ops_%s', 'solver': {'dt': 0.01, 'lg_iterations': 3},"
@@ -179,7 +197,10 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
   size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS);
   double *b = SIM_NEW(double, nr + 1), *q = SIM_NEW(double, 3 * (size_t)g.m.n);
   const double grav[3] = {0.0, -9.81, 0.0};
+  const char *nsn = getenv("SIMCTL_CUDA_NSN");
+  const int graphs = nsn && strcmp(nsn, "device") == 0 && strcmp(delassus, "dense") == 0;
   for (int step = 0; step < 4; step++) {
+    const long long cap0 = graphs ? captures() : 0;
     random_state(&g, &seed);
     memcpy(prev, c, sizeof(sim_contact) * 90);
     int nc = random_contacts(&g.m, &seed, want[step], step == 3 ? prev : NULL, c);
@@ -221,6 +242,15 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
       printf("  %-28s lambda %d.%d rel diff %.2e\n", g.m.scene->name, step, it, dl);
       check_report(dl <= 1e-9, __FILE__, __LINE__, "%s: lambda %d.%d rel diff %.3g", what, step,
                    it, dl);
+    }
+    if (graphs) { /* the arrays grew at steps 0 and 1 alone (40, then 90 contacts) */
+      const long long got = captures() - cap0;
+      printf("  %-28s graphs captured at step %d: %lld\n", g.m.scene->name, step, got);
+#ifdef SIM_TEST_EMU
+      check_report(step < 2 ? got == 1 : got == 0, __FILE__, __LINE__,
+                   "%s: graphs captured at step %d (%d contacts) %lld == %d", what, step, nc, got,
+                   step < 2);
+#endif
     }
   }
   sim_free(b), sim_free(q), sim_free(c), sim_free(prev);
