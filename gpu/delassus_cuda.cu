@@ -26,7 +26,13 @@ struct sim_cuda_delassus {
   int *ip;                // host: the column of L^{-1} of unknown u, P^{-1}(u)
   sim_delassus_cols cols; // device
   dev_buf own_ptr, own_row, own_val;  // S's columns when uploaded here
-  dev_buf tloc, tbeta, kc, cab_j, cab_ptr, cab_loc, cab_g, c, K, G, W, d;
+  dev_buf cab_j, cab_ptr, cab_loc, cab_g, c, K, G, W;
+  // the arrays that grow with the contacts, one device block (grow_terms): each contact's
+  // terms' local numbers and weights (4 each), the contact vertices' columns of L^{-1} (at
+  // most 4 a contact but for the cables' terms) and diag(W) (3 each)
+  int *tloc, *kc;
+  double *tbeta, *d;
+  cuda_group terms;
   int w_nc;  // contacts of the dense W on the device (-1: none)
   const sim_contact *cd;  // this build's contacts on the device: the caller's, or the copy in c
   // the term table formed on the device (build_on with the contacts there): the host's stamps
@@ -172,17 +178,38 @@ static int ensure_square(sim_cuda_delassus *k, dev_buf *b, size_t n, size_t per,
   return rc;
 }
 
+// The arrays of `terms` for cap contacts (sim_cuda_group_grow's parts).
+static int term_parts(void *arg, size_t cap, cuda_part *p) {
+  sim_cuda_delassus *k = (sim_cuda_delassus *)arg;
+  p[0] = sim_cuda_part(&k->tloc, 4 * cap), p[1] = sim_cuda_part(&k->tbeta, 4 * cap);
+  p[2] = sim_cuda_part(&k->kc, 4 * cap), p[3] = sim_cuda_part(&k->d, 3 * cap);
+  return 4;
+}
+
+// Room for nc contacts' terms and m contact vertices: one allocation where they outgrow it
+// (each array its own until 2026-11-29: four cudaMallocs, each with a memset and a wait, and
+// four cudaFrees, each waiting for the device).
+static int grow_terms(sim_cuda_delassus *k, int nc, int m, sim_status *st) {
+  const size_t by_m = ((size_t)m + 3) / 4, n = (size_t)nc > by_m ? (size_t)nc : by_m;
+  return sim_cuda_group_grow(&k->mem, &k->terms, n, 16, term_parts, k, st);
+}
+
 static void release(sim_cuda_delassus *k, dev_buf *b) {
   sim_cuda_release(&k->mem, b->p, b->bytes);
   b->p = NULL, b->bytes = 0;
 }
 
+// Queues the copy of `bytes` from host to dev (nothing when bytes is 0).
+static int up(sim_cuda_delassus *k, void *dev, const void *host, size_t bytes, sim_status *st) {
+  if (bytes > 0)
+    SIM_CU(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, k->mem.stream), st);
+  return SIM_OK;
+}
+
 // Ensures b and queues the copy of `bytes` from host (nothing when bytes is 0).
 static int put(sim_cuda_delassus *k, dev_buf *b, const void *host, size_t bytes, sim_status *st) {
   int rc = ensure(k, b, bytes, st);
-  if (rc || bytes == 0) return rc;
-  SIM_CU(cudaMemcpyAsync(b->p, host, bytes, cudaMemcpyHostToDevice, k->mem.stream), st);
-  return SIM_OK;
+  return rc ? rc : up(k, b->p, host, bytes, st);
 }
 
 static int set_perm(sim_cuda_delassus *k, int n, const int *perm, sim_status *st) {
@@ -207,23 +234,23 @@ static int upload_terms(sim_cuda_delassus *k, const sim_contact *c, int nc,
   int *kc = SIM_NEW(int, (size_t)T->m + 1);
   if (!kc) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus columns)");
   for (int a = 0; a < T->m; a++) kc[a] = k->ip[T->unk[a]];
-  int rc = put(k, &k->tloc, T->tloc, sizeof(int) * 4 * (size_t)nc, st);
-  if (!rc) rc = put(k, &k->tbeta, T->tbeta, sizeof(double) * 4 * (size_t)nc, st);
-  if (!rc) rc = put(k, &k->kc, kc, sizeof(int) * (size_t)T->m, st);
+  int rc = grow_terms(k, nc, T->m, st);
+  if (!rc) rc = up(k, k->tloc, T->tloc, sizeof(int) * 4 * (size_t)nc, st);
+  if (!rc) rc = up(k, k->tbeta, T->tbeta, sizeof(double) * 4 * (size_t)nc, st);
+  if (!rc) rc = up(k, k->kc, kc, sizeof(int) * (size_t)T->m, st);
   if (!rc) rc = put(k, &k->cab_j, T->cab_j, sizeof(int) * (size_t)T->ncab, st);
   if (!rc) rc = put(k, &k->cab_ptr, T->cab_ptr, sizeof(int) * ((size_t)T->ncab + 1), st);
   if (!rc) rc = put(k, &k->cab_loc, T->cab_loc, sizeof(int) * (size_t)ncterm, st);
   if (!rc) rc = put(k, &k->cab_g, T->cab_g, sizeof(double) * 3 * (size_t)ncterm, st);
   if (!rc) rc = put(k, &k->c, c, sizeof(sim_contact) * (size_t)nc, st);
   k->cd = (const sim_contact *)k->c.p;
-  if (!rc) rc = ensure(k, &k->d, sizeof(double) * 3 * (size_t)nc, st);
   /* no wait before kc is freed or the tables change: a copy from pageable host memory is
      staged before cudaMemcpyAsync returns (CUDA's API synchronisation rules) */
   sim_free(kc);
   if (rc) return rc;
   memset(dT, 0, sizeof *dT);
   dT->m = T->m, dT->ncab = T->ncab;
-  dT->tloc = (int *)k->tloc.p, dT->tbeta = (double *)k->tbeta.p;
+  dT->tloc = k->tloc, dT->tbeta = k->tbeta;
   dT->cab_j = (int *)k->cab_j.p, dT->cab_ptr = (int *)k->cab_ptr.p;
   dT->cab_loc = (int *)k->cab_loc.p, dT->cab_g = (double *)k->cab_g.p;
   return SIM_OK;
@@ -289,11 +316,8 @@ static int device_terms(sim_cuda_delassus *k, const sim_contact *c, const sim_co
   if (!rc) rc = ensure(k, &k->loc, sizeof(int) * ((size_t)n + 1), st);
   if (!rc) rc = ensure(k, &k->scan, scan_bytes, st);
   if (!rc && !k->dip.p) rc = put(k, &k->dip, k->ip, sizeof(int) * (size_t)n, st);
-  if (!rc) rc = ensure(k, &k->tloc, sizeof(int) * 4 * (size_t)nc, st);
-  if (!rc) rc = ensure(k, &k->tbeta, sizeof(double) * 4 * (size_t)nc, st);
-  if (!rc) rc = ensure(k, &k->kc, sizeof(int) * (size_t)m, st);
+  if (!rc) rc = grow_terms(k, nc, m, st);
   if (!rc) rc = ensure(k, &k->cab_loc, sizeof(int) * (size_t)ncterm, st);
-  if (!rc) rc = ensure(k, &k->d, sizeof(double) * 3 * (size_t)nc, st);
   if (rc) return rc;
   flag = (int *)k->flag.p, loc = (int *)k->loc.p;
   const int *cab_unk = (const int *)k->cab_unk.p;
@@ -303,17 +327,15 @@ static int device_terms(sim_cuda_delassus *k, const sim_contact *c, const sim_co
       nc, dev_c, dev_free_of, ncterm, cab_unk, flag);
   SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan.p, scan_bytes, flag, loc, n + 1, s), st);
   if (n > 0)
-    k_kc<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, s>>>(n, flag, loc, (const int *)k->dip.p,
-                                                       (int *)k->kc.p);
+    k_kc<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, s>>>(n, flag, loc, (const int *)k->dip.p, k->kc);
   if (grid > 0)
     k_tloc<<<sim_cuda_blocks(grid), SIM_CUDA_BLOCK, 0, s>>>(
-        nc, dev_c, dev_free_of, loc, ncterm, cab_unk, (int *)k->tloc.p, (double *)k->tbeta.p,
-        (int *)k->cab_loc.p);
+        nc, dev_c, dev_free_of, loc, ncterm, cab_unk, k->tloc, k->tbeta, (int *)k->cab_loc.p);
   SIM_CU(cudaGetLastError(), st);
   k->cd = dev_c;
   memset(dT, 0, sizeof *dT);
   dT->m = m, dT->ncab = ncab;
-  dT->tloc = (int *)k->tloc.p, dT->tbeta = (double *)k->tbeta.p;
+  dT->tloc = k->tloc, dT->tbeta = k->tbeta;
   dT->cab_j = (int *)k->cab_j.p, dT->cab_ptr = (int *)k->cab_ptr.p;
   dT->cab_loc = (int *)k->cab_loc.p, dT->cab_g = (double *)k->cab_g.p;
   return SIM_OK;
@@ -326,7 +348,7 @@ static int dense_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, s
   if (!rc) rc = ensure_square(k, &k->G, (size_t)nc, sizeof(double), st);
   if (!rc) rc = ensure_square(k, &k->W, 3 * (size_t)nc, sizeof(double), st);
   if (rc) return rc;
-  const int *kc = (const int *)k->kc.p;
+  const int *kc = k->kc;
   double *K = (double *)k->K.p, *G = (double *)k->G.p, *W = (double *)k->W.p;
   const sim_contact *c = k->cd;
   if (mm > 0) k_K<<<sim_cuda_blocks((long long)mm), SIM_CUDA_BLOCK, 0, s>>>(dT->m, k->cols, kc, K);
@@ -335,7 +357,7 @@ static int dense_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, s
   if (dT->ncab > 0)
     k_W_cable<<<sim_cuda_blocks((long long)dT->ncab * nc), SIM_CUDA_BLOCK, 0, s>>>(nc, c, *dT, K,
                                                                                   W);
-  k_diag_of_W<<<sim_cuda_blocks(3LL * nc), SIM_CUDA_BLOCK, 0, s>>>(3LL * nc, W, (double *)k->d.p);
+  k_diag_of_W<<<sim_cuda_blocks(3LL * nc), SIM_CUDA_BLOCK, 0, s>>>(3LL * nc, W, k->d);
   SIM_CU(cudaGetLastError(), st);
   k->w_nc = nc;
   return SIM_OK;
@@ -343,8 +365,8 @@ static int dense_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, s
 
 static int diag_only(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, sim_status *st) {
   cudaStream_t s = k->mem.stream;
-  const int *kc = (const int *)k->kc.p;
-  double *d = (double *)k->d.p;
+  const int *kc = k->kc;
+  double *d = k->d;
   k_diag<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(nc, k->cd, *dT, k->cols, kc, d);
   if (dT->ncab > 0)
     k_diag_cable<<<sim_cuda_blocks(dT->ncab), SIM_CUDA_BLOCK, 0, s>>>(*dT, k->cols, kc, d);
@@ -386,16 +408,14 @@ extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contac
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
   }
-  SIM_CU(cudaMemcpyAsync(diag, k->d.p, sizeof(double) * 3 * (size_t)nc, cudaMemcpyDeviceToHost,
+  SIM_CU(cudaMemcpyAsync(diag, k->d, sizeof(double) * 3 * (size_t)nc, cudaMemcpyDeviceToHost,
                          k->mem.stream),
          st);
   SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
   return SIM_OK;
 }
 
-extern "C" const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k) {
-  return (const double *)k->d.p;
-}
+extern "C" const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k) { return k->d; }
 
 extern "C" const double *sim_cuda_delassus_W(const sim_cuda_delassus *k) {
   return k->w_nc >= 0 ? (const double *)k->W.p : NULL;
@@ -456,11 +476,11 @@ extern "C" size_t sim_cuda_delassus_bytes(const sim_cuda_delassus *k) {
 
 extern "C" void sim_cuda_delassus_destroy(sim_cuda_delassus *k) {
   if (!k) return;
-  dev_buf *b[] = {&k->own_ptr, &k->own_row, &k->own_val, &k->tloc,   &k->tbeta, &k->kc,
-                  &k->cab_j,   &k->cab_ptr, &k->cab_loc, &k->cab_g,  &k->c,     &k->K,
-                  &k->G,       &k->W,       &k->d,       &k->flag,   &k->loc,   &k->dip,
-                  &k->scan,    &k->cab_unk};
+  dev_buf *b[] = {&k->own_ptr, &k->own_row, &k->own_val, &k->cab_j,  &k->cab_ptr, &k->cab_loc,
+                  &k->cab_g,   &k->c,       &k->K,       &k->G,      &k->W,       &k->flag,
+                  &k->loc,     &k->dip,     &k->scan,    &k->cab_unk};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) release(k, b[i]);
+  sim_cuda_group_free(&k->mem, &k->terms);
   if (k->own_stream) cudaStreamDestroy(k->mem.stream);
   sim_free(k->ip);
   sim_free(k->stamp);

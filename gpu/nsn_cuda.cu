@@ -382,10 +382,10 @@ static const float *cr_wf(const cuda_contact *k) {
 // W and zero_unless given, W is not read where *zero_unless is 0 (the caller knows x is zero
 // then): W times x is the +0.0 in every row that the product's sums of +-0.0 terms give (the
 // unfused product leaves the memset's), and the rest runs as ever, so y has the same bits.
-// x_zero: the host knows x is zero (the paper's form at CR's start, or, with W matrix-free, no
-// decoupled row moved), so W times x is that +0.0 with no product at all: matrix-free, one
-// product with H A^-1 H^T (two passes over S) less per Newton step; with a dense W and separate
-// launches, the memset and the row kernel after the product, as a closed gate leaves them.
+// x_zero: the host knows that what W multiplies (k_sys_pre's vector) is zero, so W times it is
+// that +0.0 with no product at all: matrix-free, one product with H A^-1 H^T (two passes over
+// S) less; with a dense W and separate launches, the memset and the row kernel after the
+// product, as a closed gate leaves them (fused, k_sys_gemv with zero_unless as before).
 static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate,
                      const int *zero_unless, int x_zero, sim_status *st) {
   cuda_nsn *s = k->dn;
@@ -453,9 +453,12 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
 // to go on once per iteration. x is zero where *x_zero_unless is 0 (the device's flag that a
 // decoupled row moved: dlam is zero on every row until one does), and with a dense W the start's
 // product then does not read W (sys_apply): on the CPU over Table 3's first frames with contact,
-// one Newton step in 30 at most had such a row. x_zero: the host knows x is zero (sys_apply).
+// one Newton step in 30 at most had such a row. And W never needs reading there: x = dlam is
+// zero on every coupled row, and the compliance form's product passes only those rows' x to W
+// (k_sys_pre, sys_row); the paper's form starts from zero. So the start's product is
+// sys_apply's x_zero, whatever moved (the host's CR, cr.c, multiplies and gets the same +0.0).
 static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x,
-                    const int *x_zero_unless, int x_zero, cr_tally *tally, sim_status *st) {
+                    const int *x_zero_unless, cr_tally *tally, sim_status *st) {
   cuda_nsn *s = k->dn;
   cr_dev *c = s->crd;
   const sim_nsn_options *o = &k->stage.nsn.opt;
@@ -465,7 +468,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
   double *r = s->cr[0], *p = s->cr[1], *Mz = s->cr[2], *Mp = s->cr[3];
   double *z = dinv ? s->cr[4] : r;
   cudaStream_t sm = stream(k);
-  if ((rc = sys_apply(k, x, Mz, go, x_zero_unless, x_zero, st))) return rc;
+  if ((rc = sys_apply(k, x, Mz, go, x_zero_unless, 1, st))) return rc;
   if (s->fuse) { /* b b, r, its sum of squares and z in one launch (k_cr_start_bb_rr) */
     const dim3 gs(reduce_blocks(m), 2);
     k_cr_start_bb_rr<<<gs, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, b, Mz, dinv, r, z, go, s->part,
@@ -658,7 +661,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     if (o->cr_jacobi && !s->fuse)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->wd, s->e, s->pc, go);
     cr_tally tally; /* CR's count and end stamp, made by the update after it */
-    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, s->moved, !moved, &tally, st);
+    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, s->moved, &tally, st);
     if (rc) return rc;
     if (!paper && o->line_search > 0) {
       rc = line_search(k, tally, &forced, st);
