@@ -14,6 +14,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_fuzz_meshes COMMAND ${SIM_FUZZ} --runs 200 --seed 6 --inputs meshes)
   set_tests_properties(test_fuzz_validate test_fuzz_run test_fuzz_meshes PROPERTIES
     LABELS scene TIMEOUT 600)
+  # scripts/frame_gaps.py on a timing.csv of known figures, and its bad input
+  add_test(NAME test_frame_gaps COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_frame_gaps.sh
+           ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/frame_gaps.py)
+  set_tests_properties(test_frame_gaps PROPERTIES LABELS scene TIMEOUT 60)
 endif()
 # simctl-bench-sensitivity: the CPU steps to the same bits twice, a perturbed start shows, bad
 # input is one line
