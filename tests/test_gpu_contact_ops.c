@@ -9,7 +9,9 @@
    the first pass runs again with the blocks in reverse and in shuffled order, and the device's
    q and multipliers must stay the same to the bit.
    - Four steps of 40, 90, 25 and 25 contacts (the device's arrays grow, then are reused; the
-     last meets the third's contacts again, in other directions), each a prediction, the warm
+     last meets the third's contacts again, in other directions, a third of them without
+     friction: their warm-started tangential multipliers are decoupled rows that move), each
+     a prediction, the warm
      start (the multipliers after contact_begin, each side's from its own multipliers of the
      step before, so within their 1e-9; on the device with the Newton solve there, from the
      multipliers it kept) and three L-G iterations (the CPU's local step's right-hand side
