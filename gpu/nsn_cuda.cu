@@ -378,44 +378,36 @@ static const float *cr_wf(const cuda_contact *k) {
   return k->w_dense && k->stage.nsn.opt.cr_float ? k->dn->Wf : NULL;
 }
 
-// y = the Newton system times x (nsn.c system_apply), nothing where *gate is 0. With a dense
-// W and zero_unless given, W is not read where *zero_unless is 0 (the caller knows x is zero
-// then): W times x is the +0.0 in every row that the product's sums of +-0.0 terms give (the
-// unfused product leaves the memset's), and the rest runs as ever, so y has the same bits.
-// x_zero: the host knows that what W multiplies (k_sys_pre's vector) is zero, so W times it is
-// that +0.0 with no product at all: matrix-free, one product with H A^-1 H^T (two passes over
-// S) less; with a dense W and separate launches, the memset and the row kernel after the
-// product, as a closed gate leaves them (fused, k_sys_gemv with zero_unless as before).
-static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate,
-                     const int *zero_unless, int x_zero, sim_status *st) {
+// y = the Newton system times x (nsn.c system_apply), nothing where *gate is 0. x_zero: the
+// host knows that what W multiplies (k_sys_pre's vector) is zero, so W's part of each row is
+// the +0.0 that the product's sums of +-0.0 terms give, and W is not read: fused with a dense
+// W, k_sys_gemv without W; else the memset and the row kernel after the product (matrix-free,
+// one product with H A^-1 H^T, two passes over S, fewer). y has the same bits either way.
+static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate, int x_zero,
+                     sim_status *st) {
   cuda_nsn *s = k->dn;
   const int m = 3 * s->cap, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER; /* grids */
-  const float *wf = cr_wf(k);
+  const float *wf = x_zero ? NULL : cr_wf(k);
   cudaStream_t sm = stream(k);
-  if (!k->w_dense) zero_unless = NULL;
-  if (x_zero && !(s->fuse && k->w_dense)) {
-    SIM_CU(cudaMemsetAsync(y, 0, sizeof(double) * (size_t)m, sm), st);
-    k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, x, y, gate);
-    SIM_CU(cudaGetLastError(), st);
-    return SIM_OK;
-  }
   if (s->fuse && k->w_dense) {
     const unsigned g = blocks_for(32LL * m);
-    const double *W = k->Wp, *om = s->om, *e = s->e;
+    const double *W = x_zero ? NULL : k->Wp, *om = s->om, *e = s->e;
     const int *n = k->dnc; /* the count: the rows are 3 *n */
     if (wf)
-      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, wf, om, e, x, y, gate, zero_unless);
+      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, wf, om, e, x, y, gate);
     else
-      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, W, om, e, x, y, gate, zero_unless);
+      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, W, om, e, x, y, gate);
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
   }
-  const int *pg = zero_unless ? zero_unless : gate; /* the product's gate */
-  if (zero_unless) SIM_CU(cudaMemsetAsync(y, 0, sizeof(double) * (size_t)m, sm), st);
-  k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, x, s->tmp, pg);
-  int rc =
-      wf ? sim_cuda_w_apply_dense(k, wf, s->tmp, y, 1, 0, pg, st) : w_apply(k, s->tmp, y, pg, st);
-  if (rc) return rc;
+  if (x_zero) {
+    SIM_CU(cudaMemsetAsync(y, 0, sizeof(double) * (size_t)m, sm), st);
+  } else {
+    k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, x, s->tmp, gate);
+    int rc = wf ? sim_cuda_w_apply_dense(k, wf, s->tmp, y, 1, 0, gate, st)
+                : w_apply(k, s->tmp, y, gate, st);
+    if (rc) return rc;
+  }
   k_sys_post<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, x, y, gate);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
@@ -429,7 +421,7 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
   cuda_nsn *s = k->dn;
   const int m = 3 * s->cap, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER; /* grids */
   if (!s->fuse || !k->w_dense || m > SIM_RED_BLOCKS * SIM_CUDA_BLOCK) {
-    int rc = sys_apply(k, x, y, gate, NULL, 0, st);
+    int rc = sys_apply(k, x, y, gate, 0, st);
     return rc ? rc : reduce_to(k, x, NULL, y, dst, what, st);
   }
   const unsigned g = blocks_for(32LL * m), nb = reduce_blocks(m);
@@ -450,15 +442,14 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
 // sim_cr_solve_pc, the same decisions taken on the device: cr_dev), its iterations added to
 // nsn_dev's total; nothing once the Newton steps stopped. With no tolerance (the default: a
 // fixed count) the iterations queue without a synchronisation; with one, the host reads whether
-// to go on once per iteration. x is zero where *x_zero_unless is 0 (the device's flag that a
-// decoupled row moved: dlam is zero on every row until one does), and with a dense W the start's
-// product then does not read W (sys_apply): on the CPU over Table 3's first frames with contact,
-// one Newton step in 30 at most had such a row. And W never needs reading there: x = dlam is
-// zero on every coupled row, and the compliance form's product passes only those rows' x to W
-// (k_sys_pre, sys_row); the paper's form starts from zero. So the start's product is
-// sys_apply's x_zero, whatever moved (the host's CR, cr.c, multiplies and gets the same +0.0).
+// to go on once per iteration. The start's product never reads W (sys_apply's x_zero): x = dlam
+// is zero on every coupled row, and the compliance form's product passes only those rows' x to
+// W (k_sys_pre, sys_row); the paper's form starts from zero. The host's CR (cr.c) multiplies
+// and gets the same +0.0. Until 2026-11-28 W was read there at every Newton step; until
+// 2026-11-29 wherever a decoupled row moved (one Newton step in 30 at most on the CPU over
+// Table 3's first frames with contact), and matrix-free at every step.
 static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x,
-                    const int *x_zero_unless, cr_tally *tally, sim_status *st) {
+                    cr_tally *tally, sim_status *st) {
   cuda_nsn *s = k->dn;
   cr_dev *c = s->crd;
   const sim_nsn_options *o = &k->stage.nsn.opt;
@@ -468,7 +459,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
   double *r = s->cr[0], *p = s->cr[1], *Mz = s->cr[2], *Mp = s->cr[3];
   double *z = dinv ? s->cr[4] : r;
   cudaStream_t sm = stream(k);
-  if ((rc = sys_apply(k, x, Mz, go, x_zero_unless, 1, st))) return rc;
+  if ((rc = sys_apply(k, x, Mz, go, 1, st))) return rc;
   if (s->fuse) { /* b b, r, its sum of squares and z in one launch (k_cr_start_bb_rr) */
     const dim3 gs(reduce_blocks(m), 2);
     k_cr_start_bb_rr<<<gs, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, b, Mz, dinv, r, z, go, s->part,
@@ -641,7 +632,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
        product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
        step, subtracting zeros: a product with W a step, some 50 µs on the squeezing ball). */
     const int read_moved = !paper && !k->w_dense;
-    SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st); /* CR's start reads it too */
+    SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
     /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
        kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble) */
     nsn_stamp_at cr0;
@@ -661,7 +652,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     if (o->cr_jacobi && !s->fuse)
       k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->wd, s->e, s->pc, go);
     cr_tally tally; /* CR's count and end stamp, made by the update after it */
-    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, s->moved, &tally, st);
+    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, &tally, st);
     if (rc) return rc;
     if (!paper && o->line_search > 0) {
       rc = line_search(k, tally, &forced, st);

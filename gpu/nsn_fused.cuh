@@ -119,15 +119,14 @@ static __global__ void k_w_then(const int *nc, const double *W, const double *x,
 // Row i of the Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in
 // one pass) into y[i], by the warp of lane `lane`: each lane forms its strided part of
 // k_sys_pre's vector as it reads the row. T: W's values (float: contact.cr_precision's copy,
-// each widened to double). Where *zero_unless is 0 the caller knows x is zero: the row is not
-// read and its product is the +0.0 that the sum of its terms, each +-0.0, would give.
+// each widened to double). W NULL: the caller knows that what W multiplies is zero, and W's
+// part of the row is the +0.0 that the sum of its terms, each +-0.0, would give.
 template <typename T>
 static __device__ void sys_row(int m, int paper, const T *W, const double *om, const double *e,
-                               const double *x, double *y, int i, int lane,
-                               const int *zero_unless = NULL) {
-  const T *row = W + (size_t)i * (size_t)m;
+                               const double *x, double *y, int i, int lane) {
+  const T *row = W ? W + (size_t)i * (size_t)m : NULL;
   double a = 0.0;
-  for (int j = lane; j < m && (!zero_unless || *zero_unless); j += 32) {
+  for (int j = lane; row && j < m; j += 32) {
     const double t = paper ? om[j] * x[j] : (sim_nsn_coupled(om[j]) ? x[j] : 0.0);
     a += (double)row[j] * t;
   }
@@ -139,16 +138,15 @@ static __device__ void sys_row(int m, int paper, const T *W, const double *om, c
     y[i] = sim_nsn_coupled(om[i]) ? a + e[i] / om[i] * x[i] : e[i] * x[i];
 }
 
-// y = the Newton system times x, a warp per row; nothing where *gate is 0; W not read where
-// *zero_unless is 0 (x zero: sys_row; NULL: always read).
+// y = the Newton system times x, a warp per row; nothing where *gate is 0; W NULL: W's part
+// zero (sys_row).
 template <typename T>
 static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, const double *om,
-                                  const double *e, const double *x, double *y, const int *gate,
-                                  const int *zero_unless) {
+                                  const double *e, const double *x, double *y, const int *gate) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
-  sys_row(m, paper, W, om, e, x, y, i, lane, zero_unless);
+  sys_row(m, paper, W, om, e, x, y, i, lane);
 }
 
 // k_sys_gemv, then the sum of x y over the m rows with its decision `then` (reduce_to's
