@@ -261,6 +261,12 @@ if want table3; then
       timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/table3.sh" \
       --simctl "$SIMCTL" --out "$OUT/$name" --rows "$ROWS" "${sets[@]}" | tee "$OUT/$name.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
+    # the contact frames' time outside the buckets, on frames whose contact count changed and
+    # on the others (docs/gpu_checklist.md reads it); a report of its own, not a check
+    if command -v python3 > /dev/null && [ -d "$OUT/$name" ]; then
+      python3 "$ROOT/scripts/frame_gaps.py" "$OUT/$name" > "$OUT/$name.gaps.md" ||
+        echo "(frame_gaps.py could not read $OUT/$name)"
+    fi
   done
 fi
 # (after table3: in a call with both, the contact rows come first and the global step's sweep,
