@@ -58,6 +58,18 @@ if(TARGET simcore_emu)
   # in the emu label alone
   sim_test_entry(test_emu_contact_ops_rows emu test_emu_contact_ops rows)
   set_tests_properties(test_emu_contact_ops_rows PROPERTIES LABELS "emu;unit")
+  # the emulation's own threads: shuffles, barriers, early returns, and the misuse it stops on
+  set(fibres ${CMAKE_BINARY_DIR}/emu/test_emu_fibres.cpp)
+  add_custom_command(OUTPUT ${fibres}
+    COMMAND sim_cu2cpp ${CMAKE_CURRENT_SOURCE_DIR}/emu/test_emu_fibres.cu ${fibres}
+    DEPENDS sim_cu2cpp ${CMAKE_CURRENT_SOURCE_DIR}/emu/test_emu_fibres.cu
+    COMMENT "cu2cpp test_emu_fibres.cu" VERBATIM)
+  sim_test_program(simcore_emu test_emu_fibres ${fibres})
+  target_include_directories(test_emu_fibres PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/emu)
+  set_source_files_properties(${fibres} PROPERTIES COMPILE_OPTIONS "-include;cuda_runtime.h")
+  set_target_properties(test_emu_fibres PROPERTIES LINKER_LANGUAGE CXX)
+  sim_test_entry(test_emu_fibres emu test_emu_fibres)
+  set_tests_properties(test_emu_fibres PROPERTIES LABELS "emu;unit")
   # the backend's notices through the program (a refused graph capture: a note, the run goes on)
   add_test(NAME test_emu_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_emu_cli.sh
            $<TARGET_FILE:simctl-emu> WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})

@@ -2,7 +2,8 @@
 // The host emulation of CUDA (tests/emu/README.md): device memory as host memory with a map of
 // the allocations, a queue of device work per stream run when the host waits for it, and kernel
 // launches that run each block's threads as fibres (their own stacks, switched at
-// __syncthreads and warp shuffles).
+// __syncthreads; a warp's lanes run from the last to the first, so a shuffle down finds its
+// source lane's value already made).
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,9 +108,10 @@ void check_kernel_pointer(const launch_cfg &cfg, int arg, const void *p) {
 }
 
 // ---- fibres: one per thread of the running block ----
-// A warp's lanes run in turn, each until it returns or waits, and switch to one another
-// directly; the scheduler (run_block) takes over when a warp can go no further on its own.
-enum { T_NEW, T_READY, T_BLOCK, T_WARP, T_DONE };
+// A warp's lanes run in turn, from its last to its first, each until it returns or waits at
+// the block's barrier, and switch to one another directly; the scheduler (run_block) takes
+// over when a warp can go no further on its own.
+enum { T_NEW, T_READY, T_BLOCK, T_DONE };
 struct context {
   void *sp;           // saved stack pointer while switched out
   void *fake;         // AddressSanitizer's fake stack while switched out
@@ -121,7 +123,6 @@ struct fibre {
   char *stack;
   int state;
   uint3 tid;
-  int phase; // which of the two shuffle slots this thread's next shuffle writes
 };
 static std::vector<fibre> fib; // the running block's threads
 static std::vector<char *> spare_stacks;
@@ -130,7 +131,12 @@ static context sched; // the scheduler's context
 static fibre *cur;    // the thread running, NULL in the scheduler
 static const std::function<void()> *body;
 static const launch_cfg *running;
-static uint64_t shfl_slot[2][1024]; // alternate between shuffles, so one barrier each
+// Each thread's shuffle values of the running block, in the order it made them: a shuffle down
+// reads lane t + delta's, and that lane ran before lane t (its warp's lanes run backwards) and
+// made every shuffle before the barrier lane t runs up to. Until 2026-11-29 each shuffle
+// stopped its lane until the whole warp had written, 32 switches a shuffle: half of the
+// contact tests' time went to the switches.
+static std::vector<uint64_t> shfl_log[1024];
 
 static char *stack_new() {
   if (!spare_stacks.empty()) {
@@ -167,7 +173,11 @@ static void jump(context *from, bool dying, context *to) {
 }
 
 static void stop(fibre *f, int state);
+static fibre *next_lane(int t);
 
+// A fibre's life: its thread, then each new lane after it in its warp on the same stack, with
+// no switch, until one waits at the barrier (a block without barriers: two switches a warp,
+// not two a thread), or the warp's next lane is one that waits (resumed on its own stack).
 static void fibre_main() {
   fibre *f = cur;
 #if SIM_EMU_ASAN
@@ -177,7 +187,16 @@ static void fibre_main() {
   if (!sched.size) sched.bottom = b, sched.size = n; // the first thread starts from the scheduler
 #endif
   reap();
-  (*body)();
+  for (;;) {
+    (*body)();
+    fibre *g = next_lane((int)(f - fib.data()));
+    if (!g || g->state != T_NEW) break;
+    f->state = T_DONE; /* g takes this stack over */
+    g->stack = f->stack, g->ctx = f->ctx, f->stack = NULL;
+    g->state = T_READY;
+    thread_idx = g->tid;
+    cur = f = g;
+  }
   stop(f, T_DONE);
   abort(); // a returned thread is never switched to
 }
@@ -187,7 +206,11 @@ static void fibre_main() {
 static void enter(fibre *f) {
   if (f->state == T_NEW) {
     f->stack = stack_new();
-    uintptr_t top = ((uintptr_t)f->stack + STACK_BYTES) & ~(uintptr_t)15;
+    // the stacks lie 260 KiB apart, a multiple of 4 KiB: their tops at one offset would share
+    // the L1 cache's sets, 32 live lanes of a warp thrashing 8 ways; each lane's top is moved
+    // by its own offset within 4 KiB
+    const uintptr_t colour = ((uintptr_t)(f - fib.data()) * 320u) % 4096u;
+    uintptr_t top = ((uintptr_t)f->stack + STACK_BYTES - colour) & ~(uintptr_t)15;
     uint64_t *sp = (uint64_t *)(top - 64);
     for (int i = 0; i < 6; i++) sp[i] = 0; // r15 r14 r13 r12 rbx rbp
     sp[6] = (uint64_t)(uintptr_t)&fibre_main;
@@ -200,17 +223,12 @@ static void enter(fibre *f) {
   cur = f;
 }
 
-// The lane to run after lane t stops: the next lane of its warp that can run; else, when every
-// lane of the warp waits at a shuffle, the warp released from its first lane; else NULL (the
-// scheduler). Lanes before t have stopped: a warp's lanes run in order.
+// The lane to run after lane t stops: the next lane of its warp, backwards, that can run; else
+// NULL (the scheduler). Lanes after t have stopped: a warp's lanes run from its last.
 static fibre *next_lane(int t) {
-  int n = (int)fib.size(), w = t & ~31, end = w + 32 < n ? w + 32 : n;
-  for (int u = t + 1; u < end; u++)
+  for (int u = t - 1; u >= (t & ~31); u--)
     if (fib[(size_t)u].state == T_NEW || fib[(size_t)u].state == T_READY) return &fib[(size_t)u];
-  for (int u = w; u < end; u++)
-    if (fib[(size_t)u].state != T_WARP) return NULL;
-  for (int u = w; u < end; u++) fib[(size_t)u].state = T_READY;
-  return &fib[(size_t)w];
+  return NULL;
 }
 
 // The running thread f stops (returns, or waits at a barrier) until it may go on.
@@ -225,10 +243,6 @@ static void stop(fibre *f, int state) {
     zombie = f->stack, f->stack = NULL;
   }
   fibre *g = next_lane((int)(f - fib.data()));
-  if (g == f) { // the warp's only lane, released
-    enter(f);
-    return;
-  }
   if (g) {
     enter(g);
     jump(&f->ctx, state == T_DONE, &g->ctx);
@@ -254,15 +268,17 @@ uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width) {
         running->file, running->line, mask, n - (t & ~31) < 32 ? n - (t & ~31) : 32);
   if (width <= 0 || width > 32 || (width & (width - 1)))
     die("%s:%d: __shfl_down_sync width %d", running->file, running->line, width);
-  // The lanes wait once, after writing: a lane cannot write this slot again before every lane
-  // has passed the next shuffle's barrier, and so has read it.
-  uint64_t *slot = shfl_slot[f->phase];
-  f->phase ^= 1;
-  slot[t] = bits;
-  stop(f, T_WARP);
-  uint64_t r = bits;
-  if ((unsigned)(t & (width - 1)) + delta < (unsigned)width) r = slot[t + delta];
-  return r;
+  std::vector<uint64_t> &mine = shfl_log[t];
+  const size_t k = mine.size(); /* this is the lane's shuffle k */
+  mine.push_back(bits);
+  if ((unsigned)(t & (width - 1)) + delta >= (unsigned)width) return bits;
+  const std::vector<uint64_t> &src = shfl_log[t + (int)delta];
+  if (src.size() <= k)
+    die("%s:%d: block (%u,%u,%u): lane %d's shuffle %zu reads lane %d, which made %zu: a warp "
+        "shuffle that not all of the warp reach",
+        running->file, running->line, block_idx.x, block_idx.y, block_idx.z, t & 31, k + 1,
+        (t + (int)delta) & 31, src.size());
+  return src[k];
 }
 
 // The order blocks, and warps within a block, run in: SIMCTL_EMU_SCHEDULE=forward (the
@@ -302,8 +318,21 @@ static void schedule(unsigned n, std::vector<unsigned> &order) {
     }
 }
 
-// One block: each warp until it can go no further, then the block's barrier, until every
-// thread has returned.
+// Whether every lane of each warp made the same number of shuffles, the others' values at
+// each being there for it; dies naming the first warp where not.
+static void check_shuffles(int n) {
+  for (int w = 0; w < n; w += 32)
+    for (int t = w + 1; t < w + 32 && t < n; t++)
+      if (shfl_log[t].size() != shfl_log[w].size())
+        die("%s:%d: block (%u,%u,%u): lane %d made %zu warp shuffles, lane %d %zu: a warp shuffle "
+            "that not all of the warp reach",
+            running->file, running->line, block_idx.x, block_idx.y, block_idx.z, 0,
+            shfl_log[w].size(), t - w, shfl_log[t].size());
+}
+
+// One block: each warp until each of its lanes has returned or waits at the barrier, then the
+// barrier, until every thread has returned. A thread that returned does not hold the others
+// up, as on a GPU of compute capability 7.0 or later.
 static void run_block(int n) {
   fib.assign((size_t)n, fibre{});
   for (int t = 0; t < n; t++) {
@@ -312,29 +341,24 @@ static void run_block(int n) {
     f->tid.y = (unsigned)t / block_dim.x % block_dim.y;
     f->tid.z = (unsigned)t / (block_dim.x * block_dim.y);
     f->state = T_NEW;
+    shfl_log[t].clear();
   }
   std::vector<unsigned> warps;
   schedule((unsigned)(n + 31) / 32, warps);
   for (;;) {
-    for (unsigned wi : warps)
-      for (int w = (int)wi * 32, t = w; t < w + 32 && t < n; t++)
+    for (unsigned wi : warps) { /* from the warp's last lane (next_lane) */
+      const int w = (int)wi * 32, last = (w + 32 < n ? w + 32 : n) - 1;
+      for (int t = last; t >= w; t--)
         if (fib[(size_t)t].state == T_NEW || fib[(size_t)t].state == T_READY) {
           enter(&fib[(size_t)t]);
           jump(&sched, false, &fib[(size_t)t].ctx);
           break;
         }
-    int at_block = 0, at_warp = 0, done = 0;
-    for (int t = 0; t < n; t++) {
-      at_block += fib[(size_t)t].state == T_BLOCK;
-      at_warp += fib[(size_t)t].state == T_WARP;
-      done += fib[(size_t)t].state == T_DONE;
     }
+    check_shuffles(n);
+    int done = 0; /* the others wait at the barrier: a warp runs until each of its lanes has */
+    for (int t = 0; t < n; t++) done += fib[(size_t)t].state == T_DONE;
     if (done == n) return;
-    if (at_warp > 0 || at_block + done != n)
-      die("%s:%d: block (%u,%u,%u) cannot go on: %d threads wait at __syncthreads, %d at a warp "
-          "shuffle that not all of their warp reach, %d have returned",
-          running->file, running->line, block_idx.x, block_idx.y, block_idx.z, at_block,
-          at_warp, done);
     for (int t = 0; t < n; t++)
       if (fib[(size_t)t].state == T_BLOCK) fib[(size_t)t].state = T_READY;
   }
