@@ -59,11 +59,7 @@ if(TARGET simcore_emu)
   # VM, 2026-11-29; until then its rows pass alone, `test_emu_contact_ops rows`, 3 s)
   set_tests_properties(test_emu_contact_ops PROPERTIES LABELS "emu;unit")
   # the emulation's own threads: shuffles, barriers, early returns, and the misuse it stops on
-  set(fibres ${CMAKE_BINARY_DIR}/emu/test_emu_fibres.cpp)
-  add_custom_command(OUTPUT ${fibres}
-    COMMAND sim_cu2cpp ${CMAKE_CURRENT_SOURCE_DIR}/emu/test_emu_fibres.cu ${fibres}
-    DEPENDS sim_cu2cpp ${CMAKE_CURRENT_SOURCE_DIR}/emu/test_emu_fibres.cu
-    COMMENT "cu2cpp test_emu_fibres.cu" VERBATIM)
+  sim_emu_cu2cpp(${CMAKE_CURRENT_SOURCE_DIR}/emu/test_emu_fibres.cu fibres)
   sim_test_program(simcore_emu test_emu_fibres ${fibres})
   target_include_directories(test_emu_fibres PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/emu)
   set_source_files_properties(${fibres} PROPERTIES COMPILE_OPTIONS "-include;cuda_runtime.h")

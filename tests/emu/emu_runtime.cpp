@@ -134,8 +134,8 @@ static const launch_cfg *running;
 // Each thread's shuffle values of the running block, in the order it made them: a shuffle down
 // reads lane t + delta's, and that lane ran before lane t (its warp's lanes run backwards) and
 // made every shuffle before the barrier lane t runs up to. Until 2026-11-29 each shuffle
-// stopped its lane until the whole warp had written, 32 switches a shuffle: half of the
-// contact tests' time went to the switches.
+// stopped its lane until the whole warp had written, 32 switches a shuffle: some 60 % of
+// test_emu_contact's time went to the switches (perf).
 static std::vector<uint64_t> shfl_log[1024];
 
 static char *stack_new() {
@@ -206,9 +206,10 @@ static void fibre_main() {
 static void enter(fibre *f) {
   if (f->state == T_NEW) {
     f->stack = stack_new();
-    // the stacks lie 260 KiB apart, a multiple of 4 KiB: their tops at one offset would share
-    // the L1 cache's sets, 32 live lanes of a warp thrashing 8 ways; each lane's top is moved
-    // by its own offset within 4 KiB
+    // the stacks lie about 260 KiB apart (each mapped with its guard page), a multiple of
+    // 4 KiB: their tops at one offset would share the L1 cache's sets, 32 live lanes of a warp
+    // thrashing 8 ways; each lane's top is moved by its own offset within 4 KiB
+    // (test_emu_contact_ops 62 s against 67 s without, interleaved runs on the 2-core VM)
     const uintptr_t colour = ((uintptr_t)(f - fib.data()) * 320u) % 4096u;
     uintptr_t top = ((uintptr_t)f->stack + STACK_BYTES - colour) & ~(uintptr_t)15;
     uint64_t *sp = (uint64_t *)(top - 64);
