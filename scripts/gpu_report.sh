@@ -127,8 +127,8 @@ run_all() {
   local part=$1 end=$2
   shift 2
   # OpenMP threads per program (the CPU backend's reference steps): the CPUs over eight shares
-  # (the long-running contact passes: on a GPU five, the squeezing ball's two taking two shares
-  # each; on the emulation six), so that programs side by side do not oversubscribe
+  # (the long-running contact passes: on a GPU four, the squeezing ball's taking three shares,
+  # two left to the CUDA backends' host work; on the emulation five), so that programs side by side do not oversubscribe
   # the machine, and where they still do waiting threads sleep instead of spinning; set in each
   # job's subshell alone, so that the parts after this one (bench, global, table3, converge:
   # one program at a time) keep every CPU, as they did when run in a call of their own
@@ -181,14 +181,12 @@ if want tests; then
   # (on the emulation, with cuSPARSE's products as under CTest: its emulated gathers are slow)
   CONTACT="$BUILD/tests/${PRE}contact"
   [ "$EMU" = 1 ] && CONTACT="SIMCTL_CUDA_SPMV=cusparse $CONTACT"
-  # the squeezing ball's passes are the longest (the CPU's reference steps, which each pass
-  # makes once for both Newton solves): twice the OpenMP threads of the others (run_all)
+  # the squeezing ball's pass is the longest (the CPU's reference steps, which it makes once for
+  # both Newton solves and both checks): three times the OpenMP threads of the others (run_all)
   if [ "$EMU" = 1 ]; then
-    for p in ball_run ball_steps host device; do JOBS_T+=("${PRE}contact_$p|$CONTACT $p"); done
+    for p in ball host device; do JOBS_T+=("${PRE}contact_$p|$CONTACT $p"); done
   else
-    for p in ball_run ball_steps; do
-      JOBS_T+=("${PRE}contact_$p|OMP_NUM_THREADS=\$((2 * OMP_NUM_THREADS)) $CONTACT $p")
-    done
+    JOBS_T+=("${PRE}contact_ball|OMP_NUM_THREADS=\$((3 * OMP_NUM_THREADS)) $CONTACT ball")
     JOBS_T+=("${PRE}contact_scenes|$CONTACT scenes")
   fi
   JOBS_T+=("${PRE}contact_solvers|$CONTACT solvers" "${PRE}runs|$BUILD/tests/${PRE}runs")

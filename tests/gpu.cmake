@@ -9,13 +9,13 @@ sim_labelled_test(test_gpu_delassus gpu test_gpu_delassus.c)
 sim_labelled_test(test_gpu_solvers gpu test_gpu_solvers.c)
 sim_labelled_test(test_gpu_contact_ops gpu test_gpu_contact_ops.c)
 # the contact stage's passes as entries of their own, so that ctest -j runs them side by side:
-# on a GPU, where the CPU's reference steps take most of the time, five (the scenes, the
-# squeezing ball step by step and free-running, each with the Newton solve on the host and on
-# the device beside one CPU run; detection and W on the host; the other exact global solvers);
-# on the emulation (below), where the emulated device does, the scenes with each Newton solve
-# apart
-set(SIM_CONTACT_PASSES scenes ball_steps ball_run paths solvers)
-set(SIM_EMU_CONTACT_PASSES host device ball_steps ball_run paths solvers)
+# on a GPU, where the CPU's reference steps take most of the time, four (the scenes; the
+# squeezing ball, step by step and free-running beside one CPU run; detection and W on the
+# host; the other exact global solvers), each with the Newton solve on the host and on the
+# device beside one CPU run; on the emulation (below), where the emulated device does, the
+# scenes with each Newton solve apart
+set(SIM_CONTACT_PASSES scenes ball paths solvers)
+set(SIM_EMU_CONTACT_PASSES host device ball paths solvers)
 sim_test_program(simcore test_gpu_contact test_gpu_contact.c)
 foreach(p ${SIM_CONTACT_PASSES})
   sim_test_entry(test_gpu_contact_${p} gpu test_gpu_contact ${p})

@@ -37,15 +37,15 @@
    (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
    A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
    and dense_inverse, with the Newton solve on the host and on the device, and with W on the
-   host (pass_solvers). The squeezing ball has passes of its own, step by step (1.) and
-   free-running (2.). The argument picks a pass: scenes, ball_steps, ball_run, paths, solvers
-   (what `all`, the default, runs: CTest's entries on a GPU, side by side, since the CPU's steps,
-   the squeezing ball's 7.5k vertices above all, take most of the time there). In scenes, the
-   ball's two and solvers the CPU steps once beside two CUDA backends, one with each Newton
-   solve (with_both), so its steps are made once for both. host, device, ball_steps_host,
-   ball_steps_device, ball_run_host and ball_run_device run one Newton solve alone (with_nsn):
-   the emulation's CTest entries are host and device, where the emulated device, not the CPU,
-   takes most of the time.
+   host (pass_solvers). The squeezing ball has a pass of its own (ball), in which one CPU run
+   serves both checks: step by step (1.) beside a shadowed CUDA backend per Newton solve for its
+   first 104 steps, free-running (2.) beside a second per Newton solve for all 154. The argument
+   picks a pass: scenes, ball, paths, solvers (what `all`, the default, runs: CTest's entries on a
+   GPU, side by side, since the CPU's steps, the squeezing ball's 7.5k vertices above all, take
+   most of the time there). In each, the CPU steps once beside a CUDA backend per Newton solve
+   (with_both), so its steps are made once for both. host, device, ball_host and ball_device run
+   one Newton solve alone (with_nsn): the emulation's CTest entries are host and device, where
+   the emulated device, not the CPU, takes most of the time.
    Built as test_emu_contact (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is
    far slower than a GPU, it makes the same checks on shorter runs: the squeezing ball is meshed
    coarser, the other runs stop some steps after their first
@@ -97,14 +97,16 @@ static int cmp_double(const void *a, const void *b) {
 /* The Newton solves (SIMCTL_CUDA_NSN) of the CUDA backends a scene is stepped with beside one
    CPU backend: NULL, one backend as the environment says; else g_nsn_n of them, one per value,
    which share the CPU's reference steps (the costly part: see the header). */
-#define SIM_MAX_GPUS 2
+#define SIM_MAX_NSN 2
+#define SIM_MAX_GPUS (2 * SIM_MAX_NSN) /* a shadowed and a free-running backend per solve */
 static const char *const *g_nsn;
 static int g_nsn_n;
 
-/* The CPU backend and its frame loop on one scene, and ng CUDA backends with theirs. */
+/* The CPU backend and its frame loop on one scene, and ng CUDA backends with theirs: the first
+   nshadow take the CPU's state after each of their steps (step by step), the others run free. */
 typedef struct side_by_side {
   gpu_pair g; /* the model, the CPU backend and gpu[0] */
-  int ng;
+  int ng, nshadow;
   sim_backend *gpu[SIM_MAX_GPUS];
   const char *nsn[SIM_MAX_GPUS]; /* each one's SIMCTL_CUDA_NSN (NULL: as the environment) */
   sim_stepper sc, sg[SIM_MAX_GPUS];
@@ -126,15 +128,20 @@ static void nsn_restore(const char *was) {
     unsetenv("SIMCTL_CUDA_NSN");
 }
 
-/* In buf: " (Newton solve: host)" where several CUDA backends run, else "". */
+/* In buf: " (Newton solve: host)" where several Newton solves run, ", free-running" added for
+   the backends that run free, else "". */
 static const char *gpu_label(const side_by_side *r, int i, char *buf, size_t cap) {
-  buf[0] = 0;
-  if (r->ng > 1 && r->nsn[i]) snprintf(buf, cap, " (Newton solve: %s)", r->nsn[i]);
+  int free = i >= r->nshadow, many = r->ng > (r->nshadow < r->ng ? 2 : 1);
+  if (many && r->nsn[i])
+    snprintf(buf, cap, " (Newton solve: %s%s)", r->nsn[i], free ? ", free-running" : "");
+  else
+    snprintf(buf, cap, "%s", free ? " (free-running)" : "");
   return buf;
 }
 
-/* `set`: --set overrides (PATH=VALUE) separated by '|', or NULL. */
-static int open_scene(side_by_side *r, const char *file, const char *set) {
+/* `set`: --set overrides (PATH=VALUE) separated by '|', or NULL. The CUDA backends: one per
+   Newton solve (g_nsn), shadowed; with `twins` a second per Newton solve, free-running. */
+static int open_scene(side_by_side *r, const char *file, const char *set, int twins) {
   sim_status st = {0};
   memset(r, 0, sizeof *r);
   char buf[512], keep[64], scratch[64];
@@ -147,8 +154,9 @@ static int open_scene(side_by_side *r, const char *file, const char *set) {
   CHECK_INT(rc, SIM_OK);
   sim_backend_opts o = {
       .global = g_global, .precision = SIM_PREC_DOUBLE, .ordering = SIM_ORDER_METIS};
-  r->ng = g_nsn ? g_nsn_n : 1;
-  for (int i = 0; i < r->ng; i++) r->nsn[i] = g_nsn ? g_nsn[i] : NULL;
+  r->nshadow = g_nsn ? g_nsn_n : 1;
+  r->ng = twins ? 2 * r->nshadow : r->nshadow;
+  for (int i = 0; i < r->ng; i++) r->nsn[i] = g_nsn ? g_nsn[i % r->nshadow] : NULL;
   const char *was = nsn_set(r->nsn[0], keep, sizeof keep); /* read as the backend is made */
   if (!rc) rc = gpu_pair_open_with(&r->g, &g_sc, &o);
   r->gpu[0] = r->g.gpu;
@@ -184,63 +192,100 @@ static void close_scene(side_by_side *r) {
   gpu_pair_close(&r->g);
 }
 
-/* One step on the CPU and on each CUDA backend; each one's largest position difference from the
-   CPU, over the size, in d[]; the contacts of the CPU step. */
-static void step_both(side_by_side *r, int *contacts, double d[SIM_MAX_GPUS]) {
+/* One step on the CPU and on CUDA backends lo..ng-1; each one's largest position difference
+   from the CPU, over the size, in d[]; the contacts of the CPU step. */
+static void step_both(side_by_side *r, int lo, int *contacts, double d[SIM_MAX_GPUS]) {
   sim_status st = {0};
   sim_profile pc, pg;
   int rc = sim_stepper_step(&r->sc, &pc, NULL, &st);
-  for (int i = 0; !rc && i < r->ng; i++) rc = sim_stepper_step(&r->sg[i], &pg, NULL, &st);
+  for (int i = lo; !rc && i < r->ng; i++) rc = sim_stepper_step(&r->sg[i], &pg, NULL, &st);
   if (!rc) rc = r->g.cpu->download(r->g.cpu, SIM_VEC_Q, r->qc, &st);
-  for (int i = 0; !rc && i < r->ng; i++)
+  for (int i = lo; !rc && i < r->ng; i++)
     rc = r->gpu[i]->download(r->gpu[i], SIM_VEC_Q, r->qg[i], &st);
   if (rc) fprintf(stderr, "step: %s\n", st.msg);
   CHECK_INT(rc, SIM_OK);
   *contacts = pc.contacts;
-  for (int i = 0; i < r->ng; i++)
+  for (int i = lo; i < r->ng; i++)
     d[i] = rc ? INFINITY : max_diff(r->qc, r->qg[i], 3 * (size_t)r->g.m.n) / r->size;
 }
 
-/* The CUDA backends take the CPU's state (q, q_t, v). */
+/* The shadowed CUDA backends take the CPU's state (q, q_t, v). */
 static void shadow(side_by_side *r) {
   sim_status st = {0};
   const sim_vec_id ids[3] = {SIM_VEC_Q, SIM_VEC_QT, SIM_VEC_V};
   for (int i = 0; i < 3; i++) {
     CHECK_INT(r->g.cpu->download(r->g.cpu, ids[i], r->buf, &st), SIM_OK);
-    for (int j = 0; j < r->ng; j++)
+    for (int j = 0; j < r->nshadow; j++)
       CHECK_INT(r->gpu[j]->upload(r->gpu[j], ids[i], r->buf, &st), SIM_OK);
   }
 }
 
-/* One scene stepped side by side; for each CUDA backend, the median and largest per-step
-   differences with contact must stay within med_tol and worst_tol of the size (before contact:
-   1e-9). */
-static void step_within(const char *file, const char *set, int steps, double med_tol,
-                        double worst_tol) {
+/* Mass-weighted centre of all vertices. */
+static void centre(const sim_model *m, const double *q, double c[3]) {
+  double mt = 0.0;
+  c[0] = c[1] = c[2] = 0.0;
+  for (int i = 0; i < m->n; i++) {
+    for (int k = 0; k < 3; k++) c[k] += m->mass[i] * q[3 * i + k];
+    mt += m->mass[i];
+  }
+  for (int k = 0; k < 3; k++) c[k] /= mt;
+}
+
+/* The end of a free run: CUDA backend i's centre of mass within 1e-2 of the size of the CPU's,
+   their volume changes within 0.2 percentage points. */
+static void free_check(const side_by_side *r, int i, int steps, int contact_steps) {
+  char lb[64];
+  double cc[3], cg[3], rest = r->g.m.total_volume;
+  centre(&r->g.m, r->qc, cc);
+  centre(&r->g.m, r->qg[i], cg);
+  double dcom = sqrt((cc[0] - cg[0]) * (cc[0] - cg[0]) + (cc[1] - cg[1]) * (cc[1] - cg[1]) +
+                     (cc[2] - cg[2]) * (cc[2] - cg[2])) /
+                r->size;
+  double vc = 100.0 * (sim_model_measure(&r->g.m, r->qc) / rest - 1.0);
+  double vg = 100.0 * (sim_model_measure(&r->g.m, r->qg[i]) / rest - 1.0);
+  printf(
+      "  %-26s %d steps (%d with contact)%s: centres %.2e of the size apart; volume %+.3f "
+      "%% (cpu) / %+.3f %% (cuda)\n",
+      g_sc.name, steps, contact_steps, gpu_label(r, i, lb, sizeof lb), dcom, vc, vg);
+  check_report(contact_steps > 0 && dcom <= 1e-2 && fabs(vc - vg) <= 0.2, __FILE__, __LINE__,
+               "%s%s: contact steps %d > 0, centres %.3g <= 1e-2, volumes %.3f vs %.3f within "
+               "0.2",
+               g_sc.name, lb, contact_steps, dcom, vc, vg);
+}
+
+/* `file` stepped `steps` times on the CPU beside CUDA backends (open_scene). The shadowed ones
+   step beside it for the first `checked` steps, each then taking the CPU's state: over the steps
+   with contact, the median and largest of a step's position difference must stay within
+   med_tol and worst_tol of the size (before contact: 1e-9). With `twins`, a free-running
+   backend per Newton solve makes all the steps beside the same CPU run (free_check). */
+static void side_run(const char *file, const char *set, int twins, int steps, int checked,
+                     double med_tol, double worst_tol) {
   side_by_side r;
-  if (open_scene(&r, file, set) || !r.ok) {
+  if (open_scene(&r, file, set, twins) || !r.ok) {
     close_scene(&r);
     return;
   }
   double *dc[SIM_MAX_GPUS], free_worst[SIM_MAX_GPUS] = {0.0};
-  int nd = 0, first = -1, most = 0;
-  for (int i = 0; i < r.ng; i++) dc[i] = SIM_NEW(double, steps + 1);
+  int nd = 0, first = -1, most = 0, contact_steps = 0;
+  for (int i = 0; i < r.nshadow; i++) dc[i] = SIM_NEW(double, checked + 1);
   for (int s = 0; s < steps; s++) {
-    int nc = 0;
+    int nc = 0, shadowed = s < checked;
     double d[SIM_MAX_GPUS];
-    step_both(&r, &nc, d);
+    step_both(&r, shadowed ? 0 : r.nshadow, &nc, d);
+    contact_steps += nc > 0;
+    if (!shadowed) continue;
     if (nc > 0) {
       if (first < 0) first = s;
-      for (int i = 0; i < r.ng; i++) dc[i][nd] = d[i];
+      for (int i = 0; i < r.nshadow; i++) dc[i][nd] = d[i];
       nd++;
       most = nc > most ? nc : most;
     } else if (first < 0) {
-      for (int i = 0; i < r.ng; i++) free_worst[i] = fmax(free_worst[i], d[i]);
+      for (int i = 0; i < r.nshadow; i++) free_worst[i] = fmax(free_worst[i], d[i]);
     }
     shadow(&r);
   }
   check_report(nd > 0, __FILE__, __LINE__, "%s: some step has contact", g_sc.name);
-  for (int i = 0; i < r.ng; i++) {
+  for (int i = 0; i < r.nshadow; i++) {
     char lb[64];
     qsort(dc[i], (size_t)nd, sizeof *dc[i], cmp_double);
     double med = nd ? dc[i][nd / 2] : 0.0, worst = nd ? dc[i][nd - 1] : 0.0;
@@ -254,7 +299,14 @@ static void step_within(const char *file, const char *set, int steps, double med
                  free_worst[i], med, med_tol, worst, worst_tol);
     sim_free(dc[i]);
   }
+  for (int i = r.nshadow; i < r.ng; i++) free_check(&r, i, steps, contact_steps);
   close_scene(&r);
+}
+
+/* One scene step by step (every backend shadowed). */
+static void step_within(const char *file, const char *set, int steps, double med_tol,
+                        double worst_tol) {
+  side_run(file, set, 0, steps, steps, med_tol, worst_tol);
 }
 
 static void step_by_step(const char *file, const char *set, int steps) {
@@ -282,52 +334,6 @@ static void sharp_corner_steps(void) {
   if (spmv && !strcmp(spmv, "cusparse")) med_tol = 1e-7;
 #endif
   step_within("../scenes/sharp_corner.json", NULL, 95, med_tol, 1e-3);
-}
-
-/* Mass-weighted centre of all vertices. */
-static void centre(const sim_model *m, const double *q, double c[3]) {
-  double mt = 0.0;
-  c[0] = c[1] = c[2] = 0.0;
-  for (int i = 0; i < m->n; i++) {
-    for (int k = 0; k < 3; k++) c[k] += m->mass[i] * q[3 * i + k];
-    mt += m->mass[i];
-  }
-  for (int k = 0; k < 3; k++) c[k] /= mt;
-}
-
-static void free_running(const char *file, const char *set, int steps) {
-  side_by_side r;
-  if (open_scene(&r, file, set) || !r.ok) {
-    close_scene(&r);
-    return;
-  }
-  int nc = 0, contact_steps = 0;
-  for (int s = 0; s < steps; s++) {
-    double d[SIM_MAX_GPUS];
-    step_both(&r, &nc, d);
-    contact_steps += nc > 0;
-  }
-  double cc[3], rest = r.g.m.total_volume;
-  centre(&r.g.m, r.qc, cc);
-  double vc = 100.0 * (sim_model_measure(&r.g.m, r.qc) / rest - 1.0);
-  for (int i = 0; i < r.ng; i++) {
-    char lb[64];
-    double cg[3];
-    centre(&r.g.m, r.qg[i], cg);
-    double dcom = sqrt((cc[0] - cg[0]) * (cc[0] - cg[0]) + (cc[1] - cg[1]) * (cc[1] - cg[1]) +
-                       (cc[2] - cg[2]) * (cc[2] - cg[2])) /
-                  r.size;
-    double vg = 100.0 * (sim_model_measure(&r.g.m, r.qg[i]) / rest - 1.0);
-    printf(
-        "  %-26s %d steps (%d with contact)%s: centres %.2e of the size apart; volume %+.3f "
-        "%% (cpu) / %+.3f %% (cuda)\n",
-        g_sc.name, steps, contact_steps, gpu_label(&r, i, lb, sizeof lb), dcom, vc, vg);
-    check_report(contact_steps > 0 && dcom <= 1e-2 && fabs(vc - vg) <= 0.2, __FILE__, __LINE__,
-                 "%s%s: contact steps %d > 0, centres %.3g <= 1e-2, volumes %.3f vs %.3f within "
-                 "0.2",
-                 g_sc.name, lb, contact_steps, dcom, vc, vg);
-  }
-  close_scene(&r);
 }
 
 static void all_scenes(void) {
@@ -397,33 +403,30 @@ static void with_nsn(const char *where, void (*scenes)(void)) {
 static const char *const g_both[2] = {"host", "device"};
 static void with_both(void (*scenes)(void)) {
   printf(
-      "the Newton solve on the host and on the device (SIMCTL_CUDA_NSN=host and device: two "
-      "CUDA backends beside one CPU backend):\n");
+      "the Newton solve on the host and on the device (SIMCTL_CUDA_NSN=host and device: CUDA "
+      "backends beside one CPU backend, which steps once for both):\n");
   g_nsn = g_both, g_nsn_n = 2;
   scenes();
   g_nsn = NULL, g_nsn_n = 0;
 }
 
-/* The squeezing ball through the rollers, step by step and free-running: a pass of its own
-   each, since its CPU steps (7.5k vertices, over 4k contact rows with W
-   matrix-free: 2.2 s a step with the sparse inverse on the 2-core VM) take longer than all the
-   other scenes'. */
-static void ball_steps(void) {
-  step_by_step("../scenes/squeezing_ball.json", BALL, GPU_OR_EMU(104, 25));
-}
-static void ball_run(void) {
-  free_running("../scenes/squeezing_ball.json", BALL, GPU_OR_EMU(154, 40));
+/* The squeezing ball through the rollers, step by step and free-running, in a pass of its own:
+   its CPU steps (7.5k vertices, over 4k contact rows with W matrix-free: 2.2 s a step with the
+   sparse inverse on the 2-core VM) take longer than all the other scenes'. One CPU run serves
+   both checks: its first 104 steps (the emulation's 25) step by step beside the shadowed
+   backends, all 154 (40) beside the free-running ones. Until 2026-11-29 two passes, each with a
+   CPU run of its own. */
+static void ball(void) {
+  side_run("../scenes/squeezing_ball.json", BALL, 1, GPU_OR_EMU(154, 40), GPU_OR_EMU(104, 25), 1e-9,
+           1e-3);
 }
 
 static void pass_host(void) { with_nsn("host", all_scenes); }
 static void pass_device(void) { with_nsn("device", all_scenes); }
-static void pass_ball_steps_host(void) { with_nsn("host", ball_steps); }
-static void pass_ball_steps_device(void) { with_nsn("device", ball_steps); }
-static void pass_ball_run_host(void) { with_nsn("host", ball_run); }
-static void pass_ball_run_device(void) { with_nsn("device", ball_run); }
+static void pass_ball_host(void) { with_nsn("host", ball); }
+static void pass_ball_device(void) { with_nsn("device", ball); }
 static void pass_scenes(void) { with_both(all_scenes); }
-static void pass_ball_steps(void) { with_both(ball_steps); }
-static void pass_ball_run(void) { with_both(ball_run); }
+static void pass_ball(void) { with_both(ball); }
 
 /* The CUDA backend alone: `steps` steps of `file` with environment switch `env` set to `value`,
    then its positions (o->q, 3n doubles, the caller's to free), the steps with contact, the
@@ -456,7 +459,7 @@ static void run_gpu_alone(const char *file, const char *set, int steps, const ch
   const char *const *nsn = g_nsn; /* the CUDA backend alone, as the environment says */
   g_nsn = NULL;
   side_by_side r;
-  if (open_scene(&r, file, set) || !r.ok) {
+  if (open_scene(&r, file, set, 0) || !r.ok) {
     close_scene(&r);
     unsetenv(env);
     g_nsn = nsn;
@@ -791,35 +794,25 @@ static void pass_solvers(void) {
   g_global = SIM_GLOBAL_SPARSE_INVERSE;
 }
 
-/* usage: test_gpu_contact [PASS] (default all): scenes, ball_steps, ball_run, paths, solvers
-   (what `all` runs: CTest's entries on a GPU), or host, device, ball_steps_host,
-   ball_steps_device, ball_run_host, ball_run_device (a Newton solve alone: the emulation's
-   entries, where the emulated device, not the CPU, takes most of the time) */
+/* usage: test_gpu_contact [PASS] (default all): scenes, ball, paths, solvers (what `all` runs:
+   CTest's entries on a GPU), or host, device, ball_host, ball_device (a Newton solve alone) */
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*run)(void);
     int in_all;
-  } passes[] = {{"scenes", pass_scenes, 1},
-                {"ball_steps", pass_ball_steps, 1},
-                {"ball_run", pass_ball_run, 1},
-                {"paths", pass_paths, 1},
-                {"solvers", pass_solvers, 1},
-                {"host", pass_host, 0},
-                {"device", pass_device, 0},
-                {"ball_steps_host", pass_ball_steps_host, 0},
-                {"ball_steps_device", pass_ball_steps_device, 0},
-                {"ball_run_host", pass_ball_run_host, 0},
-                {"ball_run_device", pass_ball_run_device, 0}};
+  } passes[] = {{"scenes", pass_scenes, 1},       {"ball", pass_ball, 1},
+                {"paths", pass_paths, 1},         {"solvers", pass_solvers, 1},
+                {"host", pass_host, 0},           {"device", pass_device, 0},
+                {"ball_host", pass_ball_host, 0}, {"ball_device", pass_ball_device, 0}};
   const char *want = argc > 1 ? argv[1] : "all";
   int known = !strcmp(want, "all");
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
     known |= !strcmp(want, passes[i].name);
   if (argc > 2 || !known) {
     fprintf(stderr,
-            "test_gpu_contact: unknown pass '%s': expected scenes, ball_steps, ball_run, paths, "
-            "solvers, host, device, ball_steps_host, ball_steps_device, ball_run_host, "
-            "ball_run_device or all\n",
+            "test_gpu_contact: unknown pass '%s': expected scenes, ball, paths, solvers, host, "
+            "device, ball_host, ball_device or all\n",
             argc > 2 ? argv[2] : want);
     return 2;
   }
