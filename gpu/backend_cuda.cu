@@ -280,6 +280,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   cudaError_t e = cudaStreamCreate(&c->stream); /* ordered after the legacy stream's work */
   if (e != cudaSuccess)
     rc = sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
+  if (!rc) rc = sim_cuda_env_int("SIMCTL_CUDA_LOCAL_BLOCKS", 1, 4, 1, &c->local_blocks, st);
   if (!rc) rc = sim_cuda_lg_create(c, st);
   if (!rc) rc = upload_model(c, st);
   if (!rc) rc = sim_cuda_global_create(be, o, st);

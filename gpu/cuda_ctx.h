@@ -187,6 +187,8 @@ typedef struct cuda_ctx {
   struct cuda_contact *cst;  // the contact stage (contact_cuda.cu), NULL without contact
   struct sim_cuda_detect *det;  // collision detection (detect_cuda.cu), NULL: on the host
   int twins;  // detect_download leaves det device twins (SIMCTL_CUDA_TWINS, default on)
+  int local_blocks;  // the projections' kernel's blocks a multiprocessor holds: 1-4
+                     // (SIMCTL_CUDA_LOCAL_BLOCKS, default 1: registers unbounded; local_step.cu)
   cuda_reads reads;
   sim_global_stats stats;
   cuda_spans spans;

@@ -12,11 +12,29 @@ extern "C" {
 
 #define SIM_SUM_THREADS 1024
 
-static __global__ void k_project(int nelem, const sim_elem *elems, const double *q, double *R,
-                                 double *U) {
+// MINB: the blocks of SIM_CUDA_BLOCK threads a multiprocessor must hold at once (1: as many
+// registers as the compiler wants). The co-rotational and Neo-Hookean singular-value solve
+// (sim_admm_local, inlined) takes 244 registers a thread unbounded (nvcc 13.0, sm_90: ptxas -v),
+// so a multiprocessor runs one block of 256 threads, 8 warps, and the squeezing ball's 36k
+// tetrahedra (141 blocks) take two rounds on an H200's 132 multiprocessors. MINB 2, 3 and 4 bound
+// the registers to 128, 80 and 64 at the price of spills (912, 1,704 and 2,292 bytes a thread
+// stored to local memory, which the L1 cache holds in part): SIMCTL_CUDA_LOCAL_BLOCKS.
+template <int MINB>
+static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, MINB)
+    k_project(int nelem, const sim_elem *elems, const double *q, double *R, double *U) {
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= nelem) return;
   sim_local_project(&elems[e], q, R + 9 * (size_t)e, U ? U + 9 * (size_t)e : NULL);
+}
+
+// The projections of a model whose elements are all ARAP (sim_model.admm 0): sim_local_project's
+// ARAP branch alone, 80 registers a thread without spills where k_project takes 244 for the
+// branch it does not run, so a multiprocessor holds three blocks, not one. The same bits.
+static __global__ void k_arap_project(int nelem, const sim_elem *elems, const double *q,
+                                      double *R) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= nelem) return;
+  sim_arap_project(&elems[e], q, R + 9 * (size_t)e);
 }
 
 static __global__ void k_bend_project(sim_bending bend, const double *q, double *P) {
@@ -46,9 +64,20 @@ int sim_cuda_local_step(sim_backend *be, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   const sim_model *m = c->m;
   const double *q = c->vec[SIM_VEC_Q];
-  if (m->nelem > 0)
-    k_project<<<sim_cuda_blocks(m->nelem), SIM_CUDA_BLOCK, 0, c->stream>>>(m->nelem, c->elems, q,
-                                                                           c->R, c->U);
+  if (m->nelem > 0) {
+    const unsigned g = sim_cuda_blocks(m->nelem);
+    cudaStream_t sm = c->stream;
+    if (!m->admm)
+      k_arap_project<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R);
+    else if (c->local_blocks == 2)
+      k_project<2><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R, c->U);
+    else if (c->local_blocks == 3)
+      k_project<3><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R, c->U);
+    else if (c->local_blocks == 4)
+      k_project<4><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R, c->U);
+    else
+      k_project<1><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R, c->U);
+  }
   if (c->bend.nst > 0)
     k_bend_project<<<sim_cuda_blocks(c->bend.nst), SIM_CUDA_BLOCK, 0, c->stream>>>(c->bend, q,
                                                                                    c->P);

@@ -20,6 +20,9 @@
 #   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
 #             limit, S in double and float, the row gather's chunk and the column gather's
 #             warps per column swept: about a minute);
+#   local:    scripts/bench_local.sh (the local step per L-G iteration on Table 3's Neo-Hookean
+#             bodies for each bound on its projections' registers, SIMCTL_CUDA_LOCAL_BLOCKS 1,
+#             2 and 3: nine short runs, under a minute);
 #   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
 #             --device cuda on the 5.3k twisting bar, E = 1e5, 1e7, 1e9, from frame 800, 300
 #             iterations): every global solver's time to 1e-3 on the same device;
@@ -38,7 +41,8 @@
 # usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--only PARTS] [--rows all|small]
 #                              [--budget SECONDS] [--jobs N] [--archive FILE] [--emu]
 #                              [--table3 VARIANTS] [--profile EXAMPLES]
-#   --only: a comma-separated list of tests, sanitize, bench, global, table3, converge, profile
+#   --only: a comma-separated list of tests, sanitize, bench, global, local, table3, converge,
+#           profile
 #           (default tests, bench, table3)
 #   --sanitize / --skip-bench: add sanitize / leave out bench and table3 (the older spelling)
 #   --budget: wall seconds the whole script may take (default 3600); a program still running
@@ -83,9 +87,9 @@ while [ $# -gt 0 ]; do
 done
 for p in ${PARTS//,/ }; do
   case "$p" in
-    tests | sanitize | bench | global | table3 | converge | profile) ;;
+    tests | sanitize | bench | global | local | table3 | converge | profile) ;;
     *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench," \
-         "global, table3, converge or profile" >&2
+         "global, local, table3, converge or profile" >&2
        exit 2 ;;
   esac
 done
@@ -273,6 +277,14 @@ if want global && ! spent global; then
   echo "== global (at most $(($(left) - 10)) s)"
   timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
     --out "$OUT/global" --global-only | tee "$OUT/global_step.md"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
+fi
+
+# the local step's projections with their registers bounded (SIMCTL_CUDA_LOCAL_BLOCKS) or not
+if want local && ! spent local; then
+  echo "== local (at most $(($(left) - 10)) s)"
+  timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_local.sh" --simctl "$SIMCTL" \
+    --out "$OUT/local" | tee "$OUT/local_step.md"
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
 fi
 

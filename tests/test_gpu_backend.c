@@ -6,7 +6,8 @@
    isometric bending and ARAP cloth with Laplace-Beltrami bending, with pinned vertices; a bar
    large enough for S's long rows (a thread block each), and the same with cuSPARSE's products
    and with S kept as its rows alone (SIMCTL_CUDA_S=rows: S^T y by a scatter; refused with
-   cuSPARSE, and with contact unless W is built on the host).
+   cuSPARSE, and with contact unless W is built on the host), and the projections' kernel with
+   its registers bounded (SIMCTL_CUDA_LOCAL_BLOCKS: the same bits as unbounded).
    Both backends use the same S (built on the host): in double the results agree to 1e-12
    relative (the cloth's local step and energy to 1e-11: its SVD's atan2, sin, cos and
    Neo-Hookean's log1p differ by 1-2 ulp between the device and glibc); with S in float the GPU
@@ -281,6 +282,66 @@ static void check_layouts(void) {
   }
 }
 
+/* The CUDA backend's projections and duals after two local steps from a fixed random state,
+   with SIMCTL_CUDA_LOCAL_BLOCKS set to `blocks` (NULL: unset), into out[k] (len[k] values, the
+   caller's to free; NULL where the pair did not open). */
+static void local_twice(const char *blocks, double *out[2], size_t len[2]) {
+  out[0] = out[1] = NULL;
+  len[0] = len[1] = 0;
+  if (blocks) setenv("SIMCTL_CUDA_LOCAL_BLOCKS", blocks, 1);
+  gpu_pair g;
+  int rc = gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE);
+  unsetenv("SIMCTL_CUDA_LOCAL_BLOCKS");
+  if (rc) return;
+  unsigned long long seed = 777;
+  random_state(&g, &seed);
+  sim_status st = {0};
+  for (int it = 0; it < 2; it++) CHECK_INT(g.gpu->local_step(g.gpu, &st), SIM_OK);
+  const sim_buf_id ids[2] = {SIM_BUF_PROJ, SIM_BUF_DUAL};
+  for (int k = 0; k < 2; k++) {
+    len[k] = sim_buffer_len(&g.m, ids[k]);
+    out[k] = SIM_NEW(double, len[k] + 1);
+    CHECK_INT(g.gpu->read_buffer(g.gpu, ids[k], out[k], &st), SIM_OK);
+  }
+  gpu_pair_close(&g);
+}
+
+/* The projections' kernel with its registers bounded (SIMCTL_CUDA_LOCAL_BLOCKS 2-4: spilled to
+   local memory, the arithmetic unchanged): against the CPU in check_operations' bounds, and the
+   same bits as unbounded (1, the default), on the tetrahedra of the two materials that take the
+   singular-value solve and on the Neo-Hookean cloth; other values refused in one line. */
+static void check_local_blocks(void) {
+  static const char *const blocks[] = {"2", "3", "4"}, *const bad[] = {"0", "5", "2x"};
+  for (int shape = 0; shape < 3; shape++) {
+    int rc = shape == 2 ? cloth("neo_hookean", "isometric")
+                        : bar(shape ? "neo_hookean" : "corotational");
+    if (rc) continue;
+    double *ref[2], *got[2];
+    size_t nr[2], ng[2];
+    local_twice(NULL, ref, nr);
+    for (int i = 0; i < 3; i++) {
+      printf("SIMCTL_CUDA_LOCAL_BLOCKS=%s:\n", blocks[i]);
+      setenv("SIMCTL_CUDA_LOCAL_BLOCKS", blocks[i], 1);
+      check_operations(SIM_PREC_DOUBLE, shape == 2 ? 1e-11 : 1e-12, 1e-12);
+      unsetenv("SIMCTL_CUDA_LOCAL_BLOCKS");
+      local_twice(blocks[i], got, ng);
+      for (int k = 0; k < 2; k++) {
+        int same = ref[k] && got[k] && nr[k] == ng[k] && nr[k] > 0 &&
+                   !memcmp(ref[k], got[k], sizeof(double) * nr[k]);
+        printf("  %-28s %-10s the same bits as unbounded: %s\n", g_sc.name, k ? "duals" : "proj",
+               same ? "yes" : "no");
+        check_report(same, __FILE__, __LINE__,
+                     "%s %s with SIMCTL_CUDA_LOCAL_BLOCKS=%s: the same "
+                     "bits as unbounded",
+                     g_sc.name, k ? "duals" : "proj", blocks[i]);
+        sim_free(got[k]);
+      }
+    }
+    for (int k = 0; k < 2; k++) sim_free(ref[k]);
+  }
+  for (int i = 0; i < 3; i++) check_env_refused("SIMCTL_CUDA_LOCAL_BLOCKS", bad[i]);
+}
+
 /* SIMCTL_CUDA_S=rows (set by the caller) refused, one line each, with cuSPARSE's products and
    with contact while W is built on the device (which reads S's columns); taken with contact
    and SIMCTL_CUDA_DELASSUS=host. */
@@ -352,6 +413,7 @@ int main(void) {
   if (!cloth("neo_hookean", "isometric")) check_operations(SIM_PREC_DOUBLE, 1e-11, 1e-12);
   if (!cloth("arap", "laplace_beltrami")) check_operations(SIM_PREC_DOUBLE, 1e-11, 1e-12);
   if (!bar("neo_hookean")) check_operations(SIM_PREC_FLOAT, 1e-12, 1e-12);
+  check_local_blocks();
   check_float();
   check_spans();
   return check_summary("test_gpu_backend");

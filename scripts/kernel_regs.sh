@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Registers, stack and spills of every CUDA kernel in gpu/, as ptxas reports them when it
+# compiles for the build's architecture (nvcc -Xptxas -v with the build's flags: C++17, -O3,
+# -fmad=false). No GPU needed. A kernel's registers bound how many of its threads a
+# multiprocessor holds (65,536 registers: 244 a thread leave one block of 256), so this says
+# which kernels run at low occupancy and what a __launch_bounds__ costs in spills.
+# usage: scripts/kernel_regs.sh [--nvcc PATH] [--arch sm_NN] [--match REGEX] [FILE.cu...]
+#   FILE.cu: the sources to compile (default gpu/*.cu); --match: only kernels whose demangled
+#   name matches REGEX (grep -E), e.g. --match 'k_project|k_arap'
+set -euo pipefail
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)} ARCH=sm_90 MATCH=.
+FILES=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --nvcc) NVCC=$2; shift 2 ;;
+    --arch) ARCH=$2; shift 2 ;;
+    --match) MATCH=$2; shift 2 ;;
+    -*) echo "kernel_regs.sh: unknown option '$1' (see the usage at the top)" >&2; exit 2 ;;
+    *) FILES+=("$1"); shift ;;
+  esac
+done
+if [ ! -x "$NVCC" ]; then
+  echo "kernel_regs.sh: $NVCC: no nvcc (give --nvcc PATH)" >&2
+  exit 2
+fi
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+[ ${#FILES[@]} -gt 0 ] || FILES=("$ROOT"/gpu/*.cu)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+echo "| file | kernel | registers | stack bytes | spill stores | spill loads |"
+echo "| --- | --- | --- | --- | --- | --- |"
+for f in "${FILES[@]}"; do
+  if ! "$NVCC" -std=c++17 -arch="$ARCH" -O3 -fmad=false -Xptxas -v -I"$ROOT" -I"$ROOT/core" \
+    -I"$ROOT/gpu" -c "$f" -o "$TMP/k.o" >"$TMP/log" 2>&1; then
+    echo "kernel_regs.sh: $f did not compile:" >&2
+    tail -5 "$TMP/log" >&2
+    exit 1
+  fi
+  # ptxas prints, per function: "Compiling entry function 'NAME'", then its stack and spills,
+  # then "Used N registers"
+  awk -v file="$(basename "$f")" '
+    /Compiling entry function/ { match($0, /'\''[^'\'']*'\''/); name = substr($0, RSTART + 1, RLENGTH - 2); next }
+    name != "" && /bytes stack frame/ { stack = $1; st = $5; ld = $9; next }
+    name != "" && /Used [0-9]+ registers/ { match($0, /Used [0-9]+/); r = substr($0, RSTART + 5, RLENGTH - 5)
+      print file "\t" name "\t" r "\t" stack "\t" st "\t" ld; name = "" }' "$TMP/log" |
+    while IFS=$'\t' read -r file name r stack st ld; do
+      dn=$(c++filt "$name" 2>/dev/null || echo "$name")
+      grep -qE -- "$MATCH" <<<"$dn" || continue
+      echo "| $file | \`${dn%%(*}\` | $r | $stack | $st | $ld |"
+    done
+done
