@@ -34,15 +34,22 @@ if(TARGET simcore_emu)
     target_compile_definitions(test_emu_${t} PRIVATE SIM_TEST_EMU=1)
     set_target_properties(test_emu_${t} PROPERTIES LINKER_LANGUAGE CXX)
   endforeach()
-  foreach(t backend runs detect points delassus solvers contact_ops)
+  foreach(t backend runs detect points delassus solvers)
     sim_test_entry(test_emu_${t} emu test_emu_${t})
     set_tests_properties(test_emu_${t} PROPERTIES TIMEOUT 1200)
+  endforeach()
+  # the contact operations in two halves, the Newton solve on the host and on the device, so
+  # that ctest -j2 runs them side by side (under AddressSanitizer most of `make test-asan`)
+  foreach(half host device)
+    sim_test_entry(test_emu_contact_ops_${half} emu test_emu_contact_ops ${half})
+    set_tests_properties(test_emu_contact_ops_${half} PROPERTIES TIMEOUT 1200)
   endforeach()
   set_tests_properties(test_emu_backend test_emu_detect test_emu_points test_emu_delassus
     test_emu_solvers PROPERTIES LABELS "emu;unit")
   # the next longest (about 2 minutes each on 2 cores): started right after the contact passes,
   # so that no long test is left to run alone at the end under ctest -j2
-  set_tests_properties(test_emu_contact_ops test_emu_runs PROPERTIES COST 5000)
+  set_tests_properties(test_emu_contact_ops_host test_emu_contact_ops_device test_emu_runs
+    PROPERTIES COST 5000)
   # the per-operation tests again with the blocks, and the warps in a block, run backwards and
   # in a shuffled order (SIMCTL_EMU_SCHEDULE): a GPU promises no order, so results must not
   # depend on one
@@ -56,8 +63,10 @@ if(TARGET simcore_emu)
   # the contact operations under AddressSanitizer too (`make test-asan`: the unit label), the
   # whole test: the device Newton solve's kernels fused and not, W dense, in float and
   # matrix-free, whose grids follow the arrays' capacity (about 220 s under ASan on the 2-core
-  # VM, 2026-11-29; until then its rows pass alone, `test_emu_contact_ops rows`, 3 s)
-  set_tests_properties(test_emu_contact_ops PROPERTIES LABELS "emu;unit")
+  # VM as one entry, 2026-11-29; until then its rows pass alone, `test_emu_contact_ops rows`,
+  # 3 s)
+  set_tests_properties(test_emu_contact_ops_host test_emu_contact_ops_device
+    PROPERTIES LABELS "emu;unit")
   # the emulation's own threads: shuffles, barriers, early returns, and the misuse it stops on
   sim_emu_cu2cpp(${CMAKE_CURRENT_SOURCE_DIR}/emu/test_emu_fibres.cu fibres)
   sim_test_program(simcore_emu test_emu_fibres ${fibres})

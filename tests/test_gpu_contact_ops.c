@@ -31,8 +31,7 @@
    - The device Newton solve with a dense W again with contact.cr_precision float on both sides
      (Conjugate Residual's products read a float copy of W: nsn.c, gpu/nsn_cuda.cu), separate
      and fused, within the same bounds.
-     Argument "rows":
-     the first alone. */
+     The argument picks the passes (main). */
 #include <stdlib.h>
 
 #include "contact/contact.h"
@@ -339,15 +338,25 @@ static void fused_pass(const char *what, const char *delassus, const char *cr_pr
   g_rec = NULL, g_rec_n = 0;
 }
 
-/* argument "rows": the first pass alone (the Newton solve on the host, W dense), the quick
-   check of the device's rows, which runs under AddressSanitizer too */
+/* usage: test_gpu_contact_ops [PASSES] (default all): rows, the first pass alone (the Newton
+   solve on the host, W dense: the quick check of the device's rows); host, the passes with the
+   Newton solve on the host (the first, then W matrix-free); device, those with it on the device
+   (fused and not, W dense in double and float, W matrix-free). The emulation's CTest entries are
+   host and device, so that the two halves run side by side, under AddressSanitizer too. */
 int main(int argc, char **argv) {
+  const char *want = argc > 1 ? argv[1] : "all";
+  const int all = !strcmp(want, "all"), host = all || !strcmp(want, "host"),
+            device = all || !strcmp(want, "device");
+  if (argc > 2 || !(host || device || !strcmp(want, "rows"))) {
+    fprintf(stderr, "test_gpu_contact_ops: unknown pass '%s': expected rows, host, device or all\n",
+            argc > 2 ? argv[2] : want);
+    return 2;
+  }
   gpu_or_skip("test_gpu_contact_ops");
-  const int rows_only = argc > 1 && strcmp(argv[1], "rows") == 0;
   setenv("SIMCTL_CUDA_NSN", "host", 1);
-  first_pass();
-  if (!rows_only) {
-    steps("W matrix-free", "operator", "double");
+  if (!device || host) first_pass();
+  if (host) steps("W matrix-free", "operator", "double");
+  if (device) {
     setenv("SIMCTL_CUDA_NSN", "device", 1);
     fused_pass("device Newton solve, dense W", "dense", "double", 2, 1);
     fused_pass("device Newton solve, dense W, CR's W in float", "dense", "float", 1, 2);
