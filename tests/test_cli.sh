@@ -480,6 +480,21 @@ check "exploding run: frame 0 kept, summary.json says failed with the error" eva
   json_has "$T/boom/summary.json" status "\"failed\"" && grep -q "\"error\":.*exploded" "$T/boom/summary.json" &&
   [ "$(wc -l <"$T/boom/timing.csv")" -eq 2 ] && no_tmp_files "$T/boom"'
 
+# a stiffness the masses are lost against (an ARAP cloth, unpinned, E = 1e300): the system
+# matrix is singular in double precision; run, info and converge refuse at set-up, exit 5, in
+# one line that names the scene file and what to check (found by scripts/fuzz_scenes.py, which
+# requires the file in every refusal)
+cp "$DATA/tiny_cloth.json" "$T/stiff.json"
+STIFF=(--set 'pins=[]' --set bodies.0.material.model=arap --set bodies.0.material.youngs_modulus=1e300)
+sc run stiff.json --out "$T/stiff" --frames 2 "${STIFF[@]}" --quiet
+check "singular system: run exits 5 in one line naming the file and youngs_modulus" eval '
+  fails_one_line 5 && err_has "stiff.json: system matrix is not positive definite" &&
+  err_has "youngs_modulus" && absent "$T/stiff"'
+sc info stiff.json "${STIFF[@]}"
+check "singular system: info exits 5 naming the file" eval 'fails_one_line 5 && err_has "stiff.json: "'
+sc converge stiff.json --frame 1 --iterations 3 --out "$T/stiffcv" "${STIFF[@]}" --quiet
+check "singular system: converge exits 5 naming the file" eval 'fails_one_line 5 && err_has "stiff.json: "'
+
 # ---------------------------------------------------------------------------------------------
 # 11. converge (Fig. 9): every solver's CSV, exact solvers below 1e-3 at once
 sc converge tiny.json --frame 3 --iterations 40 --out "$T/cv" --quiet

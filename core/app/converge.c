@@ -49,6 +49,7 @@ static int start_step(const sim_model *m, const sim_scene *sc, sim_global_kind g
                         .chebyshev_rho = rho,
                         .gpu = sc->solver.gpu};
   int rc = cuda ? sim_backend_cuda_create(m, &o, be, st) : sim_backend_cpu_create(m, &o, be, st);
+  if (rc == SIM_ERR_NUMERIC) sim_status_prefix(st, sc->file); /* the scene's numbers: its file */
   if (!rc) rc = (*be)->upload(*be, SIM_VEC_Q, qt, st);
   if (!rc) rc = (*be)->upload(*be, SIM_VEC_QT, qt, st);
   if (!rc) rc = (*be)->upload(*be, SIM_VEC_V, v, st);
@@ -273,6 +274,7 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   /* 1. run to frame F with the scene's iterations and an exact global solve */
   sim_backend_opts bo = {.global = SIM_GLOBAL_CHOLESKY, .ordering = sc->solver.ordering};
   if (!rc) rc = sim_backend_cpu_create(&m, &bo, &be, st);
+  if (rc == SIM_ERR_NUMERIC) sim_status_prefix(st, sc->file); /* the scene's numbers: its file */
   if (!rc) rc = sim_stepper_init(&s, &m, be, st);
   for (int f = 0; !rc && f < o->frame; f++) {
     sim_profile p;

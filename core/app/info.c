@@ -152,6 +152,7 @@ int sim_info(const sim_scene *sc, const char *cache_dir, int csv, FILE *out, sim
   rc = measure_system(&m, sc, &run, st);
   all = run;
   if (!rc && m.npinned > 0) rc = measure_all_vertices(&m, sc, &all, st);
+  if (rc == SIM_ERR_NUMERIC) sim_status_prefix(st, sc->file); /* the scene's numbers: its file */
   if (!rc && csv) {
     fputs(CSV_HEADER, out);
     print_csv(out, sc, &m, "run", &run);

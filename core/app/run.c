@@ -221,6 +221,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     body_centres(&r.m, r.m.x_rest, res->com_start);
   }
   if (!rc) rc = create_backend(sc, &r.m, o->quiet, &r.be, st);
+  if (rc == SIM_ERR_NUMERIC) sim_status_prefix(st, sc->file); /* the scene's numbers: its file */
   if (!rc) {
     snprintf(res->backend, sizeof res->backend, "%s", r.be->name);
     snprintf(res->device, sizeof res->device, "%s", r.be->device);

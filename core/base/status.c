@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int sim_fail(sim_status *st, int code, const char *fmt, ...) {
   if (!st) return code;
@@ -19,4 +20,18 @@ int sim_fail(sim_status *st, int code, const char *fmt, ...) {
 void sim_status_clear(sim_status *st) {
   st->code = SIM_OK;
   st->msg[0] = '\0';
+}
+
+int sim_status_prefix(sim_status *st, const char *who) {
+  size_t n = strlen(who);
+  if (st->code == SIM_OK || !n || (!strncmp(st->msg, who, n) && st->msg[n] == ':')) return st->code;
+  char was[SIM_MSG_MAX];
+  memcpy(was, st->msg, sizeof was);
+  int w = snprintf(st->msg, sizeof st->msg, "%s: ", who);
+  if (w > 0 && (size_t)w < sizeof st->msg) { /* then as much of the message as fits */
+    size_t len = strnlen(was, sizeof st->msg - (size_t)w - 1);
+    memcpy(st->msg + w, was, len);
+    st->msg[(size_t)w + len] = '\0';
+  }
+  return st->code;
 }

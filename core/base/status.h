@@ -27,5 +27,8 @@ typedef struct sim_status {
 int sim_fail(sim_status *st, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void sim_status_clear(sim_status *st);
+/* Names `who` (a file) at the front of a recorded failure's message ("WHO: what"), unless the
+   message starts with it already; returns the status's code. */
+int sim_status_prefix(sim_status *st, const char *who);
 
 #endif

@@ -121,8 +121,9 @@ int sim_factor_create(int n, const int *colptr, const int *rowidx, const double 
     size_t minor = f->L->minor;
     sim_factor_destroy(f);
     return sim_fail(st, SIM_ERR_NUMERIC,
-                    "system matrix is not positive definite (pivot %zu of %d): check masses "
-                    "and material parameters",
+                    "system matrix is not positive definite (pivot %zu of %d): check the "
+                    "bodies' mass or density and youngs_modulus, and solver.dt (a stiffness "
+                    "some 1e16 times the masses over dt^2 is singular in double precision)",
                     minor, n);
   }
   if (f->cc.status < CHOLMOD_OK) {
