@@ -13,6 +13,7 @@ repeated or swapped, bytes inserted, the file cut short; a scene with that mesh 
 
 usage: scripts/fuzz_scenes.py [--simctl PATH] [--runs N] [--seed S] [--inputs scenes|meshes]
                               [--command validate|run] [--timeout SECONDS] [--keep DIR]
+                              [--device cpu|cuda]
   --command run: each accepted scene mutant also runs 2 frames (meshing, the solver's set-up,
                  the first steps), with --out in a temporary folder and every output format
                  (the PNG preview small: the camera's fit and the rasteriser see the mutant
@@ -20,6 +21,8 @@ usage: scripts/fuzz_scenes.py [--simctl PATH] [--runs N] [--seed S] [--inputs sc
 A refusal's line must name the mutant's file (the scene, or the mesh file it reads), or the
 run's own --frames or --set where the mutant changed what they set (`solver`, `output`).
   --keep: copy each failing mutant there
+  --device: the backend the runs use (default cpu); cuda fuzzes the CUDA backend's set-up and
+            first steps, on a GPU or on the host emulation (--simctl build/simctl-emu)
 Run it against an AddressSanitizer build (make test-asan builds build-asan/simctl) to catch
 memory errors too. Prints one line per failure and a summary; exits 1 if any mutant failed.
 """
@@ -208,6 +211,7 @@ def main():
     ap.add_argument("--command", choices=["validate", "run"], default="validate")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--keep")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     names = sorted(f for f in os.listdir(SCENES)
@@ -229,7 +233,7 @@ def main():
                 out.write(m if isinstance(m, str) else json.dumps(m, indent=1))
             cmd = [a.simctl, "validate", f]
             if a.command == "run" or a.inputs == "meshes":
-                cmd = [a.simctl, "run", f, "-q", "--frames", "2", "--device", "cpu",
+                cmd = [a.simctl, "run", f, "-q", "--frames", "2", "--device", a.device,
                        "--out", os.path.join(tmp, "out%04d" % i),
                        "--set", 'output.formats=["vtk","obj","png","csv"]',
                        "--set", "output.every=1", "--set", "output.png_size=[64,48]"]
@@ -272,6 +276,8 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     what = "mesh" if a.inputs == "meshes" else "scene"
     command = "run" if a.inputs == "meshes" else a.command
+    if command == "run":
+        command += " --device " + a.device
     print("fuzz_scenes.py: %d %s mutants (%s, seed %d): %d accepted, %d refused with one "
           "line, %d failed" % (a.runs, what, command, a.seed, counts["accepted"],
                                counts["refused"], counts["failed"]))
