@@ -5,7 +5,8 @@
 # CUDA libraries (scripts/bundle.sh --no-cuda-libs), the GPU test programs and
 # simctl-bench-global, and run.sh, which
 # on the GPU machine unpacks them and runs scripts/gpu_report.sh from this source tree:
-#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 45 MB)
+#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 31 MB: the test programs,
+#          each linked with the whole library, packed in tests.tar.gz, 33 MB unpacked)
 #   there: bash DIR/run.sh [REPORT_DIR] [gpu_report.sh options]   (from the source tree's root)
 # usage: scripts/gpu_pack.sh [--build DIR] [--out DIR]
 set -euo pipefail
@@ -31,6 +32,8 @@ mkdir -p "$OUT/tests"
 bash "$HERE/bundle.sh" --no-cuda-libs --out "$OUT" "$BUILD/simctl" >&2
 for t in $GPU_TESTS; do cp "$BUILD/tests/$t" "$OUT/tests/"; done
 cp "$BUILD"/simctl-bench-global "$OUT/tests/"
+tar -czf "$OUT/tests.tar.gz" -C "$OUT" tests
+rm -rf "$OUT/tests"
 cat >"$OUT/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # Unpacks the bundle next to this script into a temporary folder and runs
@@ -45,9 +48,10 @@ REPORT=${1:-out/gpu_report}
 T=$(mktemp -d "${TMPDIR:-/tmp}/simctl-pack.XXXXXX") || exit 2
 tar -xzf "$PACK"/simctl-*.tar.gz -C "$T" || exit 2
 B=$(echo "$T"/simctl-*)
-mkdir -p "$T/build/tests"
-cp "$PACK"/tests/test_gpu_* "$T/build/tests/"
-cp "$PACK"/tests/simctl-bench-global "$T/build/"
+tar -xzf "$PACK/tests.tar.gz" -C "$T" || exit 2
+mkdir -p "$T/build"
+mv "$T/tests" "$T/build/tests"
+mv "$T/build/tests/simctl-bench-global" "$T/build/"
 ln -s "$B/bin/simctl" "$T/build/simctl"
 CUDA_LIB=${CUDA_HOME:-/usr/local/cuda}/lib64
 export LD_LIBRARY_PATH="$B/lib:$CUDA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
