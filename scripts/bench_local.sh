@@ -44,6 +44,7 @@ echo "| scene | elements | blocks | local ms | against blocks ${BLOCKS%%,*} | pa
 echo "| --- | --- | --- | --- | --- | --- |"
 while IFS='|' read -r scene ex nv; do
   base=
+  paper=$(awk -F, -v ex="$ex" -v nv="$nv" '$1 == ex && $2 == nv { print $11; exit }' "$PAPER")
   for b in ${BLOCKS//,/ }; do
     dir="$OUT/${scene}_b$b"
     SIMCTL_CUDA_LOCAL_BLOCKS=$b "$SIMCTL" run "$SC/$scene.json" -q --device cuda \
@@ -56,7 +57,6 @@ while IFS='|' read -r scene ex nv; do
       END { print s }' "$dir/summary.json")
     base=${base:-$ms}
     rel=$(awk -v a="$ms" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
-    paper=$(awk -F, -v ex="$ex" -v nv="$nv" '$1 == ex && $2 == nv { print $11; exit }' "$PAPER")
     echo "| $scene | $elems | $b | $ms | $rel | ${paper:-} |"
   done
 done <<<"$ROWS"
