@@ -37,7 +37,10 @@
 # build copied from another machine works where its CTest files' absolute paths would not; put
 # the libraries it needs on LD_LIBRARY_PATH (README: the CUDA backend on a machine with a GPU).
 # Each part's programs run under `timeout`, bounded by --budget, so that the script itself
-# ends, with its logs and its summary written, inside a caller's time limit.
+# ends, with its logs and its summary written, inside a caller's time limit. Last, whatever
+# parts ran, scripts/gpu_goals.py writes goals.md and prints it: the tests' exit codes, Table
+# 3's frame over the paper's per variant and the global step over its bandwidth limit against
+# the issue's two goals, and the comparisons the defaults follow from (docs/gpu_checklist.md).
 # usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--only PARTS] [--rows all|small]
 #                              [--budget SECONDS] [--jobs N] [--archive FILE] [--emu]
 #                              [--table3 VARIANTS] [--profile EXAMPLES]
@@ -340,6 +343,12 @@ if want profile && ! spent profile; then
     done
     grep -E "^== |Time \(%\)" "$OUT/profile.txt" | head -n 20
   fi
+fi
+# the issue's two goals and the figures the defaults follow from, from whatever parts ran
+# (scripts/gpu_goals.py): printed last, so that a caller reading only the output's end sees them
+if command -v python3 > /dev/null; then
+  python3 "$ROOT/scripts/gpu_goals.py" "$OUT" > "$OUT/goals.md" && cat "$OUT/goals.md" ||
+    echo "(gpu_goals.py could not read $OUT)"
 fi
 RESULT="all passed"
 [ $FAIL = 0 ] || RESULT="FAILED (see $OUT)"

@@ -6,14 +6,7 @@
 # usage: test_frame_gaps.sh PYTHON SCRIPT
 set -u
 PY=$1 SCRIPT=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-check() { # check WHAT CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fails=$((fails + 1)); fi
-}
+. "$(dirname "$0")/check_lib.sh"
 H=frame,time,cd,schur,local,global,assemble,cst_solve,corr,cst_global,frame_ms,predict,integrate,output,lg_iterations,contacts,rows,newton_steps,cr_iterations,min_gap,redetected
 # frames 2-6 have contact (10, 10, 20, 20, 15); each holds 1 ms of buckets (0.1 x 8 + 0.2 in
 # local), so the gap is frame_ms - 1: changed frames 2, 4, 6 (gaps 1, 3, 0.5), unchanged 3, 5
@@ -55,5 +48,4 @@ check "not a timing.csv: exit 1, one line" \
   bash -c "[ $rc -eq 1 ] && grep -q 'other.csv: not a simctl timing.csv' <<< \"\$1\"" _ "$err"
 "$PY" "$SCRIPT" "$TMP/missing.csv" > /dev/null 2>&1
 check "a missing file: exit 1" test $? -eq 1
-echo "test_frame_gaps: $fails failed"
-exit $((fails > 0))
+finish test_frame_gaps

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The CUDA backend's two goals and the defaults a GPU run decides, from a gpu_report.sh folder.
+
+Reads what `scripts/gpu_report.sh` wrote (docs/gpu_checklist.md) and prints, as Markdown:
+
+- the test programs' exit codes (tests.txt, sanitize.txt);
+- Table 3's rows, frame over the paper's frame for each table3 variant that ran, at the frame
+  with the most contacts (table3.csv) and over every frame with contact (its runs'
+  timing.csv), against the goal of at most 1/5;
+- the global step against its bandwidth limit (global_step.md, else bench_gpu.md), at the
+  default settings and at the best of the sweep, against the goal of within 2x;
+- the comparisons the defaults follow from: fused against separate launches
+  (SIMCTL_CUDA_FUSE), CR's W in float against double, W dense against auto
+  (SIM_CUDA_DENSE_ROWS), the row gather's chunk and the column gather's warps
+  (SIMCTL_CUDA_ROW_CHUNK, SIMCTL_CUDA_COL_WARPS), the local step's register bound
+  (SIMCTL_CUDA_LOCAL_BLOCKS, local_step.md). It states the figures; the checklist says what
+  each decides.
+
+A part that did not run is named as missing. Meant to be read between two calls to a GPU
+machine, when there is little time to read the parts' own files.
+
+usage: scripts/gpu_goals.py REPORT_DIR
+"""
+import csv
+import os
+import re
+import sys
+
+FRAME_GOAL, GLOBAL_GOAL = 0.2, 2.0
+VARIANTS = ("host", "device", "fused", "crfloat", "paper", "fastest", "device_dense",
+            "device_dense_launches")
+
+
+class Bad(Exception):
+    """Input that is not what gpu_report.sh writes: one line, naming the file and place."""
+
+
+def table3_scenes():
+    """(example, paper vertices) -> scene, from scripts/table3.sh's TABLE."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "table3.sh")
+    out = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'^(?:TABLE=")?([a-z_]+)\|(\d+)\|[a-z_]+\|([a-z0-9_]+)\|\d+\|[01]"?$',
+                         line.strip())
+            if m:
+                out[(m.group(1), m.group(2))] = m.group(3)
+    return out
+
+
+def number(path, line, text):
+    try:
+        return float(text)
+    except ValueError:
+        raise Bad(f"{path}:{line}: expected a number, got '{text}'") from None
+
+
+def read_csv(path, need):
+    """Rows of a CSV file as dicts; `need`: columns it must have."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    missing = [c for c in need if rows and c not in rows[0]]
+    if missing:
+        raise Bad(f"{path}:1: expected the column(s) {', '.join(missing)}")
+    return rows
+
+
+def contact_mean(path):
+    """The mean frame_ms over a timing.csv's frames with contact, or over all its frames where
+    none has contact (Table 3's elastic rows); None where the file is missing or empty."""
+    if not os.path.exists(path):
+        return None
+    rows = read_csv(path, ("frame_ms", "contacts"))
+    ms = [(number(path, i, r["frame_ms"]), number(path, i, r["contacts"]) > 0)
+          for i, r in enumerate(rows, 2)]
+    ms = [m for m, c in ms if c] or [m for m, _ in ms]
+    return sum(ms) / len(ms) if ms else None
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def cell(x, goal=None, fmt="{:.2f}"):
+    if x is None:
+        return "-"
+    s = fmt.format(x)
+    return s + (" ✓" if goal is not None and x <= goal else "")
+
+
+def table(head, rows):
+    print("| " + " | ".join(head) + " |")
+    print("|" + " --- |" * len(head))
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+    print()
+
+
+def tests_part(d):
+    for name in ("tests.txt", "sanitize.txt"):
+        path = os.path.join(d, name)
+        if not os.path.exists(path):
+            print(f"- {name}: missing (the part did not run)")
+            continue
+        progs = []
+        for i, line in enumerate(open(path), 1):
+            m = re.match(r"^(\S+)\s+exit\s+(-?\d+)\s+(\d+) s", line)
+            if not m:
+                raise Bad(f"{path}:{i}: expected 'PROGRAM exit CODE SECONDS s'")
+            progs.append((m.group(1), int(m.group(2)), int(m.group(3))))
+        bad = [f"{p} (exit {c})" for p, c, _ in progs if c != 0]
+        longest = max(progs, key=lambda p: p[2]) if progs else None
+        print(f"- {name}: {len(progs) - len(bad)} of {len(progs)} programs passed"
+              + (f"; **failed: {', '.join(bad)}**" if bad else "")
+              + (f"; the longest {longest[0]}, {longest[2]} s" if longest else ""))
+    print()
+
+
+def table3_part(d):
+    """Frame / paper per variant; returns {variant: {(example, vertices): (busiest, mean, rows)}}."""
+    scenes = table3_scenes()
+    got = {}
+    for v in VARIANTS:
+        path = os.path.join(d, "table3_nsn_" + v, "table3.csv")
+        if not os.path.exists(path):
+            continue
+        got[v] = {}
+        for i, r in enumerate(read_csv(path, ("example", "vertices", "rows", "frame_ms",
+                                               "paper_frame_ms")), 2):
+            key = (r["example"], r["vertices"])
+            paper = number(path, i, r["paper_frame_ms"]) if r["paper_frame_ms"] else None
+            frame = number(path, i, r["frame_ms"])
+            mean = None
+            if key in scenes:
+                mean = contact_mean(os.path.join(d, "table3_nsn_" + v, scenes[key], "timing.csv"))
+            got[v][key] = (ratio(frame, paper), ratio(mean, paper), int(number(path, i, r["rows"])),
+                           frame, mean)
+    if not got:
+        print("No table3 part in this folder (table3_nsn_*/table3.csv).\n")
+        return got
+    keys = []
+    for v in got:
+        keys += [k for k in got[v] if k not in keys]
+    for title, at in (("at the frame with the most contacts", 0), ("over the frames with contact (every frame where none has)", 1)):
+        print(f"**Table 3: frame / paper's frame, {title}** (goal at most {FRAME_GOAL}: ✓)\n")
+        rows = [[k[0], k[1], str(max(got[v][k][2] for v in got if k in got[v]))]
+                + [cell(got[v][k][at] if k in got[v] else None, FRAME_GOAL) for v in got]
+                for k in keys]
+        met = []
+        for v in got:
+            vals = [got[v][k][at] for k in keys if k in got[v] and got[v][k][at] is not None]
+            n = sum(x <= FRAME_GOAL for x in vals)
+            met.append(f"{n} of {len(vals)}" + (" **met**" if vals and n == len(vals) else ""))
+        table(["example", "paper vertices", "rows"] + list(got), rows + [["goal met", "", ""] + met])
+    return got
+
+
+def versus_part(got):
+    """The variants the defaults follow from, each against the one it would replace."""
+    pairs = (("fused", "device", "SIMCTL_CUDA_FUSE=on against off"),
+             ("crfloat", "device", "contact.cr_precision float against double"),
+             ("fastest", "paper", "the paper's algorithm fused with CR in float, against plain"),
+             ("device_dense", "device", "W dense at every size against auto (SIM_CUDA_DENSE_ROWS)"),
+             ("device_dense_launches", "device_dense", "kernels launched one by one against graphs"))
+    for a, b, what in pairs:
+        if a not in got or b not in got:
+            continue
+        rows = []
+        for k in got[a]:
+            if k not in got[b] or not got[a][k][2]:
+                continue
+            x, y = got[a][k], got[b][k]
+            rows.append([k[0], str(x[2]), cell(ratio(x[3], y[3])), cell(ratio(x[4], y[4]))])
+        if rows:
+            print(f"**{a} / {b}: {what}** (frame ms; below 1: {a} is faster)\n")
+            table(["example", "rows", "at the most contacts", "over the contact frames"], rows)
+
+
+def md_tables(path):
+    """Each Markdown table in a file: (header cells, [(line number, row cells)])."""
+    out, cur = [], None
+    for n, line in enumerate(open(path), 1):
+        if not line.startswith("|"):
+            cur = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cur is None:
+            cur = (cells, [])
+            out.append(cur)
+        elif not all(set(c) <= set("-: ") for c in cells):
+            cur[1].append((n, cells))
+    return out
+
+
+def global_part(d):
+    path = next((os.path.join(d, n) for n in ("global_step.md", "bench_gpu.md")
+                 if os.path.exists(os.path.join(d, n))), None)
+    tabs = [t for t in md_tables(path) if "free unknowns" in t[0] and "global / limit" in t[0]] \
+        if path else []
+    if not tabs:
+        print("No global step sweep in this folder (global_step.md or bench_gpu.md).\n")
+        return
+    head, body = tabs[0]
+    col = {h: i for i, h in enumerate(head)}
+    first, best, per_setting = {}, {}, {}
+    for n, cells in body:
+        if len(cells) != len(head):
+            raise Bad(f"{path}:{n}: a row of {len(cells)} cells under a header of {len(head)}")
+        r = {h: cells[i] for h, i in col.items()}
+        if r.get("solver", "sparse_inverse") != "sparse_inverse" or r.get("products") != "kernel":
+            continue
+        key = (r["scene"], r["precision"])
+        ms, lim = number(path, n, r["global ms"]), number(path, n, r["global / limit"])
+        setting = (f"chunk {r.get('row chunk', '-').split(' ')[0]}, "
+                   f"warps {r.get('warps a column', '-')}")
+        first.setdefault(key, (lim, ms, setting))
+        if key not in best or ms < best[key][1]:
+            best[key] = (lim, ms, setting)
+        if r["precision"] == "double":
+            per_setting.setdefault(setting, {})[r["scene"]] = ms
+    print(f"**The global step against its bandwidth limit** ({os.path.basename(path)}; goal "
+          f"within {GLOBAL_GOAL}x: ✓)\n")
+    table(["scene", "precision", "first row (the defaults)", "ms", "best", "ms", "its settings"],
+          [[k[0], k[1], cell(first[k][0], GLOBAL_GOAL), cell(first[k][1], fmt="{:.4f}"),
+            cell(best[k][0], GLOBAL_GOAL), cell(best[k][1], fmt="{:.4f}"), best[k][2]]
+           for k in first])
+    scenes = {s for v in per_setting.values() for s in v}
+    full = {s: sum(v.values()) for s, v in per_setting.items() if set(v) == scenes}
+    if len(full) > 1:
+        print("Double, summed over the scenes: "
+              + "; ".join(f"{s}: {ms:.4f} ms" for s, ms in sorted(full.items(), key=lambda x: x[1]))
+              + "\n")
+
+
+def local_part(d):
+    path = os.path.join(d, "local_step.md")
+    if not os.path.exists(path):
+        print("No local step sweep in this folder (local_step.md).\n")
+        return
+    tabs = [t for t in md_tables(path) if "blocks" in t[0] and "local ms" in t[0]]
+    if not tabs:
+        raise Bad(f"{path}: no table with the columns blocks and local ms")
+    head, body = tabs[0]
+    col = {h: i for i, h in enumerate(head)}
+    best = {}
+    for n, cells in body:
+        if len(cells) != len(head):
+            raise Bad(f"{path}:{n}: a row of {len(cells)} cells under a header of {len(head)}")
+        scene, blocks, ms = cells[col["scene"]], cells[col["blocks"]], cells[col["local ms"]]
+        if not ms or ms == "-":
+            continue
+        ms = number(path, n, ms)
+        best.setdefault(scene, []).append((ms, blocks))
+    print("**The local step per L-G iteration by SIMCTL_CUDA_LOCAL_BLOCKS** (local_step.md)\n")
+    table(["scene", "ms by blocks", "fastest"],
+          [[s, ", ".join(f"{b}: {ms:.4f}" for ms, b in v), min(v)[1]] for s, v in best.items()])
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1].startswith("-"):
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    d = argv[1]
+    if not os.path.isdir(d):
+        print(f"gpu_goals.py: {d}: not a folder (expected gpu_report.sh's --out)", file=sys.stderr)
+        return 1
+    try:
+        print(f"# The CUDA backend's goals, from {d}\n")
+        machine = os.path.join(d, "machine.txt")
+        if os.path.exists(machine):
+            print("Machine: " + " ".join(open(machine).read().split()) + "\n")
+        tests_part(d)
+        versus_part(table3_part(d))
+        global_part(d)
+        local_part(d)
+    except (Bad, OSError) as e:
+        print(f"gpu_goals.py: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

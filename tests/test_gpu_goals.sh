@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# scripts/gpu_goals.py on a gpu_report.sh folder of known figures: the tests' exit codes, Table
+# 3's frame over the paper's per variant (at the busiest frame and over the contact frames)
+# with the goal of 1/5 marked, one variant against another, the global step's first and best
+# rows against the 2x goal, the local step's fastest bound; bad input refused in one line.
+# usage: test_gpu_goals.sh PYTHON SCRIPT
+set -u
+PY=$1 SCRIPT=$2
+. "$(dirname "$0")/check_lib.sh"
+R=$TMP/report
+mkdir -p "$R/table3_nsn_device/squeezing_ball" "$R/table3_nsn_fused"
+printf 'test_gpu_a                    exit   0     3 s\ntest_gpu_b                    exit   1    10 s\n' > "$R/tests.txt"
+H=example,vertices,our_vertices,frames,rows,newton_per_iteration,cr_per_iteration,min_gap,schur_ms,local_ms,global_ms,assemble_ms,cst_solve_ms,corr_ms,cst_global_ms,frame_ms,cd_ms,redetected,paper_rows,paper_schur_ms,paper_local_ms,paper_global_ms,paper_cst_global_ms,paper_frame_ms
+# the bar: 1 ms of a paper's 10 (0.10); the ball: 20 of 40 (0.50), fused 8 (0.20, the goal)
+{
+  echo "$H"
+  echo "twisting_bar,5300,5292,20,0,0,0,0,0,0.05,0.05,0,0,0,0,1.00,0,0,,,0.87,0.27,,10.00"
+  echo "squeezing_ball,7100,7528,200,4410,3,30,0,0.1,0.2,0.07,1,2,0.1,4,20.00,0.6,0,3180,11.6,2.75,0.5,2.89,40.00"
+} > "$R/table3_nsn_device/table3.csv"
+sed -e 's/,20.00,0.6,/,8.00,0.6,/' "$R/table3_nsn_device/table3.csv" > "$R/table3_nsn_fused/table3.csv"
+# the ball's contact frames: 10 and 14 ms (mean 12: 0.30); the frame without contact is left out
+{
+  echo "frame,frame_ms,contacts"
+  echo "1,2,0"
+  echo "2,10,30"
+  echo "3,14,40"
+} > "$R/table3_nsn_device/squeezing_ball/timing.csv"
+{
+  echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| twisting_bar | 4900 | sparse_inverse | 100 | double | kernel | 4096 (3 blocks, 2 split) | 1 | 0.0500 | 50 | 3000 | 0.0200 | 2.50 |"
+  echo "| twisting_bar | 4900 | sparse_inverse | 100 | float | kernel | 4096 (3 blocks, 2 split) | 1 | 0.0400 | 30 | 3000 | 0.0100 | 4.00 |"
+  echo "| twisting_bar | 4900 | sparse_inverse | 100 | double | kernel | 1024 (9 blocks, 2 split) | 1 | 0.0360 | 50 | 3000 | 0.0200 | 1.80 |"
+  echo "| twisting_bar | 4900 | sparse_inverse | 100 | double | kernel | 4096 (3 blocks, 2 split) | 2 | 0.0450 | 50 | 3000 | 0.0200 | 2.25 |"
+} > "$R/global_step.md"
+{
+  echo "| scene | elements | blocks | local ms | against blocks 1 | paper local ms |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+  echo "| squeezing_ball | 30000 | 1 | 0.2000 | 1.00 | 2.75 |"
+  echo "| squeezing_ball | 30000 | 2 | 0.1500 | 0.75 | 2.75 |"
+} > "$R/local_step.md"
+out=$("$PY" "$SCRIPT" "$R")
+rc=$?
+echo "$out"
+check "exit code 0" test $rc -eq 0
+check "tests: 1 of 2 passed, test_gpu_b named" \
+  grep -q "tests.txt: 1 of 2 programs passed; \*\*failed: test_gpu_b (exit 1)\*\*" <<< "$out"
+check "sanitize.txt named as missing" grep -q "sanitize.txt: missing" <<< "$out"
+check "busiest frame: the ball 0.50 on device, 0.20 fused (the goal met)" \
+  grep -q "| squeezing_ball | 7100 | 4410 | 0.50 | 0.20 ✓ |" <<< "$out"
+check "busiest frame: device 1 of 2, fused 2 of 2 met" \
+  grep -q "| goal met |  |  | 1 of 2 | 2 of 2 \*\*met\*\* |" <<< "$out"
+check "contact frames: the ball's mean 12 ms of 40 (0.30); fused has no timing.csv" \
+  grep -q "| squeezing_ball | 7100 | 4410 | 0.30 | - |" <<< "$out"
+check "fused / device: 0.40 at the busiest frame" grep -q "| squeezing_ball | 4410 | 0.40 | - |" <<< "$out"
+check "global: double's first row 2.50, best 1.80 (goal met) at chunk 1024" \
+  grep -q "| twisting_bar | double | 2.50 | 0.0500 | 1.80 ✓ | 0.0360 | chunk 1024, warps 1 |" <<< "$out"
+check "global: float's one row" grep -q "| twisting_bar | float | 4.00 | 0.0400 | 4.00 |" <<< "$out"
+check "global: the settings ranked by summed double ms" \
+  grep -q "chunk 1024, warps 1: 0.0360 ms; chunk 4096, warps 2: 0.0450 ms" <<< "$out"
+check "local: 2 blocks fastest" grep -q "| squeezing_ball | 1: 0.2000, 2: 0.1500 | 2 |" <<< "$out"
+# bad input: one line naming the file and the place, exit 1
+sed -i 's/,8.00,0.6,/,eight,0.6,/' "$R/table3_nsn_fused/table3.csv"
+err=$("$PY" "$SCRIPT" "$R" 2>&1 >/dev/null)
+rc=$?
+echo "$err"
+check "a bad number: exit 1, one line naming table3.csv line 3" \
+  bash -c "[ $rc -eq 1 ] && [ \$(printf '%s\n' \"\$1\" | wc -l) -eq 1 ] &&
+    grep -q 'table3_nsn_fused/table3.csv:3: expected a number' <<< \"\$1\"" _ "$err"
+echo "| twisting_bar | 4900 | sparse_inverse |" >> "$R/global_step.md"
+sed -i 's/,eight,0.6,/,8.00,0.6,/' "$R/table3_nsn_fused/table3.csv"
+err=$("$PY" "$SCRIPT" "$R" 2>&1 >/dev/null)
+rc=$?
+echo "$err"
+check "a short row: exit 1, one line naming global_step.md line 7" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'global_step.md:7: a row of 3 cells under a header of 13' <<< \"\$1\"" _ "$err"
+err=$("$PY" "$SCRIPT" "$TMP/none" 2>&1 >/dev/null)
+rc=$?
+check "a missing folder: exit 1, one line" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'none: not a folder' <<< \"\$1\"" _ "$err"
+"$PY" "$SCRIPT" > /dev/null 2>&1
+check "no argument: usage, exit 2" test $? -eq 2
+finish test_gpu_goals
