@@ -7,6 +7,7 @@ WERROR ?= OFF
 JOBS ?= $(shell nproc)
 BUNDLE_CUDA_LIBS ?= 1
 BUNDLE_OUT ?= out
+CUDA_ARCHS ?=
 
 ifeq ($(CUDA),0)
   CUDA_FLAG := -DSIMCTL_CUDA=OFF
@@ -24,7 +25,8 @@ deps:
 	@bash scripts/install_deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CUDA_FLAG) -DSIMCTL_WERROR=$(WERROR) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CUDA_FLAG) -DSIMCTL_WERROR=$(WERROR) \
+	  $(if $(CUDA_ARCHS),-DSIMCTL_CUDA_ARCHS="$(CUDA_ARCHS)") >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: build

@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
   sim_model m;
   memset(&m, 0, sizeof m);
   if (sim_scene_load(file, sets, nsets, &g_sc, &st)) return fail(file, st.msg);
-  char why[256]; /* the scene's solver.gpu (--set solver.gpu=N) */
+  char why[SIM_MSG_MAX]; /* the scene's solver.gpu (--set solver.gpu=N) */
   if (!sim_cuda_available(g_sc.solver.gpu, why, sizeof why)) return fail("device", why);
   if (sim_model_build(&g_sc, NULL, &m, &st)) return fail(file, st.msg);
   sim_backend_opts o = {g_sc.solver.global, g_sc.solver.precision, g_sc.solver.ordering, 0, 0.0,

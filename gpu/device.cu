@@ -39,6 +39,26 @@ static void no_device(cudaError_t err, char *why, size_t len) {
     snprintf(why, len, "no usable CUDA device: %s", cudaGetErrorString(err));
 }
 
+static __global__ void k_probe() {}
+
+// Whether the device can run this build's kernels (machine code for its architecture, or PTX
+// its driver compiles: SIMCTL_CUDA_ARCHS, CMakeLists.txt), asked of an empty one as CUB does;
+// if not, why, naming the device, its architecture and the build's (a GPU the list leaves out,
+// say sm_61, would otherwise fail at the run's first kernel, and `--device auto` with it).
+static int kernels_run(int gpu, const cudaDeviceProp &prop, char *why, size_t len) {
+  cudaFuncAttributes a;
+  cudaError_t e = cudaSetDevice(gpu);
+  if (e == cudaSuccess) e = cudaFuncGetAttributes(&a, k_probe);
+  if (e == cudaSuccess) return 1;
+  (void)cudaGetLastError();
+  snprintf(why, len,
+           "CUDA device %d (%.200s, sm_%d%d) cannot run this simctl's kernels (%s): they are "
+           "built for %s (SIMCTL_CUDA_ARCHS); build for it with make build CUDA_ARCHS=%d%d-real",
+           gpu, prop.name, prop.major, prop.minor, cudaGetErrorString(e), SIMCTL_CUDA_ARCHS,
+           prop.major, prop.minor);
+  return 0;
+}
+
 extern "C" int sim_cuda_available(int gpu, char *why, size_t len) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
@@ -60,10 +80,12 @@ extern "C" int sim_cuda_available(int gpu, char *why, size_t len) {
     return 0;
   }
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, gpu) != cudaSuccess)
+  if (cudaGetDeviceProperties(&prop, gpu) != cudaSuccess) {
     snprintf(why, len, "CUDA device %d", gpu);
-  else
-    snprintf(why, len, "CUDA device %d: %.200s", gpu, prop.name);
+    return 1;
+  }
+  if (!kernels_run(gpu, prop, why, len)) return 0;
+  snprintf(why, len, "CUDA device %d: %.200s", gpu, prop.name);
   return 1;
 }
 

@@ -1,5 +1,6 @@
-# The CUDA backend, compiled into simcore when nvcc is found (SIMCTL_CUDA AUTO/ON): sm_90 (H100,
-# H200) plus PTX for newer GPUs. Its files call the core's C functions and the core calls its
+# The CUDA backend, compiled into simcore when nvcc is found (SIMCTL_CUDA AUTO/ON) for the
+# architectures SIMCTL_CUDA_ARCHS lists (CMakeLists.txt: sm_75, sm_80, sm_90 and sm_90's PTX
+# for newer GPUs). Its files call the core's C functions and the core calls its
 # entry points, so both live in one library.
 # -fmad=false: no fused multiply-adds, so the device adds the same rounded terms as the CPU
 # reference and the GPU tests can hold results to 1e-12 (the products are bandwidth-bound).
@@ -11,7 +12,7 @@ set(SIM_GPU_SOURCES gpu/device.cu gpu/backend_cuda.cu gpu/local_step.cu gpu/glob
   gpu/snapshot_cuda.cu gpu/twins_cuda.cu gpu/landing_cuda.cu gpu/reads_cuda.cu)
 target_sources(simcore PRIVATE ${SIM_GPU_SOURCES})
 set_source_files_properties(${SIM_GPU_SOURCES} PROPERTIES COMPILE_OPTIONS -fmad=false)
-set_target_properties(simcore PROPERTIES CUDA_ARCHITECTURES "90-real;90-virtual" CUDA_STANDARD 17
+set_target_properties(simcore PROPERTIES CUDA_ARCHITECTURES "${SIM_CUDA_ARCHS}" CUDA_STANDARD 17
   POSITION_INDEPENDENT_CODE ON)
 target_link_libraries(simcore PUBLIC CUDA::cudart_static CUDA::cusparse)
 
@@ -19,6 +20,6 @@ target_link_libraries(simcore PUBLIC CUDA::cudart_static CUDA::cusparse)
 add_executable(simctl-bench-global gpu/bench_global.cu)
 target_link_libraries(simctl-bench-global PRIVATE simcore)
 target_include_directories(simctl-bench-global PRIVATE ${CMAKE_SOURCE_DIR}/core)
-set_target_properties(simctl-bench-global PROPERTIES CUDA_ARCHITECTURES "90-real;90-virtual"
+set_target_properties(simctl-bench-global PROPERTIES CUDA_ARCHITECTURES "${SIM_CUDA_ARCHS}"
   CUDA_STANDARD 17)
 target_compile_options(simctl-bench-global PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-fmad=false>)

@@ -5,8 +5,9 @@
 # CUDA libraries (scripts/bundle.sh --no-cuda-libs), the GPU test programs and
 # simctl-bench-global, and run.sh, which
 # on the GPU machine unpacks them and runs scripts/gpu_report.sh from this source tree:
-#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 31 MB: the test programs,
-#          each linked with the whole library, packed in tests.tar.gz, 33 MB unpacked)
+#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 39 MB with the kernels for
+#          sm_75, sm_80 and sm_90: the test programs, each linked with the whole library,
+#          packed in tests.tar.gz; about 30 MB from `make build CUDA_ARCHS=90-real,90-virtual`)
 #   there: bash DIR/run.sh [REPORT_DIR] [gpu_report.sh options]   (from the source tree's root)
 # usage: scripts/gpu_pack.sh [--build DIR] [--out DIR]
 set -euo pipefail

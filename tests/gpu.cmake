@@ -77,7 +77,8 @@ if(TARGET simcore_emu)
   set_tests_properties(test_emu_fibres PROPERTIES LABELS "emu;unit")
   # the backend's notices through the program (a refused graph capture: a note, the run goes on)
   add_test(NAME test_emu_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_emu_cli.sh
-           $<TARGET_FILE:simctl-emu> WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+           $<TARGET_FILE:simctl-emu> "${SIM_CUDA_ARCHS_TEXT}"
+           WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
   set_tests_properties(test_emu_cli PROPERTIES LABELS emu TIMEOUT 300)
   # the longest tests of the suite (the host and device passes, minutes each on 2 cores):
   # started first under ctest -j

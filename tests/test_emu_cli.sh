@@ -10,16 +10,19 @@
 # SIMCTL_EMU_DEVICES devices and reports where memory was allocated), and summary.json names
 # it, memory.csv the device memory after set-up and summary.json at the end; a device that
 # is not there is exit 7 with one line naming it, before any output, and so are a missing
-# driver and one older than the runtime (SIMCTL_EMU_DRIVER=none, old). A scripted obstacle in
+# driver and one older than the runtime (SIMCTL_EMU_DRIVER=none, old), and a device whose
+# architecture the build has no kernels for (SIMCTL_EMU_CC), which --device auto leaves for the
+# CPU with a note. A scripted obstacle in
 # the frames the writer thread writes is drawn at each frame's time.
-# usage: test_emu_cli.sh PATH/TO/simctl-emu   (fixture tests/data/cli/tiny_bar.json)
+# usage: test_emu_cli.sh PATH/TO/simctl-emu SIMCTL_CUDA_ARCHS   (the build's, comma-separated;
+#        fixture tests/data/cli/tiny_bar.json)
 set -u
 
-if [ $# -ne 1 ] || [ ! -x "$1" ]; then
-  echo "usage: $0 PATH/TO/simctl-emu" >&2
+if [ $# -ne 2 ] || [ ! -x "$1" ]; then
+  echo "usage: $0 PATH/TO/simctl-emu SIMCTL_CUDA_ARCHS" >&2
   exit 2
 fi
-SIMCTL=$1
+SIMCTL=$1 ARCHS=$2
 DATA=$(cd "$(dirname "$0")" && pwd)/data/cli
 T=$(mktemp -d "${TMPDIR:-/tmp}/simctl-emu-cli.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT
@@ -109,6 +112,27 @@ run olddriver SIMCTL_EMU_DRIVER=old --
 check "an old driver: exit 7" [ "$(cat "$T/olddriver.rc")" = 7 ]
 check "an old driver: the line names both versions and the remedies" \
   [ "$(cat "$T/olddriver.err")" = "simctl: error: --device cuda: the NVIDIA driver supports CUDA 12.9, older than the CUDA 13.0 runtime this simctl was built with: update the driver, or build simctl with an older CUDA toolkit" ]
+
+# a GPU the build has no kernels for (SIMCTL_EMU_CC: the device's architecture; the build's are
+# SIMCTL_CUDA_ARCHS): --device cuda is exit 7 with one line naming both and the remedy, before
+# any output; --device auto runs on the CPU with a note saying why
+run sm61 SIMCTL_EMU_CC=6.1 --
+check "an sm_61 device: exit 7, no output written" \
+  eval '[ "$(cat "$T/sm61.rc")" = 7 ] && [ ! -e "$T/sm61/frames" ]'
+check "an sm_61 device: one line naming it, the build's architectures and the remedy" \
+  [ "$(cat "$T/sm61.err")" = "simctl: error: --device cuda: CUDA device 0 (host emulation of CUDA (tests/emu, not a GPU), sm_61) cannot run this simctl's kernels (no kernel image is available for execution on the device): they are built for $ARCHS (SIMCTL_CUDA_ARCHS); build for it with make build CUDA_ARCHS=61-real" ]
+SIMCTL_EMU_CC=6.1 "$SIMCTL" run "$DATA/tiny_bar.json" --device auto --out "$T/sm61auto" \
+  --frames 2 >/dev/null 2>"$T/sm61auto.err"
+check "an sm_61 device, --device auto: exit 0 on the CPU with the note" eval '[ $? = 0 ] &&
+  grep -q "\"backend\":[[:space:]]*\"cpu\"" "$T/sm61auto/summary.json" &&
+  grep -q "^simctl: note: running on the CPU (CUDA device 0 (.*, sm_61) cannot run" "$T/sm61auto.err"'
+if [ "$ARCHS" = "75-real,80-real,90-real,90-virtual" ]; then # the default's reach
+  for cc in 8.9 12.0; do # sm_80's machine code on an sm_89 device; sm_90's PTX on sm_120
+    run "cc$cc" SIMCTL_EMU_CC=$cc --
+    check "an sm_${cc/./} device: runs on CUDA with the default architectures" eval \
+      '[ "$(cat "$T/cc$cc.rc")" = 0 ] && grep -q "\"backend\":[[:space:]]*\"cuda\"" "$T/cc$cc/summary.json"'
+  done
+fi
 
 # a scripted obstacle in the frames the writer thread writes (output.async, on by default with
 # CUDA) from snapshots handed on after the next step: drawn at each frame's time, x = 2.9 + 2 t

@@ -249,7 +249,7 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   int nvars = (int)(sizeof vars / sizeof vars[0]);
   unsigned chosen;
   if (select_solvers(o->solvers, vars, nvars, &chosen, st)) return st->code;
-  char why[256];
+  char why[SIM_MSG_MAX];
   if (o->cuda && !sim_cuda_available(sc->solver.gpu, why, sizeof why)) /* before frame F */
     return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: %s", why);
   if (sc->solver.threads > 0) omp_set_num_threads(sc->solver.threads);

@@ -42,6 +42,7 @@ enum cudaError {
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInsufficientDriver = 35,
   cudaErrorNoDevice = 100,
+  cudaErrorNoKernelImageForDevice = 209,
   cudaErrorInvalidDevice = 101,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600,
@@ -85,6 +86,17 @@ struct cudaDeviceProp {
   size_t totalGlobalMem;
 };
 
+// A kernel's attributes: only whether the device can run it (SIMCTL_EMU_CC against the
+// build's SIMCTL_CUDA_ARCHS, as the driver's loader decides), and the architectures of its
+// machine code and PTX (10 major + minor) where it can.
+struct cudaFuncAttributes {
+  int binaryVersion, ptxVersion;
+};
+cudaError_t sim_emu_func_attributes(cudaFuncAttributes *a);
+template <class F>
+static inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, F) {
+  return sim_emu_func_attributes(a);
+}
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
 cudaError_t cudaSetDevice(int device);

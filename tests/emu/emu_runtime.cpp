@@ -513,6 +513,38 @@ static void run_launch(const launch_cfg &cfg, const std::function<void()> &b) {
   body = NULL;
 }
 
+cudaError_t launch_refused(cudaError_t e);  // the runtime's last error, below
+
+// The emulated device's compute capability, 10 major + minor: SIMCTL_EMU_CC=MAJOR.MINOR (default
+// 9.0, sm_90), so that a device the build has no kernels for can be shown.
+int device_cc() {
+  const char *e = getenv("SIMCTL_EMU_CC");
+  int major = 9, minor = 0;
+  if (e && (sscanf(e, "%d.%d", &major, &minor) != 2 || major < 1 || minor < 0 || minor > 9))
+    die("SIMCTL_EMU_CC=%s: expected MAJOR.MINOR, e.g. 8.9", e);
+  return 10 * major + minor;
+}
+
+// Whether the build's kernels run on the device, by the driver's rule over the architectures
+// they were built for (SIMCTL_CUDA_ARCHS, CMakeLists.txt): machine code for sm_XY runs on a
+// device of major X and minor at least Y; PTX of compute_XY on any device from XY on.
+bool kernels_load() {
+  const int cc = device_cc();
+  std::string list = SIMCTL_CUDA_ARCHS;
+  size_t at = 0;
+  while (at <= list.size()) {
+    size_t end = list.find(',', at);
+    if (end == std::string::npos) end = list.size();
+    std::string a = list.substr(at, end - at);
+    at = end + 1;
+    int arch = atoi(a.c_str());
+    bool real = a.find("-virtual") == std::string::npos, ptx = a.find("-real") == std::string::npos;
+    if (arch <= 0) return true; /* all, all-major, native: whatever the device */
+    if ((real && cc / 10 == arch / 10 && cc >= arch) || (ptx && cc >= arch)) return true;
+  }
+  return false;
+}
+
 void execute(const launch_cfg &cfg, const std::function<void()> &b) {
   const dim3 &g = cfg.grid, &k = cfg.block;
   unsigned long long threads = (unsigned long long)k.x * k.y * k.z;
@@ -525,6 +557,10 @@ void execute(const launch_cfg &cfg, const std::function<void()> &b) {
     die("%s:%d: kernel launch with %zu bytes of dynamic shared memory", cfg.file, cfg.line,
         cfg.shmem);
   if (running) die("%s:%d: kernel launch from inside a kernel", cfg.file, cfg.line);
+  if (!kernels_load()) { /* refused at the launch, as the driver does: nothing runs */
+    launch_refused(cudaErrorNoKernelImageForDevice);
+    return;
+  }
   const bool captured = cfg.stream && cfg.stream->capture;
   (captured ? kernels_captured : kernels_launched)++;
   if (enqueue(cfg.stream, [cfg, b] { run_launch(cfg, b); }) == cudaSuccess && captured)
@@ -541,6 +577,13 @@ static cudaError_t last_error = cudaSuccess;
 static cudaError_t fail(cudaError_t e) {
   last_error = e;
   return e;
+}
+cudaError_t sim_emu::launch_refused(cudaError_t e) { return fail(e); }
+
+cudaError_t sim_emu_func_attributes(cudaFuncAttributes *a) {
+  if (!sim_emu::kernels_load()) return fail(cudaErrorNoKernelImageForDevice);
+  a->binaryVersion = a->ptxVersion = sim_emu::device_cc();
+  return cudaSuccess;
 }
 
 // SIMCTL_EMU_DEVICES=N (1 to 16; default 1): the devices it shows, all the same memory and
@@ -593,8 +636,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
   if (device < 0 || device >= device_count()) return fail(cudaErrorInvalidDevice);
   memset(prop, 0, sizeof *prop);
   snprintf(prop->name, sizeof prop->name, "host emulation of CUDA (tests/emu, not a GPU)");
-  prop->major = 9;
-  prop->minor = 0;
+  prop->major = sim_emu::device_cc() / 10;
+  prop->minor = sim_emu::device_cc() % 10;
   prop->totalGlobalMem = sim_emu::DEVICE_BYTES;
   return cudaSuccess;
 }
@@ -609,6 +652,8 @@ const char *cudaGetErrorString(cudaError_t e) {
   case cudaErrorInsufficientDriver:
     return "CUDA driver version is insufficient for CUDA runtime version";
   case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+  case cudaErrorNoKernelImageForDevice:
+    return "no kernel image is available for execution on the device";
   case cudaErrorInvalidDevice: return "invalid device ordinal";
   case cudaErrorInvalidResourceHandle: return "invalid resource handle";
   case cudaErrorNotReady: return "device not ready";
