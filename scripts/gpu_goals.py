@@ -109,7 +109,8 @@ def tests_part(d):
             if not m:
                 raise Bad(f"{path}:{i}: expected 'PROGRAM exit CODE SECONDS s'")
             progs.append((m.group(1), int(m.group(2)), int(m.group(3))))
-        bad = [f"{p} (exit {c})" for p, c, _ in progs if c != 0]
+        bad = [f"{p} ({'SKIPPED: no usable GPU' if c == 77 else 'exit %d' % c})"
+               for p, c, _ in progs if c != 0]
         longest = max(progs, key=lambda p: p[2]) if progs else None
         print(f"- {name}: {len(progs) - len(bad)} of {len(progs)} programs passed"
               + (f"; **failed: {', '.join(bad)}**" if bad else "")

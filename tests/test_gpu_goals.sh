@@ -10,7 +10,7 @@ PY=$1 SCRIPT=$2
 . "$(dirname "$0")/check_lib.sh"
 R=$TMP/report
 mkdir -p "$R/table3_nsn_device/squeezing_ball" "$R/table3_nsn_fused"
-printf 'test_gpu_a                    exit   0     3 s\ntest_gpu_b                    exit   1    10 s\n' > "$R/tests.txt"
+printf 'test_gpu_a                    exit   0     3 s\ntest_gpu_b                    exit   1    10 s\ntest_gpu_c                    exit  77     1 s\n' > "$R/tests.txt"
 H=example,vertices,our_vertices,frames,rows,newton_per_iteration,cr_per_iteration,min_gap,schur_ms,local_ms,global_ms,assemble_ms,cst_solve_ms,corr_ms,cst_global_ms,frame_ms,cd_ms,redetected,paper_rows,paper_schur_ms,paper_local_ms,paper_global_ms,paper_cst_global_ms,paper_frame_ms
 # the bar: 1 ms of a paper's 10 (0.10); the ball: 20 of 40 (0.50), fused 8 (0.20, the goal)
 {
@@ -44,8 +44,8 @@ out=$("$PY" "$SCRIPT" "$R")
 rc=$?
 echo "$out"
 check "exit code 0" test $rc -eq 0
-check "tests: 1 of 2 passed, test_gpu_b named" \
-  grep -q "tests.txt: 1 of 2 programs passed; \*\*failed: test_gpu_b (exit 1)\*\*" <<< "$out"
+check "tests: 1 of 3 passed, test_gpu_b failed, test_gpu_c skipped" \
+  grep -q "tests.txt: 1 of 3 programs passed; \*\*failed: test_gpu_b (exit 1), test_gpu_c (SKIPPED: no usable GPU)\*\*" <<< "$out"
 check "sanitize.txt named as missing" grep -q "sanitize.txt: missing" <<< "$out"
 check "busiest frame: the ball 0.50 on device, 0.20 fused (the goal met)" \
   grep -q "| squeezing_ball | 7100 | 4410 | 0.50 | 0.20 ✓ |" <<< "$out"
