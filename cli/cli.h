@@ -31,6 +31,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_mesh(int argc, char **argv);
 int cmd_converge(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
 
 /* Progress bar with ETA on a TTY (stderr); nothing otherwise. */
 void cli_progress(int frame, int nframes, double elapsed_ms, void *user);

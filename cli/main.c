@@ -18,6 +18,7 @@ static const char *USAGE =
     "  info SCENE      mesh sizes, nnz of A, L and S, memory, factor and S build times\n"
     "  mesh SURFACE    tetrahedralise a closed surface with TetGen\n"
     "  converge SCENE  per-iteration convergence of each global solver (paper Fig. 9)\n"
+    "  devices         the CUDA devices (--gpu N) and whether this build's kernels run there\n"
     "\n"
     "options: --help (also after a command), --version\n"
     "exit codes: 0 ok, 1 internal error, 2 usage, 3 scene, 4 mesh, 5 numerical failure,\n"
@@ -42,6 +43,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "info")) return cmd_info(argc, argv);
   if (!strcmp(cmd, "mesh")) return cmd_mesh(argc, argv);
   if (!strcmp(cmd, "converge")) return cmd_converge(argc, argv);
-  return cli_error(SIM_ERR_USAGE, "unknown command '%s' (commands: run, validate, info, mesh, converge)",
+  if (!strcmp(cmd, "devices")) return cmd_devices(argc, argv);
+  return cli_error(SIM_ERR_USAGE,
+                   "unknown command '%s' (commands: run, validate, info, mesh, converge, devices)",
                    cmd);
 }

@@ -1,4 +1,7 @@
-add_executable(simctl cli/main.c cli/args.c cli/cmd_scene.c cli/cmd_mesh.c cli/progress.c)
+# the program's sources, which simctl-emu (tests/emu/emu.cmake) shares
+set(SIM_CLI_SOURCES cli/main.c cli/args.c cli/cmd_scene.c cli/cmd_mesh.c cli/cmd_devices.c
+  cli/progress.c)
+add_executable(simctl ${SIM_CLI_SOURCES})
 target_link_libraries(simctl PRIVATE simcore)
 set_target_properties(simctl PROPERTIES LINKER_LANGUAGE C)
 

@@ -12,6 +12,16 @@ int sim_cuda_available(int gpu, char *why, size_t len) {
   return 0;
 }
 
+int sim_cuda_devices(sim_cuda_device *out, int max, int *driver, int *runtime, char *why,
+                     size_t len) {
+  (void)out, (void)max;
+  *driver = *runtime = 0;
+  snprintf(why, len, "this simctl was built without CUDA (rebuild with nvcc installed and CUDA=1)");
+  return -1;
+}
+
+const char *sim_cuda_archs(void) { return NULL; }
+
 int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o, sim_backend **out,
                             sim_status *st) {
   *out = NULL;

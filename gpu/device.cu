@@ -89,6 +89,41 @@ extern "C" int sim_cuda_available(int gpu, char *why, size_t len) {
   return 1;
 }
 
+extern "C" int sim_cuda_devices(sim_cuda_device *out, int max, int *driver, int *runtime, char *why,
+                                size_t len) {
+  int count = 0;
+  *driver = *runtime = 0;
+  cudaDriverGetVersion(driver);
+  cudaRuntimeGetVersion(runtime);
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    if (err != cudaSuccess)
+      no_device(err, why, len);
+    else
+      snprintf(why, len, "no CUDA device found");
+    cudaGetLastError();
+    return -1;
+  }
+  for (int i = 0; i < count && i < max; i++) {
+    sim_cuda_device *d = &out[i];
+    cudaDeviceProp prop;
+    memset(d, 0, sizeof *d);
+    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) {
+      (void)cudaGetLastError();
+      snprintf(d->name, sizeof d->name, "?");
+      snprintf(d->why, sizeof d->why, "CUDA device %d: its properties cannot be read", i);
+      continue;
+    }
+    snprintf(d->name, sizeof d->name, "%s", prop.name);
+    d->major = prop.major, d->minor = prop.minor;
+    d->mem_gib = (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0);
+    d->runs = kernels_run(i, prop, d->why, sizeof d->why);
+  }
+  return count;
+}
+
+extern "C" const char *sim_cuda_archs(void) { return SIMCTL_CUDA_ARCHS; }
+
 int sim_cuda_fail(sim_status *st, const char *what, const char *err, const char *file, int line) {
   return sim_fail(st, SIM_ERR_DEVICE, "CUDA: %s failed: %s (%s:%d)", what, err, file, line);
 }

@@ -96,7 +96,18 @@ sc --version
 check "--version prints 'simctl 0.1.0'" eval 'rc_is 0 && [ "$(cat "$T/out.txt")" = "simctl 0.1.0" ] && out_lines 1 && stderr_empty'
 
 sc --help
-check "--help lists the commands and --version" eval 'rc_is 0 && out_has "run SCENE" && out_has "validate SCENE" && out_has "info SCENE" && out_has "mesh SURFACE" && out_has "--version" && out_has "exit codes"'
+check "--help lists the commands and --version" eval 'rc_is 0 && out_has "run SCENE" && out_has "validate SCENE" && out_has "info SCENE" && out_has "mesh SURFACE" && out_has "devices" && out_has "--version" && out_has "exit codes"'
+
+# devices: a table of the CUDA devices (a GPU machine), or exit 7 with one line saying why none
+# can be listed (no CUDA build, no driver, no device: CI); its bad option is a usage error
+sc devices
+check "devices: the table, or exit 7 with one line" eval '(rc_is 0 && out_has "kernels built for" &&
+  out_has "runs simctl" && stderr_empty) || (fails_one_line 7 && err_has "simctl: error: devices: ")'
+sc devices --csv
+check "devices --csv: the header and a row per device, or exit 7 with one line" eval '(rc_is 0 &&
+  [ "$(head -n 1 "$T/out.txt")" = "gpu,name,arch,memory_gib,runs" ]) || fails_one_line 7'
+sc devices --gpus
+check "devices --gpus: exit 2, one line" eval 'fails_with 2 "simctl: error: devices: unknown option '"'"'--gpus'"'"' (see simctl devices --help)"'
 sc help
 check "help is --help" eval 'rc_is 0 && out_has "usage: simctl COMMAND"'
 sc run --help
@@ -113,7 +124,7 @@ check "-h after a scene prints help and runs nothing" eval 'rc_is 0 && out_has "
 sc
 check "no command: exit 2 with the usage on stderr" eval 'rc_is 2 && stdout_empty && err_has "usage: simctl COMMAND"'
 sc frob
-check "unknown command: exit 2, one error line" eval 'fails_with 2 "simctl: error: unknown command '\''frob'\'' (commands: run, validate, info, mesh, converge)"'
+check "unknown command: exit 2, one error line" eval 'fails_with 2 "simctl: error: unknown command '\''frob'\'' (commands: run, validate, info, mesh, converge, devices)"'
 sc run $TINY --bogus
 check "run: unknown option: exit 2, one error line" eval 'fails_with 2 "simctl: error: unknown option --bogus (see --help)"'
 sc validate $TINY --out x

@@ -123,7 +123,8 @@ check "an sm_61 device: one line naming it, the build's architectures and the re
   [ "$(cat "$T/sm61.err")" = "simctl: error: --device cuda: CUDA device 0 (host emulation of CUDA (tests/emu, not a GPU), sm_61) cannot run this simctl's kernels (no kernel image is available for execution on the device): they are built for $ARCHS (SIMCTL_CUDA_ARCHS); build for it with make build CUDA_ARCHS=61-real" ]
 SIMCTL_EMU_CC=6.1 "$SIMCTL" run "$DATA/tiny_bar.json" --device auto --out "$T/sm61auto" \
   --frames 2 >/dev/null 2>"$T/sm61auto.err"
-check "an sm_61 device, --device auto: exit 0 on the CPU with the note" eval '[ $? = 0 ] &&
+rc=$?
+check "an sm_61 device, --device auto: exit 0 on the CPU with the note" eval '[ $rc = 0 ] &&
   grep -q "\"backend\":[[:space:]]*\"cpu\"" "$T/sm61auto/summary.json" &&
   grep -q "^simctl: note: running on the CPU (CUDA device 0 (.*, sm_61) cannot run" "$T/sm61auto.err"'
 if [ "$ARCHS" = "75-real,80-real,90-real,90-virtual" ]; then # the default's reach
@@ -133,6 +134,29 @@ if [ "$ARCHS" = "75-real,80-real,90-real,90-virtual" ]; then # the default's rea
       '[ "$(cat "$T/cc$cc.rc")" = 0 ] && grep -q "\"backend\":[[:space:]]*\"cuda\"" "$T/cc$cc/summary.json"'
   done
 fi
+
+# simctl devices: each device by its --gpu index, its architecture and whether the kernels run
+# there (a row's reason under it where not); --csv; no driver: exit 7 with one line
+SIMCTL_EMU_DEVICES=2 "$SIMCTL" devices >"$T/dev.out" 2>"$T/dev.err"
+rc=$?
+check "devices: exit 0, the build's architectures and two rows that run" eval '[ $rc = 0 ] &&
+  grep -q "^simctl .*: kernels built for $ARCHS (SIMCTL_CUDA_ARCHS); CUDA runtime 13.0, driver 13.0$" "$T/dev.out" &&
+  [ "$(grep -c "^[01] .* sm_90 .*80.0 GiB  yes$" "$T/dev.out")" = 2 ] && [ ! -s "$T/dev.err" ]'
+SIMCTL_EMU_CC=6.1 "$SIMCTL" devices >"$T/dev61.out" 2>&1
+rc=$?
+check "devices, an sm_61 device: its row says no, with the reason under it" eval '[ $rc = 0 ] &&
+  grep -q "^0 .* sm_61 .*  no$" "$T/dev61.out" &&
+  grep -q "^     CUDA device 0 (.*, sm_61) cannot run this simctl.s kernels" "$T/dev61.out"'
+SIMCTL_EMU_DEVICES=2 "$SIMCTL" devices --csv >"$T/devcsv.out" 2>&1
+check "devices --csv: the header, a row per device, the name quoted (it holds a comma)" \
+  [ "$(cat "$T/devcsv.out")" = "gpu,name,arch,memory_gib,runs
+0,\"host emulation of CUDA (tests/emu, not a GPU)\",sm_90,80.0,yes
+1,\"host emulation of CUDA (tests/emu, not a GPU)\",sm_90,80.0,yes" ]
+SIMCTL_EMU_DRIVER=none "$SIMCTL" devices >"$T/devnone.out" 2>"$T/devnone.err"
+rc=$?
+check "devices, no driver: exit 7, one line, nothing on stdout" eval '[ $rc = 7 ] &&
+  [ "$(cat "$T/devnone.err")" = "simctl: error: devices: no NVIDIA driver found (libcuda.so.1 cannot be loaded)" ] &&
+  [ ! -s "$T/devnone.out" ]'
 
 # a scripted obstacle in the frames the writer thread writes (output.async, on by default with
 # CUDA) from snapshots handed on after the next step: drawn at each frame's time, x = 2.9 + 2 t

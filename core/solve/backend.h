@@ -201,4 +201,21 @@ int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o, sim_b
    which makes every later call of the backend). */
 int sim_cuda_available(int gpu, char *why, size_t len);
 
+/* One CUDA device as the runtime numbers it (`simctl devices`). */
+typedef struct sim_cuda_device {
+  char name[256];
+  int major, minor; /* compute capability: sm_<major><minor> */
+  double mem_gib;
+  int runs;      /* 1: this build's kernels run on it (sim_cuda_available's check) */
+  char why[640]; /* where not, why (naming both architectures) */
+} sim_cuda_device;
+/* The CUDA devices, at most `max` of them into `out`, and the driver's and runtime's CUDA
+   versions (1000 major + 10 minor; 0 where unknown); returns how many there are, or -1 with a
+   reason in `why` where none can be listed (no CUDA build, no driver, no device). */
+int sim_cuda_devices(sim_cuda_device *out, int max, int *driver, int *runtime, char *why,
+                     size_t len);
+/* The architectures the CUDA kernels were built for (CMake's SIMCTL_CUDA_ARCHS,
+   comma-separated), or NULL without a CUDA build. */
+const char *sim_cuda_archs(void);
+
 #endif

@@ -41,7 +41,7 @@ if(SIMCTL_CUDA_EMU)
     -Wno-unused-function -Wno-maybe-uninitialized)
   set_target_properties(simcore_emu PROPERTIES LINKER_LANGUAGE CXX)
 
-  add_executable(simctl-emu cli/main.c cli/args.c cli/cmd_scene.c cli/cmd_mesh.c cli/progress.c)
+  add_executable(simctl-emu ${SIM_CLI_SOURCES})
   target_link_libraries(simctl-emu PRIVATE simcore_emu)
   set_target_properties(simctl-emu PROPERTIES LINKER_LANGUAGE CXX)
 endif()
