@@ -270,7 +270,7 @@ def main(argv):
         print(f"# The CUDA backend's goals, from {d}\n")
         machine = os.path.join(d, "machine.txt")
         if os.path.exists(machine):
-            print("Machine: " + " ".join(open(machine).read().split()) + "\n")
+            print("Machine (machine.txt):\n\n```\n" + open(machine).read().strip() + "\n```\n")
         tests_part(d)
         versus_part(table3_part(d))
         global_part(d)

@@ -122,6 +122,9 @@ left() { echo $((BUDGET - (SECONDS - T0))); }
   date -u
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
   "$SIMCTL" --version
+  # the devices as simctl sees them: their architectures against the build's (a device the
+  # kernels do not cover would make every GPU test SKIP)
+  "$SIMCTL" devices 2>&1
   [ "$EMU" = 1 ] && echo "host emulation of CUDA (--emu): not a GPU"
 } | tee "$OUT/machine.txt"
 FAIL=0
