@@ -15,7 +15,9 @@ Reads what `scripts/gpu_report.sh` wrote (docs/gpu_checklist.md) and prints, as 
   (SIM_CUDA_DENSE_ROWS), the row gather's chunk and the column gather's warps
   (SIMCTL_CUDA_ROW_CHUNK, SIMCTL_CUDA_COL_WARPS), the local step's register bound
   (SIMCTL_CUDA_LOCAL_BLOCKS, local_step.md). It states the figures; the checklist says what
-  each decides.
+  each decides;
+- where the profile part ran (Nsight Systems), each example's costliest kernels, CUDA calls
+  and host ranges (profile/EXAMPLE_*.csv).
 
 A part that did not run is named as missing. Meant to be read between two calls to a GPU
 machine, when there is little time to read the parts' own files.
@@ -258,6 +260,43 @@ def local_part(d):
           [[s, ", ".join(f"{b}: {ms:.4f}" for ms, b in v), min(v)[1]] for s, v in best.items()])
 
 
+# nsys stats' reports that the profile part keeps (gpu_report.sh; the names since 2023, then the
+# older ones): file suffix -> (title, the column of the names)
+PROFILE_REPORTS = (("cuda_gpu_kern_sum", "kernels", "Name"), ("gpukernsum", "kernels", "Name"),
+                   ("cuda_api_sum", "CUDA calls", "Name"), ("cudaapisum", "CUDA calls", "Name"),
+                   ("nvtx_sum", "the host's named ranges", "Range"),
+                   ("nvtxsum", "the host's named ranges", "Range"))
+
+
+def profile_part(d, top=10):
+    """Each profiled example's costliest kernels, CUDA calls and ranges (Nsight Systems)."""
+    pd = os.path.join(d, "profile")
+    files = sorted(os.listdir(pd)) if os.path.isdir(pd) else []
+    shown = 0
+    for f in files:
+        for suffix, title, name_col in PROFILE_REPORTS:
+            if not f.endswith("_" + suffix + ".csv"):
+                continue
+            path = os.path.join(pd, f)
+            rows = read_csv(path, (name_col,))
+            total = next((c for c in (rows[0] if rows else {}) if c.startswith("Total Time")), None)
+            count = next((c for c in (rows[0] if rows else {})
+                          if c in ("Instances", "Num Calls", "Count")), None)
+            if not rows or not total:
+                continue
+            vals = [(number(path, i, r[total]), r[count] if count else "", r[name_col])
+                    for i, r in enumerate(rows, 2)]
+            vals.sort(key=lambda v: -v[0])
+            whole = sum(v[0] for v in vals) or 1.0
+            print(f"**{f[:-len(suffix) - 5]}: {title}, the {min(top, len(vals))} costliest of "
+                  f"{len(vals)}** ({f}; {whole / 1e6:.1f} ms in all)\n")
+            table(["ms", "share", "count", "name"],
+                  [[f"{t / 1e6:.2f}", f"{t / whole:.0%}", c, n[:90]] for t, c, n in vals[:top]])
+            shown += 1
+    if not shown:
+        print("No profile in this folder (profile/*_cuda_gpu_kern_sum.csv and the others).\n")
+
+
 def main(argv):
     if len(argv) != 2 or argv[1].startswith("-"):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -275,6 +314,7 @@ def main(argv):
         versus_part(table3_part(d))
         global_part(d)
         local_part(d)
+        profile_part(d)
     except (Bad, OSError) as e:
         print(f"gpu_goals.py: {e}", file=sys.stderr)
         return 1

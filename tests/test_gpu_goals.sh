@@ -40,6 +40,13 @@ sed -e 's/,20.00,0.6,/,8.00,0.6,/' "$R/table3_nsn_device/table3.csv" > "$R/table
   echo "| squeezing_ball | 30000 | 1 | 0.2000 | 1.00 | 2.75 |"
   echo "| squeezing_ball | 30000 | 2 | 0.1500 | 0.75 | 2.75 |"
 } > "$R/local_step.md"
+# Nsight Systems' kernel sums (nsys stats --format csv): the costliest first, their shares
+mkdir -p "$R/profile"
+{
+  echo '"Time (%)","Total Time (ns)","Instances","Avg (ns)","Med (ns)","Min (ns)","Max (ns)","StdDev (ns)","Name"'
+  echo '40.0,4000000,1000,4000.0,4000.0,3000,5000,10.0,"k_cr_step_rr(const int *, cr_dev *)"'
+  echo '60.0,6000000,300,20000.0,20000.0,19000,21000,10.0,k_sys_gemv_dot'
+} > "$R/profile/cloth_on_knives_cuda_gpu_kern_sum.csv"
 out=$("$PY" "$SCRIPT" "$R")
 rc=$?
 echo "$out"
@@ -59,6 +66,10 @@ check "global: double's first row 2.50, best 1.80 (goal met) at chunk 1024" \
 check "global: float's one row" grep -q "| twisting_bar | float | 4.00 | 0.0400 | 4.00 |" <<< "$out"
 check "global: the settings ranked by summed double ms" \
   grep -q "chunk 1024, warps 1: 0.0360 ms; chunk 4096, warps 2: 0.0450 ms" <<< "$out"
+check "profile: the example's kernels, 10 ms in all" \
+  grep -q "cloth_on_knives: kernels, the 2 costliest of 2\*\* (cloth_on_knives_cuda_gpu_kern_sum.csv; 10.0 ms in all)" <<< "$out"
+check "profile: the costliest first, its share and count; a name with commas whole" eval \
+  'grep -A5 "costliest of 2" <<< "$out" | tail -2 | tr "\n" "@" | grep -q "^| 6.00 | 60% | 300 | k_sys_gemv_dot |@| 4.00 | 40% | 1000 | k_cr_step_rr(const int \*, cr_dev \*) |@$"'
 check "local: 2 blocks fastest" grep -q "| squeezing_ball | 1: 0.2000, 2: 0.1500 | 2 |" <<< "$out"
 # bad input: one line naming the file and the place, exit 1
 sed -i 's/,8.00,0.6,/,eight,0.6,/' "$R/table3_nsn_fused/table3.csv"
