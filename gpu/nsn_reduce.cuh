@@ -14,6 +14,9 @@
 #define SIM_GPU_NSN_REDUCE_CUH
 #include "last_block.cuh"
 #include "nsn_state.h"
+extern "C" {
+#include "../core/contact/cr.h"
+}
 
 // The (sum, max) of the first n threads' (s, m) into (out[0], out[1]) by a tree in shared
 // memory (n a power of two, at most blockDim.x <= SIM_CUDA_BLOCK; every thread calls it).
@@ -67,7 +70,7 @@ static __global__ void k_reduce(const int *nc, int per, const double *x, const d
 // (bb, rr: the sums of b b and r r) ...
 static __device__ void cr_init(cr_dev *c, double bb, double rr, double cr_tol, int cr_iters,
                                const int *go) {
-  c->tol = cr_tol > 0.0 ? cr_tol * sqrt(bb) : 0.0;
+  c->tol = fmax(cr_tol, SIM_CR_FLOOR) * sqrt(bb);
   c->rn = sqrt(rr);
   c->iters = 0;
   c->active = *go && c->rn > c->tol && cr_iters > 0;

@@ -216,10 +216,42 @@ static void test_modes(void) {
   CHECK_INT(sim_cr_solve(0, sim_cr_dense_apply, &c.d, zb, x, 10, 1e-8, NULL, &res), 0);
 }
 
+/* The fixed count stops where the residual has reached rounding (SIM_CR_FLOOR |b|): a system
+   the Jacobi preconditioner solves in one iteration (diagonal, as the Newton system is where
+   every contact is separated) takes one iteration, not the count, whatever rounding left in r;
+   a system it does not solve at once still takes the whole count. */
+static void test_floor(void) {
+  enum { m = 30 };
+  double A[m * m] = {0}, dinv[m], b[m], x[m], work[5 * m];
+  for (int i = 0; i < m; i++) {
+    A[i * m + i] = 0.1 + 3.0 * fabs(urand()); /* > 0, not powers of two: the solve rounds */
+    dinv[i] = 1.0 / A[i * m + i];
+    b[i] = urand() - 0.5;
+  }
+  counted c = {{m, A}, 0};
+  sim_cr_result res;
+  int once = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    for (int i = 0; i < m; i++) x[i] = 0.0, b[i] = urand() - 0.5;
+    int it = sim_cr_solve_pc(m, counted_apply, &c, dinv, b, x, 10, 0.0, work, &res);
+    CHECK(res.residual <= SIM_CR_FLOOR * res.bnorm);
+    once += it == 1;
+    /* a rounding's worth of the exact solution, b_i / A_ii */
+    for (int i = 0; i < m; i++) CHECK_NEAR(x[i], b[i] * dinv[i], 1e-14 * fabs(x[i]) + 1e-300);
+  }
+  CHECK_INT(once, 20);
+  /* off the diagonal: the fixed count, as before */
+  random_spd(m, 0.02, A);
+  for (int i = 0; i < m; i++) dinv[i] = 1.0 / A[i * m + i], x[i] = 0.0;
+  CHECK_INT(sim_cr_solve_pc(m, counted_apply, &c, dinv, b, x, 10, 0.0, work, &res), 10);
+  CHECK(res.residual > SIM_CR_FLOOR * res.bnorm);
+}
+
 int main(void) {
   srand(4242);
   test_against_dense();
   test_singular_consistent();
   test_modes();
+  test_floor();
   return check_summary("test_cr");
 }

@@ -41,7 +41,7 @@ int sim_cr_solve_pc(int m, sim_cr_apply_fn apply, void *ctx, const double *dinv,
   apply(ctx, x, Mz);
   for (int i = 0; i < m; i++) r[i] = b[i] - Mz[i];
   out.bnorm = sqrt(dot(m, b, b));
-  double tol = rel_tol > 0.0 ? rel_tol * out.bnorm : 0.0;
+  double tol = fmax(rel_tol, SIM_CR_FLOOR) * out.bnorm;
   double rn = sqrt(dot(m, r, r));
   if (rn > tol && max_iters > 0) {
     if (dinv)

@@ -8,20 +8,29 @@
    CR minimises |b - M x| over x0 + K_k(M, r0): the residual norm never increases. M must be
    symmetric; for positive semidefinite M a breakdown ((r, Mr) <= 0 or Mp = 0 with r != 0) means
    r lies in M's null space (an inconsistent system) and the solve stops there.
-   Stops after max_iters iterations or when |r| <= rel_tol |b| (rel_tol = 0: the fixed count),
-   whichever comes first; x holds the start (warm start) on entry and the result on exit.
+   Stops after max_iters iterations or when |r| <= max(rel_tol, SIM_CR_FLOOR) |b| (rel_tol = 0:
+   the fixed count, cut short only where |r| has reached rounding), whichever comes first; x
+   holds the start (warm start) on entry and the result on exit.
    Workspace: 5 m doubles (sim_cr_work_size); NULL makes the call allocate it once and free it.
    |r| is the recurrence's residual (it drifts from b - M x only by rounding).
-   Preconditioned (sim_cr_solve_pc, Saad 2003 Sec. 9.2 applied to CR; Macklin et al. 2019 Sec. 6 use it with
-   a diagonal preconditioner): with D = dinv (symmetric positive definite, here diagonal) the
-   iteration runs on z = D r,
-     alpha = (z, M z) / (M p, D M p); x += alpha p; r -= alpha M p; z -= alpha D M p;
-     beta = (z', M z') / (z, M z); p = z' + beta p; M p = M z' + beta M p,
-   which minimises |b - M x|_D over x0 + K_k(D M, D r0); the stopping test stays on |r|.
-   dinv = NULL is the plain method above. */
+   Preconditioned (sim_cr_solve_pc, Saad 2003 Sec. 9.2 applied to CR; Macklin et al. 2019 Sec. 6 use
+   it with a diagonal preconditioner): with D = dinv (symmetric positive definite, here diagonal)
+   the iteration runs on z = D r, alpha = (z, M z) / (M p, D M p); x += alpha p; r -= alpha M p; z
+   -= alpha D M p; beta = (z', M z') / (z, M z); p = z' + beta p; M p = M z' + beta M p, which
+   minimises |b - M x|_D over x0 + K_k(D M, D r0); the stopping test stays on |r|. dinv = NULL is
+   the plain method above. */
 #ifndef SIM_CR_H
 #define SIM_CR_H
+#include <float.h>
 #include <stddef.h>
+
+/* The relative residual at which CR stops whatever rel_tol says: a few roundings of |b|. Below
+   it the recurrence only moves x by rounding noise. Without it, a fixed count ran on where a
+   system was solved in one iteration (contacts all separated: a diagonal system), its residual
+   exactly 0 or a rounding's worth by chance, so the two backends' counts differed (the grabbing
+   raptor's first frames: 5 to 41 iterations a frame for 5). The CUDA backend's CR (gpu/
+   nsn_reduce.cuh, cr_init) stops at the same place. */
+#define SIM_CR_FLOOR (16.0 * DBL_EPSILON)
 
 typedef void (*sim_cr_apply_fn)(void *ctx, const double *x, double *y); /* y = M x */
 
