@@ -27,6 +27,7 @@ usage: scripts/gpu_goals.py REPORT_DIR
 import csv
 import os
 import re
+import statistics
 import sys
 
 FRAME_GOAL, GLOBAL_GOAL = 0.2, 2.0
@@ -159,6 +160,13 @@ def table3_part(d):
     return got
 
 
+def faster(rs):
+    """'N of M (median R)': how many ratios are below 1, and their median."""
+    if not rs:
+        return "- of 0"
+    return f"{sum(r < 1.0 for r in rs)} of {len(rs)} (median {statistics.median(rs):.2f})"
+
+
 def versus_part(got):
     """The variants the defaults follow from, each against the one it would replace."""
     pairs = (("fused", "device", "SIMCTL_CUDA_FUSE=on against off"),
@@ -169,15 +177,20 @@ def versus_part(got):
     for a, b, what in pairs:
         if a not in got or b not in got:
             continue
-        rows = []
+        rows, busy, mean = [], [], []
         for k in got[a]:
             if k not in got[b] or not got[a][k][2]:
                 continue
             x, y = got[a][k], got[b][k]
-            rows.append([k[0], str(x[2]), cell(ratio(x[3], y[3])), cell(ratio(x[4], y[4]))])
+            r1, r2 = ratio(x[3], y[3]), ratio(x[4], y[4])
+            busy += [r1] if r1 is not None else []
+            mean += [r2] if r2 is not None else []
+            rows.append([k[0], str(x[2]), cell(r1), cell(r2)])
         if rows:
             print(f"**{a} / {b}: {what}** (frame ms; below 1: {a} is faster)\n")
             table(["example", "rows", "at the most contacts", "over the contact frames"], rows)
+            print(f"{a} faster on {faster(busy)} of the rows at the most contacts and on "
+                  f"{faster(mean)} over the contact frames.\n")
 
 
 def md_tables(path):

@@ -61,6 +61,8 @@ check "busiest frame: device 1 of 2, fused 2 of 2 met" \
 check "contact frames: the ball's mean 12 ms of 40 (0.30); fused has no timing.csv" \
   grep -q "| squeezing_ball | 7100 | 4410 | 0.30 | - |" <<< "$out"
 check "fused / device: 0.40 at the busiest frame" grep -q "| squeezing_ball | 4410 | 0.40 | - |" <<< "$out"
+check "fused / device: faster on the one contact row, none over the contact frames" \
+  grep -q "^fused faster on 1 of 1 (median 0.40) of the rows at the most contacts and on - of 0 over the contact frames.$" <<< "$out"
 check "global: double's first row 2.50, best 1.80 (goal met) at chunk 1024" \
   grep -q "| twisting_bar | double | 2.50 | 0.0500 | 1.80 ✓ | 0.0360 | chunk 1024, warps 1 |" <<< "$out"
 check "global: float's one row" grep -q "| twisting_bar | float | 4.00 | 0.0400 | 4.00 |" <<< "$out"
