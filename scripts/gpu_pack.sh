@@ -71,4 +71,10 @@ bash scripts/gpu_report.sh --build "$T/build" --out "$REPORT" "$@"
 EOF
 chmod +x "$OUT/run.sh"
 du -sh "$OUT" >&2
+# the device tool carries at most 64 MiB, the source tree (about 4 MB) included
+mib=$(du -sm "$OUT" | cut -f1)
+if [ "$mib" -gt 56 ]; then
+  echo "gpu_pack.sh: note: $mib MiB, near the 64 MiB a device tool call carries with the tree;" \
+    "a build for the GPU's architecture alone packs smaller (make build CUDA_ARCHS=90-real)" >&2
+fi
 echo "$OUT"
