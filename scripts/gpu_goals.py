@@ -122,7 +122,8 @@ def tests_part(d):
 
 
 def table3_part(d):
-    """Frame / paper per variant; returns {variant: {(example, vertices): (busiest, mean, rows)}}."""
+    """Frame / paper per variant; returns {variant: {(example, vertices): (busiest / paper,
+    contact frames' mean / paper, rows, busiest frame ms, contact frames' mean ms)}}."""
     scenes = table3_scenes()
     got = {}
     for v in VARIANTS:

@@ -50,29 +50,30 @@ mkdir -p "$R/profile"
 out=$("$PY" "$SCRIPT" "$R")
 rc=$?
 echo "$out"
+has() { grep -q -- "$1" <<< "$out"; } # the report holds a line matching $1
 check "exit code 0" test $rc -eq 0
 check "tests: 1 of 3 passed, test_gpu_b failed, test_gpu_c skipped" \
-  grep -q "tests.txt: 1 of 3 programs passed; \*\*failed: test_gpu_b (exit 1), test_gpu_c (SKIPPED: no usable GPU)\*\*" <<< "$out"
-check "sanitize.txt named as missing" grep -q "sanitize.txt: missing" <<< "$out"
+  has "tests.txt: 1 of 3 programs passed; \*\*failed: test_gpu_b (exit 1), test_gpu_c (SKIPPED: no usable GPU)\*\*"
+check "sanitize.txt named as missing" has "sanitize.txt: missing"
 check "busiest frame: the ball 0.50 on device, 0.20 fused (the goal met)" \
-  grep -q "| squeezing_ball | 7100 | 4410 | 0.50 | 0.20 ✓ |" <<< "$out"
+  has "| squeezing_ball | 7100 | 4410 | 0.50 | 0.20 ✓ |"
 check "busiest frame: device 1 of 2, fused 2 of 2 met" \
-  grep -q "| goal met |  |  | 1 of 2 | 2 of 2 \*\*met\*\* |" <<< "$out"
+  has "| goal met |  |  | 1 of 2 | 2 of 2 \*\*met\*\* |"
 check "contact frames: the ball's mean 12 ms of 40 (0.30); fused has no timing.csv" \
-  grep -q "| squeezing_ball | 7100 | 4410 | 0.30 | - |" <<< "$out"
-check "fused / device: 0.40 at the busiest frame" grep -q "| squeezing_ball | 4410 | 0.40 | - |" <<< "$out"
+  has "| squeezing_ball | 7100 | 4410 | 0.30 | - |"
+check "fused / device: 0.40 at the busiest frame" has "| squeezing_ball | 4410 | 0.40 | - |"
 check "fused / device: faster on the one contact row, none over the contact frames" \
-  grep -q "^fused faster on 1 of 1 (median 0.40) of the rows at the most contacts and on - of 0 over the contact frames.$" <<< "$out"
+  has "^fused faster on 1 of 1 (median 0.40) of the rows at the most contacts and on - of 0 over the contact frames.$"
 check "global: double's first row 2.50, best 1.80 (goal met) at chunk 1024" \
-  grep -q "| twisting_bar | double | 2.50 | 0.0500 | 1.80 ✓ | 0.0360 | chunk 1024, warps 1 |" <<< "$out"
-check "global: float's one row" grep -q "| twisting_bar | float | 4.00 | 0.0400 | 4.00 |" <<< "$out"
+  has "| twisting_bar | double | 2.50 | 0.0500 | 1.80 ✓ | 0.0360 | chunk 1024, warps 1 |"
+check "global: float's one row" has "| twisting_bar | float | 4.00 | 0.0400 | 4.00 |"
 check "global: the settings ranked by summed double ms" \
-  grep -q "chunk 1024, warps 1: 0.0360 ms; chunk 4096, warps 2: 0.0450 ms" <<< "$out"
+  has "chunk 1024, warps 1: 0.0360 ms; chunk 4096, warps 2: 0.0450 ms"
 check "profile: the example's kernels, 10 ms in all" \
-  grep -q "cloth_on_knives: kernels, the 2 costliest of 2\*\* (cloth_on_knives_cuda_gpu_kern_sum.csv; 10.0 ms in all)" <<< "$out"
+  has "cloth_on_knives: kernels, the 2 costliest of 2\*\* (cloth_on_knives_cuda_gpu_kern_sum.csv; 10.0 ms in all)"
 check "profile: the costliest first, its share and count; a name with commas whole" eval \
   'grep -A5 "costliest of 2" <<< "$out" | tail -2 | tr "\n" "@" | grep -q "^| 6.00 | 60% | 300 | k_sys_gemv_dot |@| 4.00 | 40% | 1000 | k_cr_step_rr(const int \*, cr_dev \*) |@$"'
-check "local: 2 blocks fastest" grep -q "| squeezing_ball | 1: 0.2000, 2: 0.1500 | 2 |" <<< "$out"
+check "local: 2 blocks fastest" has "| squeezing_ball | 1: 0.2000, 2: 0.1500 | 2 |"
 # bad input: one line naming the file and the place, exit 1
 sed -i 's/,8.00,0.6,/,eight,0.6,/' "$R/table3_nsn_fused/table3.csv"
 err=$("$PY" "$SCRIPT" "$R" 2>&1 >/dev/null)

@@ -13,12 +13,13 @@
    holds the start (warm start) on entry and the result on exit.
    Workspace: 5 m doubles (sim_cr_work_size); NULL makes the call allocate it once and free it.
    |r| is the recurrence's residual (it drifts from b - M x only by rounding).
-   Preconditioned (sim_cr_solve_pc, Saad 2003 Sec. 9.2 applied to CR; Macklin et al. 2019 Sec. 6 use
-   it with a diagonal preconditioner): with D = dinv (symmetric positive definite, here diagonal)
-   the iteration runs on z = D r, alpha = (z, M z) / (M p, D M p); x += alpha p; r -= alpha M p; z
-   -= alpha D M p; beta = (z', M z') / (z, M z); p = z' + beta p; M p = M z' + beta M p, which
-   minimises |b - M x|_D over x0 + K_k(D M, D r0); the stopping test stays on |r|. dinv = NULL is
-   the plain method above. */
+   Preconditioned (sim_cr_solve_pc, Saad 2003 Sec. 9.2 applied to CR; Macklin et al. 2019
+   Sec. 6 use it with a diagonal preconditioner): with D = dinv (symmetric positive definite,
+   here diagonal) the iteration runs on z = D r,
+     alpha = (z, M z) / (M p, D M p); x += alpha p; r -= alpha M p; z -= alpha D M p;
+     beta = (z', M z') / (z, M z); p = z' + beta p; M p = M z' + beta M p,
+   which minimises |b - M x|_D over x0 + K_k(D M, D r0); the stopping test stays on |r|.
+   dinv = NULL is the plain method above. */
 #ifndef SIM_CR_H
 #define SIM_CR_H
 #include <float.h>

@@ -528,8 +528,7 @@ int device_cc() {
 // Whether the build's kernels run on the device, by the driver's rule over the architectures
 // they were built for (SIMCTL_CUDA_ARCHS, CMakeLists.txt): machine code for sm_XY runs on a
 // device of major X and minor at least Y; PTX of compute_XY on any device from XY on.
-bool kernels_load() {
-  const int cc = device_cc();
+static bool covered(int cc) {
   std::string list = SIMCTL_CUDA_ARCHS;
   size_t at = 0;
   while (at <= list.size()) {
@@ -543,6 +542,13 @@ bool kernels_load() {
     if ((real && cc / 10 == arch / 10 && cc >= arch) || (ptx && cc >= arch)) return true;
   }
   return false;
+}
+
+// covered() for the emulated device, decided once (every launch asks; the answer is the
+// process's: its environment and the build).
+bool kernels_load() {
+  static const bool load = covered(device_cc());
+  return load;
 }
 
 void execute(const launch_cfg &cfg, const std::function<void()> &b) {
