@@ -7,9 +7,10 @@
 //               of i in the elimination tree), so rows of more than 512 entries get a thread
 //               block for each chunk of up to 4,096, and the others a warp each (each thread
 //               reading at most 16 entries: SIM_CUDA_LANE_ENTRIES, SIMCTL_CUDA_ROW_CHUNK);
-//   q = S^T y   CSC of L^{-1}: column k is the path from k to the root; a warp per column (or
-//               2, 4, 8: SIMCTL_CUDA_COL_WARPS), which writes its vertex's position directly
-//               (free_vert[perm[k]]).
+//   q = S^T y   CSC of L^{-1}: column k is the path from k to the root, up to the tree's height
+//               long; each column the fewest warps (1, 2, 4 or 8) that leave a thread at most
+//               16 entries, as the rows (or the same for all: SIMCTL_CUDA_COL_WARPS), its first
+//               writing its vertex's position directly (free_vert[perm[k]]).
 // SIMCTL_CUDA_SPMV=cusparse runs both products with cuSPARSE SpMM instead (double only), for the
 // comparison `scripts/bench_gpu.sh` prints. Values in double, or float when solver.precision is
 // float (the vectors stay double; each product accumulates in double, as on the CPU). With
@@ -113,17 +114,24 @@ static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunk
 }
 
 // dst[out_vert[k]] = column k of L^{-1} dotted with y (times scale, added to dst when add), cw
-// warps per column (1, 2, 4 or 8: SIMCTL_CUDA_COL_WARPS), its first warp adding the others' sums
-// in their order.
+// warps per column (1, 2, 4 or 8: SIMCTL_CUDA_COL_WARPS), or with work (auto) each column the
+// warps its entry in the table gives (cuda_S.col_work, nwork warps); a column's first warp adds
+// the others' sums in their order, so a column of w warps gets the same bits either way.
 template <class VT>
-static __global__ void k_cols(int n, int cw, const int *ptr, const int *row, const VT *val,
-                              const int *out_vert, const double *y, double scale, int add,
-                              double *dst) {
+static __global__ void k_cols(int n, int cw, const int *work, int nwork, const int *ptr,
+                              const int *row, const VT *val, const int *out_vert, const double *y,
+                              double scale, int add, double *dst) {
   const int wid = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
-  const int k = wid / cw, sub = wid % cw;
+  int k = wid / cw, sub = wid % cw, w = cw;
+  if (work) {
+    const int t = wid < nwork ? work[wid] : -1;
+    k = t < 0 ? n : t >> 5;
+    w = t < 0 ? 1 : 1 << ((t >> 3) & 3);
+    sub = t < 0 ? 0 : t & 7;
+  }
   double a[3] = {0.0, 0.0, 0.0};
   if (k < n)
-    for (long long p = ptr[k] + 32 * sub + lane; p < ptr[k + 1]; p += 32 * cw) {
+    for (long long p = ptr[k] + 32 * sub + lane; p < ptr[k + 1]; p += 32 * w) {
       const double *yi = y + 3 * (size_t)row[p];
       double s = (double)val[p];
       a[0] += s * yi[0];
@@ -131,15 +139,15 @@ static __global__ void k_cols(int n, int cw, const int *ptr, const int *row, con
       a[2] += s * yi[2];
     }
   warp_sum3(a);
-  if (cw > 1) { /* a column's warps are in one block (cw divides its 8 warps) */
+  if (work || cw > 1) { /* the same for the whole block; a column's warps are in one block */
     __shared__ double part[SIM_CUDA_BLOCK / 32][3];
-    const int w = threadIdx.x >> 5;
+    const int b = threadIdx.x >> 5;
     if (lane == 0)
-      for (int d = 0; d < 3; d++) part[w][d] = a[d];
+      for (int d = 0; d < 3; d++) part[b][d] = a[d];
     __syncthreads();
     if (lane == 0 && sub == 0)
-      for (int j = 1; j < cw; j++)
-        for (int d = 0; d < 3; d++) a[d] += part[w + j][d];
+      for (int j = 1; j < w; j++)
+        for (int d = 0; d < 3; d++) a[d] += part[b + j][d];
   }
   if (k < n && lane == 0 && sub == 0) {
     double *q = dst + 3 * (size_t)out_vert[k];
@@ -189,10 +197,12 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
                                                      S->row_ptr, S->row_col, row_val, b, c->y,
                                                      S->part, S->cnt);
   if (!S->rows_only) {
-    unsigned cols =
-        (unsigned)(((long long)n * 32 * S->col_warps + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-    k_cols<VT><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->col_warps, S->col_ptr, S->col_row,
-                                                       col_val, S->out_vert, c->y, scale, add, dst);
+    const int cw = S->col_work ? 1 : S->col_warps;
+    const long long nw = S->col_work ? S->ncol_work : (long long)n * cw; /* warps */
+    unsigned cols = (unsigned)((nw * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
+    k_cols<VT><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, cw, S->col_work, S->ncol_work, S->col_ptr,
+                                                       S->col_row, col_val, S->out_vert, c->y,
+                                                       scale, add, dst);
     return SIM_OK;
   }
   SIM_CU(cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)n, c->stream), st);
@@ -281,6 +291,44 @@ static int upload_rows(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st)
   return rc;
 }
 
+// The column gather's warps with SIMCTL_CUDA_COL_WARPS=auto: column k of len entries takes
+// the fewest warps w (1, 2, 4, 8) that leave a lane at most a row chunk's share, S->chunk / 256
+// entries (16 by default, as the row gather's threads), w >= 8 len / chunk; listed by w from 8
+// down (each group of w then starts at a multiple of w, so no column straddles a block's 8
+// warps), in column order within each.
+static int upload_col_work(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
+  cuda_S *S = &c->S;
+  const int n = H->n;
+  int total = 0, most = 1;
+  if (n >= 1 << 26) /* k << 5 in an int */
+    return sim_fail(st, SIM_ERR_USAGE,
+                    "SIMCTL_CUDA_COL_WARPS=auto: %d unknowns, more than its table holds (2^26); "
+                    "set 1, 2, 4 or 8",
+                    n);
+  unsigned char *lw = SIM_NEW(unsigned char, (size_t)n + 1); /* log2 of each column's warps */
+  if (!lw) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (column warps)");
+  for (int k = 0; k < n; k++) {
+    long long need = (8LL * (H->col_ptr[k + 1] - H->col_ptr[k]) + S->chunk - 1) / S->chunk;
+    int l = 0;
+    while (l < 3 && (1LL << l) < need) l++;
+    lw[k] = (unsigned char)l;
+    total += 1 << l;
+    if ((1 << l) > most) most = 1 << l;
+  }
+  int *work = SIM_NEW(int, (size_t)total + 1), at = 0;
+  int rc = work ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (column warps)");
+  for (int l = 3; !rc && l >= 0; l--)
+    for (int k = 0; k < n; k++)
+      if (lw[k] == l)
+        for (int j = 0; j < 1 << l; j++) work[at++] = k << 5 | l << 3 | j;
+  if (!rc) rc = sim_cuda_new<int>(c, &S->col_work, (size_t)total, work, st);
+  S->ncol_work = total;
+  S->col_most = most;
+  sim_free(work);
+  sim_free(lw);
+  return rc;
+}
+
 // The vertex each column of S^T writes: free_vert[perm[k]].
 static int upload_out_vert(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
   int n = H->n, *ov = SIM_NEW(int, (size_t)n + 1);
@@ -319,6 +367,7 @@ static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, int cols_only, sim
             : sim_cuda_new<double>(c, &S->row_val, nnz, H->row_val, st);
   if (!rc) rc = upload_rows(c, H, st);
   if (!rc) rc = upload_out_vert(c, H, st);
+  if (!rc && !S->rows_only && S->col_warps == 0) rc = upload_col_work(c, H, st);
   return rc;
 }
 
@@ -383,6 +432,18 @@ static int sort_rows(sim_sparse_inverse *H, sim_status *st) {
   return SIM_OK;
 }
 
+// SIMCTL_CUDA_COL_WARPS: auto (the default: 0, upload_col_work), or 1, 2, 4 or 8 warps a column.
+static int col_warps(cuda_S *S, sim_status *st) {
+  const char *e = getenv("SIMCTL_CUDA_COL_WARPS");
+  S->col_warps = 0;
+  if (!e || !*e || !strcmp(e, "auto")) return SIM_OK;
+  if (!strcmp(e, "1") || !strcmp(e, "2") || !strcmp(e, "4") || !strcmp(e, "8")) {
+    S->col_warps = S->col_most = atoi(e);
+    return SIM_OK;
+  }
+  return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_COL_WARPS=%s: expected auto, 1, 2, 4 or 8", e);
+}
+
 // How the products run: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse) and SIMCTL_CUDA_S
 // (both orientations, the default, or rows: S's rows alone, S^T y by a scatter), checked
 // against each other and against the device's W, which reads S's columns; and the row gather's
@@ -396,10 +457,7 @@ static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
   if (!rc)
     rc = sim_cuda_env_int("SIMCTL_CUDA_ROW_CHUNK", SIM_CUDA_BLOCK / 32, 1 << 30,
                           SIM_CUDA_BLOCK * SIM_CUDA_LANE_ENTRIES, &c->S.chunk, st);
-  if (!rc) rc = sim_cuda_env_int("SIMCTL_CUDA_COL_WARPS", 1, 8, 1, &c->S.col_warps, st);
-  if (!rc && (c->S.col_warps & (c->S.col_warps - 1)))
-    return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_COL_WARPS=%d: expected 1, 2, 4 or 8",
-                    c->S.col_warps);
+  if (!rc) rc = col_warps(&c->S, st);
   if (rc) return rc;
   if (cusparse && prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,
@@ -524,7 +582,8 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     c->stats.etree_height = H.etree_height;
     c->stats.S_chunks = c->S.nchunk;
     c->stats.S_split_rows = c->S.nsplit;
-    c->stats.S_col_warps = c->S.rows_only ? 0 : c->S.col_warps;
+    c->stats.S_col_warps = c->S.rows_only ? 0 : c->S.col_most;
+    c->stats.S_col_auto = !c->S.rows_only && c->S.col_warps == 0;
   }
   int on_host = 0;
   if (!rc && sim_world_needed(m)) rc = sim_cuda_delassus_on_host(&on_host, st);
@@ -550,7 +609,7 @@ void sim_cuda_global_destroy(cuda_ctx *c) {
   if (S->sp) cusparseDestroy(S->sp);
   void *p[] = {S->row_ptr,  S->row_col,  S->col_ptr,  S->col_row,   S->row_val, S->col_val,
                S->row_valf, S->col_valf, S->out_vert, S->row_order, S->chunks,  S->part,
-               S->cnt,      S->sp_buf,   S->z,        S->x};
+               S->cnt,      S->sp_buf,   S->z,        S->x,         S->col_work};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
   memset(S, 0, sizeof *S);
   sim_sparse_inverse_free(&c->host_S);

@@ -109,7 +109,7 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   row() { awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6, ($13 > 0 ? $13 " (" $14 " blocks, " $15 " split)" : "-"),
-            ($16 > 0 ? $16 : "-"), $7, $8, $9, $10, $11 }'; }
+            ($16 > 0 ? ($17 == 1 ? "auto, at most " $16 : $16) : "-"), $7, $8, $9, $10, $11 }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
     cfgs="double:kernel double:cusparse double:scatter float:kernel float:scatter"
     [ "$GLOBAL_ONLY" = 1 ] && cfgs="double:kernel float:kernel"
@@ -126,10 +126,12 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     for chunk in 1024 2048 8192 16384; do
       SIMCTL_CUDA_ROW_CHUNK=$chunk "$BG" "$SC/$scene.json" | row
     done
-    # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default 1): a column is the path from
+    # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default auto: each column the fewest
+    # of 1, 2, 4, 8 that leave a lane at most 16 entries, as the rows): a column is the path from
     # its vertex to the elimination tree's root, up to the tree's height (614 entries on the
-    # 4.9k bar: 20 a lane with one warp)
-    for cw in 2 4; do
+    # 4.9k bar: 20 a lane with one warp), and the same count for all columns, as before
+    # 2026-12-02 (1, the default then)
+    for cw in 1 2 4; do
       SIMCTL_CUDA_COL_WARPS=$cw "$BG" "$SC/$scene.json" | row
     done
     # the paper's baseline on the same device: CHOLMOD's factor solved by cuSPARSE's triangular

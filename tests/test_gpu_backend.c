@@ -184,8 +184,9 @@ static void check_float(void) {
    second agrees with the CPU's from b2 (each split row's counter was set back to 0 by the block
    that finished it, or a later step's split rows are never written); and the row gather's layout
    is the one asked for: rows split over several blocks, or (want_split 0) none, and col_warps
-   warps a column in S^T y (none with S's rows alone). */
-static void check_repeat(int want_split, int col_warps) {
+   warps a column in S^T y, or with col_auto each column its own, col_warps the most any takes
+   (none with S's rows alone). */
+static void check_repeat(int want_split, int col_warps, int col_auto) {
   const char *layout = getenv("SIMCTL_CUDA_S");
   const int scatter = layout && !strcmp(layout, "rows");
   gpu_pair g;
@@ -195,8 +196,8 @@ static void check_repeat(int want_split, int col_warps) {
   g.gpu->global_stats(g.gpu, &gs);
   printf(
       "  row gather: %d blocks for long rows' chunks, %d rows split over several; column "
-      "gather: %d warps a column\n",
-      gs.S_chunks, gs.S_split_rows, gs.S_col_warps);
+      "gather: %s%d warps a column\n",
+      gs.S_chunks, gs.S_split_rows, gs.S_col_auto ? "each its own, at most " : "", gs.S_col_warps);
   check_report(
       want_split ? gs.S_split_rows > 0 && gs.S_chunks > gs.S_split_rows : gs.S_split_rows == 0,
       __FILE__, __LINE__, "row gather: %d split rows (%s)", gs.S_split_rows,
@@ -204,6 +205,9 @@ static void check_repeat(int want_split, int col_warps) {
   check_report(gs.S_col_warps == (scatter ? 0 : col_warps), __FILE__, __LINE__,
                "column gather: %d warps a column (%d expected)", gs.S_col_warps,
                scatter ? 0 : col_warps);
+  check_report(gs.S_col_auto == (scatter ? 0 : col_auto), __FILE__, __LINE__,
+               "column gather: %s (%s expected)", gs.S_col_auto ? "auto" : "fixed",
+               !scatter && col_auto ? "auto" : "fixed");
   unsigned long long seed = 4242;
   size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS), n3 = 3 * (size_t)g.m.n;
   double *b[2], *q[3];
@@ -254,28 +258,36 @@ static void check_env_refused(const char *name, const char *value) {
 /* The products' layouts on the device: long rows of S split over several blocks
    (SIMCTL_CUDA_ROW_CHUNK=64: a block per 64 entries, a warp for rows of 8 or fewer), S in both
    orientations with 4 warps a column in S^T y (SIMCTL_CUDA_COL_WARPS) and its rows alone (the
-   scatter); the default on the same bar splits nothing (its rows hold at most 500 entries), with
-   a warp a column. Values out of their range are refused in one line naming the switch. */
+   scatter), then with each column its own warps (auto, the default) for a lane's share of 64 / 256
+   entries (one warp for columns of up to 8 entries, 8 warps for those of over 32: all four
+   kinds of column at once, the root's of one entry among them); the default on the same bar
+   splits nothing (its rows and columns hold at most 500 entries, 16 a thread at most), with a
+   warp a column. Values out of their range are refused in one line naming the switch. */
 static void check_layouts(void) {
-  if (!bar("arap")) check_repeat(0, 1);
+  if (!bar("arap")) check_repeat(0, 1, 1);
   setenv("SIMCTL_CUDA_ROW_CHUNK", "64", 1);
   setenv("SIMCTL_CUDA_COL_WARPS", "4", 1);
   for (int rows = 0; rows < 2; rows++) {
     if (rows) setenv("SIMCTL_CUDA_S", "rows", 1);
     if (!bar("arap")) {
       check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
-      check_repeat(1, 4);
+      check_repeat(1, 4, 0);
     }
     unsetenv("SIMCTL_CUDA_S");
+  }
+  setenv("SIMCTL_CUDA_COL_WARPS", "auto", 1);
+  if (!bar("arap")) {
+    check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
+    check_repeat(1, 8, 1);
   }
   unsetenv("SIMCTL_CUDA_ROW_CHUNK");
   setenv("SIMCTL_CUDA_COL_WARPS", "2", 1); /* the default rows, 2 warps a column */
   if (!bar("arap")) {
     check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
-    check_repeat(0, 2);
+    check_repeat(0, 2, 0);
   }
   unsetenv("SIMCTL_CUDA_COL_WARPS");
-  const char *bad_chunk[] = {"7", "64k", "-1"}, *bad_warps[] = {"3", "16", "0"};
+  const char *bad_chunk[] = {"7", "64k", "-1"}, *bad_warps[] = {"3", "16", "Auto"};
   for (int i = 0; i < 3; i++) {
     check_env_refused("SIMCTL_CUDA_ROW_CHUNK", bad_chunk[i]);
     check_env_refused("SIMCTL_CUDA_COL_WARPS", bad_warps[i]);

@@ -49,7 +49,9 @@ typedef struct sim_global_stats {
      over more than one (global_step.cu; SIMCTL_CUDA_ROW_CHUNK; laid out with cuSPARSE's
      products too, which do not use them); 0 on the CPU */
   int S_chunks, S_split_rows;
-  int S_col_warps;        /* CUDA: warps per column in the second product (SIMCTL_CUDA_COL_WARPS) */
+  int S_col_warps;        /* CUDA: warps per column in the second product (SIMCTL_CUDA_COL_WARPS),
+                             the most any column takes where S_col_auto */
+  int S_col_auto;         /* CUDA: each column its own warps (SIMCTL_CUDA_COL_WARPS=auto) */
   size_t S_contact_bytes; /* an S kept for the contact stage alone (0: none) */
   sim_factor_info factor;
   /* CUDA: device memory simctl's allocations hold when global_stats is called (S, the state,
