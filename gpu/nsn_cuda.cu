@@ -105,10 +105,7 @@ static __global__ void k_sys_pre(const int *nc, int paper, const double *om, con
 static __global__ void k_sys_post(const int *nc, int paper, const double *om, const double *e,
                                   const double *x, double *y, const int *gate) {
   ROW_KERNEL_HEAD
-  if (paper)
-    y[i] = om[i] * y[i] + e[i] * x[i];
-  else
-    y[i] = sim_nsn_coupled(om[i]) ? y[i] + e[i] / om[i] * x[i] : e[i] * x[i];
+  y[i] = sys_row_end(paper, om[i], e[i], x[i], y[i]);
 }
 
 // Conjugate Residual's vector updates (cr.c).
@@ -447,7 +444,9 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
 // W (k_sys_pre, sys_row); the paper's form starts from zero. The host's CR (cr.c) multiplies
 // and gets the same +0.0. Until 2026-11-28 W was read there at every Newton step; until
 // 2026-11-29 wherever a decoupled row moved (one Newton step in 30 at most on the CPU over
-// Table 3's first frames with contact), and matrix-free at every step.
+// Table 3's first frames with contact), and matrix-free at every step. Fused, the start's
+// product is no launch of its own: k_cr_start_bb_rr forms each row's from x (since 2026-12-02;
+// one launch fewer a Newton step with a dense W, a memset and a launch fewer matrix-free).
 static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double *x,
                     cr_tally *tally, sim_status *st) {
   cuda_nsn *s = k->dn;
@@ -459,12 +458,14 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
   double *r = s->cr[0], *p = s->cr[1], *Mz = s->cr[2], *Mp = s->cr[3];
   double *z = dinv ? s->cr[4] : r;
   cudaStream_t sm = stream(k);
-  if ((rc = sys_apply(k, x, Mz, go, 1, st))) return rc;
-  if (s->fuse) { /* b b, r, its sum of squares and z in one launch (k_cr_start_bb_rr) */
+  if (s->fuse) { /* b b, Mz, r, its sum of squares and z in one launch (k_cr_start_bb_rr) */
     const dim3 gs(reduce_blocks(m), 2);
-    k_cr_start_bb_rr<<<gs, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, b, Mz, dinv, r, z, go, s->part,
-                                                    s->count, cr_then(k, THEN_CR_INIT));
+    const int paper = o->form == SIM_NSN_FORM_PAPER;
+    k_cr_start_bb_rr<<<gs, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, paper, s->om, s->e, x, b, Mz, dinv,
+                                                    r, z, go, s->part, s->count,
+                                                    cr_then(k, THEN_CR_INIT));
   } else {
+    if ((rc = sys_apply(k, x, Mz, go, 1, st))) return rc;
     k_cr_start<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, b, Mz, r, go);
     if ((rc = reduce_to(k, b, NULL, b, c->red[CR_BB], THEN_NOTHING, st)) ||
         (rc = reduce_to(k, r, NULL, r, c->red[CR_RR], THEN_CR_INIT, st)))

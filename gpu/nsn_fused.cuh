@@ -116,6 +116,13 @@ static __global__ void k_w_then(const int *nc, const double *W, const double *x,
   }
 }
 
+// Row i of the Newton system times x from a, W's part of the row (k_sys_post, sys_row and the
+// CR start's, k_cr_start_bb_rr: the same expression, so the same bits).
+static __device__ inline double sys_row_end(int paper, double om, double e, double x, double a) {
+  if (paper) return om * a + e * x;
+  return sim_nsn_coupled(om) ? a + e / om * x : e * x;
+}
+
 // Row i of the Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in
 // one pass) into y[i], by the warp of lane `lane`: each lane forms its strided part of
 // k_sys_pre's vector as it reads the row. T: W's values (float: contact.cr_precision's copy,
@@ -131,11 +138,7 @@ static __device__ void sys_row(int m, int paper, const T *W, const double *om, c
     a += (double)row[j] * t;
   }
   for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
-  if (lane != 0) return;
-  if (paper)
-    y[i] = om[i] * a + e[i] * x[i];
-  else
-    y[i] = sim_nsn_coupled(om[i]) ? a + e[i] / om[i] * x[i] : e[i] * x[i];
+  if (lane == 0) y[i] = sys_row_end(paper, om[i], e[i], x[i], a);
 }
 
 // y = the Newton system times x, a warp per row; nothing where *gate is 0; W NULL: W's part
@@ -210,21 +213,24 @@ static __global__ void k_decoupled_jacobi(const int *nc, int paper, const double
   pc[i] = dg > 0.0 ? 1.0 / dg : 1.0;
 }
 
-// Conjugate Residual's start: the sum of b b (reduce_to's), and k_cr_start (r = b - Mz where
-// the Newton steps go on) with the sum of r r, and z = dinv r (dinv given), in one launch: a grid
-// of the reduction's blocks by 2 (batch 0 b b, batch 1 the rest), each batch's last block adding
-// its blocks' partials by the reduction's tree, the last of the two taking THEN_CR_INIT's
-// decision from both sums (`then`). z is written whether or not the decision lets CR iterate
-// (the separate k_mul waits for it): nothing reads z before CR's next start writes it again
-// where CR does not iterate.
-static __global__ void k_cr_start_bb_rr(const int *nc, cr_dev *c, const double *b, const double *Mz,
-                                        const double *dinv, double *r, double *z, const int *gate,
-                                        double *part, int *count, red_then then) {
+// Conjugate Residual's start: the sum of b b (reduce_to's), and Mz, the Newton system times x
+// where what W multiplies is zero (sys_apply's x_zero: W's part of each row the +0.0 its sum
+// gives, so no product), k_cr_start (r = b - Mz where the Newton steps go on) with the sum of
+// r r, and z = dinv r (dinv given), in one launch: a grid of the reduction's blocks by 2 (batch 0
+// b b, batch 1 the rest), each batch's last block adding its blocks' partials by the reduction's
+// tree, the last of the two taking THEN_CR_INIT's decision from both sums (`then`). z is written
+// whether or not the decision lets CR iterate (the separate k_mul waits for it): nothing reads z
+// before CR's next start writes it again where CR does not iterate.
+static __global__ void k_cr_start_bb_rr(const int *nc, cr_dev *c, int paper, const double *om,
+                                        const double *e, const double *x, const double *b,
+                                        double *Mz, const double *dinv, double *r, double *z,
+                                        const int *gate, double *part, int *count, red_then then) {
   const int open = *gate, rr = (int)blockIdx.y;
   if (!reduce_batches_last(
           3LL * *nc,
           [=](long long i) {
             if (rr && open) {
+              Mz[i] = sys_row_end(paper, om[i], e[i], x[i], 0.0);
               r[i] = b[i] - Mz[i];
               if (dinv) z[i] = dinv[i] * r[i];
             }
