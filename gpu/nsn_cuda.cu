@@ -618,10 +618,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
       k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->om, s->lam, s->tmp, go);
       if ((rc = w_apply(k, s->tmp, s->y, go, st))) return rc;
     }
-    if (s->fuse) {
-      k_rhs_wl<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
-                                             s->wl, s->rhs, go);
-    } else {
+    if (!s->fuse) { /* fused: in k_rhs_decoupled_jacobi, below */
       k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->y, s->wl, go);
       k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
                                           s->rhs, go);
@@ -635,13 +632,14 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     const int read_moved = !paper && !k->w_dense;
     SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
     /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
-       kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble) */
+       kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble; fused, the
+       right-hand side, in the same launch, counts to cst_solve) */
     nsn_stamp_at cr0;
     if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR0, &cr0, st))) return rc;
-    if (s->fuse) /* with Jacobi's preconditioner, fused */
-      k_decoupled_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, s->rhs, s->dlam,
-                                                       paper ? NULL : s->moved, s->wd,
-                                                       o->cr_jacobi ? s->pc : NULL, go, cr0);
+    if (s->fuse) /* with the right-hand side and Jacobi's preconditioner, fused */
+      k_rhs_decoupled_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(
+          k->dnc, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->wl, s->e, s->rhs, s->dlam,
+          paper ? NULL : s->moved, s->wd, o->cr_jacobi ? s->pc : NULL, go, cr0);
     else
       k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, s->rhs, s->dlam,
                                                 s->moved, go, cr0);

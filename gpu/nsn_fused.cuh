@@ -186,26 +186,23 @@ static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T 
   finish_last_of(blocks, nb, part, res, &gcount[SIM_RED_BLOCKS], then);
 }
 
-// k_copy of W lambda into wl and k_rhs in one launch.
-static __global__ void k_rhs_wl(const int *nc, int paper, double ih2, const double *om,
-                                const double *hq, const double *hab, const double *phi,
-                                const double *y, double *wl, double *rhs, const int *gate) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= 3 * *nc || !*gate) return;
-  wl[i] = y[i];
-  rhs[i] = sim_nsn_row_rhs(paper, ih2, om[i], hq[i], hab[i], phi[i], y[i]);
-}
-
-// k_decoupled and k_jacobi (pc given) in one launch; moved NULL where nothing reads it (the
-// paper's form).
-static __global__ void k_decoupled_jacobi(const int *nc, int paper, const double *om,
-                                          const double *e, const double *rhs, double *dlam,
-                                          int *moved, const double *wd, double *pc, const int *gate,
-                                          nsn_stamp_at at) {
+// k_copy of W lambda into wl, k_rhs, k_decoupled and k_jacobi (pc given) in one launch, a thread
+// a row (the right-hand side the row's own); moved NULL where nothing reads it (the paper's
+// form). Stamped at its start as cst_solve's (so the right-hand side, a few operations a row,
+// counts to cst_solve here, to assemble with the separate launches).
+static __global__ void k_rhs_decoupled_jacobi(const int *nc, int paper, double ih2,
+                                              const double *om, const double *hq, const double *hab,
+                                              const double *phi, const double *y, double *wl,
+                                              const double *e, double *rhs, double *dlam,
+                                              int *moved, const double *wd, double *pc,
+                                              const int *gate, nsn_stamp_at at) {
   nsn_stamp_first(at);
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= 3 * *nc || !*gate) return;
-  double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? rhs[i] / e[i] : 0.0;
+  wl[i] = y[i];
+  const double b = sim_nsn_row_rhs(paper, ih2, om[i], hq[i], hab[i], phi[i], y[i]);
+  rhs[i] = b;
+  double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? b / e[i] : 0.0;
   dlam[i] = v;
   if (moved && v != 0.0) *moved = 1;
   if (!pc) return;
