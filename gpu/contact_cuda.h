@@ -123,6 +123,20 @@ static __device__ inline void sim_dense_row_dots(int m, const T *row, const doub
   }
 }
 
+// sim_dense_row_dots<1> of the vector s_j x_j, each formed as W's row is read (what a separate
+// elementwise product would have stored: the same bits): lane 0's return value is the row's.
+template <typename T>
+static __device__ inline double sim_dense_row_dot_scaled(int m, const T *row, const double *s,
+                                                         const double *x, int lane) {
+  double a = 0.0;
+  for (int j = lane; j < m; j += 32) {
+    const double w = (double)row[j], v = s[j] * x[j];
+    a += w * v;
+  }
+  for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
+  return a;
+}
+
 // nsn_cuda.cu and nsn_state.cu: the device Newton solve. The shared stage forms W on its
 // side and leaves the rest to the device (sim_contact_stage.backend_prepares). keep queues the
 // step's contact keys, tangents and multipliers into the solve's own arrays before the next

@@ -614,7 +614,10 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     *stopped = !on;
   }
   if (!*stopped) {
-    if (paper) { /* y = W Omega lambda (the compliance form's W lambda is in y already) */
+    if (paper && s->fuse && k->w_dense) { /* y = W Omega lambda, Omega lambda formed as read */
+      k_w_then<W_OF_U_X, 1><<<blocks_for(32LL * m), SIM_CUDA_BLOCK, 0, sm>>>(
+          k->dnc, k->Wp, s->lam, s->y, 1, 0, 0.0, s->om, NULL, NULL, go, NULL);
+    } else if (paper) { /* the same in two launches (the compliance form's W lambda is in y) */
       k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->om, s->lam, s->tmp, go);
       if ((rc = w_apply(k, s->tmp, s->y, go, st))) return rc;
     }
@@ -630,7 +633,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
        product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
        step, subtracting zeros: a product with W a step, some 50 µs on the squeezing ball). */
     const int read_moved = !paper && !k->w_dense;
-    SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
+    if (!paper) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st); /* paper: unused */
     /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
        kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble; fused, the
        right-hand side, in the same launch, counts to cst_solve) */

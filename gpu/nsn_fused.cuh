@@ -81,9 +81,10 @@ static __global__ void k_ncp_pick(const int *nc, ncp_args a, const int *gate, do
 
 // What k_w_then does with a row's product, as the separate launch after the product did.
 enum {
-  W_THEN_HQ,    // w = u + h2 out                    (k_hq: u = H A^-1 b, w = H q)
-  W_THEN_SUB,   // w -= out where u couples the row  (k_sub_coupled: u = Omega, w = rhs)
-  W_THEN_LS_HQ  // w = u + h2 (out - v)              (k_ls_hq for one trial: u = H q, v = W lambda)
+  W_THEN_HQ,     // w = u + h2 out                    (k_hq: u = H A^-1 b, w = H q)
+  W_THEN_SUB,    // w -= out where u couples the row  (k_sub_coupled: u = Omega, w = rhs)
+  W_THEN_LS_HQ,  // w = u + h2 (out - v)              (k_ls_hq for one trial: u = H q, v = W lambda)
+  W_OF_U_X       // out = W (u x), u x formed as W's row is read (k_mul: u = Omega, x = lambda)
 };
 
 // out_t = W x_t for a dense row-major W (m x m) in double and K <= KB vectors (x_t = x + t xs,
@@ -102,6 +103,8 @@ static __global__ void k_w_then(const int *nc, const double *W, const double *x,
   double a[KB];
   if (stale && !*stale)
     a[0] = out[i];
+  else if (E == W_OF_U_X)
+    a[0] = sim_dense_row_dot_scaled(m, W + (size_t)i * (size_t)m, u, x, lane);
   else
     sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a);
   for (int t = 0; lane == 0 && t < K; t++) {
