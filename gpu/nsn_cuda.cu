@@ -410,14 +410,21 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gat
   return SIM_OK;
 }
 
+// Whether sys_apply_dot runs as one launch (k_sys_gemv_dot): a dense W, fused launches and a
+// reduction of at most one value per thread (m <= SIM_RED_BLOCKS SIM_CUDA_BLOCK).
+static int dot_fused(const cuda_contact *k) {
+  return k->dn->fuse && k->w_dense && 3 * k->dn->cap <= SIM_RED_BLOCKS * SIM_CUDA_BLOCK;
+}
+
 // y = the Newton system times x, then the sum of x y into dst with CR's decision `what`
-// (reduce_to): one launch (k_sys_gemv_dot) with a dense W, fused launches and a reduction of at
-// most one value per thread (m <= SIM_RED_BLOCKS SIM_CUDA_BLOCK), else sys_apply and reduce_to.
+// (reduce_to): one launch (k_sys_gemv_dot) where dot_fused, with CR's first direction in it
+// where `first` is given (its c set), else sys_apply and reduce_to (first must be none).
 static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int *gate, double *dst,
-                         int what, sim_status *st) {
+                         int what, sim_status *st, cr_first first = cr_first{}) {
   cuda_nsn *s = k->dn;
   const int m = 3 * s->cap, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER; /* grids */
-  if (!s->fuse || !k->w_dense || m > SIM_RED_BLOCKS * SIM_CUDA_BLOCK) {
+  if (!dot_fused(k)) {
+    if (first.c) return sim_fail(st, SIM_ERR_DEVICE, "CUDA: CR's first direction unfused");
     int rc = sys_apply(k, x, y, gate, 0, st);
     return rc ? rc : reduce_to(k, x, NULL, y, dst, what, st);
   }
@@ -427,10 +434,10 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
   cudaStream_t sm = stream(k);
   if (wf)
     k_sys_gemv_dot<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, wf, s->om, s->e, x, y,
-                                                        gate, s->part, dst, s->gcount, then);
+                                                        gate, s->part, dst, s->gcount, then, first);
   else
-    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, k->Wp, s->om, s->e, x,
-                                                         y, gate, s->part, dst, s->gcount, then);
+    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(
+        k->dnc, nb, paper, k->Wp, s->om, s->e, x, y, gate, s->part, dst, s->gcount, then, first);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -475,7 +482,10 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
   if (active && o->cr_tol > 0.0 && (rc = read_flag(k, on, &active, st))) return rc;
   if (active) {
     if (dinv && !s->fuse) k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, dinv, r, z, on);
-    if ((rc = sys_apply_dot(k, z, Mz, on, c->red[CR_ZMZ], THEN_CR_ZMZ, st))) return rc;
+    /* fused in one launch: with CR's first direction (p = z, Mp = Mz, its step length) */
+    const int merged = dot_fused(k);
+    const cr_first first = merged ? cr_first{c, p, Mp, c->red[CR_MPD], dinv} : cr_first{};
+    if ((rc = sys_apply_dot(k, z, Mz, on, c->red[CR_ZMZ], THEN_CR_ZMZ, st, first))) return rc;
     if (!s->fuse) { /* fused: in k_cr_dir_mpd's first launch */
       k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, z, p, on);
       k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, Mz, Mp, on);
@@ -483,8 +493,9 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
     const unsigned nb = reduce_blocks(m);
     for (int it = 0; it < o->cr_iters; it++) {
       if (s->fuse) { /* the direction, then the step, each with the reduction it feeds */
-        k_cr_dir_mpd<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, it == 0, z, Mz, dinv, p, Mp, s->part,
-                                                    s->count, cr_then(k, THEN_CR_ALPHA));
+        if (!(merged && it == 0))
+          k_cr_dir_mpd<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, it == 0, z, Mz, dinv, p, Mp,
+                                                      s->part, s->count, cr_then(k, THEN_CR_ALPHA));
         k_cr_step_rr<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, z, s->part,
                                                     s->count, cr_then(k, THEN_CR_CHECK));
       } else {

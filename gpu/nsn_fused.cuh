@@ -163,30 +163,58 @@ static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, const do
 // and decides. Every block counts, also where *gate is 0 (the separate reduction runs
 // ungated, over what x and y hold then) and where its rows are past m (the grid follows the
 // arrays' capacity: their partials are the +0.0 that the separate reduction's blocks past m
-// leave too, so the sum has the same bits).
+// leave too, so the sum has the same bits). With first (Conjugate Residual's first direction,
+// k_cr_dir_mpd's first launch, in this one): each row's warp also sets p = x and Mp = y where
+// *gate is open, the sum of Mp dinv Mp (dinv optional) goes to first->mpd on the same
+// partition and trees (its partials at part + 2 SIM_RED_BLOCKS), and after `then` the last
+// thread takes the step length (cr_alpha).
+typedef struct cr_first {
+  cr_dev *c;
+  double *p, *Mp, *mpd;
+  const double *dinv;
+} cr_first;
+
 template <typename T>
 static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T *W,
                                       const double *om, const double *e, const double *x, double *y,
                                       const int *gate, double *part, double *res, int *gcount,
-                                      red_then then) {
+                                      red_then then, cr_first first) {
   const int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-  const int m = 3 * *nc;
-  if (i < m && *gate) sys_row(m, paper, W, om, e, x, y, i, lane);
+  const int m = 3 * *nc, open = *gate; /* every read of the gate before the last decision */
+  if (i < m && open) {
+    sys_row(m, paper, W, om, e, x, y, i, lane);
+    if (first.c && lane == 0) first.p[i] = x[i], first.Mp[i] = y[i];
+  }
   const int per = SIM_CUDA_BLOCK / (blockDim.x >> 5); /* blocks per reduction block */
-  const int b = (int)blockIdx.x / per, first = b * per;
-  const int of = (int)gridDim.x - first < per ? (int)gridDim.x - first : per;
+  const int b = (int)blockIdx.x / per, at = b * per;
+  const int of = (int)gridDim.x - at < per ? (int)gridDim.x - at : per;
   if (!last_to_count(&gcount[b], of)) return;
   const volatile double *vy = y;
   const long long r = (long long)b * blockDim.x + threadIdx.x;
-  double s = 0.0;
+  double s = 0.0, s2 = 0.0;
   if (r < m) {
     double v = x[r];
     v *= vy[r];
     s += v;
+    if (first.c) { /* k_cr_dir_mpd's value: Mp dinv Mp, Mp = y (where the gate was closed,
+                      what Mp held, which nothing reads then: CR does not iterate) */
+      double w = open ? vy[r] : first.Mp[r];
+      double u = w;
+      if (first.dinv) u *= first.dinv[r];
+      s2 += u * w;
+    }
   }
   block_sum_max(blockDim.x, s, 0.0, &part[b], &part[SIM_RED_BLOCKS + b]);
+  double *part2 = part + 2 * SIM_RED_BLOCKS;
+  if (first.c) block_sum_max(blockDim.x, s2, 0.0, &part2[b], &part2[SIM_RED_BLOCKS + b]);
   const int blocks = ((int)gridDim.x + per - 1) / per;
-  finish_last_of(blocks, nb, part, res, &gcount[SIM_RED_BLOCKS], then);
+  if (!finish_last_of(blocks, nb, part, res, &gcount[SIM_RED_BLOCKS], then) || !first.c) return;
+  /* the last block: the second sum by the same tree, then the step length */
+  const volatile double *vp = part2;
+  const int t = (int)threadIdx.x;
+  block_sum_max(nb, t < blocks ? vp[t] : 0.0, t < blocks ? vp[SIM_RED_BLOCKS + t] : 0.0,
+                &first.mpd[0], &first.mpd[1]);
+  if (t == 0) cr_alpha(first.c);
 }
 
 // k_copy of W lambda into wl, k_rhs, k_decoupled and k_jacobi (pc given) in one launch, a thread
