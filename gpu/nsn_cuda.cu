@@ -176,6 +176,7 @@ static __global__ void k_update(const int *dnc, int K, int t0, size_t s3, const 
   const int nc = *dnc;
   if (q >= (long long)nc * K) return;
   int j = (int)(q % nc), t = (int)(q / nc);
+  if (t == 0) cr_last_step(tally, j);
   size_t i = 3 * (size_t)j;
   if (take.n && t == 0 && take.n->go && take.n->pick >= 0)
     for (int r = 0; r < 3; r++) {
@@ -478,6 +479,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
         (rc = reduce_to(k, r, NULL, r, c->red[CR_RR], THEN_CR_INIT, st)))
       return rc;
   }
+  const double *last_p = NULL; /* fused: CR's last step left to the update after it */
   int active = o->cr_iters > 0;
   if (active && o->cr_tol > 0.0 && (rc = read_flag(k, on, &active, st))) return rc;
   if (active) {
@@ -496,8 +498,11 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
         if (!(merged && it == 0))
           k_cr_dir_mpd<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, it == 0, z, Mz, dinv, p, Mp,
                                                       s->part, s->count, cr_then(k, THEN_CR_ALPHA));
-        k_cr_step_rr<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, z, s->part,
-                                                    s->count, cr_then(k, THEN_CR_CHECK));
+        if (it + 1 < o->cr_iters) /* the last step: the update after CR (cr_last_step) */
+          k_cr_step_rr<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, z, s->part,
+                                                      s->count, cr_then(k, THEN_CR_CHECK));
+        else
+          last_p = p;
       } else {
         if ((rc = reduce_to(k, Mp, dinv, Mp, c->red[CR_MPD], THEN_CR_ALPHA, st))) return rc;
         k_cr_step<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, z);
@@ -513,8 +518,8 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
     }
   }
   /* its count (read with the rest at the iteration's end) and its end's stamp (cst_solve's
-     end), for the update after it */
-  tally->c = c, tally->n = s->ctl;
+     end), for the update after it, and fused its last step */
+  tally->c = c, tally->n = s->ctl, tally->p = last_p, tally->x = x;
   if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR1, &tally->end, st))) return rc;
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;

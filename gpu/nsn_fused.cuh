@@ -279,6 +279,7 @@ static __global__ void k_update_force(const int *nc, int paper, const double *co
   cr_tally_first(tally);
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= *nc) return;
+  cr_last_step(tally, j);
   size_t i = 3 * (size_t)j;
   if (*gate) sim_nsn_contact_update(comp[j], mu[j], max_force, lam + i, dlam + i, 1.0, lam + i);
   for (int r = 0; r < 3; r++) f[i + r] = paper ? om[i + r] * lam[i + r] : lam[i + r];

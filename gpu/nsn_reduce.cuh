@@ -108,16 +108,28 @@ static __device__ void cr_beta(cr_dev *c) {
 // ... and the count: CR's iterations added to the iteration's count and its end stamped
 // (NSN_AT_CR1), by the first thread of the kernel after CR (the update's, k_update or
 // k_update_force) before its work; c NULL: nothing (the other launches of those kernels).
+// Fused, that kernel also takes CR's last step: x += alpha p where CR was still active
+// (k_cr_step_rr's x, the same bits; its r, z and the sum of r r, which only the next iteration
+// and the stop test read, are not needed after the last), each thread for the rows of its
+// contact before it reads them (cr_last_step; p NULL: the step ran).
 typedef struct cr_tally {
   const cr_dev *c;
   nsn_dev *n;
   nsn_stamp_at end;
+  const double *p;
+  double *x;
 } cr_tally;
 
 static __device__ inline void cr_tally_first(const cr_tally &t) {
   if (!t.c || blockIdx.x != 0 || threadIdx.x != 0) return;
   nsn_stamp_write(t.end);
   t.n->cr_total += t.c->iters;
+}
+
+static __device__ inline void cr_last_step(const cr_tally &t, int j) {
+  if (!t.p || !t.c->active) return;
+  const double alpha = t.c->alpha;
+  for (int r = 0; r < 3; r++) t.x[3 * (size_t)j + r] += alpha * t.p[3 * (size_t)j + r];
 }
 
 // The Newton steps' decisions (nsn.c sim_nsn_iterate_w, stage.c's loop), one thread each: an
