@@ -13,7 +13,8 @@
 # driver and one older than the runtime (SIMCTL_EMU_DRIVER=none, old), and a device whose
 # architecture the build has no kernels for (SIMCTL_EMU_CC), which --device auto leaves for the
 # CPU with a note. A scripted obstacle in
-# the frames the writer thread writes is drawn at each frame's time.
+# the frames the writer thread writes is drawn at each frame's time. scripts/emu_frame_costs.sh
+# --sites: the kernels of a frame by launch site add up to its kernels run.
 # usage: test_emu_cli.sh PATH/TO/simctl-emu SIMCTL_CUDA_ARCHS   (the build's, comma-separated;
 #        fixture tests/data/cli/tiny_bar.json)
 set -u
@@ -172,6 +173,15 @@ for f in 0 1 2 3 4; do
     END { exit !(ok && n == 8 && (lo - 2.9 - 2 * t) ^ 2 < 1e-18) }' \
     "$T/moving/frames/0000$f.obstacles.obj"
 done
+
+# scripts/emu_frame_costs.sh --sites: the kernels per frame by launch site add up to the
+# table's kernels run, each site a line of gpu/
+"$(dirname "$0")/../scripts/emu_frame_costs.sh" --simctl "$SIMCTL" --frames 1,3 --sites \
+  "$DATA/tiny_bar.json" >"$T/costs.out" 2>"$T/costs.err"
+rc=$?
+check "emu_frame_costs.sh --sites: exit 0, the sites' kernels add up to the frame's" eval '[ $rc = 0 ] &&
+  awk -F"|" "/^\| tiny_bar / { run = \$8 + 0 } /^\| [0-9.]+ \| gpu\/[a-z_]+\.cu:[0-9]+ \|\$/ { s += \$2; n++ }
+    END { exit !(n >= 3 && run > 0 && s == run) }" "$T/costs.out"'
 
 if [ "$failed" != 0 ]; then
   for f in "$T"/*.err; do
