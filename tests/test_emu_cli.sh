@@ -178,10 +178,13 @@ done
 # table's kernels run, each site a line of gpu/
 "$(dirname "$0")/../scripts/emu_frame_costs.sh" --simctl "$SIMCTL" --frames 1,3 --sites \
   "$DATA/tiny_bar.json" >"$T/costs.out" 2>"$T/costs.err"
-rc=$?
-check "emu_frame_costs.sh --sites: exit 0, the sites' kernels add up to the frame's" eval '[ $rc = 0 ] &&
-  awk -F"|" "/^\| tiny_bar / { run = \$8 + 0 } /^\| [0-9.]+ \| gpu\/[a-z_]+\.cu:[0-9]+ \|\$/ { s += \$2; n++ }
-    END { exit !(n >= 3 && run > 0 && s == run) }" "$T/costs.out"'
+costs_rc=$?
+sites_add_up() {
+  [ "$costs_rc" = 0 ] && awk -F"|" '/^\| tiny_bar / { run = $8 + 0 }
+    /^\| [0-9.]+ \| gpu\/[a-z_]+\.cu:[0-9]+ \|$/ { s += $2; n++ }
+    END { exit !(n >= 3 && run > 0 && s == run) }' "$T/costs.out" || { cat "$T/costs.out" >&2; false; }
+}
+check "emu_frame_costs.sh --sites: exit 0, the sites' kernels add up to the frame's" sites_add_up
 
 if [ "$failed" != 0 ]; then
   for f in "$T"/*.err; do
