@@ -107,34 +107,23 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, do
 // shuffles add the lanes'; lane 0 ends with a[t], t < K. Each product adds in the order of a
 // single one (KB 1), whatever KB and K. T: W's values (float: contact.cr_precision's copy),
 // each widened to double, the sums in double. sim_cuda_w_apply_dense's kernel and the device
-// Newton solve's fused products (nsn_fused.cuh) read W through it.
+// Newton solve's fused products (nsn_fused.cuh) read W through it. With s, the vectors are
+// s_j x_tj, each formed as W's row is read (what a separate elementwise product would have
+// stored: the same bits).
 template <int KB, typename T>
 static __device__ inline void sim_dense_row_dots(int m, const T *row, const double *x, int K,
-                                                 size_t xs, int lane, double a[KB]) {
+                                                 size_t xs, int lane, double a[KB],
+                                                 const double *s = NULL) {
   for (int t = 0; t < KB; t++) a[t] = 0.0;
   for (int j = lane; j < m; j += 32) {
     const double w = (double)row[j];
     for (int t = 0; t < KB; t++)
-      if (t < K) a[t] += w * x[t * xs + (size_t)j];
+      if (t < K) a[t] += w * (s ? s[j] * x[t * xs + (size_t)j] : x[t * xs + (size_t)j]);
   }
   for (int t = 0; t < KB; t++) {
     if (t >= K) break;
     for (int off = 16; off > 0; off /= 2) a[t] += __shfl_down_sync(0xffffffffu, a[t], off);
   }
-}
-
-// sim_dense_row_dots<1> of the vector s_j x_j, each formed as W's row is read (what a separate
-// elementwise product would have stored: the same bits): lane 0's return value is the row's.
-template <typename T>
-static __device__ inline double sim_dense_row_dot_scaled(int m, const T *row, const double *s,
-                                                         const double *x, int lane) {
-  double a = 0.0;
-  for (int j = lane; j < m; j += 32) {
-    const double w = (double)row[j], v = s[j] * x[j];
-    a += w * v;
-  }
-  for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
-  return a;
 }
 
 // nsn_cuda.cu and nsn_state.cu: the device Newton solve. The shared stage forms W on its

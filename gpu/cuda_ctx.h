@@ -70,9 +70,10 @@ typedef struct cuda_S {
   int chunk;                   // entries per block (SIMCTL_CUDA_ROW_CHUNK); a warp's: chunk / 8
   int col_warps;               // warps per column in q = S^T y (SIMCTL_CUDA_COL_WARPS: 1, 2, 4, 8;
                                // 0: auto, each column its own, listed in col_work)
-  // auto: a column's warps w (1, 2, 4 or 8) the fewest that leave each lane at most
-  // SIM_CUDA_LANE_ENTRIES of its entries; the columns of 8 warps first, then 4, 2 and 1, so that
-  // no column's warps straddle a block; per warp k << 5 | log2(w) << 3 | its index in the column
+  // auto: a column's warps w (1, 2, 4 or 8) the fewest that leave each lane at most chunk / 256
+  // of its entries (SIM_CUDA_LANE_ENTRIES by default); the columns of 8 warps first, then 4, 2 and
+  // 1, so that no column's warps straddle a block; per warp k << 5 | log2(w) << 3 | its index in
+  // the column
   int *col_work, ncol_work;    // the table (ncol_work warps), device
   int col_most;                // the most warps a column took (col_warps where not auto)
   int nchunk, nshort, nsplit;  // chunks, short rows, rows of more than one chunk

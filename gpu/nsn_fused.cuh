@@ -103,10 +103,9 @@ static __global__ void k_w_then(const int *nc, const double *W, const double *x,
   double a[KB];
   if (stale && !*stale)
     a[0] = out[i];
-  else if (E == W_OF_U_X)
-    a[0] = sim_dense_row_dot_scaled(m, W + (size_t)i * (size_t)m, u, x, lane);
   else
-    sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a);
+    sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a,
+                           E == W_OF_U_X ? u : NULL);
   for (int t = 0; lane == 0 && t < K; t++) {
     const size_t o = t * xs + (size_t)i;
     out[o] = a[t];
@@ -258,8 +257,9 @@ static __global__ void k_cr_start_bb_rr(const int *nc, cr_dev *c, int paper, con
           3LL * *nc,
           [=](long long i) {
             if (rr && open) {
-              Mz[i] = sys_row_end(paper, om[i], e[i], x[i], 0.0);
-              r[i] = b[i] - Mz[i];
+              const double mz = sys_row_end(paper, om[i], e[i], x[i], 0.0);
+              Mz[i] = mz;
+              r[i] = b[i] - mz;
               if (dinv) z[i] = dinv[i] * r[i];
             }
             return sum_max{rr ? r[i] * r[i] : b[i] * b[i], 0.0};
