@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The CUDA backend's local step (Eq. 5) per L-G iteration for each bound on the registers of
-# its projections' kernel (SIMCTL_CUDA_LOCAL_BLOCKS: the blocks of 256 threads a multiprocessor
-# must hold at once; 1, the default, leaves the registers unbounded: 244 a thread for the
-# co-rotational and Neo-Hookean singular-value solve, so 8 warps a multiprocessor), on Table 3's
-# Neo-Hookean bodies at the paper's sizes: the squeezing ball's and the gingerbread man's
-# tetrahedra and cloth_on_knives' triangles, beside the paper's local step (its CPU). (A model
+# The local step (Eq. 5) per L-G iteration on Table 3's Neo-Hookean bodies at the paper's sizes:
+# the squeezing ball's, the gingerbread man's and the wooper's tetrahedra and cloth_on_knives'
+# triangles, beside the paper's local step (its CPU).
+# --device cuda (the default): the CUDA backend, for each bound on the registers of its
+# projections' kernel (SIMCTL_CUDA_LOCAL_BLOCKS: the blocks of 256 threads a multiprocessor
+# must hold at once; 1, the default, leaves the registers unbounded: 242 a thread for the
+# co-rotational and Neo-Hookean singular-value solve, so 8 warps a multiprocessor). (A model
 # whose elements are all ARAP has a kernel of its own, 80 registers a thread, which the switch
 # does not bound: bench_gpu.sh's rows time it.)
+# --device cpu: the CPU backend (OpenMP over the elements), one run a scene; the blocks column
+# is "-". Give --simctl twice as many times as builds to compare (e.g. before and after a
+# change to core/solve/material.h): each build's rows in turn, the ratio against the first's.
 # Averages frames 6 to N of each run (the first five warm up); the local step does not depend
 # on contact, so frames with contact count as well (the gingerbread man lands at frame 16).
-# usage: scripts/bench_local.sh [--simctl PATH] [--frames N] [--blocks LIST] [--out DIR]
+# usage: scripts/bench_local.sh [--simctl PATH]... [--device cuda|cpu] [--frames N]
+#                               [--blocks LIST] [--out DIR]
 #   --frames: frames per run (default 15)
-#   --blocks: a comma-separated list of SIMCTL_CUDA_LOCAL_BLOCKS values, 1 to 4 (default 1,2,3)
+#   --blocks: a comma-separated list of SIMCTL_CUDA_LOCAL_BLOCKS values, 1 to 4 (default 1,2,3;
+#             cuda only)
 set -euo pipefail
-SIMCTL=build/simctl FRAMES=15 BLOCKS=1,2,3 OUT=out/bench_local
+FRAMES=15 BLOCKS=1,2,3 OUT=out/bench_local DEVICE=cuda
+SIMCTLS=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --simctl) SIMCTL=$2; shift 2 ;;
+    --simctl) SIMCTLS+=("$2"); shift 2 ;;
+    --device) DEVICE=$2; shift 2 ;;
     --frames) FRAMES=$2; shift 2 ;;
     --blocks) BLOCKS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
@@ -28,7 +36,16 @@ if ! [[ "$FRAMES" =~ ^[0-9]+$ ]] || [ "$FRAMES" -lt 6 ]; then
   echo "bench_local.sh: --frames $FRAMES: expected a whole number of at least 6" >&2
   exit 2
 fi
-if ! [[ "$BLOCKS" =~ ^[1-4](,[1-4])*$ ]]; then
+[ ${#SIMCTLS[@]} -gt 0 ] || SIMCTLS=(build/simctl)
+case "$DEVICE" in
+  cuda) ;;
+  cpu) BLOCKS=- ;;
+  *) echo "bench_local.sh: --device $DEVICE: expected cuda or cpu" >&2; exit 2 ;;
+esac
+for s in "${SIMCTLS[@]}"; do
+  if [ ! -x "$s" ]; then echo "bench_local.sh: --simctl $s: no such program" >&2; exit 2; fi
+done
+if [ "$DEVICE" = cuda ] && ! [[ "$BLOCKS" =~ ^[1-4](,[1-4])*$ ]]; then
   echo "bench_local.sh: --blocks $BLOCKS: expected a comma-separated list of 1 to 4" >&2
   exit 2
 fi
@@ -39,24 +56,28 @@ mkdir -p "$OUT"
 # scene|paper example|paper vertices
 ROWS="squeezing_ball|squeezing_ball|7100
 gingerbread_man|gingerbread_man|11100
+pulling_wooper|pulling_wooper|5300
 cloth_on_knives|cloth_on_knives|5100"
-echo "| scene | elements | blocks | local ms | against blocks ${BLOCKS%%,*} | paper local ms |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| scene | elements | build | blocks | local ms | against the first | paper local ms |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 while IFS='|' read -r scene ex nv; do
   base=
   paper=$(awk -F, -v ex="$ex" -v nv="$nv" '$1 == ex && $2 == nv { print $11; exit }' "$PAPER")
-  for b in ${BLOCKS//,/ }; do
-    dir="$OUT/${scene}_b$b"
-    SIMCTL_CUDA_LOCAL_BLOCKS=$b "$SIMCTL" run "$SC/$scene.json" -q --device cuda \
-      --frames "$FRAMES" --out "$dir" --set 'output.formats=["csv"]' \
-      --set "output.every=$FRAMES" >&2
-    ms=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-      $1 > 5 && $c["lg_iterations"] > 0 { t += $c["local"] / $c["lg_iterations"]; n++ }
-      END { if (n) printf "%.4f", t / n }' "$dir/timing.csv")
-    elems=$(awk -F'[:,]' '/"tets"|"cloth_triangles"/ { gsub(/[^0-9]/, "", $2); s += $2 }
-      END { print s }' "$dir/summary.json")
-    base=${base:-$ms}
-    rel=$(awk -v a="$ms" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
-    echo "| $scene | $elems | $b | $ms | $rel | ${paper:-} |"
+  for k in "${!SIMCTLS[@]}"; do
+    for b in ${BLOCKS//,/ }; do
+      dir="$OUT/${scene}_s${k}_b$b"
+      if [ "$DEVICE" = cuda ]; then export SIMCTL_CUDA_LOCAL_BLOCKS=$b; fi
+      "${SIMCTLS[$k]}" run "$SC/$scene.json" -q --device "$DEVICE" \
+        --frames "$FRAMES" --out "$dir" --set 'output.formats=["csv"]' \
+        --set "output.every=$FRAMES" >&2
+      ms=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $1 > 5 && $c["lg_iterations"] > 0 { t += $c["local"] / $c["lg_iterations"]; n++ }
+        END { if (n) printf "%.4f", t / n }' "$dir/timing.csv")
+      elems=$(awk -F'[:,]' '/"tets"|"cloth_triangles"/ { gsub(/[^0-9]/, "", $2); s += $2 }
+        END { print s }' "$dir/summary.json")
+      base=${base:-$ms}
+      rel=$(awk -v a="$ms" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
+      echo "| $scene | $elems | ${SIMCTLS[$k]} | $b | $ms | $rel | ${paper:-} |"
+    done
   done
 done <<<"$ROWS"

@@ -347,12 +347,9 @@ SIM_HD int sim_admm_line_search(const sim_material *m, double V, double w, const
    differentiable. ARAP works the same way (Psi is quadratic: one step gives s = (2 mu V + w sig) /
    (2 mu V + w)). Returns the iterations used. For dim 2, Y's third column is ignored and Z's is
    zero. */
-SIM_HD int sim_admm_local(const sim_material *m, double V, double w, const double Y[9],
-                          double Z[9]) {
-  int d = m->dim == 2 ? 2 : 3;
-  double U[9], sig[3], Vr[9], t[3], s[3], g[3], H[9], gscale;
-  sim_material_svd(d, Y, U, sig, Vr);
-  if (d == 2) sig[2] = 0.0;
+SIM_HD int sim_admm_sv(const sim_material *m, int d, double V, double w, const double sig[3],
+                       double s[3]) {
+  double t[3], g[3], H[9], gscale;
   sim_chamber_t(d, sig, t);
   double f = sim_admm_objective(m, V, w, sig, t, s, g, H, &gscale);
   int it = 0, escapes = 0;
@@ -372,7 +369,19 @@ SIM_HD int sim_admm_local(const sim_material *m, double V, double w, const doubl
     /* fast path: Hf positive definite (the usual case near rest), Newton's step by Cholesky;
        otherwise the eigen-decomposition below makes the step descend */
     double Lc[9], emax = 0.0;
-    int spd = gn > SIM_ADMM_GTOL * gscale && sim_admm_chol3(Hf, Lc);
+    const int stationary = !(gn > SIM_ADMM_GTOL * gscale); /* (or NaN) */
+    if (stationary) {
+      /* a minimum where H over all variables is positive definite (the usual end): no direction
+         of negative curvature, which the eigenvectors below would look for (a successful
+         Cholesky puts H's least eigenvalue within roundoff of >= 0, far above their
+         threshold of -1e-8 of the largest), so neither eigen-decomposition is needed */
+      double Ha[9];
+      for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 3; l++)
+          Ha[3 * k + l] = (k < d && l < d) ? H[3 * k + l] : (k == l ? hd : 0.0);
+      if (sim_admm_chol3(Ha, Lc)) break;
+    }
+    int spd = !stationary && sim_admm_chol3(Hf, Lc);
     if (spd) {
       for (int k = 0; k < 3; k++)
         emax = fmax(emax, fabs(Hf[3 * k]) + fabs(Hf[3 * k + 1]) + fabs(Hf[3 * k + 2]));
@@ -380,7 +389,7 @@ SIM_HD int sim_admm_local(const sim_material *m, double V, double w, const doubl
       sim_sym_eig3(Hf, e, Q);
       emax = fmax(fabs(e[0]), fmax(fabs(e[1]), fabs(e[2])));
     }
-    if (!(gn > SIM_ADMM_GTOL * gscale)) { /* stationary (or NaN) */
+    if (stationary) {
       /* a feasible direction of negative curvature: combinations c in {-1, 0, 1}^3 of the
          eigenvectors with negative eigenvalues, clipped to d_k >= 0 where t_k = 0; the one of
          least Rayleigh quotient d^T H d / |d|^2 */
@@ -454,6 +463,16 @@ SIM_HD int sim_admm_local(const sim_material *m, double V, double w, const doubl
     f = sim_admm_objective(m, V, w, sig, t, s, g, H, &gscale);
     it++;
   }
+  return it;
+}
+
+SIM_HD int sim_admm_local(const sim_material *m, double V, double w, const double Y[9],
+                          double Z[9]) {
+  int d = m->dim == 2 ? 2 : 3;
+  double U[9], sig[3], Vr[9], s[3];
+  sim_material_svd(d, Y, U, sig, Vr);
+  if (d == 2) sig[2] = 0.0;
+  int it = sim_admm_sv(m, d, V, w, sig, s);
   sim_usv(d, U, s, Vr, Z);
   return it;
 }
