@@ -419,13 +419,15 @@ static int dot_fused(const cuda_contact *k) {
 
 // y = the Newton system times x, then the sum of x y into dst with CR's decision `what`
 // (reduce_to): one launch (k_sys_gemv_dot) where dot_fused, with CR's first direction in it
-// where `first` is given (its c set), else sys_apply and reduce_to (first must be none).
+// where `first` is given (its c set), or CR's step before it where `step` is, else sys_apply and
+// reduce_to (first and step must be none).
 static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int *gate, double *dst,
-                         int what, sim_status *st, cr_first first = cr_first{}) {
+                         int what, sim_status *st, cr_first first = cr_first{},
+                         cr_step step = cr_step{}) {
   cuda_nsn *s = k->dn;
   const int m = 3 * s->cap, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER; /* grids */
   if (!dot_fused(k)) {
-    if (first.c) return sim_fail(st, SIM_ERR_DEVICE, "CUDA: CR's first direction unfused");
+    if (first.c || step.c) return sim_fail(st, SIM_ERR_DEVICE, "CUDA: CR's updates unfused");
     int rc = sys_apply(k, x, y, gate, 0, st);
     return rc ? rc : reduce_to(k, x, NULL, y, dst, what, st);
   }
@@ -434,11 +436,12 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
   const float *wf = cr_wf(k);
   cudaStream_t sm = stream(k);
   if (wf)
-    k_sys_gemv_dot<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, wf, s->om, s->e, x, y,
-                                                        gate, s->part, dst, s->gcount, then, first);
+    k_sys_gemv_dot<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(
+        k->dnc, nb, paper, wf, s->om, s->e, x, y, gate, s->part, dst, s->gcount, then, first, step);
   else
-    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(
-        k->dnc, nb, paper, k->Wp, s->om, s->e, x, y, gate, s->part, dst, s->gcount, then, first);
+    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, k->Wp, s->om, s->e, x,
+                                                         y, gate, s->part, dst, s->gcount, then,
+                                                         first, step);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -493,16 +496,21 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
       k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, Mz, Mp, on);
     }
     const unsigned nb = reduce_blocks(m);
+    /* merged with a fixed count (nothing read between the step and the next product) and
+       Jacobi's z: each step in the next product's launch, z in two arrays by turns (zc: z
+       before this iteration's step) */
+    const int stepped = merged && dinv && !(o->cr_tol > 0.0);
+    double *zc = z;
     for (int it = 0; it < o->cr_iters; it++) {
       if (s->fuse) { /* the direction, then the step, each with the reduction it feeds */
         if (!(merged && it == 0))
-          k_cr_dir_mpd<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, it == 0, z, Mz, dinv, p, Mp,
+          k_cr_dir_mpd<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, it == 0, zc, Mz, dinv, p, Mp,
                                                       s->part, s->count, cr_then(k, THEN_CR_ALPHA));
-        if (it + 1 < o->cr_iters) /* the last step: the update after CR (cr_last_step) */
+        if (it + 1 >= o->cr_iters) /* the last step: the update after CR (cr_last_step) */
+          last_p = p;
+        else if (!stepped)
           k_cr_step_rr<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, z, s->part,
                                                       s->count, cr_then(k, THEN_CR_CHECK));
-        else
-          last_p = p;
       } else {
         if ((rc = reduce_to(k, Mp, dinv, Mp, c->red[CR_MPD], THEN_CR_ALPHA, st))) return rc;
         k_cr_step<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, z);
@@ -513,7 +521,15 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
         if ((rc = read_flag(k, on, &active, st))) return rc;
         if (!active) break;
       }
-      if ((rc = sys_apply_dot(k, z, Mz, on, c->red[CR_ZMZ1], THEN_CR_BETA, st))) return rc;
+      if (stepped) { /* the step (k_cr_step_rr's), its stop test, then the product */
+        double *zn = zc == z ? s->cr[5] : z;
+        const cr_step step = {c, p, Mp, dinv, x, r, zn, o->cr_iters};
+        rc = sys_apply_dot(k, zc, Mz, on, c->red[CR_ZMZ1], THEN_CR_BETA, st, cr_first{}, step);
+        zc = zn;
+      } else {
+        rc = sys_apply_dot(k, z, Mz, on, c->red[CR_ZMZ1], THEN_CR_BETA, st);
+      }
+      if (rc) return rc;
       if (!s->fuse) k_cr_dir<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, z, Mz, p, Mp);
     }
   }

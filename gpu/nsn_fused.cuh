@@ -125,22 +125,38 @@ static __device__ inline double sys_row_end(int paper, double om, double e, doub
   return sim_nsn_coupled(om) ? a + e / om * x : e * x;
 }
 
+// What the Newton system multiplies, column by column: x's values (col_of), or Conjugate
+// Residual's z after a step that no launch of its own has taken (col_stepped: k_cr_step's
+// expression, so the same bits).
+struct col_of {
+  const double *x;
+  __device__ double operator()(int j) const { return x[j]; }
+};
+struct col_stepped {
+  const double *z, *dinv, *Mp;
+  double alpha;
+  __device__ double operator()(int j) const { return z[j] - alpha * dinv[j] * Mp[j]; }
+};
+
 // Row i of the Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in
 // one pass) into y[i], by the warp of lane `lane`: each lane forms its strided part of
 // k_sys_pre's vector as it reads the row. T: W's values (float: contact.cr_precision's copy,
 // each widened to double). W NULL: the caller knows that what W multiplies is zero, and W's
-// part of the row is the +0.0 that the sum of its terms, each +-0.0, would give.
-template <typename T>
-static __device__ void sys_row(int m, int paper, const T *W, const double *om, const double *e,
-                               const double *x, double *y, int i, int lane) {
+// part of the row is the +0.0 that the sum of its terms, each +-0.0, would give. Returns x(i).
+template <typename T, class X>
+static __device__ double sys_row(int m, int paper, const T *W, const double *om, const double *e,
+                                 X x, double *y, int i, int lane) {
   const T *row = W ? W + (size_t)i * (size_t)m : NULL;
   double a = 0.0;
   for (int j = lane; row && j < m; j += 32) {
-    const double t = paper ? om[j] * x[j] : (sim_nsn_coupled(om[j]) ? x[j] : 0.0);
+    const double xj = x(j);
+    const double t = paper ? om[j] * xj : (sim_nsn_coupled(om[j]) ? xj : 0.0);
     a += (double)row[j] * t;
   }
   for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
-  if (lane == 0) y[i] = sys_row_end(paper, om[i], e[i], x[i], a);
+  const double xi = x(i);
+  if (lane == 0) y[i] = sys_row_end(paper, om[i], e[i], xi, a);
+  return xi;
 }
 
 // y = the Newton system times x, a warp per row; nothing where *gate is 0; W NULL: W's part
@@ -151,7 +167,7 @@ static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, const do
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
-  sys_row(m, paper, W, om, e, x, y, i, lane);
+  sys_row(m, paper, W, om, e, col_of{x}, y, i, lane);
 }
 
 // k_sys_gemv, then the sum of x y over the m rows with its decision `then` (reduce_to's
@@ -162,37 +178,63 @@ static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, const do
 // and decides. Every block counts, also where *gate is 0 (the separate reduction runs
 // ungated, over what x and y hold then) and where its rows are past m (the grid follows the
 // arrays' capacity: their partials are the +0.0 that the separate reduction's blocks past m
-// leave too, so the sum has the same bits). With first (Conjugate Residual's first direction,
-// k_cr_dir_mpd's first launch, in this one): each row's warp also sets p = x and Mp = y where
-// *gate is open, the sum of Mp dinv Mp (dinv optional) goes to first->mpd on the same
-// partition and trees (its partials at part + 2 SIM_RED_BLOCKS), and after `then` the last
-// thread takes the step length (cr_alpha).
+// leave too, so the sum has the same bits).
+// With first (Conjugate Residual's first direction, k_cr_dir_mpd's first launch, in this
+// one): each row's warp also sets p = x and Mp = y where *gate is open, the sum of Mp dinv Mp
+// (dinv optional) goes to first->mpd on the same partition and trees (its partials at part +
+// 2 SIM_RED_BLOCKS), and after `then` the last thread takes the step length (cr_alpha).
 typedef struct cr_first {
   cr_dev *c;
   double *p, *Mp, *mpd;
   const double *dinv;
 } cr_first;
 
+// With step (Conjugate Residual's step, k_cr_step_rr, in this launch: gate is &c->active and
+// `then` the next direction's weight, THEN_CR_BETA): x is z before the step, and what the
+// system multiplies is z after it, each column's formed as the row is read (col_stepped); each
+// row's warp also takes its row's step (x += alpha p, r -= alpha Mp, and zn = z after it: another
+// array than z, which other warps read while it is written); the sum is zn y, the sum of r r
+// goes to c->red[CR_RR] on the same partition and trees (at part + 2 SIM_RED_BLOCKS), and the
+// stop test (cr_check) comes before `then`, as in the separate launches. Where the stop test
+// ends CR, the product was made all the same, and nothing reads it; where the gate is closed
+// (CR stopped before), zn is left as it was: the sums that read it then decide nothing, and
+// CR's next start writes z anew.
+typedef struct cr_step {
+  cr_dev *c;
+  const double *p, *Mp, *dinv;
+  double *x, *r, *zn;
+  int iters;  // cr_iters
+} cr_step;
+
 template <typename T>
 static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T *W,
                                       const double *om, const double *e, const double *x, double *y,
                                       const int *gate, double *part, double *res, int *gcount,
-                                      red_then then, cr_first first) {
+                                      red_then then, cr_first first, cr_step step) {
   const int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc, open = *gate; /* every read of the gate before the last decision */
-  if (i < m && open) {
-    sys_row(m, paper, W, om, e, x, y, i, lane);
+  if (i < m && open && step.c) {
+    const double alpha = step.c->alpha;
+    const double zi =
+        sys_row(m, paper, W, om, e, col_stepped{x, step.dinv, step.Mp, alpha}, y, i, lane);
+    if (lane == 0) {
+      step.x[i] += alpha * step.p[i];
+      step.r[i] -= alpha * step.Mp[i];
+      step.zn[i] = zi;
+    }
+  } else if (i < m && open) {
+    sys_row(m, paper, W, om, e, col_of{x}, y, i, lane);
     if (first.c && lane == 0) first.p[i] = x[i], first.Mp[i] = y[i];
   }
   const int per = SIM_CUDA_BLOCK / (blockDim.x >> 5); /* blocks per reduction block */
   const int b = (int)blockIdx.x / per, at = b * per;
   const int of = (int)gridDim.x - at < per ? (int)gridDim.x - at : per;
   if (!last_to_count(&gcount[b], of)) return;
-  const volatile double *vy = y;
+  const volatile double *vy = y, *vx = step.c ? step.zn : x, *vr = step.r;
   const long long r = (long long)b * blockDim.x + threadIdx.x;
   double s = 0.0, s2 = 0.0;
   if (r < m) {
-    double v = x[r];
+    double v = vx[r];
     v *= vy[r];
     s += v;
     if (first.c) { /* k_cr_dir_mpd's value: Mp dinv Mp, Mp = y (where the gate was closed,
@@ -202,18 +244,22 @@ static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T 
       if (first.dinv) u *= first.dinv[r];
       s2 += u * w;
     }
+    if (step.c) s2 += vr[r] * vr[r]; /* k_cr_step_rr's value */
   }
   block_sum_max(blockDim.x, s, 0.0, &part[b], &part[SIM_RED_BLOCKS + b]);
   double *part2 = part + 2 * SIM_RED_BLOCKS;
-  if (first.c) block_sum_max(blockDim.x, s2, 0.0, &part2[b], &part2[SIM_RED_BLOCKS + b]);
+  if (first.c || step.c) block_sum_max(blockDim.x, s2, 0.0, &part2[b], &part2[SIM_RED_BLOCKS + b]);
   const int blocks = ((int)gridDim.x + per - 1) / per;
-  if (!finish_last_of(blocks, nb, part, res, &gcount[SIM_RED_BLOCKS], then) || !first.c) return;
-  /* the last block: the second sum by the same tree, then the step length */
-  const volatile double *vp = part2;
-  const int t = (int)threadIdx.x;
-  block_sum_max(nb, t < blocks ? vp[t] : 0.0, t < blocks ? vp[SIM_RED_BLOCKS + t] : 0.0,
-                &first.mpd[0], &first.mpd[1]);
-  if (t == 0) cr_alpha(first.c);
+  if (!last_to_count(&gcount[SIM_RED_BLOCKS], blocks)) return;
+  /* the last block: both sums by the same tree, then the decisions in the separate launches'
+     order */
+  sum_parts(blocks, nb, part, res);
+  if (first.c) sum_parts(blocks, nb, part2, first.mpd);
+  if (step.c) sum_parts(blocks, nb, part2, step.c->red[CR_RR]);
+  if (threadIdx.x != 0) return;
+  if (step.c) cr_check(step.c, step.iters);
+  if (then.what != THEN_NOTHING) decide(&then, res);
+  if (first.c) cr_alpha(first.c);
 }
 
 // k_copy of W lambda into wl, k_rhs, k_decoupled and k_jacobi (pc given) in one launch, a thread

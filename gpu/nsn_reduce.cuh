@@ -247,14 +247,20 @@ static __global__ void k_reduce_final(const double *part, double *res, red_then 
 // k_reduce_final's tree over nb threads (nb >= blocks, a power of two; the others' zeros)
 // into res and takes `then`'s decision; returns whether this block was that one. Every thread
 // of every block calls it.
-static __device__ int finish_last_of(int blocks, int nb, double *part, double *res, int *count,
-                                     const red_then &then) {
-  if (!last_to_count(count, blocks)) return 0;
+// (res[0], res[1]) = the (sum, max) of `blocks` blocks' partials by that tree (the block that
+// counted last; the partials other blocks wrote are read through volatile).
+static __device__ void sum_parts(int blocks, int nb, const double *part, double *res) {
   const volatile double *vp = part;
   const int t = (int)threadIdx.x;
   block_sum_max(nb, t < blocks ? vp[t] : 0.0, t < blocks ? vp[SIM_RED_BLOCKS + t] : 0.0, &res[0],
                 &res[1]);
-  if (t == 0 && then.what != THEN_NOTHING) decide(&then, res);
+}
+
+static __device__ int finish_last_of(int blocks, int nb, double *part, double *res, int *count,
+                                     const red_then &then) {
+  if (!last_to_count(count, blocks)) return 0;
+  sum_parts(blocks, nb, part, res);
+  if (threadIdx.x == 0 && then.what != THEN_NOTHING) decide(&then, res);
   return 1;
 }
 

@@ -155,9 +155,10 @@ int sim_cuda_nsn_results(cuda_contact *k, sim_status *st) {
 static int parts(void *arg, size_t cap, cuda_part *p) {
   cuda_nsn *s = (cuda_nsn *)arg;
   const size_t c3 = 3 * cap, b3 = SIM_W_BATCH * c3;
-  double **v3[] = {&s->d,   &s->hqt,   &s->w,     &s->wd,    &s->lam,   &s->f,    &s->om, &s->e,
-                   &s->phi, &s->rhs,   &s->dlam,  &s->y,     &s->tmp,   &s->pc,   &s->wl, &s->hab,
-                   &s->hq,  &s->cr[0], &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4]};
+  double **v3[] = {&s->d,     &s->hqt,   &s->w,     &s->wd,    &s->lam,  &s->f,
+                   &s->om,    &s->e,     &s->phi,   &s->rhs,   &s->dlam, &s->y,
+                   &s->tmp,   &s->pc,    &s->wl,    &s->hab,   &s->hq,   &s->cr[0],
+                   &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4], &s->cr[5]};
   double **vt[] = {&s->ltry, &s->ytry, &s->htry}; /* a line-search batch */
   double **v1[] = {&s->mu, &s->comp}, **vb[] = {&s->mterm, &s->pterm};
   static_assert(sizeof v3 / sizeof *v3 + 3 + 2 + 2 <= SIM_CUDA_GROUP_PARTS, "cuda_nsn's arrays");

@@ -49,7 +49,7 @@ typedef struct cuda_nsn {
   int cap;            // contacts the arrays hold
   double *mu, *comp;  // cap
   double *d, *hqt, *w, *wd, *lam, *f, *om, *e, *phi, *rhs, *dlam, *y, *tmp, *pc, *wl, *hab, *hq,
-      *cr[5];                  // 3 cap each
+      *cr[6];                  // 3 cap each (cr[5]: z's second array, cr_solve's stepped)
   double *ltry, *ytry, *htry;  // SIM_W_BATCH x 3 cap: the line search's trials, W ltry, H q
   double *mterm, *pterm;       // SIM_W_BATCH x cap: a contact's merit term and max |phi|
   double *part, *res;          // SIM_W_BATCH x (2 SIM_RED_BLOCKS partials, 2 results)
