@@ -41,12 +41,14 @@
 # parts ran, scripts/gpu_goals.py writes goals.md and prints it: the tests' exit codes, Table
 # 3's frame over the paper's per variant and the global step over its bandwidth limit against
 # the issue's two goals, and the comparisons the defaults follow from (docs/gpu_checklist.md).
-# usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--only PARTS] [--rows all|small]
+# usage: scripts/gpu_report.sh [--build DIR] [--out DIR] [--only PARTS] [--rows all|small|large]
 #                              [--budget SECONDS] [--jobs N] [--archive FILE] [--emu]
 #                              [--table3 VARIANTS] [--profile EXAMPLES]
 #   --only: a comma-separated list of tests, sanitize, bench, global, local, table3, converge,
 #           profile
 #           (default tests, bench, table3)
+#   --rows: the table3 part's rows (table3.sh --rows): small (the default: the smallest size of
+#           each example), large (the other sizes, for a later call) or all
 #   --sanitize / --skip-bench: add sanitize / leave out bench and table3 (the older spelling)
 #   --budget: wall seconds the whole script may take (default 3600); a program still running
 #             when its part's share is spent is stopped and counts as failed (exit 124); a
@@ -96,6 +98,10 @@ for p in ${PARTS//,/ }; do
        exit 2 ;;
   esac
 done
+case "$ROWS" in
+  all | small | large) ;;
+  *) echo "gpu_report.sh: --rows $ROWS: expected all, small or large" >&2; exit 2 ;;
+esac
 for v in ${VARIANTS//,/ }; do
   case "$v" in
     host | device | fused | crfloat | paper | fastest | dense | launches) ;;

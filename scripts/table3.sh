@@ -9,9 +9,11 @@
 # Also reports Newton steps per L-G iteration at that frame and the deepest contact gap of
 # the whole run (min_gap: negative is penetration; the scenes' margin is 1-3 cm), and the
 # contacts re-detection added at the reported frame (its step was then solved again).
-# usage: scripts/table3.sh [--simctl PATH] [--out DIR] [--rows all|small] [--frames-scale F]
+# usage: scripts/table3.sh [--simctl PATH] [--out DIR] [--rows all|small|large] [--frames-scale F]
 #                          [--only EXAMPLE[,EXAMPLE...]] [--set PATH=VALUE]...
-#   --rows small: the smallest size of each scene (what CI could afford); all: every size
+#   --rows small: the smallest size of each scene (what CI could afford); large: the other
+#          sizes (where the small ones ran already, e.g. on a GPU machine lent for minutes);
+#          all: every size
 #   --only: these examples only (the paper's names: cloth_on_knives, grabbing_raptor, ...)
 #   --frames-scale: multiply every row's frame count (1 = the counts below)
 #   --set: passed to every run, e.g. --set contact.newton_steps=1 (the paper's one Newton step
@@ -30,6 +32,10 @@ while [ $# -gt 0 ]; do
     *) echo "table3.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
+case "$ROWS" in
+  all | small | large) ;;
+  *) echo "table3.sh: --rows $ROWS: expected all, small or large" >&2; exit 2 ;;
+esac
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SC="$HERE/../scenes"
 PAPER="$HERE/paper/table3_timings.csv"
@@ -59,6 +65,7 @@ echo "example,vertices,our_vertices,frames,rows,newton_per_iteration,cr_per_iter
 matched=0
 while IFS='|' read -r ex nv mat scene frames small; do
   [ "$ROWS" = small ] && [ "$small" = 0 ] && continue
+  [ "$ROWS" = large ] && [ "$small" = 1 ] && continue
   [ -n "$ONLY" ] && case ",$ONLY," in *",$ex,"*) ;; *) continue ;; esac
   matched=1
   f=$(awk -v f="$frames" -v s="$SCALE" 'BEGIN { n = int(f * s + 0.5); print n < 1 ? 1 : n }')
