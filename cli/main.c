@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "--version")) {
     printf("simctl %s\n", sim_version());
+    sim_build_info(stdout);
     return 0;
   }
   if (!strcmp(cmd, "run")) return cmd_run(argc, argv);

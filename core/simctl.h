@@ -8,6 +8,9 @@
 #include "scene/scene.h"
 
 const char *sim_version(void);
+/* simctl --version's lines after the first: the backends this build has, the libraries' versions
+   as linked, and the tetgen program a run would use. */
+void sim_build_info(FILE *f);
 
 /* Called after every frame with the frame number, the total and the wall time so far. */
 typedef void (*sim_progress_fn)(int frame, int nframes, double elapsed_ms, void *user);

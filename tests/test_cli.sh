@@ -93,7 +93,12 @@ snapshot() { (cd "$1" && find . -print0 | sort -z | xargs -0 cksum 2>/dev/null; 
 # ---------------------------------------------------------------------------------------------
 # 1. version, help, usage errors
 sc --version
-check "--version prints 'simctl 0.1.0'" eval 'rc_is 0 && [ "$(cat "$T/out.txt")" = "simctl 0.1.0" ] && out_lines 1 && stderr_empty'
+check "--version prints 'simctl 0.1.0', then the backends, the libraries and the tetgen program" eval 'rc_is 0 && [ "$(head -n 1 "$T/out.txt")" = "simctl 0.1.0" ] && out_lines 4 && stderr_empty && out_has "backends: cpu (OpenMP, up to " && out_has "libraries: CHOLMOD " && out_has ", cJSON " && out_has ", libpng " && out_has "meshing: the tetgen program "'
+had_tetgen=${SIMCTL_TETGEN+1} old_tetgen=${SIMCTL_TETGEN-}
+export SIMCTL_TETGEN=/opt/elsewhere/tetgen
+sc --version
+if [ -n "$had_tetgen" ]; then export SIMCTL_TETGEN=$old_tetgen; else unset SIMCTL_TETGEN; fi
+check "--version names \$SIMCTL_TETGEN's tetgen" eval 'rc_is 0 && out_has "meshing: the tetgen program '"'"'/opt/elsewhere/tetgen'"'"' (taken from SIMCTL_TETGEN)"'
 
 sc --help
 check "--help lists the commands and --version" eval 'rc_is 0 && out_has "run SCENE" && out_has "validate SCENE" && out_has "info SCENE" && out_has "mesh SURFACE" && out_has "devices" && out_has "--version" && out_has "exit codes"'

@@ -90,6 +90,10 @@ typedef struct sim_tetgen_opts {
 int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
                sim_tetmesh *out, sim_status *st);
 
+/* The tetgen program sim_tetgen runs (the order above; BUF, CAP hold a path found beside the
+   executable), and in *FROM where it was taken from, in words. */
+const char *sim_tetgen_program(char *buf, size_t cap, const char **from);
+
 /* Writes NODE (a path ending in .node) and the .ele beside it, each atomically, 0-based. */
 int sim_write_tetgen(const char *node_path, const sim_tetmesh *m, sim_status *st);
 /* $SIMCTL_CACHE_DIR, else $XDG_CACHE_HOME/simctl/tetgen, else $HOME/.cache/simctl/tetgen;

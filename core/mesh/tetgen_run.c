@@ -41,7 +41,7 @@ const char *sim_tetgen_default_cache_dir(void) {
 /* The program to run: $SIMCTL_TETGEN when set and non-empty, else a `tetgen` beside the
    running executable (a relocated bundle ships one), else the build's SIMCTL_TETGEN. BUF
    holds the second; *FROM says which one was chosen, for messages. */
-static const char *tetgen_program(char *buf, size_t cap, const char **from) {
+const char *sim_tetgen_program(char *buf, size_t cap, const char **from) {
   const char *e = getenv("SIMCTL_TETGEN");
   if (e && *e) {
     *from = "taken from SIMCTL_TETGEN";
@@ -248,7 +248,7 @@ int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
   int failed = 0;
   char beside[1024];
   const char *from;
-  const char *prog = tetgen_program(beside, sizeof beside, &from);
+  const char *prog = sim_tetgen_program(beside, sizeof beside, &from);
   if (write_smesh(smesh, s, name, st) ||
       run_tetgen(prog, from, sw, smesh, log, name, &failed, st)) {
     if (!failed) remove_dir(dir); /* a failed run keeps in.smesh for 'tetgen -d' */
