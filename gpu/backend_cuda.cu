@@ -173,11 +173,11 @@ static void cuda_destroy(sim_backend *be) {
     sim_cuda_reads_free(c, &c->reads);
     sim_cuda_contact_destroy(c);
     sim_cuda_global_destroy(c);
-    void *p[] = {c->vec[0],   c->vec[1],    c->vec[2],    c->vec[3], c->pin_pos,  c->R,
-                 c->U,        c->P,         c->rhs,       c->y,      c->energy,   c->dens,
-                 c->elems,    c->free_vert, c->pinned,    c->vt_ptr, c->vt_idx,   c->vb_ptr,
-                 c->vb_idx,   c->ent_st,    c->C_ptr,     c->C_idx,  c->mass,     c->C_val,
-                 c->bend.ptr, c->bend.vid,  c->bend.coef, c->bend.k, c->bend.rest};
+    void *p[] = {c->vec[0], c->vec[1],   c->vec[2],    c->vec[3],    c->pin_pos, c->R,
+                 c->U,      c->svd,      c->P,         c->rhs,       c->y,       c->energy,
+                 c->dens,   c->elems,    c->free_vert, c->pinned,    c->vt_ptr,  c->vt_idx,
+                 c->vb_ptr, c->vb_idx,   c->ent_st,    c->C_ptr,     c->C_idx,   c->mass,
+                 c->C_val,  c->bend.ptr, c->bend.vid,  c->bend.coef, c->bend.k,  c->bend.rest};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
     if (c->stream) cudaStreamDestroy(c->stream);
     sim_free(c);
@@ -196,6 +196,7 @@ static int upload_model(cuda_ctx *c, sim_status *st) {
   if (!rc) rc = sim_cuda_new<double>(c, &c->pin_pos, 3 * (size_t)m->npinned, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(c, &c->R, 9 * (size_t)m->nelem, NULL, st);
   if (!rc && m->admm) rc = sim_cuda_new<double>(c, &c->U, 9 * (size_t)m->nelem, NULL, st);
+  if (!rc) rc = sim_cuda_local_create(c, st);
   if (!rc) rc = sim_cuda_new<double>(c, &c->P, 3 * (size_t)b->nst, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(c, &c->rhs, 3 * (size_t)m->nfree, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(c, &c->y, 3 * (size_t)m->nfree, NULL, st);

@@ -196,6 +196,8 @@ typedef struct cuda_ctx {
   int twins;  // detect_download leaves det device twins (SIMCTL_CUDA_TWINS, default on)
   int local_blocks;  // the projections' kernel's blocks a multiprocessor holds: 1-4
                      // (SIMCTL_CUDA_LOCAL_BLOCKS, default 1: registers unbounded; local_step.cu)
+  double *svd;       // SIMCTL_CUDA_LOCAL_SPLIT=on: each element's SVD between the split local
+                     // step's two kernels (SIM_LOCAL_SVD doubles an element); NULL: one kernel
   cuda_reads reads;
   sim_global_stats stats;
   cuda_spans spans;
@@ -362,6 +364,9 @@ int sim_cuda_lg_create(cuda_ctx *c, sim_status *st);
 void sim_cuda_lg_destroy(cuda_ctx *c);
 // gpu/local_step.cu: projections, bending, the right-hand side; the energy.
 int sim_cuda_local_step(sim_backend *be, sim_status *st);
+// SIMCTL_CUDA_LOCAL_SPLIT (off, the default, or on): with on and elements that take the
+// singular-value solve, c->svd for the split local step (local_step.cu).
+int sim_cuda_local_create(cuda_ctx *c, sim_status *st);
 double sim_cuda_energy(sim_backend *be, double *elem);
 // Queues the energy's terms, their sum (c->energy after the terms) and the densities (c->dens).
 int sim_cuda_energy_queue(cuda_ctx *c, sim_status *st);

@@ -37,6 +37,31 @@ static __global__ void k_arap_project(int nelem, const sim_elem *elems, const do
   sim_arap_project(&elems[e], q, R + 9 * (size_t)e);
 }
 
+// The split local step (SIMCTL_CUDA_LOCAL_SPLIT=on, c->svd): the projections in two kernels,
+// sim_local_project_svd's (80 registers a thread, nvcc 13.0, sm_90: three blocks of 256 threads
+// a multiprocessor) and sim_local_project_solve's in blocks of SIM_LOCAL_SOLVE_BLOCK threads
+// bounded to three a multiprocessor (168 registers, no spills: 12 warps against k_project's 8).
+// The same bits as k_project (test_gpu_backend); 21 doubles an element through memory between
+// the two, and one launch more.
+#define SIM_LOCAL_SOLVE_BLOCK 128
+static __global__ void __launch_bounds__(SIM_CUDA_BLOCK)
+    k_project_svd(int nelem, const sim_elem *elems, const double *q, const double *U, double *R,
+                  double *svd) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= nelem) return;
+  sim_local_project_svd(&elems[e], q, U + 9 * (size_t)e, R + 9 * (size_t)e,
+                        svd + SIM_LOCAL_SVD * (size_t)e);
+}
+
+static __global__ void __launch_bounds__(SIM_LOCAL_SOLVE_BLOCK, 3)
+    k_project_solve(int nelem, const sim_elem *elems, const double *q, const double *svd, double *R,
+                    double *U) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= nelem) return;
+  sim_local_project_solve(&elems[e], q, svd + SIM_LOCAL_SVD * (size_t)e, R + 9 * (size_t)e,
+                          U + 9 * (size_t)e);
+}
+
 static __global__ void k_bend_project(sim_bending bend, const double *q, double *P) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= bend.nst) return;
@@ -60,6 +85,13 @@ static sim_local_view device_view(const cuda_ctx *c) {
   return v;
 }
 
+int sim_cuda_local_create(cuda_ctx *c, sim_status *st) {
+  int split = 0;
+  int rc = sim_cuda_env_choice("SIMCTL_CUDA_LOCAL_SPLIT", "off", "on", 0, &split, st);
+  if (rc || !split || !c->m->admm || c->m->nelem == 0) return rc;
+  return sim_cuda_new<double>(c, &c->svd, SIM_LOCAL_SVD * (size_t)c->m->nelem, NULL, st);
+}
+
 int sim_cuda_local_step(sim_backend *be, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   const sim_model *m = c->m;
@@ -67,16 +99,23 @@ int sim_cuda_local_step(sim_backend *be, sim_status *st) {
   if (m->nelem > 0) {
     const unsigned g = sim_cuda_blocks(m->nelem);
     cudaStream_t sm = c->stream;
-    if (!m->admm)
+    if (!m->admm) {
       k_arap_project<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R);
-    else if (c->local_blocks == 2)
+    } else if (c->svd) {
+      const unsigned g2 =
+          (unsigned)((m->nelem + SIM_LOCAL_SOLVE_BLOCK - 1) / SIM_LOCAL_SOLVE_BLOCK);
+      k_project_svd<<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->U, c->R, c->svd);
+      k_project_solve<<<g2, SIM_LOCAL_SOLVE_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->svd, c->R,
+                                                            c->U);
+    } else if (c->local_blocks == 2) {
       k_project<2><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R, c->U);
-    else if (c->local_blocks == 3)
+    } else if (c->local_blocks == 3) {
       k_project<3><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R, c->U);
-    else if (c->local_blocks == 4)
+    } else if (c->local_blocks == 4) {
       k_project<4><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R, c->U);
-    else
+    } else {
       k_project<1><<<g, SIM_CUDA_BLOCK, 0, sm>>>(m->nelem, c->elems, q, c->R, c->U);
+    }
   }
   if (c->bend.nst > 0)
     k_bend_project<<<sim_cuda_blocks(c->bend.nst), SIM_CUDA_BLOCK, 0, c->stream>>>(c->bend, q,

@@ -8,7 +8,9 @@
 # must hold at once; 1, the default, leaves the registers unbounded: 242 a thread for the
 # co-rotational and Neo-Hookean singular-value solve, so 8 warps a multiprocessor). (A model
 # whose elements are all ARAP has a kernel of its own, 80 registers a thread, which the switch
-# does not bound: bench_gpu.sh's rows time it.)
+# does not bound: bench_gpu.sh's rows time it.) And `split`: the projections in two kernels
+# (SIMCTL_CUDA_LOCAL_SPLIT=on: the SVD at 80 registers a thread, then the singular-value solve
+# at 168 in blocks of 128, three a multiprocessor), the same bits.
 # --device cpu: the CPU backend (OpenMP over the elements), one run a scene; the blocks column
 # is "-". Give --simctl twice as many times as builds to compare (e.g. before and after a
 # change to core/solve/material.h): each build's rows in turn, the ratio against the first's.
@@ -17,10 +19,10 @@
 # usage: scripts/bench_local.sh [--simctl PATH]... [--device cuda|cpu] [--frames N]
 #                               [--blocks LIST] [--out DIR]
 #   --frames: frames per run (default 15)
-#   --blocks: a comma-separated list of SIMCTL_CUDA_LOCAL_BLOCKS values, 1 to 4 (default 1,2,3;
-#             cuda only)
+#   --blocks: a comma-separated list of SIMCTL_CUDA_LOCAL_BLOCKS values, 1 to 4, and `split`
+#             (default 1,2,3,split; cuda only)
 set -euo pipefail
-FRAMES=15 BLOCKS=1,2,3 OUT=out/bench_local DEVICE=cuda
+FRAMES=15 BLOCKS=1,2,3,split OUT=out/bench_local DEVICE=cuda
 SIMCTLS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -45,8 +47,8 @@ esac
 for s in "${SIMCTLS[@]}"; do
   if [ ! -x "$s" ]; then echo "bench_local.sh: --simctl $s: no such program" >&2; exit 2; fi
 done
-if [ "$DEVICE" = cuda ] && ! [[ "$BLOCKS" =~ ^[1-4](,[1-4])*$ ]]; then
-  echo "bench_local.sh: --blocks $BLOCKS: expected a comma-separated list of 1 to 4" >&2
+if [ "$DEVICE" = cuda ] && ! [[ "$BLOCKS" =~ ^([1-4]|split)(,([1-4]|split))*$ ]]; then
+  echo "bench_local.sh: --blocks $BLOCKS: expected a comma-separated list of 1 to 4 and split" >&2
   exit 2
 fi
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -66,7 +68,12 @@ while IFS='|' read -r scene ex nv; do
   for k in "${!SIMCTLS[@]}"; do
     for b in ${BLOCKS//,/ }; do
       dir="$OUT/${scene}_s${k}_b$b"
-      if [ "$DEVICE" = cuda ]; then export SIMCTL_CUDA_LOCAL_BLOCKS=$b; fi
+      unset SIMCTL_CUDA_LOCAL_BLOCKS SIMCTL_CUDA_LOCAL_SPLIT
+      if [ "$b" = split ]; then
+        export SIMCTL_CUDA_LOCAL_SPLIT=on
+      elif [ "$DEVICE" = cuda ]; then
+        export SIMCTL_CUDA_LOCAL_BLOCKS=$b
+      fi
       "${SIMCTLS[$k]}" run "$SC/$scene.json" -q --device "$DEVICE" \
         --frames "$FRAMES" --out "$dir" --set 'output.formats=["csv"]' \
         --set "output.every=$FRAMES" >&2

@@ -22,7 +22,8 @@
 #             warps per column swept: about a minute);
 #   local:    scripts/bench_local.sh (the local step per L-G iteration on Table 3's Neo-Hookean
 #             bodies for each bound on its projections' registers, SIMCTL_CUDA_LOCAL_BLOCKS 1,
-#             2 and 3: nine short runs, under a minute);
+#             2 and 3, and split in two kernels, SIMCTL_CUDA_LOCAL_SPLIT=on: 16 short runs,
+#             about a minute);
 #   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
 #             --device cuda on the 5.3k twisting bar, E = 1e5, 1e7, 1e9, from frame 800, 300
 #             iterations): every global solver's time to 1e-3 on the same device;
@@ -299,7 +300,8 @@ if want global && ! spent global; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
 fi
 
-# the local step's projections with their registers bounded (SIMCTL_CUDA_LOCAL_BLOCKS) or not
+# the local step's projections with their registers bounded (SIMCTL_CUDA_LOCAL_BLOCKS) or not,
+# or split in two kernels (SIMCTL_CUDA_LOCAL_SPLIT)
 if want local && ! spent local; then
   echo "== local (at most $(($(left) - 10)) s)"
   timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_local.sh" --simctl "$SIMCTL" \

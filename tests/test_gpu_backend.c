@@ -295,15 +295,15 @@ static void check_layouts(void) {
 }
 
 /* The CUDA backend's projections and duals after two local steps from a fixed random state,
-   with SIMCTL_CUDA_LOCAL_BLOCKS set to `blocks` (NULL: unset), into out[k] (len[k] values, the
+   with the variable `name` set to `value` (NULL: none set), into out[k] (len[k] values, the
    caller's to free; NULL where the pair did not open). */
-static void local_twice(const char *blocks, double *out[2], size_t len[2]) {
+static void local_twice(const char *name, const char *value, double *out[2], size_t len[2]) {
   out[0] = out[1] = NULL;
   len[0] = len[1] = 0;
-  if (blocks) setenv("SIMCTL_CUDA_LOCAL_BLOCKS", blocks, 1);
+  if (name) setenv(name, value, 1);
   gpu_pair g;
   int rc = gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE);
-  unsetenv("SIMCTL_CUDA_LOCAL_BLOCKS");
+  if (name) unsetenv(name);
   if (rc) return;
   unsigned long long seed = 777;
   random_state(&g, &seed);
@@ -319,39 +319,41 @@ static void local_twice(const char *blocks, double *out[2], size_t len[2]) {
 }
 
 /* The projections' kernel with its registers bounded (SIMCTL_CUDA_LOCAL_BLOCKS 2-4: spilled to
-   local memory, the arithmetic unchanged): against the CPU in check_operations' bounds, and the
-   same bits as unbounded (1, the default), on the tetrahedra of the two materials that take the
-   singular-value solve and on the Neo-Hookean cloth; other values refused in one line. */
+   local memory, the arithmetic unchanged), and the projections split in two kernels
+   (SIMCTL_CUDA_LOCAL_SPLIT=on): against the CPU in check_operations' bounds, and the same bits
+   as the one kernel unbounded (the defaults), on the tetrahedra of the two materials that take
+   the singular-value solve and on the Neo-Hookean cloth; other values refused in one line. */
 static void check_local_blocks(void) {
-  static const char *const blocks[] = {"2", "3", "4"}, *const bad[] = {"0", "5", "2x"};
+  static const char *const name[] = {"SIMCTL_CUDA_LOCAL_BLOCKS", "SIMCTL_CUDA_LOCAL_BLOCKS",
+                                     "SIMCTL_CUDA_LOCAL_BLOCKS", "SIMCTL_CUDA_LOCAL_SPLIT"};
+  static const char *const value[] = {"2", "3", "4", "on"}, *const bad[] = {"0", "5", "2x"};
   for (int shape = 0; shape < 3; shape++) {
     int rc = shape == 2 ? cloth("neo_hookean", "isometric")
                         : bar(shape ? "neo_hookean" : "corotational");
     if (rc) continue;
     double *ref[2], *got[2];
     size_t nr[2], ng[2];
-    local_twice(NULL, ref, nr);
-    for (int i = 0; i < 3; i++) {
-      printf("SIMCTL_CUDA_LOCAL_BLOCKS=%s:\n", blocks[i]);
-      setenv("SIMCTL_CUDA_LOCAL_BLOCKS", blocks[i], 1);
+    local_twice(NULL, NULL, ref, nr);
+    for (int i = 0; i < 4; i++) {
+      printf("%s=%s:\n", name[i], value[i]);
+      setenv(name[i], value[i], 1);
       check_operations(SIM_PREC_DOUBLE, shape == 2 ? 1e-11 : 1e-12, 1e-12);
-      unsetenv("SIMCTL_CUDA_LOCAL_BLOCKS");
-      local_twice(blocks[i], got, ng);
+      unsetenv(name[i]);
+      local_twice(name[i], value[i], got, ng);
       for (int k = 0; k < 2; k++) {
         int same = ref[k] && got[k] && nr[k] == ng[k] && nr[k] > 0 &&
                    !memcmp(ref[k], got[k], sizeof(double) * nr[k]);
-        printf("  %-28s %-10s the same bits as unbounded: %s\n", g_sc.name, k ? "duals" : "proj",
-               same ? "yes" : "no");
-        check_report(same, __FILE__, __LINE__,
-                     "%s %s with SIMCTL_CUDA_LOCAL_BLOCKS=%s: the same "
-                     "bits as unbounded",
-                     g_sc.name, k ? "duals" : "proj", blocks[i]);
+        printf("  %-28s %-10s the same bits as the defaults': %s\n", g_sc.name,
+               k ? "duals" : "proj", same ? "yes" : "no");
+        check_report(same, __FILE__, __LINE__, "%s %s with %s=%s: the same bits as the defaults'",
+                     g_sc.name, k ? "duals" : "proj", name[i], value[i]);
         sim_free(got[k]);
       }
     }
     for (int k = 0; k < 2; k++) sim_free(ref[k]);
   }
   for (int i = 0; i < 3; i++) check_env_refused("SIMCTL_CUDA_LOCAL_BLOCKS", bad[i]);
+  check_env_refused("SIMCTL_CUDA_LOCAL_SPLIT", "yes");
 }
 
 /* SIMCTL_CUDA_S=rows (set by the caller) refused, one line each, with cuSPARSE's products and

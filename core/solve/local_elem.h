@@ -33,6 +33,47 @@ SIM_HD void sim_local_project(const sim_elem *t, const double *q, double *R, dou
   }
 }
 
+/* sim_local_project in two parts, the CUDA backend's split local step (a kernel each, of fewer
+   registers than the whole): the first takes an ARAP element's whole projection, or the SVD of
+   Y = F + U into svd (SIM_LOCAL_SVD doubles: U's 9, V's 9, then the singular values, the third 0
+   for dim 2); the second the singular-value solve, Z = U diag(s) V^T and the updates of U and R,
+   forming Y again from q and U (unchanged in between). The same operations on the same values as
+   sim_local_project, so the same bits. */
+#define SIM_LOCAL_SVD 21
+SIM_HD void sim_local_project_svd(const sim_elem *t, const double *q, const double *U, double *R,
+                                  double *svd) {
+  if (t->model == SIM_MAT_ARAP) {
+    sim_arap_project(t, q, R);
+    return;
+  }
+  double F[9], Y[9], Us[9], sig[3], Vs[9];
+  sim_elem_deformation(t, q, F);
+  for (int i = 0; i < 9; i++) Y[i] = F[i] + U[i];
+  const int d = t->dim == 2 ? 2 : 3;
+  sim_material_svd(d, Y, Us, sig, Vs);
+  if (d == 2) sig[2] = 0.0;
+  for (int i = 0; i < 9; i++) svd[i] = Us[i], svd[9 + i] = Vs[i];
+  for (int k = 0; k < 3; k++) svd[18 + k] = sig[k];
+}
+
+SIM_HD void sim_local_project_solve(const sim_elem *t, const double *q, const double *svd,
+                                    double *R, double *U) {
+  if (t->model == SIM_MAT_ARAP) return;
+  const sim_material mat = sim_elem_material(t);
+  const int d = mat.dim == 2 ? 2 : 3;
+  double sig[3], s[3], Us[9], Vs[9], Z[9], F[9];
+  for (int k = 0; k < 3; k++) sig[k] = svd[18 + k];
+  sim_admm_sv(&mat, d, t->vol, t->w, sig, s);
+  for (int i = 0; i < 9; i++) Us[i] = svd[i], Vs[i] = svd[9 + i];
+  sim_usv(d, Us, s, Vs, Z);
+  sim_elem_deformation(t, q, F);
+  for (int i = 0; i < 9; i++) {
+    const double y = F[i] + U[i];
+    U[i] = y - Z[i];
+    R[i] = Z[i] - U[i];
+  }
+}
+
 /* Elastic energy of an element at q: ARAP w/2 |F - R(F)|^2, otherwise V Psi(F). */
 SIM_HD double sim_local_energy(const sim_elem *t, const double *q) {
   if (t->model == SIM_MAT_ARAP) return sim_arap_energy(t, q);
