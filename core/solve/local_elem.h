@@ -15,30 +15,12 @@ SIM_HD sim_material sim_elem_material(const sim_elem *t) {
   return mat;
 }
 
-/* Element projection into R (9): ARAP p = R(F); ADMM-PD z = prox(F + u), u += F - z (U, 9,
-   updated in place), p = z - u. */
-SIM_HD void sim_local_project(const sim_elem *t, const double *q, double *R, double *U) {
-  if (t->model == SIM_MAT_ARAP) {
-    sim_arap_project(t, q, R);
-    return;
-  }
-  double F[9], Y[9], Z[9];
-  sim_elem_deformation(t, q, F);
-  for (int i = 0; i < 9; i++) Y[i] = F[i] + U[i];
-  sim_material mat = sim_elem_material(t);
-  sim_admm_local(&mat, t->vol, t->w, Y, Z);
-  for (int i = 0; i < 9; i++) {
-    U[i] = Y[i] - Z[i];
-    R[i] = Z[i] - U[i];
-  }
-}
-
-/* sim_local_project in two parts, the CUDA backend's split local step (a kernel each, of fewer
-   registers than the whole): the first takes an ARAP element's whole projection, or the SVD of
-   Y = F + U into svd (SIM_LOCAL_SVD doubles: U's 9, V's 9, then the singular values, the third 0
-   for dim 2); the second the singular-value solve, Z = U diag(s) V^T and the updates of U and R,
-   forming Y again from q and U (unchanged in between). The same operations on the same values as
-   sim_local_project, so the same bits. */
+/* The element projection in two parts (sim_local_project runs both; the CUDA backend's split
+   local step runs each as a kernel of fewer registers than the whole): the first takes an ARAP
+   element's whole projection, or the SVD of Y = F + U into svd (SIM_LOCAL_SVD doubles: U's 9,
+   V's 9, then the singular values, the third 0 for dim 2); the second the singular-value solve
+   (sim_admm_local's), Z = U diag(s) V^T and the updates of U and R, forming Y again from q and U
+   (unchanged in between). */
 #define SIM_LOCAL_SVD 21
 SIM_HD void sim_local_project_svd(const sim_elem *t, const double *q, const double *U, double *R,
                                   double *svd) {
@@ -72,6 +54,14 @@ SIM_HD void sim_local_project_solve(const sim_elem *t, const double *q, const do
     U[i] = y - Z[i];
     R[i] = Z[i] - U[i];
   }
+}
+
+/* Element projection into R (9): ARAP p = R(F); ADMM-PD z = prox(F + u), u += F - z (U, 9,
+   updated in place), p = z - u. */
+SIM_HD void sim_local_project(const sim_elem *t, const double *q, double *R, double *U) {
+  double svd[SIM_LOCAL_SVD];
+  sim_local_project_svd(t, q, U, R, svd);
+  sim_local_project_solve(t, q, svd, R, U);
 }
 
 /* Elastic energy of an element at q: ARAP w/2 |F - R(F)|^2, otherwise V Psi(F). */
