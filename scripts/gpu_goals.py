@@ -14,8 +14,8 @@ Reads what `scripts/gpu_report.sh` wrote (docs/gpu_checklist.md) and prints, as 
   (SIMCTL_CUDA_FUSE), CR's W in float against double, W dense against auto
   (SIM_CUDA_DENSE_ROWS), the row gather's chunk and the column gather's warps
   (SIMCTL_CUDA_ROW_CHUNK, SIMCTL_CUDA_COL_WARPS), the local step's register bound
-  (SIMCTL_CUDA_LOCAL_BLOCKS, local_step.md). It states the figures; the checklist says what
-  each decides;
+  (SIMCTL_CUDA_LOCAL_BLOCKS) or its split (SIMCTL_CUDA_LOCAL_SPLIT, local_step.md). It states
+  the figures; the checklist says what each decides;
 - where the profile part ran (Nsight Systems), each example's costliest kernels, CUDA calls
   and host ranges (profile/EXAMPLE_*.csv).
 
@@ -269,7 +269,8 @@ def local_part(d):
             continue
         ms = number(path, n, ms)
         best.setdefault(scene, []).append((ms, blocks))
-    print("**The local step per L-G iteration by SIMCTL_CUDA_LOCAL_BLOCKS** (local_step.md)\n")
+    print("**The local step per L-G iteration by SIMCTL_CUDA_LOCAL_BLOCKS, and split** "
+          "(SIMCTL_CUDA_LOCAL_SPLIT=on; local_step.md)\n")
     table(["scene", "ms by blocks", "fastest"],
           [[s, ", ".join(f"{b}: {ms:.4f}" for ms, b in v), min(v)[1]] for s, v in best.items()])
 
