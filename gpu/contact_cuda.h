@@ -140,8 +140,9 @@ static __device__ inline void sim_dense_row_dots(int m, const T *row, const doub
 // reduction one launch, Conjugate Residual's updates in its reductions' launches and the
 // Newton system's product with a dense W one pass, and the line search's full step tried alone
 // before the batch of the other step lengths (SIMCTL_CUDA_FUSE=on; nsn_reduce.cuh), with the
-// same bits as the separate launches.
-int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, sim_status *st);
+// same bits as the separate launches. cr_step (fused only): Conjugate Residual's step in the
+// next product's launch where it can be (SIMCTL_CUDA_CR_STEP=merged, the default), else its own.
+int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, int cr_step, sim_status *st);
 int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);

@@ -498,8 +498,8 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
     const unsigned nb = reduce_blocks(m);
     /* merged with a fixed count (nothing read between the step and the next product) and
        Jacobi's z: each step in the next product's launch, z in two arrays by turns (zc: z
-       before this iteration's step) */
-    const int stepped = merged && dinv && !(o->cr_tol > 0.0);
+       before this iteration's step), unless SIMCTL_CUDA_CR_STEP=apart */
+    const int stepped = merged && dinv && !(o->cr_tol > 0.0) && s->cr_step_merged;
     double *zc = z;
     for (int it = 0; it < o->cr_iters; it++) {
       if (s->fuse) { /* the direction, then the step, each with the reduction it feeds */

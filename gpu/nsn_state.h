@@ -59,6 +59,8 @@ typedef struct cuda_nsn {
                 // its reduction blocks done (0 between uses)
   int fuse;  // SIMCTL_CUDA_FUSE=on: fused reductions and CR updates (nsn_reduce.cuh), the
              // line search's full step alone before the other trials
+  int cr_step_merged;  // fused: CR's step in the next product's launch where it can be
+                       // (SIMCTL_CUDA_CR_STEP=merged, the default; apart: its own launch)
   int *moved;
   float *Wf;      // this step's dense W rounded to float for CR's products (cr_precision float;
   size_t wf_cap;  // NULL otherwise), and the floats it holds

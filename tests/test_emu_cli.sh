@@ -85,6 +85,17 @@ check "graphs: no note" [ "$(notes graphs)" = 0 ]
 check "graphs: no backend_note in summary.json" \
   bash -c "! grep -q backend_note '$T/graphs/summary.json'"
 
+# a bad value of a contact stage's switch (the contact scene's stage reads them): exit 2, one
+# line naming it, nothing written
+SCENES=$(cd "$(dirname "$0")/.." && pwd)/scenes
+SIMCTL_CUDA_CR_STEP=maybe "$SIMCTL" run "$SCENES/soft_box_on_slab.json" --device cuda \
+  --out "$T/cr_step" --frames 1 >"$T/cr_step.out" 2>"$T/cr_step.err"
+echo $? >"$T/cr_step.rc"
+check "SIMCTL_CUDA_CR_STEP=maybe: exit 2 (usage)" [ "$(cat "$T/cr_step.rc")" = 2 ]
+check "SIMCTL_CUDA_CR_STEP=maybe: one line naming it and what it takes" \
+  [ "$(cat "$T/cr_step.err")" = "simctl: error: SIMCTL_CUDA_CR_STEP=maybe: expected apart or merged" ]
+check "SIMCTL_CUDA_CR_STEP=maybe: nothing written" [ ! -e "$T/cr_step" ]
+
 # --gpu N: the device chosen for every allocation, named in summary.json
 run gpu1 SIMCTL_EMU_DEVICES=2 SIMCTL_EMU_REPORT=1 -- --gpu 1
 check "--gpu 1 of 2: exit 0" [ "$(cat "$T/gpu1.rc")" = 0 ]

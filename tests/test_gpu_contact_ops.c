@@ -341,8 +341,9 @@ static void fused_pass(const char *what, const char *delassus, const char *cr_pr
 /* usage: test_gpu_contact_ops [PASSES] (default all): rows, the first pass alone (the Newton
    solve on the host, W dense: the quick check of the device's rows); host, the passes with the
    Newton solve on the host (the first, then W matrix-free); device, those with it on the device
-   (fused and not, W dense in double and float, W matrix-free). The emulation's CTest entries are
-   host and device, so that the two halves run side by side, under AddressSanitizer too. */
+   (fused and not, W dense in double and float, W matrix-free; CR's step apart). The emulation's
+   CTest entries are host and device, so that the two halves run side by side, under
+   AddressSanitizer too. */
 int main(int argc, char **argv) {
   const char *want = argc > 1 ? argv[1] : "all";
   const int all = !strcmp(want, "all"), rows = !strcmp(want, "rows"),
@@ -361,6 +362,11 @@ int main(int argc, char **argv) {
     fused_pass("device Newton solve, dense W", "dense", "double", 2, 1);
     fused_pass("device Newton solve, dense W, CR's W in float", "dense", "float", 1, 2);
     fused_pass("device Newton solve, W matrix-free", "operator", "double", 1, 0);
+    /* fused with CR's step in a launch of its own (SIMCTL_CUDA_CR_STEP=apart; the passes above
+       take it in the next product's, the default) */
+    setenv("SIMCTL_CUDA_CR_STEP", "apart", 1);
+    fused_pass("device Newton solve, dense W, CR's step apart", "dense", "double", 1, 0);
+    unsetenv("SIMCTL_CUDA_CR_STEP");
   }
   unsetenv("SIMCTL_CUDA_NSN");
   CHECK_INT(sim_mem_in_use(), 0);
