@@ -509,7 +509,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
         if (it + 1 >= o->cr_iters) /* the last step: the update after CR (cr_last_step) */
           last_p = p;
         else if (!stepped)
-          k_cr_step_rr<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, z, s->part,
+          k_cr_step_rr<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, c, p, Mp, dinv, x, r, zc, s->part,
                                                       s->count, cr_then(k, THEN_CR_CHECK));
       } else {
         if ((rc = reduce_to(k, Mp, dinv, Mp, c->red[CR_MPD], THEN_CR_ALPHA, st))) return rc;

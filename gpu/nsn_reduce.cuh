@@ -242,19 +242,20 @@ static __global__ void k_reduce_final(const double *part, double *res, red_then 
 
 // (last_to_count: last_block.cuh)
 
-// The end of a fused reduction's first pass over `blocks` blocks (block b's partials in part[b],
-// part[SIM_RED_BLOCKS + b]): the block that counts last adds every block's by
-// k_reduce_final's tree over nb threads (nb >= blocks, a power of two; the others' zeros)
-// into res and takes `then`'s decision; returns whether this block was that one. Every thread
-// of every block calls it.
-// (res[0], res[1]) = the (sum, max) of `blocks` blocks' partials by that tree (the block that
-// counted last; the partials other blocks wrote are read through volatile).
+// (res[0], res[1]) = the (sum, max) of `blocks` blocks' partials (block b's in part[b],
+// part[SIM_RED_BLOCKS + b]) by k_reduce_final's tree over nb threads (nb >= blocks, a power of
+// two; the others' zeros), in the block that counted last (the partials other blocks wrote are
+// read through volatile). Every thread of the block calls it.
 static __device__ void sum_parts(int blocks, int nb, const double *part, double *res) {
   const volatile double *vp = part;
   const int t = (int)threadIdx.x;
   block_sum_max(nb, t < blocks ? vp[t] : 0.0, t < blocks ? vp[SIM_RED_BLOCKS + t] : 0.0, &res[0],
                 &res[1]);
 }
+
+// The end of a fused reduction's first pass over `blocks` blocks: the block that counts last
+// adds every block's partials (sum_parts) into res and takes `then`'s decision; returns whether
+// this block was that one. Every thread of every block calls it.
 
 static __device__ int finish_last_of(int blocks, int nb, double *part, double *res, int *count,
                                      const red_then &then) {

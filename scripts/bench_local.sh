@@ -12,8 +12,8 @@
 # (SIMCTL_CUDA_LOCAL_SPLIT=on: the SVD at 80 registers a thread, then the singular-value solve
 # at 168 in blocks of 128, three a multiprocessor), the same bits.
 # --device cpu: the CPU backend (OpenMP over the elements), one run a scene; the blocks column
-# is "-". Give --simctl twice as many times as builds to compare (e.g. before and after a
-# change to core/solve/material.h): each build's rows in turn, the ratio against the first's.
+# is "-". Give --simctl once for each build to compare (e.g. before and after a change to
+# core/solve/material.h): each build's rows in turn, the ratio against the first's.
 # Averages frames 6 to N of each run (the first five warm up); the local step does not depend
 # on contact, so frames with contact count as well (the gingerbread man lands at frame 16).
 # usage: scripts/bench_local.sh [--simctl PATH]... [--device cuda|cpu] [--frames N]

@@ -32,8 +32,7 @@ SIM_HD void sim_local_project_svd(const sim_elem *t, const double *q, const doub
   sim_elem_deformation(t, q, F);
   for (int i = 0; i < 9; i++) Y[i] = F[i] + U[i];
   const int d = t->dim == 2 ? 2 : 3;
-  sim_material_svd(d, Y, Us, sig, Vs);
-  if (d == 2) sig[2] = 0.0;
+  sim_admm_svd(d, Y, Us, sig, Vs);
   for (int i = 0; i < 9; i++) svd[i] = Us[i], svd[9 + i] = Vs[i];
   for (int k = 0; k < 3; k++) svd[18 + k] = sig[k];
 }

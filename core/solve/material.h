@@ -374,7 +374,8 @@ SIM_HD int sim_admm_sv(const sim_material *m, int d, double V, double w, const d
       /* a minimum where H over all variables is positive definite (the usual end): no direction
          of negative curvature, which the eigenvectors below would look for (a successful
          Cholesky puts H's least eigenvalue within roundoff of >= 0, far above their
-         threshold of -1e-8 of the largest), so neither eigen-decomposition is needed */
+         threshold of -1e-8 of the largest), so neither eigen-decomposition is needed. Built
+         again below where it is not (kept, it costs the CUDA kernels 14 registers and spills) */
       double Ha[9];
       for (int k = 0; k < 3; k++)
         for (int l = 0; l < 3; l++)
@@ -466,12 +467,17 @@ SIM_HD int sim_admm_sv(const sim_material *m, int d, double V, double w, const d
   return it;
 }
 
+/* The SVD the local problem starts from: Y = U diag(sig) V^T, sig[2] = 0 for dim 2. */
+SIM_HD void sim_admm_svd(int d, const double Y[9], double U[9], double sig[3], double V[9]) {
+  sim_material_svd(d, Y, U, sig, V);
+  if (d == 2) sig[2] = 0.0;
+}
+
 SIM_HD int sim_admm_local(const sim_material *m, double V, double w, const double Y[9],
                           double Z[9]) {
   int d = m->dim == 2 ? 2 : 3;
   double U[9], sig[3], Vr[9], s[3];
-  sim_material_svd(d, Y, U, sig, Vr);
-  if (d == 2) sig[2] = 0.0;
+  sim_admm_svd(d, Y, U, sig, Vr);
   int it = sim_admm_sv(m, d, V, w, sig, s);
   sim_usv(d, U, s, Vr, Z);
   return it;
