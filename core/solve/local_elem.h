@@ -58,6 +58,10 @@ SIM_HD void sim_local_project_solve(const sim_elem *t, const double *q, const do
 /* Element projection into R (9): ARAP p = R(F); ADMM-PD z = prox(F + u), u += F - z (U, 9,
    updated in place), p = z - u. */
 SIM_HD void sim_local_project(const sim_elem *t, const double *q, double *R, double *U) {
+  if (t->model == SIM_MAT_ARAP) {
+    sim_arap_project(t, q, R);
+    return;
+  }
   double svd[SIM_LOCAL_SVD];
   sim_local_project_svd(t, q, U, R, svd);
   sim_local_project_solve(t, q, svd, R, U);
