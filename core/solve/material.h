@@ -229,8 +229,8 @@ SIM_HD void sim_chamber_t(int d, const double s[3], double t[3]) {
 }
 
 /* Objective of the local problem f = V Psi(s) + w/2 |s - sig|^2 at s = T t (returned in s), its
-   gradient T^T g_s and Hessian T^T H_s T in t; *gscale = w |sig| + V |grad Psi(s)|, the scale of
-   the stopping tolerance. */
+   gradient T^T g_s and, unless H is NULL, its Hessian T^T H_s T in t (the line search's trials
+   need neither); *gscale = w |sig| + V |grad Psi(s)|, the scale of the stopping tolerance. */
 SIM_HD double sim_admm_objective(const sim_material *m, double V, double w, const double sig[3],
                                  const double t[3], double s[3], double g[3], double H[9],
                                  double *gscale) {
@@ -251,7 +251,7 @@ SIM_HD double sim_admm_objective(const sim_material *m, double V, double w, cons
   }
   for (int k = 0; k < 3; k++) {
     g[k] = T[k] * gs[0] + T[3 + k] * gs[1] + T[6 + k] * gs[2];
-    for (int l = 0; l < 3; l++) {
+    for (int l = 0; l < 3 && H; l++) {
       double h = 0;
       for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) h += T[3 * i + k] * Hs[3 * i + j] * T[3 * j + l];
@@ -312,7 +312,7 @@ SIM_HD int sim_admm_line_search(const sim_material *m, double V, double w, const
                                 const double t[3], double f, const double g[3], const double dir[3],
                                 int strict, double tt[3], double *ft) {
   int d = m->dim == 2 ? 2 : 3;
-  double st[3], gt[3], Ht[9], a = 1.0;
+  double st[3], gt[3], a = 1.0;
   for (int ls = 0; ls < SIM_ADMM_LS_MAX; ls++, a *= 0.5) {
     double dec = 0.0;
     for (int k = 0; k < 3; k++) {
@@ -320,7 +320,7 @@ SIM_HD int sim_admm_line_search(const sim_material *m, double V, double w, const
       dec += g[k] * (tt[k] - t[k]);
     }
     if (!strict && !(dec < 0.0)) continue;
-    double fn = sim_admm_objective(m, V, w, sig, tt, st, gt, Ht, 0);
+    double fn = sim_admm_objective(m, V, w, sig, tt, st, gt, NULL, 0);
     int ok = strict ? fn < f - 1e-12 * fabs(f) : fn <= f + 1e-4 * dec;
     if (ok && fn == fn) {
       *ft = fn;
@@ -448,8 +448,8 @@ SIM_HD int sim_admm_sv(const sim_material *m, int d, double V, double w, const d
       int ok;
       if (dec < 0.0 && -dec <= fnoise) { /* f cannot resolve the decrease: full step if it
                                              halves the gradient */
-        double st[3], gt[3], Ht[9];
-        ft = sim_admm_objective(m, V, w, sig, tt, st, gt, Ht, 0);
+        double st[3], gt[3];
+        ft = sim_admm_objective(m, V, w, sig, tt, st, gt, NULL, 0);
         ok = sim_admm_pgrad(d, tt, gt) < 0.5 * gn;
       } else {
         ok = sim_admm_line_search(m, V, w, sig, t, f, g, dir, 0, tt, &ft);
