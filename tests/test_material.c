@@ -2,6 +2,7 @@
 /* Hyperelastic materials: derivatives by finite differences, rest state, invariance, the ADMM
    local solve (optimality, inverted and degenerate input) and the linear-elastic limit. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/base/alloc.h"
 #include "../core/solve/material.h"
@@ -467,9 +468,44 @@ static void test_lame_weight_svd32(void) {
   CHECK_INT(bad, 0);
 }
 
+/* sim_svd32's V2 in closed form against the angle it stands for, phi = atan2(2 b, a - c) / 2 of
+   F^T F = [a b; b c] (a - c of either sign, b of either sign or zero, a = c), and 2^k F gives F's
+   U and V and 2^k s to the bit, at scales where F^T F itself would overflow or underflow. */
+static void test_svd32_closed_form(void) {
+  static const double cols[][6] = {{1.0, 0.2, 0.1, 0.3, 0.8, -0.2},   /* a > c, b > 0 */
+                                   {0.3, 0.8, -0.2, 1.0, 0.2, 0.1},   /* a < c */
+                                   {1.0, 0.0, 0.0, 0.0, 2.0, 0.0},    /* a < c, b = 0: phi = pi/2 */
+                                   {1.0, 0.0, 0.0, 0.0, -1.0, 0.0},   /* a = c, b = 0 */
+                                   {1.0, 1.0, 0.0, -1.0, 1.0, 0.0},   /* a = c, b = 0 */
+                                   {0.6, -0.7, 0.1, -0.9, 0.3, 0.2},  /* b < 0 */
+                                   {0.2, 0.1, 0.0, -1.1, -0.4, 0.3}}; /* a < c, b < 0 */
+  for (int t = 0; t < (int)(sizeof cols / sizeof cols[0]); t++) {
+    double F[9] = {0}, U[9], s[3], V[9];
+    for (int k = 0; k < 3; k++) F[3 * k] = cols[t][k], F[3 * k + 1] = cols[t][3 + k];
+    double a = 0, b = 0, c = 0;
+    for (int k = 0; k < 3; k++)
+      a += F[3 * k] * F[3 * k], b += F[3 * k] * F[3 * k + 1], c += F[3 * k + 1] * F[3 * k + 1];
+    sim_svd32(F, U, s, V);
+    const double phi = 0.5 * atan2(2.0 * b, a - c);
+    if (a != c || b != 0) { /* distinct eigenvalues: the direction is unique, so is phi */
+      CHECK_NEAR(V[0], cos(phi), 1e-15);
+      CHECK_NEAR(V[3], sin(phi), 1e-15);
+    }
+    CHECK(V[0] >= 0.0 && fabs(V[0] * V[0] + V[3] * V[3] - 1.0) < 1e-15);
+    for (int k = -1000; k <= 1000; k += 250) {
+      double G[9], Ug[9], sg[3], Vg[9];
+      for (int i = 0; i < 9; i++) G[i] = ldexp(F[i], k);
+      sim_svd32(G, Ug, sg, Vg);
+      CHECK(!memcmp(U, Ug, sizeof U) && !memcmp(V, Vg, sizeof V));
+      CHECK(sg[0] == ldexp(s[0], k) && sg[1] == ldexp(s[1], k) && sg[2] == 0.0);
+    }
+  }
+}
+
 int main(void) {
   srand(7);
   test_lame_weight_svd32();
+  test_svd32_closed_form();
   test_psi_sigma_fd();
   test_pk1_fd();
   test_rest_and_invariance();

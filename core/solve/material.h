@@ -112,17 +112,37 @@ SIM_HD double sim_psi_sigma(const sim_material *m, const double s[3], double gra
 
 /* Thin SVD of the 3x2 block of F (third column ignored): F = U diag(s0, s1, 0) V^T with
    s0 >= s1 >= 0, U a rotation, V = [V2 0; 0 1] with V2 a 2x2 rotation. V2 diagonalises the 2x2
-   F^T F in closed form (principal angle); U's columns by Gram-Schmidt on F V, the third as a
-   cross product, so U stays orthonormal for rank-deficient F. */
-SIM_HD void sim_svd32(const double F[9], double U[9], double s[3], double V[9]) {
+   F^T F = [a b; b c] in closed form: its first column (cos phi, sin phi), phi in (-pi/2, pi/2]
+   the direction of the larger eigenvalue, tan(2 phi) = 2 b / (a - c), from square roots and a
+   division alone (no atan2, cos, sin, whose last bits differ between glibc and a GPU's libm):
+   tan(phi) = 2 b / (d + r) where d = a - c >= 0, else (r - d) / (2 b), r = sqrt(d^2 + 4 b^2),
+   the form without cancellation. F is first scaled by a power of two (exact; s scaled back), so
+   that its squares neither overflow nor underflow. U's columns by Gram-Schmidt on F V, the third
+   as a cross product, so U stays orthonormal for rank-deficient F. */
+SIM_HD void sim_svd32(const double F0[9], double U[9], double s[3], double V[9]) {
+  double m = 0.0, F[9];
+  for (int i = 0; i < 9; i++) m = (i % 3 < 2 && fabs(F0[i]) > m) ? fabs(F0[i]) : m;
+  const int ex = m < INFINITY ? sim_pow2_exponent(m) : 0;
+  const double down = ldexp(1.0, -ex), up = ldexp(1.0, ex);
+  for (int i = 0; i < 9; i++) F[i] = F0[i] * down;
   double a = 0, b = 0, c = 0;
   for (int k = 0; k < 3; k++) {
     a += F[3 * k] * F[3 * k];
     b += F[3 * k] * F[3 * k + 1];
     c += F[3 * k + 1] * F[3 * k + 1];
   }
-  double phi = 0.5 * atan2(2.0 * b, a - c); /* direction of the larger eigenvalue */
-  double cs = cos(phi), sn = sin(phi);
+  const double d = a - c, b2 = 2.0 * b, r = sqrt(d * d + b2 * b2);
+  double cs = 1.0, sn = 0.0; /* r = 0: a = c, b = 0, every direction an eigenvector */
+  if (r > 0.0) {
+    const double u = fabs(d) + r, iw = 1.0 / sqrt(u * u + b2 * b2);
+    if (d >= 0.0) { /* (cos, sin) along (u, 2 b) */
+      cs = u * iw;
+      sn = b2 * iw;
+    } else { /* along (2 b, u), turned so that cos >= 0 */
+      cs = (b2 >= 0.0 ? b2 : -b2) * iw;
+      sn = (b2 >= 0.0 ? u : -u) * iw;
+    }
+  }
   double f0[3], f1[3], u0[3], u1[3], u2[3];
   for (int k = 0; k < 3; k++) {
     f0[k] = F[3 * k] * cs + F[3 * k + 1] * sn;
@@ -151,6 +171,8 @@ SIM_HD void sim_svd32(const double F[9], double U[9], double s[3], double V[9]) 
     for (int k = 0; k < 3; k++) u1[k] = -u1[k];
     s[1] = -s[1];
   }
+  s[0] *= up;
+  s[1] *= up;
   s[2] = 0.0;
   sim_cross3(u0, u1, u2);
   for (int k = 0; k < 3; k++) {
