@@ -14,10 +14,10 @@ extern "C" {
 
 // MINB: the blocks of SIM_CUDA_BLOCK threads a multiprocessor must hold at once (1: as many
 // registers as the compiler wants). The co-rotational and Neo-Hookean singular-value solve
-// (sim_local_project, inlined) takes 234 registers a thread unbounded (nvcc 13.0, sm_90: ptxas -v),
+// (sim_local_project, inlined) takes 232 registers a thread unbounded (nvcc 13.0, sm_90: ptxas -v),
 // so a multiprocessor runs one block of 256 threads, 8 warps, and the squeezing ball's 36k
 // tetrahedra (141 blocks) take two rounds on an H200's 132 multiprocessors. MINB 2, 3 and 4 bound
-// the registers to 128, 80 and 64 at the price of spills (872, 1,676 and 2,096 bytes a thread
+// the registers to 128, 80 and 64 at the price of spills (888, 1,780 and 2,096 bytes a thread
 // stored to local memory, which the L1 cache holds in part): SIMCTL_CUDA_LOCAL_BLOCKS.
 template <int MINB>
 static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, MINB)
@@ -28,7 +28,7 @@ static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, MINB)
 }
 
 // The projections of a model whose elements are all ARAP (sim_model.admm 0): sim_local_project's
-// ARAP branch alone, 82 registers a thread without spills where k_project takes 234 for the
+// ARAP branch alone, 80 registers a thread without spills where k_project takes 232 for the
 // branch it does not run, so a multiprocessor holds three blocks, not one. The same bits.
 static __global__ void k_arap_project(int nelem, const sim_elem *elems, const double *q,
                                       double *R) {
@@ -39,9 +39,9 @@ static __global__ void k_arap_project(int nelem, const sim_elem *elems, const do
 
 // The split local step (SIMCTL_CUDA_LOCAL_SPLIT=on, c->svd): the projections in two kernels,
 // sim_local_project_svd's bounded to three blocks of 256 threads a multiprocessor (80 registers a
-// thread, nvcc 13.0, sm_90, with 32 bytes of spills; 86 unbounded, which would leave two blocks)
-// and sim_local_project_solve's in blocks of SIM_LOCAL_SOLVE_BLOCK threads bounded to three a
-// multiprocessor (168 registers, 8 bytes of spills: 12 warps against k_project's 8).
+// thread, nvcc 13.0, sm_90, no spills) and sim_local_project_solve's in blocks of
+// SIM_LOCAL_SOLVE_BLOCK threads bounded to three a multiprocessor (168 registers, no spills: 12
+// warps against k_project's 8).
 // The same bits as k_project (test_gpu_backend); 21 doubles an element through memory between
 // the two, and one launch more.
 #define SIM_LOCAL_SOLVE_BLOCK 128

@@ -5,7 +5,7 @@
 # triangles, beside the paper's local step (its CPU).
 # --device cuda (the default): the CUDA backend, for each bound on the registers of its
 # projections' kernel (SIMCTL_CUDA_LOCAL_BLOCKS: the blocks of 256 threads a multiprocessor
-# must hold at once; 1, the default, leaves the registers unbounded: 234 a thread for the
+# must hold at once; 1, the default, leaves the registers unbounded: 232 a thread for the
 # co-rotational and Neo-Hookean singular-value solve, so 8 warps a multiprocessor). (A model
 # whose elements are all ARAP has a kernel of its own, 80 registers a thread, which the switch
 # does not bound: bench_gpu.sh's rows time it.) And `split`: the projections in two kernels

@@ -3,7 +3,7 @@
 # Registers, stack and spills of every CUDA kernel in gpu/, as ptxas reports them when it
 # compiles for the build's architecture (nvcc -Xptxas -v with the build's flags: C++17, -O3,
 # -fmad=false). No GPU needed. A kernel's registers bound how many of its threads a
-# multiprocessor holds (65,536 registers: 234 a thread leave one block of 256), so this says
+# multiprocessor holds (65,536 registers: 232 a thread leave one block of 256), so this says
 # which kernels run at low occupancy and what a __launch_bounds__ costs in spills.
 # usage: scripts/kernel_regs.sh [--nvcc PATH] [--arch sm_NN] [--match REGEX] [FILE.cu...]
 #   FILE.cu: the sources to compile (default gpu/*.cu); --match: only kernels whose demangled

@@ -19,23 +19,24 @@ SIM_HD int sim_pow2_exponent(double m) {
 
 /* One Jacobi rotation of a symmetric 3x3 a, given by its entries a_pp, a_qq, a_pq and a_rp, a_rq
    (r the third index), in the (p, q) plane: the rotation J that zeroes b = a_pq, a <- J^T a J,
-   accumulated into V's columns (V <- V J). The
-   angle from d = a_qq - a_pp and b without dividing one by the other first: tan(phi) = 2 b sgn(d)
-   / (|d| + sqrt(d^2 + 4 b^2)), the smaller of the two angles that zero a_pq (the classical
-   theta = d / (2 b) form, Numerical Recipes Sec. 11.1), cos and sin from one division, so that a
-   rotation waits on two square roots and a division in turn, not on five such operations. The
-   diagonal moves by t b (the accurate form) and a_pq becomes 0 exactly. Nothing is done where
-   b^2 <= b2min: an entry the sweep's convergence test already counts as zero (sim_sym_eig3). The
-   entries must be of order 1 (sim_sym_eig3 scales them) and b2min >= 1e-300, so that d^2 + 4 b^2
-   neither overflows nor underflows. */
+   accumulated into V's columns (V <- V J). The angle from d = a_qq - a_pp and b without dividing
+   one by the other first: tan(phi) = 2 b sgn(d) / (|d| + sqrt(d^2 + 4 b^2)), the smaller of the
+   two angles that zero a_pq (the classical theta = d / (2 b) form, Numerical Recipes Sec. 11.1),
+   cos and sin from one division, so that a rotation waits on two square roots and a division in
+   turn, not on five such operations. The diagonal moves by t b (the accurate form) and a_pq
+   becomes 0 exactly. Nothing is done where b^2 <= b2min: an entry the sweep's convergence test
+   already counts as zero (sim_jacobi3). The entries must be of order 1 (sim_sym_eig3 and
+   sim_svd3 scale them) and b2min >= 1e-300, so that d^2 + 4 b^2 neither overflows nor
+   underflows. */
 SIM_HD void sim_jacobi_rot3(double *app, double *aqq, double *apq, double *arp, double *arq,
                             double V[9], int p, int q, double b2min) {
   const double b = *apq;
   if (!(b * b > b2min)) return;
   const double d = *aqq - *app, b2 = 2.0 * (d >= 0.0 ? b : -b);
   const double r2 = sqrt(d * d + b2 * b2), u = fabs(d) + r2; /* u >= r2 > 0 */
-  const double t = b2 / u, iw = 1.0 / sqrt(u * u + b2 * b2);
+  const double iw = 1.0 / sqrt(u * u + b2 * b2);
   const double c = u * iw, s = b2 * iw, rp = *arp, rq = *arq;
+  const double t = b2 / u; /* after c and s: a GPU then takes fewer registers */
   *app -= t * b;
   *aqq += t * b;
   *apq = 0.0;
