@@ -364,6 +364,42 @@ static void test_converged_force(void) {
   sim_nsn_destroy(&s);
 }
 
+/* W x with a dense W (sim_nsn_w_apply) adds each row in the order of the CUDA backend's warp per
+   row (sim_dense_row_dots): lane l's columns l, l + 32, ... in turn, then the lanes' sums
+   pairwise as the shuffles add them; so the two backends' products have the same bits. Against
+   that order written out here, to the bit, on sizes around multiples of 32; and not the
+   plain left-to-right sum (which the CPU used until 2026-12-02), on the largest. */
+static void test_dense_order(void) {
+  static const int sizes[] = {1, 4, 31, 32, 33, 67, 96, 130};
+  for (int t = 0; t < (int)(sizeof sizes / sizeof sizes[0]); t++) {
+    const int nc = sizes[t], m = 3 * nc;
+    double *W = SIM_NEW(double, (size_t)m *m), *x = SIM_NEW(double, m), *y = SIM_NEW(double, m);
+    double *mu = SIM_NEW(double, nc), *d = SIM_NEW(double, m), *hqt = SIM_NEW(double, m);
+    for (int i = 0; i < m * m; i++) W[i] = urand() * pow(10.0, 4 * urand());
+    for (int i = 0; i < m; i++) x[i] = urand() * pow(10.0, 4 * urand()), d[i] = hqt[i] = 0.0;
+    for (int j = 0; j < nc; j++) mu[j] = 0.5;
+    sim_nsn_options o = opts(0, 0, 0.01);
+    sim_nsn s;
+    sim_nsn_init(&s, &o);
+    CHECK(sim_nsn_begin_step(&s, nc, W, mu, NULL, d, hqt, NULL) == 0);
+    sim_nsn_w_apply(&s, x, y);
+    long same = 0, plain_same = 0;
+    for (int i = 0; i < m; i++) {
+      double a[32] = {0.0}, p = 0.0;
+      for (int j = 0; j < m; j++) a[j % 32] += W[(size_t)i * m + j] * x[j];
+      for (int off = 16; off > 0; off /= 2)
+        for (int l = 0; l < off; l++) a[l] += a[l + off];
+      for (int j = 0; j < m; j++) p += W[(size_t)i * m + j] * x[j];
+      same += y[i] == a[0];
+      plain_same += y[i] == p;
+    }
+    CHECK_INT(same, m);
+    if (m == 390) CHECK(plain_same < m / 2);
+    sim_nsn_destroy(&s);
+    sim_free(W), sim_free(x), sim_free(y), sim_free(mu), sim_free(d), sim_free(hqt);
+  }
+}
+
 int main(void) {
   size_t mem0 = sim_mem_in_use();
   const char *nn[2] = {"FB", "min"}, *pn[2] = {"delassus", "mass-inverse"};
@@ -388,6 +424,7 @@ int main(void) {
   test_cap(SIM_NCP_FISCHER_BURMEISTER);
   test_cap(SIM_NCP_MIN_MAP);
   test_converged_force();
+  test_dense_order();
   double lin_err = 0.0;
   for (int ncp = 0; ncp < 2; ncp++)
     for (int pre = 0; pre < 2; pre++)
