@@ -18,8 +18,9 @@
      given to both), enough Conjugate Residual iterations and Newton steps for the solve to
      converge (a solve stopped far from its solution turns last-bit differences into large
      ones): q after each within 1e-12 of its largest value, the multipliers within 1e-9 (on the
-     emulation both are within 1e-13; on a GPU the device's libm in the device Newton solve,
-     hypot, differs from glibc's in the last bits, test_gpu_contact.c).
+     emulation both are within 1e-13; on a GPU the device solve's reductions add in another
+     order than the host's, test_gpu_contact.c; its NCP functions' norms have used sim_hypot,
+     which rounds alike on both, instead of hypot since 2026-12-02).
    - The same with W matrix-free (contact.delassus operator), and both with the Newton solve on
      the device (SIMCTL_CUDA_NSN=device, the default; the passes before set host), each run
      again with the device solve's reductions fused (SIMCTL_CUDA_FUSE=on), whose q must be the

@@ -21,6 +21,29 @@ SIM_HD void sim_cross3(const double a[3], const double b[3], double c[3]) {
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
 SIM_HD double sim_norm3(const double a[3]) { return sqrt(sim_dot3(a, a)); }
+/* The exponent ex with m / 2^ex in [1/2, 1) for a finite m > 0 (0 for m = 0), held to [-1000,
+   1000]: multiplying numbers of at most m by 2^-ex (a normal number) brings them to order 1 at
+   most, exactly (a subnormal times 2^1000 is still exact; above 2^1000, at most 2^24). */
+SIM_HD int sim_pow2_exponent(double m) {
+  const int ex = m > 0.0 ? ilogb(m) + 1 : 0;
+  return ex < -1000 ? -1000 : ex > 1000 ? 1000 : ex;
+}
+/* sqrt(a^2 + b^2) from *, + and sqrt alone, which a GPU rounds as the host does (hypot's last
+   bits differ between glibc and a GPU's libm); a and b are first scaled by a power of two
+   (exact) where the larger is outside [2^-500, 2^500], so nothing overflows or underflows.
+   Within 1 ulp, as hypot; exactly |a| where b = 0 (sqrt of a rounded square is exact), and |b|
+   where a = 0; 0 at (0, 0); NaN where either is NaN, else infinite where either is. */
+SIM_HD double sim_hypot(double a, double b) {
+  a = fabs(a), b = fabs(b);
+  const double hi = a > b ? a : b;
+  if (!(hi > 0.0) || !(a < INFINITY && b < INFINITY)) return a + b; /* 0, NaN, inf */
+  if (hi > 0x1p500 || hi < 0x1p-500) {
+    const int ex = sim_pow2_exponent(hi);
+    const double down = ldexp(1.0, -ex), as = a * down, bs = b * down;
+    return sqrt(as * as + bs * bs) * ldexp(1.0, ex);
+  }
+  return sqrt(a * a + b * b);
+}
 /* 3x3 matrices are row-major double[9]. */
 SIM_HD double sim_det3(const double m[9]) {
   return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +

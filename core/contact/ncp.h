@@ -77,7 +77,7 @@ SIM_HD double sim_ncp_precond_friction(double h, double w_jj) { return h * w_jj;
 
 /* Fischer-Burmeister phi(a, b) with partials (NULL to skip). */
 SIM_HD double sim_ncp_fb(double a, double b, double *da, double *db) {
-  double s = hypot(a, b);
+  double s = sim_hypot(a, b);
   if (s == 0.0) {
     if (da) *da = SIM_NCP_FB_KINK;
     if (db) *db = SIM_NCP_FB_KINK;
@@ -149,7 +149,7 @@ SIM_HD double sim_ncp_friction_e(sim_ncp_kind kind, double a, double l, double l
     N = r * (a - b);
     D = r * lim;
   } else {
-    double c = r * lim, s = hypot(a, b), rl = r * lc;
+    double c = r * lim, s = sim_hypot(a, b), rl = r * lc;
     sim_ncp_fb(a, b, &ga, &gb);
     N = r * (b > 0.0 ? a * (a / (s + b)) : s); /* r (a - g) = r (s - b), b >= 0 */
     /* D = g + r lc = a + c - s = (2 a c + r lc (2 c - r lc)) / (a + c + s) >= 0 */
@@ -194,8 +194,8 @@ SIM_HD sim_ncp_fric sim_ncp_friction(sim_ncp_kind kind, const double u[2], const
     f.e = 1.0;
     return f;
   }
-  double e = sim_ncp_friction_e(kind, hypot(u[0], u[1]), hypot(lambda_f[0], lambda_f[1]), lambda_n,
-                                mu, r, 0);
+  double e = sim_ncp_friction_e(kind, sim_hypot(u[0], u[1]), sim_hypot(lambda_f[0], lambda_f[1]),
+                                lambda_n, mu, r, 0);
   f.phi[0] = u[0] + e * lambda_f[0];
   f.phi[1] = u[1] + e * lambda_f[1];
   f.omega = 1.0;
@@ -215,7 +215,7 @@ SIM_HD void sim_ncp_friction_jac(sim_ncp_kind kind, const double u[2], const dou
     dln[0] = dln[1] = 0.0;
     return;
   }
-  double a = hypot(u[0], u[1]), l = hypot(lambda_f[0], lambda_f[1]), de[3];
+  double a = sim_hypot(u[0], u[1]), l = sim_hypot(lambda_f[0], lambda_f[1]), de[3];
   double e = sim_ncp_friction_e(kind, a, l, lambda_n, mu, r, de);
   double ka = a > 0.0 ? de[0] / a : 0.0, kl = l > 0.0 ? de[1] / l : 0.0;
   for (int i = 0; i < 2; i++) {
@@ -231,7 +231,7 @@ SIM_HD void sim_ncp_friction_jac(sim_ncp_kind kind, const double u[2], const dou
    lambda_n <- max(lambda_n, 0), then lambda_f scaled so |lambda_f| <= mu lambda_n. */
 SIM_HD void sim_ncp_cone_clamp(double mu, double lam[3]) {
   double n = lam[0] > 0.0 ? lam[0] : 0.0;
-  double lim = mu > 0.0 ? mu * n : 0.0, l = hypot(lam[1], lam[2]);
+  double lim = mu > 0.0 ? mu * n : 0.0, l = sim_hypot(lam[1], lam[2]);
   lam[0] = n;
   if (l > lim) {
     double k = lim > 0.0 ? lim / l : 0.0;
@@ -244,7 +244,7 @@ SIM_HD void sim_ncp_cone_clamp(double mu, double lam[3]) {
    cone (mu |lambda_f| <= -lambda_n); else lambda_n' = (lambda_n + mu l) / (1 + mu^2),
    lambda_f' = mu lambda_n' lambda_f / l. */
 SIM_HD void sim_ncp_cone_project(double mu, double lam[3]) {
-  double m = mu > 0.0 ? mu : 0.0, n = lam[0], l = hypot(lam[1], lam[2]);
+  double m = mu > 0.0 ? mu : 0.0, n = lam[0], l = sim_hypot(lam[1], lam[2]);
   if (n >= 0.0 && l <= m * n) return;
   if (m * l <= -n) {
     lam[0] = lam[1] = lam[2] = 0.0;

@@ -9,14 +9,6 @@
 #define SIM_SVD3_H
 #include "../base/mathx.h"
 
-/* The exponent ex with m / 2^ex in [1/2, 1) for a finite m > 0 (0 for m = 0), held to [-1000,
-   1000]: multiplying numbers of at most m by 2^-ex (a normal number) brings them to order 1 at
-   most, exactly (a subnormal times 2^1000 is still exact; above 2^1000, at most 2^24). */
-SIM_HD int sim_pow2_exponent(double m) {
-  const int ex = m > 0.0 ? ilogb(m) + 1 : 0;
-  return ex < -1000 ? -1000 : ex > 1000 ? 1000 : ex;
-}
-
 /* One Jacobi rotation of a symmetric 3x3 a, given by its entries a_pp, a_qq, a_pq and a_rp, a_rq
    (r the third index), in the (p, q) plane: the rotation J that zeroes b = a_pq, a <- J^T a J,
    accumulated into V's columns (V <- V J). The angle from d = a_qq - a_pp and b without dividing
