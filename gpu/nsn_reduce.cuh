@@ -256,7 +256,6 @@ static __device__ void sum_parts(int blocks, int nb, const double *part, double 
 // The end of a fused reduction's first pass over `blocks` blocks: the block that counts last
 // adds every block's partials (sum_parts) into res and takes `then`'s decision; returns whether
 // this block was that one. Every thread of every block calls it.
-
 static __device__ int finish_last_of(int blocks, int nb, double *part, double *res, int *count,
                                      const red_then &then) {
   if (!last_to_count(count, blocks)) return 0;

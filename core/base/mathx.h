@@ -21,12 +21,15 @@ SIM_HD void sim_cross3(const double a[3], const double b[3], double c[3]) {
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
 SIM_HD double sim_norm3(const double a[3]) { return sqrt(sim_dot3(a, a)); }
-/* The exponent ex with m / 2^ex in [1/2, 1) for a finite m > 0 (0 for m = 0), held to [-1000,
-   1000]: multiplying numbers of at most m by 2^-ex (a normal number) brings them to order 1 at
-   most, exactly (a subnormal times 2^1000 is still exact; above 2^1000, at most 2^24). */
-SIM_HD int sim_pow2_exponent(double m) {
-  const int ex = m > 0.0 ? ilogb(m) + 1 : 0;
-  return ex < -1000 ? -1000 : ex > 1000 ? 1000 : ex;
+/* Powers of two that bring numbers of magnitude at most m to order 1 and back, exactly:
+   *down = 2^-ex and *up = 2^ex, m / 2^ex in [1/2, 1) for a finite m > 0, ex held to [-1000, 1000]
+   (a subnormal times 2^1000 is still exact; above 2^1000, at most 2^24 remains); both 1 where m
+   is 0, infinite or NaN. */
+SIM_HD void sim_pow2_scales(double m, double *down, double *up) {
+  int ex = m > 0.0 && m < INFINITY ? ilogb(m) + 1 : 0;
+  ex = ex < -1000 ? -1000 : ex > 1000 ? 1000 : ex;
+  *down = ldexp(1.0, -ex);
+  *up = ldexp(1.0, ex);
 }
 /* sqrt(a^2 + b^2) from *, + and sqrt alone, which a GPU rounds as the host does (hypot's last
    bits differ between glibc and a GPU's libm); a and b are first scaled by a power of two
@@ -38,9 +41,10 @@ SIM_HD double sim_hypot(double a, double b) {
   const double hi = a > b ? a : b;
   if (!(hi > 0.0) || !(a < INFINITY && b < INFINITY)) return a + b; /* 0, NaN, inf */
   if (hi > 0x1p500 || hi < 0x1p-500) {
-    const int ex = sim_pow2_exponent(hi);
-    const double down = ldexp(1.0, -ex), as = a * down, bs = b * down;
-    return sqrt(as * as + bs * bs) * ldexp(1.0, ex);
+    double down, up;
+    sim_pow2_scales(hi, &down, &up);
+    const double as = a * down, bs = b * down;
+    return sqrt(as * as + bs * bs) * up;
   }
   return sqrt(a * a + b * b);
 }

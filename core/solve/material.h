@@ -122,8 +122,8 @@ SIM_HD double sim_psi_sigma(const sim_material *m, const double s[3], double gra
 SIM_HD void sim_svd32(const double F0[9], double U[9], double s[3], double V[9]) {
   double m = 0.0, F[9];
   for (int i = 0; i < 9; i++) m = (i % 3 < 2 && fabs(F0[i]) > m) ? fabs(F0[i]) : m;
-  const int ex = m < INFINITY ? sim_pow2_exponent(m) : 0;
-  const double down = ldexp(1.0, -ex), up = ldexp(1.0, ex);
+  double down, up;
+  sim_pow2_scales(m, &down, &up);
   for (int i = 0; i < 9; i++) F[i] = F0[i] * down;
   double a = 0, b = 0, c = 0;
   for (int k = 0; k < 3; k++) {

@@ -80,8 +80,8 @@ SIM_HD void sim_sym_eig3(const double S[9], double e[3], double V[9]) {
     e[0] = e[1] = e[2] = NAN;
     return;
   }
-  const int ex = sim_pow2_exponent(m);
-  const double down = ldexp(1.0, -ex), up = ldexp(1.0, ex);
+  double down, up;
+  sim_pow2_scales(m, &down, &up);
   double a[6] = {S[0] * down, S[4] * down, S[8] * down, S[1] * down, S[2] * down, S[5] * down};
   sim_jacobi3(a, e, V);
   for (int k = 0; k < 3; k++) e[k] *= up;
@@ -104,8 +104,8 @@ SIM_HD void sim_svd3(const double F0[9], double U[9], double s[3], double V[9]) 
      nor underflows; s is scaled back at the end, so 2^k F0 has the SVD of F0 to the bit */
   double m = 0.0, F[9];
   for (int i = 0; i < 9; i++) m = fabs(F0[i]) > m ? fabs(F0[i]) : m;
-  const int ex = m < INFINITY ? sim_pow2_exponent(m) : 0;
-  const double down = ldexp(1.0, -ex), up = ldexp(1.0, ex);
+  double down, up;
+  sim_pow2_scales(m, &down, &up);
   for (int i = 0; i < 9; i++) F[i] = F0[i] * down;
   /* F^T F's six entries: (i, j) = (0,0), (1,1), (2,2), (0,1), (0,2), (1,2) */
   double a[6], e[3];
