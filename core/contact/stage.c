@@ -15,8 +15,9 @@
 #include "world.h"
 
 /* "auto": W dense up to this many rows (3 per contact), the operator above, unless the backend
-   sets its own bound (dense_rows; measured on sharp_corner, README: the dense build and its
-   products grow as rows^2). */
+   sets its own bound (dense_rows; measured on sharp_corner with the operator as one global
+   solve a product, README: the dense build and its products grow as rows^2; the CPU backend's
+   operator through S's contact columns sets 700). */
 #define SIM_DELASSUS_DENSE_ROWS 1500
 
 static int grow(sim_contact_stage *k, int nc) {
@@ -99,9 +100,17 @@ static void mass_inverse_diag(sim_contact_stage *k) {
   }
 }
 
-static int use_dense(const sim_contact_stage *k, int nc) {
-  return k->delassus == SIM_SCENE_DELASSUS_DENSE ||
-         (k->delassus == SIM_SCENE_DELASSUS_AUTO && 3 * nc <= k->dense_rows);
+/* "auto" with a backend's matrix-free product of `entries` entries (prepare_w): W dense only
+   where its 9 nc^2 doubles are at most this many times the product's 3 entries' worth (an
+   index and a double, read twice). Measured on the CPU (README, Delassus operator): the
+   operator won at 3 nc^2 / entries 6.2 (pushing_wall, 291 rows), 10.5 (soft_box_on_slab, 1,506)
+   and above; dense at 3.1 (box_on_trampoline, 321 rows). */
+#define SIM_DELASSUS_DENSE_OVER_OPERATOR 4.0
+
+static int use_dense(const sim_contact_stage *k, int nc, long long entries) {
+  if (k->delassus != SIM_SCENE_DELASSUS_AUTO) return k->delassus == SIM_SCENE_DELASSUS_DENSE;
+  if (3 * nc > k->dense_rows) return 0;
+  return entries <= 0 || 3.0 * nc * nc <= SIM_DELASSUS_DENSE_OVER_OPERATOR * (double)entries;
 }
 
 int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, sim_cst_times *t,
@@ -120,7 +129,11 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
   double t0 = sim_now_ms();
   sim_delassus_info info;
   const int *free_of = k->m->free_of;
-  int dense = use_dense(k, nc), m3 = 3 * nc, host_w = dense && m3 <= k->host_w_rows;
+  long long entries = 0;
+  if (!k->ops.delassus && k->ops.prepare_w && k->delassus != SIM_SCENE_DELASSUS_DENSE &&
+      (rc = k->ops.prepare_w(k->ops.ctx, k->c, nc, &entries, st)))
+    return rc;
+  int dense = use_dense(k, nc, entries), m3 = 3 * nc, host_w = dense && m3 <= k->host_w_rows;
   if (k->ops.delassus) { /* formed by the backend: the solver reads its diagonal */
     rc = k->ops.delassus(k->ops.ctx, k->c, nc, dense, k->wdiag, st);
     if (!rc && host_w && k->ops.get_w) { /* small: the host applies it (no round trips) */

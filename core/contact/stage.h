@@ -40,6 +40,13 @@ typedef struct sim_contact_ops {
                   sim_status *st);
   /* Optional, with delassus: the dense W it formed, copied into host `W` (m x m, row-major). */
   int (*get_w)(void *ctx, double *W, int m, sim_status *st);
+  /* Optional, without delassus: called once a step before W's form is chosen (counted in the
+     step's Schur time), unless contact.delassus is "dense", with the step's contacts (the
+     stage's copy, alive until the next step): the backend prepares its matrix-free product for
+     them, e.g. restricted to the contacts' columns of S, and gives in *entries the stored
+     entries one product reads (each an index and a double, read twice), 0 where it keeps no
+     such operator; "auto" weighs them against a dense W's 9 nc^2 doubles. */
+  int (*prepare_w)(void *ctx, const sim_contact *c, int nc, long long *entries, sim_status *st);
 } sim_contact_ops;
 
 typedef struct sim_contact_stage {
@@ -51,7 +58,9 @@ typedef struct sim_contact_stage {
   const sim_sparse_inverse *S; /* borrowed: for W and diag(W) (host) */
   size_t max_W_bytes;          /* refuse a dense W above this (0: no limit) */
   int dense_rows;              /* contact.delassus "auto": W dense up to this many rows (init:
-                                  the CPU's bound; a backend may set its own after init) */
+                                  the CPU's bound; a backend may set its own after init), and
+                                  where prepare_w gives entries, only if 3 nc^2 is at most
+                                  SIM_DELASSUS_DENSE_OVER_OPERATOR (stage.c) times them */
   double min_sep;
   int warm;
   int newton_steps; /* per L-G iteration */

@@ -2,19 +2,32 @@
 /* CPU backend, contact stage (Algorithm 4; DESIGN.md Sec. 6): the shared stage
    (core/contact/stage.h) with this backend's operations: H on the host state, the
    unconstrained solve and the correction by the global solver (S or CHOLMOD), and the
-   matrix-free W as a scatter, a solve and a gather. W and diag(W) come from S. */
+   matrix-free W through the contacts' columns of S (core/contact/delassus_op.h; a scatter, a
+   solve and a gather where that operator could not be built). W and diag(W) come from S. */
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../contact/delassus_op.h"
 #include "../contact/rows.h"
 #include "../contact/stage.h"
 #include "../contact/world.h"
 #include "backend_cpu.h"
 
+/* contact.delassus "auto" with the operator through S's contact columns: W dense up to this
+   many rows (and where stage.c's weighing of the two says so). Per frame of the contact stage
+   against the operator's (scripts/table3.sh runs of pulling_wooper and grabbing_raptor, by
+   their frames' rows): dense 0.58-0.89 of it at 150-600 rows (1.26 on the wooper's 3 frames
+   below 150), 0.85-1.08 at 600-750, 1.32-1.96 above 750. */
+#define SIM_CPU_DENSE_ROWS 700
+
 typedef struct cpu_contact {
   sim_contact_stage stage;
   cpu_ctx *cx;
   sim_sparse_inverse S; /* for W when the global solver has none (S.n == 0 otherwise) */
+  const sim_sparse_inverse *Sw; /* the S that W comes from (cx->S or S) */
+  sim_delassus_op op;           /* the matrix-free W of this step's contacts */
+  const sim_contact *op_c; /* its contacts (the stage's copy), NULL where it could not be built */
+  int op_nc;
   double *g, *xc;       /* 3 nfree */
 } cpu_contact;
 
@@ -29,9 +42,36 @@ static int ht_solve(cpu_contact *k, const double *lam, sim_status *st) {
 
 static void w_operator(void *ctx, const double *x, double *out) {
   cpu_contact *k = (cpu_contact *)ctx;
+  if (k->op_c) {
+    sim_delassus_op_apply(&k->op, k->op_c, k->op_nc, x, out);
+    return;
+  }
   sim_status ignore = {0}; /* the factor solved this system before: it cannot fail now */
   ht_solve(k, x, &ignore);
   sim_rows_apply(k->stage.c, k->stage.nc, k->cx->m->free_of, k->xc, out);
+}
+
+/* The step's matrix-free W through the contacts' columns of S. Where its buffers cannot grow,
+   the products go through all of S or the factor instead (the same values to rounding, no
+   workspace) and "auto" is told of no operator. */
+static int cpu_prepare_w(void *ctx, const sim_contact *c, int nc, long long *entries,
+                         sim_status *st) {
+  cpu_contact *k = (cpu_contact *)ctx;
+  (void)st;
+  sim_status ignore = {0};
+  *entries = 0;
+  if (sim_delassus_op_build(&k->op, c, nc, k->cx->m->free_of, k->Sw, &ignore)) return SIM_OK;
+  k->op_c = c;
+  k->op_nc = nc;
+  *entries = k->op.nnz;
+  return SIM_OK;
+}
+
+/* A new step: its matrix-free W, if any, comes with prepare_w. */
+static int cpu_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st) {
+  (void)c, (void)nc, (void)st;
+  ((cpu_contact *)ctx)->op_c = NULL;
+  return SIM_OK;
 }
 
 static int cpu_h_state(void *ctx, sim_vec_id id, double *out, sim_status *st) {
@@ -108,10 +148,13 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   k->cx = cx;
   if (contact_S(cx, k, st)) return st->code;
   const sim_sparse_inverse *S = cx->use_S ? &cx->S : k->S.n > 0 ? &k->S : NULL;
-  sim_contact_ops ops = {k, NULL, cpu_h_state, cpu_unconstrained, w_operator, NULL, cpu_correct,
-                         NULL, NULL};
+  k->Sw = S;
+  sim_contact_ops ops = {
+      k,           cpu_set_rows, cpu_h_state, cpu_unconstrained,       w_operator, NULL,
+      cpu_correct, NULL,         NULL,        S ? cpu_prepare_w : NULL};
   if (sim_contact_stage_init(&k->stage, cx->m, &ops, cx->fac, S, cx->max_W_bytes, st))
     return st->code;
+  if (S) k->stage.dense_rows = SIM_CPU_DENSE_ROWS;
   be->contact_begin = cpu_contact_begin;
   be->contact_global = cpu_contact_global;
   be->contact_lambda = cpu_contact_lambda;
@@ -123,6 +166,7 @@ void sim_cpu_contact_destroy(cpu_ctx *cx) {
   if (!k) return;
   sim_contact_stage_free(&k->stage);
   sim_sparse_inverse_free(&k->S);
+  sim_delassus_op_free(&k->op);
   sim_free(k->g), sim_free(k->xc);
   sim_free(k);
   cx->cst = NULL;

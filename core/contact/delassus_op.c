@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* The matrix-free Delassus operator through the contacts' columns of S (delassus_op.h). */
+#include "delassus_op.h"
+
+#include <string.h>
+
+#include "../base/alloc.h"
+
+void sim_delassus_op_free(sim_delassus_op *op) {
+  sim_delassus_terms_free(&op->T);
+  void *p[] = {op->ycol, op->cptr, op->crow, op->cval,   op->rptr, op->rcol, op->rval,
+               op->g,    op->z,    op->w,    op->row_of, op->kcol, op->rows, op->order};
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sim_free(p[i]);
+  memset(op, 0, sizeof *op);
+}
+
+/* *p holds at least `need` elements of `size` bytes (contents not kept). */
+static int ensure(void **p, size_t need, size_t size) {
+  void *q = sim_malloc((need > 0 ? need : 1) * size);
+  if (!q) return -1;
+  sim_free(*p);
+  *p = q;
+  return 0;
+}
+
+/* The arrays that follow S's order n: kept while n stays. */
+static int per_order(sim_delassus_op *op, const sim_sparse_inverse *S) {
+  if (op->n == S->n && op->row_of) return 0;
+  size_t n = (size_t)S->n;
+  op->n = 0;
+  if (ensure((void **)&op->row_of, n, sizeof(int)) || ensure((void **)&op->kcol, n, sizeof(int)) ||
+      ensure((void **)&op->rows, n, sizeof(int)) ||
+      ensure((void **)&op->rptr, n + 1, sizeof(int)) ||
+      ensure((void **)&op->z, 3 * n, sizeof(double)))
+    return -1;
+  for (int i = 0; i < S->n; i++) {
+    op->row_of[i] = -1;
+    op->kcol[S->perm[i]] = i;
+  }
+  op->n = S->n;
+  return 0;
+}
+
+static int per_vertices(sim_delassus_op *op, int m) {
+  if ((size_t)m <= op->m_cap && op->g) return 0;
+  size_t cap = (size_t)m + (size_t)m / 2 + 16;
+  op->m_cap = 0;
+  if (ensure((void **)&op->ycol, cap, sizeof(int)) ||
+      ensure((void **)&op->order, cap, sizeof(int)) ||
+      ensure((void **)&op->cptr, cap + 1, sizeof(int)) ||
+      ensure((void **)&op->g, 3 * cap, sizeof(double)) ||
+      ensure((void **)&op->w, 3 * cap, sizeof(double)))
+    return -1;
+  op->m_cap = cap;
+  return 0;
+}
+
+static int per_entries(sim_delassus_op *op, long long nnz) {
+  if ((size_t)nnz <= op->nnz_cap && op->crow) return 0;
+  size_t cap = (size_t)nnz + (size_t)nnz / 2 + 64;
+  op->nnz_cap = 0;
+  if (ensure((void **)&op->crow, cap, sizeof(int)) ||
+      ensure((void **)&op->rcol, cap, sizeof(int)) ||
+      ensure((void **)&op->cval, cap, sizeof(double)) ||
+      ensure((void **)&op->rval, cap, sizeof(double)))
+    return -1;
+  op->nnz_cap = cap;
+  return 0;
+}
+
+static int refuse(sim_delassus_op *op, sim_status *st, const char *what) {
+  sim_delassus_terms_free(&op->T);
+  op->nr = 0;
+  op->nnz = 0;
+  return sim_fail(st, SIM_ERR_MEMORY, "out of memory (matrix-free W: %s)", what);
+}
+
+/* Y's columns are the local vertices ordered as their columns of L^{-1}: order[p] is the local
+   vertex of column p (row_of serves as an n-long marker and is left all -1). */
+static void order_columns(sim_delassus_op *op) {
+  int m = op->T.m, p = 0;
+  for (int a = 0; a < m; a++) op->row_of[op->kcol[op->T.unk[a]]] = a;
+  for (int k = 0; k < op->n && p < m; k++)
+    if (op->row_of[k] >= 0) {
+      op->order[p] = op->row_of[k];
+      op->ycol[op->row_of[k]] = p++;
+      op->row_of[k] = -1;
+    }
+}
+
+/* Y by columns (rows numbered as first met), then by rows (columns ascending). */
+static void copy_columns(sim_delassus_op *op, const sim_sparse_inverse *S) {
+  int m = op->T.m, nr = 0;
+  long long q = 0;
+  for (int p = 0; p < m; p++) {
+    int k = op->kcol[op->T.unk[op->order[p]]];
+    op->cptr[p] = (int)q;
+    for (int t = S->col_ptr[k]; t < S->col_ptr[k + 1]; t++, q++) {
+      int i = S->col_row[t];
+      if (op->row_of[i] < 0) {
+        op->row_of[i] = nr;
+        op->rows[nr++] = i;
+      }
+      op->crow[q] = op->row_of[i];
+      op->cval[q] = S->col_val ? S->col_val[t] : (double)S->col_valf[t];
+    }
+  }
+  op->cptr[m] = (int)q;
+  op->nr = nr;
+  for (int r = 0; r < nr; r++) op->row_of[op->rows[r]] = -1;
+  int *rptr = op->rptr;
+  memset(rptr, 0, sizeof(int) * ((size_t)nr + 1));
+  for (long long e = 0; e < q; e++) rptr[op->crow[e] + 1]++;
+  for (int r = 0; r < nr; r++) rptr[r + 1] += rptr[r];
+  for (int p = 0; p < m; p++) /* rptr[r] runs along row r, ending at row r + 1's start */
+    for (int e = op->cptr[p]; e < op->cptr[p + 1]; e++) {
+      int dst = rptr[op->crow[e]]++;
+      op->rcol[dst] = p;
+      op->rval[dst] = op->cval[e];
+    }
+  for (int r = nr; r > 0; r--) rptr[r] = rptr[r - 1];
+  rptr[0] = 0;
+}
+
+int sim_delassus_op_build(sim_delassus_op *op, const sim_contact *c, int nc, const int *free_of,
+                          const sim_sparse_inverse *S, sim_status *st) {
+  sim_delassus_terms_free(&op->T);
+  op->nr = 0;
+  op->nnz = 0;
+  if (per_order(op, S)) return refuse(op, st, "S's order");
+  if (nc == 0) return SIM_OK;
+  if (sim_delassus_terms_build(c, nc, free_of, S->n, &op->T, st)) return refuse(op, st, "terms");
+  int m = op->T.m;
+  if (per_vertices(op, m)) return refuse(op, st, "contact vertices");
+  long long nnz = 0;
+  for (int a = 0; a < m; a++) {
+    int k = op->kcol[op->T.unk[a]];
+    nnz += S->col_ptr[k + 1] - S->col_ptr[k];
+  }
+  if (per_entries(op, nnz)) return refuse(op, st, "columns of S");
+  order_columns(op);
+  copy_columns(op, S);
+  op->nnz = nnz;
+  return SIM_OK;
+}
+
+/* g = H_free^T x on Y's columns: serial, in contact order, the sums of sim_rows_apply_T. */
+static void h_transpose(const sim_delassus_op *op, const sim_contact *c, int nc, const double *x) {
+  const sim_delassus_terms *T = &op->T;
+  double *g = op->g;
+  memset(g, 0, sizeof(double) * 3 * (size_t)T->m);
+  for (int j = 0, i = 0; j < nc; j++) {
+    const double *lj = x + 3 * (size_t)j;
+    if (c[j].kind == SIM_CONTACT_CABLE) {
+      for (int t = T->cab_ptr[i]; t < T->cab_ptr[i + 1]; t++) {
+        int a = T->cab_loc[t];
+        if (a >= 0)
+          for (int d = 0; d < 3; d++) g[3 * op->ycol[a] + d] += lj[0] * T->cab_g[3 * (size_t)t + d];
+      }
+      i++;
+      continue;
+    }
+    double s[3] = {0, 0, 0};
+    const double *dir[3] = {c[j].n, c[j].t1, c[j].t2};
+    for (int r = 0; r < 3; r++)
+      for (int d = 0; d < 3; d++) s[d] += lj[r] * dir[r][d];
+    for (int t = 0; t < 4; t++) {
+      int a = T->tloc[4 * j + t];
+      if (a >= 0)
+        for (int d = 0; d < 3; d++) g[3 * op->ycol[a] + d] += T->tbeta[4 * j + t] * s[d];
+    }
+  }
+}
+
+/* out = H_free w: the sums of sim_rows_apply, each row on its own. */
+static void h_apply(const sim_delassus_op *op, const sim_contact *c, int nc, double *out) {
+  const sim_delassus_terms *T = &op->T;
+  const double *w = op->w;
+#pragma omp parallel for schedule(static, 64) if (nc > 512)
+  for (int j = 0; j < nc; j++) {
+    if (c[j].kind == SIM_CONTACT_CABLE) continue;
+    double y[3] = {0, 0, 0};
+    for (int t = 0; t < 4; t++) {
+      int a = T->tloc[4 * j + t];
+      if (a < 0) continue;
+      for (int d = 0; d < 3; d++) y[d] += T->tbeta[4 * j + t] * w[3 * op->ycol[a] + d];
+    }
+    const double *dir[3] = {c[j].n, c[j].t1, c[j].t2};
+    for (int r = 0; r < 3; r++)
+      out[3 * j + r] = dir[r][0] * y[0] + dir[r][1] * y[1] + dir[r][2] * y[2];
+  }
+  for (int i = 0; i < T->ncab; i++) {
+    int j = T->cab_j[i];
+    double acc = 0.0;
+    for (int t = T->cab_ptr[i]; t < T->cab_ptr[i + 1]; t++) {
+      int a = T->cab_loc[t];
+      if (a >= 0)
+        for (int d = 0; d < 3; d++) acc += T->cab_g[3 * (size_t)t + d] * w[3 * op->ycol[a] + d];
+    }
+    out[3 * j] = acc;
+    out[3 * j + 1] = out[3 * j + 2] = 0.0;
+  }
+}
+
+/* out[0..2] = sum over e in lo..hi-1 of val[e] v[3 idx[e] + 0..2], left to right (the sums of
+   sim_sparse_inverse_apply's loops). */
+static inline void sparse_dot3(int lo, int hi, const int *idx, const double *val, const double *v,
+                               double *out) {
+  double a0 = 0, a1 = 0, a2 = 0;
+  for (int e = lo; e < hi; e++) {
+    const double *ve = v + 3 * (size_t)idx[e];
+    double s = val[e];
+    a0 += s * ve[0];
+    a1 += s * ve[1];
+    a2 += s * ve[2];
+  }
+  out[0] = a0;
+  out[1] = a1;
+  out[2] = a2;
+}
+
+void sim_delassus_op_apply(sim_delassus_op *op, const sim_contact *c, int nc, const double *x,
+                           double *out) {
+  int m = op->T.m, nr = op->nr;
+  if (nc == 0) return;
+  h_transpose(op, c, nc, x);
+#pragma omp parallel for schedule(static, 64) if (nr > 512)
+  for (int r = 0; r < nr; r++) /* z = Y g */
+    sparse_dot3(op->rptr[r], op->rptr[r + 1], op->rcol, op->rval, op->g, op->z + 3 * (size_t)r);
+#pragma omp parallel for schedule(dynamic, 16) if (m > 256)
+  for (int p = 0; p < m; p++) /* w = Y^T z */
+    sparse_dot3(op->cptr[p], op->cptr[p + 1], op->crow, op->cval, op->z, op->w + 3 * (size_t)p);
+  h_apply(op, c, nc, out);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* The matrix-free Delassus operator W x = H_free A^{-1} H_free^T x (DESIGN.md Sec. 6) through
+   the contacts' own columns of S = L^{-1} P. With A^{-1} = S^T S and H_free^T x nonzero only at
+   the m free contact vertices, W x = H_free Y^T Y H_free^T x where Y = S[:, contact vertices]:
+   the columns' tree paths (delassus.h), whose union has nr rows. A product reads Y twice
+   (nnz(Y) entries, 3 columns each), not all of S, and the vectors between H and Y have m or nr
+   entries, not nfree. Y is copied out of S once per step, by columns (the path order of S's
+   CSC) and by rows (columns of L^{-1} ascending, as in S's CSR), so every sum adds the terms
+   that the product through all of S adds, in the same order, with the same bits: the terms the
+   full product adds beside them are exact zeros (S's entries times unknowns outside the
+   contacts). Workspace: 2 nnz(Y) (int, double), the term table, a row marker (n ints, kept),
+   3 m + 3 nr + 3 m doubles; all kept across steps and grown on demand. */
+#ifndef SIM_CONTACT_DELASSUS_OP_H
+#define SIM_CONTACT_DELASSUS_OP_H
+#include "../base/status.h"
+#include "../solve/factor.h"
+#include "contact.h"
+#include "delassus_terms.h"
+
+typedef struct sim_delassus_op {
+  sim_delassus_terms T; /* the step's contact terms on m local vertices (T.m) */
+  int nr;               /* rows of Y: the union of the local vertices' paths */
+  long long nnz;        /* entries of Y */
+  int *ycol;            /* m: Y's column of local vertex a (columns ordered as L^{-1}'s) */
+  int *cptr, *crow;     /* Y by columns (m + 1, nnz), rows as Y's row numbers (0 .. nr - 1) */
+  double *cval;
+  int *rptr, *rcol; /* Y by rows (nr + 1, nnz), Y's columns ascending */
+  double *rval;
+  double *g, *z, *w; /* 3 m (H^T x by Y's columns), 3 nr (Y g), 3 m (Y^T z) */
+  int *row_of;       /* n: Y's row of a row of L^{-1}, or -1 (all -1 between builds) */
+  int *kcol;         /* n: the column of L^{-1} that is column u of S (the inverse of P) */
+  int *rows, *order; /* nr: rows of L^{-1} by Y's row number; m: local vertices by column */
+  size_t nnz_cap, m_cap, nr_cap;
+  int n; /* S's order (row_of and kcol hold n) */
+} sim_delassus_op;
+
+/* Y for the contacts c (nc; free_of: vertex -> unknown of A_s or -1, NULL: the identity) from
+   S (double or float values: float ones widen exactly). op starts zeroed and is reused across
+   steps with the same S. SIM_ERR_MEMORY where a buffer cannot grow: op then holds no operator
+   (op->T.m == 0 and nr == 0) but stays valid for sim_delassus_op_free and another build. */
+int sim_delassus_op_build(sim_delassus_op *op, const sim_contact *c, int nc, const int *free_of,
+                          const sim_sparse_inverse *S, sim_status *st);
+
+/* out (3 nc) = W x for the contacts of the last build (the same c and nc). Rows in parallel;
+   every sum in a fixed order: deterministic whatever the threads. */
+void sim_delassus_op_apply(sim_delassus_op *op, const sim_contact *c, int nc, const double *x,
+                           double *out);
+
+void sim_delassus_op_free(sim_delassus_op *op);
+
+#endif
