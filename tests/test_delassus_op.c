@@ -4,7 +4,7 @@
    with S in double and in float, free_of given or not, cables, pinned and shared vertices, a
    contact whose vertices are all pinned; W x against the dense W; the buffers reused across
    builds of other sizes; no contact; the same bits with 1, 2 and 4 threads at sizes where
-   every loop runs in parallel. */
+   every loop runs in parallel; an S whose elimination tree is not postordered refused. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,8 +172,29 @@ static void check_parallel(void) {
   free(cp), free(ri), free(v), free(c), free(x), free(a), free(b);
 }
 
+/* A hand-made S whose elimination tree is not postordered (column 0's parent is 2, column 1
+   a root of its own): refused, and the operator stays empty and reusable. */
+static void check_not_postordered(void) {
+  int perm[3] = {0, 1, 2}, col_ptr[4] = {0, 2, 3, 4}, col_row[4] = {0, 2, 1, 2};
+  double col_val[4] = {1, 0.5, 1, 1};
+  sim_sparse_inverse S;
+  memset(&S, 0, sizeof S);
+  S.n = 3, S.nnz = 4, S.perm = perm, S.col_ptr = col_ptr, S.col_row = col_row;
+  S.col_val = col_val;
+  sim_contact c[1];
+  make_contact(&c[0], 0, 0, 3);
+  sim_delassus_op op;
+  memset(&op, 0, sizeof op);
+  sim_status st = {0};
+  CHECK_INT(sim_delassus_op_build(&op, c, 1, NULL, &S, &st), SIM_ERR_INTERNAL);
+  CHECK_STR_CONTAINS(st.msg, "not postordered");
+  CHECK(op.T.m == 0 && op.nr == 0 && op.nnz == 0);
+  sim_delassus_op_free(&op);
+}
+
 int main(void) {
   srand(11);
+  check_not_postordered();
   check_operator(1);
   check_operator(0);
   check_parallel();

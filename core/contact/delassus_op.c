@@ -8,8 +8,8 @@
 
 void sim_delassus_op_free(sim_delassus_op *op) {
   sim_delassus_terms_free(&op->T);
-  void *p[] = {op->ycol, op->cptr, op->crow, op->cval,   op->rptr, op->rcol, op->rval,
-               op->g,    op->z,    op->w,    op->row_of, op->kcol, op->rows, op->order};
+  void *p[] = {op->ycol, op->cptr, op->crow,   op->cval, op->rptr,  op->rcol,  op->rval, op->g,
+               op->z,    op->w,    op->row_of, op->kcol, op->first, op->below, op->rows, op->order};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sim_free(p[i]);
   memset(op, 0, sizeof *op);
 }
@@ -23,22 +23,41 @@ static int ensure(void **p, size_t need, size_t size) {
   return 0;
 }
 
+/* first[i]: the lowest column of the elimination-tree subtree of i, which in a postordered tree
+   (CHOLMOD's, factor.c) holds exactly the columns first[i] .. i. Column i of L^{-1} is the path
+   from i to the root, so its second row is i's parent. 0, or -1 where the tree is not
+   postordered (sizes against first). */
+static int subtree_firsts(const sim_sparse_inverse *S, int *first, int *size) {
+  int n = S->n;
+  for (int i = 0; i < n; i++) first[i] = i, size[i] = 1;
+  for (int i = 0; i < n; i++) {
+    if (first[i] != i - size[i] + 1) return -1;
+    if (S->col_ptr[i + 1] - S->col_ptr[i] < 2) continue;
+    int par = S->col_row[S->col_ptr[i] + 1];
+    if (par <= i) return -1;
+    if (first[i] < first[par]) first[par] = first[i];
+    size[par] += size[i];
+  }
+  return 0;
+}
+
 /* The arrays that follow S's order n: kept while n stays. */
-static int per_order(sim_delassus_op *op, const sim_sparse_inverse *S) {
-  if (op->n == S->n && op->row_of) return 0;
+static int per_order(sim_delassus_op *op, const sim_sparse_inverse *S, sim_status *st) {
+  if (op->n == S->n && op->row_of) return SIM_OK;
   size_t n = (size_t)S->n;
   op->n = 0;
   if (ensure((void **)&op->row_of, n, sizeof(int)) || ensure((void **)&op->kcol, n, sizeof(int)) ||
+      ensure((void **)&op->first, n, sizeof(int)) ||
+      ensure((void **)&op->below, n + 1, sizeof(int)) ||
       ensure((void **)&op->rows, n, sizeof(int)) ||
       ensure((void **)&op->rptr, n + 1, sizeof(int)) ||
       ensure((void **)&op->z, 3 * n, sizeof(double)))
-    return -1;
-  for (int i = 0; i < S->n; i++) {
-    op->row_of[i] = -1;
-    op->kcol[S->perm[i]] = i;
-  }
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory (matrix-free W: S's order)");
+  if (subtree_firsts(S, op->first, op->row_of)) /* row_of: the subtrees' sizes, for now */
+    return sim_fail(st, SIM_ERR_INTERNAL, "matrix-free W: S's elimination tree is not postordered");
+  for (int i = 0; i < S->n; i++) op->kcol[S->perm[i]] = i;
   op->n = S->n;
-  return 0;
+  return SIM_OK;
 }
 
 static int per_vertices(sim_delassus_op *op, int m) {
@@ -76,50 +95,62 @@ static int refuse(sim_delassus_op *op, sim_status *st, const char *what) {
 }
 
 /* Y's columns are the local vertices ordered as their columns of L^{-1}: order[p] is the local
-   vertex of column p (row_of serves as an n-long marker and is left all -1). */
-static void order_columns(sim_delassus_op *op) {
-  int m = op->T.m, p = 0;
-  for (int a = 0; a < m; a++) op->row_of[op->kcol[op->T.unk[a]]] = a;
-  for (int k = 0; k < op->n && p < m; k++)
-    if (op->row_of[k] >= 0) {
-      op->order[p] = op->row_of[k];
-      op->ycol[op->row_of[k]] = p++;
-      op->row_of[k] = -1;
-    }
+   vertex of column p = below[k], below[k] counting the contact columns under k (row_of marks
+   them for the scan: local vertex + 1, or 0). cptr: the columns' starts. */
+static void order_columns(sim_delassus_op *op, const sim_sparse_inverse *S) {
+  int m = op->T.m, n = op->n, *mark = op->row_of;
+  memset(mark, 0, sizeof(int) * (size_t)n);
+  for (int a = 0; a < m; a++) mark[op->kcol[op->T.unk[a]]] = a + 1;
+  op->below[0] = 0;
+  op->cptr[0] = 0;
+  for (int k = 0, p = 0; k < n; k++) {
+    op->below[k + 1] = op->below[k];
+    if (!mark[k]) continue;
+    int a = mark[k] - 1;
+    op->order[p] = a;
+    op->ycol[a] = p;
+    op->cptr[p + 1] = op->cptr[p] + S->col_ptr[k + 1] - S->col_ptr[k];
+    op->below[k + 1]++;
+    p++;
+  }
 }
 
-/* Y by columns (rows numbered as first met), then by rows (columns ascending). */
+/* Y's rows: the rows i whose subtree holds a contact column, in ascending order, row i holding
+   the below[i + 1] - below[first[i]] contact columns of that subtree. */
+static void number_rows(sim_delassus_op *op) {
+  int nr = 0;
+  op->rptr[0] = 0;
+  for (int i = 0; i < op->n; i++) {
+    int cnt = op->below[i + 1] - op->below[op->first[i]];
+    op->row_of[i] = cnt > 0 ? nr : -1;
+    if (cnt > 0) op->rows[nr] = i, op->rptr[nr + 1] = op->rptr[nr] + cnt, nr++;
+  }
+  op->nr = nr;
+}
+
+/* Y by columns, each a copy of its path; then by rows, each gathered from the columns: row i's
+   columns are p = below[first[i]] onwards (ascending), and a column's path ends with row i's
+   own path, so (i, p) is entry cptr[p + 1] - len(i) of the copy (len: a column's path length).
+   Both passes write in order, the second reading the copy where the first read S. */
 static void copy_columns(sim_delassus_op *op, const sim_sparse_inverse *S) {
-  int m = op->T.m, nr = 0;
-  long long q = 0;
+  int m = op->T.m, nr = op->nr;
+#pragma omp parallel for schedule(dynamic, 16) if (m > 256)
   for (int p = 0; p < m; p++) {
-    int k = op->kcol[op->T.unk[op->order[p]]];
-    op->cptr[p] = (int)q;
+    int k = op->kcol[op->T.unk[op->order[p]]], q = op->cptr[p];
     for (int t = S->col_ptr[k]; t < S->col_ptr[k + 1]; t++, q++) {
-      int i = S->col_row[t];
-      if (op->row_of[i] < 0) {
-        op->row_of[i] = nr;
-        op->rows[nr++] = i;
-      }
-      op->crow[q] = op->row_of[i];
+      op->crow[q] = op->row_of[S->col_row[t]];
       op->cval[q] = S->col_val ? S->col_val[t] : (double)S->col_valf[t];
     }
   }
-  op->cptr[m] = (int)q;
-  op->nr = nr;
-  for (int r = 0; r < nr; r++) op->row_of[op->rows[r]] = -1;
-  int *rptr = op->rptr;
-  memset(rptr, 0, sizeof(int) * ((size_t)nr + 1));
-  for (long long e = 0; e < q; e++) rptr[op->crow[e] + 1]++;
-  for (int r = 0; r < nr; r++) rptr[r + 1] += rptr[r];
-  for (int p = 0; p < m; p++) /* rptr[r] runs along row r, ending at row r + 1's start */
-    for (int e = op->cptr[p]; e < op->cptr[p + 1]; e++) {
-      int dst = rptr[op->crow[e]]++;
-      op->rcol[dst] = p;
-      op->rval[dst] = op->cval[e];
+#pragma omp parallel for schedule(dynamic, 64) if (nr > 512)
+  for (int r = 0; r < nr; r++) {
+    int i = op->rows[r], len = S->col_ptr[i + 1] - S->col_ptr[i];
+    int p = op->below[op->first[i]];
+    for (int e = op->rptr[r]; e < op->rptr[r + 1]; e++, p++) {
+      op->rcol[e] = p;
+      op->rval[e] = op->cval[op->cptr[p + 1] - len];
     }
-  for (int r = nr; r > 0; r--) rptr[r] = rptr[r - 1];
-  rptr[0] = 0;
+  }
 }
 
 int sim_delassus_op_build(sim_delassus_op *op, const sim_contact *c, int nc, const int *free_of,
@@ -127,18 +158,15 @@ int sim_delassus_op_build(sim_delassus_op *op, const sim_contact *c, int nc, con
   sim_delassus_terms_free(&op->T);
   op->nr = 0;
   op->nnz = 0;
-  if (per_order(op, S)) return refuse(op, st, "S's order");
+  if (per_order(op, S, st)) return st->code;
   if (nc == 0) return SIM_OK;
   if (sim_delassus_terms_build(c, nc, free_of, S->n, &op->T, st)) return refuse(op, st, "terms");
   int m = op->T.m;
   if (per_vertices(op, m)) return refuse(op, st, "contact vertices");
-  long long nnz = 0;
-  for (int a = 0; a < m; a++) {
-    int k = op->kcol[op->T.unk[a]];
-    nnz += S->col_ptr[k + 1] - S->col_ptr[k];
-  }
+  order_columns(op, S);
+  long long nnz = op->cptr[m];
   if (per_entries(op, nnz)) return refuse(op, st, "columns of S");
-  order_columns(op);
+  number_rows(op);
   copy_columns(op, S);
   op->nnz = nnz;
   return SIM_OK;

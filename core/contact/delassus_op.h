@@ -8,8 +8,12 @@
    CSC) and by rows (columns of L^{-1} ascending, as in S's CSR), so every sum adds the terms
    that the product through all of S adds, in the same order, with the same bits: the terms the
    full product adds beside them are exact zeros (S's entries times unknowns outside the
-   contacts). Workspace: 2 nnz(Y) (int, double), the term table, a row marker (n ints, kept),
-   3 m + 3 nr + 3 m doubles; all kept across steps and grown on demand. */
+   contacts). The copy is two parallel passes that write in order: the columns from S, then
+   the rows from the columns. The elimination tree is postordered (CHOLMOD's; the build refuses
+   one that is not), so the columns whose path holds a row i are the ones under i, columns
+   first(i) .. i, and each ends with i's own path: where (i, k) lies is a subtraction.
+   Workspace: 2 nnz(Y) (int, double), the term table, 6 arrays of n ints and 3 n doubles
+   (kept while S stays), 3 m + 3 m doubles; all kept across steps and grown on demand. */
 #ifndef SIM_CONTACT_DELASSUS_OP_H
 #define SIM_CONTACT_DELASSUS_OP_H
 #include "../base/status.h"
@@ -27,17 +31,21 @@ typedef struct sim_delassus_op {
   int *rptr, *rcol; /* Y by rows (nr + 1, nnz), Y's columns ascending */
   double *rval;
   double *g, *z, *w; /* 3 m (H^T x by Y's columns), 3 nr (Y g), 3 m (Y^T z) */
-  int *row_of;       /* n: Y's row of a row of L^{-1}, or -1 (all -1 between builds) */
+  int *row_of;       /* n: Y's row of a row of L^{-1}, or -1 */
   int *kcol;         /* n: the column of L^{-1} that is column u of S (the inverse of P) */
-  int *rows, *order; /* nr: rows of L^{-1} by Y's row number; m: local vertices by column */
+  int *first;        /* n: the lowest column in i's elimination subtree (postordered: first .. i) */
+  int *below;        /* n + 1: the contact columns below column k */
+  int *rows;         /* n (nr used): Y's rows as rows of L^{-1} */
+  int *order;        /* m: local vertices by Y's column */
   size_t nnz_cap, m_cap, nr_cap;
   int n; /* S's order (row_of and kcol hold n) */
 } sim_delassus_op;
 
 /* Y for the contacts c (nc; free_of: vertex -> unknown of A_s or -1, NULL: the identity) from
    S (double or float values: float ones widen exactly). op starts zeroed and is reused across
-   steps with the same S. SIM_ERR_MEMORY where a buffer cannot grow: op then holds no operator
-   (op->T.m == 0 and nr == 0) but stays valid for sim_delassus_op_free and another build. */
+   steps with the same S. SIM_ERR_MEMORY where a buffer cannot grow, SIM_ERR_INTERNAL where S's
+   elimination tree is not postordered: op then holds no operator (op->T.m == 0 and nr == 0)
+   but stays valid for sim_delassus_op_free and another build. */
 int sim_delassus_op_build(sim_delassus_op *op, const sim_contact *c, int nc, const int *free_of,
                           const sim_sparse_inverse *S, sim_status *st);
 
