@@ -200,23 +200,24 @@ static void h_transpose(const sim_delassus_op *op, const sim_contact *c, int nc,
   }
 }
 
-/* out = H_free w: the sums of sim_rows_apply, each row on its own. */
-static void h_apply(const sim_delassus_op *op, const sim_contact *c, int nc, double *out) {
+/* out's rows of contact j = H_free w (a cable's from h_cables): sim_rows_apply's sums. */
+static inline void h_rows(const sim_delassus_op *op, const sim_contact *c, int j, double *out) {
   const sim_delassus_terms *T = &op->T;
   const double *w = op->w;
-#pragma omp parallel for schedule(static, 64) if (nc > 512)
-  for (int j = 0; j < nc; j++) {
-    if (c[j].kind == SIM_CONTACT_CABLE) continue;
-    double y[3] = {0, 0, 0};
-    for (int t = 0; t < 4; t++) {
-      int a = T->tloc[4 * j + t];
-      if (a < 0) continue;
-      for (int d = 0; d < 3; d++) y[d] += T->tbeta[4 * j + t] * w[3 * op->ycol[a] + d];
-    }
-    const double *dir[3] = {c[j].n, c[j].t1, c[j].t2};
-    for (int r = 0; r < 3; r++)
-      out[3 * j + r] = dir[r][0] * y[0] + dir[r][1] * y[1] + dir[r][2] * y[2];
+  double y[3] = {0, 0, 0};
+  for (int t = 0; t < 4; t++) {
+    int a = T->tloc[4 * j + t];
+    if (a < 0) continue;
+    for (int d = 0; d < 3; d++) y[d] += T->tbeta[4 * j + t] * w[3 * op->ycol[a] + d];
   }
+  const double *dir[3] = {c[j].n, c[j].t1, c[j].t2};
+  for (int r = 0; r < 3; r++)
+    out[3 * j + r] = dir[r][0] * y[0] + dir[r][1] * y[1] + dir[r][2] * y[2];
+}
+
+static void h_cables(const sim_delassus_op *op, double *out) {
+  const sim_delassus_terms *T = &op->T;
+  const double *w = op->w;
   for (int i = 0; i < T->ncab; i++) {
     int j = T->cab_j[i];
     double acc = 0.0;
@@ -252,11 +253,18 @@ void sim_delassus_op_apply(sim_delassus_op *op, const sim_contact *c, int nc, co
   int m = op->T.m, nr = op->nr;
   if (nc == 0) return;
   h_transpose(op, c, nc, x);
-#pragma omp parallel for schedule(static, 64) if (nr > 512)
-  for (int r = 0; r < nr; r++) /* z = Y g */
-    sparse_dot3(op->rptr[r], op->rptr[r + 1], op->rcol, op->rval, op->g, op->z + 3 * (size_t)r);
-#pragma omp parallel for schedule(dynamic, 16) if (m > 256)
-  for (int p = 0; p < m; p++) /* w = Y^T z */
-    sparse_dot3(op->cptr[p], op->cptr[p + 1], op->crow, op->cval, op->z, op->w + 3 * (size_t)p);
-  h_apply(op, c, nc, out);
+  /* one team for the three passes (each waits for the last at its loop's end) */
+#pragma omp parallel if (nr > 512 || m > 256 || nc > 512)
+  {
+#pragma omp for schedule(static, 64)
+    for (int r = 0; r < nr; r++) /* z = Y g */
+      sparse_dot3(op->rptr[r], op->rptr[r + 1], op->rcol, op->rval, op->g, op->z + 3 * (size_t)r);
+#pragma omp for schedule(dynamic, 16)
+    for (int p = 0; p < m; p++) /* w = Y^T z */
+      sparse_dot3(op->cptr[p], op->cptr[p + 1], op->crow, op->cval, op->z, op->w + 3 * (size_t)p);
+#pragma omp for schedule(static, 64)
+    for (int j = 0; j < nc; j++) /* out = H_free w */
+      if (c[j].kind != SIM_CONTACT_CABLE) h_rows(op, c, j, out);
+  }
+  h_cables(op, out);
 }
