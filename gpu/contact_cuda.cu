@@ -148,7 +148,9 @@ int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *
   if (3 * k->stage.nc == 0) return SIM_OK;
   if (k->w_dense) return sim_cuda_w_apply_dense(k, NULL, x, out, 1, 0, NULL, st);
   int rc = sim_cuda_ht_gather(k, x, st);
-  if (!rc) rc = sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, st);
+  if (!rc)
+    rc = k->wcols.m >= 0 ? sim_cuda_wcols_apply(k->cx, &k->wcols, k->g, k->wq, st)
+                         : sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, st);
   if (!rc) rc = sim_cuda_h_apply(k, k->wq, 1, out, st);
   return rc;
 }
@@ -236,6 +238,9 @@ static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, dou
   if (rc) return rc;
   k->w_dense = dense;
   k->Wp = dense ? sim_cuda_delassus_W(k->del) : NULL;
+  k->wcols.m = -1; /* matrix-free: through the contacts' columns of S where it can */
+  if (!dense && k->wcols_on && (rc = sim_cuda_wcols_build(k->cx, &k->wcols, k->del, st)) > 0)
+    return rc;
   return SIM_OK;
 }
 
@@ -306,7 +311,9 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   c->cst = k;
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact)");
   k->cx = c;
-  int rc = sim_cuda_new<int>(c, &k->iptr, (size_t)m->nfree + 1, NULL, st);
+  k->wcols.m = -1;
+  int rc = sim_cuda_env_choice("SIMCTL_CUDA_WCOLS", "off", "on", 1, &k->wcols_on, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &k->iptr, (size_t)m->nfree + 1, NULL, st);
   if (!rc) rc = sim_cuda_rows_create(k, st);
   if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree, NULL, st);
   if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n, NULL, st);
@@ -352,6 +359,7 @@ void sim_cuda_contact_destroy(cuda_ctx *c) {
   cuda_contact *k = c->cst;
   if (!k) return;
   sim_cuda_nsn_destroy(k);
+  sim_cuda_wcols_free(c, &k->wcols);
   sim_cuda_delassus_destroy(k->del);
   sim_contact_stage_free(&k->stage);
   sim_cuda_rows_free(k);

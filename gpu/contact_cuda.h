@@ -7,6 +7,7 @@
 #include "cuda_ctx.h"
 #include "delassus_cuda.h"
 #include "stamp_cuda.h"
+#include "wcols_cuda.h"
 
 extern "C" {
 #include "../core/contact/stage.h"
@@ -71,6 +72,10 @@ typedef struct cuda_contact {
   int w_dense;               // Wp holds this step's operator (else it is matrix-free)
   const double *Wp;          // the dense W the products use: W, or the device builder's
   struct sim_cuda_delassus *del;  // W formed on the device (delassus_cuda.h), or NULL: on the host
+  // the matrix-free W's solve through the contacts' columns of S (wcols_cuda.h; m -1: through all
+  // of S, as where SIMCTL_CUDA_WCOLS=off, wcols_on 0, or W is formed on the host)
+  cuda_wcols wcols;
+  int wcols_on;
   struct cuda_nsn *dn;  // the Newton solve on the device (SIMCTL_CUDA_NSN=device), or NULL
 } cuda_contact;
 

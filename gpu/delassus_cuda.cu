@@ -34,6 +34,7 @@ struct sim_cuda_delassus {
   double *tbeta, *d;
   cuda_group terms;
   int w_nc;  // contacts of the dense W on the device (-1: none)
+  int m_step;             // the last build's contact vertices (kc's), -1 before one
   const sim_contact *cd;  // this build's contacts on the device: the caller's, or the copy in c
   // the term table formed on the device (build_on with the contacts there): the host's stamps
   // counting the contact vertices, the device's flags and local numbers of the unknowns, the
@@ -385,6 +386,7 @@ extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contac
                                           int nc, const int *free_of, int dense,
                                           size_t max_bytes, double *diag, sim_status *st) {
   k->w_nc = -1;
+  k->m_step = nc <= 0 ? 0 : -1;
   if (nc <= 0) return SIM_OK;
   if (!k->cols.col_ptr)
     return sim_fail(st, SIM_ERR_INTERNAL, "Delassus operator on the device: no S given");
@@ -402,6 +404,7 @@ extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contac
                   3 * nc, 3 * nc, m, need / 1e6, max_bytes / 1e6);
   if (!rc && !dev_c) rc = upload_terms(k, c, nc, &T, &dT, st);
   if (!rc) rc = dense ? dense_w(k, nc, &dT, st) : diag_only(k, nc, &dT, st);
+  if (!rc) k->m_step = m;
   sim_delassus_terms_free(&T);
   if (rc) return rc;
   if (!diag) {
@@ -416,6 +419,13 @@ extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contac
 }
 
 extern "C" const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k) { return k->d; }
+
+extern "C" int sim_cuda_delassus_vertices(const sim_cuda_delassus *k, struct sim_delassus_cols *S,
+                                          int *n, int *m, const int **kc, const int **ip) {
+  if (k->m_step < 0 || !k->cols.col_ptr) return -1;
+  *S = k->cols, *n = k->n, *m = k->m_step, *kc = k->kc, *ip = k->ip;
+  return 0;
+}
 
 extern "C" const double *sim_cuda_delassus_W(const sim_cuda_delassus *k) {
   return k->w_nc >= 0 ? (const double *)k->W.p : NULL;
@@ -461,6 +471,7 @@ extern "C" int sim_cuda_delassus_create(void *stream, sim_cuda_delassus **out, s
   sim_cuda_delassus *k = SIM_NEW0(sim_cuda_delassus, 1);
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus operator)");
   k->w_nc = -1;
+  k->m_step = -1;
   int rc = sim_cuda_stream_open(stream, &k->mem.stream, &k->own_stream, st);
   if (rc) {
     sim_free(k);

@@ -52,6 +52,12 @@ int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contact *c,
                                const sim_contact *dev_c, const int *dev_free_of, int nc,
                                const int *free_of, int dense, size_t max_bytes, double *diag,
                                sim_status *st);
+/* The last build's contact vertices (the CUDA backend's alone, gpu/wcols_cuda.cu): S's columns
+   and order n, the m vertices' columns of L^{-1} kc (device, local number a -> column) and the
+   host's inverse permutation ip (unknown -> column). -1 before a build (or without S). */
+struct sim_delassus_cols;
+int sim_cuda_delassus_vertices(const sim_cuda_delassus *k, struct sim_delassus_cols *S, int *n,
+                               int *m, const int **kc, const int **ip);
 /* diag(W) of the last build on the device (3 nc doubles, valid until the next build). */
 const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k);
 /* The last dense W on the device (NULL before one), and a host copy of it (9 nc^2 doubles). */

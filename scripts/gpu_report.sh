@@ -59,14 +59,15 @@
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
 #   --table3: a comma-separated list of host, device, fused, crfloat, paper, fastest, dense,
-#             launches
+#             launches, allcols
 #             (default host, device, dense, in that order): the table3 part's runs, e.g. one per
 #             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on;
 #             crfloat is device with contact.cr_precision=float; paper is device with the
 #             paper's algorithm (contact.newton_steps=1, redetect=0, line_search=0); fastest is
 #             paper with fused and crfloat's settings as well; launches is
 #             dense with the device solve's kernels launched one by one instead of as CUDA
-#             graphs (SIMCTL_CUDA_GRAPH=off)
+#             graphs (SIMCTL_CUDA_GRAPH=off); allcols is device with the matrix-free W's solve
+#             through all of S (SIMCTL_CUDA_WCOLS=off) instead of the contacts' columns
 #   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
 #          programs and simctl-emu of a build without a GPU; it checks the script, not a GPU
 set -uo pipefail
@@ -105,7 +106,7 @@ case "$ROWS" in
 esac
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | fused | crfloat | paper | fastest | dense | launches) ;;
+    host | device | fused | crfloat | paper | fastest | dense | launches | allcols) ;;
     *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused," \
          "crfloat, paper, fastest, dense or launches" >&2
        exit 2 ;;
@@ -262,7 +263,7 @@ fi
 # and SIMCTL_CUDA_FUSE's defaults and where `auto` should stop forming W on the CUDA backend
 if want table3; then
   for v in ${VARIANTS//,/ }; do
-    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=off what=
+    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=off wcols=on what=
     case "$v" in
       fused) nsn=device fuse=on what=", reductions fused" ;;
       crfloat) nsn=device what=", CR's W in float" sets+=(--set contact.cr_precision=float) ;;
@@ -276,10 +277,12 @@ if want table3; then
              sets+=(--set contact.delassus=dense) ;;
       launches) nsn=device name=table3_nsn_device_dense_launches graph=off
                 what=", W dense, no CUDA graphs" sets+=(--set contact.delassus=dense) ;;
+      allcols) nsn=device name=table3_nsn_device_allcols wcols=off
+               what=", W matrix-free through all of S" ;;
     esac
     spent "table3 $v" && continue
     echo "== table3, Newton solve on the $nsn$what (at most $(($(left) - 10)) s)"
-    SIMCTL_CUDA_FUSE=$fuse SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn \
+    SIMCTL_CUDA_FUSE=$fuse SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn SIMCTL_CUDA_WCOLS=$wcols \
       timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/table3.sh" \
       --simctl "$SIMCTL" --out "$OUT/$name" --rows "$ROWS" "${sets[@]}" | tee "$OUT/$name.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
