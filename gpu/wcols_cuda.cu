@@ -58,16 +58,10 @@ static __global__ void k_ycols(int n, const int *mark, const int *below, const i
   ycol[p] = k, yu[p] = perm[k], yend[p] = col_ptr[k + 1];
 }
 
-static __global__ void k_gc(int m, const int *yu, const double *g, double *gc) {
-  int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= m) return;
-  for (int d = 0; d < 3; d++) gc[3 * (size_t)p + d] = g[3 * (size_t)yu[p] + d];
-}
-
-// z_i = sum over the contact columns p under row i of Y_ip gc_p: a warp per row of L^{-1}
-// (rows with none are never read: not written).
+// z_i = sum over the contact columns p under row i of Y_ip g at p's unknown: a warp per row of
+// L^{-1} (rows with none are never read: not written).
 static __global__ void k_z(int n, const int *first, const int *below, sim_delassus_cols S,
-                           const int *yend, const double *gc, double *z) {
+                           const int *yend, const int *yu, const double *g, double *z) {
   const long long i = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (i >= n) return;
@@ -77,7 +71,7 @@ static __global__ void k_z(int n, const int *first, const int *below, sim_delass
   double a[3] = {0.0, 0.0, 0.0};
   for (int j = lane; j < cnt; j += 32) {
     const double v = s_val(S, yend[p0 + j] - len);
-    const double *gp = gc + 3 * (size_t)(p0 + j);
+    const double *gp = g + 3 * (size_t)yu[p0 + j];
     for (int d = 0; d < 3; d++) a[d] += v * gp[d];
   }
   warp_sum3(a);
@@ -123,9 +117,7 @@ static void release_vertices(cuda_ctx *c, cuda_wcols *w) {
   sim_cuda_release(c, w->ycol, sizeof(int) * m);
   sim_cuda_release(c, w->yu, sizeof(int) * m);
   sim_cuda_release(c, w->yend, sizeof(int) * m);
-  sim_cuda_release(c, w->gc, sizeof(double) * 3 * m);
   w->ycol = w->yu = w->yend = NULL;
-  w->gc = NULL;
   w->m_cap = 0;
 }
 
@@ -173,7 +165,6 @@ static int per_vertices(cuda_ctx *c, cuda_wcols *w, int m, sim_status *st) {
   int rc = sim_cuda_new<int>(c, &w->ycol, cap, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(c, &w->yu, cap, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(c, &w->yend, cap, NULL, st);
-  if (!rc) rc = sim_cuda_new<double>(c, &w->gc, 3 * cap, NULL, st);
   w->m_cap = cap;
   if (rc) release_vertices(c, w);
   return rc;
@@ -210,9 +201,8 @@ int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, double *wq
   if (m == 0) return SIM_OK;
   const sim_delassus_cols S = w->S;
   cudaStream_t s = c->stream;
-  k_gc<<<sim_cuda_blocks(m), SIM_CUDA_BLOCK, 0, s>>>(m, w->yu, g, w->gc);
-  k_z<<<sim_cuda_blocks(32LL * n), SIM_CUDA_BLOCK, 0, s>>>(n, w->first, w->below, S, w->yend, w->gc,
-                                                           w->z);
+  k_z<<<sim_cuda_blocks(32LL * n), SIM_CUDA_BLOCK, 0, s>>>(n, w->first, w->below, S, w->yend, w->yu,
+                                                           g, w->z);
   k_w<<<sim_cuda_blocks(32LL * m), SIM_CUDA_BLOCK, 0, s>>>(m, w->ycol, S, w->z, w->yu, c->free_vert,
                                                            wq);
   SIM_CU(cudaGetLastError(), st);

@@ -30,7 +30,7 @@ typedef struct cuda_wcols {
   int *mark;              // n + 1: contact columns (1), then scratch
   int *below;             // n + 1: contact columns below column k (mark's exclusive scan)
   int *ycol, *yu, *yend;  // m: Y's columns' columns of L^{-1}, unknowns, ends in S's columns
-  double *gc, *z;         // 3 m (g by Y's column), 3 n (Y g by row of L^{-1})
+  double *z;              // 3 n: Y g by row of L^{-1}
   int *ok;                // 1: the postorder check's result on the device
   void *scan;             // the scan's workspace
   size_t scan_bytes, n_cap, m_cap;
