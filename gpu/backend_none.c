@@ -132,6 +132,11 @@ int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *c, int nc, 
   return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
 }
 
+int sim_cuda_delassus_solve_cols(sim_cuda_delassus *k, const double *g, double *x, sim_status *st) {
+  (void)k, (void)g, (void)x;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
 const double *sim_cuda_delassus_W(const sim_cuda_delassus *k) {
   (void)k;
   return NULL;

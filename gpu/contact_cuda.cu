@@ -149,7 +149,7 @@ int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *
   if (k->w_dense) return sim_cuda_w_apply_dense(k, NULL, x, out, 1, 0, NULL, st);
   int rc = sim_cuda_ht_gather(k, x, st);
   if (!rc)
-    rc = k->wcols.m >= 0 ? sim_cuda_wcols_apply(k->cx, &k->wcols, k->g, k->wq, st)
+    rc = k->wcols.m >= 0 ? sim_cuda_wcols_apply(k->cx, &k->wcols, k->g, k->cx->free_vert, k->wq, st)
                          : sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, st);
   if (!rc) rc = sim_cuda_h_apply(k, k->wq, 1, out, st);
   return rc;

@@ -13,6 +13,7 @@ extern "C" {
 #include "../core/contact/delassus_terms.h"
 #include "../core/contact/rows.h"
 }
+#include "wcols_cuda.h"
 
 typedef struct dev_buf {  // a device array grown on demand (contents not kept)
   void *p;
@@ -35,6 +36,9 @@ struct sim_cuda_delassus {
   cuda_group terms;
   int w_nc;  // contacts of the dense W on the device (-1: none)
   int m_step;             // the last build's contact vertices (kc's), -1 before one
+  // sim_cuda_delassus_solve_cols's: the operator, g and x up and down, the identity as free_vert
+  cuda_wcols wc;
+  dev_buf tg, tx, ident;
   const sim_contact *cd;  // this build's contacts on the device: the caller's, or the copy in c
   // the term table formed on the device (build_on with the contacts there): the host's stamps
   // counting the contact vertices, the device's flags and local numbers of the unknowns, the
@@ -420,6 +424,30 @@ extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contac
 
 extern "C" const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k) { return k->d; }
 
+extern "C" int sim_cuda_delassus_solve_cols(sim_cuda_delassus *k, const double *g, double *x,
+                                            sim_status *st) {
+  int rc = sim_cuda_wcols_build(&k->mem, &k->wc, k, st);
+  if (rc) return rc;
+  const size_t n = (size_t)k->n;
+  if (!k->ident.p || k->ident.bytes < sizeof(int) * n) {
+    int *id = SIM_NEW(int, n + 1);
+    if (!id) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (matrix-free W's test)");
+    for (size_t u = 0; u < n; u++) id[u] = (int)u;
+    rc = put(k, &k->ident, id, sizeof(int) * n, st);
+    sim_free(id); /* staged: no wait (upload_terms) */
+  }
+  if (!rc) rc = put(k, &k->tg, g, sizeof(double) * 3 * n, st);
+  if (!rc) rc = put(k, &k->tx, x, sizeof(double) * 3 * n, st);
+  if (!rc)
+    rc = sim_cuda_wcols_apply(&k->mem, &k->wc, (const double *)k->tg.p, (const int *)k->ident.p,
+                              (double *)k->tx.p, st);
+  if (rc) return rc;
+  SIM_CU(cudaMemcpyAsync(x, k->tx.p, sizeof(double) * 3 * n, cudaMemcpyDeviceToHost, k->mem.stream),
+         st);
+  SIM_CU(cudaStreamSynchronize(k->mem.stream), st);
+  return SIM_OK;
+}
+
 extern "C" int sim_cuda_delassus_vertices(const sim_cuda_delassus *k, struct sim_delassus_cols *S,
                                           int *n, int *m, const int **kc, const int **ip) {
   if (k->m_step < 0 || !k->cols.col_ptr) return -1;
@@ -472,6 +500,7 @@ extern "C" int sim_cuda_delassus_create(void *stream, sim_cuda_delassus **out, s
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus operator)");
   k->w_nc = -1;
   k->m_step = -1;
+  k->wc.m = -1;
   int rc = sim_cuda_stream_open(stream, &k->mem.stream, &k->own_stream, st);
   if (rc) {
     sim_free(k);
@@ -487,11 +516,13 @@ extern "C" size_t sim_cuda_delassus_bytes(const sim_cuda_delassus *k) {
 
 extern "C" void sim_cuda_delassus_destroy(sim_cuda_delassus *k) {
   if (!k) return;
-  dev_buf *b[] = {&k->own_ptr, &k->own_row, &k->own_val, &k->cab_j,  &k->cab_ptr, &k->cab_loc,
-                  &k->cab_g,   &k->c,       &k->K,       &k->G,      &k->W,       &k->flag,
-                  &k->loc,     &k->dip,     &k->scan,    &k->cab_unk};
+  dev_buf *b[] = {&k->own_ptr, &k->own_row, &k->own_val, &k->cab_j, &k->cab_ptr,
+                  &k->cab_loc, &k->cab_g,   &k->c,       &k->K,     &k->G,
+                  &k->W,       &k->flag,    &k->loc,     &k->dip,   &k->scan,
+                  &k->cab_unk, &k->tg,      &k->tx,      &k->ident};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) release(k, b[i]);
   sim_cuda_group_free(&k->mem, &k->terms);
+  sim_cuda_wcols_free(&k->mem, &k->wc);
   if (k->own_stream) cudaStreamDestroy(k->mem.stream);
   sim_free(k->ip);
   sim_free(k->stamp);

@@ -58,6 +58,11 @@ int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contact *c,
 struct sim_delassus_cols;
 int sim_cuda_delassus_vertices(const sim_cuda_delassus *k, struct sim_delassus_cols *S, int *n,
                                int *m, const int **kc, const int **ip);
+/* x = A^{-1} g at the last build's contact unknowns (host vectors of 3 nfree by unknown; x's
+   other entries kept): the matrix-free W's solve through their columns of S
+   (gpu/wcols_cuda.cu), for tests and standalone use. -1 where the last build gives no such
+   operator (S's elimination tree not postordered). */
+int sim_cuda_delassus_solve_cols(sim_cuda_delassus *k, const double *g, double *x, sim_status *st);
 /* diag(W) of the last build on the device (3 nc doubles, valid until the next build). */
 const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k);
 /* The last dense W on the device (NULL before one), and a host copy of it (9 nc^2 doubles). */

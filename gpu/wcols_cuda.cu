@@ -195,7 +195,8 @@ int sim_cuda_wcols_build(cuda_ctx *c, cuda_wcols *w, const sim_cuda_delassus *de
   return SIM_OK;
 }
 
-int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, double *wq, sim_status *st) {
+int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, const int *free_vert,
+                         double *wq, sim_status *st) {
   const int m = w->m, n = w->n;
   if (m < 0) return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: no matrix-free W this step");
   if (m == 0) return SIM_OK;
@@ -203,7 +204,7 @@ int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, double *wq
   cudaStream_t s = c->stream;
   k_z<<<sim_cuda_blocks(32LL * n), SIM_CUDA_BLOCK, 0, s>>>(n, w->first, w->below, S, w->yend, w->yu,
                                                            g, w->z);
-  k_w<<<sim_cuda_blocks(32LL * m), SIM_CUDA_BLOCK, 0, s>>>(m, w->ycol, S, w->z, w->yu, c->free_vert,
+  k_w<<<sim_cuda_blocks(32LL * m), SIM_CUDA_BLOCK, 0, s>>>(m, w->ycol, S, w->z, w->yu, free_vert,
                                                            wq);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;

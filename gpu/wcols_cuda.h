@@ -41,8 +41,10 @@ typedef struct cuda_wcols {
 // all of S instead); SIM_OK, or a device error.
 int sim_cuda_wcols_build(cuda_ctx *c, cuda_wcols *w, const sim_cuda_delassus *del, sim_status *st);
 // wq[3 free_vert[u] + d] = (A^{-1} g)_u at this step's contact unknowns u (g: 3 nfree by unknown;
-// the other entries of wq untouched). Queued on c's stream.
-int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, double *wq, sim_status *st);
+// free_vert: unknown -> row of wq, on the device; the other entries of wq untouched). Queued on
+// c's stream.
+int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, const int *free_vert,
+                         double *wq, sim_status *st);
 void sim_cuda_wcols_free(cuda_ctx *c, cuda_wcols *w);
 
 #endif

@@ -7,12 +7,15 @@
    within 1e-12 relative to W's largest entry (the same functions in the same order: bitwise
    equal is expected, and the count of differing entries is printed). Also: no contacts, a W
    over the memory limit refused as on the host, and a second, smaller step reusing the
-   buffers. */
+   buffers. The matrix-free W's solve through the contact vertices' columns of S
+   (gpu/wcols_cuda.cu) against the host's through all of S, within 1e-12 (the warps add in
+   their own order). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/base/alloc.h"
 #include "../core/contact/delassus.h"
+#include "../core/contact/delassus_terms.h"
 #include "../gpu/delassus_cuda.h"
 #include "contact_gen.h"
 #include "gpu_pair.h"
@@ -36,7 +39,50 @@ static double max_abs(const double *a, size_t n) {
   return m;
 }
 
-/* One step's contacts on both sides: dense W, its diagonal, and the diagonal alone. */
+/* The matrix-free W's solve through the contact vertices' columns of S (gpu/wcols_cuda.cu)
+   against the host's solve through all of S, at the contact unknowns; the other entries of x
+   are kept. */
+static void solve_cols(sim_cuda_delassus *k, const sim_contact *c, int nc, const int *free_of,
+                       const sim_sparse_inverse *S, const char *what) {
+  sim_status st = {0};
+  sim_delassus_terms T;
+  CHECK_INT(sim_delassus_terms_build(c, nc, free_of, S->n, &T, &st), SIM_OK);
+  const size_t n3 = 3 * (size_t)S->n;
+  double *g = SIM_NEW(double, n3), *y = SIM_NEW(double, n3), *xh = SIM_NEW(double, n3),
+         *xd = SIM_NEW(double, n3);
+  for (size_t i = 0; i < n3; i++) g[i] = 0.0, xd[i] = -7.0;
+  for (int a = 0; a < T.m; a++) /* g where H_free^T puts it: at the contact unknowns */
+    for (int d = 0; d < 3; d++) g[3 * (size_t)T.unk[a] + d] = gen_rnd();
+  sim_sparse_inverse_apply(S, g, y, xh);
+  int rc = sim_cuda_delassus_solve_cols(k, g, xd, &st);
+  if (rc) fprintf(stderr, "%s: %s\n", what, st.msg);
+  CHECK_INT(rc, SIM_OK);
+  double e = 0.0, scale = 0.0;
+  long kept = 0, at = 0;
+  char *mark = SIM_NEW0(char, (size_t)S->n + 1);
+  for (int a = 0; a < T.m; a++) mark[T.unk[a]] = 1;
+  for (int u = 0; u < S->n; u++)
+    for (int d = 0; d < 3; d++) {
+      const size_t i = 3 * (size_t)u + d;
+      if (!mark[u]) {
+        kept += xd[i] == -7.0;
+        continue;
+      }
+      at++;
+      e = fmax(e, fabs(xd[i] - xh[i]));
+      scale = fmax(scale, fabs(xh[i]));
+    }
+  printf("%s: A^-1 g through the contact columns, %d unknowns: max |diff| %.3g of %.3g\n", what,
+         T.m, e, scale);
+  CHECK(at == 3L * T.m && kept == (long)n3 - at);
+  CHECK(scale > 0 && e <= 1e-12 * scale);
+  sim_free(mark);
+  sim_free(g), sim_free(y), sim_free(xh), sim_free(xd);
+  sim_delassus_terms_free(&T);
+}
+
+/* One step's contacts on both sides: dense W, its diagonal, the diagonal alone, and the
+   matrix-free W's solve. */
 static void compare(sim_cuda_delassus *k, const sim_contact *c, int nc, const int *free_of,
                     const sim_sparse_inverse *S, const char *what) {
   sim_status st = {0};
@@ -56,6 +102,7 @@ static void compare(sim_cuda_delassus *k, const sim_contact *c, int nc, const in
   rc = sim_cuda_delassus_build(k, c, nc, free_of, 0, 0, dg, &st);
   CHECK_INT(rc, SIM_OK);
   CHECK(sim_cuda_delassus_W(k) == NULL); /* matrix-free: no dense W this step */
+  solve_cols(k, c, nc, free_of, S, what);
   long nw, nd, ndw;
   const double scale = max_abs(W, nr * nr);
   const double ew = diff(W, Wg, nr * nr, &nw), ed = diff(dh, dg, nr, &nd);
