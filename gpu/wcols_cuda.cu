@@ -20,28 +20,11 @@ static __device__ inline void warp_sum3(double a[3]) {
     for (int d = 0; d < 3; d++) a[d] += __shfl_down_sync(0xffffffffu, a[d], off);
 }
 
-// first[i], the lowest column of i's subtree, in one pass up the tree (a parent's index is
-// above its children's); *ok = 0 where the tree is not postordered (a subtree's columns not
-// first .. i). size: n ints of scratch.
-static __global__ void k_first(int n, const int *col_ptr, const int *col_row, int *first, int *size,
-                               int *ok) {
-  if (blockIdx.x != 0 || threadIdx.x != 0) return;
-  for (int i = 0; i < n; i++) first[i] = i, size[i] = 1;
-  *ok = 1;
-  for (int i = 0; i < n; i++) {
-    if (first[i] != i - size[i] + 1) {
-      *ok = 0;
-      return;
-    }
-    if (col_ptr[i + 1] - col_ptr[i] < 2) continue;
-    const int par = col_row[col_ptr[i] + 1];
-    if (par <= i) {
-      *ok = 0;
-      return;
-    }
-    if (first[i] < first[par]) first[par] = first[i];
-    size[par] += size[i];
-  }
+// first[i], the lowest column of i's subtree, by one thread (sim_delassus_subtree_firsts, the
+// CPU's): *ok = 0 where the tree is not postordered. size: n ints of scratch.
+static __global__ void k_first(sim_delassus_cols S, int n, int *first, int *size, int *ok) {
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    *ok = sim_delassus_subtree_firsts(&S, n, first, size) == 0;
 }
 
 static __global__ void k_mark(int m, const int *kc, int *mark) {
@@ -150,7 +133,7 @@ static int per_order(cuda_ctx *c, cuda_wcols *w, const sim_delassus_cols *S, int
     return rc;
   }
   w->n = n;
-  k_first<<<1, 1, 0, c->stream>>>(n, S->col_ptr, S->col_row, w->first, w->mark, w->ok);
+  k_first<<<1, 1, 0, c->stream>>>(*S, n, w->first, w->mark, w->ok);
   SIM_CU(cudaGetLastError(), st);
   SIM_CU(cudaMemcpyAsync(&ok, w->ok, sizeof(int), cudaMemcpyDeviceToHost, c->stream), st);
   SIM_CU(cudaStreamSynchronize(c->stream), st);

@@ -9,7 +9,7 @@
 void sim_delassus_op_free(sim_delassus_op *op) {
   sim_delassus_terms_free(&op->T);
   void *p[] = {op->ycol, op->cptr, op->crow,   op->cval, op->rptr,  op->rcol,  op->rval, op->g,
-               op->z,    op->w,    op->row_of, op->kcol, op->first, op->below, op->rows, op->order};
+               op->z,    op->w,    op->row_of, op->kcol, op->first, op->below, op->rows, op->ykc};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sim_free(p[i]);
   memset(op, 0, sizeof *op);
 }
@@ -20,24 +20,6 @@ static int ensure(void **p, size_t need, size_t size) {
   if (!q) return -1;
   sim_free(*p);
   *p = q;
-  return 0;
-}
-
-/* first[i]: the lowest column of the elimination-tree subtree of i, which in a postordered tree
-   (CHOLMOD's, factor.c) holds exactly the columns first[i] .. i. Column i of L^{-1} is the path
-   from i to the root, so its second row is i's parent. 0, or -1 where the tree is not
-   postordered (sizes against first). */
-static int subtree_firsts(const sim_sparse_inverse *S, int *first, int *size) {
-  int n = S->n;
-  for (int i = 0; i < n; i++) first[i] = i, size[i] = 1;
-  for (int i = 0; i < n; i++) {
-    if (first[i] != i - size[i] + 1) return -1;
-    if (S->col_ptr[i + 1] - S->col_ptr[i] < 2) continue;
-    int par = S->col_row[S->col_ptr[i] + 1];
-    if (par <= i) return -1;
-    if (first[i] < first[par]) first[par] = first[i];
-    size[par] += size[i];
-  }
   return 0;
 }
 
@@ -53,7 +35,8 @@ static int per_order(sim_delassus_op *op, const sim_sparse_inverse *S, sim_statu
       ensure((void **)&op->rptr, n + 1, sizeof(int)) ||
       ensure((void **)&op->z, 3 * n, sizeof(double)))
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (matrix-free W: S's order)");
-  if (subtree_firsts(S, op->first, op->row_of)) /* row_of: the subtrees' sizes, for now */
+  const sim_delassus_cols cols = {S->col_ptr, S->col_row, S->col_val, S->col_valf};
+  if (sim_delassus_subtree_firsts(&cols, S->n, op->first, op->row_of)) /* row_of: scratch */
     return sim_fail(st, SIM_ERR_INTERNAL, "matrix-free W: S's elimination tree is not postordered");
   for (int i = 0; i < S->n; i++) op->kcol[S->perm[i]] = i;
   op->n = S->n;
@@ -64,8 +47,7 @@ static int per_vertices(sim_delassus_op *op, int m) {
   if ((size_t)m <= op->m_cap && op->g) return 0;
   size_t cap = (size_t)m + (size_t)m / 2 + 16;
   op->m_cap = 0;
-  if (ensure((void **)&op->ycol, cap, sizeof(int)) ||
-      ensure((void **)&op->order, cap, sizeof(int)) ||
+  if (ensure((void **)&op->ycol, cap, sizeof(int)) || ensure((void **)&op->ykc, cap, sizeof(int)) ||
       ensure((void **)&op->cptr, cap + 1, sizeof(int)) ||
       ensure((void **)&op->g, 3 * cap, sizeof(double)) ||
       ensure((void **)&op->w, 3 * cap, sizeof(double)))
@@ -94,9 +76,9 @@ static int refuse(sim_delassus_op *op, sim_status *st, const char *what) {
   return sim_fail(st, SIM_ERR_MEMORY, "out of memory (matrix-free W: %s)", what);
 }
 
-/* Y's columns are the local vertices ordered as their columns of L^{-1}: order[p] is the local
-   vertex of column p = below[k], below[k] counting the contact columns under k (row_of marks
-   them for the scan: local vertex + 1, or 0). cptr: the columns' starts. */
+/* Y's columns are the local vertices ordered as their columns of L^{-1}: column p = below[k] is
+   column ykc[p] = k of L^{-1}, below[k] counting the contact columns under k (row_of marks them
+   for the scan: local vertex + 1, or 0). cptr: the columns' starts. */
 static void order_columns(sim_delassus_op *op, const sim_sparse_inverse *S) {
   int m = op->T.m, n = op->n, *mark = op->row_of;
   memset(mark, 0, sizeof(int) * (size_t)n);
@@ -106,9 +88,8 @@ static void order_columns(sim_delassus_op *op, const sim_sparse_inverse *S) {
   for (int k = 0, p = 0; k < n; k++) {
     op->below[k + 1] = op->below[k];
     if (!mark[k]) continue;
-    int a = mark[k] - 1;
-    op->order[p] = a;
-    op->ycol[a] = p;
+    op->ykc[p] = k;
+    op->ycol[mark[k] - 1] = p;
     op->cptr[p + 1] = op->cptr[p] + S->col_ptr[k + 1] - S->col_ptr[k];
     op->below[k + 1]++;
     p++;
@@ -136,7 +117,7 @@ static void copy_columns(sim_delassus_op *op, const sim_sparse_inverse *S) {
   int m = op->T.m, nr = op->nr;
 #pragma omp parallel for schedule(dynamic, 16) if (m > 256)
   for (int p = 0; p < m; p++) {
-    int k = op->kcol[op->T.unk[op->order[p]]], q = op->cptr[p];
+    int k = op->ykc[p], q = op->cptr[p];
     for (int t = S->col_ptr[k]; t < S->col_ptr[k + 1]; t++, q++) {
       op->crow[q] = op->row_of[S->col_row[t]];
       op->cval[q] = S->col_val ? S->col_val[t] : (double)S->col_valf[t];

@@ -36,7 +36,7 @@ typedef struct sim_delassus_op {
   int *first;        /* n: the lowest column in i's elimination subtree (postordered: first .. i) */
   int *below;        /* n + 1: the contact columns below column k */
   int *rows;         /* n (nr used): Y's rows as rows of L^{-1} */
-  int *order;        /* m: local vertices by Y's column */
+  int *ykc;          /* m: Y's columns' columns of L^{-1} */
   size_t nnz_cap, m_cap, nr_cap;
   int n; /* S's order (row_of and kcol hold n) */
 } sim_delassus_op;

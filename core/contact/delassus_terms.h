@@ -160,4 +160,23 @@ SIM_HD void sim_delassus_diag_rows(const sim_contact *cj, double g, double d[3])
   d[2] = g * sim_dot3(cj->t2, cj->t2);
 }
 
+/* first[i]: the lowest column of the elimination-tree subtree of column i of L^{-1} (S's
+   columns: column i is the path from i to the root, so its second row is i's parent), which in
+   a postordered tree (CHOLMOD's, factor.c) holds exactly the columns first[i] .. i. One pass up
+   the tree (a parent's index is above its children's); size: n ints of scratch. 0, or -1 where
+   the tree is not postordered (a subtree's columns not first .. i). The CPU's and the device's
+   matrix-free W (delassus_op.c, gpu/wcols_cuda.cu) both call it. */
+SIM_HD int sim_delassus_subtree_firsts(const sim_delassus_cols *S, int n, int *first, int *size) {
+  for (int i = 0; i < n; i++) first[i] = i, size[i] = 1;
+  for (int i = 0; i < n; i++) {
+    if (first[i] != i - size[i] + 1) return -1;
+    if (S->col_ptr[i + 1] - S->col_ptr[i] < 2) continue;
+    const int par = S->col_row[S->col_ptr[i] + 1];
+    if (par <= i) return -1;
+    if (first[i] < first[par]) first[par] = first[i];
+    size[par] += size[i];
+  }
+  return 0;
+}
+
 #endif

@@ -23,8 +23,7 @@
 typedef struct cpu_contact {
   sim_contact_stage stage;
   cpu_ctx *cx;
-  sim_sparse_inverse S; /* for W when the global solver has none (S.n == 0 otherwise) */
-  const sim_sparse_inverse *Sw; /* the S that W comes from (cx->S or S) */
+  sim_sparse_inverse S;         /* for W when the global solver has none (S.n == 0 otherwise) */
   sim_delassus_op op;           /* the matrix-free W of this step's contacts */
   const sim_contact *op_c; /* its contacts (the stage's copy), NULL where it could not be built */
   int op_nc;
@@ -60,7 +59,7 @@ static int cpu_prepare_w(void *ctx, const sim_contact *c, int nc, long long *ent
   (void)st;
   sim_status ignore = {0};
   *entries = 0;
-  if (sim_delassus_op_build(&k->op, c, nc, k->cx->m->free_of, k->Sw, &ignore)) return SIM_OK;
+  if (sim_delassus_op_build(&k->op, c, nc, k->cx->m->free_of, k->stage.S, &ignore)) return SIM_OK;
   k->op_c = c;
   k->op_nc = nc;
   *entries = k->op.nnz;
@@ -148,7 +147,6 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   k->cx = cx;
   if (contact_S(cx, k, st)) return st->code;
   const sim_sparse_inverse *S = cx->use_S ? &cx->S : k->S.n > 0 ? &k->S : NULL;
-  k->Sw = S;
   sim_contact_ops ops = {
       k,           cpu_set_rows, cpu_h_state, cpu_unconstrained,       w_operator, NULL,
       cpu_correct, NULL,         NULL,        S ? cpu_prepare_w : NULL};
