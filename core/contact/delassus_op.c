@@ -33,7 +33,7 @@ static int per_order(sim_delassus_op *op, const sim_sparse_inverse *S, sim_statu
       ensure((void **)&op->below, n + 1, sizeof(int)) ||
       ensure((void **)&op->rows, n, sizeof(int)) ||
       ensure((void **)&op->rptr, n + 1, sizeof(int)) ||
-      ensure((void **)&op->z, 3 * n, sizeof(double)))
+      ensure((void **)&op->z, SIM_OP_STRIDE * n, sizeof(double)))
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (matrix-free W: S's order)");
   const sim_delassus_cols cols = {S->col_ptr, S->col_row, S->col_val, S->col_valf};
   if (sim_delassus_subtree_firsts(&cols, S->n, op->first, op->row_of)) /* row_of: scratch */
@@ -49,7 +49,7 @@ static int per_vertices(sim_delassus_op *op, int m) {
   op->m_cap = 0;
   if (ensure((void **)&op->ycol, cap, sizeof(int)) || ensure((void **)&op->ykc, cap, sizeof(int)) ||
       ensure((void **)&op->cptr, cap + 1, sizeof(int)) ||
-      ensure((void **)&op->g, 3 * cap, sizeof(double)) ||
+      ensure((void **)&op->g, SIM_OP_STRIDE * cap, sizeof(double)) ||
       ensure((void **)&op->w, 3 * cap, sizeof(double)))
     return -1;
   op->m_cap = cap;
@@ -153,18 +153,20 @@ int sim_delassus_op_build(sim_delassus_op *op, const sim_contact *c, int nc, con
   return SIM_OK;
 }
 
-/* g = H_free^T x on Y's columns: serial, in contact order, the sums of sim_rows_apply_T. */
+/* g = H_free^T x on Y's columns (stride SIM_OP_STRIDE, the pad 0): serial, in contact order, the
+   sums of sim_rows_apply_T. */
 static void h_transpose(const sim_delassus_op *op, const sim_contact *c, int nc, const double *x) {
   const sim_delassus_terms *T = &op->T;
   double *g = op->g;
-  memset(g, 0, sizeof(double) * 3 * (size_t)T->m);
+  memset(g, 0, sizeof(double) * SIM_OP_STRIDE * (size_t)T->m);
   for (int j = 0, i = 0; j < nc; j++) {
     const double *lj = x + 3 * (size_t)j;
     if (c[j].kind == SIM_CONTACT_CABLE) {
       for (int t = T->cab_ptr[i]; t < T->cab_ptr[i + 1]; t++) {
         int a = T->cab_loc[t];
         if (a >= 0)
-          for (int d = 0; d < 3; d++) g[3 * op->ycol[a] + d] += lj[0] * T->cab_g[3 * (size_t)t + d];
+          for (int d = 0; d < 3; d++)
+            g[SIM_OP_STRIDE * op->ycol[a] + d] += lj[0] * T->cab_g[3 * (size_t)t + d];
       }
       i++;
       continue;
@@ -176,7 +178,8 @@ static void h_transpose(const sim_delassus_op *op, const sim_contact *c, int nc,
     for (int t = 0; t < 4; t++) {
       int a = T->tloc[4 * j + t];
       if (a >= 0)
-        for (int d = 0; d < 3; d++) g[3 * op->ycol[a] + d] += T->tbeta[4 * j + t] * s[d];
+        for (int d = 0; d < 3; d++)
+          g[SIM_OP_STRIDE * op->ycol[a] + d] += T->tbeta[4 * j + t] * s[d];
     }
   }
 }
@@ -212,21 +215,25 @@ static void h_cables(const sim_delassus_op *op, double *out) {
   }
 }
 
-/* out[0..2] = sum over e in lo..hi-1 of val[e] v[3 idx[e] + 0..2], left to right (the sums of
-   sim_sparse_inverse_apply's loops). */
-static inline void sparse_dot3(int lo, int hi, const int *idx, const double *val, const double *v,
-                               double *out) {
-  double a0 = 0, a1 = 0, a2 = 0;
-  for (int e = lo; e < hi; e++) {
-    const double *ve = v + 3 * (size_t)idx[e];
-    double s = val[e];
-    a0 += s * ve[0];
-    a1 += s * ve[1];
-    a2 += s * ve[2];
+/* out[0..3] = sum over e in lo..hi-1 of val[e] v[4 idx[e] + 0..3] (v's pad 0, so out[3] is 0):
+   the entries at even places from lo and those at odd places in two sums, added at the end.
+   Each sum waits on its last addition, so two of them keep twice the additions in flight, and
+   the four components side by side are two vector operations. */
+static inline void sparse_dot4(int lo, int hi, const int *idx, const double *val, const double *v,
+                               double out[SIM_OP_STRIDE]) {
+  double a[SIM_OP_STRIDE] = {0, 0, 0, 0}, b[SIM_OP_STRIDE] = {0, 0, 0, 0};
+  int e = lo;
+  for (; e + 1 < hi; e += 2) {
+    const double *va = v + SIM_OP_STRIDE * (size_t)idx[e], sa = val[e];
+    const double *vb = v + SIM_OP_STRIDE * (size_t)idx[e + 1], sb = val[e + 1];
+    for (int k = 0; k < SIM_OP_STRIDE; k++) a[k] += sa * va[k];
+    for (int k = 0; k < SIM_OP_STRIDE; k++) b[k] += sb * vb[k];
   }
-  out[0] = a0;
-  out[1] = a1;
-  out[2] = a2;
+  if (e < hi) {
+    const double *va = v + SIM_OP_STRIDE * (size_t)idx[e], sa = val[e];
+    for (int k = 0; k < SIM_OP_STRIDE; k++) a[k] += sa * va[k];
+  }
+  for (int k = 0; k < SIM_OP_STRIDE; k++) out[k] = a[k] + b[k];
 }
 
 void sim_delassus_op_apply(sim_delassus_op *op, const sim_contact *c, int nc, const double *x,
@@ -239,10 +246,14 @@ void sim_delassus_op_apply(sim_delassus_op *op, const sim_contact *c, int nc, co
   {
 #pragma omp for schedule(static, 64)
     for (int r = 0; r < nr; r++) /* z = Y g */
-      sparse_dot3(op->rptr[r], op->rptr[r + 1], op->rcol, op->rval, op->g, op->z + 3 * (size_t)r);
+      sparse_dot4(op->rptr[r], op->rptr[r + 1], op->rcol, op->rval, op->g,
+                  op->z + SIM_OP_STRIDE * (size_t)r);
 #pragma omp for schedule(dynamic, 16)
-    for (int p = 0; p < m; p++) /* w = Y^T z */
-      sparse_dot3(op->cptr[p], op->cptr[p + 1], op->crow, op->cval, op->z, op->w + 3 * (size_t)p);
+    for (int p = 0; p < m; p++) { /* w = Y^T z */
+      double wp[SIM_OP_STRIDE];
+      sparse_dot4(op->cptr[p], op->cptr[p + 1], op->crow, op->cval, op->z, wp);
+      for (int d = 0; d < 3; d++) op->w[3 * (size_t)p + d] = wp[d];
+    }
 #pragma omp for schedule(static, 64)
     for (int j = 0; j < nc; j++) /* out = H_free w */
       if (c[j].kind != SIM_CONTACT_CABLE) h_rows(op, c, j, out);

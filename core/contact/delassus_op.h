@@ -5,21 +5,26 @@
    the columns' tree paths (delassus.h), whose union has nr rows. A product reads Y twice
    (nnz(Y) entries, 3 columns each), not all of S, and the vectors between H and Y have m or nr
    entries, not nfree. Y is copied out of S once per step, by columns (the path order of S's
-   CSC) and by rows (columns of L^{-1} ascending, as in S's CSR), so every sum adds the terms
-   that the product through all of S adds, in the same order, with the same bits: the terms the
-   full product adds beside them are exact zeros (S's entries times unknowns outside the
-   contacts). The copy is two parallel passes that write in order: the columns from S, then
+   CSC) and by rows (columns of L^{-1} ascending, as in S's CSR): every sum adds the terms that
+   the product through all of S adds (the terms the full product adds beside them are exact
+   zeros, S's entries times unknowns outside the contacts), in two interleaved sums (entries at
+   even and odd places, added at the end), so the result agrees with that product to rounding,
+   not bit for bit. The copy is two parallel passes that write in order: the columns from S, then
    the rows from the columns. The elimination tree is postordered (CHOLMOD's; the build refuses
    one that is not), so the columns whose path holds a row i are the ones under i, columns
    first(i) .. i, and each ends with i's own path: where (i, k) lies is a subtraction.
-   Workspace: 2 nnz(Y) (int, double), the term table, 6 arrays of n ints and 3 n doubles
-   (kept while S stays), 3 m + 3 m doubles; all kept across steps and grown on demand. */
+   Workspace: 2 nnz(Y) (int, double), the term table, 6 arrays of n ints and 4 n doubles
+   (kept while S stays), 4 m + 3 m doubles; all kept across steps and grown on demand. */
 #ifndef SIM_CONTACT_DELASSUS_OP_H
 #define SIM_CONTACT_DELASSUS_OP_H
 #include "../base/status.h"
 #include "../solve/factor.h"
 #include "contact.h"
 #include "delassus_terms.h"
+
+/* g's and z's doubles a vertex: x, y, z and a 0, so that a term's three products are vector
+   operations */
+#define SIM_OP_STRIDE 4
 
 typedef struct sim_delassus_op {
   sim_delassus_terms T; /* the step's contact terms on m local vertices (T.m) */
@@ -30,7 +35,8 @@ typedef struct sim_delassus_op {
   double *cval;
   int *rptr, *rcol; /* Y by rows (nr + 1, nnz), Y's columns ascending */
   double *rval;
-  double *g, *z, *w; /* 3 m (H^T x by Y's columns), 3 nr (Y g), 3 m (Y^T z) */
+  double *g, *z, *w; /* 4 m (H^T x by Y's columns), 4 nr (Y g): SIM_OP_STRIDE a vertex, the
+                        fourth 0; 3 m (Y^T z) */
   int *row_of;       /* n: Y's row of a row of L^{-1}, or -1 */
   int *kcol;         /* n: the column of L^{-1} that is column u of S (the inverse of P) */
   int *first;        /* n: the lowest column in i's elimination subtree (postordered: first .. i) */
