@@ -327,12 +327,28 @@ SIM_HD void sim_admm_chol3_solve(const double L[9], const double b[3], double x[
   }
 }
 
+/* The objective at a trial point with everything sim_admm_sv's next iteration needs, so that an
+   accepted full step is not evaluated again: s, the gradient, the Hessian and *gscale of
+   sim_admm_objective. The host keeps it; the CUDA kernels do not (holding it across the line
+   search took k_project from 232 registers a thread to 255 with spills, and k_project_solve
+   from none to 856 bytes of spill loads) and evaluate the point again, with the same bits. */
+typedef struct sim_admm_point {
+  double s[3], g[3], H[9], gscale;
+} sim_admm_point;
+#ifdef __CUDA_ARCH__
+#define SIM_ADMM_KEEP_POINT 0
+#else
+#define SIM_ADMM_KEEP_POINT 1
+#endif
+
 /* Projected backtracking line search from t along dir (t stays >= 0). With strict = 0 it asks
    for Armijo decrease, with strict = 1 for a decrease of f beyond roundoff. Returns 1 and the new
-   point tt, its objective *ft, on success. */
+   point tt, its objective *ft, on success; 2 where the full step (the first trial) was taken
+   and full is not NULL, its objective's s, gradient and Hessian then in *full (the same bits as
+   evaluating them again: f and g do not depend on whether H is asked for). */
 SIM_HD int sim_admm_line_search(const sim_material *m, double V, double w, const double sig[3],
                                 const double t[3], double f, const double g[3], const double dir[3],
-                                int strict, double tt[3], double *ft) {
+                                int strict, double tt[3], double *ft, sim_admm_point *full) {
   int d = m->dim == 2 ? 2 : 3;
   double st[3], gt[3], a = 1.0;
   for (int ls = 0; ls < SIM_ADMM_LS_MAX; ls++, a *= 0.5) {
@@ -342,11 +358,14 @@ SIM_HD int sim_admm_line_search(const sim_material *m, double V, double w, const
       dec += g[k] * (tt[k] - t[k]);
     }
     if (!strict && !(dec < 0.0)) continue;
-    double fn = sim_admm_objective(m, V, w, sig, tt, st, gt, NULL, 0);
+    const int keep = ls == 0 && full;
+    double fn = keep
+                    ? sim_admm_objective(m, V, w, sig, tt, full->s, full->g, full->H, &full->gscale)
+                    : sim_admm_objective(m, V, w, sig, tt, st, gt, NULL, 0);
     int ok = strict ? fn < f - 1e-12 * fabs(f) : fn <= f + 1e-4 * dec;
     if (ok && fn == fn) {
       *ft = fn;
-      return 1;
+      return keep ? 2 : 1;
     }
   }
   return 0;
@@ -376,8 +395,9 @@ SIM_HD int sim_admm_sv(const sim_material *m, int d, double V, double w, const d
   double f = sim_admm_objective(m, V, w, sig, t, s, g, H, &gscale);
   int it = 0, escapes = 0;
   while (it < SIM_ADMM_MAX_ITERS) {
-    int fr[3];
+    int fr[3], taken = 0; /* the step: not taken, taken (1) or the full one (2, in full) */
     double gf[3], gn = 0.0, Hf[9], e[3], Q[9], dir[3], tt[3], ft, hd = 1e-300;
+    sim_admm_point full, *fp = SIM_ADMM_KEEP_POINT ? &full : NULL;
     for (int k = 0; k < 3; k++) {
       fr[k] = k < d && !(t[k] <= 0.0 && g[k] > 0.0);
       gf[k] = fr[k] ? g[k] : 0.0;
@@ -443,7 +463,8 @@ SIM_HD int sim_admm_sv(const sim_material *m, int d, double V, double w, const d
       escapes++;
       double amp = 0.5 * (sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]) + 1e-3);
       for (int k = 0; k < 3; k++) dir[k] = amp * db[k];
-      if (!sim_admm_line_search(m, V, w, sig, t, f, g, dir, 1, tt, &ft)) break;
+      taken = sim_admm_line_search(m, V, w, sig, t, f, g, dir, 1, tt, &ft, fp);
+      if (!taken) break;
       for (int k = 0; k < 3; k++) t[k] = tt[k];
     } else {
       if (spd) {
@@ -467,23 +488,30 @@ SIM_HD int sim_admm_sv(const sim_material *m, int d, double V, double w, const d
         fnoise += k < d ? fabs(s[k] - 1.0) : 0.0;
       }
       fnoise = 1e-13 * (fabs(f) + V * (m->mu + fabs(m->lambda)) * fnoise);
-      int ok;
       if (dec < 0.0 && -dec <= fnoise) { /* f cannot resolve the decrease: full step if it
                                              halves the gradient */
         double st[3], gt[3];
-        ft = sim_admm_objective(m, V, w, sig, tt, st, gt, NULL, 0);
-        ok = sim_admm_pgrad(d, tt, gt) < 0.5 * gn;
+        ft = fp ? sim_admm_objective(m, V, w, sig, tt, fp->s, fp->g, fp->H, &fp->gscale)
+                : sim_admm_objective(m, V, w, sig, tt, st, gt, NULL, 0);
+        taken = sim_admm_pgrad(d, tt, fp ? fp->g : gt) < 0.5 * gn ? (fp ? 2 : 1) : 0;
       } else {
-        ok = sim_admm_line_search(m, V, w, sig, t, f, g, dir, 0, tt, &ft);
-        if (!ok) { /* gradient step scaled by the largest curvature */
+        taken = sim_admm_line_search(m, V, w, sig, t, f, g, dir, 0, tt, &ft, fp);
+        if (!taken) { /* gradient step scaled by the largest curvature */
           for (int k = 0; k < 3; k++) dir[k] = -gf[k] / (emax + 1e-300);
-          ok = sim_admm_line_search(m, V, w, sig, t, f, g, dir, 0, tt, &ft);
+          taken = sim_admm_line_search(m, V, w, sig, t, f, g, dir, 0, tt, &ft, fp);
         }
       }
-      if (!ok) break;
+      if (!taken) break;
       for (int k = 0; k < 3; k++) t[k] = tt[k];
     }
-    f = sim_admm_objective(m, V, w, sig, t, s, g, H, &gscale);
+    if (taken == 2) { /* the full step: its objective is in hand */
+      f = ft;
+      for (int k = 0; k < 3; k++) s[k] = full.s[k], g[k] = full.g[k];
+      for (int k = 0; k < 9; k++) H[k] = full.H[k];
+      gscale = full.gscale;
+    } else {
+      f = sim_admm_objective(m, V, w, sig, t, s, g, H, &gscale);
+    }
     it++;
   }
   return it;
