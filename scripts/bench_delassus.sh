@@ -3,25 +3,31 @@
 # The Delassus operator's two forms against each other on the CPU backend: each scene run with
 # contact.delassus "dense" (W formed once a step, products with it), "operator" (matrix-free:
 # through the contacts' columns of S) and "auto" (the default, which chooses per step), in
-# turn, --repeat times. Per scene and form: the most constraint rows of the run, the contact
-# stage's milliseconds (timing.csv's `schur`, W's formation, plus `cst_global`, the Newton
-# solves and the correction), and the frames' (`frame_ms`, detection and output left out),
-# each summed over the run's frames, from the repeat whose frames took least.
+# turn, --repeat times. Per scene, form and build: the most constraint rows of the run, the
+# contact stage's milliseconds (timing.csv's `schur`, W's formation, plus `cst_global`, the
+# Newton solves and the correction), and the frames' (`frame_ms`, detection and output left
+# out), each summed over the run's frames, from the repeat whose frames took least; and the
+# contact stage's mean over the repeats.
+# Give --simctl once for each build to compare (e.g. before and after a change): each repeat
+# runs the builds in turn, in reverse order every other repeat (A B, B A, ...), so that a
+# machine whose speed drifts over minutes slows them alike and the means compare (use an even
+# --repeat); the last column is then the mean contact stage against the first build's.
 # Where a form is refused (a dense W over solver.dense_max_mib), its row says so.
-# usage: scripts/bench_delassus.sh [--simctl PATH] [--frames N] [--repeat R] [--forms LIST]
+# usage: scripts/bench_delassus.sh [--simctl PATH]... [--frames N] [--repeat R] [--forms LIST]
 #                                  [--out DIR] [SCENE.json...]
 #   default scenes: stick_slip, box_on_trampoline, pushing_wall, soft_box_on_slab,
 #   grabbing_raptor, cloth_on_knives (from a few contact rows to about 1,500 within 60 frames)
 #   --frames: frames per run (default 60; pulling_wooper reaches contact after it, its busiest
 #             frames near 250, Table 3's)
-#   --forms: a comma-separated subset of dense,operator,auto (default all three; the last
-#            column then compares with auto's frames where auto ran)
+#   --forms: a comma-separated subset of dense,operator,auto (default all three; with one
+#            build the last column compares with auto's frames where auto ran)
 set -euo pipefail
-SIMCTL=build/simctl FRAMES=60 REPEAT=2 OUT=out/bench_delassus FORMS=dense,operator,auto
+FRAMES=60 REPEAT=2 OUT=out/bench_delassus FORMS=dense,operator,auto
+SIMCTLS=()
 SCENES=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --simctl) SIMCTL=$2; shift 2 ;;
+    --simctl) SIMCTLS+=("$2"); shift 2 ;;
     --frames) FRAMES=$2; shift 2 ;;
     --repeat) REPEAT=$2; shift 2 ;;
     --forms) FORMS=$2; shift 2 ;;
@@ -40,55 +46,78 @@ if ! [[ "$FORMS" =~ ^(dense|operator|auto)(,(dense|operator|auto))*$ ]]; then
   echo "bench_delassus.sh: --forms $FORMS: expected a comma-separated list of dense, operator, auto" >&2
   exit 2
 fi
-if [ ! -x "$SIMCTL" ]; then
-  echo "bench_delassus.sh: --simctl $SIMCTL: no such program (make build builds it)" >&2
-  exit 2
-fi
+[ ${#SIMCTLS[@]} -gt 0 ] || SIMCTLS=(build/simctl)
+for b in "${SIMCTLS[@]}"; do
+  if [ ! -x "$b" ]; then
+    echo "bench_delassus.sh: --simctl $b: no such program (make build builds it)" >&2
+    exit 2
+  fi
+done
 HERE="$(cd "$(dirname "$0")" && pwd)"
 if [ ${#SCENES[@]} -eq 0 ]; then
   for s in stick_slip box_on_trampoline pushing_wall soft_box_on_slab grabbing_raptor \
     cloth_on_knives; do SCENES+=("$HERE/../scenes/$s.json"); done
 fi
 mkdir -p "$OUT"
-echo "| scene | frames | form | rows max | contact stage ms | frames ms | frame / auto's |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
+NB=${#SIMCTLS[@]}
+if [ "$NB" -gt 1 ]; then
+  echo "| scene | frames | form | build | rows max | contact stage ms | frames ms | contact stage ms, mean | mean / the first build's |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+else
+  echo "| scene | frames | form | rows max | contact stage ms | frames ms | contact stage ms, mean | frame / auto's |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+fi
 for scene in "${SCENES[@]}"; do
   name=$(basename "$scene" .json)
   for form in ${FORMS//,/ }; do
     for r in $(seq 1 "$REPEAT"); do
-      dir="$OUT/$name/$form/$r"
-      rm -rf "$dir" "$dir.refused"
-      if ! "$SIMCTL" run "$scene" --device cpu --frames "$FRAMES" --quiet --out "$dir" \
-        --set contact.delassus="$form" > "$OUT/$name.$form.$r.log" 2>&1; then
-        echo "refused: $(tail -1 "$OUT/$name.$form.$r.log")" > "$dir.refused"
-      fi
+      order=$(seq 0 $((NB - 1)))
+      if [ $((r % 2)) -eq 0 ]; then order=$(seq $((NB - 1)) -1 0); fi
+      for k in $order; do
+        dir="$OUT/$name/$form/b$k/$r"
+        log="$OUT/$name.$form.b$k.$r.log"
+        rm -rf "$dir" "$dir.refused"
+        mkdir -p "$(dirname "$dir")"
+        if ! "${SIMCTLS[$k]}" run "$scene" --device cpu --frames "$FRAMES" --quiet --out "$dir" \
+          --set contact.delassus="$form" > "$log" 2>&1; then
+          echo "refused: $(tail -1 "$log")" > "$dir.refused"
+        fi
+      done
     done
   done
-  python3 - "$OUT/$name" "$REPEAT" "$name" "$FRAMES" "$FORMS" <<'EOF'
+  python3 - "$OUT/$name" "$REPEAT" "$name" "$FRAMES" "$FORMS" "${SIMCTLS[@]}" <<'EOF'
 import csv, os, sys
 base, repeat, name, frames = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-forms = sys.argv[5].split(",")
+forms, builds = sys.argv[5].split(","), sys.argv[6:]
 res = {}
 for form in forms:
-    best = None
-    for r in range(1, repeat + 1):
-        path = os.path.join(base, form, str(r), "timing.csv")
-        if not os.path.exists(path):
-            continue
-        rows = list(csv.DictReader(open(path)))
-        cst = sum(float(x["schur"]) + float(x["cst_global"]) for x in rows)
-        tot = sum(float(x["frame_ms"]) for x in rows)
-        rmax = max([int(x["rows"]) for x in rows] + [0])
-        if best is None or tot < best[2]:
-            best = (rmax, cst, tot)
-    res[form] = best
-auto = res["auto"][2] if res.get("auto") else None
+    for k in range(len(builds)):
+        best, csts = None, []
+        for r in range(1, repeat + 1):
+            path = os.path.join(base, form, f"b{k}", str(r), "timing.csv")
+            if not os.path.exists(path):
+                continue
+            rows = list(csv.DictReader(open(path)))
+            cst = sum(float(x["schur"]) + float(x["cst_global"]) for x in rows)
+            tot = sum(float(x["frame_ms"]) for x in rows)
+            rmax = max([int(x["rows"]) for x in rows] + [0])
+            csts.append(cst)
+            if best is None or tot < best[2]:
+                best = (rmax, cst, tot)
+        res[form, k] = best + (sum(csts) / len(csts),) if best else None
 for form in forms:
-    b = res[form]
-    if b is None:
-        print(f"| {name} | {frames} | {form} | refused (see the run's log) | | | |")
-        continue
-    ratio = f"{b[2] / auto:.2f}" if auto else ""
-    print(f"| {name} | {frames} | {form} | {b[0]} | {b[1]:.1f} | {b[2]:.1f} | {ratio} |")
+    for k, build in enumerate(builds):
+        b = res[form, k]
+        cols = f"| {name} | {frames} | {form} | " + (f"{build} | " if len(builds) > 1 else "")
+        if b is None:
+            print(cols + "refused (see the run's log) | | | | |")
+            continue
+        if len(builds) > 1:
+            first = res[form, 0]
+            ratio = f"{b[3] / first[3]:.2f}" if first and first[3] > 0 else ""
+        else:
+            auto = res.get(("auto", 0))
+            ratio = f"{b[2] / auto[2]:.2f}" if auto else ""
+        print(cols + f"{b[0]} | {b[1]:.1f} | {b[2]:.1f} | {b[3]:.1f} | {ratio} |")
 EOF
 done
