@@ -159,7 +159,30 @@ extern uint3 thread_idx, block_idx;
 extern dim3 block_dim, grid_dim;
 
 void syncthreads();
+// A warp shuffle down, checked (the mask, the width, a lane that reads one that made fewer) and
+// its thread's slots grown where full: emu_runtime.cpp. shfl_down_sync below takes the common
+// case inline (a shuffle is a handful of instructions in a warp reduction's loop).
 uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width);
+// The running thread's index in its block (-1 outside a kernel), the lanes of the block's whole
+// warps, and each thread's shuffles since the block's last barrier: thread t's k-th value at
+// shfl_slots[t * shfl_cap + k], shfl_made[t] of them.
+extern int lane_index, whole_warp_lanes;
+extern uint64_t *shfl_slots;
+extern size_t shfl_cap;
+extern unsigned shfl_made[1024];
+static inline uint64_t shfl_down_sync(uint64_t bits, unsigned delta, unsigned mask, int width) {
+  const int t = lane_index;
+  if (mask == 0xffffffffu && width == 32 && t >= 0 && t < whole_warp_lanes) {
+    const unsigned k = shfl_made[t];
+    const int s = t + (int)delta;
+    if (k < shfl_cap && ((t & 31) + delta >= 32 || shfl_made[s] > k)) {
+      shfl_slots[(size_t)t * shfl_cap + k] = bits;
+      shfl_made[t] = k + 1;
+      return (t & 31) + delta >= 32 ? bits : shfl_slots[(size_t)s * shfl_cap + k];
+    }
+  }
+  return shfl_down(bits, delta, mask, width);
+}
 
 // Stops the program unless [p, p + bytes) lies in one device allocation (`what` names the use).
 void check_device_range(const char *what, const void *p, size_t bytes);
@@ -241,7 +264,7 @@ static inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width =
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "shuffle of this type");
   uint64_t b = 0;
   memcpy(&b, &v, sizeof v);
-  b = ::sim_emu::shfl_down(b, delta, mask, width);
+  b = ::sim_emu::shfl_down_sync(b, delta, mask, width);
   T r;
   memcpy(&r, &b, sizeof r);
   return r;

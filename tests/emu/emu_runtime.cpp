@@ -131,12 +131,32 @@ static context sched; // the scheduler's context
 static fibre *cur;    // the thread running, NULL in the scheduler
 static const std::function<void()> *body;
 static const launch_cfg *running;
-// Each thread's shuffle values of the running block, in the order it made them: a shuffle down
-// reads lane t + delta's, and that lane ran before lane t (its warp's lanes run backwards) and
-// made every shuffle before the barrier lane t runs up to. Until 2026-11-29 each shuffle
-// stopped its lane until the whole warp had written, 32 switches a shuffle: some 60 % of
-// test_emu_contact's time went to the switches (perf).
-static std::vector<uint64_t> shfl_log[1024];
+// Each thread's shuffle values since the block's last barrier, in the order it made them, in
+// shfl_cap slots a thread (doubled when one makes more): a shuffle down reads lane t + delta's,
+// and that lane ran before lane t (its warp's lanes run backwards) and made every shuffle before
+// the barrier lane t runs up to. At each barrier every lane of a warp has made as many (or the
+// block stops: check_shuffles), so the counts start again from 0 there. Until 2026-11-29 each
+// shuffle stopped its lane until the whole warp had written, 32 switches a shuffle: some 60 %
+// of test_emu_contact's time went to the switches (perf); until 2026-12-02 a vector a thread
+// kept them, whose loads were 15 % of the emulated contact stage's time.
+static std::vector<uint64_t> shfl_vals;  // shfl_slots' storage
+uint64_t *shfl_slots;
+size_t shfl_cap = 16;
+unsigned shfl_made[1024];
+int lane_index = -1, whole_warp_lanes;
+
+// Room for n threads' shuffles, each's slots doubled where `grow` (those made kept).
+static void shfl_room(int n, bool grow) {
+  const size_t cap = grow ? 2 * shfl_cap : shfl_cap;
+  if (!grow && shfl_vals.size() >= (size_t)n * cap) return;
+  std::vector<uint64_t> v((size_t)n * cap);
+  if (grow)
+    for (int t = 0; t < n; t++)
+      memcpy(&v[(size_t)t * cap], &shfl_vals[(size_t)t * shfl_cap], shfl_made[t] * sizeof v[0]);
+  shfl_vals.swap(v);
+  shfl_slots = shfl_vals.data();
+  shfl_cap = cap;
+}
 
 static char *stack_new() {
   if (!spare_stacks.empty()) {
@@ -175,9 +195,34 @@ static void jump(context *from, bool dying, context *to) {
 static void stop(fibre *f, int state);
 static fibre *next_lane(int t);
 
+// The running block's warps in the order they run (schedule), and the next of them to start in
+// this round (the scheduler's or a fibre's: fibre_main).
+static std::vector<unsigned> round_warps;
+static size_t round_next;
+
+// The lane warp wi runs from: its last that can run (a warp's lanes run from the last), else NULL.
+static fibre *warp_first(unsigned wi) {
+  const int w = (int)wi * 32, n = (int)fib.size(), last = (w + 32 < n ? w + 32 : n) - 1;
+  for (int t = last; t >= w; t--)
+    if (fib[(size_t)t].state == T_NEW || fib[(size_t)t].state == T_READY) return &fib[(size_t)t];
+  return NULL;
+}
+
+// The next warp's lane to run after the running warp, where it is new (the round before the
+// block's first barrier): taken from the scheduler, which would have started it next.
+static fibre *next_warp_new() {
+  if (round_next == round_warps.size()) return NULL;
+  fibre *g = warp_first(round_warps[round_next]);
+  if (!g || g->state != T_NEW) return NULL;
+  round_next++;
+  return g;
+}
+
 // A fibre's life: its thread, then each new lane after it in its warp on the same stack, with
-// no switch, until one waits at the barrier (a block without barriers: two switches a warp,
-// not two a thread), or the warp's next lane is one that waits (resumed on its own stack).
+// no switch, until one waits at the barrier, or the warp's next lane is one that waits
+// (resumed on its own stack); then, where each of its lanes has returned, the next warp's
+// lanes likewise while they are new (a block without barriers: two switches, not two a warp;
+// 2026-12-02, the emulated soft_box_on_slab's frame some 10 % shorter).
 static void fibre_main() {
   fibre *f = cur;
 #if SIM_EMU_ASAN
@@ -190,12 +235,14 @@ static void fibre_main() {
   for (;;) {
     (*body)();
     fibre *g = next_lane((int)(f - fib.data()));
+    if (!g) g = next_warp_new();
     if (!g || g->state != T_NEW) break;
     f->state = T_DONE; /* g takes this stack over */
     g->stack = f->stack, g->ctx = f->ctx, f->stack = NULL;
     g->state = T_READY;
     thread_idx = g->tid;
     cur = f = g;
+    lane_index = (int)(g - fib.data());
   }
   stop(f, T_DONE);
   abort(); // a returned thread is never switched to
@@ -222,6 +269,7 @@ static void enter(fibre *f) {
   f->state = T_READY;
   thread_idx = f->tid;
   cur = f;
+  lane_index = (int)(f - fib.data());
 }
 
 // The lane to run after lane t stops: the next lane of its warp, backwards, that can run; else
@@ -249,6 +297,7 @@ static void stop(fibre *f, int state) {
     jump(&f->ctx, state == T_DONE, &g->ctx);
   } else {
     cur = NULL;
+    lane_index = -1;
     jump(&f->ctx, state == T_DONE, &sched);
   }
 }
@@ -269,17 +318,18 @@ uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width) {
         running->file, running->line, mask, n - (t & ~31) < 32 ? n - (t & ~31) : 32);
   if (width <= 0 || width > 32 || (width & (width - 1)))
     die("%s:%d: __shfl_down_sync width %d", running->file, running->line, width);
-  std::vector<uint64_t> &mine = shfl_log[t];
-  const size_t k = mine.size(); /* this is the lane's shuffle k */
-  mine.push_back(bits);
+  const unsigned k = shfl_made[t]; /* this is the lane's shuffle k since the barrier */
+  if (k == shfl_cap) shfl_room(n, true);
+  shfl_slots[(size_t)t * shfl_cap + k] = bits;
+  shfl_made[t] = k + 1;
   if ((unsigned)(t & (width - 1)) + delta >= (unsigned)width) return bits;
-  const std::vector<uint64_t> &src = shfl_log[t + (int)delta];
-  if (src.size() <= k)
-    die("%s:%d: block (%u,%u,%u): lane %d's shuffle %zu reads lane %d, which made %zu: a warp "
+  const int s = t + (int)delta;
+  if (shfl_made[s] <= k)
+    die("%s:%d: block (%u,%u,%u): lane %d's shuffle %u reads lane %d, which made %u: a warp "
         "shuffle that not all of the warp reach",
-        running->file, running->line, block_idx.x, block_idx.y, block_idx.z, t & 31, k + 1,
-        (t + (int)delta) & 31, src.size());
-  return src[k];
+        running->file, running->line, block_idx.x, block_idx.y, block_idx.z, t & 31, k + 1, s & 31,
+        shfl_made[s]);
+  return shfl_slots[(size_t)s * shfl_cap + k];
 }
 
 // The order blocks, and warps within a block, run in: SIMCTL_EMU_SCHEDULE=forward (the
@@ -324,39 +374,44 @@ static void schedule(unsigned n, std::vector<unsigned> &order) {
 static void check_shuffles(int n) {
   for (int w = 0; w < n; w += 32)
     for (int t = w + 1; t < w + 32 && t < n; t++)
-      if (shfl_log[t].size() != shfl_log[w].size())
-        die("%s:%d: block (%u,%u,%u): lane %d made %zu warp shuffles, lane %d %zu: a warp shuffle "
+      if (shfl_made[t] != shfl_made[w])
+        die("%s:%d: block (%u,%u,%u): lane %d made %u warp shuffles, lane %d %u: a warp shuffle "
             "that not all of the warp reach",
-            running->file, running->line, block_idx.x, block_idx.y, block_idx.z, 0,
-            shfl_log[w].size(), t - w, shfl_log[t].size());
+            running->file, running->line, block_idx.x, block_idx.y, block_idx.z, 0, shfl_made[w],
+            t - w, shfl_made[t]);
 }
 
 // One block: each warp until each of its lanes has returned or waits at the barrier, then the
 // barrier, until every thread has returned. A thread that returned does not hold the others
 // up, as on a GPU of compute capability 7.0 or later.
 static void run_block(int n) {
-  fib.assign((size_t)n, fibre{});
+  fib.resize((size_t)n);
+  uint3 tid = {0, 0, 0}; /* thread t's coordinates, counted up (no divisions: perf) */
   for (int t = 0; t < n; t++) {
     fibre *f = &fib[(size_t)t];
-    f->tid.x = (unsigned)t % block_dim.x;
-    f->tid.y = (unsigned)t / block_dim.x % block_dim.y;
-    f->tid.z = (unsigned)t / (block_dim.x * block_dim.y);
+    f->ctx = context{};
+    f->stack = NULL;
+    f->tid = tid;
     f->state = T_NEW;
-    shfl_log[t].clear();
+    shfl_made[t] = 0;
+    if (++tid.x == block_dim.x) {
+      tid.x = 0;
+      if (++tid.y == block_dim.y) tid.y = 0, tid.z++;
+    }
   }
-  std::vector<unsigned> warps;
-  schedule((unsigned)(n + 31) / 32, warps);
+  shfl_room(n, false);
+  whole_warp_lanes = n & ~31;
+  schedule((unsigned)(n + 31) / 32, round_warps);
   for (;;) {
-    for (unsigned wi : warps) { /* from the warp's last lane (next_lane) */
-      const int w = (int)wi * 32, last = (w + 32 < n ? w + 32 : n) - 1;
-      for (int t = last; t >= w; t--)
-        if (fib[(size_t)t].state == T_NEW || fib[(size_t)t].state == T_READY) {
-          enter(&fib[(size_t)t]);
-          jump(&sched, false, &fib[(size_t)t].ctx);
-          break;
-        }
+    for (round_next = 0; round_next < round_warps.size();) {
+      fibre *f = warp_first(round_warps[round_next++]);
+      if (f) {
+        enter(f);
+        jump(&sched, false, &f->ctx);
+      }
     }
     check_shuffles(n);
+    memset(shfl_made, 0, (size_t)n * sizeof shfl_made[0]); /* every warp at the barrier or done */
     int done = 0; /* the others wait at the barrier: a warp runs until each of its lanes has */
     for (int t = 0; t < n; t++) done += fib[(size_t)t].state == T_DONE;
     if (done == n) return;
