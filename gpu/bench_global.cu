@@ -122,12 +122,19 @@ int main(int argc, char **argv) {
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return fail("CUDA", cudaGetErrorString(e));
   double limit = bw > 0 ? bytes / (bw * 1e9) * 1e3 : 0.0;
+  /* the device's name as one CSV field: its commas ("(GPU 0, sm_90, 139 GiB)") as semicolons
+     (until 2026-12-02 they shifted the later fields, which scripts/bench_gpu.sh reads by place:
+     found by gpu_report.sh --emu) */
+  char device[256];
+  snprintf(device, sizeof device, "%s", be->device);
+  for (char *p = device; *p; p++)
+    if (*p == ',') *p = ';';
   printf(
       "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,limit_ms,"
       "global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,col_auto\n");
   printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.2f,%.0f,%.4f,%.2f,%s,%d,%d,%d,%d,%d\n", g_sc.name, n,
          sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms, bytes / 1e6,
-         bw, limit, limit > 0 ? ms / limit : 0.0, be->device, chunk, chunk ? c->stats.S_chunks : 0,
+         bw, limit, limit > 0 ? ms / limit : 0.0, device, chunk, chunk ? c->stats.S_chunks : 0,
          chunk ? c->stats.S_split_rows : 0, chunk ? c->stats.S_col_warps : 0,
          chunk ? c->stats.S_col_auto : 0);
   be->destroy(be);

@@ -102,7 +102,13 @@ fi
 
 # The global step alone (simctl-bench-global: CUDA events over 200 back-to-back calls, no host
 # synchronisation between them, and the bandwidth a device-to-device copy reaches on it).
-BG="$(dirname "$SIMCTL")/simctl-bench-global"
+BG="$(dirname "$SIMCTL")/simctl-bench-global" BG_ARGS=()
+# on the host emulation (simctl-emu, gpu_report.sh --emu): its build of the program, two calls a
+# row (the last --reps given wins), to check this script and the program, not to time a GPU
+if [ "$(basename "$SIMCTL")" = simctl-emu ]; then
+  BG="${BG}-emu" BG_ARGS=(--reps 2)
+fi
+bg() { "$BG" "$@" "${BG_ARGS[@]}"; }
 if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo
   echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit |"
@@ -116,7 +122,7 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     for cfg in $cfgs; do
       prec=${cfg%%:*} spmv=${cfg##*:} s_mode=both
       [ "$spmv" = scatter ] && spmv=kernel s_mode=rows
-      SIMCTL_CUDA_SPMV=$spmv SIMCTL_CUDA_S=$s_mode "$BG" "$SC/$scene.json" \
+      SIMCTL_CUDA_SPMV=$spmv SIMCTL_CUDA_S=$s_mode bg "$SC/$scene.json" \
         --set "solver.precision=$prec" | row
     done
     # the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK, default 4096: a warp takes rows of up to
@@ -124,7 +130,7 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     # shorten the longest chain; 16384 leaves rows of up to 2,048 entries to a warp, as before
     # 2026-11-28 (the blocks' rows were whole then)
     for chunk in 1024 2048 8192 16384; do
-      SIMCTL_CUDA_ROW_CHUNK=$chunk "$BG" "$SC/$scene.json" | row
+      SIMCTL_CUDA_ROW_CHUNK=$chunk bg "$SC/$scene.json" | row
     done
     # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default auto: each column the fewest
     # of 1, 2, 4, 8 that leave a lane at most 16 entries, as the rows): a column is the path from
@@ -132,17 +138,17 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     # 4.9k bar: 20 a lane with one warp), and the same count for all columns, as before
     # 2026-12-02 (1, the default then)
     for cw in 1 2 4; do
-      SIMCTL_CUDA_COL_WARPS=$cw "$BG" "$SC/$scene.json" | row
+      SIMCTL_CUDA_COL_WARPS=$cw bg "$SC/$scene.json" | row
     done
     # the paper's baseline on the same device: CHOLMOD's factor solved by cuSPARSE's triangular
     # solves (SpSM); and one Jacobi iteration (Wang 2015), which needs many more L-G iterations
     # (README, Fig. 9); the dense inverse on the smallest bar only (A^{-1} is built by n solves)
     [ "$GLOBAL_ONLY" = 1 ] && continue
     for g in cholesky jacobi; do
-      "$BG" "$SC/$scene.json" --reps 50 --set "solver.global=$g" | row
+      bg "$SC/$scene.json" --reps 50 --set "solver.global=$g" | row
     done
     if [ "$scene" = twisting_bar ]; then
-      "$BG" "$SC/$scene.json" --reps 20 --set solver.global=dense_inverse | row
+      bg "$SC/$scene.json" --reps 20 --set solver.global=dense_inverse | row
     fi
   done
 fi

@@ -240,6 +240,10 @@ def global_part(d):
             best[key] = (lim, ms, setting)
         if r["precision"] == "double":
             per_setting.setdefault(setting, {})[r["scene"]] = ms
+    if not first:
+        print(f"No rows of simctl's gathers (sparse_inverse, kernel) in {os.path.basename(path)}: "
+              "the part failed or was cut short (its log says which).\n")
+        return
     print(f"**The global step against its bandwidth limit** ({os.path.basename(path)}; goal "
           f"within {GLOBAL_GOAL}x: ✓)\n")
     table(["scene", "precision", "first row (the defaults)", "ms", "best", "ms", "its settings"],

@@ -14,7 +14,8 @@
 # architecture the build has no kernels for (SIMCTL_EMU_CC), which --device auto leaves for the
 # CPU with a note. A scripted obstacle in
 # the frames the writer thread writes is drawn at each frame's time. scripts/emu_frame_costs.sh
-# --sites: the kernels of a frame by launch site add up to its kernels run.
+# --sites: the kernels of a frame by launch site add up to its kernels run. simctl-bench-global's
+# CSV row has its fields where scripts/bench_gpu.sh reads them.
 # usage: test_emu_cli.sh PATH/TO/simctl-emu SIMCTL_CUDA_ARCHS   (the build's, comma-separated;
 #        fixture tests/data/cli/tiny_bar.json)
 set -u
@@ -196,6 +197,21 @@ sites_add_up() {
     END { exit !(n >= 3 && run > 0 && s == run) }' "$T/costs.out" || { cat "$T/costs.out" >&2; false; }
 }
 check "emu_frame_costs.sh --sites: exit 0, the sites' kernels add up to the frame's" sites_add_up
+
+# simctl-bench-global (its emulation build, beside simctl-emu): one CSV row whose fields sit
+# where scripts/bench_gpu.sh reads them by place (the device's name, with commas, shifted the
+# row gather's chunk and the column warps until 2026-12-02), the chunk asked for in its field
+BG="$(dirname "$SIMCTL")/simctl-bench-global-emu"
+SIMCTL_CUDA_ROW_CHUNK=1024 "$BG" "$DATA/tiny_bar.json" --reps 1 >"$T/bench.out" 2>"$T/bench.err"
+bench_rc=$?
+bench_fields() {
+  [ "$bench_rc" = 0 ] && awk -F, 'NR == 1 { head = NF }
+    NR == 2 { row = NF; ok = $3 == "sparse_inverse" && $6 == "kernel" && $7 > 0 && $11 > 0 &&
+              $12 ~ /emulation/ && $13 == 1024 && $16 >= 1 }
+    END { exit !(NR == 2 && head == 17 && row == 17 && ok) }' "$T/bench.out" ||
+    { cat "$T/bench.out" >&2; false; }
+}
+check "simctl-bench-global: one row of 17 fields, the chunk in the 13th" bench_fields
 
 if [ "$failed" != 0 ]; then
   for f in "$T"/*.err; do

@@ -44,4 +44,16 @@ if(SIMCTL_CUDA_EMU)
   add_executable(simctl-emu ${SIM_CLI_SOURCES})
   target_link_libraries(simctl-emu PRIVATE simcore_emu)
   set_target_properties(simctl-emu PROPERTIES LINKER_LANGUAGE CXX)
+
+  # simctl-bench-global on the emulation, so that gpu_report.sh --emu (scripts/bench_gpu.sh)
+  # runs its global part through the program and the script as a GPU would, and test_emu_cli
+  # checks the program's output (its timings mean nothing about a GPU)
+  sim_emu_cu2cpp(${CMAKE_SOURCE_DIR}/gpu/bench_global.cu bench_global_emu)
+  add_executable(simctl-bench-global-emu ${bench_global_emu})
+  target_link_libraries(simctl-bench-global-emu PRIVATE simcore_emu)
+  target_include_directories(simctl-bench-global-emu PRIVATE ${CMAKE_SOURCE_DIR}/tests/emu
+    ${CMAKE_SOURCE_DIR}/gpu ${CMAKE_SOURCE_DIR}/core)
+  target_compile_options(simctl-bench-global-emu PRIVATE -include cuda_runtime.h
+    -ffp-contract=off -Wall)
+  set_target_properties(simctl-bench-global-emu PROPERTIES LINKER_LANGUAGE CXX)
 endif()
