@@ -195,6 +195,13 @@ static void jump(context *from, bool dying, context *to) {
 static void stop(fibre *f, int state);
 static fibre *next_lane(int t);
 
+// The first lane from hi down to lo that can run (new, or ready after a barrier), else NULL.
+static fibre *runnable(int hi, int lo) {
+  for (int u = hi; u >= lo; u--)
+    if (fib[(size_t)u].state == T_NEW || fib[(size_t)u].state == T_READY) return &fib[(size_t)u];
+  return NULL;
+}
+
 // The running block's warps in the order they run (schedule), and the next of them to start in
 // this round (the scheduler's or a fibre's: fibre_main).
 static std::vector<unsigned> round_warps;
@@ -202,10 +209,8 @@ static size_t round_next;
 
 // The lane warp wi runs from: its last that can run (a warp's lanes run from the last), else NULL.
 static fibre *warp_first(unsigned wi) {
-  const int w = (int)wi * 32, n = (int)fib.size(), last = (w + 32 < n ? w + 32 : n) - 1;
-  for (int t = last; t >= w; t--)
-    if (fib[(size_t)t].state == T_NEW || fib[(size_t)t].state == T_READY) return &fib[(size_t)t];
-  return NULL;
+  const int w = (int)wi * 32, n = (int)fib.size();
+  return runnable((w + 32 < n ? w + 32 : n) - 1, w);
 }
 
 // The next warp's lane to run after the running warp, where it is new (the round before the
@@ -274,11 +279,7 @@ static void enter(fibre *f) {
 
 // The lane to run after lane t stops: the next lane of its warp, backwards, that can run; else
 // NULL (the scheduler). Lanes after t have stopped: a warp's lanes run from its last.
-static fibre *next_lane(int t) {
-  for (int u = t - 1; u >= (t & ~31); u--)
-    if (fib[(size_t)u].state == T_NEW || fib[(size_t)u].state == T_READY) return &fib[(size_t)u];
-  return NULL;
-}
+static fibre *next_lane(int t) { return runnable(t - 1, t & ~31); }
 
 // The running thread f stops (returns, or waits at a barrier) until it may go on.
 static void stop(fibre *f, int state) {
