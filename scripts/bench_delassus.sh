@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The Delassus operator's two forms against each other on the CPU backend: each scene run with
-# contact.delassus "dense" (W formed once a step, products with it), "operator" (matrix-free:
-# through the contacts' columns of S) and "auto" (the default, which chooses per step), in
+# The Delassus operator's forms against each other on the CPU backend: each scene run with
+# contact.delassus "dense" (W formed once a step, products with it), "blocks" (W's block form:
+# G and the contacts' frames, a ninth of W's entries), "operator" (matrix-free: through the
+# contacts' columns of S) and "auto" (the default, which chooses per step), in
 # turn, --repeat times. Per scene, form and build: the most constraint rows of the run, the
 # contact stage's milliseconds (timing.csv's `schur`, W's formation, plus `cst_global`, the
 # Newton solves and the correction), and the frames' (`frame_ms`, detection and output left
@@ -19,10 +20,10 @@
 #   grabbing_raptor, cloth_on_knives (from a few contact rows to about 1,500 within 60 frames)
 #   --frames: frames per run (default 60; pulling_wooper reaches contact after it, its busiest
 #             frames near 250, Table 3's)
-#   --forms: a comma-separated subset of dense,operator,auto (default all three; with one
+#   --forms: a comma-separated subset of dense,blocks,operator,auto (default all four; with one
 #            build the last column compares with auto's frames where auto ran)
 set -euo pipefail
-FRAMES=60 REPEAT=2 OUT=out/bench_delassus FORMS=dense,operator,auto
+FRAMES=60 REPEAT=2 OUT=out/bench_delassus FORMS=dense,blocks,operator,auto
 SIMCTLS=()
 SCENES=()
 while [ $# -gt 0 ]; do
@@ -42,8 +43,8 @@ for v in "$FRAMES" "$REPEAT"; do
     exit 2
   fi
 done
-if ! [[ "$FORMS" =~ ^(dense|operator|auto)(,(dense|operator|auto))*$ ]]; then
-  echo "bench_delassus.sh: --forms $FORMS: expected a comma-separated list of dense, operator, auto" >&2
+if ! [[ "$FORMS" =~ ^(dense|blocks|operator|auto)(,(dense|blocks|operator|auto))*$ ]]; then
+  echo "bench_delassus.sh: --forms $FORMS: expected a comma-separated list of dense, blocks, operator, auto" >&2
   exit 2
 fi
 [ ${#SIMCTLS[@]} -gt 0 ] || SIMCTLS=(build/simctl)

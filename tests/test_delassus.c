@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Delassus operator W = H_free A^{-1} H_free^T: both methods (sparse inverse, CHOLMOD solves)
    against a dense product built from CHOLMOD solves on unit vectors; symmetry, positive
-   semidefiniteness, the diagonal, pinned vertices, the memory limit. Set SIMCTL_BENCH_DELASSUS=1
+   semidefiniteness, the diagonal, pinned vertices, the memory limit; the block form
+   (wblocks.h) against W, alone and in the Newton solve. Set SIMCTL_BENCH_DELASSUS=1
    to time both methods on a 20 x 20 x 20 grid with 1000 contact vertices. */
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "../core/base/alloc.h"
 #include "../core/base/timer.h"
 #include "../core/contact/delassus.h"
+#include "../core/contact/nsn.h"
 #include "../core/contact/rows.h"
 #include "check.h"
 #include "contact_gen.h"
@@ -90,6 +92,81 @@ static double max_diff(const double *a, const double *b, size_t m) {
   return s;
 }
 
+/* The block form B of the same step against W (nr rows): diag(W) and the cables' rows to the
+   bit, W x to rounding for random x (each row within 1e-13 of sum_j |W_ij x_j|) and through
+   G in float to float's, with differences really from the rounding. */
+static void check_blocks(const sim_wblocks *B, const double *W, int nr) {
+  CHECK_INT(B->nc, nr / 3);
+  double *x = malloc(sizeof(double) * nr * 4), *y = x + nr, *t = x + 2 * nr, *d = x + 3 * nr;
+  float *Gf = malloc(sizeof(float) * (size_t)B->nc * B->nc + 1);
+  sim_wblocks_diag(B, d);
+  int same = 1;
+  for (int i = 0; i < nr; i++) same &= d[i] == W[(size_t)i * nr + i];
+  CHECK(same);
+  for (int i = 0; i < B->ncab; i++)
+    CHECK(memcmp(B->cab_row + (size_t)i * nr, W + 3 * (size_t)B->cab_j[i] * nr,
+                 sizeof(double) * nr) == 0);
+  sim_wblocks_round(B, Gf);
+  for (int rep = 0; rep < 3; rep++) {
+    for (int i = 0; i < nr; i++) x[i] = rand() / (double)RAND_MAX - 0.5;
+    double e = 0, ef = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      sim_wblocks_apply(B, pass ? Gf : NULL, x, y, t);
+      for (int i = 0; i < nr; i++) {
+        double s = 0, a = 0;
+        for (int j = 0; j < nr; j++)
+          s += W[(size_t)i * nr + j] * x[j], a += fabs(W[(size_t)i * nr + j] * x[j]);
+        double r = a > 0 ? fabs(y[i] - s) / a : fabs(y[i]);
+        if (pass)
+          ef = fmax(ef, r);
+        else
+          e = fmax(e, r);
+      }
+    }
+    CHECK(e <= 1e-13);
+    CHECK(ef <= 1e-6 && ef > 1e-10);
+  }
+  free(x), free(Gf);
+}
+
+/* Three Newton steps of the same step with W and with B (cables bilateral, the others
+   frictional, all pressed in): the multipliers agree to rounding, and with CR's products in
+   float (W's float copy against G's) to float's accuracy. */
+static void check_blocks_nsn(const sim_contact *c, const sim_wblocks *B, const double *W, int nc) {
+  const int nr = 3 * nc;
+  double *v = malloc(sizeof(double) * (4 * nr + 2 * nc)), *d = v, *hq = v + nr, *hab = v + 2 * nr;
+  double *lw = v + 3 * nr, *mu = v + 4 * nr, *comp = mu + nc;
+  for (int j = 0; j < nc; j++) {
+    mu[j] = 0.3 + 0.02 * (j % 5);
+    comp[j] = c[j].kind == SIM_CONTACT_CABLE ? 0.0 : -1.0;
+  }
+  for (int i = 0; i < nr; i++) {
+    d[i] = i % 3 == 0 ? 1e-3 : 0.0;
+    hab[i] = hq[i] = (rand() / (double)RAND_MAX - 0.8) * 1e-3;
+  }
+  for (int fl = 0; fl < 2; fl++) {
+    sim_nsn_options o = sim_default_nsn_options();
+    o.cr_float = fl;
+    o.line_search = 8;
+    sim_nsn a, b;
+    CHECK(sim_nsn_init(&a, &o) == 0 && sim_nsn_init(&b, &o) == 0);
+    CHECK(sim_nsn_begin_step(&a, nc, W, mu, comp, d, hab, NULL) == 0);
+    CHECK(sim_nsn_begin_step_blocks(&b, nc, B, mu, comp, d, hab, NULL) == 0);
+    CHECK(sim_nsn_begin_step_blocks(&b, nc, NULL, mu, comp, d, hab, NULL) == -1);
+    CHECK(sim_nsn_begin_step_blocks(&b, nc, B, mu, comp, d, hab, NULL) == 0);
+    for (int it = 0; it < 3; it++) {
+      CHECK(sim_nsn_iterate(&a, hq, hab) > 0);
+      CHECK(sim_nsn_iterate(&b, hq, hab) > 0);
+    }
+    memcpy(lw, sim_nsn_lambda(&a), sizeof(double) * nr);
+    double e = max_diff(lw, sim_nsn_lambda(&b), (size_t)nr), scale = max_abs(lw, (size_t)nr);
+    CHECK(scale > 0);
+    CHECK(e <= (fl ? 1e-4 : 1e-9) * scale);
+    sim_nsn_destroy(&a), sim_nsn_destroy(&b);
+  }
+  free(v);
+}
+
 static void check_against_dense(sim_ordering ord) {
   int *cp, *ri;
   double *v;
@@ -163,6 +240,20 @@ static void check_against_dense(sim_ordering ord) {
       CHECK(e <= 1e-10 * scale);
     }
     free(M), free(dg);
+    sim_wblocks B = {0};
+    CHECK_INT(sim_delassus_build_blocks(c, nc, free_of, t == 1 ? fc : fs, t == 1 ? NULL : &S,
+                                        meth[t], 0, &B, NULL, &st),
+              SIM_OK);
+    CHECK(B.ncab == 2 && B.cab_j[0] == 12 && B.cab_j[1] == 25);
+    check_blocks(&B, W, nr);
+    if (t == 0) check_blocks_nsn(c, &B, W, nc);
+    sim_status stb = {0}; /* the memory limit, and B freed on failure */
+    CHECK_INT(
+        sim_delassus_build_blocks(c, nc, free_of, fs, &S, SIM_DELASSUS_AUTO, 4096, &B, NULL, &stb),
+        SIM_ERR_MEMORY);
+    CHECK_STR_CONTAINS(stb.msg, "MB, over the limit");
+    CHECK(B.G == NULL && B.nc == 0);
+    sim_wblocks_free(&B);
   }
   /* float S: W to float accuracy, and really from the float values */
   double *Wf = NULL;

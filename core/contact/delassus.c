@@ -164,15 +164,21 @@ static void w_cable(const sim_contact *c, int nc, const sim_delassus_terms *T, i
 }
 
 /* g_js = sum_{a in j, b in s} beta_a beta_b K_ab for s >= j, mirrored (G is exactly
-   symmetric); then W_{3j+r,3s+r'} = g_js c_{j,r} . c_{s,r'} row by row. dot3(a, b) and
-   dot3(b, a) round alike, so W is exactly symmetric too. G: nc^2 doubles of workspace. */
-static void w_from_k(const sim_contact *c, int nc, const sim_delassus_terms *T, const double *K,
-                     double *G, double *W) {
-  size_t N = 3 * (size_t)nc, ncs = (size_t)nc;
+   symmetric). */
+static void g_from_k(int nc, const sim_delassus_terms *T, const double *K, double *G) {
+  size_t ncs = (size_t)nc;
 #pragma omp parallel for schedule(dynamic, 4)
   for (int j = 0; j < nc; j++)
     for (int s = j; s < nc; s++) G[j * ncs + s] = sim_delassus_g(T, K, j, s);
   symmetrize(G, nc, 0);
+}
+
+/* G (nc^2 doubles of workspace), then W_{3j+r,3s+r'} = g_js c_{j,r} . c_{s,r'} row by row.
+   dot3(a, b) and dot3(b, a) round alike, so W is exactly symmetric too. */
+static void w_from_k(const sim_contact *c, int nc, const sim_delassus_terms *T, const double *K,
+                     double *G, double *W) {
+  size_t N = 3 * (size_t)nc, ncs = (size_t)nc;
+  g_from_k(nc, T, K, G);
 #pragma omp parallel for schedule(static, 4)
   for (int j = 0; j < nc; j++)
     for (int s = 0; s < nc; s++) {
@@ -182,6 +188,43 @@ static void w_from_k(const sim_contact *c, int nc, const sim_delassus_terms *T, 
         for (int q = 0; q < 3; q++) W[(3 * (size_t)j + r) * N + 3 * (size_t)s + q] = blk[3 * r + q];
     }
   for (int i = 0; i < T->ncab; i++) w_cable(c, nc, T, i, K, W);
+}
+
+/* The block form (wblocks.h) from K: G, the frames (a cable's 0), and each cable's row of W
+   with the bits w_cable gives it (an entry between two cables computed from the earlier one,
+   as w_cable writes it). */
+static void blocks_from_k(const sim_contact *c, int nc, const sim_delassus_terms *T,
+                          const double *K, sim_wblocks *B) {
+  g_from_k(nc, T, K, B->G);
+  for (int j = 0; j < nc; j++) {
+    double *f = B->frame + 9 * (size_t)j;
+    int cable = c[j].kind == SIM_CONTACT_CABLE;
+    for (int d = 0; d < 3; d++) {
+      f[d] = cable ? 0.0 : c[j].n[d];
+      f[3 + d] = cable ? 0.0 : c[j].t1[d];
+      f[6 + d] = cable ? 0.0 : c[j].t2[d];
+    }
+  }
+  const size_t N = 3 * (size_t)nc;
+  for (int i = 0; i < T->ncab; i++) {
+    const int j = T->cab_j[i];
+    double *row = B->cab_row + (size_t)i * N;
+    B->cab_j[i] = j;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int s = 0; s < nc; s++) {
+      double w[3];
+      int i2 = 0;
+      if (c[s].kind == SIM_CONTACT_CABLE && s < j) {
+        while (T->cab_j[i2] != s) i2++;
+        sim_delassus_cable_pair(c, T, i2, j, K, w);
+        row[3 * (size_t)s] = w[0], row[3 * (size_t)s + 1] = row[3 * (size_t)s + 2] = 0.0;
+        continue;
+      }
+      sim_delassus_cable_pair(c, T, i, s, K, w);
+      int cab = c[s].kind == SIM_CONTACT_CABLE;
+      for (int r = 0; r < 3; r++) row[3 * (size_t)s + r] = r == 0 || !cab ? w[r] : 0.0;
+    }
+  }
 }
 
 size_t sim_delassus_bytes(int nc, int m, int nfree) {
@@ -196,59 +239,71 @@ static int n_unknowns(sim_factor *f, const sim_sparse_inverse *S) {
   return fi.n;
 }
 
-int sim_delassus_build(const sim_contact *c, int nc, const int *free_of, sim_factor *f,
+/* The terms T and K (m^2 + 1 doubles, *K) for the step's contacts, after the memory limit's
+   check against `need(nc, m, nfree, ncab)` bytes; info's method and m filled in. */
+static int terms_and_k(const sim_contact *c, int nc, const int *free_of, sim_factor *f,
                        const sim_sparse_inverse *S, sim_delassus_method method, size_t max_bytes,
-                       double **W, size_t *W_cap, sim_delassus_info *info, sim_status *st) {
-  double *K = NULL, *G = NULL;
-  sim_delassus_terms T = {0};
-  int rc = SIM_OK;
+                       size_t (*need)(int, int, int, int), sim_delassus_terms *T, double **K,
+                       sim_delassus_info *info, sim_status *st) {
   if (method == SIM_DELASSUS_AUTO) method = S ? SIM_DELASSUS_SPARSE_INVERSE : SIM_DELASSUS_CHOLMOD;
   if (info) {
     memset(info, 0, sizeof *info);
     info->method = method;
   }
   if (method == SIM_DELASSUS_SPARSE_INVERSE && !S)
-    rc = sim_fail(st, SIM_ERR_INTERNAL, "Delassus operator: sparse_inverse method without S");
+    return sim_fail(st, SIM_ERR_INTERNAL, "Delassus operator: sparse_inverse method without S");
   if (method == SIM_DELASSUS_CHOLMOD && !f)
-    rc = sim_fail(st, SIM_ERR_INTERNAL, "Delassus operator: cholmod method without a factor");
-  if (rc != SIM_OK) goto done;
+    return sim_fail(st, SIM_ERR_INTERNAL, "Delassus operator: cholmod method without a factor");
   if (nc <= 0) return SIM_OK;
-  if (*W_cap < 9 * (size_t)nc * nc) { /* grow: the old contents are not needed */
+  int nfree = method == SIM_DELASSUS_SPARSE_INVERSE ? n_unknowns(NULL, S) : n_unknowns(f, NULL);
+  int rc = sim_delassus_terms_build(c, nc, free_of, nfree, T, st);
+  if (rc != SIM_OK) return rc;
+  size_t bytes = need(nc, T->m, nfree, T->ncab);
+  if (max_bytes > 0 && bytes > max_bytes)
+    return sim_fail(st, SIM_ERR_MEMORY,
+                    "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
+                    "%.1f MB, over the limit of %.1f MB",
+                    3 * nc, 3 * nc, T->m, bytes / 1e6, max_bytes / 1e6);
+  if (!(*K = SIM_NEW(double, (size_t)T->m *(size_t)T->m + 1)))
+    return sim_fail(st, SIM_ERR_MEMORY, "out of memory: the dense Delassus operator needs %.1f MB",
+                    bytes / 1e6);
+  if (info) info->m = T->m;
+  return method == SIM_DELASSUS_SPARSE_INVERSE ? k_sparse_inverse(S, T, *K, st)
+                                               : k_cholmod(f, nfree, T, *K, st);
+}
+
+static size_t w_need(int nc, int m, int nfree, int ncab) {
+  (void)ncab;
+  return sim_delassus_bytes(nc, m, nfree);
+}
+
+int sim_delassus_build(const sim_contact *c, int nc, const int *free_of, sim_factor *f,
+                       const sim_sparse_inverse *S, sim_delassus_method method, size_t max_bytes,
+                       double **W, size_t *W_cap, sim_delassus_info *info, sim_status *st) {
+  double *K = NULL, *G = NULL;
+  sim_delassus_terms T = {0};
+  if (nc > 0 && *W_cap < 9 * (size_t)nc * nc) { /* grow: the old contents are not needed */
     sim_free(*W);
     *W = NULL;
     *W_cap = 0;
   }
   double t0 = sim_now_ms();
-  int nfree = method == SIM_DELASSUS_SPARSE_INVERSE ? n_unknowns(NULL, S) : n_unknowns(f, NULL);
-  rc = sim_delassus_terms_build(c, nc, free_of, nfree, &T, st);
-  if (rc != SIM_OK) goto done;
-  size_t need = sim_delassus_bytes(nc, T.m, nfree);
-  if (max_bytes > 0 && need > max_bytes) {
-    rc = sim_fail(st, SIM_ERR_MEMORY,
-                  "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
-                  "%.1f MB, over the limit of %.1f MB",
-                  3 * nc, 3 * nc, T.m, need / 1e6, max_bytes / 1e6);
-    goto done;
-  }
-  size_t mm = (size_t)T.m * (size_t)T.m, nn = (size_t)nc * (size_t)nc;
-  K = SIM_NEW(double, mm + 1);
+  int rc = terms_and_k(c, nc, free_of, f, S, method, max_bytes, w_need, &T, &K, info, st);
+  if (rc != SIM_OK || nc <= 0) goto done;
+  size_t nn = (size_t)nc * (size_t)nc;
   G = SIM_NEW(double, nn);
   if (!*W) {
     *W = SIM_NEW(double, 9 * nn);
     if (*W) *W_cap = 9 * nn;
   }
-  if (!K || !G || !*W) {
+  if (!G || !*W) {
     rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory: the dense Delassus operator needs %.1f MB",
-                  need / 1e6);
+                  sim_delassus_bytes(nc, T.m, 0) / 1e6);
     goto done;
   }
-  rc = method == SIM_DELASSUS_SPARSE_INVERSE ? k_sparse_inverse(S, &T, K, st)
-                                             : k_cholmod(f, nfree, &T, K, st);
-  if (rc != SIM_OK) goto done;
   double t1 = sim_now_ms();
   w_from_k(c, nc, &T, K, G, *W);
   if (info) {
-    info->m = T.m;
     info->k_ms = t1 - t0;
     info->w_ms = sim_now_ms() - t1;
   }
@@ -260,6 +315,36 @@ done:
   }
   sim_free(K);
   sim_free(G);
+  sim_delassus_terms_free(&T);
+  return rc;
+}
+
+static size_t blocks_need(int nc, int m, int nfree, int ncab) {
+  return sim_wblocks_bytes(nc, ncab) + sizeof(double) * ((size_t)m * m + 6 * (size_t)nfree) +
+         (sizeof(int) * 2 + sizeof(double)) * 4 * (size_t)nc;
+}
+
+int sim_delassus_build_blocks(const sim_contact *c, int nc, const int *free_of, sim_factor *f,
+                              const sim_sparse_inverse *S, sim_delassus_method method,
+                              size_t max_bytes, sim_wblocks *B, sim_delassus_info *info,
+                              sim_status *st) {
+  double *K = NULL;
+  sim_delassus_terms T = {0};
+  double t0 = sim_now_ms();
+  int rc = terms_and_k(c, nc, free_of, f, S, method, max_bytes, blocks_need, &T, &K, info, st);
+  if (rc == SIM_OK && nc > 0) {
+    double t1 = sim_now_ms();
+    if (sim_wblocks_reserve(B, nc, T.ncab)) {
+      rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory: the dense Delassus operator needs %.1f MB",
+                    sim_wblocks_bytes(nc, T.ncab) / 1e6);
+    } else {
+      blocks_from_k(c, nc, &T, K, B);
+      if (info) info->k_ms = t1 - t0, info->w_ms = sim_now_ms() - t1;
+    }
+  }
+  if (rc != SIM_OK) sim_wblocks_free(B);
+  if (rc == SIM_OK && nc <= 0) B->nc = 0, B->ncab = 0;
+  sim_free(K);
   sim_delassus_terms_free(&T);
   return rc;
 }

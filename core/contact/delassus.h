@@ -21,6 +21,7 @@
 #include "../base/status.h"
 #include "../solve/factor.h"
 #include "contact.h"
+#include "wblocks.h"
 
 typedef enum {
   /* SPARSE_INVERSE when S is given, CHOLMOD otherwise. On a 20^3 grid (n 8000) with 1000
@@ -49,6 +50,14 @@ size_t sim_delassus_bytes(int nc, int m, int nfree);
 int sim_delassus_build(const sim_contact *c, int nc, const int *free_of, sim_factor *f,
                        const sim_sparse_inverse *S, sim_delassus_method method, size_t max_bytes,
                        double **W, size_t *W_cap, sim_delassus_info *info, sim_status *st);
+
+/* The same operator in its block form (wblocks.h): G, the contacts' frames and the cables'
+   rows into *B, kept across steps (start with {0}; sim_wblocks_free). max_bytes, info and the
+   failures as sim_delassus_build's (on failure B is freed); nc == 0 leaves B empty. */
+int sim_delassus_build_blocks(const sim_contact *c, int nc, const int *free_of, sim_factor *f,
+                              const sim_sparse_inverse *S, sim_delassus_method method,
+                              size_t max_bytes, sim_wblocks *B, sim_delassus_info *info,
+                              sim_status *st);
 
 /* diag[i] = W_ii (3 nc) without forming W, for the complementarity preconditioner (Eq. 28):
    W_{3j+r,3j+r} = |c_r|^2 sum_{a,b in j} beta_a beta_b K_ab. With S: path dot products of the

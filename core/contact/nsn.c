@@ -36,9 +36,9 @@ int sim_nsn_init(sim_nsn *s, const sim_nsn_options *opt) {
 }
 
 static void free_buffers(sim_nsn *s) {
-  double **b[] = {&s->mu, &s->comp,  &s->d, &s->hqt, &s->w,    &s->wd, &s->pc,  &s->lambda,
-                  &s->f,  &s->omega, &s->e, &s->rhs, &s->dlam, &s->y,  &s->tmp, &s->work,
-                  &s->lam_try, &s->wl};
+  double **b[] = {&s->mu,     &s->comp, &s->d,       &s->hqt, &s->w,   &s->wd,   &s->pc,
+                  &s->lambda, &s->f,    &s->omega,   &s->e,   &s->rhs, &s->dlam, &s->y,
+                  &s->tmp,    &s->work, &s->lam_try, &s->wl,  &s->wt};
   for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
     sim_free(*b[i]);
     *b[i] = NULL;
@@ -60,11 +60,24 @@ static int grow(sim_nsn *s, int nc) {
   struct {
     double **p;
     size_t n;
-  } b[] = {{&s->mu, (size_t)nc}, {&s->comp, (size_t)nc}, {&s->d, m},    {&s->wd, m},
-           {&s->pc, m},          {&s->hqt, m},             {&s->w, m},    {&s->lambda, m},
-           {&s->f, m},           {&s->omega, m},           {&s->e, m},    {&s->rhs, m},
-           {&s->dlam, m},        {&s->y, m},               {&s->tmp, m},
-           {&s->lam_try, m},     {&s->wl, m},
+  } b[] = {{&s->mu, (size_t)nc},
+           {&s->comp, (size_t)nc},
+           {&s->d, m},
+           {&s->wd, m},
+           {&s->pc, m},
+           {&s->hqt, m},
+           {&s->w, m},
+           {&s->lambda, m},
+           {&s->f, m},
+           {&s->omega, m},
+           {&s->e, m},
+           {&s->rhs, m},
+           {&s->dlam, m},
+           {&s->y, m},
+           {&s->tmp, m},
+           {&s->lam_try, m},
+           {&s->wl, m},
+           {&s->wt, m},
            {&s->work, (size_t)sim_cr_work_size((int)m)}};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
     if (!(*b[i].p = SIM_NEW0(double, b[i].n))) {
@@ -83,15 +96,16 @@ static int hold(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wctx
   }
   s->nc = nc;
   s->W = W;
+  s->B = NULL;
   s->wfn = wfn;
   s->wctx = wctx;
   return 0;
 }
 
-/* W rounded to float for CR's products (cr_float with a dense W): m x m floats, grown on
-   demand and kept. */
+/* W (or B's G) rounded to float for CR's products (cr_float with a dense W or B): m x m (nc x
+   nc) floats, grown on demand and kept. */
 static int round_w(sim_nsn *s, int m) {
-  const size_t n = (size_t)m * (size_t)m;
+  const size_t n = s->B ? (size_t)s->nc * (size_t)s->nc : (size_t)m * (size_t)m;
   if (n > s->wf_cap) {
     sim_free(s->Wf);
     s->wf_cap = 0;
@@ -100,6 +114,10 @@ static int round_w(sim_nsn *s, int m) {
   }
   const double *W = s->W;
   float *Wf = s->Wf;
+  if (s->B) {
+    sim_wblocks_round(s->B, Wf);
+    return 0;
+  }
 #pragma omp parallel for schedule(static) if (m > 256)
   for (int i = 0; i < m; i++)
     for (size_t j = (size_t)i * (size_t)m; j < (size_t)(i + 1) * (size_t)m; j++)
@@ -107,21 +125,23 @@ static int round_w(sim_nsn *s, int m) {
   return 0;
 }
 
-static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wctx,
-                 const double *wdiag, const double *mu, const double *comp, const double *d,
-                 const double *hqt, const double *minv_diag) {
+static int begin(sim_nsn *s, int nc, const double *W, const sim_wblocks *B, sim_nsn_wfn wfn,
+                 void *wctx, const double *wdiag, const double *mu, const double *comp,
+                 const double *d, const double *hqt, const double *minv_diag) {
   int keep = s->opt.warm_start && nc == s->nc && nc <= s->cap;
   int m = 3 * nc, mass = s->opt.precond == SIM_NSN_PRECOND_MASS_INVERSE;
   if (mass && nc > 0 && !minv_diag) return -1;
   if (hold(s, nc, W, wfn, wctx)) return -1;
   if (nc == 0) return 0;
-  if (W && s->opt.cr_float && round_w(s, m)) return -1;
+  s->B = B;
+  if ((W || B) && s->opt.cr_float && round_w(s, m)) return -1;
+  if (B) sim_wblocks_diag(B, s->wd);
   memcpy(s->mu, mu, sizeof(double) * (size_t)nc);
   for (int j = 0; j < nc; j++) s->comp[j] = comp ? comp[j] : -1.0;
   memcpy(s->d, d, sizeof(double) * (size_t)m);
   memcpy(s->hqt, hqt, sizeof(double) * (size_t)m);
   for (int i = 0; i < m; i++) {
-    s->wd[i] = W ? W[(size_t)i * (size_t)m + (size_t)i] : wdiag[i];
+    if (!B) s->wd[i] = W ? W[(size_t)i * (size_t)m + (size_t)i] : wdiag[i];
     s->w[i] = mass ? minv_diag[i] : s->wd[i];
     s->f[i] = 0.0;
     if (!keep) s->lambda[i] = 0.0;
@@ -132,14 +152,21 @@ static int begin(sim_nsn *s, int nc, const double *W, sim_nsn_wfn wfn, void *wct
 int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu,
                        const double *compliance, const double *d, const double *hqt,
                        const double *minv_diag) {
-  return begin(s, nc, W, NULL, NULL, NULL, mu, compliance, d, hqt, minv_diag);
+  return begin(s, nc, W, NULL, NULL, NULL, NULL, mu, compliance, d, hqt, minv_diag);
+}
+
+int sim_nsn_begin_step_blocks(sim_nsn *s, int nc, const sim_wblocks *B, const double *mu,
+                              const double *compliance, const double *d, const double *hqt,
+                              const double *minv_diag) {
+  if (nc > 0 && (!B || B->nc != nc)) return -1;
+  return begin(s, nc, NULL, B, NULL, NULL, NULL, mu, compliance, d, hqt, minv_diag);
 }
 
 int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const double *wdiag,
                           const double *mu, const double *compliance, const double *d,
                           const double *hqt, const double *minv_diag) {
   if (nc > 0 && (!wfn || !wdiag)) return -1;
-  return begin(s, nc, NULL, wfn, wctx, wdiag, mu, compliance, d, hqt, minv_diag);
+  return begin(s, nc, NULL, NULL, wfn, wctx, wdiag, mu, compliance, d, hqt, minv_diag);
 }
 
 int sim_nsn_hold(sim_nsn *s, int nc) { return hold(s, nc, NULL, NULL, NULL); }
@@ -177,10 +204,12 @@ static void dense_apply(const sim_nsn *s, const float *Wf, const double *x, doub
   }
 }
 
-/* out = W x: the dense rows or the caller's operator */
+/* out = W x: the dense rows, the blocks or the caller's operator */
 void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out) {
   if (s->W)
     dense_apply(s, NULL, x, out);
+  else if (s->B)
+    sim_wblocks_apply(s->B, NULL, x, out, s->wt);
   else
     s->wfn(s->wctx, x, out);
 }
@@ -189,6 +218,8 @@ void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out) {
 static void w_apply_cr(const sim_nsn *s, const double *x, double *out) {
   if (s->W && s->opt.cr_float)
     dense_apply(s, s->Wf, x, out);
+  else if (s->B && s->opt.cr_float)
+    sim_wblocks_apply(s->B, s->Wf, x, out, s->wt);
   else
     sim_nsn_w_apply(s, x, out);
 }

@@ -70,6 +70,7 @@
 #include <stddef.h>
 
 #include "nsn_row.h"
+#include "wblocks.h"
 
 typedef enum {
   SIM_NSN_PRECOND_DELASSUS = 0,    /* w_jj = W_jj (Eq. 28) */
@@ -89,7 +90,8 @@ typedef struct sim_nsn_options {
   int cr_iters;            /* CR iterations per Newton step (10) */
   double cr_tol;           /* CR relative tolerance (0: the fixed count) */
   int cr_jacobi;           /* precondition CR with the system's diagonal (1) */
-  int cr_float;            /* CR's products with a dense W read a float copy of it (0); the
+  int cr_float;            /* CR's products with a dense W (or its blocks) read a float copy
+                              of it (of G) (0); the
                               right-hand side, the line search and f use W in double */
   double newton_tol;       /* skip the step when max |phi| <= this, in metres (0: never) */
   double max_force;        /* cap on lambda_n in newtons (0: none) */
@@ -134,7 +136,8 @@ typedef struct sim_nsn {
   sim_nsn_options opt;
   int nc, cap;     /* contacts; capacity of the buffers (contacts) */
   const double *W; /* 3nc x 3nc row-major, borrowed (NULL with an operator) */
-  float *Wf;       /* W rounded to float for CR's products (cr_float, dense W), or NULL */
+  const sim_wblocks *B; /* W in block form, borrowed (NULL otherwise) */
+  float *Wf;            /* W (or B's G) rounded to float for CR's products (cr_float), or NULL */
   size_t wf_cap;   /* floats Wf holds */
   sim_nsn_wfn wfn; /* the operator instead of W */
   void *wctx;
@@ -149,6 +152,7 @@ typedef struct sim_nsn {
   double *f;       /* 3nc Omega lambda: what the caller applies with H^T */
   double *omega, *e, *rhs, *dlam, *y, *tmp, *work; /* workspace (e: E / h^2) */
   double *lam_try, *wl;                             /* line search: trial lambda, W lambda^k */
+  double *wt;                                       /* 3nc: B's products' workspace */
   sim_nsn_stats stats;
 } sim_nsn;
 
@@ -170,6 +174,11 @@ int sim_nsn_begin_step(sim_nsn *s, int nc, const double *W, const double *mu,
 int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const double *wdiag,
                           const double *mu, const double *compliance, const double *d,
                           const double *hqt, const double *minv_diag);
+/* The same with W in block form (wblocks.h; borrowed until the next begin_step), its diagonal
+   from B. */
+int sim_nsn_begin_step_blocks(sim_nsn *s, int nc, const sim_wblocks *B, const double *mu,
+                              const double *compliance, const double *d, const double *hqt,
+                              const double *minv_diag);
 /* A step whose solve runs elsewhere (the CUDA backend's device solve): the solver only holds
    room for its results, lambda and f (3nc each), which the caller writes before reading them
    (sim_nsn_lambda, sim_nsn_force); nothing else of the step is set, and iterate must not be

@@ -108,7 +108,7 @@ static void mass_inverse_diag(sim_contact_stage *k) {
 #define SIM_DELASSUS_DENSE_OVER_OPERATOR 4.0
 
 static int use_dense(const sim_contact_stage *k, int nc, long long entries) {
-  if (k->delassus != SIM_SCENE_DELASSUS_AUTO) return k->delassus == SIM_SCENE_DELASSUS_DENSE;
+  if (k->delassus != SIM_SCENE_DELASSUS_AUTO) return k->delassus != SIM_SCENE_DELASSUS_OPERATOR;
   if (3 * nc > k->dense_rows) return 0;
   return entries <= 0 || 3.0 * nc * nc <= SIM_DELASSUS_DENSE_OVER_OPERATOR * (double)entries;
 }
@@ -131,9 +131,14 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
   const int *free_of = k->m->free_of;
   long long entries = 0;
   if (!k->ops.delassus && k->ops.prepare_w && k->delassus != SIM_SCENE_DELASSUS_DENSE &&
+      k->delassus != SIM_SCENE_DELASSUS_BLOCKS &&
       (rc = k->ops.prepare_w(k->ops.ctx, k->c, nc, &entries, st)))
     return rc;
   int dense = use_dense(k, nc, entries), m3 = 3 * nc, host_w = dense && m3 <= k->host_w_rows;
+  /* W formed here and applied here: its block form (wblocks.h), a ninth of the bytes, unless
+     "dense" asks for W itself */
+  int blocks = dense && k->delassus != SIM_SCENE_DELASSUS_DENSE && !k->ops.delassus &&
+               (!k->ops.set_w || host_w) && !k->backend_prepares;
   if (k->ops.delassus) { /* formed by the backend: the solver reads its diagonal */
     rc = k->ops.delassus(k->ops.ctx, k->c, nc, dense, k->wdiag, st);
     if (!rc && host_w && k->ops.get_w) { /* small: the host applies it (no round trips) */
@@ -148,11 +153,13 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
       dense = 0;
     }
   } else {
-    rc = dense ? sim_delassus_build(k->c, nc, free_of, k->fac, k->S, SIM_DELASSUS_AUTO,
-                                    k->max_W_bytes, &k->W, &k->W_cap, &info, st)
-               : sim_delassus_diag(k->c, nc, free_of, k->fac, k->S, k->wdiag, st);
+    rc = blocks  ? sim_delassus_build_blocks(k->c, nc, free_of, k->fac, k->S, SIM_DELASSUS_AUTO,
+                                             k->max_W_bytes, &k->wb, &info, st)
+         : dense ? sim_delassus_build(k->c, nc, free_of, k->fac, k->S, SIM_DELASSUS_AUTO,
+                                      k->max_W_bytes, &k->W, &k->W_cap, &info, st)
+                 : sim_delassus_diag(k->c, nc, free_of, k->fac, k->S, k->wdiag, st);
     /* the backend applies W (small ones stay here); the solver reads its diagonal */
-    if (!rc && dense && k->ops.set_w && !host_w) {
+    if (!rc && dense && !blocks && k->ops.set_w && !host_w) {
       rc = k->ops.set_w(k->ops.ctx, k->W, m3, st);
       for (int i = 0; i < m3; i++) k->wdiag[i] = k->W[(size_t)i * (size_t)m3 + (size_t)i];
       dense = 0;
@@ -174,9 +181,11 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
     k->comp[j] = bilateral ? k->c[j].compliance : -1.0;
   }
   if (k->nsn.opt.precond == SIM_NSN_PRECOND_MASS_INVERSE) mass_inverse_diag(k);
-  rc = dense ? sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->comp, k->d, k->hqt, k->minv)
-             : sim_nsn_begin_step_op(&k->nsn, nc, k->ops.w_apply, k->ops.ctx, k->wdiag, k->mu,
-                                     k->comp, k->d, k->hqt, k->minv);
+  rc = blocks
+           ? sim_nsn_begin_step_blocks(&k->nsn, nc, &k->wb, k->mu, k->comp, k->d, k->hqt, k->minv)
+       : dense ? sim_nsn_begin_step(&k->nsn, nc, k->W, k->mu, k->comp, k->d, k->hqt, k->minv)
+               : sim_nsn_begin_step_op(&k->nsn, nc, k->ops.w_apply, k->ops.ctx, k->wdiag, k->mu,
+                                       k->comp, k->d, k->hqt, k->minv);
   if (rc)
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact solver, %d contacts)", nc);
   if (k->warm) warm_start(k, sim_nsn_lambda(&k->nsn));
@@ -276,6 +285,7 @@ int sim_contact_stage_init(sim_contact_stage *k, const sim_model *m, const sim_c
 void sim_contact_stage_free(sim_contact_stage *k) {
   sim_nsn_destroy(&k->nsn);
   sim_free(k->c), sim_free(k->pc), sim_free(k->plam), sim_free(k->W);
+  sim_wblocks_free(&k->wb);
   sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq), sim_free(k->hab);
   sim_free(k->minv), sim_free(k->wdiag), sim_free(k->tmp), sim_free(k->comp);
   memset(k, 0, sizeof *k);

@@ -68,8 +68,9 @@ typedef struct sim_contact_stage {
   int nc, pnc, cap, pcap;
   int first; /* the step's first L-G iteration is next */
   double *plam; /* previous step's multipliers (3 pnc) */
-  double *W;
+  double *W;    /* W formed here for the backend to apply (set_w), or from its get_w */
   size_t W_cap;
+  sim_wblocks wb; /* W formed and applied here: its block form */
   /* a dense W of at most this many rows stays on the host for the Newton solve's products
      (0: none), where the backend's own products would each cost a round trip (set_w, get_w) */
   int host_w_rows;

@@ -176,11 +176,14 @@ typedef enum {
 } sim_scene_precond;
 #define SIM_SCENE_PRECOND_COUNT 2
 typedef enum {
-  SIM_SCENE_DELASSUS_AUTO,    /* "auto": dense up to the backend's bound (stage.h), else operator */
-  SIM_SCENE_DELASSUS_DENSE,   /* "dense": W = H A^-1 H^T formed once per step */
-  SIM_SCENE_DELASSUS_OPERATOR /* "operator": W x = H A^-1 H^T x by a solve per product */
+  SIM_SCENE_DELASSUS_AUTO,     /* "auto": dense up to the backend's bound (stage.h), else
+                                  operator; dense as blocks where the host applies W */
+  SIM_SCENE_DELASSUS_DENSE,    /* "dense": W = H A^-1 H^T formed once per step */
+  SIM_SCENE_DELASSUS_OPERATOR, /* "operator": W x = H A^-1 H^T x by a solve per product */
+  SIM_SCENE_DELASSUS_BLOCKS    /* "blocks": W's block form (contact/wblocks.h) where the host
+                                  applies W, else as "dense" */
 } sim_scene_delassus;
-#define SIM_SCENE_DELASSUS_COUNT 3
+#define SIM_SCENE_DELASSUS_COUNT 4
 typedef enum {
   SIM_SCENE_FORM_COMPLIANCE, /* "compliance": force H^T lambda, (W + Omega^-1 E) dlambda (nsn.h) */
   SIM_SCENE_FORM_PAPER       /* "paper": force J^T lambda, J = Omega H (Eqs. 22-23 as printed) */

@@ -21,7 +21,8 @@ const char *const scene_format_names[4] = {"vtk", "obj", "png", "csv"};
 const char *const scene_async_names[SIM_ASYNC_COUNT] = {"auto", "off", "on"};
 const char *const scene_ncp_names[SIM_SCENE_NCP_COUNT] = {"fischer_burmeister", "min_map"};
 const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT] = {"delassus", "mass"};
-const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT] = {"auto", "dense", "operator"};
+const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT] = {"auto", "dense", "operator",
+                                                                    "blocks"};
 const char *const scene_form_names[SIM_SCENE_FORM_COUNT] = {"compliance", "paper"};
 const char *const scene_cr_pc_names[SIM_SCENE_CR_PC_COUNT] = {"jacobi", "none"};
 const char *const scene_obstacle_names[SIM_OBST_COUNT] = {"plane",    "box",   "sphere", "capsule",

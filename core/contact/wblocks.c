@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* The block form of the dense Delassus operator (wblocks.h): storage and the product. */
+#include "wblocks.h"
+
+#include <string.h>
+
+#include "../base/alloc.h"
+#include "../base/mathx.h"
+
+void sim_wblocks_free(sim_wblocks *B) {
+  sim_free(B->G), sim_free(B->frame), sim_free(B->cab_j), sim_free(B->cab_row);
+  memset(B, 0, sizeof *B);
+}
+
+size_t sim_wblocks_bytes(int nc, int ncab) {
+  return sizeof(double) * ((size_t)nc * (size_t)nc + 9 * (size_t)nc + 3 * (size_t)ncab * nc) +
+         sizeof(int) * (size_t)ncab;
+}
+
+int sim_wblocks_reserve(sim_wblocks *B, int nc, int ncab) {
+  const size_t nn = (size_t)nc * (size_t)nc;
+  if (nn > B->g_cap) {
+    sim_free(B->G);
+    B->g_cap = (B->G = SIM_NEW(double, nn ? nn : 1)) ? nn : 0;
+  }
+  if (nc > B->nc_cap || ncab > B->cab_cap) { /* the cable rows grow with nc too */
+    sim_free(B->frame), sim_free(B->cab_j), sim_free(B->cab_row);
+    int n = nc > B->nc_cap ? nc : B->nc_cap, k = ncab > B->cab_cap ? ncab : B->cab_cap;
+    B->frame = SIM_NEW(double, 9 * (size_t)n + 1);
+    B->cab_j = SIM_NEW(int, (size_t)k + 1);
+    B->cab_row = SIM_NEW(double, 3 * (size_t)k * (size_t)n + 1);
+    B->nc_cap = n, B->cab_cap = k;
+  }
+  if (!B->G || !B->frame || !B->cab_j || !B->cab_row) {
+    sim_wblocks_free(B);
+    return -1;
+  }
+  B->nc = nc, B->ncab = ncab;
+  return 0;
+}
+
+/* u = sum_s g_s t_s over G's row g (nc entries; gf its float copy, or NULL), t's components
+   at t, t + nc, t + 2 nc: 32 lanes' sums per component, added pairwise (nsn.c row_dot's
+   order, the CUDA warp's); the 32 chains side by side vectorise. */
+static void row_dot3(const double *g, const float *gf, const double *t, int nc, double u[3]) {
+  double a[3][32] = {{0.0}};
+  const double *t1 = t + nc, *t2 = t + 2 * (size_t)nc;
+  int s0 = 0;
+  for (; s0 + 32 <= nc; s0 += 32)
+    for (int l = 0; l < 32; l++) {
+      const double w = gf ? (double)gf[s0 + l] : g[s0 + l];
+      a[0][l] += w * t[s0 + l];
+      a[1][l] += w * t1[s0 + l];
+      a[2][l] += w * t2[s0 + l];
+    }
+  for (int l = 0; s0 + l < nc; l++) {
+    const double w = gf ? (double)gf[s0 + l] : g[s0 + l];
+    a[0][l] += w * t[s0 + l];
+    a[1][l] += w * t1[s0 + l];
+    a[2][l] += w * t2[s0 + l];
+  }
+  for (int d = 0; d < 3; d++) {
+    for (int off = 16; off > 0; off /= 2)
+      for (int l = 0; l < off; l++) a[d][l] += a[d][l + off];
+    u[d] = a[d][0];
+  }
+}
+
+/* y . x over n entries, in row_dot3's order */
+static double dot_lanes(const double *y, const double *x, int n) {
+  double a[32] = {0.0};
+  for (int i = 0; i < n; i++) a[i & 31] += y[i] * x[i];
+  for (int off = 16; off > 0; off /= 2)
+    for (int l = 0; l < off; l++) a[l] += a[l + off];
+  return a[0];
+}
+
+void sim_wblocks_apply(const sim_wblocks *B, const float *Gf, const double *x, double *y,
+                       double *t) {
+  const int nc = B->nc;
+  const size_t n = (size_t)nc;
+  for (int s = 0; s < nc; s++) { /* t_s = C_s^T x_s */
+    const double *c = B->frame + 9 * (size_t)s, *xs = x + 3 * (size_t)s;
+    for (int d = 0; d < 3; d++) t[d * n + s] = c[d] * xs[0] + c[3 + d] * xs[1] + c[6 + d] * xs[2];
+  }
+#pragma omp parallel for schedule(static) if (nc > 128)
+  for (int j = 0; j < nc; j++) {
+    double u[3];
+    row_dot3(B->G + (size_t)j * n, Gf ? Gf + (size_t)j * n : NULL, t, nc, u);
+    for (int r = 0; r < 3; r++)
+      y[3 * (size_t)j + r] = sim_dot3(B->frame + 9 * (size_t)j + 3 * r, u);
+  }
+  for (int i = 0; i < B->ncab; i++) { /* a cable's row, and its column in the others' rows */
+    const double *row = B->cab_row + 3 * (size_t)i * n;
+    const size_t j = 3 * (size_t)B->cab_j[i];
+    const double xj = x[j];
+    for (size_t r = 0; r < 3 * n; r++) y[r] += row[r] * xj;
+  }
+  for (int i = 0; i < B->ncab; i++) { /* a cable's own row replaces the sums above */
+    const double *row = B->cab_row + 3 * (size_t)i * n;
+    y[3 * (size_t)B->cab_j[i]] = dot_lanes(row, x, 3 * nc);
+  }
+}
+
+void sim_wblocks_diag(const sim_wblocks *B, double *diag) {
+  const size_t n = (size_t)B->nc;
+  for (size_t j = 0; j < n; j++)
+    for (int r = 0; r < 3; r++) {
+      const double *c = B->frame + 9 * j + 3 * r;
+      diag[3 * j + r] = B->G[j * n + j] * sim_dot3(c, c);
+    }
+  for (int i = 0; i < B->ncab; i++) {
+    const size_t j = 3 * (size_t)B->cab_j[i];
+    diag[j] = B->cab_row[3 * (size_t)i * n + j];
+  }
+}
+
+void sim_wblocks_round(const sim_wblocks *B, float *Gf) {
+  const size_t nn = (size_t)B->nc * (size_t)B->nc;
+  for (size_t i = 0; i < nn; i++) Gf[i] = (float)B->G[i];
+}
