@@ -842,18 +842,20 @@ static double *final_q(const char *text, int steps, int threads, int *n) {
 static void test_deterministic_threads(void) {
   printf("deterministic_threads\n");
   int saved = omp_get_max_threads();
-  static const char *names[3] = {"ball", "stack, W dense", "stack, W matrix-free"};
-  for (int scene = 0; scene < 3; scene++) {
+  static const char *names[4] = {"ball", "stack, W dense", "stack, W matrix-free",
+                                 "stack, W in blocks"};
+  static const char *forms[4] = {"", "\"delassus\": \"dense\", ", "\"delassus\": \"operator\", ",
+                                 "\"delassus\": \"blocks\", "};
+  for (int scene = 0; scene < 4; scene++) {
     int steps = scene ? 40 : 30;
     static char copy[8192];
     if (scene == 0) { /* the ball touches at step ~12 */
       snprintf(copy, sizeof copy, "%s", ball_scene(0.12, 0));
-    } else { /* the stack with W dense, then with the matrix-free operator */
+    } else { /* the stack with W dense, then matrix-free, then in blocks */
       const char *text = stack_scene(), *at = strstr(text, "\"cr_iterations\": 24");
       CHECK(at != NULL);
       if (!at) break;
-      snprintf(copy, sizeof copy, "%.*s%s%s", (int)(at - text), text,
-               scene == 2 ? "\"delassus\": \"operator\", " : "\"delassus\": \"dense\", ", at);
+      snprintf(copy, sizeof copy, "%.*s%s%s", (int)(at - text), text, forms[scene], at);
     }
     int n1 = 0, n = 0;
     double *q1 = final_q(copy, steps, 1, &n1);
@@ -872,33 +874,36 @@ static void test_deterministic_threads(void) {
   omp_set_num_threads(saved);
 }
 
-/* The stack with W dense and matrix-free: the same motion to rounding while no decision of the
-   solver differs (the stack's first 15 steps, contacts from the first), and within a micrometre
-   after 40 steps, where a rounding-level difference has flipped one (measured: 7e-16 m at 15
-   steps, 3.4e-8 m at 20, 2.2e-7 m at 40; 2.1e-8 m at 40 with the operator as a CHOLMOD solve,
-   before 2026-12-02). */
+/* The stack with W dense against matrix-free and in blocks: the same motion to rounding while
+   no decision of the solver differs (the stack's first 15 steps, contacts from the first), and
+   within a micrometre after 40 steps, where a rounding-level difference has flipped one
+   (measured, matrix-free: 7e-16 m at 15 steps, 3.4e-8 m at 20, 2.2e-7 m at 40; 2.1e-8 m at 40
+   with the operator as a CHOLMOD solve, before 2026-12-02). */
 static void test_w_forms(void) {
   printf("w_forms\n");
   const char *text = stack_scene(), *at = strstr(text, "\"cr_iterations\": 24");
   CHECK(at != NULL);
   if (!at) return;
   static char dense[8192], op[8192];
+  static const char *form[2] = {"operator", "blocks"}, *said[2] = {"matrix-free", "in blocks"};
   snprintf(dense, sizeof dense, "%.*s\"delassus\": \"dense\", %s", (int)(at - text), text, at);
-  snprintf(op, sizeof op, "%.*s\"delassus\": \"operator\", %s", (int)(at - text), text, at);
   const int steps[2] = {15, 40};
   const double bound[2] = {1e-14, 1e-6};
-  for (int s = 0; s < 2; s++) {
-    int n1 = 0, n2 = 0;
-    double *a = final_q(dense, steps[s], 2, &n1), *b = final_q(op, steps[s], 2, &n2);
-    CHECK(a && b && n1 == n2);
-    if (a && b && n1 == n2) {
-      double d = 0;
-      for (int i = 0; i < 3 * n1; i++) d = fmax(d, fabs(a[i] - b[i]));
-      printf("  %d steps: W matrix-free vs dense: max |dq| %.3g m (bound %.0e)\n", steps[s], d,
-             bound[s]);
-      CHECK(d <= bound[s]);
+  for (int f = 0; f < 2; f++) {
+    snprintf(op, sizeof op, "%.*s\"delassus\": \"%s\", %s", (int)(at - text), text, form[f], at);
+    for (int s = 0; s < 2; s++) {
+      int n1 = 0, n2 = 0;
+      double *a = final_q(dense, steps[s], 2, &n1), *b = final_q(op, steps[s], 2, &n2);
+      CHECK(a && b && n1 == n2);
+      if (a && b && n1 == n2) {
+        double d = 0;
+        for (int i = 0; i < 3 * n1; i++) d = fmax(d, fabs(a[i] - b[i]));
+        printf("  %d steps: W %s vs dense: max |dq| %.3g m (bound %.0e)\n", steps[s], said[f], d,
+               bound[s]);
+        CHECK(d <= bound[s]);
+      }
+      free(a), free(b);
     }
-    free(a), free(b);
   }
 }
 
