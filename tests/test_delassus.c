@@ -303,6 +303,42 @@ static void check_against_dense(sim_ordering ord) {
 }
 
 /* timings of both methods on a 20^3 grid with 1000 contact vertices (random or on a face) */
+/* W x per product, W formed (the Newton solve's dense rows) against its block form, each in
+   double and with CR's float copy: the least of 5 rounds of 20 products, and the bytes of W's
+   values each reads. */
+static void bench_products(const sim_contact *c, int nc, const double *W, sim_factor *fs,
+                           const sim_sparse_inverse *S) {
+  const int nr = 3 * nc;
+  sim_wblocks B = {0};
+  sim_status st = {0};
+  CHECK_INT(
+      sim_delassus_build_blocks(c, nc, NULL, fs, S, SIM_DELASSUS_SPARSE_INVERSE, 0, &B, NULL, &st),
+      SIM_OK);
+  double *v = calloc((size_t)7 * nr, sizeof(double)), *x = v, *y = v + nr, *mu = v + 2 * nr;
+  for (int i = 0; i < nr; i++) x[i] = rand() / (double)RAND_MAX - 0.5;
+  for (int fl = 0; fl < 2; fl++)
+    for (int blocks = 0; blocks < 2; blocks++) {
+      sim_nsn_options o = sim_default_nsn_options();
+      o.cr_float = fl;
+      sim_nsn s;
+      CHECK(sim_nsn_init(&s, &o) == 0);
+      CHECK((blocks ? sim_nsn_begin_step_blocks(&s, nc, &B, mu, NULL, v + 3 * nr, v + 4 * nr, NULL)
+                    : sim_nsn_begin_step(&s, nc, W, mu, NULL, v + 3 * nr, v + 4 * nr, NULL)) == 0);
+      double best = 1e300;
+      for (int round = 0; round < 5; round++) {
+        double t0 = sim_now_ms();
+        for (int k = 0; k < 20; k++) sim_nsn_w_apply_cr(&s, x, y);
+        best = fmin(best, (sim_now_ms() - t0) / 20);
+      }
+      double mb = (blocks ? (double)nc * nc : 9.0 * nc * nc) * (fl ? 4 : 8) / 1e6;
+      printf("bench product, %d rows, %s, %s: %.3f ms, %.1f MB of values (%.1f GB/s)\n", nr,
+             blocks ? "blocks" : "W formed", fl ? "float" : "double", best, mb, mb / best);
+      sim_nsn_destroy(&s);
+    }
+  free(v);
+  sim_wblocks_free(&B);
+}
+
 static void bench(int on_surface) {
   int *cp, *ri;
   double *v;
@@ -342,6 +378,7 @@ static void bench(int on_surface) {
         on_surface ? "surface" : "random", nf, S.nnz, S.etree_height, nc, info.m,
         t == 0 ? "sparse_inverse" : "cholmod(supernodal)", info.k_ms, info.w_ms, ms);
   }
+  bench_products(c, nc, W, fs, &S);
   sim_free(W);
   double *dg = malloc(sizeof(double) * 3 * nc), t0 = sim_now_ms();
   CHECK_INT(sim_delassus_diag(c, nc, NULL, fs, &S, dg, &st), SIM_OK);

@@ -214,8 +214,8 @@ void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out) {
     s->wfn(s->wctx, x, out);
 }
 
-/* out = W x in CR's products: the float copy with cr_float and a dense W, else W */
-static void w_apply_cr(const sim_nsn *s, const double *x, double *out) {
+/* out = W x as Conjugate Residual's products read it (nsn.h) */
+void sim_nsn_w_apply_cr(const sim_nsn *s, const double *x, double *out) {
   if (s->W && s->opt.cr_float)
     dense_apply(s, s->Wf, x, out);
   else if (s->B && s->opt.cr_float)
@@ -234,12 +234,12 @@ static void system_apply(void *ctx, const double *x, double *y) {
   int m = 3 * s->nc;
   if (s->opt.form == SIM_NSN_FORM_PAPER) {
     for (int i = 0; i < m; i++) s->tmp[i] = s->omega[i] * x[i];
-    w_apply_cr(s, s->tmp, y);
+    sim_nsn_w_apply_cr(s, s->tmp, y);
     for (int i = 0; i < m; i++) y[i] = s->omega[i] * y[i] + s->e[i] * x[i];
     return;
   }
   for (int i = 0; i < m; i++) s->tmp[i] = coupled(s, i) ? x[i] : 0.0;
-  w_apply_cr(s, s->tmp, y);
+  sim_nsn_w_apply_cr(s, s->tmp, y);
   for (int i = 0; i < m; i++)
     y[i] = coupled(s, i) ? y[i] + s->e[i] / s->omega[i] * x[i] : s->e[i] * x[i];
 }

@@ -186,6 +186,9 @@ int sim_nsn_begin_step_blocks(sim_nsn *s, int nc, const sim_wblocks *B, const do
 int sim_nsn_hold(sim_nsn *s, int nc);
 /* out = W x with the step's W (dense rows in parallel, or the operator). */
 void sim_nsn_w_apply(const sim_nsn *s, const double *x, double *out);
+/* out = W x as Conjugate Residual's products read W: its float copy with cr_float (a dense W
+   or its blocks), else as sim_nsn_w_apply. */
+void sim_nsn_w_apply_cr(const sim_nsn *s, const double *x, double *out);
 /* One Newton step (Algorithm 4 steps 2-4), see above. hq = H q^k, hab = H A^{-1} b^k (3nc).
    Returns the CR iterations done, or -1 when the CR workspace could not be allocated. */
 int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab);

@@ -40,29 +40,24 @@ int sim_wblocks_reserve(sim_wblocks *B, int nc, int ncab) {
 }
 
 /* u = sum_s g_s t_s over G's row g (nc entries; gf its float copy, or NULL), t's components
-   at t, t + nc, t + 2 nc: 32 lanes' sums per component, added pairwise (nsn.c row_dot's
-   order, the CUDA warp's); the 32 chains side by side vectorise. */
+   at t, t + nc, t + 2 nc: per component, 32 lanes' sums (lane l adds s = l, l + 32, ...), then
+   added pairwise (nsn.c row_dot's order, the CUDA warp's). A component at a time: its 32
+   chains side by side vectorise, and the row, read three times, stays in the cache. */
 static void row_dot3(const double *g, const float *gf, const double *t, int nc, double u[3]) {
-  double a[3][32] = {{0.0}};
-  const double *t1 = t + nc, *t2 = t + 2 * (size_t)nc;
-  int s0 = 0;
-  for (; s0 + 32 <= nc; s0 += 32)
-    for (int l = 0; l < 32; l++) {
-      const double w = gf ? (double)gf[s0 + l] : g[s0 + l];
-      a[0][l] += w * t[s0 + l];
-      a[1][l] += w * t1[s0 + l];
-      a[2][l] += w * t2[s0 + l];
-    }
-  for (int l = 0; s0 + l < nc; l++) {
-    const double w = gf ? (double)gf[s0 + l] : g[s0 + l];
-    a[0][l] += w * t[s0 + l];
-    a[1][l] += w * t1[s0 + l];
-    a[2][l] += w * t2[s0 + l];
-  }
   for (int d = 0; d < 3; d++) {
+    const double *td = t + (size_t)d * (size_t)nc;
+    double a[32] = {0.0};
+    int s0 = 0;
+    if (gf)
+      for (; s0 + 32 <= nc; s0 += 32)
+        for (int l = 0; l < 32; l++) a[l] += (double)gf[s0 + l] * td[s0 + l];
+    else
+      for (; s0 + 32 <= nc; s0 += 32)
+        for (int l = 0; l < 32; l++) a[l] += g[s0 + l] * td[s0 + l];
+    for (int l = 0; s0 + l < nc; l++) a[l] += (gf ? (double)gf[s0 + l] : g[s0 + l]) * td[s0 + l];
     for (int off = 16; off > 0; off /= 2)
-      for (int l = 0; l < off; l++) a[d][l] += a[d][l + off];
-    u[d] = a[d][0];
+      for (int l = 0; l < off; l++) a[l] += a[l + off];
+    u[d] = a[0];
   }
 }
 
