@@ -554,6 +554,16 @@ static void test_round_trip(void) {
     CHECK_STR_CONTAINS(text, "\"obstacles\": []");
     free(text);
   }
+  /* W's block form: read, kept and written back */
+  const char *blocks = "contact.delassus=blocks";
+  CHECK_INT(load(BASE, &blocks, 1, &st), SIM_OK);
+  CHECK_INT(g_scene.contact.delassus, SIM_SCENE_DELASSUS_BLOCKS);
+  round_trip("contact.delassus blocks");
+  CHECK_INT(sim_scene_to_json(&g_scene, &text), SIM_OK);
+  if (text) {
+    CHECK_STR_CONTAINS(text, "\"delassus\": \"blocks\"");
+    free(text);
+  }
 }
 
 int main(void) {
