@@ -10,6 +10,7 @@
 #include "../base/alloc.h"
 #include "../base/timer.h"
 #include "cr.h"
+#include "lane_dot.h"
 
 sim_nsn_options sim_default_nsn_options(void) {
   sim_nsn_options o;
@@ -171,27 +172,6 @@ int sim_nsn_begin_step_op(sim_nsn *s, int nc, sim_nsn_wfn wfn, void *wctx, const
 
 int sim_nsn_hold(sim_nsn *s, int nc) { return hold(s, nc, NULL, NULL, NULL); }
 
-/* Row `row` (m entries; wf: its float copy, each entry widened to double) times x, added in the
-   order of the CUDA backend's warp per row (sim_dense_row_dots, gpu/contact_cuda.h): lane l adds
-   columns l, l + 32, l + 64, ... in turn, then the lanes' sums are added pairwise as the warp's
-   shuffles add them (lane l takes lane l + 16's, then l + 8's, 4, 2, 1), so that a product with
-   the same W and x has the same bits on both backends. The 32 sums side by side are also
-   independent chains, which the compiler vectorises: one chain waited for each addition. */
-static double row_dot(const double *row, const float *wf, const double *x, int m) {
-  double a[32] = {0.0};
-  int j0 = 0;
-  if (wf)
-    for (; j0 + 32 <= m; j0 += 32)
-      for (int l = 0; l < 32; l++) a[l] += (double)wf[j0 + l] * x[j0 + l];
-  else
-    for (; j0 + 32 <= m; j0 += 32)
-      for (int l = 0; l < 32; l++) a[l] += row[j0 + l] * x[j0 + l];
-  for (int l = 0; j0 + l < m; l++) a[l] += (wf ? (double)wf[j0 + l] : row[j0 + l]) * x[j0 + l];
-  for (int off = 16; off > 0; off /= 2)
-    for (int l = 0; l < off; l++) a[l] += a[l + off];
-  return a[0];
-}
-
 /* out = W x with the step's dense W (Wf NULL) or its float copy (each entry widened to double,
    the sums in double): rows in parallel, independent, so the result is the same for any
    thread count */
@@ -200,7 +180,7 @@ static void dense_apply(const sim_nsn *s, const float *Wf, const double *x, doub
 #pragma omp parallel for schedule(static) if (m > 256)
   for (int i = 0; i < m; i++) {
     const size_t r = (size_t)i * (size_t)m;
-    out[i] = row_dot(s->W + r, Wf ? Wf + r : NULL, x, m);
+    out[i] = sim_lane_dot(s->W + r, Wf ? Wf + r : NULL, x, m);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "../base/alloc.h"
 #include "../base/mathx.h"
+#include "lane_dot.h"
 
 void sim_wblocks_free(sim_wblocks *B) {
   sim_free(B->G), sim_free(B->frame), sim_free(B->cab_j), sim_free(B->cab_row);
@@ -39,37 +40,6 @@ int sim_wblocks_reserve(sim_wblocks *B, int nc, int ncab) {
   return 0;
 }
 
-/* u = sum_s g_s t_s over G's row g (nc entries; gf its float copy, or NULL), t's components
-   at t, t + nc, t + 2 nc: per component, 32 lanes' sums (lane l adds s = l, l + 32, ...), then
-   added pairwise (nsn.c row_dot's order, the CUDA warp's). A component at a time: its 32
-   chains side by side vectorise, and the row, read three times, stays in the cache. */
-static void row_dot3(const double *g, const float *gf, const double *t, int nc, double u[3]) {
-  for (int d = 0; d < 3; d++) {
-    const double *td = t + (size_t)d * (size_t)nc;
-    double a[32] = {0.0};
-    int s0 = 0;
-    if (gf)
-      for (; s0 + 32 <= nc; s0 += 32)
-        for (int l = 0; l < 32; l++) a[l] += (double)gf[s0 + l] * td[s0 + l];
-    else
-      for (; s0 + 32 <= nc; s0 += 32)
-        for (int l = 0; l < 32; l++) a[l] += g[s0 + l] * td[s0 + l];
-    for (int l = 0; s0 + l < nc; l++) a[l] += (gf ? (double)gf[s0 + l] : g[s0 + l]) * td[s0 + l];
-    for (int off = 16; off > 0; off /= 2)
-      for (int l = 0; l < off; l++) a[l] += a[l + off];
-    u[d] = a[0];
-  }
-}
-
-/* y . x over n entries, in row_dot3's order */
-static double dot_lanes(const double *y, const double *x, int n) {
-  double a[32] = {0.0};
-  for (int i = 0; i < n; i++) a[i & 31] += y[i] * x[i];
-  for (int off = 16; off > 0; off /= 2)
-    for (int l = 0; l < off; l++) a[l] += a[l + off];
-  return a[0];
-}
-
 void sim_wblocks_apply(const sim_wblocks *B, const float *Gf, const double *x, double *y,
                        double *t) {
   const int nc = B->nc;
@@ -80,8 +50,9 @@ void sim_wblocks_apply(const sim_wblocks *B, const float *Gf, const double *x, d
   }
 #pragma omp parallel for schedule(static) if (nc > 128)
   for (int j = 0; j < nc; j++) {
-    double u[3];
-    row_dot3(B->G + (size_t)j * n, Gf ? Gf + (size_t)j * n : NULL, t, nc, u);
+    double u[3]; /* a component at a time: G's row, read three times, stays in the cache */
+    for (int d = 0; d < 3; d++)
+      u[d] = sim_lane_dot(B->G + (size_t)j * n, Gf ? Gf + (size_t)j * n : NULL, t + d * n, nc);
     for (int r = 0; r < 3; r++)
       y[3 * (size_t)j + r] = sim_dot3(B->frame + 9 * (size_t)j + 3 * r, u);
   }
@@ -93,7 +64,7 @@ void sim_wblocks_apply(const sim_wblocks *B, const float *Gf, const double *x, d
   }
   for (int i = 0; i < B->ncab; i++) { /* a cable's own row replaces the sums above */
     const double *row = B->cab_row + 3 * (size_t)i * n;
-    y[3 * (size_t)B->cab_j[i]] = dot_lanes(row, x, 3 * nc);
+    y[3 * (size_t)B->cab_j[i]] = sim_lane_dot(row, NULL, x, 3 * nc);
   }
 }
 

@@ -31,7 +31,7 @@ int sim_wblocks_reserve(sim_wblocks *B, int nc, int ncab);
 size_t sim_wblocks_bytes(int nc, int ncab);
 /* y = W x (3 nc each). Gf: G rounded to float (sim_wblocks_round), read in place of G and
    widened, the sums in double; NULL: G. t: 3 nc doubles of workspace. u_j's three sums add
-   over s in the order of the CUDA backend's warp per row (the CPU's dense rows, nsn.c): lane l
+   over s in the order of the CUDA backend's warp per row (lane_dot.h, as the CPU's dense W): lane l
    adds s = l, l + 32, ..., then the lanes pairwise. Contacts in parallel: the same bits for any
    thread count. */
 void sim_wblocks_apply(const sim_wblocks *B, const float *Gf, const double *x, double *y,
