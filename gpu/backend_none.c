@@ -147,6 +147,17 @@ int sim_cuda_delassus_download(sim_cuda_delassus *k, double *W, sim_status *st) 
   return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
 }
 
+int sim_cuda_delassus_blocks(const sim_cuda_delassus *k, sim_cuda_wblocks *B) {
+  (void)k, (void)B;
+  return -1;
+}
+
+int sim_cuda_delassus_download_blocks(sim_cuda_delassus *k, double *G, double *frame,
+                                      double *cab_row, sim_status *st) {
+  (void)k, (void)G, (void)frame, (void)cab_row;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
 size_t sim_cuda_delassus_bytes(const sim_cuda_delassus *k) {
   (void)k;
   return 0;

@@ -77,14 +77,18 @@ static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm,
 // x_t = x + t xs (out likewise): a warp per row, which it reads once (sim_dense_row_dots).
 // Nothing where *gate is 0 (gate NULL: always). KB: the most vectors (1: a single product's
 // loop, nothing to skip). T: W's values (float: contact.cr_precision's copy).
+// With b.on, W is G of W's block form, and x has been prepared into b (k_blk_cols).
 template <int KB, typename T>
-static __global__ void k_gemv(const int *nc, const T *W, const double *x, double *out, int K,
-                              size_t xs, const int *gate) {
+static __global__ void k_gemv(const int *nc, const T *W, cuda_wblk b, const double *x, double *out,
+                              int K, size_t xs, const int *gate) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc;
   if (i >= m || (gate && !*gate)) return; /* whole warps: i and *gate are the warp's */
   double a[KB];
-  sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a);
+  if (b.on)
+    sim_blk_row_dots<KB>(*nc, W, b, i, K, lane, a);
+  else
+    sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a);
   for (int t = 0; lane == 0 && t < K; t++) out[t * xs + (size_t)i] = a[t];
 }
 
@@ -124,6 +128,16 @@ int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st) {
   return sim_cuda_ht_gather_at(k, lam, nsn_no_stamp(), st);
 }
 
+int sim_cuda_blk_cols(const cuda_contact *k, const double *x, int K, size_t xs, const double *mul,
+                      const double *mask, const int *gate, sim_status *st) {
+  const unsigned g = sim_cuda_blocks(k->blk.cap > 0 ? k->blk.cap : 1);
+  cudaStream_t sm = k->cx->stream;
+  const cuda_wblk &b = k->blk;
+  k_blk_cols<col_of><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, b, col_of{x}, K, xs, mul, mask, gate);
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
 int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, double *out, int K,
                            size_t xs, const int *gate, sim_status *st) {
   int m = 3 * k->stage.nc;
@@ -134,12 +148,16 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, do
   const unsigned g = sim_cuda_blocks(32LL * 3 * k->nc_cap); /* a warp per row the arrays hold */
   cudaStream_t sm = k->cx->stream;
   const int *nc = k->dnc;
+  const cuda_wblk &b = k->blk;
+  int rc = b.on ? sim_cuda_blk_cols(k, x, K, xs, NULL, NULL, gate, st) : SIM_OK;
+  if (rc) return rc;
+  const double *W = b.on ? b.G : k->Wp;
   if (wf)
-    k_gemv<1, float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, wf, x, out, K, xs, gate);
+    k_gemv<1, float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, wf, b, x, out, K, xs, gate);
   else if (K == 1)
-    k_gemv<1, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, k->Wp, x, out, K, xs, gate);
+    k_gemv<1, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, W, b, x, out, K, xs, gate);
   else
-    k_gemv<SIM_W_BATCH, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, k->Wp, x, out, K, xs, gate);
+    k_gemv<SIM_W_BATCH, double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, W, b, x, out, K, xs, gate);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -226,18 +244,28 @@ static int cuda_set_w(void *ctx, const double *W, int m, sim_status *st) {
   return SIM_OK;
 }
 
-// This step's W (dense) or only its diagonal, formed on the device from S's columns there.
+// This step's W (dense) or only its diagonal, formed on the device from S's columns there. For
+// the device Newton solve a dense W takes its block form (wblocks.h: G, a ninth of W's bytes a
+// product) unless contact.delassus is "dense", which forms W itself.
 static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, double *diag,
                          sim_status *st) {
   cuda_contact *k = (cuda_contact *)ctx;
   /* the device solve takes diag(W) on the device (sim_cuda_nsn_begin): the host's stays NaN */
   if (k->dn) nan_fill(diag, 3 * nc);
+  const int blocks = dense && k->dn && k->stage.delassus != SIM_SCENE_DELASSUS_DENSE;
+  const int form = blocks ? SIM_CUDA_W_BLOCKS : dense ? SIM_CUDA_W_DENSE : SIM_CUDA_W_DIAG;
   /* the contacts set_rows copied up this step */
   int rc = sim_cuda_delassus_build_on(k->del, c, k->rd.c, k->rd.free_of, nc, k->cx->m->free_of,
-                                      dense, k->stage.max_W_bytes, k->dn ? NULL : diag, st);
+                                      form, k->stage.max_W_bytes, k->dn ? NULL : diag, st);
   if (rc) return rc;
   k->w_dense = dense;
-  k->Wp = dense ? sim_cuda_delassus_W(k->del) : NULL;
+  k->Wp = dense && !blocks ? sim_cuda_delassus_W(k->del) : NULL;
+  k->blk.on = 0;
+  sim_cuda_wblocks B;
+  if (blocks && sim_cuda_delassus_blocks(k->del, &B) == 0) {
+    k->blk.on = 1, k->blk.ncab = B.ncab;
+    k->blk.G = B.G, k->blk.frame = B.frame, k->blk.cab_j = B.cab_j, k->blk.cab_row = B.cab_row;
+  }
   k->wcols.m = -1; /* matrix-free: through the contacts' columns of S where it can */
   if (!dense && k->wcols_on && (rc = sim_cuda_wcols_build(k->cx, &k->wcols, k->del, st)) > 0)
     return rc;

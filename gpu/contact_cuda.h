@@ -10,7 +10,9 @@
 #include "wcols_cuda.h"
 
 extern "C" {
+#include "../core/contact/nsn_row.h"
 #include "../core/contact/stage.h"
+#include "../core/contact/wblocks.h"
 }
 
 // One contact's rows: its terms [t0, t1), and for the kinds other than CABLE the directions
@@ -52,6 +54,18 @@ typedef struct cuda_rows_dev {
   int h_cap;  // contacts h_map and h_up hold
 } cuda_rows_dev;
 
+// W's block form as the products read it (core/contact/wblocks.h; on: this step's operator is
+// in that form, G being what the kernels take as W): the builder's frames and cables' rows, and
+// the workspace each product's vectors are prepared into first (k_blk_cols): t = C^T x'
+// (vector q's component d of contact s at t[3 cap q + cap d + s]) and x' itself (xp, at
+// 3 cap q: the cables' columns), x' being what W multiplies (x, Omega x, the coupled rows' x).
+typedef struct cuda_wblk {
+  int on, cap, ncab;
+  const double *G, *frame, *cab_row;
+  const int *cab_j;
+  double *t, *xp;
+} cuda_wblk;
+
 typedef struct cuda_contact {
   sim_contact_stage stage;
   cuda_ctx *cx;
@@ -71,6 +85,7 @@ typedef struct cuda_contact {
   size_t W_cap;              // doubles
   int w_dense;               // Wp holds this step's operator (else it is matrix-free)
   const double *Wp;          // the dense W the products use: W, or the device builder's
+  cuda_wblk blk;             // W's block form (with w_dense and Wp NULL), formed on the device
   struct sim_cuda_delassus *del;  // W formed on the device (delassus_cuda.h), or NULL: on the host
   // the matrix-free W's solve through the contacts' columns of S (wcols_cuda.h; m -1: through all
   // of S, as where SIMCTL_CUDA_WCOLS=off, wcols_on 0, or W is formed on the host)
@@ -130,6 +145,75 @@ static __device__ inline void sim_dense_row_dots(int m, const T *row, const doub
     for (int off = 16; off > 0; off /= 2) a[t] += __shfl_down_sync(0xffffffffu, a[t], off);
   }
 }
+
+// W's block form: row i = 3 J + r of W times K <= KB prepared vectors (k_blk_cols), by a warp
+// (every lane calls it; lane 0 ends with a[q], q < K), in the CPU's order (wblocks.c
+// sim_wblocks_apply): u_d = G's row J times t's component d (sim_dense_row_dots' lanes and
+// shuffles, as the CPU's lane_dot.h), then f_{J,r} . u (sim_dot3's order), then the cables'
+// columns in turn; a cable's own row is its row of W times x'. T: G's values (float: CR's copy).
+template <int KB, typename T>
+static __device__ inline void sim_blk_row_dots(int nc, const T *G, const cuda_wblk &b, int i, int K,
+                                               int lane, double a[KB]) {
+  const size_t vs = 3 * (size_t)b.cap;
+  for (int c = 0; c < b.ncab; c++) /* warp-uniform: i is the warp's */
+    if (3 * b.cab_j[c] == i) {
+      sim_dense_row_dots<KB, double>(3 * nc, b.cab_row + (size_t)c * 3 * nc, b.xp, K, vs, lane, a);
+      return;
+    }
+  const int J = i / 3;
+  const double *f = b.frame + 9 * (size_t)J + 3 * (i - 3 * J);
+  double u[KB], y[KB];
+  for (int d = 0; d < 3; d++) {
+    sim_dense_row_dots<KB, T>(nc, G + (size_t)J * nc, b.t + (size_t)d * b.cap, K, vs, lane, u);
+    for (int q = 0; q < KB; q++)
+      if (q < K) y[q] = d == 0 ? f[0] * u[q] : y[q] + f[d] * u[q];
+  }
+  for (int c = 0; c < b.ncab; c++) {
+    const double w = b.cab_row[(size_t)c * 3 * nc + i];
+    const size_t jc = 3 * (size_t)b.cab_j[c];
+    for (int q = 0; q < KB; q++)
+      if (q < K) y[q] += w * b.xp[q * vs + jc];
+  }
+  for (int q = 0; q < KB; q++)
+    if (q < K) a[q] = y[q];
+}
+
+// What a product multiplies, column by column: x's values (vector q at x + q xs).
+struct col_of {
+  const double *x;
+  __device__ double operator()(int j) const { return x[j]; }
+  __device__ col_of shifted(size_t off) const { return col_of{x + off}; }
+};
+
+// W's block form's vectors prepared for K products (cuda_wblk's t and xp), a thread per
+// contact: x'_j = X's column j (vector q: x.shifted(q xs)), times mul[j] where mul is given
+// (Omega x: the paper's Newton system, k_sys_pre's and k_mul's expression), or kept where
+// mask[j] couples the row and 0 elsewhere (the compliance form's, k_sys_pre's); then
+// t = C^T x' (sim_wblocks_ct). Nothing where *gate is 0 (gate NULL: always).
+template <class X>
+static __global__ void k_blk_cols(const int *nc, cuda_wblk b, X x, int K, size_t xs,
+                                  const double *mul, const double *mask, const int *gate) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= *nc || (gate && !*gate)) return;
+  const size_t vs = 3 * (size_t)b.cap;
+  for (int q = 0; q < K; q++) {
+    const X xq = x.shifted(q * xs);
+    double v[3], t[3];
+    for (int r = 0; r < 3; r++) {
+      const int j = 3 * s + r;
+      const double xj = xq(j);
+      v[r] = mul ? mul[j] * xj : mask ? (sim_nsn_coupled(mask[j]) ? xj : 0.0) : xj;
+      b.xp[q * vs + (size_t)j] = v[r];
+    }
+    sim_wblocks_ct(b.frame + 9 * (size_t)s, v, t);
+    for (int d = 0; d < 3; d++) b.t[q * vs + (size_t)d * b.cap + s] = t[d];
+  }
+}
+
+// Queues k_blk_cols of col_of{x} for this step's block form (k->blk.on), over the arrays'
+// capacity (contact_cuda.cu; nsn_cuda.cu queues CR's stepped z's).
+int sim_cuda_blk_cols(const cuda_contact *k, const double *x, int K, size_t xs, const double *mul,
+                      const double *mask, const int *gate, sim_status *st);
 
 // nsn_cuda.cu and nsn_state.cu: the device Newton solve. The shared stage forms W on its
 // side and leaves the rest to the device (sim_contact_stage.backend_prepares). keep queues the

@@ -28,6 +28,8 @@ struct sim_cuda_delassus {
   sim_delassus_cols cols; // device
   dev_buf own_ptr, own_row, own_val;  // S's columns when uploaded here
   dev_buf cab_j, cab_ptr, cab_loc, cab_g, c, K, G, W;
+  dev_buf frame, cab_row;  // the block form's (SIM_CUDA_W_BLOCKS): 9 nc, ncab x 3 nc
+  int b_nc, b_ncab;        // its contacts and cables (b_nc -1: none)
   // the arrays that grow with the contacts, one device block (grow_terms): each contact's
   // terms' local numbers and weights (4 each), the contact vertices' columns of L^{-1} (at
   // most 4 a contact but for the cables' terms) and diag(W) (3 each)
@@ -91,6 +93,44 @@ static __global__ void k_W_cable(int nc, const sim_contact *c, sim_delassus_term
   int rows = c[s].kind == SIM_CONTACT_CABLE ? 1 : 3;
   for (int r = 0; r < rows; r++)
     W[3 * j * N + 3 * (size_t)s + r] = W[(3 * (size_t)s + r) * N + 3 * j] = w[r];
+}
+
+// W's block form (core/contact/wblocks.h; delassus.c blocks_from_k): each contact's frame
+// and diag(W) from G (the bits of W's diagonal) ...
+static __global__ void k_frame_diag(int nc, const sim_contact *c, const double *G, double *frame,
+                                    double *d) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nc) return;
+  double *f = frame + 9 * (size_t)j;
+  sim_delassus_frame(&c[j], f);
+  const double g = G[(size_t)j * nc + j];
+  for (int r = 0; r < 3; r++) d[3 * (size_t)j + r] = g * sim_dot3(f + 3 * r, f + 3 * r);
+}
+
+// ... and cable i's row of W against contact s, an entry between two cables from the earlier
+// one (k_W_cable's bits), then its diagonal entry.
+static __global__ void k_cab_rows(int nc, const sim_contact *c, sim_delassus_terms T,
+                                  const double *K, double *cab_row) {
+  long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (idx >= (long long)T.ncab * nc) return;
+  const int i = (int)(idx / nc), s = (int)(idx % nc), j = T.cab_j[i];
+  double *row = cab_row + (size_t)i * 3 * nc + 3 * (size_t)s, w[3];
+  const int cab = c[s].kind == SIM_CONTACT_CABLE;
+  if (cab && s < j) {
+    int i2 = 0;
+    while (T.cab_j[i2] != s) i2++;
+    sim_delassus_cable_pair(c, &T, i2, j, K, w);
+  } else {
+    sim_delassus_cable_pair(c, &T, i, s, K, w);
+  }
+  for (int r = 0; r < 3; r++) row[r] = r == 0 || !cab ? w[r] : 0.0;
+}
+
+static __global__ void k_diag_cab(int nc, sim_delassus_terms T, const double *cab_row, double *d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= T.ncab) return;
+  const size_t j = 3 * (size_t)T.cab_j[i];
+  d[j] = cab_row[(size_t)i * 3 * nc + j];
 }
 
 static __global__ void k_diag_of_W(long long N, const double *W, double *d) {
@@ -368,6 +408,33 @@ static int dense_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, s
   return SIM_OK;
 }
 
+// W's block form: K, G, the frames with diag(W), the cables' rows (W is not formed).
+static int blocks_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, sim_status *st) {
+  cudaStream_t s = k->mem.stream;
+  const size_t mm = (size_t)dT->m * (size_t)dT->m, nn = (size_t)nc * (size_t)nc;
+  const size_t nr = (size_t)dT->ncab * 3 * (size_t)nc;
+  int rc = ensure_square(k, &k->K, (size_t)dT->m, sizeof(double), st);
+  if (!rc) rc = ensure_square(k, &k->G, (size_t)nc, sizeof(double), st);
+  if (!rc) rc = ensure(k, &k->frame, sizeof(double) * 9 * (size_t)nc, st);
+  if (!rc && nr > 0) rc = ensure(k, &k->cab_row, sizeof(double) * nr, st);
+  if (rc) return rc;
+  double *K = (double *)k->K.p, *G = (double *)k->G.p;
+  if (mm > 0)
+    k_K<<<sim_cuda_blocks((long long)mm), SIM_CUDA_BLOCK, 0, s>>>(dT->m, k->cols, k->kc, K);
+  k_G<<<sim_cuda_blocks((long long)nn), SIM_CUDA_BLOCK, 0, s>>>(nc, *dT, K, G);
+  k_frame_diag<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(nc, k->cd, G, (double *)k->frame.p,
+                                                              k->d);
+  if (nr > 0) {
+    double *rows = (double *)k->cab_row.p;
+    k_cab_rows<<<sim_cuda_blocks((long long)dT->ncab * nc), SIM_CUDA_BLOCK, 0, s>>>(nc, k->cd, *dT,
+                                                                                    K, rows);
+    k_diag_cab<<<sim_cuda_blocks(dT->ncab), SIM_CUDA_BLOCK, 0, s>>>(nc, *dT, rows, k->d);
+  }
+  SIM_CU(cudaGetLastError(), st);
+  k->b_nc = nc, k->b_ncab = dT->ncab;
+  return SIM_OK;
+}
+
 static int diag_only(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, sim_status *st) {
   cudaStream_t s = k->mem.stream;
   const int *kc = k->kc;
@@ -389,7 +456,7 @@ extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contac
                                           const sim_contact *dev_c, const int *dev_free_of,
                                           int nc, const int *free_of, int dense,
                                           size_t max_bytes, double *diag, sim_status *st) {
-  k->w_nc = -1;
+  k->w_nc = k->b_nc = -1;
   k->m_step = nc <= 0 ? 0 : -1;
   if (nc <= 0) return SIM_OK;
   if (!k->cols.col_ptr)
@@ -399,15 +466,19 @@ extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contac
   sim_delassus_terms T = {0}, dT;
   int rc = dev_c ? device_terms(k, c, dev_c, dev_free_of, nc, free_of, &dT, st)
                  : sim_delassus_terms_build(c, nc, free_of, k->n, &T, st);
-  const int m = dev_c ? dT.m : T.m;
-  size_t need = sim_delassus_bytes(nc, m, k->n);
+  const int m = dev_c ? dT.m : T.m, blocks = dense == SIM_CUDA_W_BLOCKS;
+  size_t need = blocks ? sim_delassus_blocks_bytes(nc, m, k->n, dev_c ? dT.ncab : T.ncab)
+                       : sim_delassus_bytes(nc, m, k->n);
   if (!rc && dense && max_bytes > 0 && need > max_bytes)
     rc = sim_fail(st, SIM_ERR_MEMORY,
                   "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
                   "%.1f MB, over the limit of %.1f MB",
                   3 * nc, 3 * nc, m, need / 1e6, max_bytes / 1e6);
   if (!rc && !dev_c) rc = upload_terms(k, c, nc, &T, &dT, st);
-  if (!rc) rc = dense ? dense_w(k, nc, &dT, st) : diag_only(k, nc, &dT, st);
+  if (!rc)
+    rc = blocks  ? blocks_w(k, nc, &dT, st)
+         : dense ? dense_w(k, nc, &dT, st)
+                 : diag_only(k, nc, &dT, st);
   if (!rc) k->m_step = m;
   sim_delassus_terms_free(&T);
   if (rc) return rc;
@@ -468,6 +539,29 @@ extern "C" int sim_cuda_delassus_download(sim_cuda_delassus *k, double *W, sim_s
   return SIM_OK;
 }
 
+extern "C" int sim_cuda_delassus_blocks(const sim_cuda_delassus *k, sim_cuda_wblocks *B) {
+  if (k->b_nc < 0) return -1;
+  B->nc = k->b_nc, B->ncab = k->b_ncab;
+  B->G = (const double *)k->G.p, B->frame = (const double *)k->frame.p;
+  B->cab_j = (const int *)k->cab_j.p, B->cab_row = (const double *)k->cab_row.p;
+  return 0;
+}
+
+extern "C" int sim_cuda_delassus_download_blocks(sim_cuda_delassus *k, double *G, double *frame,
+                                                 double *cab_row, sim_status *st) {
+  if (k->b_nc < 0) return sim_fail(st, SIM_ERR_INTERNAL, "no Delassus block form to copy");
+  const size_t nc = (size_t)k->b_nc, nr = (size_t)k->b_ncab * 3 * nc;
+  cudaStream_t s = k->mem.stream;
+  SIM_CU(cudaMemcpyAsync(G, k->G.p, sizeof(double) * nc * nc, cudaMemcpyDeviceToHost, s), st);
+  SIM_CU(cudaMemcpyAsync(frame, k->frame.p, sizeof(double) * 9 * nc, cudaMemcpyDeviceToHost, s),
+         st);
+  if (nr > 0)
+    SIM_CU(cudaMemcpyAsync(cab_row, k->cab_row.p, sizeof(double) * nr, cudaMemcpyDeviceToHost, s),
+           st);
+  SIM_CU(cudaStreamSynchronize(s), st);
+  return SIM_OK;
+}
+
 // ---------------------------------------------------------------- set-up
 
 extern "C" int sim_cuda_delassus_use_S(sim_cuda_delassus *k, int n, const int *col_ptr,
@@ -498,7 +592,7 @@ extern "C" int sim_cuda_delassus_create(void *stream, sim_cuda_delassus **out, s
   *out = NULL;
   sim_cuda_delassus *k = SIM_NEW0(sim_cuda_delassus, 1);
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus operator)");
-  k->w_nc = -1;
+  k->w_nc = k->b_nc = -1;
   k->m_step = -1;
   k->wc.m = -1;
   int rc = sim_cuda_stream_open(stream, &k->mem.stream, &k->own_stream, st);
@@ -516,10 +610,10 @@ extern "C" size_t sim_cuda_delassus_bytes(const sim_cuda_delassus *k) {
 
 extern "C" void sim_cuda_delassus_destroy(sim_cuda_delassus *k) {
   if (!k) return;
-  dev_buf *b[] = {&k->own_ptr, &k->own_row, &k->own_val, &k->cab_j, &k->cab_ptr,
-                  &k->cab_loc, &k->cab_g,   &k->c,       &k->K,     &k->G,
-                  &k->W,       &k->flag,    &k->loc,     &k->dip,   &k->scan,
-                  &k->cab_unk, &k->tg,      &k->tx,      &k->ident};
+  dev_buf *b[] = {&k->own_ptr, &k->own_row, &k->own_val, &k->cab_j,   &k->cab_ptr, &k->cab_loc,
+                  &k->cab_g,   &k->c,       &k->K,       &k->G,       &k->W,       &k->flag,
+                  &k->loc,     &k->dip,     &k->scan,    &k->cab_unk, &k->tg,      &k->tx,
+                  &k->ident,   &k->frame,   &k->cab_row};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) release(k, b[i]);
   sim_cuda_group_free(&k->mem, &k->terms);
   sim_cuda_wcols_free(&k->mem, &k->wc);

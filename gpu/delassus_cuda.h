@@ -37,11 +37,14 @@ int sim_cuda_delassus_use_S(sim_cuda_delassus *k, int n, const int *col_ptr, con
 /* A device copy of host S's columns (for tests and standalone use). */
 int sim_cuda_delassus_upload_S(sim_cuda_delassus *k, const sim_sparse_inverse *S,
                                sim_status *st);
-/* This step's operator for the nc contacts (free_of: vertex -> unknown or -1): dense != 0 forms
-   W (3 nc x 3 nc, row-major) on the device; either way diag(W) goes to host `diag` (3 nc), or
-   with diag NULL stays on the device alone (sim_cuda_delassus_diag), without a wait.
-   max_bytes > 0 refuses a dense W whose build needs more (sim_delassus_bytes), as the host
-   does. */
+/* The operator's forms (sim_cuda_delassus_build's `dense`): diag(W) alone (matrix-free), W
+   itself, or W's block form (core/contact/wblocks.h: G, the frames and the cables' rows). */
+enum { SIM_CUDA_W_DIAG = 0, SIM_CUDA_W_DENSE = 1, SIM_CUDA_W_BLOCKS = 2 };
+/* This step's operator for the nc contacts (free_of: vertex -> unknown or -1) in the form
+   `dense` (SIM_CUDA_W_*): W (3 nc x 3 nc, row-major) or its block form on the device, or
+   neither; either way diag(W) goes to host `diag` (3 nc), or with diag NULL stays on the device
+   alone (sim_cuda_delassus_diag), without a wait. max_bytes > 0 refuses a dense W whose build
+   needs more (sim_delassus_bytes, sim_delassus_blocks_bytes), as the host does. */
 int sim_cuda_delassus_build(sim_cuda_delassus *k, const sim_contact *c, int nc, const int *free_of,
                             int dense, size_t max_bytes, double *diag, sim_status *st);
 /* The same where the nc contacts c and free_of are on the device already, at dev_c and
@@ -68,6 +71,19 @@ const double *sim_cuda_delassus_diag(const sim_cuda_delassus *k);
 /* The last dense W on the device (NULL before one), and a host copy of it (9 nc^2 doubles). */
 const double *sim_cuda_delassus_W(const sim_cuda_delassus *k);
 int sim_cuda_delassus_download(sim_cuda_delassus *k, double *W, sim_status *st);
+/* The last build's block form on the device (SIM_CUDA_W_BLOCKS; wblocks.h's layout, its
+   arrays valid until the next build), or -1 where the last build made none. */
+typedef struct sim_cuda_wblocks {
+  int nc, ncab;
+  const double *G;       /* nc x nc, row-major */
+  const double *frame;   /* 9 nc */
+  const int *cab_j;      /* ncab */
+  const double *cab_row; /* ncab x 3 nc */
+} sim_cuda_wblocks;
+int sim_cuda_delassus_blocks(const sim_cuda_delassus *k, sim_cuda_wblocks *B);
+/* Host copies of the last block form's G, frames and cables' rows (sim_wblocks' sizes). */
+int sim_cuda_delassus_download_blocks(sim_cuda_delassus *k, double *G, double *frame,
+                                      double *cab_row, sim_status *st);
 size_t sim_cuda_delassus_bytes(const sim_cuda_delassus *k); /* device memory it holds */
 void sim_cuda_delassus_destroy(sim_cuda_delassus *k);
 

@@ -286,6 +286,9 @@ static int reuse_wf(const cuda_contact *k) {
   return k->w_dense && o->form != SIM_NSN_FORM_PAPER && o->line_search > 0;
 }
 
+// The dense W the products read: W itself, or G of its block form (cuda_wblk, k->blk.on).
+static const double *w_of(const cuda_contact *k) { return k->blk.on ? k->blk.G : k->Wp; }
+
 // out = W x, skipped where *gate is 0 with a dense W (matrix-free: the host reads the decisions
 // and queues no product that a closed gate would skip).
 static int w_apply(cuda_contact *k, const double *x, double *out, const int *gate, sim_status *st) {
@@ -306,8 +309,10 @@ static int w_then(cuda_contact *k, const double *x, double *out, double h2, cons
   if (k->dn->fuse && k->w_dense) {
     const unsigned gw = blocks_for(32LL * m);
     const int *nc = k->dnc;
-    const double *W = k->Wp;
-    k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(nc, W, x, out, 1, 0, h2, u, v, w, gate, stale);
+    int rc = k->blk.on ? sim_cuda_blk_cols(k, x, 1, 0, NULL, NULL, gate, st) : SIM_OK;
+    if (rc) return rc;
+    k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(nc, w_of(k), k->blk, x, out, 1, 0, h2, u, v, w,
+                                                  gate, stale);
   } else { /* with stale, the product only where out is not W x yet */
     int rc = w_apply(k, x, out, stale ? stale : gate, st);
     if (rc) return rc;
@@ -389,12 +394,16 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gat
   cudaStream_t sm = stream(k);
   if (s->fuse && k->w_dense) {
     const unsigned g = blocks_for(32LL * m);
-    const double *W = x_zero ? NULL : k->Wp, *om = s->om, *e = s->e;
+    const double *W = x_zero ? NULL : w_of(k), *om = s->om, *e = s->e;
     const int *n = k->dnc; /* the count: the rows are 3 *n */
+    int rc = SIM_OK;
+    if (k->blk.on && !x_zero) /* k_sys_pre's vector, prepared */
+      rc = sim_cuda_blk_cols(k, x, 1, 0, paper ? om : NULL, paper ? NULL : om, gate, st);
+    if (rc) return rc;
     if (wf)
-      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, wf, om, e, x, y, gate);
+      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, wf, k->blk, om, e, x, y, gate);
     else
-      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, W, om, e, x, y, gate);
+      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, W, k->blk, om, e, x, y, gate);
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
   }
@@ -435,12 +444,27 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
   const red_then then = cr_then(k, what);
   const float *wf = cr_wf(k);
   cudaStream_t sm = stream(k);
+  if (k->blk.on) { /* k_sys_pre's vector of x, or of z after CR's step, prepared */
+    const double *mul = paper ? s->om : NULL, *mask = paper ? NULL : s->om;
+    if (step.c) {
+      const col_stepped_at z = {x, step.dinv, step.Mp, &step.c->alpha};
+      const unsigned gc = blocks_for(s->cap);
+      const cuda_wblk &b = k->blk;
+      k_blk_cols<col_stepped_at>
+          <<<gc, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, b, z, 1, 0, mul, mask, gate);
+    } else {
+      int rc = sim_cuda_blk_cols(k, x, 1, 0, mul, mask, gate, st);
+      if (rc) return rc;
+    }
+  }
+  const cuda_wblk &b = k->blk;
   if (wf)
-    k_sys_gemv_dot<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(
-        k->dnc, nb, paper, wf, s->om, s->e, x, y, gate, s->part, dst, s->gcount, then, first, step);
+    k_sys_gemv_dot<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, wf, b, s->om, s->e, x, y,
+                                                        gate, s->part, dst, s->gcount, then, first,
+                                                        step);
   else
-    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, k->Wp, s->om, s->e, x,
-                                                         y, gate, s->part, dst, s->gcount, then,
+    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, w_of(k), b, s->om, s->e,
+                                                         x, y, gate, s->part, dst, s->gcount, then,
                                                          first, step);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
@@ -586,8 +610,11 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
     } else if (s->fuse) { /* a batch (W dense): products with their H q, then NCP and pick */
       const unsigned gw = sim_cuda_blocks(32LL * m);
       const dim3 gp(reduce_blocks(nc), (unsigned)K);
-      k_w_then<W_THEN_LS_HQ, SIM_W_BATCH><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(
-          k->dnc, k->Wp, s->ltry, s->ytry, K, s3, h2, s->hq, s->wl, s->htry, on, (const int *)NULL);
+      if (k->blk.on && (rc = sim_cuda_blk_cols(k, s->ltry, K, s3, NULL, NULL, on, st))) return rc;
+      const double *W = w_of(k);
+      k_w_then<W_THEN_LS_HQ, SIM_W_BATCH>
+          <<<gw, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, W, k->blk, s->ltry, s->ytry, K, s3, h2, s->hq,
+                                          s->wl, s->htry, on, (const int *)NULL);
       k_ncp_pick<<<gp, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, a, on, s->part, s->res, s->count, s->ctl,
                                                 t0, t0 + K > o->line_search);
     } else {
@@ -647,8 +674,9 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   }
   if (!*stopped) {
     if (paper && s->fuse && k->w_dense) { /* y = W Omega lambda, Omega lambda formed as read */
+      if (k->blk.on && (rc = sim_cuda_blk_cols(k, s->lam, 1, 0, s->om, NULL, go, st))) return rc;
       k_w_then<W_OF_U_X, 1><<<blocks_for(32LL * m), SIM_CUDA_BLOCK, 0, sm>>>(
-          k->dnc, k->Wp, s->lam, s->y, 1, 0, 0.0, s->om, NULL, NULL, go, NULL);
+          k->dnc, w_of(k), k->blk, s->lam, s->y, 1, 0, 0.0, s->om, NULL, NULL, go, NULL);
     } else if (paper) { /* the same in two launches (the compliance form's W lambda is in y) */
       k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->om, s->lam, s->tmp, go);
       if ((rc = w_apply(k, s->tmp, s->y, go, st))) return rc;
@@ -763,13 +791,17 @@ static int queue_graphed(void *arg, sim_status *st) {
 // capture: the contact count alone changing costs none (a capture of the default settings'
 // iteration, some 440 kernels, cost about 0.3 ms on an H200: docs/gpu_checklist.md).
 static nsn_graph_sig graph_sig(const cuda_contact *k) {
-  const nsn_graph_sig g = {k->stage.nc > 0, k->nc_cap, k->nt_cap, k->dn->cap, k->Wp, cr_wf(k)};
+  nsn_graph_sig g = {k->stage.nc > 0, k->nc_cap, k->nt_cap, k->dn->cap, w_of(k), cr_wf(k), {}};
+  if (k->blk.on) g.blk = k->blk;
   return g;
 }
 
 static int same_sig(const nsn_graph_sig *a, const nsn_graph_sig *b) {
+  const cuda_wblk &p = a->blk, &q = b->blk;
   return a->any == b->any && a->nc_cap == b->nc_cap && a->nt_cap == b->nt_cap && a->cap == b->cap &&
-         a->W == b->W && a->Wf == b->Wf;
+         a->W == b->W && a->Wf == b->Wf && p.on == q.on && p.cap == q.cap && p.ncab == q.ncab &&
+         p.G == q.G && p.frame == q.frame && p.cab_row == q.cab_row && p.cab_j == q.cab_j &&
+         p.t == q.t && p.xp == q.xp;
 }
 
 // The stamps the capture counts are its launches'; none is queued by the capture itself.

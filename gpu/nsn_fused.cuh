@@ -93,16 +93,20 @@ enum {
 // SIM_W_BATCH, as k_ls_hq after the batch's product); nothing where *gate is 0. Where stale is
 // given and *stale is 0, out holds W x already (K 1: the line search's accepted trial's) and W
 // is not read.
+// With b.on, W is G of W's block form and x has been prepared into b (k_blk_cols, with u
+// for W_OF_U_X).
 template <int E, int KB>
-static __global__ void k_w_then(const int *nc, const double *W, const double *x, double *out, int K,
-                                size_t xs, double h2, const double *u, const double *v, double *w,
-                                const int *gate, const int *stale) {
+static __global__ void k_w_then(const int *nc, const double *W, cuda_wblk b, const double *x,
+                                double *out, int K, size_t xs, double h2, const double *u,
+                                const double *v, double *w, const int *gate, const int *stale) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
   double a[KB];
   if (stale && !*stale)
     a[0] = out[i];
+  else if (b.on)
+    sim_blk_row_dots<KB>(*nc, W, b, i, K, lane, a);
   else
     sim_dense_row_dots<KB>(m, W + (size_t)i * (size_t)m, x, K, xs, lane, a,
                            E == W_OF_U_X ? u : NULL);
@@ -125,17 +129,23 @@ static __device__ inline double sys_row_end(int paper, double om, double e, doub
   return sim_nsn_coupled(om) ? a + e / om * x : e * x;
 }
 
-// What the Newton system multiplies, column by column: x's values (col_of), or Conjugate
-// Residual's z after a step that no launch of its own has taken (col_stepped: k_cr_step's
-// expression, so the same bits).
-struct col_of {
-  const double *x;
-  __device__ double operator()(int j) const { return x[j]; }
-};
+// What the Newton system multiplies, column by column: x's values (col_of, contact_cuda.h), or
+// Conjugate Residual's z after a step that no launch of its own has taken (col_stepped:
+// k_cr_step's expression, so the same bits; col_stepped_at reads the step length on the
+// device, for W's block form's vectors prepared before the launch that takes the step).
 struct col_stepped {
   const double *z, *dinv, *Mp;
   double alpha;
   __device__ double operator()(int j) const { return z[j] - alpha * dinv[j] * Mp[j]; }
+};
+struct col_stepped_at {
+  const double *z, *dinv, *Mp;
+  const double *alpha;
+  __device__ double operator()(int j) const {
+    const double a = *alpha;
+    return z[j] - a * dinv[j] * Mp[j];
+  }
+  __device__ col_stepped_at shifted(size_t) const { return *this; } /* one vector */
 };
 
 // Row i of the Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in
@@ -143,17 +153,25 @@ struct col_stepped {
 // k_sys_pre's vector as it reads the row. T: W's values (float: contact.cr_precision's copy,
 // each widened to double). W NULL: the caller knows that what W multiplies is zero, and W's
 // part of the row is the +0.0 that the sum of its terms, each +-0.0, would give. Returns x(i).
+// With b.on and W given, W is G of W's block form, and k_sys_pre's vector has been prepared
+// into b (k_blk_cols).
 template <typename T, class X>
-static __device__ double sys_row(int m, int paper, const T *W, const double *om, const double *e,
-                                 X x, double *y, int i, int lane) {
-  const T *row = W ? W + (size_t)i * (size_t)m : NULL;
+static __device__ double sys_row(int m, int paper, const T *W, const cuda_wblk &b, const double *om,
+                                 const double *e, X x, double *y, int i, int lane) {
   double a = 0.0;
-  for (int j = lane; row && j < m; j += 32) {
-    const double xj = x(j);
-    const double t = paper ? om[j] * xj : (sim_nsn_coupled(om[j]) ? xj : 0.0);
-    a += (double)row[j] * t;
+  if (W && b.on) {
+    double q[1];
+    sim_blk_row_dots<1, T>(m / 3, W, b, i, 1, lane, q);
+    a = q[0];
+  } else {
+    const T *row = W ? W + (size_t)i * (size_t)m : NULL;
+    for (int j = lane; row && j < m; j += 32) {
+      const double xj = x(j);
+      const double t = paper ? om[j] * xj : (sim_nsn_coupled(om[j]) ? xj : 0.0);
+      a += (double)row[j] * t;
+    }
+    for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
   }
-  for (int off = 16; off > 0; off /= 2) a += __shfl_down_sync(0xffffffffu, a, off);
   const double xi = x(i);
   if (lane == 0) y[i] = sys_row_end(paper, om[i], e[i], xi, a);
   return xi;
@@ -162,12 +180,13 @@ static __device__ double sys_row(int m, int paper, const T *W, const double *om,
 // y = the Newton system times x, a warp per row; nothing where *gate is 0; W NULL: W's part
 // zero (sys_row).
 template <typename T>
-static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, const double *om,
-                                  const double *e, const double *x, double *y, const int *gate) {
+static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, cuda_wblk b,
+                                  const double *om, const double *e, const double *x, double *y,
+                                  const int *gate) {
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
-  sys_row(m, paper, W, om, e, col_of{x}, y, i, lane);
+  sys_row(m, paper, W, b, om, e, col_of{x}, y, i, lane);
 }
 
 // k_sys_gemv, then the sum of x y over the m rows with its decision `then` (reduce_to's
@@ -207,7 +226,7 @@ typedef struct cr_step {
 } cr_step;
 
 template <typename T>
-static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T *W,
+static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T *W, cuda_wblk wb,
                                       const double *om, const double *e, const double *x, double *y,
                                       const int *gate, double *part, double *res, int *gcount,
                                       red_then then, cr_first first, cr_step step) {
@@ -216,14 +235,14 @@ static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T 
   if (i < m && open && step.c) {
     const double alpha = step.c->alpha;
     const double zi =
-        sys_row(m, paper, W, om, e, col_stepped{x, step.dinv, step.Mp, alpha}, y, i, lane);
+        sys_row(m, paper, W, wb, om, e, col_stepped{x, step.dinv, step.Mp, alpha}, y, i, lane);
     if (lane == 0) {
       step.x[i] += alpha * step.p[i];
       step.r[i] -= alpha * step.Mp[i];
       step.zn[i] = zi;
     }
   } else if (i < m && open) {
-    sys_row(m, paper, W, om, e, col_of{x}, y, i, lane);
+    sys_row(m, paper, W, wb, om, e, col_of{x}, y, i, lane);
     if (first.c && lane == 0) first.p[i] = x[i], first.Mp[i] = y[i];
   }
   const int per = SIM_CUDA_BLOCK / (blockDim.x >> 5); /* blocks per reduction block */

@@ -159,9 +159,9 @@ static int parts(void *arg, size_t cap, cuda_part *p) {
                    &s->om,    &s->e,     &s->phi,   &s->rhs,   &s->dlam, &s->y,
                    &s->tmp,   &s->pc,    &s->wl,    &s->hab,   &s->hq,   &s->cr[0],
                    &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4], &s->cr[5]};
-  double **vt[] = {&s->ltry, &s->ytry, &s->htry}; /* a line-search batch */
+  double **vt[] = {&s->ltry, &s->ytry, &s->htry, &s->bt, &s->bx}; /* a line-search batch */
   double **v1[] = {&s->mu, &s->comp}, **vb[] = {&s->mterm, &s->pterm};
-  static_assert(sizeof v3 / sizeof *v3 + 3 + 2 + 2 <= SIM_CUDA_GROUP_PARTS, "cuda_nsn's arrays");
+  static_assert(sizeof v3 / sizeof *v3 + 5 + 2 + 2 <= SIM_CUDA_GROUP_PARTS, "cuda_nsn's arrays");
   int n = 0;
   for (double **v : v3) p[n++] = sim_cuda_part(v, c3);
   for (double **v : vt) p[n++] = sim_cuda_part(v, b3);
@@ -180,6 +180,7 @@ static int grow(cuda_contact *k, int nc, sim_status *st) {
   cuda_nsn *s = k->dn;
   int rc = sim_cuda_group_grow(k->cx, &s->arrays, (size_t)nc, 16, parts, s, st);
   s->cap = (int)s->arrays.cap;
+  k->blk.cap = s->cap, k->blk.t = s->bt, k->blk.xp = s->bx; /* W's block form's workspace */
   return rc;
 }
 
@@ -323,10 +324,11 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
     SIM_CU(cudaMemcpyAsync(s->wd, dw, sizeof(double) * m, cudaMemcpyDeviceToDevice, sm), st);
   else
     SIM_CU(cudaMemcpyAsync(s->wd, sg->wdiag, sizeof(double) * m, cudaMemcpyHostToDevice, sm), st);
-  if (k->w_dense && sg->nsn.opt.cr_float) { /* CR's float copy of W (nsn.c round_w) */
-    const size_t n = m * m;
+  if (k->w_dense && sg->nsn.opt.cr_float) { /* CR's float copy of W or G (nsn.c round_w) */
+    const size_t n = k->blk.on ? (size_t)nc * (size_t)nc : m * m;
+    const double *W = k->blk.on ? k->blk.G : k->Wp;
     if ((rc = sim_cuda_grow<float>(k->cx, &s->Wf, &s->wf_cap, n, st))) return rc;
-    k_round<<<sim_cuda_blocks((long long)n), SIM_CUDA_BLOCK, 0, sm>>>((long long)n, k->Wp, s->Wf);
+    k_round<<<sim_cuda_blocks((long long)n), SIM_CUDA_BLOCK, 0, sm>>>((long long)n, W, s->Wf);
     SIM_CU(cudaGetLastError(), st);
   }
   if (sg->nsn.opt.precond == SIM_NSN_PRECOND_MASS_INVERSE) {

@@ -41,8 +41,9 @@ typedef struct nsn_dev {
 typedef struct nsn_graph_sig {
   int any;                      // the step has contacts (with none, W's products are not queued)
   int nc_cap, nt_cap, cap;      // the capacities of the arrays it reads (its grids follow them)
-  const double *W;              // the dense W its products read
+  const double *W;              // the dense W its products read (W's block form: G)
   const float *Wf;              // its float copy that CR's products read (contact.cr_precision)
+  cuda_wblk blk;                // W's block form (blk.on 0: none)
 } nsn_graph_sig;
 
 typedef struct cuda_nsn {
@@ -51,6 +52,7 @@ typedef struct cuda_nsn {
   double *d, *hqt, *w, *wd, *lam, *f, *om, *e, *phi, *rhs, *dlam, *y, *tmp, *pc, *wl, *hab, *hq,
       *cr[6];                  // 3 cap each (cr[5]: z's second array, cr_solve's stepped)
   double *ltry, *ytry, *htry;  // SIM_W_BATCH x 3 cap: the line search's trials, W ltry, H q
+  double *bt, *bx;             // the same: W's block form's prepared vectors (cuda_wblk t, xp)
   double *mterm, *pterm;       // SIM_W_BATCH x cap: a contact's merit term and max |phi|
   double *part, *res;          // SIM_W_BATCH x (2 SIM_RED_BLOCKS partials, 2 results)
   int *count;   // SIM_W_BATCH + 1: a fused reduction's blocks done per batch, and the batches
@@ -62,8 +64,8 @@ typedef struct cuda_nsn {
   int cr_step_merged;  // fused: CR's step in the next product's launch where it can be
                        // (SIMCTL_CUDA_CR_STEP=merged, the default; apart: its own launch)
   int *moved;
-  float *Wf;      // this step's dense W rounded to float for CR's products (cr_precision float;
-  size_t wf_cap;  // NULL otherwise), and the floats it holds
+  float *Wf;      // this step's dense W (its block form: G) rounded to float for CR's products
+  size_t wf_cap;  // (cr_precision float; NULL otherwise), and the floats it holds
   cr_dev *crd;   // Conjugate Residual's scalars
   nsn_dev *ctl;  // the Newton steps' decisions
   cuda_group arrays;  // the arrays above from mu to pterm, in one device block (cap contacts)

@@ -283,7 +283,7 @@ int sim_cuda_rows_set(cuda_contact *k, const sim_contact *c, int nc, sim_status 
   if (!rc) rc = grow_rows(k, nc, nbound, st);
   if (!rc) rc = scan_room(k, (nc > m->nfree ? nc : m->nfree) + 1, st);
   if (rc) return rc;
-  k->w_dense = 0;
+  k->w_dense = 0, k->blk.on = 0;
   if ((rc = put_contacts(k, c, nc, st))) return rc;
   k_term_count<<<sim_cuda_blocks(nc + 1), SIM_CUDA_BLOCK, 0, s>>>(nc, r->c, r->cab_ptr, r->cnt,
                                                                   k->dnc);

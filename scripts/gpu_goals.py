@@ -11,7 +11,8 @@ Reads what `scripts/gpu_report.sh` wrote (docs/gpu_checklist.md) and prints, as 
 - the global step against its bandwidth limit (global_step.md, else bench_gpu.md), at the
   default settings and at the best of the sweep, against the goal of within 2x;
 - the comparisons the defaults follow from: fused against separate launches
-  (SIMCTL_CUDA_FUSE), CR's W in float against double, W dense against auto
+  (SIMCTL_CUDA_FUSE), CR's W in float against double, W dense (formed, or in its block form)
+  against auto, the block form against W formed
   (SIM_CUDA_DENSE_ROWS), the matrix-free W through the contacts' columns of S against all of S
   (SIMCTL_CUDA_WCOLS), the row gather's chunk and the column gather's warps
   (SIMCTL_CUDA_ROW_CHUNK, SIMCTL_CUDA_COL_WARPS), the local step's register bound
@@ -33,7 +34,7 @@ import sys
 
 FRAME_GOAL, GLOBAL_GOAL = 0.2, 2.0
 VARIANTS = ("host", "device", "fused", "crfloat", "paper", "fastest", "device_dense",
-            "device_dense_launches", "device_allcols")
+            "device_blocks", "device_dense_launches", "device_allcols")
 
 
 class Bad(Exception):
@@ -175,6 +176,10 @@ def versus_part(got):
              ("crfloat", "device", "contact.cr_precision float against double"),
              ("fastest", "paper", "the paper's algorithm fused with CR in float, against plain"),
              ("device_dense", "device", "W dense at every size against auto (SIM_CUDA_DENSE_ROWS)"),
+             ("device_blocks", "device_dense",
+              "W's block form against W formed, both at every size (contact.delassus)"),
+             ("device_blocks", "device",
+              "W's block form at every size against auto (SIM_CUDA_DENSE_ROWS)"),
              ("device_dense_launches", "device_dense", "kernels launched one by one against graphs"),
              ("device", "device_allcols",
               "W matrix-free through the contacts' columns of S against all of S (SIMCTL_CUDA_WCOLS;"

@@ -14,9 +14,10 @@
 #             device with its reductions fused (SIMCTL_CUDA_FUSE=on), with CR's W in float
 #             (contact.cr_precision), with the paper's algorithm (one full Newton step per L-G
 #             iteration, detection once per step), with all three together (the fastest the
-#             backend offers for Table 3's algorithm), and on the device with W dense at every size
-#             (contact.delassus=dense; `auto` keeps it dense up to 4,500 rows with the device
-#             solve, a bound measured on an H200);
+#             backend offers for Table 3's algorithm), and on the device with W dense at every size,
+#             formed (contact.delassus=dense) and in its block form (blocks; `auto` keeps W dense,
+#             in its block form, up to 4,500 rows with the device solve, a bound measured on an
+#             H200 with W formed);
 #   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
 #             limit, S in double and float, the row gather's chunk and the column gather's
 #             warps per column swept: about a minute);
@@ -59,12 +60,14 @@
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
 #   --table3: a comma-separated list of host, device, fused, crfloat, paper, fastest, dense,
-#             launches, allcols
+#             blocks, launches, allcols
 #             (default host, device, dense, in that order): the table3 part's runs, e.g. one per
 #             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on;
 #             crfloat is device with contact.cr_precision=float; paper is device with the
 #             paper's algorithm (contact.newton_steps=1, redetect=0, line_search=0); fastest is
-#             paper with fused and crfloat's settings as well; launches is
+#             paper with fused and crfloat's settings as well; dense is device with W formed at
+#             every size, blocks with W's block form (G, a ninth of W's bytes) at every size;
+#             launches is
 #             dense with the device solve's kernels launched one by one instead of as CUDA
 #             graphs (SIMCTL_CUDA_GRAPH=off); allcols is device with the matrix-free W's solve
 #             through all of S (SIMCTL_CUDA_WCOLS=off) instead of the contacts' columns
@@ -106,9 +109,9 @@ case "$ROWS" in
 esac
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | fused | crfloat | paper | fastest | dense | launches | allcols) ;;
+    host | device | fused | crfloat | paper | fastest | dense | blocks | launches | allcols) ;;
     *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused," \
-         "crfloat, paper, fastest, dense or launches" >&2
+         "crfloat, paper, fastest, dense, blocks, launches or allcols" >&2
        exit 2 ;;
   esac
 done
@@ -273,8 +276,10 @@ if want table3; then
       fastest) nsn=device fuse=on what=", the paper's algorithm, reductions fused, CR's W in float"
                sets+=(--set contact.newton_steps=1 --set contact.redetect=0
                       --set contact.line_search=0 --set contact.cr_precision=float) ;;
-      dense) nsn=device name=table3_nsn_device_dense what=", W dense"
+      dense) nsn=device name=table3_nsn_device_dense what=", W dense (formed)"
              sets+=(--set contact.delassus=dense) ;;
+      blocks) nsn=device name=table3_nsn_device_blocks what=", W dense in its block form"
+              sets+=(--set contact.delassus=blocks) ;;
       launches) nsn=device name=table3_nsn_device_dense_launches graph=off
                 what=", W dense, no CUDA graphs" sets+=(--set contact.delassus=dense) ;;
       allcols) nsn=device name=table3_nsn_device_allcols wcols=off

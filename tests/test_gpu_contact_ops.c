@@ -29,6 +29,10 @@
      captured where the arrays it reads grew (steps 0 and 1); on the emulation, which counts
      the captures, steps 2 and 3 (fewer contacts, other counts) capture none: the kernels read
      the contact count on the device, their grids follow the arrays' capacity.
+   - The device Newton solve with W's block form (contact.delassus blocks on both sides: G, the
+     frames and the cables' rows, core/contact/wblocks.h), separate and fused, within the same
+     bounds, and differing from the dense W's results (other sums: the form reaches the device);
+     then in float (contact.cr_precision: CR's products read G in float), differing from double.
    - The device Newton solve with a dense W again with contact.cr_precision float on both sides
      (Conjugate Residual's products read a float copy of W: nsn.c, gpu/nsn_cuda.cu), separate
      and fused, within the same bounds.
@@ -204,7 +208,8 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
   double *b = SIM_NEW(double, nr + 1), *q = SIM_NEW(double, 3 * (size_t)g.m.n);
   const double grav[3] = {0.0, -9.81, 0.0};
   const char *nsn = getenv("SIMCTL_CUDA_NSN");
-  const int graphs = nsn && strcmp(nsn, "device") == 0 && strcmp(delassus, "dense") == 0;
+  const int graphs = nsn && strcmp(nsn, "device") == 0 &&
+                     (strcmp(delassus, "dense") == 0 || strcmp(delassus, "blocks") == 0);
   for (int step = 0; step < 4; step++) {
     const long long cap0 = graphs ? captures() : 0;
     random_state(&g, &seed);
@@ -298,8 +303,9 @@ static size_t g_kept_n;
    the block that finishes last adding the others' partials) against the separate launches
    (off): q after every L-G iteration the same to the bit; on the emulation with the blocks run
    in `order` (1 reversed, 2 shuffled: another block than the forward order's last finishes
-   each reduction). kept 1: this pass's record is kept; 2: it must differ from the kept one
-   somewhere (CR's W in float against double: the option reaches the device). */
+   each reduction). kept & 2: this pass's record must differ from the kept one somewhere (CR's
+   W in float against double, W's block form against W: the option reaches the device), which
+   is then dropped; kept & 1: this pass's record is kept. */
 static void fused_pass(const char *what, const char *delassus, const char *cr_precision, int order,
                        int kept) {
   char fw[96];
@@ -323,7 +329,7 @@ static void fused_pass(const char *what, const char *delassus, const char *cr_pr
 #endif
   unsetenv("SIMCTL_CUDA_FUSE");
   g_rec_mode = 0;
-  if (kept == 2) {
+  if (kept & 2) {
     long differ = 0;
     CHECK(g_kept_n == g_rec_n);
     for (size_t i = 0; i < g_rec_n && i < g_kept_n; i++) differ += g_rec[i] != g_kept[i];
@@ -332,7 +338,7 @@ static void fused_pass(const char *what, const char *delassus, const char *cr_pr
     sim_free(g_kept);
     g_kept = NULL, g_kept_n = 0;
   }
-  if (kept == 1)
+  if (kept & 1)
     g_kept = g_rec, g_kept_n = g_rec_n;
   else
     sim_free(g_rec);
@@ -342,8 +348,8 @@ static void fused_pass(const char *what, const char *delassus, const char *cr_pr
 /* usage: test_gpu_contact_ops [PASSES] (default all): rows, the first pass alone (the Newton
    solve on the host, W dense: the quick check of the device's rows); host, the passes with the
    Newton solve on the host (the first, then W matrix-free); device, those with it on the device
-   (fused and not, W dense in double and float, W matrix-free; CR's step apart). The emulation's
-   CTest entries are host and device, so that the two halves run side by side, under
+   (fused and not, W dense and in blocks, each in double and float, W matrix-free; CR's step apart).
+   The emulation's CTest entries are host and device, so that the two halves run side by side, under
    AddressSanitizer too. */
 int main(int argc, char **argv) {
   const char *want = argc > 1 ? argv[1] : "all";
@@ -361,7 +367,9 @@ int main(int argc, char **argv) {
   if (device) {
     setenv("SIMCTL_CUDA_NSN", "device", 1);
     fused_pass("device Newton solve, dense W", "dense", "double", 2, 1);
-    fused_pass("device Newton solve, dense W, CR's W in float", "dense", "float", 1, 2);
+    fused_pass("device Newton solve, W's block form", "blocks", "double", 1, 3);
+    fused_pass("device Newton solve, W's block form, CR's G in float", "blocks", "float", 2, 2);
+    fused_pass("device Newton solve, dense W, CR's W in float", "dense", "float", 1, 0);
     fused_pass("device Newton solve, W matrix-free", "operator", "double", 1, 0);
     /* fused with CR's step in a launch of its own (SIMCTL_CUDA_CR_STEP=apart; the passes above
        take it in the next product's, the default) */

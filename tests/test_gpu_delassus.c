@@ -7,9 +7,10 @@
    within 1e-12 relative to W's largest entry (the same functions in the same order: bitwise
    equal is expected, and the count of differing entries is printed). Also: no contacts, a W
    over the memory limit refused as on the host, and a second, smaller step reusing the
-   buffers. The matrix-free W's solve through the contact vertices' columns of S
-   (gpu/wcols_cuda.cu) against the host's through all of S, within 1e-12 (the warps add in
-   their own order). */
+   buffers. W's block form (G, the frames, the cables' rows, the diagonal from them) likewise
+   against the host's, and its memory limit. The matrix-free W's solve through the contact vertices'
+   columns of S (gpu/wcols_cuda.cu) against the host's through all of S, within 1e-12 (the warps add
+   in their own order). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,57 @@ static void compare(sim_cuda_delassus *k, const sim_contact *c, int nc, const in
   sim_free(Wg), sim_free(dh), sim_free(dg), sim_free(dw);
 }
 
+/* W's block form on both sides (wblocks.h: G, the frames, the cables' rows, diag(W)): the
+   device's from the same functions in the same order as the host's; no W formed. */
+static void compare_blocks(sim_cuda_delassus *k, const sim_contact *c, int nc, const int *free_of,
+                           const sim_sparse_inverse *S, const char *what) {
+  sim_status st = {0};
+  sim_wblocks B = {0};
+  CHECK_INT(sim_delassus_build_blocks(c, nc, free_of, NULL, S, SIM_DELASSUS_SPARSE_INVERSE, 0, &B,
+                                      NULL, &st),
+            SIM_OK);
+  const size_t nn = (size_t)nc * nc, nr = 3 * (size_t)nc * (size_t)B.ncab;
+  double *G = SIM_NEW(double, nn), *fr = SIM_NEW(double, 9 * (size_t)nc),
+         *rows = SIM_NEW(double, nr + 1), *dh = SIM_NEW(double, 3 * (size_t)nc),
+         *dg = SIM_NEW(double, 3 * (size_t)nc);
+  int rc = sim_cuda_delassus_build(k, c, nc, free_of, SIM_CUDA_W_BLOCKS, 0, dg, &st);
+  if (rc) fprintf(stderr, "%s: %s\n", what, st.msg);
+  CHECK_INT(rc, SIM_OK);
+  CHECK(sim_cuda_delassus_W(k) == NULL); /* W itself is not formed */
+  sim_cuda_wblocks D;
+  CHECK_INT(sim_cuda_delassus_blocks(k, &D), 0);
+  CHECK_INT(D.nc, nc);
+  CHECK_INT(D.ncab, B.ncab);
+  CHECK_INT(sim_cuda_delassus_download_blocks(k, G, fr, rows, &st), SIM_OK);
+  sim_wblocks_diag(&B, dh);
+  long ng, nf, nrw, nd;
+  const double scale = max_abs(B.G, nn);
+  const double eg = diff(B.G, G, nn, &ng), ef = diff(B.frame, fr, 9 * (size_t)nc, &nf);
+  const double er = diff(B.cab_row, rows, nr, &nrw), ed = diff(dh, dg, 3 * (size_t)nc, &nd);
+  printf(
+      "%s: %d contacts, %d cables, block form: G max |diff| %.3g of %.3g (%ld of %zu differ), "
+      "frames %ld differ, cables' rows %.3g (%ld of %zu differ), diagonal %.3g (%ld differ)\n",
+      what, nc, B.ncab, eg, scale, ng, nn, nf, er, nrw, nr, ed, nd);
+  CHECK(scale > 0 && B.ncab > 0);
+  CHECK(eg <= 1e-12 * scale && ef == 0.0 && er <= 1e-12 * scale && ed <= 1e-12 * scale);
+  for (int i = 0; i < B.ncab; i++)
+    CHECK(max_abs(B.cab_row + 3 * (size_t)i * nc, 3 * (size_t)nc) > 0);
+  /* a dense W's build leaves no block form */
+  CHECK_INT(sim_cuda_delassus_build(k, c, nc, free_of, SIM_CUDA_W_DENSE, 0, dg, &st), SIM_OK);
+  CHECK_INT(sim_cuda_delassus_blocks(k, &D), -1);
+  /* over the memory limit: refused with the host's message */
+  sim_status sh = {0}, sd = {0};
+  sim_wblocks B2 = {0};
+  CHECK_INT(sim_delassus_build_blocks(c, nc, free_of, NULL, S, SIM_DELASSUS_SPARSE_INVERSE, 1000,
+                                      &B2, NULL, &sh),
+            SIM_ERR_MEMORY);
+  CHECK_INT(sim_cuda_delassus_build(k, c, nc, free_of, SIM_CUDA_W_BLOCKS, 1000, dg, &sd),
+            SIM_ERR_MEMORY);
+  CHECK(strcmp(sh.msg, sd.msg) == 0);
+  sim_wblocks_free(&B);
+  sim_free(G), sim_free(fr), sim_free(rows), sim_free(dh), sim_free(dg);
+}
+
 int main(void) {
   gpu_or_skip("test_gpu_delassus");
   srand(7);
@@ -157,6 +209,9 @@ int main(void) {
   compare(k, c, nc, free_of, &S, "double");
   compare(kf, c, nc, free_of, &Sf, "float");
   compare(k, c, 40, free_of, &S, "double, a smaller step"); /* buffers reused */
+  compare_blocks(k, c, nc, free_of, &S, "double");
+  compare_blocks(kf, c, nc, free_of, &Sf, "float");
+  compare_blocks(k, c, 140, free_of, &S, "double, a smaller step"); /* buffers reused */
   CHECK(sim_cuda_delassus_bytes(k) > 0);
   /* no contacts: nothing to do; a W over the limit: refused with the host's message */
   double d0[3] = {0, 0, 0};

@@ -196,15 +196,7 @@ static void w_from_k(const sim_contact *c, int nc, const sim_delassus_terms *T, 
 static void blocks_from_k(const sim_contact *c, int nc, const sim_delassus_terms *T,
                           const double *K, sim_wblocks *B) {
   g_from_k(nc, T, K, B->G);
-  for (int j = 0; j < nc; j++) {
-    double *f = B->frame + 9 * (size_t)j;
-    int cable = c[j].kind == SIM_CONTACT_CABLE;
-    for (int d = 0; d < 3; d++) {
-      f[d] = cable ? 0.0 : c[j].n[d];
-      f[3 + d] = cable ? 0.0 : c[j].t1[d];
-      f[6 + d] = cable ? 0.0 : c[j].t2[d];
-    }
-  }
+  for (int j = 0; j < nc; j++) sim_delassus_frame(&c[j], B->frame + 9 * (size_t)j);
   const size_t N = 3 * (size_t)nc;
   for (int i = 0; i < T->ncab; i++) {
     const int j = T->cab_j[i];
@@ -319,7 +311,7 @@ done:
   return rc;
 }
 
-static size_t blocks_need(int nc, int m, int nfree, int ncab) {
+size_t sim_delassus_blocks_bytes(int nc, int m, int nfree, int ncab) {
   return sim_wblocks_bytes(nc, ncab) + sizeof(double) * ((size_t)m * m + 6 * (size_t)nfree) +
          (sizeof(int) * 2 + sizeof(double)) * 4 * (size_t)nc;
 }
@@ -331,7 +323,8 @@ int sim_delassus_build_blocks(const sim_contact *c, int nc, const int *free_of, 
   double *K = NULL;
   sim_delassus_terms T = {0};
   double t0 = sim_now_ms();
-  int rc = terms_and_k(c, nc, free_of, f, S, method, max_bytes, blocks_need, &T, &K, info, st);
+  int rc = terms_and_k(c, nc, free_of, f, S, method, max_bytes, sim_delassus_blocks_bytes, &T, &K,
+                       info, st);
   if (rc == SIM_OK && nc > 0) {
     double t1 = sim_now_ms();
     if (sim_wblocks_reserve(B, nc, T.ncab)) {

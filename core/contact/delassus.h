@@ -40,6 +40,9 @@ typedef struct sim_delassus_info {
 
 /* Bytes the build needs: W (9 nc^2 doubles) plus workspace: g_js (nc^2), K (m^2), O(nfree). */
 size_t sim_delassus_bytes(int nc, int m, int nfree);
+/* The same for the block form (sim_delassus_build_blocks) with ncab cables: G, the frames and
+   the cables' rows (sim_wblocks_bytes) in place of W. */
+size_t sim_delassus_blocks_bytes(int nc, int m, int nfree, int ncab);
 
 /* Fills *W (3 nc x 3 nc). *W and *W_cap (doubles) are a buffer kept across steps: start with
    NULL and 0; it is (re)allocated when too small (free it with sim_free); fresh pages cost

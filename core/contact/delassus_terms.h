@@ -88,6 +88,17 @@ SIM_HD void sim_delassus_block(const sim_contact *cj, const sim_contact *cs, dou
     for (int q = 0; q < 3; q++) out[3 * r + q] = g * sim_dot3(a[r], b[q]);
 }
 
+/* Contact c's frame in W's block form (wblocks.h): its directions n, t1, t2 as rows; a cable's
+   is zero (its row of W is kept whole). */
+SIM_HD void sim_delassus_frame(const sim_contact *c, double f[9]) {
+  const int cable = c->kind == SIM_CONTACT_CABLE;
+  for (int d = 0; d < 3; d++) {
+    f[d] = cable ? 0.0 : c->n[d];
+    f[3 + d] = cable ? 0.0 : c->t1[d];
+    f[6 + d] = cable ? 0.0 : c->t2[d];
+  }
+}
+
 /* Cable i against contact s (rows of s: out[r'] for a regular contact, out[0] for a cable):
    sum over cable i's terms a and s's terms b of (g_a . coefficient of b) K_ab. */
 SIM_HD void sim_delassus_cable_pair(const sim_contact *c, const sim_delassus_terms *T, int i,

@@ -45,8 +45,9 @@ void sim_wblocks_apply(const sim_wblocks *B, const float *Gf, const double *x, d
   const int nc = B->nc;
   const size_t n = (size_t)nc;
   for (int s = 0; s < nc; s++) { /* t_s = C_s^T x_s */
-    const double *c = B->frame + 9 * (size_t)s, *xs = x + 3 * (size_t)s;
-    for (int d = 0; d < 3; d++) t[d * n + s] = c[d] * xs[0] + c[3 + d] * xs[1] + c[6 + d] * xs[2];
+    double ts[3];
+    sim_wblocks_ct(B->frame + 9 * (size_t)s, x + 3 * (size_t)s, ts);
+    for (int d = 0; d < 3; d++) t[d * n + s] = ts[d];
   }
 #pragma omp parallel for schedule(static) if (nc > 128)
   for (int j = 0; j < nc; j++) {

@@ -12,6 +12,8 @@
 #define SIM_CONTACT_WBLOCKS_H
 #include <stddef.h>
 
+#include "../base/mathx.h"
+
 typedef struct sim_wblocks {
   int nc;          /* contacts */
   double *G;       /* nc x nc, row-major, exactly symmetric */
@@ -22,6 +24,12 @@ typedef struct sim_wblocks {
   size_t g_cap;    /* doubles G holds; the others grow with nc (contacts) and ncab */
   int nc_cap, cab_cap;
 } sim_wblocks;
+
+/* t = C_s^T x_s: contact s's frame f (its directions as rows: f[3r + d]) times its three rows'
+   values x, the product's first half on both backends (gpu/contact_cuda.h k_blk_cols). */
+SIM_HD void sim_wblocks_ct(const double f[9], const double x[3], double t[3]) {
+  for (int d = 0; d < 3; d++) t[d] = f[d] * x[0] + f[3 + d] * x[1] + f[6 + d] * x[2];
+}
 
 void sim_wblocks_free(sim_wblocks *B);
 /* Room for nc contacts and ncab cables (contents undefined); -1 on allocation failure, with B

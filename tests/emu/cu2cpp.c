@@ -32,10 +32,11 @@ static int ident(char c) {
          c == ':';
 }
 
-/* Start of the kernel's name ending just before `end` (identifier, `::`, template arguments). */
+/* Start of the kernel's name ending just before `end` (identifier, `::`, template arguments),
+   which may be on the line before (clang-format breaks a long launch there). */
 static size_t name_start(const char *s, size_t end) {
   size_t i = end;
-  while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t')) i--;
+  while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n')) i--;
   if (i > 0 && s[i - 1] == '>') { /* template arguments: back to the matching '<' */
     int depth = 0;
     while (i > 0) {
