@@ -31,8 +31,9 @@ trap 'rm -rf "$TMP"' EXIT
 echo "| file | kernel | registers | stack bytes | spill stores | spill loads |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for f in "${FILES[@]}"; do
+  # (SIMCTL_CUDA_ARCHS: the build's list of architectures, which gpu/device.cu reports)
   if ! "$NVCC" -std=c++17 -arch="$ARCH" -O3 -fmad=false -Xptxas -v -I"$ROOT" -I"$ROOT/core" \
-    -I"$ROOT/gpu" -c "$f" -o "$TMP/k.o" >"$TMP/log" 2>&1; then
+    -I"$ROOT/gpu" -DSIMCTL_CUDA_ARCHS="\"$ARCH\"" -c "$f" -o "$TMP/k.o" >"$TMP/log" 2>&1; then
     echo "kernel_regs.sh: $f did not compile:" >&2
     tail -5 "$TMP/log" >&2
     exit 1
