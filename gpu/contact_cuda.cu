@@ -246,13 +246,17 @@ static int cuda_set_w(void *ctx, const double *W, int m, sim_status *st) {
 
 // This step's W (dense) or only its diagonal, formed on the device from S's columns there. For
 // the device Newton solve a dense W takes its block form (wblocks.h: G, a ninth of W's bytes a
-// product) unless contact.delassus is "dense", which forms W itself.
+// product) where contact.delassus is "blocks", or "auto" above SIM_CUDA_BLOCK_ROWS; else W is
+// formed.
 static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, double *diag,
                          sim_status *st) {
   cuda_contact *k = (cuda_contact *)ctx;
   /* the device solve takes diag(W) on the device (sim_cuda_nsn_begin): the host's stays NaN */
   if (k->dn) nan_fill(diag, 3 * nc);
-  const int blocks = dense && k->dn && k->stage.delassus != SIM_SCENE_DELASSUS_DENSE;
+  const sim_scene_delassus form_asked = k->stage.delassus;
+  const int blocks = dense && k->dn &&
+                     (form_asked == SIM_SCENE_DELASSUS_BLOCKS ||
+                      (form_asked == SIM_SCENE_DELASSUS_AUTO && 3 * nc > SIM_CUDA_BLOCK_ROWS));
   const int form = blocks ? SIM_CUDA_W_BLOCKS : dense ? SIM_CUDA_W_DENSE : SIM_CUDA_W_DIAG;
   /* the contacts set_rows copied up this step */
   int rc = sim_cuda_delassus_build_on(k->del, c, k->rd.c, k->rd.free_of, nc, k->cx->m->free_of,

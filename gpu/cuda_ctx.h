@@ -37,6 +37,15 @@ extern "C" {
 // matrix-free 1.28 / 2.85 ms at 1,548 rows, 2.80 / 4.60 at 3,387, 4.19 / 4.70 at 4,410, and
 // 9.48 / 3.29 at 7,542, where forming W (a quarter of a GB) costs more than the products save.
 #define SIM_CUDA_DENSE_ROWS 4500
+// With the Newton solve on the device, "auto" applies a dense W of more than this many rows in
+// its block form (core/contact/wblocks.h: G, a ninth of W's bytes a product, and one launch
+// more a product, k_blk_cols), and forms W itself up to it. Not yet measured on a GPU: a model
+// of the H200's figures of 2026-11-28, a launch about 2.5 us whatever its size and a product
+// with W of 4,383 rows (154 MB) some 50 us (3 TB/s), in which the block form's product saves
+// the launch it adds from about 1,000 rows (8 m^2 (1 - 1/9) bytes at 3 TB/s = 2.5 us at
+// m = 1,030). gpu_report.sh's table3 variants `blocks` and `dense` (each form at every size)
+// decide it (docs/gpu_checklist.md).
+#define SIM_CUDA_BLOCK_ROWS 1024
 
 // How the global step's two products run: hand-written gathers that read each entry of S once
 // for the three columns, or cuSPARSE SpMM (double only). SIMCTL_CUDA_SPMV=kernel|cusparse.

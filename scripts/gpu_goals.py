@@ -179,7 +179,7 @@ def versus_part(got):
              ("device_blocks", "device_dense",
               "W's block form against W formed, both at every size (contact.delassus)"),
              ("device_blocks", "device",
-              "W's block form at every size against auto (SIM_CUDA_DENSE_ROWS)"),
+              "W's block form at every size against auto (SIM_CUDA_BLOCK_ROWS, SIM_CUDA_DENSE_ROWS)"),
              ("device_dense_launches", "device_dense", "kernels launched one by one against graphs"),
              ("device", "device_allcols",
               "W matrix-free through the contacts' columns of S against all of S (SIMCTL_CUDA_WCOLS;"

@@ -16,8 +16,8 @@
 #             iteration, detection once per step), with all three together (the fastest the
 #             backend offers for Table 3's algorithm), and on the device with W dense at every size,
 #             formed (contact.delassus=dense) and in its block form (blocks; `auto` keeps W dense,
-#             in its block form, up to 4,500 rows with the device solve, a bound measured on an
-#             H200 with W formed);
+#             in its block form above 1,024 rows, up to 4,500 rows with the device solve, a
+#             bound measured on an H200 with W formed);
 #   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
 #             limit, S in double and float, the row gather's chunk and the column gather's
 #             warps per column swept: about a minute);

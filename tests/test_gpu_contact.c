@@ -22,7 +22,8 @@
       device libm and the device solve's reductions add to that over the run).
    Both with the Newton solve on the host (SIMCTL_CUDA_NSN=host) and on the device (the default,
    gpu/nsn_cuda.cu), and step by step again with each of the solver's other options (the paper's
-   formulation, plain CR, a CR tolerance, the mass preconditioner, the minimum map, no line search;
+   formulation, plain CR, a CR tolerance, the mass preconditioner, the minimum map, no line search,
+   W's block form in both formulations (contact.delassus blocks: G on the device);
    on a GPU also CR's W in float, contact.cr_precision, which the emulation checks in
    test_gpu_contact_ops) on stick_slip and soft_box_on_slab. Collision detection and the Delassus
    operator run on the device in those passes (the backend's default); a last pass runs both on the
@@ -30,27 +31,25 @@
    the device Newton solve gives the same bits as CUDA graphs (SIMCTL_CUDA_GRAPH=on, its default
    with a dense W) and launched kernel by kernel (off) (on the emulation also after captures the
    driver refuses, which leave it launching one by one), and with its reductions fused into one
-   launch each (SIMCTL_CUDA_FUSE=on) and apart (off), with W dense and matrix-free, in both
-   formulations, with and without Jacobi, the line search and a CR tolerance (on a GPU also with
-   CR's W in float, and gpu_report's `fastest` settings), and collision
-   detection the same bits with its positions read from device twins and uploaded from the host
-   (SIMCTL_CUDA_TWINS, on stick_slip and a coarse cloth_on_knives).
-   A fourth pass steps four scenes side by side with the other exact global solvers, cholesky
-   and dense_inverse, with the Newton solve on the host and on the device, and with W on the
-   host (pass_solvers). The squeezing ball has a pass of its own (ball), in which one CPU run
-   serves both checks: step by step (1.) beside a shadowed CUDA backend per Newton solve for its
-   first 104 steps, free-running (2.) beside a second per Newton solve for all 154. The argument
-   picks a pass: scenes, ball, paths, solvers (what `all`, the default, runs: CTest's entries on a
-   GPU, side by side, since the CPU's steps, the squeezing ball's 7.5k vertices above all, take
-   most of the time there). In each, the CPU steps once beside a CUDA backend per Newton solve
-   (with_both), so its steps are made once for both. host, device, ball_host and ball_device run
-   one Newton solve alone (with_nsn): the emulation's CTest entries are host and device, where
-   the emulated device, not the CPU, takes most of the time.
-   Built as test_emu_contact (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is
-   far slower than a GPU, it makes the same checks on shorter runs: the squeezing ball is meshed
-   coarser, the other runs stop some steps after their first
-   contact (sharp_corner 8 steps after, not 19), and sharp_corner runs only where a backend has
-   the Newton solve on the device (the device pass, or scenes). */
+   launch each (SIMCTL_CUDA_FUSE=on) and apart (off), with W dense, in block form and matrix-free,
+   in both formulations, with and without Jacobi, the line search and a CR tolerance (on a GPU also
+   with CR's W in float, and gpu_report's `fastest` settings), and collision detection the same bits
+   with its positions read from device twins and uploaded from the host (SIMCTL_CUDA_TWINS, on
+   stick_slip and a coarse cloth_on_knives). A fourth pass steps four scenes side by side with the
+   other exact global solvers, cholesky and dense_inverse, with the Newton solve on the host and on
+   the device, and with W on the host (pass_solvers). The squeezing ball has a pass of its own
+   (ball), in which one CPU run serves both checks: step by step (1.) beside a shadowed CUDA backend
+   per Newton solve for its first 104 steps, free-running (2.) beside a second per Newton solve for
+   all 154. The argument picks a pass: scenes, ball, paths, solvers (what `all`, the default, runs:
+   CTest's entries on a GPU, side by side, since the CPU's steps, the squeezing ball's 7.5k vertices
+   above all, take most of the time there). In each, the CPU steps once beside a CUDA backend per
+   Newton solve (with_both), so its steps are made once for both. host, device, ball_host and
+   ball_device run one Newton solve alone (with_nsn): the emulation's CTest entries are host and
+   device, where the emulated device, not the CPU, takes most of the time. Built as test_emu_contact
+   (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is far slower than a GPU, it
+   makes the same checks on shorter runs: the squeezing ball is meshed coarser, the other runs stop
+   some steps after their first contact (sharp_corner 8 steps after, not 19), and sharp_corner runs
+   only where a backend has the Newton solve on the device (the device pass, or scenes). */
 #include <stdlib.h>
 
 #include "../core/base/alloc.h"
@@ -295,10 +294,10 @@ static void side_run(const char *file, const char *set, int twins, int steps, in
     qsort(dc[i], (size_t)nd, sizeof *dc[i], cmp_double);
     double med = nd ? dc[i][nd / 2] : 0.0, worst = nd ? dc[i][nd - 1] : 0.0;
     printf(
-        "  %-26s %5d vertices%s: before contact %.2e; %d steps with contact (first %d, up to "
-        "%d contacts): median %.2e, largest %.2e of the size\n",
-        g_sc.name, r.g.m.n, gpu_label(&r, i, lb, sizeof lb), free_worst[i], nd, first, most, med,
-        worst);
+        "  %-26s %5d vertices%s%s%s: before contact %.2e; %d steps with contact (first %d, up "
+        "to %d contacts): median %.2e, largest %.2e of the size\n",
+        g_sc.name, r.g.m.n, gpu_label(&r, i, lb, sizeof lb), set ? ", " : "", set ? set : "",
+        free_worst[i], nd, first, most, med, worst);
     check_report(free_worst[i] <= 1e-9 && med <= med_tol && worst <= worst_tol, __FILE__, __LINE__,
                  "%s%s: %.3g <= 1e-9, median %.3g <= %g, largest %.3g <= %g", g_sc.name, lb,
                  free_worst[i], med, med_tol, worst, worst_tol);
@@ -389,7 +388,10 @@ static void all_scenes(void) {
               {"contact.cr_tolerance=1e-6", 1e-9, 1e-3},
               {"contact.preconditioner=mass", 1e-9, 1e-3},
               {"contact.ncp=min_map", 1e-9, 1e-3},
-              {"contact.line_search=0", 1e-9, 1e-3}};
+              {"contact.line_search=0", 1e-9, 1e-3},
+              /* W's block form at every size (auto: above SIM_CUDA_BLOCK_ROWS), both forms */
+              {"contact.delassus=blocks", 1e-9, 1e-3},
+              {"contact.delassus=blocks|contact.formulation=paper", 1e-9, 1e-2}};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
     step_within("../scenes/stick_slip.json", opts[i].set, GPU_OR_EMU(40, 10), opts[i].med,
                 opts[i].worst);
@@ -733,8 +735,11 @@ static void pass_paths(void) {
 #endif
   graphs_vs_launches("../scenes/stick_slip.json", "contact.formulation=paper",
                      GPU_OR_EMU(40, 10), NULL);
-  /* cables: the host reads their vertices at q_t and at q~ (their rows), in one wait */
+  /* cables: the host reads their vertices at q_t and at q~ (their rows), in one wait; and in
+     W's block form, the cables' rows kept whole */
   graphs_vs_launches("../scenes/cable_finger.json", NULL, GPU_OR_EMU(40, 10), NULL);
+  graphs_vs_launches("../scenes/cable_finger.json", "contact.delassus=blocks", GPU_OR_EMU(40, 10),
+                     NULL);
   printf("the device Newton solve's reductions fused against launched apart "
          "(SIMCTL_CUDA_FUSE):\n");
   fused_vs_separate("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 3));
@@ -742,6 +747,12 @@ static void pass_paths(void) {
                     GPU_OR_EMU(60, 2));
   fused_vs_separate("../scenes/stick_slip.json",
                     "contact.formulation=paper|contact.cr_preconditioner=none", GPU_OR_EMU(40, 4));
+  /* W's block form: its vectors prepared before each product (Omega lambda, the coupled rows',
+     CR's stepped z) */
+  fused_vs_separate("../scenes/stick_slip.json",
+                    "contact.formulation=paper|contact.delassus=blocks", GPU_OR_EMU(40, 4));
+  fused_vs_separate("../scenes/soft_box_on_slab.json", "contact.delassus=blocks",
+                    GPU_OR_EMU(60, 3));
   /* the full step with its force in one launch, and CR's start read by the host */
   fused_vs_separate("../scenes/stick_slip.json",
                     "contact.newton_steps=1|contact.line_search=0|contact.cr_tolerance=1e-6",
