@@ -141,15 +141,15 @@ int sim_cuda_blk_cols(const cuda_contact *k, const double *x, int K, size_t xs, 
 int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, double *out, int K,
                            size_t xs, const int *gate, sim_status *st) {
   int m = 3 * k->stage.nc;
-  if (!k->w_dense || K < 1 || K > (wf ? 1 : SIM_W_BATCH))
-    return sim_fail(st, SIM_ERR_DEVICE, "CUDA: %d products with %s W", K,
-                    k->w_dense ? "a dense" : "no dense");
+  if (!k->w_dense || K < 1 || K > (wf ? 1 : SIM_W_BATCH) || (!x && !k->blk.on))
+    return sim_fail(st, SIM_ERR_DEVICE, "CUDA: %d products with %s W%s", K,
+                    k->w_dense ? "a dense" : "no dense", x ? "" : " and no vectors");
   if (m == 0) return SIM_OK;
   const unsigned g = sim_cuda_blocks(32LL * 3 * k->nc_cap); /* a warp per row the arrays hold */
   cudaStream_t sm = k->cx->stream;
   const int *nc = k->dnc;
   const cuda_wblk &b = k->blk;
-  int rc = b.on ? sim_cuda_blk_cols(k, x, K, xs, NULL, NULL, gate, st) : SIM_OK;
+  int rc = b.on && x ? sim_cuda_blk_cols(k, x, K, xs, NULL, NULL, gate, st) : SIM_OK;
   if (rc) return rc;
   const double *W = b.on ? b.G : k->Wp;
   if (wf)

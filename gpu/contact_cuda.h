@@ -117,7 +117,9 @@ int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *
 // likewise; 1 <= K <= SIM_W_BATCH), reading W once; each product has sim_cuda_w_apply's bits.
 // wf: a float copy of W read instead (contact.cr_precision, Conjugate Residual's products; K 1),
 // each entry widened to double and summed in the same order; NULL: W itself. Nothing is written
-// where the device int *gate is 0 (NULL: always).
+// where the device int *gate is 0 (NULL: always). With W's block form (k->blk.on) the vectors
+// are prepared first (k_blk_cols); x NULL: prepared already (sim_cuda_blk_cols, e.g. with the
+// Newton system's Omega or coupled rows in the place of a launch that would form that vector).
 #define SIM_W_BATCH 16
 int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, double *out, int K,
                            size_t xs, const int *gate, sim_status *st);

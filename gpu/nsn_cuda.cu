@@ -409,6 +409,10 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gat
   }
   if (x_zero) {
     SIM_CU(cudaMemsetAsync(y, 0, sizeof(double) * (size_t)m, sm), st);
+  } else if (k->blk.on) { /* W's block form: k_sys_pre's vector prepared in its place */
+    int rc = sim_cuda_blk_cols(k, x, 1, 0, paper ? s->om : NULL, paper ? NULL : s->om, gate, st);
+    if (!rc) rc = sim_cuda_w_apply_dense(k, wf, NULL, y, 1, 0, gate, st);
+    if (rc) return rc;
   } else {
     k_sys_pre<<<blocks_for(m), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, x, s->tmp, gate);
     int rc = wf ? sim_cuda_w_apply_dense(k, wf, s->tmp, y, 1, 0, gate, st)
@@ -677,6 +681,10 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
       if (k->blk.on && (rc = sim_cuda_blk_cols(k, s->lam, 1, 0, s->om, NULL, go, st))) return rc;
       k_w_then<W_OF_U_X, 1><<<blocks_for(32LL * m), SIM_CUDA_BLOCK, 0, sm>>>(
           k->dnc, w_of(k), k->blk, s->lam, s->y, 1, 0, 0.0, s->om, NULL, NULL, go, NULL);
+    } else if (paper && k->blk.on) { /* W's block form: Omega lambda prepared, k_mul's */
+      if ((rc = sim_cuda_blk_cols(k, s->lam, 1, 0, s->om, NULL, go, st)) ||
+          (rc = sim_cuda_w_apply_dense(k, NULL, NULL, s->y, 1, 0, go, st)))
+        return rc;
     } else if (paper) { /* the same in two launches (the compliance form's W lambda is in y) */
       k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->om, s->lam, s->tmp, go);
       if ((rc = w_apply(k, s->tmp, s->y, go, st))) return rc;
