@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_time.cuh"
 #include "cuda_ctx.h"
 
 extern "C" {
@@ -23,24 +24,6 @@ static sim_scene g_sc;
 static int fail(const char *what, const char *msg) {
   fprintf(stderr, "simctl-bench-global: error: %s: %s\n", what, msg);
   return 1;
-}
-
-// ms per call of fn over reps calls, by CUDA events on the backend's stream.
-template <class F>
-static double time_ms(cudaStream_t s, int reps, F fn) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  fn();  // warm-up
-  cudaEventRecord(a, s);
-  for (int i = 0; i < reps; i++) fn();
-  cudaEventRecord(b, s);
-  cudaEventSynchronize(b);
-  float ms = 0.0f;
-  cudaEventElapsedTime(&ms, a, b);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return ms / reps;
 }
 
 int main(int argc, char **argv) {

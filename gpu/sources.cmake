@@ -16,10 +16,15 @@ set_target_properties(simcore PROPERTIES CUDA_ARCHITECTURES "${SIM_CUDA_ARCHS}" 
   POSITION_INDEPENDENT_CODE ON)
 target_link_libraries(simcore PUBLIC CUDA::cudart_static CUDA::cusparse)
 
-# simctl-bench-global: the global step alone against the bandwidth limit (scripts/bench_gpu.sh)
-add_executable(simctl-bench-global gpu/bench_global.cu)
-target_link_libraries(simctl-bench-global PRIVATE simcore)
-target_include_directories(simctl-bench-global PRIVATE ${CMAKE_SOURCE_DIR}/core)
-set_target_properties(simctl-bench-global PROPERTIES CUDA_ARCHITECTURES "${SIM_CUDA_ARCHS}"
-  CUDA_STANDARD 17)
-target_compile_options(simctl-bench-global PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-fmad=false>)
+# The GPU benchmark programs (gpu/bench_NAME.cu -> simctl-bench-NAME), linked with the library:
+# global, the global step alone against the bandwidth limit (scripts/bench_gpu.sh); wprod, the
+# contact solve's product with W formed against its block form at several row counts
+# (scripts/gpu_report.sh's global part)
+foreach(bench global wprod)
+  add_executable(simctl-bench-${bench} gpu/bench_${bench}.cu)
+  target_link_libraries(simctl-bench-${bench} PRIVATE simcore)
+  target_include_directories(simctl-bench-${bench} PRIVATE ${CMAKE_SOURCE_DIR}/core)
+  set_target_properties(simctl-bench-${bench} PROPERTIES CUDA_ARCHITECTURES "${SIM_CUDA_ARCHS}"
+    CUDA_STANDARD 17)
+  target_compile_options(simctl-bench-${bench} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-fmad=false>)
+endforeach()

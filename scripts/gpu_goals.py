@@ -10,6 +10,8 @@ Reads what `scripts/gpu_report.sh` wrote (docs/gpu_checklist.md) and prints, as 
   timing.csv), against the goal of at most 1/5;
 - the global step against its bandwidth limit (global_step.md, else bench_gpu.md), at the
   default settings and at the best of the sweep, against the goal of within 2x;
+- the contact solve's product with W formed against its block form per row count
+  (w_products.csv), and from which row count the block form wins (SIM_CUDA_BLOCK_ROWS);
 - the comparisons the defaults follow from: fused against separate launches
   (SIMCTL_CUDA_FUSE), CR's W in float against double, W dense (formed, or in its block form)
   against auto, the block form against W formed
@@ -263,6 +265,51 @@ def global_part(d):
               + "\n")
 
 
+def wprod_part(d):
+    """W's product formed against its block form per row count (simctl-bench-wprod)."""
+    path = os.path.join(d, "w_products.csv")
+    if not os.path.exists(path):
+        print("No W products in this folder (w_products.csv, the global part).\n")
+        return
+    us = {}
+    with open(path) as f:
+        for n, r in enumerate(csv.DictReader(f), 2):
+            if not r.get("us"):
+                raise Bad(f"{path}:{n}: expected the columns rows, form, precision, K, us")
+            key = (int(number(path, n, r["rows"])), r["precision"], r["K"])
+            us.setdefault(key, {})[r["form"]] = (number(path, n, r["us"]),
+                                                 number(path, n, r["over_limit"]))
+    rows = sorted({k[0] for k in us})
+    if not rows:
+        print(f"No rows in {path}: the part failed (its log says why).\n")
+        return
+    print("**W's product, the block form against W formed** (w_products.csv; µs a product, "
+          "and over the bandwidth limit; SIM_CUDA_BLOCK_ROWS should be where blocks start to "
+          "win at K 1 in double)\n")
+    out, wins = [], None
+    for m in rows:
+        line = [str(m)]
+        for prec, K in (("double", "1"), ("float", "1"), ("double", "16")):
+            v = us.get((m, prec, K), {})
+            if "formed" in v and "blocks" in v:
+                line += [f"{v['formed'][0]:.1f} / {v['blocks'][0]:.1f}",
+                         f"{v['formed'][1]:.2f} / {v['blocks'][1]:.2f}"]
+            else:
+                line += ["-", "-"]
+        v = us.get((m, "double", "1"), {})
+        if "formed" in v and "blocks" in v and v["blocks"][0] < v["formed"][0] and wins is None:
+            wins = m
+        elif "formed" in v and "blocks" in v and v["blocks"][0] >= v["formed"][0]:
+            wins = None
+        line.append(f"{v['prepare'][0]:.1f}" if "prepare" in v else "-")
+        out.append(line)
+    table(["rows", "double µs formed / blocks", "over limit", "float µs", "over limit",
+           "batch of 16 µs", "over limit", "k_blk_cols µs"], out)
+    print("The block form is faster at K 1 in double from " +
+          (f"{wins} rows on (every size measured from there).\n" if wins else
+           "no row count on (not at the largest measured).\n"))
+
+
 def local_part(d):
     path = os.path.join(d, "local_step.md")
     if not os.path.exists(path):
@@ -341,6 +388,7 @@ def main(argv):
         tests_part(d)
         versus_part(table3_part(d))
         global_part(d)
+        wprod_part(d)
         local_part(d)
         profile_part(d)
     except (Bad, OSError) as e:

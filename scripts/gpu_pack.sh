@@ -3,7 +3,7 @@
 # Packs this machine's CUDA build for a GPU machine that has the CUDA toolkit but no package
 # registry (no CHOLMOD, cJSON, libpng or tetgen to install): the relocatable bundle without the
 # CUDA libraries (scripts/bundle.sh --no-cuda-libs), the GPU test programs and
-# simctl-bench-global, and run.sh, which
+# simctl-bench-global, simctl-bench-wprod, and run.sh, which
 # on the GPU machine unpacks them and runs scripts/gpu_report.sh from this source tree:
 #   here:  make build && scripts/gpu_pack.sh --out DIR     (about 39 MB with the kernels for
 #          sm_75, sm_80 and sm_90: the test programs, each linked with the whole library,
@@ -24,7 +24,7 @@ die() { echo "gpu_pack.sh: $*" >&2; exit 1; }
 [ -x "$BUILD/simctl" ] || die "$BUILD/simctl not found: build first (make build)"
 GPU_TESTS="test_gpu_backend test_gpu_runs test_gpu_contact test_gpu_detect test_gpu_points test_gpu_delassus
   test_gpu_solvers test_gpu_contact_ops"
-for t in $(printf 'tests/%s ' $GPU_TESTS) simctl-bench-global; do
+for t in $(printf 'tests/%s ' $GPU_TESTS) simctl-bench-global simctl-bench-wprod; do
   [ -x "$BUILD/$t" ] || die "$BUILD/$t not found: build first (make build, with nvcc)"
 done
 ldd "$BUILD/simctl" | grep -q libcusparse || die "$BUILD/simctl was built without CUDA (nvcc)"
@@ -32,7 +32,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT/tests"
 bash "$HERE/bundle.sh" --no-cuda-libs --out "$OUT" "$BUILD/simctl" >&2
 for t in $GPU_TESTS; do cp "$BUILD/tests/$t" "$OUT/tests/"; done
-cp "$BUILD"/simctl-bench-global "$OUT/tests/"
+cp "$BUILD"/simctl-bench-global "$BUILD"/simctl-bench-wprod "$OUT/tests/"
 tar -czf "$OUT/tests.tar.gz" -C "$OUT" tests
 rm -rf "$OUT/tests"
 cat >"$OUT/run.sh" <<'EOF'
@@ -52,7 +52,7 @@ B=$(echo "$T"/simctl-*)
 tar -xzf "$PACK/tests.tar.gz" -C "$T" || exit 2
 mkdir -p "$T/build"
 mv "$T/tests" "$T/build/tests"
-mv "$T/build/tests/simctl-bench-global" "$T/build/"
+mv "$T/build/tests/simctl-bench-global" "$T/build/tests/simctl-bench-wprod" "$T/build/"
 ln -s "$B/bin/simctl" "$T/build/simctl"
 CUDA_LIB=${CUDA_HOME:-/usr/local/cuda}/lib64
 export LD_LIBRARY_PATH="$B/lib:$CUDA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -18,7 +18,9 @@
 #             formed (contact.delassus=dense) and in its block form (blocks; `auto` keeps W dense,
 #             in its block form above 1,024 rows, up to 4,500 rows with the device solve, a
 #             bound measured on an H200 with W formed);
-#   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
+#   global:   scripts/bench_gpu.sh --global-only, then simctl-bench-wprod (w_products.csv: the
+#             contact solve's product with W formed against its block form per row count,
+#             SIM_CUDA_BLOCK_ROWS) (the global step alone against its bandwidth
 #             limit, S in double and float, the row gather's chunk and the column gather's
 #             warps per column swept: about a minute);
 #   local:    scripts/bench_local.sh (the local step per L-G iteration on Table 3's Neo-Hookean
@@ -306,6 +308,15 @@ if want global && ! spent global; then
   timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
     --out "$OUT/global" --global-only | tee "$OUT/global_step.md"
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
+  # the contact solve's product with W formed against its block form, per row count (some
+  # seconds on a GPU): where the block form starts to win is SIM_CUDA_BLOCK_ROWS
+  BW="$(dirname "$SIMCTL")/simctl-bench-wprod" WROWS=()
+  [ "$EMU" = 1 ] && BW="$BW-emu" WROWS=(--rows 96,300 --reps 2)
+  if ! spent "global's W products"; then
+    echo "== W's products, formed and in block form (at most $(($(left) - 10)) s)"
+    timeout -k 10 $(($(left) - 10)) "$BW" "${WROWS[@]}" | tee "$OUT/w_products.csv"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
+  fi
 fi
 
 # the local step's projections with their registers bounded (SIMCTL_CUDA_LOCAL_BLOCKS) or not,

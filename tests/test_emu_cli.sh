@@ -213,6 +213,28 @@ bench_fields() {
 }
 check "simctl-bench-global: one row of 17 fields, the chunk in the 13th" bench_fields
 
+# simctl-bench-wprod (its emulation build): W formed and its block form agree (else exit 1),
+# then 7 rows of 10 fields per size (each form in double, float and a batch, the preparing
+# launch), with positive times; a row count that is no multiple of 3 is refused in one line
+BW="$(dirname "$SIMCTL")/simctl-bench-wprod-emu"
+"$BW" --rows 96,300 --reps 1 >"$T/wprod.out" 2>"$T/wprod.err"
+wprod_rc=$?
+wprod_rows() {
+  [ "$wprod_rc" = 0 ] && awk -F, 'NR == 1 { head = NF == 10 && $2 == "rows" }
+    NR > 1 { n++; ok += NF == 10 && ($2 == 96 || $2 == 300) && $6 > 0 &&
+             ($3 == "formed" || $3 == "blocks" || $3 == "prepare") }
+    END { exit !(head && n == 14 && ok == 14) }' "$T/wprod.out" ||
+    { cat "$T/wprod.out" >&2; false; }
+}
+check "simctl-bench-wprod: 14 rows of 10 fields, the two forms agreeing" wprod_rows
+"$BW" --rows 100 >"$T/wprod_bad.out" 2>"$T/wprod_bad.err"
+wprod_bad_rc=$?
+wprod_refused() {
+  [ "$wprod_bad_rc" = 1 ] && [ "$(wc -l <"$T/wprod_bad.err")" = 1 ] &&
+    grep -q "multiples of 3" "$T/wprod_bad.err"
+}
+check "simctl-bench-wprod: --rows 100 refused in one line" wprod_refused
+
 if [ "$failed" != 0 ]; then
   for f in "$T"/*.err; do
     echo "--- $f" >&2

@@ -3,7 +3,8 @@
 # scripts/gpu_goals.py on a gpu_report.sh folder of known figures: the tests' exit codes, Table
 # 3's frame over the paper's per variant (at the busiest frame and over the contact frames)
 # with the goal of 1/5 marked, one variant against another, the global step's first and best
-# rows against the 2x goal, the local step's fastest bound; bad input refused in one line.
+# rows against the 2x goal, W's product formed against its block form per row count, the local
+# step's fastest bound; bad input refused in one line.
 # usage: test_gpu_goals.sh PYTHON SCRIPT
 set -u
 PY=$1 SCRIPT=$2
@@ -41,6 +42,17 @@ sed -e 's/,20.00,0.6,/,8.00,0.6,/' "$R/table3_nsn_device/table3.csv" > "$R/table
   echo "| squeezing_ball | 30000 | build/simctl | 2 | 0.1500 | 0.75 | 2.75 |"
   echo "| squeezing_ball | 30000 | build/simctl | split | 0.1000 | 0.50 | 2.75 |"
 } > "$R/local_step.md"
+# W's products: blocks slower at 300 rows, faster from 1200 on (SIM_CUDA_BLOCK_ROWS)
+{
+  echo "device,rows,form,precision,K,us,MB,GBs,copy_GBs,over_limit"
+  echo "H,300,formed,double,1,3.00,0.7,240,3000,12.50"
+  echo "H,300,blocks,double,1,5.50,0.1,20,3000,165.00"
+  echo "H,300,prepare,double,1,2.50,0.1,40,3000,75.00"
+  echo "H,1200,formed,double,1,6.00,11.5,1900,3000,1.56"
+  echo "H,1200,blocks,double,1,5.00,1.3,260,3000,11.50"
+  echo "H,4410,formed,double,1,50.00,155.6,3100,3000,0.96"
+  echo "H,4410,blocks,double,1,9.00,17.5,1900,3000,1.54"
+} > "$R/w_products.csv"
 # Nsight Systems' kernel sums (nsys stats --format csv): the costliest first, their shares
 mkdir -p "$R/profile"
 {
@@ -74,6 +86,10 @@ check "profile: the example's kernels, 10 ms in all" \
   has "cloth_on_knives: kernels, the 2 costliest of 2\*\* (cloth_on_knives_cuda_gpu_kern_sum.csv; 10.0 ms in all)"
 check "profile: the costliest first, its share and count; a name with commas whole" eval \
   'grep -A5 "costliest of 2" <<< "$out" | tail -2 | tr "\n" "@" | grep -q "^| 6.00 | 60% | 300 | k_sys_gemv_dot |@| 4.00 | 40% | 1000 | k_cr_step_rr(const int \*, cr_dev \*) |@$"'
+check "W products: 300 rows, formed 3.0 against blocks 5.5 us, the preparing launch 2.5" \
+  has "| 300 | 3.0 / 5.5 | 12.50 / 165.00 | - | - | - | - | 2.5 |"
+check "W products: blocks faster from 1200 rows on" \
+  has "The block form is faster at K 1 in double from 1200 rows on"
 check "local: the split fastest" has "| squeezing_ball | 1: 0.2000, 2: 0.1500, split: 0.1000 | split |"
 # bad input: one line naming the file and the place, exit 1
 sed -i 's/,8.00,0.6,/,eight,0.6,/' "$R/table3_nsn_fused/table3.csv"

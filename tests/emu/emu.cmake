@@ -16,7 +16,7 @@ if(SIMCTL_CUDA_EMU)
   add_executable(sim_cu2cpp tests/emu/cu2cpp.c)
   file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/emu)
   file(GLOB SIM_EMU_CU CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/gpu/*.cu)
-  list(FILTER SIM_EMU_CU EXCLUDE REGEX "bench_global\\.cu$")
+  list(FILTER SIM_EMU_CU EXCLUDE REGEX "bench_(global|wprod)\\.cu$")
   set(SIM_EMU_SOURCES tests/emu/emu_runtime.cpp tests/emu/emu_cusparse.cpp)
   # sim_emu_cu2cpp(CU OUT): the rule that rewrites CU as build/emu/NAME.cpp, its path in OUT
   # (here for gpu/*.cu; tests/gpu.cmake for the emulation's own test, test_emu_fibres.cu)
@@ -45,15 +45,18 @@ if(SIMCTL_CUDA_EMU)
   target_link_libraries(simctl-emu PRIVATE simcore_emu)
   set_target_properties(simctl-emu PROPERTIES LINKER_LANGUAGE CXX)
 
-  # simctl-bench-global on the emulation, so that gpu_report.sh --emu (scripts/bench_gpu.sh)
-  # runs its global part through the program and the script as a GPU would, and test_emu_cli
-  # checks the program's output (its timings mean nothing about a GPU)
-  sim_emu_cu2cpp(${CMAKE_SOURCE_DIR}/gpu/bench_global.cu bench_global_emu)
-  add_executable(simctl-bench-global-emu ${bench_global_emu})
-  target_link_libraries(simctl-bench-global-emu PRIVATE simcore_emu)
-  target_include_directories(simctl-bench-global-emu PRIVATE ${CMAKE_SOURCE_DIR}/tests/emu
-    ${CMAKE_SOURCE_DIR}/gpu ${CMAKE_SOURCE_DIR}/core)
-  target_compile_options(simctl-bench-global-emu PRIVATE -include cuda_runtime.h
-    -ffp-contract=off -Wall)
-  set_target_properties(simctl-bench-global-emu PROPERTIES LINKER_LANGUAGE CXX)
+  # the GPU benchmark programs on the emulation, so that gpu_report.sh --emu runs its global
+  # part through them and the scripts as a GPU would, and test_emu_cli checks their output
+  # (simctl-bench-global's row, simctl-bench-wprod's products' agreement and rows; their
+  # timings mean nothing about a GPU)
+  foreach(bench global wprod)
+    sim_emu_cu2cpp(${CMAKE_SOURCE_DIR}/gpu/bench_${bench}.cu bench_${bench}_emu)
+    add_executable(simctl-bench-${bench}-emu ${bench_${bench}_emu})
+    target_link_libraries(simctl-bench-${bench}-emu PRIVATE simcore_emu)
+    target_include_directories(simctl-bench-${bench}-emu PRIVATE ${CMAKE_SOURCE_DIR}/tests/emu
+      ${CMAKE_SOURCE_DIR}/gpu ${CMAKE_SOURCE_DIR}/core)
+    target_compile_options(simctl-bench-${bench}-emu PRIVATE -include cuda_runtime.h
+      -ffp-contract=off -Wall)
+    set_target_properties(simctl-bench-${bench}-emu PROPERTIES LINKER_LANGUAGE CXX)
+  endforeach()
 endif()
