@@ -681,7 +681,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
       if (k->blk.on && (rc = sim_cuda_blk_cols(k, s->lam, 1, 0, s->om, NULL, go, st))) return rc;
       k_w_then<W_OF_U_X, 1><<<blocks_for(32LL * m), SIM_CUDA_BLOCK, 0, sm>>>(
           k->dnc, w_of(k), k->blk, s->lam, s->y, 1, 0, 0.0, s->om, NULL, NULL, go, NULL);
-    } else if (paper && k->blk.on) { /* W's block form: Omega lambda prepared, k_mul's */
+    } else if (paper && k->blk.on) { /* W's block form: Omega lambda prepared in k_mul's place */
       if ((rc = sim_cuda_blk_cols(k, s->lam, 1, 0, s->om, NULL, go, st)) ||
           (rc = sim_cuda_w_apply_dense(k, NULL, NULL, s->y, 1, 0, go, st)))
         return rc;
