@@ -151,7 +151,7 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, do
   const cuda_wblk &b = k->blk;
   int rc = b.on && x ? sim_cuda_blk_cols(k, x, K, xs, NULL, NULL, gate, st) : SIM_OK;
   if (rc) return rc;
-  const double *W = b.on ? b.G : k->Wp;
+  const double *W = sim_cuda_w_of(k);
   if (wf)
     k_gemv<1, float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(nc, wf, b, x, out, K, xs, gate);
   else if (K == 1)

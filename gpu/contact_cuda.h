@@ -57,8 +57,9 @@ typedef struct cuda_rows_dev {
 // W's block form as the products read it (core/contact/wblocks.h; on: this step's operator is
 // in that form, G being what the kernels take as W): the builder's frames and cables' rows, and
 // the workspace each product's vectors are prepared into first (k_blk_cols): t = C^T x'
-// (vector q's component d of contact s at t[3 cap q + cap d + s]) and x' itself (xp, at
-// 3 cap q: the cables' columns), x' being what W multiplies (x, Omega x, the coupled rows' x).
+// (vector q's component d of contact s at t[3 cap q + cap d + s]) and, with cables, x' itself
+// (xp, at 3 cap q: the cables' rows and columns), x' being what W multiplies (x, Omega x, the
+// coupled rows' x).
 typedef struct cuda_wblk {
   int on, cap, ncab;
   const double *G, *frame, *cab_row;
@@ -205,11 +206,16 @@ static __global__ void k_blk_cols(const int *nc, cuda_wblk b, X x, int K, size_t
       const int j = 3 * s + r;
       const double xj = xq(j);
       v[r] = mul ? mul[j] * xj : mask ? (sim_nsn_coupled(mask[j]) ? xj : 0.0) : xj;
-      b.xp[q * vs + (size_t)j] = v[r];
+      if (b.ncab) b.xp[q * vs + (size_t)j] = v[r]; /* only the cables' rows read x' */
     }
     sim_wblocks_ct(b.frame + 9 * (size_t)s, v, t);
     for (int d = 0; d < 3; d++) b.t[q * vs + (size_t)d * b.cap + s] = t[d];
   }
+}
+
+// The dense W the products read: W itself, or G of its block form (k->blk.on).
+static inline const double *sim_cuda_w_of(const cuda_contact *k) {
+  return k->blk.on ? k->blk.G : k->Wp;
 }
 
 // Queues k_blk_cols of col_of{x} for this step's block form (k->blk.on), over the arrays'

@@ -103,27 +103,17 @@ static __global__ void k_frame_diag(int nc, const sim_contact *c, const double *
   if (j >= nc) return;
   double *f = frame + 9 * (size_t)j;
   sim_delassus_frame(&c[j], f);
-  const double g = G[(size_t)j * nc + j];
-  for (int r = 0; r < 3; r++) d[3 * (size_t)j + r] = g * sim_dot3(f + 3 * r, f + 3 * r);
+  sim_wblocks_diag3(G[(size_t)j * nc + j], f, d + 3 * (size_t)j);
 }
 
-// ... and cable i's row of W against contact s, an entry between two cables from the earlier
-// one (k_W_cable's bits), then its diagonal entry.
+// ... and cable i's row of W against contact s (sim_delassus_cable_row: k_W_cable's bits), then
+// its diagonal entry.
 static __global__ void k_cab_rows(int nc, const sim_contact *c, sim_delassus_terms T,
                                   const double *K, double *cab_row) {
   long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (idx >= (long long)T.ncab * nc) return;
-  const int i = (int)(idx / nc), s = (int)(idx % nc), j = T.cab_j[i];
-  double *row = cab_row + (size_t)i * 3 * nc + 3 * (size_t)s, w[3];
-  const int cab = c[s].kind == SIM_CONTACT_CABLE;
-  if (cab && s < j) {
-    int i2 = 0;
-    while (T.cab_j[i2] != s) i2++;
-    sim_delassus_cable_pair(c, &T, i2, j, K, w);
-  } else {
-    sim_delassus_cable_pair(c, &T, i, s, K, w);
-  }
-  for (int r = 0; r < 3; r++) row[r] = r == 0 || !cab ? w[r] : 0.0;
+  const int i = (int)(idx / nc), s = (int)(idx % nc);
+  sim_delassus_cable_row(c, &T, i, s, K, cab_row + (size_t)i * 3 * nc + 3 * (size_t)s);
 }
 
 static __global__ void k_diag_cab(int nc, sim_delassus_terms T, const double *cab_row, double *d) {
@@ -386,18 +376,28 @@ static int device_terms(sim_cuda_delassus *k, const sim_contact *c, const sim_co
   return SIM_OK;
 }
 
-static int dense_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, sim_status *st) {
+// K over the contact vertices and G over the contact pairs, queued (both forms of a dense W).
+static int k_and_g(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, sim_status *st) {
   cudaStream_t s = k->mem.stream;
   const size_t mm = (size_t)dT->m * (size_t)dT->m, nn = (size_t)nc * (size_t)nc;
   int rc = ensure_square(k, &k->K, (size_t)dT->m, sizeof(double), st);
   if (!rc) rc = ensure_square(k, &k->G, (size_t)nc, sizeof(double), st);
+  if (rc) return rc;
+  double *K = (double *)k->K.p, *G = (double *)k->G.p;
+  if (mm > 0)
+    k_K<<<sim_cuda_blocks((long long)mm), SIM_CUDA_BLOCK, 0, s>>>(dT->m, k->cols, k->kc, K);
+  k_G<<<sim_cuda_blocks((long long)nn), SIM_CUDA_BLOCK, 0, s>>>(nc, *dT, K, G);
+  return SIM_OK;
+}
+
+static int dense_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, sim_status *st) {
+  cudaStream_t s = k->mem.stream;
+  const size_t nn = (size_t)nc * (size_t)nc;
+  int rc = k_and_g(k, nc, dT, st);
   if (!rc) rc = ensure_square(k, &k->W, 3 * (size_t)nc, sizeof(double), st);
   if (rc) return rc;
-  const int *kc = k->kc;
   double *K = (double *)k->K.p, *G = (double *)k->G.p, *W = (double *)k->W.p;
   const sim_contact *c = k->cd;
-  if (mm > 0) k_K<<<sim_cuda_blocks((long long)mm), SIM_CUDA_BLOCK, 0, s>>>(dT->m, k->cols, kc, K);
-  k_G<<<sim_cuda_blocks((long long)nn), SIM_CUDA_BLOCK, 0, s>>>(nc, *dT, K, G);
   k_W<<<sim_cuda_blocks((long long)nn), SIM_CUDA_BLOCK, 0, s>>>(nc, c, G, W);
   if (dT->ncab > 0)
     k_W_cable<<<sim_cuda_blocks((long long)dT->ncab * nc), SIM_CUDA_BLOCK, 0, s>>>(nc, c, *dT, K,
@@ -411,17 +411,12 @@ static int dense_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, s
 // W's block form: K, G, the frames with diag(W), the cables' rows (W is not formed).
 static int blocks_w(sim_cuda_delassus *k, int nc, const sim_delassus_terms *dT, sim_status *st) {
   cudaStream_t s = k->mem.stream;
-  const size_t mm = (size_t)dT->m * (size_t)dT->m, nn = (size_t)nc * (size_t)nc;
   const size_t nr = (size_t)dT->ncab * 3 * (size_t)nc;
-  int rc = ensure_square(k, &k->K, (size_t)dT->m, sizeof(double), st);
-  if (!rc) rc = ensure_square(k, &k->G, (size_t)nc, sizeof(double), st);
-  if (!rc) rc = ensure(k, &k->frame, sizeof(double) * 9 * (size_t)nc, st);
+  int rc = ensure(k, &k->frame, sizeof(double) * 9 * (size_t)nc, st);
   if (!rc && nr > 0) rc = ensure(k, &k->cab_row, sizeof(double) * nr, st);
+  if (!rc) rc = k_and_g(k, nc, dT, st);
   if (rc) return rc;
   double *K = (double *)k->K.p, *G = (double *)k->G.p;
-  if (mm > 0)
-    k_K<<<sim_cuda_blocks((long long)mm), SIM_CUDA_BLOCK, 0, s>>>(dT->m, k->cols, k->kc, K);
-  k_G<<<sim_cuda_blocks((long long)nn), SIM_CUDA_BLOCK, 0, s>>>(nc, *dT, K, G);
   k_frame_diag<<<sim_cuda_blocks(nc), SIM_CUDA_BLOCK, 0, s>>>(nc, k->cd, G, (double *)k->frame.p,
                                                               k->d);
   if (nr > 0) {

@@ -286,9 +286,6 @@ static int reuse_wf(const cuda_contact *k) {
   return k->w_dense && o->form != SIM_NSN_FORM_PAPER && o->line_search > 0;
 }
 
-// The dense W the products read: W itself, or G of its block form (cuda_wblk, k->blk.on).
-static const double *w_of(const cuda_contact *k) { return k->blk.on ? k->blk.G : k->Wp; }
-
 // out = W x, skipped where *gate is 0 with a dense W (matrix-free: the host reads the decisions
 // and queues no product that a closed gate would skip).
 static int w_apply(cuda_contact *k, const double *x, double *out, const int *gate, sim_status *st) {
@@ -311,8 +308,8 @@ static int w_then(cuda_contact *k, const double *x, double *out, double h2, cons
     const int *nc = k->dnc;
     int rc = k->blk.on ? sim_cuda_blk_cols(k, x, 1, 0, NULL, NULL, gate, st) : SIM_OK;
     if (rc) return rc;
-    k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(nc, w_of(k), k->blk, x, out, 1, 0, h2, u, v, w,
-                                                  gate, stale);
+    k_w_then<E, 1><<<gw, SIM_CUDA_BLOCK, 0, sm>>>(nc, sim_cuda_w_of(k), k->blk, x, out, 1, 0, h2, u,
+                                                  v, w, gate, stale);
   } else { /* with stale, the product only where out is not W x yet */
     int rc = w_apply(k, x, out, stale ? stale : gate, st);
     if (rc) return rc;
@@ -394,7 +391,7 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gat
   cudaStream_t sm = stream(k);
   if (s->fuse && k->w_dense) {
     const unsigned g = blocks_for(32LL * m);
-    const double *W = x_zero ? NULL : w_of(k), *om = s->om, *e = s->e;
+    const double *W = x_zero ? NULL : sim_cuda_w_of(k), *om = s->om, *e = s->e;
     const int *n = k->dnc; /* the count: the rows are 3 *n */
     int rc = SIM_OK;
     if (k->blk.on && !x_zero) /* k_sys_pre's vector, prepared */
@@ -467,9 +464,9 @@ static int sys_apply_dot(cuda_contact *k, const double *x, double *y, const int 
                                                         gate, s->part, dst, s->gcount, then, first,
                                                         step);
   else
-    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, w_of(k), b, s->om, s->e,
-                                                         x, y, gate, s->part, dst, s->gcount, then,
-                                                         first, step);
+    k_sys_gemv_dot<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, nb, paper, sim_cuda_w_of(k), b,
+                                                         s->om, s->e, x, y, gate, s->part, dst,
+                                                         s->gcount, then, first, step);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -615,7 +612,7 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
       const unsigned gw = sim_cuda_blocks(32LL * m);
       const dim3 gp(reduce_blocks(nc), (unsigned)K);
       if (k->blk.on && (rc = sim_cuda_blk_cols(k, s->ltry, K, s3, NULL, NULL, on, st))) return rc;
-      const double *W = w_of(k);
+      const double *W = sim_cuda_w_of(k);
       k_w_then<W_THEN_LS_HQ, SIM_W_BATCH>
           <<<gw, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, W, k->blk, s->ltry, s->ytry, K, s3, h2, s->hq,
                                           s->wl, s->htry, on, (const int *)NULL);
@@ -680,7 +677,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     if (paper && s->fuse && k->w_dense) { /* y = W Omega lambda, Omega lambda formed as read */
       if (k->blk.on && (rc = sim_cuda_blk_cols(k, s->lam, 1, 0, s->om, NULL, go, st))) return rc;
       k_w_then<W_OF_U_X, 1><<<blocks_for(32LL * m), SIM_CUDA_BLOCK, 0, sm>>>(
-          k->dnc, w_of(k), k->blk, s->lam, s->y, 1, 0, 0.0, s->om, NULL, NULL, go, NULL);
+          k->dnc, sim_cuda_w_of(k), k->blk, s->lam, s->y, 1, 0, 0.0, s->om, NULL, NULL, go, NULL);
     } else if (paper && k->blk.on) { /* W's block form: Omega lambda prepared in k_mul's place */
       if ((rc = sim_cuda_blk_cols(k, s->lam, 1, 0, s->om, NULL, go, st)) ||
           (rc = sim_cuda_w_apply_dense(k, NULL, NULL, s->y, 1, 0, go, st)))
@@ -799,7 +796,8 @@ static int queue_graphed(void *arg, sim_status *st) {
 // capture: the contact count alone changing costs none (a capture of the default settings'
 // iteration, some 440 kernels, cost about 0.3 ms on an H200: docs/gpu_checklist.md).
 static nsn_graph_sig graph_sig(const cuda_contact *k) {
-  nsn_graph_sig g = {k->stage.nc > 0, k->nc_cap, k->nt_cap, k->dn->cap, w_of(k), cr_wf(k), {}};
+  nsn_graph_sig g = {k->stage.nc > 0,  k->nc_cap, k->nt_cap, k->dn->cap,
+                     sim_cuda_w_of(k), cr_wf(k),  {}};
   if (k->blk.on) g.blk = k->blk;
   return g;
 }

@@ -326,7 +326,7 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
     SIM_CU(cudaMemcpyAsync(s->wd, sg->wdiag, sizeof(double) * m, cudaMemcpyHostToDevice, sm), st);
   if (k->w_dense && sg->nsn.opt.cr_float) { /* CR's float copy of W or G (nsn.c round_w) */
     const size_t n = k->blk.on ? (size_t)nc * (size_t)nc : m * m;
-    const double *W = k->blk.on ? k->blk.G : k->Wp;
+    const double *W = sim_cuda_w_of(k);
     if ((rc = sim_cuda_grow<float>(k->cx, &s->Wf, &s->wf_cap, n, st))) return rc;
     k_round<<<sim_cuda_blocks((long long)n), SIM_CUDA_BLOCK, 0, sm>>>((long long)n, W, s->Wf);
     SIM_CU(cudaGetLastError(), st);

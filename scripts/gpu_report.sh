@@ -18,11 +18,11 @@
 #             formed (contact.delassus=dense) and in its block form (blocks; `auto` keeps W dense,
 #             in its block form above 1,024 rows, up to 4,500 rows with the device solve, a
 #             bound measured on an H200 with W formed);
-#   global:   scripts/bench_gpu.sh --global-only, then simctl-bench-wprod (w_products.csv: the
-#             contact solve's product with W formed against its block form per row count,
-#             SIM_CUDA_BLOCK_ROWS) (the global step alone against its bandwidth
+#   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
 #             limit, S in double and float, the row gather's chunk and the column gather's
-#             warps per column swept: about a minute);
+#             warps per column swept: about a minute), then simctl-bench-wprod
+#             (w_products.csv: the contact solve's product with W formed against its block
+#             form per row count, which decides SIM_CUDA_BLOCK_ROWS: some seconds);
 #   local:    scripts/bench_local.sh (the local step per L-G iteration on Table 3's Neo-Hookean
 #             bodies for each bound on its projections' registers, SIMCTL_CUDA_LOCAL_BLOCKS 1,
 #             2 and 3, and split in two kernels, SIMCTL_CUDA_LOCAL_SPLIT=on: 16 short runs,

@@ -203,19 +203,7 @@ static void blocks_from_k(const sim_contact *c, int nc, const sim_delassus_terms
     double *row = B->cab_row + (size_t)i * N;
     B->cab_j[i] = j;
 #pragma omp parallel for schedule(dynamic, 16)
-    for (int s = 0; s < nc; s++) {
-      double w[3];
-      int i2 = 0;
-      if (c[s].kind == SIM_CONTACT_CABLE && s < j) {
-        while (T->cab_j[i2] != s) i2++;
-        sim_delassus_cable_pair(c, T, i2, j, K, w);
-        row[3 * (size_t)s] = w[0], row[3 * (size_t)s + 1] = row[3 * (size_t)s + 2] = 0.0;
-        continue;
-      }
-      sim_delassus_cable_pair(c, T, i, s, K, w);
-      int cab = c[s].kind == SIM_CONTACT_CABLE;
-      for (int r = 0; r < 3; r++) row[3 * (size_t)s + r] = r == 0 || !cab ? w[r] : 0.0;
-    }
+    for (int s = 0; s < nc; s++) sim_delassus_cable_row(c, T, i, s, K, row + 3 * (size_t)s);
   }
 }
 

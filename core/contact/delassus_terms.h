@@ -133,6 +133,23 @@ SIM_HD void sim_delassus_cable_pair(const sim_contact *c, const sim_delassus_ter
   out[2] = sim_dot3(v, c[s].t2);
 }
 
+/* Cable i's row of W against contact s in W's block form (wblocks.h), out[r] the entry at
+   column 3 s + r: sim_delassus_cable_pair's values with the bits of W formed (an entry between
+   two cables from the earlier cable, as W's builders write it; a cable's columns 3 s + 1 and
+   3 s + 2 zero). */
+SIM_HD void sim_delassus_cable_row(const sim_contact *c, const sim_delassus_terms *T, int i, int s,
+                                   const double *K, double out[3]) {
+  const int cab = c[s].kind == SIM_CONTACT_CABLE, j = T->cab_j[i];
+  if (cab && s < j) {
+    int i2 = 0;
+    while (T->cab_j[i2] != s) i2++;
+    sim_delassus_cable_pair(c, T, i2, j, K, out);
+  } else {
+    sim_delassus_cable_pair(c, T, i, s, K, out);
+  }
+  if (cab) out[1] = out[2] = 0.0;
+}
+
 /* Without K: g_jj of contact j (sum beta_a beta_b K_ab over its own terms, K_ab by path dot
    products; kc[a] = the column of L^{-1} of local vertex a), and cable i's sum (g_a . g_b) K_ab.
    diag(W) is |c_r|^2 g_jj for a contact's row r, a cable's row 0 its sum. */

@@ -71,11 +71,7 @@ void sim_wblocks_apply(const sim_wblocks *B, const float *Gf, const double *x, d
 
 void sim_wblocks_diag(const sim_wblocks *B, double *diag) {
   const size_t n = (size_t)B->nc;
-  for (size_t j = 0; j < n; j++)
-    for (int r = 0; r < 3; r++) {
-      const double *c = B->frame + 9 * j + 3 * r;
-      diag[3 * j + r] = B->G[j * n + j] * sim_dot3(c, c);
-    }
+  for (size_t j = 0; j < n; j++) sim_wblocks_diag3(B->G[j * n + j], B->frame + 9 * j, diag + 3 * j);
   for (int i = 0; i < B->ncab; i++) {
     const size_t j = 3 * (size_t)B->cab_j[i];
     diag[j] = B->cab_row[3 * (size_t)i * n + j];

@@ -31,6 +31,12 @@ SIM_HD void sim_wblocks_ct(const double f[9], const double x[3], double t[3]) {
   for (int d = 0; d < 3; d++) t[d] = f[d] * x[0] + f[3 + d] * x[1] + f[6 + d] * x[2];
 }
 
+/* diag(W) of a contact's three rows from g_jj and its frame f: g_jj c_{j,r} . c_{j,r} (W's own
+   diagonal entries, sim_delassus_block's, to the bit; a cable's 0, its entry then from its row). */
+SIM_HD void sim_wblocks_diag3(double g, const double f[9], double d[3]) {
+  for (int r = 0; r < 3; r++) d[r] = g * sim_dot3(f + 3 * r, f + 3 * r);
+}
+
 void sim_wblocks_free(sim_wblocks *B);
 /* Room for nc contacts and ncab cables (contents undefined); -1 on allocation failure, with B
    emptied. */
