@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../core/base/alloc.h"
+#include "../core/base/cpu_simd.h"
 #include "../core/contact/delassus.h"
 #include "../core/contact/delassus_op.h"
 #include "../core/contact/rows.h"
@@ -153,7 +154,8 @@ static void check_operator(int with_pins) {
 }
 
 /* Sizes where every loop of the product runs in parallel (over 512 rows of Y and contacts, 256
-   columns): close to the full product, and the same bits with 1, 2 and 4 threads. */
+   columns): close to the full product, and the same bits with 1, 2 and 4 threads, in the
+   baseline's build of its loops and AVX2's (base/cpu_simd.h, where the processor has it). */
 static void check_parallel(void) {
   int *cp, *ri;
   double *v;
@@ -175,17 +177,23 @@ static void check_parallel(void) {
   memset(&op, 0, sizeof op);
   CHECK_INT(sim_delassus_op_build(&op, c, nc, NULL, &S, &st), SIM_OK);
   CHECK(op.nr > 512 && op.T.m > 256);
-  printf("parallel sizes: %d contacts, m %d, Y %d rows, %lld entries (S %lld)\n", nc, op.T.m, op.nr,
-         op.nnz, S.nnz);
-  for (int th = 1; th <= 4; th *= 2) {
-    omp_set_num_threads(th);
-    sim_delassus_op_apply(&op, c, nc, x, a);
-    if (th == 1) {
-      CHECK(close_to(a, b, nr));
-      memcpy(b, a, sizeof(double) * (size_t)nr);
+  printf("parallel sizes: %d contacts, m %d, Y %d rows, %lld entries (S %lld); AVX2 build %s\n", nc,
+         op.T.m, op.nr, op.nnz, S.nnz,
+         sim_cpu_avx2() ? "checked too" : "not run (off: no AVX2 here, or SIMCTL_CPU_AVX2=off)");
+  const int avx2 = sim_cpu_avx2();
+  for (int on = avx2; on >= 0; on--) { /* the AVX2 build's loops where they run, then the base */
+    sim_cpu_avx2_set(on);
+    for (int th = 1; th <= 4; th *= 2) {
+      omp_set_num_threads(th);
+      sim_delassus_op_apply(&op, c, nc, x, a);
+      if (th == 1 && on == avx2) {
+        CHECK(close_to(a, b, nr));
+        memcpy(b, a, sizeof(double) * (size_t)nr);
+      }
+      CHECK(same_bits(a, b, nr));
     }
-    CHECK(same_bits(a, b, nr));
   }
+  sim_cpu_avx2_set(avx2);
   omp_set_num_threads(saved);
   sim_delassus_op_free(&op);
   sim_sparse_inverse_free(&S);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "../core/base/alloc.h"
+#include "../core/base/cpu_simd.h"
+#include "../core/contact/lane_dot.h"
 #include "../core/contact/nsn.h"
 #include "check.h"
 
@@ -367,37 +369,53 @@ static void test_converged_force(void) {
 /* W x with a dense W (sim_nsn_w_apply) adds each row in the order of the CUDA backend's warp per
    row (sim_dense_row_dots): lane l's columns l, l + 32, ... in turn, then the lanes' sums
    pairwise as the shuffles add them; so the two backends' products have the same bits. Against
-   that order written out here, to the bit, on sizes around multiples of 32; and not the
-   plain left-to-right sum (which the CPU used until 2026-12-02), on the largest. */
+   that order written out here, to the bit, on sizes around multiples of 32, in the baseline's
+   build of the loop and AVX2's (base/cpu_simd.h), and with W's float copy (sim_lane_dot's wf,
+   each entry widened); and not the plain left-to-right sum (which the CPU used until
+   2026-12-02), on the largest. */
 static void test_dense_order(void) {
   static const int sizes[] = {1, 4, 31, 32, 33, 67, 96, 130};
-  for (int t = 0; t < (int)(sizeof sizes / sizeof sizes[0]); t++) {
-    const int nc = sizes[t], m = 3 * nc;
-    double *W = SIM_NEW(double, (size_t)m *m), *x = SIM_NEW(double, m), *y = SIM_NEW(double, m);
-    double *mu = SIM_NEW(double, nc), *d = SIM_NEW(double, m), *hqt = SIM_NEW(double, m);
-    for (int i = 0; i < m * m; i++) W[i] = urand() * pow(10.0, 4 * urand());
-    for (int i = 0; i < m; i++) x[i] = urand() * pow(10.0, 4 * urand()), d[i] = hqt[i] = 0.0;
-    for (int j = 0; j < nc; j++) mu[j] = 0.5;
-    sim_nsn_options o = opts(0, 0, 0.01);
-    sim_nsn s;
-    sim_nsn_init(&s, &o);
-    CHECK(sim_nsn_begin_step(&s, nc, W, mu, NULL, d, hqt, NULL) == 0);
-    sim_nsn_w_apply(&s, x, y);
-    long same = 0, plain_same = 0;
-    for (int i = 0; i < m; i++) {
-      double a[32] = {0.0}, p = 0.0;
-      for (int j = 0; j < m; j++) a[j % 32] += W[(size_t)i * m + j] * x[j];
-      for (int off = 16; off > 0; off /= 2)
-        for (int l = 0; l < off; l++) a[l] += a[l + off];
-      for (int j = 0; j < m; j++) p += W[(size_t)i * m + j] * x[j];
-      same += y[i] == a[0];
-      plain_same += y[i] == p;
+  const int was = sim_cpu_avx2();
+  printf("dense order: AVX2 build %s\n",
+         was ? "checked too" : "not run (off: no AVX2 here, or SIMCTL_CPU_AVX2=off)");
+  for (int v = 0; v <= was; v++) {
+    sim_cpu_avx2_set(v);
+    for (int t = 0; t < (int)(sizeof sizes / sizeof sizes[0]); t++) {
+      const int nc = sizes[t], m = 3 * nc;
+      double *W = SIM_NEW(double, (size_t)m *m), *x = SIM_NEW(double, m), *y = SIM_NEW(double, m);
+      double *mu = SIM_NEW(double, nc), *d = SIM_NEW(double, m), *hqt = SIM_NEW(double, m);
+      float *Wf = SIM_NEW(float, (size_t)m *m);
+      for (int i = 0; i < m * m; i++) Wf[i] = (float)(W[i] = urand() * pow(10.0, 4 * urand()));
+      for (int i = 0; i < m; i++) x[i] = urand() * pow(10.0, 4 * urand()), d[i] = hqt[i] = 0.0;
+      for (int j = 0; j < nc; j++) mu[j] = 0.5;
+      sim_nsn_options o = opts(0, 0, 0.01);
+      sim_nsn s;
+      sim_nsn_init(&s, &o);
+      CHECK(sim_nsn_begin_step(&s, nc, W, mu, NULL, d, hqt, NULL) == 0);
+      sim_nsn_w_apply(&s, x, y);
+      long same = 0, plain_same = 0, same_f = 0;
+      for (int i = 0; i < m; i++) {
+        const double *row = W + (size_t)i * m;
+        const float *rowf = Wf + (size_t)i * m;
+        double a[32] = {0.0}, af[32] = {0.0}, p = 0.0;
+        for (int j = 0; j < m; j++)
+          a[j % 32] += row[j] * x[j], af[j % 32] += (double)rowf[j] * x[j];
+        for (int off = 16; off > 0; off /= 2)
+          for (int l = 0; l < off; l++) a[l] += a[l + off], af[l] += af[l + off];
+        for (int j = 0; j < m; j++) p += row[j] * x[j];
+        same += y[i] == a[0];
+        plain_same += y[i] == p;
+        same_f += sim_lane_dot(NULL, rowf, x, m) == af[0];
+      }
+      CHECK_INT(same, m);
+      CHECK_INT(same_f, m);
+      if (m == 390) CHECK(plain_same < m / 2);
+      sim_nsn_destroy(&s);
+      sim_free(W), sim_free(Wf), sim_free(x), sim_free(y), sim_free(mu), sim_free(d);
+      sim_free(hqt);
     }
-    CHECK_INT(same, m);
-    if (m == 390) CHECK(plain_same < m / 2);
-    sim_nsn_destroy(&s);
-    sim_free(W), sim_free(x), sim_free(y), sim_free(mu), sim_free(d), sim_free(hqt);
   }
+  sim_cpu_avx2_set(was);
 }
 
 int main(void) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../base/cpu_simd.h"
 
 void sim_delassus_op_free(sim_delassus_op *op) {
   sim_delassus_terms_free(&op->T);
@@ -218,8 +219,8 @@ static void h_cables(const sim_delassus_op *op, double *out) {
 /* out[0..3] = sum over e in lo..hi-1 of val[e] v[4 idx[e] + 0..3] (v's pad 0, so out[3] is 0):
    the entries at even places from lo and those at odd places in two sums, added at the end.
    Each sum waits on its last addition, so two of them keep twice the additions in flight, and
-   the four components side by side are two vector operations. */
-static inline void sparse_dot4(int lo, int hi, const int *idx, const double *val, const double *v,
+   the four components side by side are two vector operations (one with AVX2). */
+SIM_LOOP_BODY void sparse_dot4(int lo, int hi, const int *idx, const double *val, const double *v,
                                double out[SIM_OP_STRIDE]) {
   double a[SIM_OP_STRIDE] = {0, 0, 0, 0}, b[SIM_OP_STRIDE] = {0, 0, 0, 0};
   int e = lo;
@@ -236,24 +237,54 @@ static inline void sparse_dot4(int lo, int hi, const int *idx, const double *val
   for (int k = 0; k < SIM_OP_STRIDE; k++) out[k] = a[k] + b[k];
 }
 
+/* Rows lo..hi-1 of the compressed matrix (ptr, idx, val) times v: row r's first nk sums at
+   out + os r. In the baseline's build and AVX2's (base/cpu_simd.h: the same bits). */
+typedef struct dot4_rows_args {
+  const int *ptr, *idx;
+  const double *val, *v;
+  double *out;
+  int os, nk;
+} dot4_rows_args;
+
+SIM_LOOP_BODY void dot4_rows_in(const dot4_rows_args *a, int lo, int hi) {
+  for (int r = lo; r < hi; r++) {
+    double o[SIM_OP_STRIDE];
+    sparse_dot4(a->ptr[r], a->ptr[r + 1], a->idx, a->val, a->v, o);
+    for (int k = 0; k < a->nk; k++) a->out[(size_t)a->os * r + k] = o[k];
+  }
+}
+
+static void dot4_rows_base(const dot4_rows_args *a, int lo, int hi) { dot4_rows_in(a, lo, hi); }
+
+SIM_AVX2_FN static void dot4_rows_avx2(const dot4_rows_args *a, int lo, int hi) {
+  dot4_rows_in(a, lo, hi);
+}
+
+/* rows lo..hi-1 (at most `hi`, held to n) */
+static void dot4_rows(const dot4_rows_args *a, int lo, int hi, int n, int avx2) {
+  if (hi > n) hi = n;
+  if (avx2)
+    dot4_rows_avx2(a, lo, hi);
+  else
+    dot4_rows_base(a, lo, hi);
+}
+
 void sim_delassus_op_apply(sim_delassus_op *op, const sim_contact *c, int nc, const double *x,
                            double *out) {
   int m = op->T.m, nr = op->nr;
   if (nc == 0) return;
   h_transpose(op, c, nc, x);
+  const int avx2 = sim_cpu_avx2();
+  const dot4_rows_args zg = {op->rptr, op->rcol,      op->rval,     op->g,
+                             op->z,    SIM_OP_STRIDE, SIM_OP_STRIDE};           /* z = Y g */
+  const dot4_rows_args wz = {op->cptr, op->crow, op->cval, op->z, op->w, 3, 3}; /* w = Y^T z */
   /* one team for the three passes (each waits for the last at its loop's end) */
 #pragma omp parallel if (nr > 512 || m > 256 || nc > 512)
   {
-#pragma omp for schedule(static, 64)
-    for (int r = 0; r < nr; r++) /* z = Y g */
-      sparse_dot4(op->rptr[r], op->rptr[r + 1], op->rcol, op->rval, op->g,
-                  op->z + SIM_OP_STRIDE * (size_t)r);
-#pragma omp for schedule(dynamic, 16)
-    for (int p = 0; p < m; p++) { /* w = Y^T z */
-      double wp[SIM_OP_STRIDE];
-      sparse_dot4(op->cptr[p], op->cptr[p + 1], op->crow, op->cval, op->z, wp);
-      for (int d = 0; d < 3; d++) op->w[3 * (size_t)p + d] = wp[d];
-    }
+#pragma omp for schedule(static, 1)
+    for (int r = 0; r < nr; r += 64) dot4_rows(&zg, r, r + 64, nr, avx2);
+#pragma omp for schedule(dynamic, 1)
+    for (int p = 0; p < m; p += 16) dot4_rows(&wz, p, p + 16, m, avx2);
 #pragma omp for schedule(static, 64)
     for (int j = 0; j < nc; j++) /* out = H_free w */
       if (c[j].kind != SIM_CONTACT_CABLE) h_rows(op, c, j, out);

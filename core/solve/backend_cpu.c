@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* CPU backend (OpenMP): local step (ARAP, ADMM-PD materials, bending), global step with S or CHOLMOD, vector stages.
    Every loop is a gather with a fixed order, so results do not depend on the thread count. */
+#include "backend_cpu.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../base/cpu_simd.h"
 #include "../base/timer.h"
-#include "backend_cpu.h"
 #include "local_elem.h"
 
 static int cpu_upload(sim_backend *be, sim_vec_id id, const double *host, sim_status *st) {
@@ -234,7 +236,8 @@ const char *sim_global_name(sim_global_kind g) {
   return (int)g >= 0 && (int)g < SIM_GLOBAL_COUNT ? names[g] : "unknown";
 }
 
-/* "MODEL NAME, N threads" from /proc/cpuinfo (the processor's name where it has none). */
+/* "MODEL NAME, N threads" from /proc/cpuinfo (the processor's name where it has none), and
+   ", AVX2" where the hot loops' AVX2 build runs (base/cpu_simd.h). */
 static void cpu_device_name(char *out, size_t cap) {
   char line[256], name[160] = "unknown processor";
   FILE *f = fopen("/proc/cpuinfo", "r");
@@ -246,7 +249,8 @@ static void cpu_device_name(char *out, size_t cap) {
     break;
   }
   if (f) fclose(f);
-  snprintf(out, cap, "%s, %d threads", name, omp_get_max_threads());
+  snprintf(out, cap, "%s, %d threads%s", name, omp_get_max_threads(),
+           sim_cpu_avx2() ? ", AVX2" : "");
 }
 
 static int cpu_mark(sim_backend *be, sim_span_id id, int close, sim_status *st) {

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Which build of the CPU's hot loops runs (cpu_simd.h). */
+#include "cpu_simd.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_int g_avx2 = -1; /* -1: not yet decided */
+
+static int avx2_usable(void) {
+#if SIM_CPU_AVX2_BUILT
+  const char *e = getenv("SIMCTL_CPU_AVX2");
+  if (e && !strcmp(e, "off")) return 0;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+#else
+  return 0;
+#endif
+}
+
+int sim_cpu_avx2(void) {
+  int v = atomic_load_explicit(&g_avx2, memory_order_relaxed);
+  if (v < 0) { /* threads that race here decide alike */
+    v = avx2_usable();
+    atomic_store_explicit(&g_avx2, v, memory_order_relaxed);
+  }
+  return v;
+}
+
+int sim_cpu_avx2_set(int on) {
+  int was = sim_cpu_avx2();
+  atomic_store_explicit(&g_avx2, on && avx2_usable(), memory_order_relaxed);
+  return was;
+}
