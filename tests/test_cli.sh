@@ -93,7 +93,9 @@ snapshot() { (cd "$1" && find . -print0 | sort -z | xargs -0 cksum 2>/dev/null; 
 # ---------------------------------------------------------------------------------------------
 # 1. version, help, usage errors
 sc --version
-check "--version prints 'simctl 0.1.0', then the backends, the libraries and the tetgen program" eval 'rc_is 0 && [ "$(head -n 1 "$T/out.txt")" = "simctl 0.1.0" ] && out_lines 4 && stderr_empty && out_has "backends: cpu (OpenMP, up to " && out_has "libraries: CHOLMOD " && out_has ", cJSON " && out_has ", libpng " && out_has "meshing: the tetgen program "'
+check "--version prints 'simctl 0.1.0', then the backends, the libraries and the tetgen program" eval 'rc_is 0 && [ "$(head -n 1 "$T/out.txt")" = "simctl 0.1.0" ] && out_lines 4 && stderr_empty && out_has "backends: cpu (OpenMP, up to " && out_has " build)" && out_has "libraries: CHOLMOD " && out_has ", cJSON " && out_has ", libpng " && out_has "meshing: the tetgen program "'
+SIMCTL_CPU_AVX2=off sc --version
+check "SIMCTL_CPU_AVX2=off: --version names the hot loops' baseline build" eval 'rc_is 0 && out_has "hot loops'"'"' baseline build"'
 had_tetgen=${SIMCTL_TETGEN+1} old_tetgen=${SIMCTL_TETGEN-}
 export SIMCTL_TETGEN=/opt/elsewhere/tetgen
 sc --version

@@ -7,13 +7,15 @@
 #include <omp.h>
 #include <png.h>
 
+#include "../base/cpu_simd.h"
 #include "../mesh/mesh.h"
 #include "../simctl.h"
 #include "../solve/backend.h"
 
 void sim_build_info(FILE *f) {
   const char *archs = sim_cuda_archs();
-  fprintf(f, "backends: cpu (OpenMP, up to %d threads)", omp_get_max_threads());
+  fprintf(f, "backends: cpu (OpenMP, up to %d threads; its hot loops' %s)", omp_get_max_threads(),
+          sim_cpu_simd_name());
   if (archs)
     fprintf(f,
             ", cuda (kernels for %s; simctl devices lists the GPUs, the CUDA runtime and the "

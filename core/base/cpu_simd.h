@@ -25,4 +25,7 @@ int sim_cpu_avx2(void);
    whether the AVX2 builds ran before. */
 int sim_cpu_avx2_set(int on);
 
+/* Which build runs, and why where it is the baseline's (simctl --version). */
+const char *sim_cpu_simd_name(void);
+
 #endif
