@@ -2,12 +2,14 @@
 /* Delassus operator W = H_free A^{-1} H_free^T: both methods (sparse inverse, CHOLMOD solves)
    against a dense product built from CHOLMOD solves on unit vectors; symmetry, positive
    semidefiniteness, the diagonal, pinned vertices, the memory limit; the block form
-   (wblocks.h) against W, alone and in the Newton solve. Set SIMCTL_BENCH_DELASSUS=1
+   (wblocks.h) against W, alone and in the Newton solve; K's path dot products in the baseline's
+   build of their loop and AVX2's, to the bit. Set SIMCTL_BENCH_DELASSUS=1
    to time both methods on a 20 x 20 x 20 grid with 1000 contact vertices. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/base/alloc.h"
+#include "../core/base/cpu_simd.h"
 #include "../core/base/timer.h"
 #include "../core/contact/delassus.h"
 #include "../core/contact/nsn.h"
@@ -339,14 +341,24 @@ static void bench_products(const sim_contact *c, int nc, const double *W, sim_fa
   sim_wblocks_free(&B);
 }
 
+/* The grid's matrix (nx x ny x nz unknowns) factored supernodal (fs) and simplicial (fc), METIS
+   order; returns its order. The caller frees both and the three arrays. */
+static int grid_factors(int nx, int ny, int nz, int **cp, int **ri, double **v, sim_factor **fs,
+                        sim_factor **fc) {
+  int nf = grid_matrix(nx, ny, nz, cp, ri, v);
+  sim_status st = {0};
+  *fs = *fc = NULL;
+  CHECK_INT(sim_factor_create(nf, *cp, *ri, *v, SIM_ORDER_METIS, 1, fs, &st), SIM_OK);
+  CHECK_INT(sim_factor_create(nf, *cp, *ri, *v, SIM_ORDER_METIS, 0, fc, &st), SIM_OK);
+  return nf;
+}
+
 static void bench(int on_surface) {
   int *cp, *ri;
   double *v;
-  int nf = grid_matrix(20, 20, 20, &cp, &ri, &v);
+  sim_factor *fs, *fc;
+  int nf = grid_factors(20, 20, 20, &cp, &ri, &v, &fs, &fc);
   sim_status st = {0};
-  sim_factor *fs = NULL, *fc = NULL;
-  CHECK_INT(sim_factor_create(nf, cp, ri, v, SIM_ORDER_METIS, 1, &fs, &st), SIM_OK);
-  CHECK_INT(sim_factor_create(nf, cp, ri, v, SIM_ORDER_METIS, 0, &fc, &st), SIM_OK);
   sim_sparse_inverse S;
   CHECK_INT(sim_sparse_inverse_build(fs, SIM_PREC_DOUBLE, 0, &S, &st), SIM_OK);
   int nc = 1000, *perm = malloc(sizeof(int) * nf);
@@ -390,10 +402,62 @@ static void bench(int on_surface) {
   free(cp), free(ri), free(v), free(perm), free(c);
 }
 
+/* On a grid whose columns of L^{-1} share paths of tens of entries (so that the path dot
+   products' eight sums and their tails all run): W from S in double and in float, with K's loop
+   in the AVX2 build (where it runs) and in the baseline's, the same bits; and within 1e-10 of
+   the dense reference in double. */
+static void check_k_builds(void) {
+  int *cp, *ri;
+  double *v;
+  sim_factor *fs, *fc;
+  int nf = grid_factors(10, 9, 8, &cp, &ri, &v, &fs, &fc);
+  sim_status st = {0};
+  sim_sparse_inverse S[2];
+  CHECK_INT(sim_sparse_inverse_build(fs, SIM_PREC_DOUBLE, 0, &S[0], &st), SIM_OK);
+  CHECK_INT(sim_sparse_inverse_build(fs, SIM_PREC_FLOAT, 0, &S[1], &st), SIM_OK);
+  int longest = 0;
+  for (int k = 0; k < nf; k++)
+    longest = S[0].col_ptr[k + 1] - S[0].col_ptr[k] > longest
+                  ? S[0].col_ptr[k + 1] - S[0].col_ptr[k]
+                  : longest;
+  CHECK(longest >= 40);
+  const int nc = 150, nr = 3 * nc;
+  sim_contact *c = malloc(sizeof(sim_contact) * nc);
+  for (int j = 0; j < nc; j++) make_contact(&c[j], j, rand() % nf, nf);
+  double *Ai = dense_inverse(fc, nf), *Wr = dense_w(c, nc, NULL, Ai, nf);
+  const int was = sim_cpu_avx2();
+  printf("K's path dot products: columns up to %d entries; AVX2 build %s\n", longest,
+         was ? "checked against the baseline's"
+             : "not run (off: no AVX2 here, or SIMCTL_CPU_AVX2=off)");
+  for (int p = 0; p < 2; p++) {
+    double *W[2] = {NULL, NULL};
+    size_t cap[2] = {0, 0};
+    for (int on = 0; on <= was; on++) {
+      sim_cpu_avx2_set(on);
+      CHECK_INT(sim_delassus_build(c, nc, NULL, NULL, &S[p], SIM_DELASSUS_SPARSE_INVERSE, 0, &W[on],
+                                   &cap[on], NULL, &st),
+                SIM_OK);
+    }
+    if (was) CHECK(W[0] && W[1] && !memcmp(W[0], W[1], sizeof(double) * (size_t)nr * nr));
+    if (W[0])
+      CHECK(max_diff(W[0], Wr, (size_t)nr * nr) <=
+            (p ? 1e-5 : 1e-10) * max_abs(Wr, (size_t)nr * nr));
+    sim_free(W[0]), sim_free(W[1]);
+  }
+  sim_cpu_avx2_set(was);
+  sim_sparse_inverse_free(&S[0]);
+  sim_sparse_inverse_free(&S[1]);
+  sim_factor_destroy(fs);
+  sim_factor_destroy(fc);
+  free(Ai), free(Wr);
+  free(c), free(cp), free(ri), free(v);
+}
+
 int main(void) {
   srand(5);
   check_against_dense(SIM_ORDER_METIS);
   check_against_dense(SIM_ORDER_AMD);
+  check_k_builds();
   if (getenv("SIMCTL_BENCH_DELASSUS")) {
     bench(0);
     bench(1);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "../base/cpu_simd.h"
 #include "../base/timer.h"
 #include "delassus_terms.h"
 #include "rows.h"
@@ -108,6 +109,21 @@ static void symmetrize(double *A, int m, int avg) {
         }
 }
 
+/* Row a of K's upper triangle (b >= a) by path dot products, in the baseline's build and
+   AVX2's (base/cpu_simd.h: the same bits). */
+SIM_LOOP_BODY void k_row_in(const sim_delassus_cols *cols, const int *kc, int m, int a, double *K) {
+  for (int b = a; b < m; b++) K[(size_t)a * m + b] = sim_delassus_path_dot(cols, kc[a], kc[b]);
+}
+
+static void k_row_base(const sim_delassus_cols *cols, const int *kc, int m, int a, double *K) {
+  k_row_in(cols, kc, m, a, K);
+}
+
+SIM_AVX2_FN static void k_row_avx2(const sim_delassus_cols *cols, const int *kc, int m, int a,
+                                   double *K) {
+  k_row_in(cols, kc, m, a, K);
+}
+
 /* K = Y^T Y, Y = S[:, unk] (upper triangle by path dot products, mirrored). */
 static int k_sparse_inverse(const sim_sparse_inverse *S, const sim_delassus_terms *T, double *K,
                             sim_status *st) {
@@ -115,9 +131,14 @@ static int k_sparse_inverse(const sim_sparse_inverse *S, const sim_delassus_term
   const sim_delassus_cols cols = cols_of(S);
   int *kc = inverse_perm_of(S, T->unk, m);
   if (!kc) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Delassus permutation)");
+  const int avx2 = sim_cpu_avx2();
 #pragma omp parallel for schedule(dynamic, 8)
-  for (int a = 0; a < m; a++)
-    for (int b = a; b < m; b++) K[(size_t)a * m + b] = sim_delassus_path_dot(&cols, kc[a], kc[b]);
+  for (int a = 0; a < m; a++) {
+    if (avx2)
+      k_row_avx2(&cols, kc, m, a, K);
+    else
+      k_row_base(&cols, kc, m, a, K);
+  }
   symmetrize(K, m, 0);
   sim_free(kc);
   return SIM_OK;
