@@ -17,8 +17,11 @@
    many rows (and where stage.c's weighing of the two says so). Per frame of the contact stage
    against the operator's (scripts/table3.sh runs of pulling_wooper and grabbing_raptor, by
    their frames' rows): dense 0.58-0.89 of it at 150-600 rows (1.26 on the wooper's 3 frames
-   below 150), 0.85-1.08 at 600-750, 1.32-1.96 above 750. */
-#define SIM_CPU_DENSE_ROWS 700
+   below 150), 0.85-1.08 at 600-750, 1.32-1.96 above 750, with W formed. In its block form
+   (2026-12-02) and with K's path dot products in eight sums (2026-12-03), 1,500 took 0.86-0.93
+   of 700's contact stage on pulling_wooper (250 frames) and grabbing_raptor (60, 100), 0.99-1.01
+   on cloth_on_knives (100; scripts/bench_delassus.sh --forms auto, two builds in turns). */
+#define SIM_CPU_DENSE_ROWS 1500
 
 typedef struct cpu_contact {
   sim_contact_stage stage;
