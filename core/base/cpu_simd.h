@@ -2,8 +2,9 @@
 /* The CPU's hot loops in two builds, for the baseline x86-64 (SSE2, what the compiler targets)
    and for AVX2, and which of them runs. The build is ISO C (-std=c11), so the compiler fuses
    no multiply and add into one rounding: an operation rounds alike in both builds, and a loop
-   that adds in a fixed order (lane_dot.h's 32 sums, delassus_op.c's two) gives the same bits
-   in either; AVX2 only does four doubles in an instruction where SSE2 does two. */
+   that adds in a fixed order (lane_dot.h's 32 sums, delassus_op.c's two, K's eight in
+   delassus_terms.h) gives the same bits in either; AVX2 only does four doubles in an
+   instruction where SSE2 does two. */
 #ifndef SIM_BASE_CPU_SIMD_H
 #define SIM_BASE_CPU_SIMD_H
 

@@ -39,8 +39,8 @@ void sim_delassus_terms_free(sim_delassus_terms *T);
 
 /* sum over t < n of x_t y_t (xa, xb; or fa, fb where fa is not NULL, each value widened to
    double) in eight interleaved sums (t mod 8), added pairwise at the end: eight independent
-   chains where one sum waits on each addition (on the 2-core VM 3-4 times faster from 50 to 800
-   terms), and eight partial sums a thread on the device. */
+   chains where one sum waits on each addition (K 2-2.5 times faster on the 2-core VM:
+   SIMCTL_BENCH_DELASSUS=1 tests/test_delassus), and eight partial sums a thread on the device. */
 SIM_HD double sim_delassus_path_sum(const double *xa, const double *xb, const float *fa,
                                     const float *fb, int n) {
   double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
