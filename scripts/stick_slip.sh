@@ -10,8 +10,12 @@
 # mu = tan(ANGLE) + k * 0.001, k = -5..5.
 # usage: scripts/stick_slip.sh [--simctl PATH] [--angle DEG] [--preconditioner delassus|mass|both]
 #                              [--tol T] [--slide-mm D] [--frames N] [--scan] [--out DIR]
+#                              [--set PATH=VALUE]...
+#   --set: passed to every run, e.g. --set contact.newton_jacobian=exact (the friction rows'
+#          exact Jacobian: the box then sticks without creeping)
 set -euo pipefail
 SIMCTL=build/simctl ANGLE=10 PRE=both TOL=0.0005 SLIDE_MM=3 FRAMES=100 SCAN=0 OUT=out/stick_slip
+SETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --simctl) SIMCTL=$2; shift 2 ;;
@@ -22,6 +26,7 @@ while [ $# -gt 0 ]; do
     --frames) FRAMES=$2; shift 2 ;;
     --scan) SCAN=1; shift ;;
     --out) OUT=$2; shift 2 ;;
+    --set) SETS+=(--set "$2"); shift 2 ;;
     *) echo "stick_slip.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
@@ -36,7 +41,7 @@ slide_mm() {
   local mu=$1 p=$2 dir="$OUT/run"
   "$SIMCTL" run "$SCENE" -q --out "$dir" --frames "$FRAMES" --set "gravity=[$GX,$GY,0]" \
     --set "obstacles.0.mu=$mu" --set "contact.preconditioner=$p" --set 'output.formats=[]' \
-    >/dev/null
+    ${SETS[@]+"${SETS[@]}"} >/dev/null
   awk '/"displacement"/ { sub(/.*\[/, ""); sub(/\].*/, ""); split($0, d, ",");
     printf "%.4f\n", 1000 * sqrt(d[1] * d[1] + d[2] * d[2] + d[3] * d[3]); exit }' \
     "$dir/summary.json"

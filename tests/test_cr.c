@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Conjugate Residual (core/contact/cr.h) against a dense LU solve on random SPD systems and on
    the contact system's shape Omega W Omega + E (W positive semidefinite, E > 0 diagonal); the
-   fixed-count mode, tolerance mode, warm start, monotone residual, workspace and memory. */
+   fixed-count mode, tolerance mode, warm start, monotone residual, workspace and memory. GMRES
+   (core/contact/gmres.h) against the same LU on random nonsymmetric systems of the exact
+   friction Jacobian's shape, A (h^2 W) + L, in one cycle and restarted, with and without its
+   diagonal preconditioner. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/base/alloc.h"
 #include "../core/contact/cr.h"
+#include "../core/contact/gmres.h"
 #include "check.h"
 
 static double urand(void) { return 2.0 * rand() / (double)RAND_MAX - 1.0; }
@@ -125,18 +129,24 @@ static void test_against_dense(void) {
   }
 }
 
-/* Singular PSD W with b in its range: CR still drives the residual to 0. */
-static void test_singular_consistent(void) {
-  int m = 30, k = 10;
-  double A[900], b[30], z[30], x[30] = {0};
-  double Y[300];
+/* W = Y^T Y with Y random k x m: positive semidefinite of rank k < m. */
+static void random_gram(int m, int k, double *W) {
+  double *Y = malloc(sizeof(double) * (size_t)k * m);
   for (int i = 0; i < k * m; i++) Y[i] = urand();
   for (int i = 0; i < m; i++)
     for (int j = 0; j < m; j++) {
       double s = 0.0;
       for (int q = 0; q < k; q++) s += Y[q * m + i] * Y[q * m + j];
-      A[i * m + j] = s;
+      W[i * m + j] = s;
     }
+  free(Y);
+}
+
+/* Singular PSD W with b in its range: CR still drives the residual to 0. */
+static void test_singular_consistent(void) {
+  int m = 30, k = 10;
+  double A[900], b[30], z[30], x[30] = {0};
+  random_gram(m, k, A);
   for (int i = 0; i < m; i++) z[i] = urand();
   sim_cr_dense d = {m, A};
   sim_cr_dense_apply(&d, z, b);
@@ -247,11 +257,79 @@ static void test_floor(void) {
   CHECK(res.residual > SIM_CR_FLOOR * res.bnorm);
 }
 
+/* A W + L: W a contact system's Y^T Y (rank k), A and L random 3 x 3 blocks on the diagonal
+   (the exact Jacobian's shape, core/contact/nsn_exact.h), L's diagonal kept away from 0. */
+static void random_exact_system(int m, int k, double *M) {
+  double *W = malloc(sizeof(double) * (size_t)m * m);
+  random_gram(m, k, W);
+  memset(M, 0, sizeof(double) * (size_t)m * m);
+  for (int b = 0; b < m / 3; b++)
+    for (int r = 0; r < 3; r++) {
+      const int i = 3 * b + r;
+      for (int c = 0; c < 3; c++) {
+        const double a = (r == c ? 1.0 : 0.0) + 0.3 * urand();
+        for (int j = 0; j < m; j++) M[i * m + j] += a * W[(3 * b + c) * m + j];
+        M[i * m + 3 * b + c] += (r == c ? 0.5 + 0.5 * (urand() + 1.0) : 0.2 * urand());
+      }
+    }
+  free(W);
+}
+
+static void test_gmres(void) {
+  enum { M = 60 };
+  static double A[M * M], b[M], x[M], xr[M], dinv[M];
+  double worst_full = 0.0, worst_restart = 0.0, worst_pc = 0.0;
+  for (int rep = 0; rep < 8; rep++) {
+    random_exact_system(M, 20, A);
+    for (int i = 0; i < M; i++) b[i] = urand(), dinv[i] = 1.0 / fabs(A[i * M + i]);
+    dense_solve(M, A, b, xr);
+    const double scale = fmax(1.0, max_abs_diff(M, xr, (double[M]){0}));
+    counted c = {{M, A}, 0};
+    memset(x, 0, sizeof x); /* one cycle of M: exact up to rounding */
+    sim_cr_result res;
+    int it = sim_gmres_solve(M, counted_apply, &c, NULL, b, x, M, M, 0.0, NULL, &res);
+    CHECK(it > 0 && it <= M);
+    CHECK(c.calls >= it + 2); /* each cycle's residual, the iterations, the end's residual */
+    CHECK(res.residual <= 1e-10 * res.bnorm);
+    CHECK(fabs(res.residual - true_residual(M, A, b, x)) <= 1e-12 * res.bnorm);
+    worst_full = fmax(worst_full, max_abs_diff(M, x, xr) / scale);
+    memset(x, 0, sizeof x); /* cycles of 15, to a tolerance */
+    it = sim_gmres_solve(M, counted_apply, &c, NULL, b, x, 2000, 15, 1e-11, NULL, &res);
+    CHECK(it > 15 && it < 2000);
+    CHECK(true_residual(M, A, b, x) <= 2e-11 * res.bnorm);
+    worst_restart = fmax(worst_restart, max_abs_diff(M, x, xr) / scale);
+    memset(x, 0, sizeof x); /* the diagonal preconditioner: the true residual still falls */
+    it = sim_gmres_solve(M, counted_apply, &c, dinv, b, x, M, M, 1e-12, NULL, &res);
+    CHECK(true_residual(M, A, b, x) <= 2e-12 * res.bnorm);
+    worst_pc = fmax(worst_pc, max_abs_diff(M, x, xr) / scale);
+    /* a fixed count short of convergence never raises the residual above |b| */
+    memset(x, 0, sizeof x);
+    double last = res.bnorm;
+    for (int k = 1; k <= 6; k++) {
+      memset(x, 0, sizeof x);
+      sim_gmres_solve(M, counted_apply, &c, NULL, b, x, k, M, 0.0, NULL, &res);
+      CHECK(res.residual <= last * (1 + 1e-12));
+      last = res.residual;
+    }
+  }
+  printf(
+      "gmres (60 x 60, A W + L): |x - x_LU| / |x_LU| one cycle %.2e, restarted (15) %.2e, "
+      "preconditioned %.2e\n",
+      worst_full, worst_restart, worst_pc);
+  CHECK(worst_full < 1e-8 && worst_restart < 1e-8 && worst_pc < 1e-8);
+  size_t mem0 = sim_mem_in_use(); /* the call's own workspace is freed */
+  memset(x, 0, sizeof x);
+  counted c = {{M, A}, 0};
+  sim_gmres_solve(M, counted_apply, &c, NULL, b, x, 10, 5, 0.0, NULL, NULL);
+  CHECK_INT(sim_mem_in_use(), mem0);
+}
+
 int main(void) {
   srand(4242);
   test_against_dense();
   test_singular_consistent();
   test_modes();
   test_floor();
+  test_gmres();
   return check_summary("test_cr");
 }

@@ -2,7 +2,9 @@
 /* Non-smooth Newton contact stage (core/contact/nsn.h) on free particles: A = M (mass units,
    A^{-1} = M^{-1} exact), b = M q~, q = A^{-1}(b + h^2 H^T f), several Newton steps per time
    step; resting, sliding, slope stick/slip at mu* +- 0.01, a moving belt, warm start, force
-   cap; both NCP functions and both preconditioners; bilateral rows (hard and compliant). */
+   cap; both NCP functions and both preconditioners; bilateral rows (hard and compliant). The
+   exact Newton system (nsn_exact.h) against central differences of phi, and the solver with
+   it (friction_exact) on the slope. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,7 @@
 #include "../core/base/cpu_simd.h"
 #include "../core/contact/lane_dot.h"
 #include "../core/contact/nsn.h"
+#include "../core/contact/nsn_exact.h"
 #include "check.h"
 
 #define G 9.81
@@ -155,7 +158,7 @@ static void test_sliding(int ncp, int pre, double *err) {
 }
 
 /* returns the displacement along the slope after 1 s (positive: downhill) */
-static double slope_run(int ncp, int pre, double mu, double *accel) {
+static double slope_run_with(int ncp, int pre, int exact, double mu, double *accel) {
   double h = 0.01, th = 10.0 * SIM_PI / 180.0;
   double n[3] = {sin(th), cos(th), 0}, t1[3] = {cos(th), -sin(th), 0}; /* t1 downhill */
   world w = {0};
@@ -164,6 +167,7 @@ static double slope_run(int ncp, int pre, double mu, double *accel) {
   add_contact(&w, 0, n, t1, mu, ZERO, ZERO);
   sim_nsn_options o = opts(ncp, pre, h);
   o.cr_iters = 24;
+  o.friction_exact = exact;
   sim_nsn s;
   sim_nsn_init(&s, &o);
   for (int k = 0; k < 100; k++) step(&w, &s, h, 10);
@@ -172,6 +176,14 @@ static double slope_run(int ncp, int pre, double mu, double *accel) {
   CHECK_NEAR(dot3(w.q, n), 0.0, 1e-9); /* stays on the plane */
   sim_nsn_destroy(&s);
   return x;
+}
+
+static double slope_run(int ncp, int pre, double mu, double *accel) {
+  return slope_run_with(ncp, pre, 0, mu, accel);
+}
+
+static double slope_run_exact(double mu, double *accel) {
+  return slope_run_with(SIM_NCP_FISCHER_BURMEISTER, SIM_NSN_PRECOND_DELASSUS, 1, mu, accel);
 }
 
 static void test_belt(int ncp, int pre, double *err) {
@@ -418,6 +430,89 @@ static void test_dense_order(void) {
   sim_cpu_avx2_set(was);
 }
 
+static double urand1(void) { return 2.0 * rand() / (double)RAND_MAX - 1.0; }
+
+/* phi(lambda) of nc contacts with hq = hq0 + h^2 W (lambda - lam0), as the Newton step sees it */
+static void phi_of(sim_ncp_kind kind, double h, int nc, const double *W, const double *comp,
+                   const double *mu, double cap, const double *d, const double *hq0,
+                   const double *hqt, const double *w, const double *lam0, const double *lam,
+                   double *phi) {
+  const int m = 3 * nc;
+  double hq[12], om[3], ee[3];
+  for (int i = 0; i < m; i++) {
+    double s = 0.0;
+    for (int k = 0; k < m; k++) s += W[i * m + k] * (lam[k] - lam0[k]);
+    hq[i] = hq0[i] + h * h * s;
+  }
+  for (int j = 0; j < nc; j++)
+    sim_nsn_contact_ncp(kind, h, comp[j], mu[j], cap, d + 3 * j, hq + 3 * j, hqt + 3 * j, w + 3 * j,
+                        lam + 3 * j, phi + 3 * j, om, ee);
+}
+
+/* J x (sim_nsn_exact_contact, sim_nsn_exact_rows) against central differences of phi along x,
+   at points away from the kinks: four contacts, sliding inside the cone, sliding with its
+   normal force capped, with no normal force (inactive friction), and bilateral (E = 1e-3). */
+static void test_exact_jacobian(double *worst) {
+  enum { NC = 4, M = 12 };
+  const double h = 0.01;
+  double W[M * M], B[M * M], d[M], hq0[M], hqt[M], w[M], lam0[M], x[M], jx[M], t[M];
+  double comp[NC] = {-1, -1, -1, 1e-3}, mu[NC] = {0.5, 0.4, 0.6, 0}, phi[3], jac[SIM_NSN_JAC];
+  for (int i = 0; i < M * M; i++) B[i] = urand1();
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < M; j++) {
+      double s = 0.0;
+      for (int k = 0; k < M; k++) s += B[i * M + k] * B[j * M + k];
+      W[i * M + j] = s / M + (i == j ? 0.5 : 0.0);
+    }
+  for (int i = 0; i < M; i++) {
+    w[i] = W[i * M + i];
+    d[i] = 1e-4 * urand1();
+    hqt[i] = 1e-4 * urand1();
+    hq0[i] = hqt[i] + 2e-4 * urand1();
+    x[i] = urand1();
+  }
+  for (int j = 0; j < NC; j++) { /* lambda_n 1..3, |lambda_f| 0.3..0.8 mu lambda_n */
+    double ln = 2.0 + urand1(), l = (0.55 + 0.25 * urand1()) * mu[j] * ln, ang = 3.0 * urand1();
+    lam0[3 * j] = j == 2 ? -0.5 : ln;
+    lam0[3 * j + 1] = l * cos(ang), lam0[3 * j + 2] = l * sin(ang);
+    if (comp[j] >= 0.0) lam0[3 * j + 1] = urand1(), lam0[3 * j + 2] = urand1();
+  }
+  for (int kind = 0; kind < 2; kind++) {
+    const double cap = 5.0; /* above every lambda_n: the capped form, smooth there */
+    for (int i = 0; i < M; i++) {
+      double s = 0.0;
+      for (int k = 0; k < M; k++) s += W[i * M + k] * x[k];
+      t[i] = s;
+    }
+    for (int j = 0; j < NC; j++) {
+      sim_nsn_exact_contact((sim_ncp_kind)kind, h, comp[j], mu[j], cap, d + 3 * j, hq0 + 3 * j,
+                            hqt + 3 * j, w + 3 * j, lam0 + 3 * j, phi, jac);
+      sim_nsn_exact_rows(jac, h * h, t + 3 * j, x + 3 * j, jx + 3 * j);
+    }
+    double lp[M], lm[M], fp[M], fm[M], eps = 1e-7, scale = 0.0, err = 0.0;
+    for (int i = 0; i < M; i++) lp[i] = lam0[i] + eps * x[i], lm[i] = lam0[i] - eps * x[i];
+    phi_of((sim_ncp_kind)kind, h, NC, W, comp, mu, cap, d, hq0, hqt, w, lam0, lp, fp);
+    phi_of((sim_ncp_kind)kind, h, NC, W, comp, mu, cap, d, hq0, hqt, w, lam0, lm, fm);
+    for (int i = 0; i < M; i++) scale = fmax(scale, fabs(jx[i]));
+    for (int i = 0; i < M; i++) err = fmax(err, fabs((fp[i] - fm[i]) / (2 * eps) - jx[i]));
+    CHECK(scale > 0.0);
+    *worst = fmax(*worst, err / scale);
+  }
+}
+
+/* The slope with the exact Jacobian: the same stick and slip as the lagged system's. */
+static void test_exact_slope(double mus, double th) {
+  double a_stick, a_slip;
+  double x_stick = slope_run_exact(mus + 0.01, &a_stick);
+  double x_slip = slope_run_exact(mus - 0.01, &a_slip);
+  double a_want = G * (sin(th) - (mus - 0.01) * cos(th));
+  printf("exact friction Jacobian: slope stick x %.2e m, slip a rel err %.2e\n", fabs(x_stick),
+         fabs(a_slip / a_want - 1.0));
+  CHECK_NEAR(x_stick, 0.0, 1e-6);
+  CHECK_NEAR(a_slip / a_want - 1.0, 0.0, 1e-3);
+  CHECK_NEAR(x_slip / (a_want * 0.01 * 0.01 * 100 * 101 / 2) - 1.0, 0.0, 1e-3);
+}
+
 int main(void) {
   size_t mem0 = sim_mem_in_use();
   const char *nn[2] = {"FB", "min"}, *pn[2] = {"delassus", "mass-inverse"};
@@ -439,6 +534,11 @@ int main(void) {
           "slope stick x %.2e m, slip a rel err %.2e\n",
           nn[ncp], pn[pre], e_rest, e_slide, e_belt, fabs(x_stick), fabs(a_slip / a_want - 1.0));
     }
+  double jac_err = 0.0;
+  for (int rep = 0; rep < 20; rep++) test_exact_jacobian(&jac_err);
+  printf("exact Newton system J x vs central differences of phi (relative): %.2e\n", jac_err);
+  CHECK(jac_err < 1e-6);
+  test_exact_slope(mus, th);
   test_cap(SIM_NCP_FISCHER_BURMEISTER);
   test_cap(SIM_NCP_MIN_MAP);
   test_converged_force();

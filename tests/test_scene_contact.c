@@ -209,7 +209,13 @@ static const bad_case bad_cases[] = {
      "\"min_separation\", \"ncp\", \"preconditioner\", \"cr_iterations\", \"cr_tolerance\", "
      "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"mu\", \"delassus\", "
      "\"formulation\", \"cr_preconditioner\", \"newton_steps\", \"newton_tolerance\", "
-     "\"redetect\", \"line_search\", \"cr_precision\")"},
+     "\"redetect\", \"line_search\", \"cr_precision\", \"newton_jacobian\")"},
+    {BODIES "'contact': {'newton_jacobian': 'exakt'}}",
+     "bad.json:1:94: contact.newton_jacobian: expected one of \"lagged\", \"exact\", got "
+     "\"exakt\" (did you mean \"exact\"?)"},
+    {BODIES "'contact': {'newton_jacobian': 'exact', 'formulation': 'paper'}}",
+     "bad.json:1:94: contact.newton_jacobian: \"exact\" needs \"formulation\": "
+     "\"compliance\""},
     {BODIES "'contact': {'cr_precision': 'half'}}",
      "bad.json:1:91: contact.cr_precision: expected one of \"double\", \"float\", got \"half\""},
     {BODIES "'contact': {'min_separation': -0.01}}",
@@ -540,7 +546,8 @@ static void test_round_trip(void) {
         "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
         "    \"cr_precision\": \"double\",\n"
         "    \"newton_steps\": 3,\n    \"newton_tolerance\": 1e-08,\n"
-        "    \"redetect\": 3,\n    \"line_search\": 8\n  }");
+        "    \"redetect\": 3,\n    \"line_search\": 8,\n"
+        "    \"newton_jacobian\": \"lagged\"\n  }");
     CHECK_STR_CONTAINS(text, "\"closed\": \"auto\"");
     CHECK_STR_CONTAINS(text, "\"touches\": [\"body0\"]");
     CHECK_STR_CONTAINS(text, "\"script\": []");

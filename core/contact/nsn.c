@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Non-smooth Newton contact stage (nsn.h): inputs W (borrowed), mu, compliance, d, H q_t,
    H q^k, H A^{-1} b^k; workspace 14 x 3nc doubles plus CR's 5 x 3nc, and with cr_float a
-   float copy of a dense W, grown on demand; fails only on allocation. */
+   float copy of a dense W, with friction_exact 18 doubles a contact and GMRES's workspace
+   (about cr_iters + 3 vectors of 3nc), grown on demand; fails only on allocation. */
 #include "nsn.h"
 
 #include <math.h>
@@ -10,7 +11,9 @@
 #include "../base/alloc.h"
 #include "../base/timer.h"
 #include "cr.h"
+#include "gmres.h"
 #include "lane_dot.h"
+#include "nsn_exact.h"
 
 sim_nsn_options sim_default_nsn_options(void) {
   sim_nsn_options o;
@@ -26,6 +29,7 @@ sim_nsn_options sim_default_nsn_options(void) {
   o.h = 0.01;
   o.warm_start = 1;
   o.line_search = 0;
+  o.friction_exact = 0;
   return o;
 }
 
@@ -33,13 +37,14 @@ int sim_nsn_init(sim_nsn *s, const sim_nsn_options *opt) {
   memset(s, 0, sizeof(*s));
   s->opt = opt ? *opt : sim_default_nsn_options();
   if (!(s->opt.h > 0.0) || s->opt.cr_iters < 1) return -1;
+  if (s->opt.friction_exact && s->opt.form != SIM_NSN_FORM_COMPLIANCE) return -1;
   return 0;
 }
 
 static void free_buffers(sim_nsn *s) {
   double **b[] = {&s->mu,     &s->comp, &s->d,       &s->hqt, &s->w,   &s->wd,   &s->pc,
                   &s->lambda, &s->f,    &s->omega,   &s->e,   &s->rhs, &s->dlam, &s->y,
-                  &s->tmp,    &s->work, &s->lam_try, &s->wl,  &s->wt};
+                  &s->tmp,    &s->work, &s->lam_try, &s->wl,  &s->wt,  &s->jac,  &s->gwork};
   for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
     sim_free(*b[i]);
     *b[i] = NULL;
@@ -79,7 +84,9 @@ static int grow(sim_nsn *s, int nc) {
            {&s->lam_try, m},
            {&s->wl, m},
            {&s->wt, m},
-           {&s->work, (size_t)sim_cr_work_size((int)m)}};
+           {&s->work, (size_t)sim_cr_work_size((int)m)},
+           {&s->jac, s->opt.friction_exact ? SIM_NSN_JAC * (size_t)nc : 1},
+           {&s->gwork, s->opt.friction_exact ? sim_gmres_work_size((int)m, s->opt.cr_iters) : 1}};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
     if (!(*b[i].p = SIM_NEW0(double, b[i].n))) {
       free_buffers(s);
@@ -237,7 +244,9 @@ static void jacobi(sim_nsn *s) {
    returns the merit 1/2 |phi|^2 over the normal and bilateral rows and max |phi| (all rows) in
    *phi_max. The friction rows stay out of the merit: their Newton rows hold lambda_n fixed, so
    their step need not descend on a merit that includes them (with them in it the line search
-   rejected most steps of a sliding box, which then decelerated at 0.61 mu g). */
+   rejected most steps of a sliding box, which then decelerated at 0.61 mu g). With the exact
+   Jacobian (friction_exact) they stay out too: in it the line search shortened or refused the
+   steps that the normal rows needed (soft_box_on_slab 0.54 mm deep against 0.02 mm). */
 static double ncp_eval(const sim_nsn *s, const double *hq, const double *lambda, double *phi,
                        double *omega, double *e, double *phi_max) {
   int nc = s->nc;
@@ -285,6 +294,56 @@ static double line_search(sim_nsn *s, const double *hq, const double *wlam, doub
   return 0.0;
 }
 
+/* Step 4: lambda += dlambda (or alpha dlambda after the line search, which reads W lambda^k in
+   s->wl), cap and cone (frictional contacts only); f = F lambda for q = A^{-1}(b + h^2 H^T f).
+   Adds the time since t2 to assemble; returns it. */
+static int finish_step(sim_nsn *s, const double *hq, double merit, double t2, int it) {
+  const int m = 3 * s->nc, paper = s->opt.form == SIM_NSN_FORM_PAPER;
+  if (!paper && s->opt.line_search > 0) {
+    double alpha = line_search(s, hq, s->wl, merit);
+    s->stats.ls.full += alpha == 1.0;
+    s->stats.ls.shorter += alpha > 0.0 && alpha < 1.0;
+    s->stats.ls.none += alpha == 0.0;
+  } else {
+    update(s, 1.0, s->lam_try);
+    memcpy(s->lambda, s->lam_try, sizeof(double) * (size_t)m);
+  }
+  for (int i = 0; i < m; i++) s->f[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
+  s->stats.assemble_ms += sim_now_ms() - t2;
+  return it;
+}
+
+/* y = J x, the exact Newton system (nsn_exact.h), from s->jac */
+static void exact_apply(void *ctx, const double *x, double *y) {
+  sim_nsn *s = (sim_nsn *)ctx;
+  const double h2 = s->opt.h * s->opt.h;
+  sim_nsn_w_apply(s, x, s->tmp);
+  for (int j = 0; j < s->nc; j++)
+    sim_nsn_exact_rows(s->jac + SIM_NSN_JAC * (size_t)j, h2, s->tmp + 3 * j, x + 3 * j, y + 3 * j);
+}
+
+/* The Newton step with the exact Jacobian: phi and J at (hq, lambda^k), J dlambda = -phi by
+   GMRES from 0, right-preconditioned by 1 / |J_ii| (J_ii from diag(W)). Returns its
+   iterations, or -1 (no workspace). */
+static int exact_step(sim_nsn *s, const double *hq) {
+  const int nc = s->nc, m = 3 * nc;
+  const double h = s->opt.h, h2 = h * h;
+  for (int j = 0; j < nc; j++) {
+    const int i = 3 * j;
+    double *jac = s->jac + SIM_NSN_JAC * (size_t)j, phi[3];
+    sim_nsn_exact_contact(s->opt.ncp, h, s->comp[j], s->mu[j], s->opt.max_force, s->d + i, hq + i,
+                          s->hqt + i, s->w + i, s->lambda + i, phi, jac);
+    for (int r = 0; r < 3; r++) {
+      s->rhs[i + r] = -phi[r];
+      const double dg = fabs(h2 * jac[4 * r] * s->wd[i + r] + jac[9 + 4 * r]);
+      s->pc[i + r] = dg > 0.0 ? 1.0 / dg : 1.0;
+    }
+  }
+  memset(s->dlam, 0, sizeof(double) * (size_t)m);
+  return sim_gmres_solve(m, exact_apply, s, s->opt.cr_jacobi ? s->pc : NULL, s->rhs, s->dlam,
+                         s->opt.cr_iters, s->opt.cr_iters, s->opt.cr_tol, s->gwork, NULL);
+}
+
 int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const double *wlam) {
   int nc = s->nc, m = 3 * nc;
   double h = s->opt.h, ih2 = 1.0 / (h * h), t0 = sim_now_ms();
@@ -301,6 +360,21 @@ int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const dou
     for (int i = 0; i < m; i++) s->f[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
     s->stats.assemble_ms += sim_now_ms() - t0;
     return 0;
+  }
+  if (s->opt.friction_exact) { /* Newton's own step on every row; hq is the linearisation */
+    if (wlam) {
+      memcpy(s->wl, wlam, sizeof(double) * (size_t)m);
+    } else {
+      sim_nsn_w_apply(s, s->lambda, s->wl);
+    }
+    double t1 = sim_now_ms();
+    s->stats.assemble_ms += t1 - t0;
+    int it = exact_step(s, hq);
+    double t2 = sim_now_ms();
+    s->stats.cst_solve_ms += t2 - t1;
+    if (it < 0) return -1;
+    s->stats.cr_iters += it;
+    return finish_step(s, hq, merit, t2, it);
   }
   /* y = W F(lambda^k), F = Omega (paper) or the identity (compliance): H A^{-1} g = hab + h^2 y
      (g = b^k + h^2 H^T F lambda^k) */
@@ -337,20 +411,7 @@ int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const dou
   s->stats.cst_solve_ms += t2 - t1;
   if (it < 0) return -1;
   s->stats.cr_iters += it;
-  /* Step 4: lambda += dlambda (or alpha dlambda after the line search), cap and cone
-     (frictional contacts only); f = F lambda for q = A^{-1}(b + h^2 H^T f). */
-  if (!paper && s->opt.line_search > 0) {
-    double alpha = line_search(s, hq, s->wl, merit);
-    s->stats.ls.full += alpha == 1.0;
-    s->stats.ls.shorter += alpha > 0.0 && alpha < 1.0;
-    s->stats.ls.none += alpha == 0.0;
-  } else {
-    update(s, 1.0, s->lam_try);
-    memcpy(s->lambda, s->lam_try, sizeof(double) * (size_t)m);
-  }
-  for (int i = 0; i < m; i++) s->f[i] = paper ? s->omega[i] * s->lambda[i] : s->lambda[i];
-  s->stats.assemble_ms += sim_now_ms() - t2;
-  return it;
+  return finish_step(s, hq, merit, t2, it);
 }
 
 int sim_nsn_iterate(sim_nsn *s, const double *hq, const double *hab) {

@@ -62,6 +62,10 @@
    1 and 2 are empty (W's rows and columns 0, hq = hab = d = 0), so phi = E lambda = 0 there,
    their right-hand side is 0, and CR (from 0, the system acting on them as E / h^2) leaves their
    lambda at 0: they cost two idle rows and change nothing.
+   friction_exact (contact.newton_jacobian "exact", compliance form only): instead of the
+   symmetric system above, each Newton step solves J dlambda = -phi with the exact Jacobian of
+   every row (nsn_exact.h) by GMRES (gmres.h, cr_iters its iterations, cr_tol and cr_jacobi as
+   for CR), then takes the same line search, cap, cone and f = lambda.
    Warm start: sim_nsn_begin_step keeps lambda when warm_start is set and nc is unchanged
    (otherwise zeroes it); the caller may overwrite sim_nsn_lambda() after begin_step (contacts
    matched across steps). f is 0 until the first sim_nsn_iterate. */
@@ -100,6 +104,10 @@ typedef struct sim_nsn_options {
   int line_search;         /* compliance form: most halvings of the Newton step in the
                               backtracking on 1/2 |phi|^2 of the normal and bilateral rows
                               (0: the full step, as in the paper) */
+  int friction_exact;      /* compliance form: the friction rows' exact Jacobian, the Newton
+                              system solved by GMRES (nsn_exact.h; contact.newton_jacobian
+                              "exact"), cr_iters its iterations; 0: the lagged, symmetric
+                              system and CR (the paper's; default) */
 } sim_nsn_options;
 
 sim_nsn_options sim_default_nsn_options(void);
@@ -153,6 +161,8 @@ typedef struct sim_nsn {
   double *omega, *e, *rhs, *dlam, *y, *tmp, *work; /* workspace (e: E / h^2) */
   double *lam_try, *wl;                             /* line search: trial lambda, W lambda^k */
   double *wt;                                       /* 3nc: B's products' workspace */
+  double *jac;   /* friction_exact: SIM_NSN_JAC per contact (nsn_exact.h) */
+  double *gwork; /* friction_exact: GMRES's workspace (cr_iters a cycle) */
   sim_nsn_stats stats;
 } sim_nsn;
 

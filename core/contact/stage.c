@@ -267,6 +267,7 @@ int sim_contact_stage_init(sim_contact_stage *k, const sim_model *m, const sim_c
   o.cr_float = cd->cr_precision == SIM_PREC_FLOAT;
   o.newton_tol = cd->newton_tolerance;
   o.line_search = cd->line_search;
+  o.friction_exact = cd->newton_jacobian == SIM_SCENE_FJAC_EXACT;
   if (sim_nsn_init(&k->nsn, &o))
     return sim_fail(st, SIM_ERR_SCENE, "%s: bad contact solver options", m->scene->file);
   k->m = m;

@@ -194,6 +194,13 @@ typedef enum {
   SIM_SCENE_CR_NONE    /* "none": plain CR */
 } sim_scene_cr_pc;
 #define SIM_SCENE_CR_PC_COUNT 2
+typedef enum {
+  SIM_SCENE_FJAC_LAGGED, /* "lagged": the friction rows' e frozen, a symmetric system for CR
+                            (the paper's) */
+  SIM_SCENE_FJAC_EXACT   /* "exact": their exact Jacobian, the system solved by GMRES
+                            (core/contact/nsn_exact.h) */
+} sim_scene_fjac;
+#define SIM_SCENE_FJAC_COUNT 2
 
 typedef struct sim_contact_def {
   double margin;         /* m, >= 0: a contact exists within this distance (default 0.01) */
@@ -222,6 +229,8 @@ typedef struct sim_contact_def {
                                   prediction (core/solve/stepper.h) */
   int line_search;             /* 0..30 step halvings of each Newton step on 1/2 |phi|^2 (8;
                                   0 = the full step, the paper; compliance formulation only) */
+  sim_scene_fjac newton_jacobian; /* the Newton system's friction rows (lagged; exact needs
+                                       the compliance formulation) */
 } sim_contact_def;
 
 /* Obstacle shapes; the first six in the order of sim_obstacle_kind (core/contact/sdf.h). */

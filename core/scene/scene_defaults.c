@@ -25,6 +25,7 @@ const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT] = {"auto", "den
                                                                     "blocks"};
 const char *const scene_form_names[SIM_SCENE_FORM_COUNT] = {"compliance", "paper"};
 const char *const scene_cr_pc_names[SIM_SCENE_CR_PC_COUNT] = {"jacobi", "none"};
+const char *const scene_fjac_names[SIM_SCENE_FJAC_COUNT] = {"lagged", "exact"};
 const char *const scene_obstacle_names[SIM_OBST_COUNT] = {"plane",    "box",   "sphere", "capsule",
                                                           "cylinder", "torus", "mesh"};
 
@@ -92,6 +93,7 @@ void sim_default_contact(sim_contact_def *c) {
   c->line_search = 8;
   c->redetect = 3;
   c->newton_tolerance = 1e-8;
+  c->newton_jacobian = SIM_SCENE_FJAC_LAGGED;
 }
 
 void sim_default_obstacle_def(sim_obstacle_def *o, sim_obstacle_type type) {

@@ -159,6 +159,7 @@ extern const char *const scene_precond_names[SIM_SCENE_PRECOND_COUNT];
 extern const char *const scene_delassus_names[SIM_SCENE_DELASSUS_COUNT];
 extern const char *const scene_form_names[SIM_SCENE_FORM_COUNT];
 extern const char *const scene_cr_pc_names[SIM_SCENE_CR_PC_COUNT];
+extern const char *const scene_fjac_names[SIM_SCENE_FJAC_COUNT];
 extern const char *const scene_obstacle_names[SIM_OBST_COUNT];
 /* Copy src into dst[cap], zero-filling the rest (structs stay memcmp-comparable). */
 void scene_set_str(char *dst, size_t cap, const char *src);

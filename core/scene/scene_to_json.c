@@ -232,6 +232,8 @@ static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
   num(w, o, "newton_tolerance", d->newton_tolerance);
   num(w, o, "redetect", d->redetect);
   num(w, o, "line_search", d->line_search);
+  str(w, o, "newton_jacobian",
+      name_of(scene_fjac_names, SIM_SCENE_FJAC_COUNT, (int)d->newton_jacobian));
 }
 
 /* Only the keys of the obstacle's type; "touches" lists body names (every body by default). */

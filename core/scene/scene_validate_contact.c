@@ -45,6 +45,15 @@ static int validate_contact_def(scene_ctx *c, const sim_contact_def *d) {
     rc = scene_chk_num(c, "newton_tolerance", d->newton_tolerance, SCENE_GE, 0, SCENE_NONE, 0);
   if (!rc) rc = scene_chk_int(c, "redetect", d->redetect, 0, SCENE_REDETECT_MAX);
   if (!rc) rc = scene_chk_int(c, "line_search", d->line_search, 0, SCENE_LINE_SEARCH_MAX);
+  if (!rc)
+    rc = scene_chk_enum(c, "newton_jacobian", (int)d->newton_jacobian, scene_fjac_names,
+                        SIM_SCENE_FJAC_COUNT);
+  if (!rc && d->newton_jacobian == SIM_SCENE_FJAC_EXACT &&
+      d->formulation != SIM_SCENE_FORM_COMPLIANCE) {
+    scene_push_key(c, "newton_jacobian");
+    rc = scene_fail(c, 0, "\"exact\" needs \"formulation\": \"compliance\"");
+    scene_pop(c);
+  }
   scene_pop(c);
   return rc;
 }

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* The Newton system of the contact solve with the friction rows' exact Jacobian
+   (contact.newton_jacobian "exact"; nsn.h). The lagged linearisation (nsn_row.h, the paper's)
+   freezes a friction row's e in phi_f = u + e lambda_f, which keeps the system symmetric for
+   Conjugate Residual; at the cone's edge that e = |u| / |lambda_f| holds for any slip |u|, so a
+   contact there lets a steady slip through, and a stiff body resting on contacts at and inside
+   the cone creeps (README, *A sticking box creeps*). Here every row of phi(lambda) is
+   linearised exactly (ncp.h sim_ncp_friction_jac for the friction rows): with
+   hq(lambda + dl) = hq + h^2 W dl,
+     J dl = A (h^2 W dl) + L dl,
+   A and L block diagonal, a 3 x 3 block per contact (rows normal, t1, t2):
+     bilateral (compliance c >= 0): A = I, L = c I (phi = hq - d + c lambda);
+     frictional, normal row: A = (omega_n, 0, 0), L = (e_n, 0, 0) (ncp.h sim_ncp_normal_capped:
+       d phi_n / d delta, d phi_n / d lambda_n);
+     friction rows, active: A = d phi_f / d u on the two tangent rows, L = (d phi_f / d lambda_n,
+       d phi_f / d lambda_f);
+     friction rows, inactive (lambda_n <= 0 or mu = 0): A = 0, L = h^2 w I, as the lagged
+       system's decoupled rows (phi = h^2 w lambda_f, nsn_row.h).
+   J is not symmetric; GMRES (gmres.h) solves J dl = -phi. Host code (the CUDA backend runs this
+   solve on the host, its products with W on the device). */
+#ifndef SIM_CONTACT_NSN_EXACT_H
+#define SIM_CONTACT_NSN_EXACT_H
+#include "nsn_row.h"
+
+#define SIM_NSN_JAC 18 /* doubles per contact: A (9, row-major), then L (9) */
+
+/* phi (as sim_nsn_contact_ncp) and the contact's blocks A, L into jac (SIM_NSN_JAC doubles). */
+static inline void sim_nsn_exact_contact(sim_ncp_kind kind, double h, double comp, double mu,
+                                         double max_force, const double *d, const double *hq,
+                                         const double *hqt, const double *w, const double *lam,
+                                         double phi[3], double *jac) {
+  double om[3], ee[3], *A = jac, *L = jac + 9, h2 = h * h;
+  sim_nsn_contact_ncp(kind, h, comp, mu, max_force, d, hq, hqt, w, lam, phi, om, ee);
+  for (int k = 0; k < SIM_NSN_JAC; k++) jac[k] = 0.0;
+  if (comp >= 0.0) {
+    for (int a = 0; a < 3; a++) A[4 * a] = 1.0, L[4 * a] = comp;
+    return;
+  }
+  A[0] = om[0];
+  L[0] = ee[0] * h2;  /* ee = E / h^2 */
+  if (om[1] == 0.0) { /* inactive friction */
+    L[4] = h2 * ee[1], L[8] = h2 * ee[2];
+    return;
+  }
+  double u[2], du[4], dlf[4], dln[2];
+  const double r_f = sim_ncp_precond_normal(h, 0.5 * (w[1] + w[2]));
+  for (int a = 0; a < 2; a++) u[a] = hq[1 + a] - hqt[1 + a] - h * d[1 + a];
+  sim_ncp_friction_jac(kind, u, lam + 1, lam[0], mu, r_f, du, dlf, dln);
+  for (int a = 0; a < 2; a++) {
+    const int row = 3 * (1 + a);
+    A[row + 1] = du[2 * a], A[row + 2] = du[2 * a + 1];
+    L[row] = dln[a], L[row + 1] = dlf[2 * a], L[row + 2] = dlf[2 * a + 1];
+  }
+}
+
+/* y_j = A_j (h^2 t_j) + L_j x_j for one contact (t = W x, 3 rows each). */
+static inline void sim_nsn_exact_rows(const double *jac, double h2, const double *t,
+                                      const double *x, double *y) {
+  const double *A = jac, *L = jac + 9;
+  for (int r = 0; r < 3; r++)
+    y[r] = h2 * (A[3 * r] * t[0] + A[3 * r + 1] * t[1] + A[3 * r + 2] * t[2]) +
+           (L[3 * r] * x[0] + L[3 * r + 1] * x[1] + L[3 * r + 2] * x[2]);
+}
+
+#endif
