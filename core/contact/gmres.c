@@ -36,11 +36,17 @@ int sim_gmres_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *dinv,
   double *V = work, *z = V + (size_t)(k + 1) * m, *w = z + m, *H = w + m;
   double *cs = H + (size_t)(k + 1) * k, *sn = cs + k + 1, *g = sn + k + 1, *y = g + k + 1;
   const double bnorm = norm2(m, b), tol = fmax(rel_tol, SIM_CR_FLOOR) * bnorm;
-  int it = 0, breakdown = 0;
+  int it = 0, breakdown = 0, zero = 1;
+  for (int i = 0; i < m && zero; i++) zero = x[i] == 0.0;
   double rnorm = 0.0;
   while (1) {
-    apply(ctx, x, w); /* r = b - M x, v_1 = r / |r| */
-    for (int i = 0; i < m; i++) V[i] = b[i] - w[i];
+    if (zero) { /* r = b - M x, v_1 = r / |r|; from x = 0 without a product */
+      memcpy(V, b, sizeof(double) * (size_t)m);
+      zero = 0;
+    } else {
+      apply(ctx, x, w);
+      for (int i = 0; i < m; i++) V[i] = b[i] - w[i];
+    }
     rnorm = norm2(m, V);
     if (rnorm <= tol || it >= max_iters || breakdown) break;
     for (int i = 0; i < m; i++) V[i] /= rnorm;
@@ -98,6 +104,10 @@ int sim_gmres_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *dinv,
     precondition(m, dinv, w, z);
     for (int l = 0; l < m; l++) x[l] += z[l];
     if (j == 0) break;
+    if (it >= max_iters && !breakdown) { /* no further cycle: the rotations' residual, |g_j| */
+      rnorm = fabs(g[j]);
+      break;
+    }
   }
   if (res) {
     res->iters = it;

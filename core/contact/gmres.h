@@ -7,8 +7,11 @@
    residual |b - M x| is the true one (not a preconditioned one) and never increases.
    One product per iteration; a cycle of at most `restart` iterations, then again from its x,
    until max_iters in all or |r| <= max(rel_tol, SIM_CR_FLOOR) |b|. x holds the start on entry
-   and the result on exit. A breakdown (the new basis vector is 0) ends the cycle with the exact
-   solution over the space built so far. Workspace: sim_gmres_work_size(m, restart) doubles. */
+   and the result on exit. From x = 0 the first residual is b, without a product; a cycle that
+   ends at max_iters reports the rotations' residual |g_j| (the true one up to rounding) instead
+   of forming b - M x again, so a Newton step of the contact solve makes max_iters products. A
+   breakdown (the new basis vector is 0) ends the cycle with the exact solution over the space built
+   so far. Workspace: sim_gmres_work_size(m, restart) doubles. */
 #ifndef SIM_GMRES_H
 #define SIM_GMRES_H
 #include "cr.h"
