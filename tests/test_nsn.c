@@ -485,8 +485,11 @@ static void test_exact_jacobian(double *worst) {
       t[i] = s;
     }
     for (int j = 0; j < NC; j++) {
-      sim_nsn_exact_contact((sim_ncp_kind)kind, h, comp[j], mu[j], cap, d + 3 * j, hq0 + 3 * j,
-                            hqt + 3 * j, w + 3 * j, lam0 + 3 * j, phi, jac);
+      double om[3], ee[3];
+      sim_nsn_contact_ncp((sim_ncp_kind)kind, h, comp[j], mu[j], cap, d + 3 * j, hq0 + 3 * j,
+                          hqt + 3 * j, w + 3 * j, lam0 + 3 * j, phi, om, ee);
+      sim_nsn_exact_contact((sim_ncp_kind)kind, h, comp[j], mu[j], d + 3 * j, hq0 + 3 * j,
+                            hqt + 3 * j, w + 3 * j, lam0 + 3 * j, om, ee, jac);
       sim_nsn_exact_rows(jac, h * h, t + 3 * j, x + 3 * j, jx + 3 * j);
     }
     double lp[M], lm[M], fp[M], fm[M], eps = 1e-7, scale = 0.0, err = 0.0;

@@ -322,19 +322,19 @@ static void exact_apply(void *ctx, const double *x, double *y) {
     sim_nsn_exact_rows(s->jac + SIM_NSN_JAC * (size_t)j, h2, s->tmp + 3 * j, x + 3 * j, y + 3 * j);
 }
 
-/* The Newton step with the exact Jacobian: phi and J at (hq, lambda^k), J dlambda = -phi by
-   GMRES from 0, right-preconditioned by 1 / |J_ii| (J_ii from diag(W)). Returns its
-   iterations, or -1 (no workspace). */
+/* The Newton step with the exact Jacobian: J at (hq, lambda^k) from ncp_eval's phi (in
+   s->dlam), Omega and E / h^2 there, then J dlambda = -phi by GMRES from 0, right-preconditioned
+   by 1 / |J_ii| (J_ii from diag(W)). Returns its iterations, or -1 (no workspace). */
 static int exact_step(sim_nsn *s, const double *hq) {
   const int nc = s->nc, m = 3 * nc;
   const double h = s->opt.h, h2 = h * h;
   for (int j = 0; j < nc; j++) {
     const int i = 3 * j;
-    double *jac = s->jac + SIM_NSN_JAC * (size_t)j, phi[3];
-    sim_nsn_exact_contact(s->opt.ncp, h, s->comp[j], s->mu[j], s->opt.max_force, s->d + i, hq + i,
-                          s->hqt + i, s->w + i, s->lambda + i, phi, jac);
+    double *jac = s->jac + SIM_NSN_JAC * (size_t)j;
+    sim_nsn_exact_contact(s->opt.ncp, h, s->comp[j], s->mu[j], s->d + i, hq + i, s->hqt + i,
+                          s->w + i, s->lambda + i, s->omega + i, s->e + i, jac);
     for (int r = 0; r < 3; r++) {
-      s->rhs[i + r] = -phi[r];
+      s->rhs[i + r] = -s->dlam[i + r];
       const double dg = fabs(h2 * jac[4 * r] * s->wd[i + r] + jac[9 + 4 * r]);
       s->pc[i + r] = dg > 0.0 ? 1.0 / dg : 1.0;
     }

@@ -24,13 +24,13 @@
 
 #define SIM_NSN_JAC 18 /* doubles per contact: A (9, row-major), then L (9) */
 
-/* phi (as sim_nsn_contact_ncp) and the contact's blocks A, L into jac (SIM_NSN_JAC doubles). */
+/* The contact's blocks A, L into jac (SIM_NSN_JAC doubles), given the om and ee that
+   sim_nsn_contact_ncp returned for it at (hq, lam) (the Newton step evaluated it already). */
 static inline void sim_nsn_exact_contact(sim_ncp_kind kind, double h, double comp, double mu,
-                                         double max_force, const double *d, const double *hq,
-                                         const double *hqt, const double *w, const double *lam,
-                                         double phi[3], double *jac) {
-  double om[3], ee[3], *A = jac, *L = jac + 9, h2 = h * h;
-  sim_nsn_contact_ncp(kind, h, comp, mu, max_force, d, hq, hqt, w, lam, phi, om, ee);
+                                         const double *d, const double *hq, const double *hqt,
+                                         const double *w, const double *lam, const double om[3],
+                                         const double ee[3], double *jac) {
+  double *A = jac, *L = jac + 9, h2 = h * h;
   for (int k = 0; k < SIM_NSN_JAC; k++) jac[k] = 0.0;
   if (comp >= 0.0) {
     for (int a = 0; a < 3; a++) A[4 * a] = 1.0, L[4 * a] = comp;
