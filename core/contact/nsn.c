@@ -323,8 +323,9 @@ static void exact_apply(void *ctx, const double *x, double *y) {
 }
 
 /* The Newton step with the exact Jacobian: J at (hq, lambda^k) from ncp_eval's phi (in
-   s->dlam), Omega and E / h^2 there, then J dlambda = -phi by GMRES from 0, right-preconditioned
-   by 1 / |J_ii| (J_ii from diag(W)). Returns its iterations, or -1 (no workspace). */
+   s->dlam), Omega and E / h^2 there, then J dlambda = -phi by GMRES, its rows scaled, its
+   preconditioner and its start (the decoupled rows' own solutions) as sim_nsn_exact_prepare
+   says. Returns its iterations, or -1 (no workspace). */
 static int exact_step(sim_nsn *s, const double *hq) {
   const int nc = s->nc, m = 3 * nc;
   const double h = s->opt.h, h2 = h * h;
@@ -333,13 +334,9 @@ static int exact_step(sim_nsn *s, const double *hq) {
     double *jac = s->jac + SIM_NSN_JAC * (size_t)j;
     sim_nsn_exact_contact(s->opt.ncp, h, s->comp[j], s->mu[j], s->d + i, hq + i, s->hqt + i,
                           s->w + i, s->lambda + i, s->omega + i, s->e + i, jac);
-    for (int r = 0; r < 3; r++) {
-      s->rhs[i + r] = -s->dlam[i + r];
-      const double dg = fabs(h2 * jac[4 * r] * s->wd[i + r] + jac[9 + 4 * r]);
-      s->pc[i + r] = dg > 0.0 ? 1.0 / dg : 1.0;
-    }
+    sim_nsn_exact_prepare(jac, h2, s->wd + i, s->opt.cr_jacobi, s->dlam + i, s->rhs + i, s->pc + i,
+                          s->dlam + i);
   }
-  memset(s->dlam, 0, sizeof(double) * (size_t)m);
   return sim_gmres_solve(m, exact_apply, s, s->opt.cr_jacobi ? s->pc : NULL, s->rhs, s->dlam,
                          s->opt.cr_iters, s->opt.cr_iters, s->opt.cr_tol, s->gwork, NULL);
 }

@@ -65,7 +65,9 @@
    friction_exact (contact.newton_jacobian "exact", compliance form only): instead of the
    symmetric system above, each Newton step solves J dlambda = -phi with the exact Jacobian of
    every row (nsn_exact.h) by GMRES (gmres.h, cr_iters its iterations, cr_tol and cr_jacobi as
-   for CR), then takes the same line search, cap, cone and f = lambda.
+   for CR; its rows scaled and its start chosen so that where mu is 0, and the two systems are
+   the same, it takes CR's steps: sim_nsn_exact_prepare), then takes the same line search, cap,
+   cone and f = lambda.
    Warm start: sim_nsn_begin_step keeps lambda when warm_start is set and nc is unchanged
    (otherwise zeroes it); the caller may overwrite sim_nsn_lambda() after begin_step (contacts
    matched across steps). f is 0 until the first sim_nsn_iterate. */
