@@ -371,9 +371,6 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_GRAPH", "off", "on", 1, &graphs, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_FUSE", "off", "on", 0, &fuse, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_CR_STEP", "apart", "merged", 1, &cr_step, st);
-  /* the friction rows' exact Jacobian: its GMRES solve runs on the host (core/contact/
-     nsn_exact.h), W's products on the device */
-  if (m->scene->contact.newton_jacobian == SIM_SCENE_FJAC_EXACT) nsn_on_device = 0;
   if (!rc && nsn_on_device) rc = sim_cuda_nsn_create(k, graphs, fuse, cr_step, st);
   if (rc) return rc;
   k->stage.backend_prepares = nsn_on_device; /* sim_cuda_nsn_begin forms the rest */

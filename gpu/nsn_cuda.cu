@@ -24,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gmres_cuda.h"
 #include "nsn_fused.cuh"
 
 extern "C" {
@@ -227,11 +228,7 @@ static unsigned blocks_for(long long n) { return sim_cuda_blocks(n > 0 ? n : 1);
 // at + b xs, results at dst + 2 b). The first pass runs on the fewest blocks (a power of two,
 // at most SIM_RED_BLOCKS) that give every thread at most one value of the capacity's, the
 // second on one thread per block.
-static unsigned reduce_blocks(long long n) {
-  unsigned nb = 1;
-  while (nb < SIM_RED_BLOCKS && (long long)nb * SIM_CUDA_BLOCK < n) nb *= 2;
-  return nb;
-}
+static unsigned reduce_blocks(long long n) { return sim_nsn_reduce_blocks(n); }
 
 static int queue_reduce(cuda_contact *k, int per, const double *x, const double *d, const double *y,
                         const double *mx, int batches, size_t xs, double *dst, red_then then,
@@ -653,10 +650,70 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
   return SIM_OK;
 }
 
+// The lagged system (the paper's friction rows) by Conjugate Residual: the right-hand side, the
+// decoupled rows, the coupled rows' right-hand side less W dlam where one moved, Jacobi's
+// preconditioner, then CR (nsn.c sim_nsn_iterate_w); *tally for the update after it.
+static int lagged_system(cuda_contact *k, cr_tally *tally, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  const sim_nsn_options *o = &k->stage.nsn.opt;
+  int m = 3 * s->cap, paper = o->form == SIM_NSN_FORM_PAPER, rc; /* the grids' */
+  const int *go = &s->ctl->go;
+  unsigned g = blocks_for(m);
+  cudaStream_t sm = stream(k);
+  double ih2 = 1.0 / (o->h * o->h);
+  if (!s->fuse) { /* fused: in k_rhs_decoupled_jacobi, below */
+    k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->y, s->wl, go);
+    k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
+                                        s->rhs, go);
+  }
+  /* the coupled rows' right-hand side less W dlam when a decoupled row moved, as nsn.c (on
+     the CPU over Table 3's first frames with contact one Newton step in 30 at most:
+     cloth_on_knives 17 of 500, gingerbread_man 4 of 500, grabbing_raptor none). The paper's
+     form has no decoupled rows. Matrix-free, the host reads the flag; with a dense W the
+     product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
+     step, subtracting zeros: a product with W a step, some 50 µs on the squeezing ball). */
+  const int read_moved = !paper && !k->w_dense;
+  if (!paper) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st); /* paper: unused */
+  /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
+     kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble; fused, the
+     right-hand side, in the same launch, counts to cst_solve) */
+  nsn_stamp_at cr0;
+  if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR0, &cr0, st))) return rc;
+  if (s->fuse) /* with the right-hand side and Jacobi's preconditioner, fused */
+    k_rhs_decoupled_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(
+        k->dnc, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->wl, s->e, s->rhs, s->dlam,
+        paper ? NULL : s->moved, s->wd, o->cr_jacobi ? s->pc : NULL, go, cr0);
+  else
+    k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, s->rhs, s->dlam, s->moved,
+                                              go, cr0);
+  int moved = !paper && k->w_dense;
+  if (read_moved && (rc = read_flag(k, s->moved, &moved, st))) return rc;
+  if (moved &&
+      (rc = w_then<W_THEN_SUB>(k, s->dlam, s->tmp, 0.0, s->om, NULL, s->rhs, s->moved, st)))
+    return rc;
+  if (o->cr_jacobi && !s->fuse)
+    k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->wd, s->e, s->pc, go);
+  return cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, tally, st);
+}
+
+// The exact system (contact.newton_jacobian "exact", compliance form) by GMRES (gmres_cuda.h),
+// W lambda kept for the line search first (the lagged system's k_rhs_decoupled_jacobi keeps it).
+static int exact_system(cuda_contact *k, cr_tally *tally, sim_status *st) {
+  cuda_nsn *s = k->dn;
+  k_copy<<<blocks_for(3 * s->cap), SIM_CUDA_BLOCK, 0, stream(k)>>>(k->dnc, s->y, s->wl,
+                                                                   &s->ctl->go);
+  nsn_stamp_at cr0;
+  int rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR0, &cr0, st);
+  if (!rc) rc = sim_cuda_gmres_step(k, cr0, st);
+  if (rc) return rc;
+  *tally = cr_tally{s->crd, s->ctl, {}, NULL, s->dlam};
+  return sim_cuda_nsn_stamp_at(k, NSN_AT_CR1, &tally->end, st);
+}
+
 // One Newton step at hq (nsn.c sim_nsn_iterate_w with W lambda in s->y), all of it skipped on
 // the device once a step's start met newton_tol (the `go` gate). *stopped: the host knows that
 // this step's start met it (matrix-free W only: with a dense W the host does not read it). The
-// solve (decoupled rows, Jacobi, CR) is timed by a pair of stamps.
+// solve (decoupled rows, Jacobi, CR; or the exact system by GMRES) is timed by a pair of stamps.
 static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
@@ -664,7 +721,6 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   const int *go = &s->ctl->go;
   unsigned g = blocks_for(m);
   cudaStream_t sm = stream(k);
-  double ih2 = 1.0 / (o->h * o->h);
   int forced = 0; /* f formed with the update (fused) */
   *stopped = 0;
   if ((rc = ncp_start(k, st))) return rc;
@@ -686,40 +742,8 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
       k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->om, s->lam, s->tmp, go);
       if ((rc = w_apply(k, s->tmp, s->y, go, st))) return rc;
     }
-    if (!s->fuse) { /* fused: in k_rhs_decoupled_jacobi, below */
-      k_copy<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->y, s->wl, go);
-      k_rhs<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y,
-                                          s->rhs, go);
-    }
-    /* the coupled rows' right-hand side less W dlam when a decoupled row moved, as nsn.c (on
-       the CPU over Table 3's first frames with contact one Newton step in 30 at most:
-       cloth_on_knives 17 of 500, gingerbread_man 4 of 500, grabbing_raptor none). The paper's
-       form has no decoupled rows. Matrix-free, the host reads the flag; with a dense W the
-       product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
-       step, subtracting zeros: a product with W a step, some 50 µs on the squeezing ball). */
-    const int read_moved = !paper && !k->w_dense;
-    if (!paper) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st); /* paper: unused */
-    /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
-       kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble; fused, the
-       right-hand side, in the same launch, counts to cst_solve) */
-    nsn_stamp_at cr0;
-    if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR0, &cr0, st))) return rc;
-    if (s->fuse) /* with the right-hand side and Jacobi's preconditioner, fused */
-      k_rhs_decoupled_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(
-          k->dnc, paper, ih2, s->om, s->hq, s->hab, s->phi, s->y, s->wl, s->e, s->rhs, s->dlam,
-          paper ? NULL : s->moved, s->wd, o->cr_jacobi ? s->pc : NULL, go, cr0);
-    else
-      k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, s->rhs, s->dlam,
-                                                s->moved, go, cr0);
-    int moved = !paper && k->w_dense;
-    if (read_moved && (rc = read_flag(k, s->moved, &moved, st))) return rc;
-    if (moved &&
-        (rc = w_then<W_THEN_SUB>(k, s->dlam, s->tmp, 0.0, s->om, NULL, s->rhs, s->moved, st)))
-      return rc;
-    if (o->cr_jacobi && !s->fuse)
-      k_jacobi<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->wd, s->e, s->pc, go);
-    cr_tally tally; /* CR's count and end stamp, made by the update after it */
-    rc = cr_solve(k, o->cr_jacobi ? s->pc : NULL, s->rhs, s->dlam, &tally, st);
+    cr_tally tally; /* the solve's count and end stamp, made by the update after it */
+    rc = o->friction_exact ? exact_system(k, &tally, st) : lagged_system(k, &tally, st);
     if (rc) return rc;
     if (!paper && o->line_search > 0) {
       rc = line_search(k, tally, &forced, st);
@@ -777,7 +801,8 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
 // host reads nothing inside one (SIMCTL_CUDA_GRAPH=on, the default; off: launches one by one);
 // the run's first such iteration is launched one by one all the same (cuda_nsn.warm).
 static int graphed(const cuda_contact *k) {
-  return k->dn->graph_on && k->w_dense && !(k->stage.nsn.opt.cr_tol > 0.0);
+  const sim_nsn_options *o = &k->stage.nsn.opt;
+  return k->dn->graph_on && k->w_dense && (!(o->cr_tol > 0.0) || o->friction_exact);
 }
 
 // The iteration captured into a graph (kept in s->exec, with its stamps' count) at a step's

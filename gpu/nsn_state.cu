@@ -6,6 +6,7 @@
 // (contact_cuda.h).
 #include <string.h>
 
+#include "gmres_cuda.h"
 #include "nsn_state.h"
 
 extern "C" {
@@ -180,6 +181,7 @@ static int grow(cuda_contact *k, int nc, sim_status *st) {
   cuda_nsn *s = k->dn;
   int rc = sim_cuda_group_grow(k->cx, &s->arrays, (size_t)nc, 16, parts, s, st);
   s->cap = (int)s->arrays.cap;
+  if (!rc && s->gm) rc = sim_cuda_gmres_grow(k, st);
   k->blk.cap = s->cap, k->blk.t = s->bt, k->blk.xp = s->bx; /* W's block form's workspace */
   return rc;
 }
@@ -369,11 +371,13 @@ int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, int cr_step, sim_
     rc = sim_cuda_host_alloc((void **)&s->tback,
                              sizeof(nsn_dev) + sizeof(nsn_stamp) * (1 + (size_t)s->stamp_cap),
                              &s->tback_pageable, st);
+  if (!rc && k->stage.nsn.opt.friction_exact) rc = sim_cuda_gmres_create(k, st);
   return rc;
 }
 
 void sim_cuda_nsn_destroy(cuda_contact *k) {
   if (!k->dn) return;
+  sim_cuda_gmres_destroy(k);
   free_arrays(k);
   sim_cuda_release(k->cx, k->dn->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS * sizeof(double));
   sim_cuda_release(k->cx, k->dn->res, SIM_W_BATCH * 2 * sizeof(double));

@@ -8,6 +8,14 @@
 #define SIM_RED_BLOCKS 256  // most blocks of the reductions' first pass (a power of two)
 static_assert(SIM_RED_BLOCKS <= SIM_CUDA_BLOCK && (SIM_RED_BLOCKS & (SIM_RED_BLOCKS - 1)) == 0,
               "the reductions' second pass runs SIM_RED_BLOCKS threads through a tree");
+// The reductions' first pass for n values: the fewest blocks (a power of two, at most
+// SIM_RED_BLOCKS) that give every thread at most one value (more where n is larger). A fixed
+// partition for a given capacity: the sums are deterministic.
+static inline unsigned sim_nsn_reduce_blocks(long long n) {
+  unsigned nb = 1;
+  while (nb < SIM_RED_BLOCKS && (long long)nb * SIM_CUDA_BLOCK < n) nb *= 2;
+  return nb;
+}
 
 // Conjugate Residual's scalars on the device, so that its iterations queue without waiting for
 // the host: each reduction's (sum, max) lands in red[], one-thread kernels take the decisions
@@ -98,6 +106,8 @@ typedef struct cuda_nsn {
   int graph_stamps;
   nsn_graph_sig sig;
   int warm;  // an iteration that could have been a graph has run launched one by one
+  // the exact Newton step's GMRES (contact.newton_jacobian "exact": gmres_cuda.h), else NULL
+  struct cuda_gmres *gm;
 } cuda_nsn;
 
 // The stamps' tags: an L-G iteration's boundaries, and each Newton step's solve's

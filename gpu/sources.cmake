@@ -6,7 +6,8 @@
 # reference and the GPU tests can hold results to 1e-12 (the products are bandwidth-bound).
 set(SIM_GPU_SOURCES gpu/device.cu gpu/backend_cuda.cu gpu/local_step.cu gpu/global_step.cu
   gpu/global_solvers.cu
-  gpu/contact_cuda.cu gpu/rows_cuda.cu gpu/nsn_cuda.cu gpu/nsn_state.cu gpu/bvh_cuda.cu
+  gpu/contact_cuda.cu gpu/rows_cuda.cu gpu/nsn_cuda.cu gpu/nsn_state.cu gpu/gmres_cuda.cu
+  gpu/bvh_cuda.cu
   gpu/detect_cuda.cu gpu/points_cuda.cu
   gpu/delassus_cuda.cu gpu/wcols_cuda.cu gpu/spans_cuda.cu gpu/lg_graph.cu
   gpu/snapshot_cuda.cu gpu/twins_cuda.cu gpu/landing_cuda.cu gpu/reads_cuda.cu)

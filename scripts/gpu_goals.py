@@ -36,7 +36,7 @@ import sys
 
 FRAME_GOAL, GLOBAL_GOAL = 0.2, 2.0
 VARIANTS = ("host", "device", "fused", "crfloat", "paper", "fastest", "device_dense",
-            "device_blocks", "device_dense_launches", "device_allcols")
+            "device_blocks", "device_dense_launches", "device_allcols", "device_exact")
 
 
 class Bad(Exception):
@@ -183,6 +183,8 @@ def versus_part(got):
              ("device_blocks", "device",
               "W's block form at every size against auto (SIM_CUDA_BLOCK_ROWS, SIM_CUDA_DENSE_ROWS)"),
              ("device_dense_launches", "device_dense", "kernels launched one by one against graphs"),
+             ("device_exact", "device",
+              "the friction rows' exact Jacobian by GMRES against the lagged one by CR"),
              ("device", "device_allcols",
               "W matrix-free through the contacts' columns of S against all of S (SIMCTL_CUDA_WCOLS;"
               " only rows above SIM_CUDA_DENSE_ROWS differ)"))

@@ -62,7 +62,7 @@
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
 #   --table3: a comma-separated list of host, device, fused, crfloat, paper, fastest, dense,
-#             blocks, launches, allcols
+#             blocks, launches, allcols, exact
 #             (default host, device, dense, in that order): the table3 part's runs, e.g. one per
 #             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on;
 #             crfloat is device with contact.cr_precision=float; paper is device with the
@@ -72,7 +72,9 @@
 #             launches is
 #             dense with the device solve's kernels launched one by one instead of as CUDA
 #             graphs (SIMCTL_CUDA_GRAPH=off); allcols is device with the matrix-free W's solve
-#             through all of S (SIMCTL_CUDA_WCOLS=off) instead of the contacts' columns
+#             through all of S (SIMCTL_CUDA_WCOLS=off) instead of the contacts' columns; exact
+#             is device with the friction rows' exact Jacobian (contact.newton_jacobian=exact:
+#             GMRES on the device, gpu/gmres_cuda.cu)
 #   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
 #          programs and simctl-emu of a build without a GPU; it checks the script, not a GPU
 set -uo pipefail
@@ -111,9 +113,9 @@ case "$ROWS" in
 esac
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | fused | crfloat | paper | fastest | dense | blocks | launches | allcols) ;;
+    host | device | fused | crfloat | paper | fastest | dense | blocks | launches | allcols | exact) ;;
     *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused," \
-         "crfloat, paper, fastest, dense, blocks, launches or allcols" >&2
+         "crfloat, paper, fastest, dense, blocks, launches, allcols or exact" >&2
        exit 2 ;;
   esac
 done
@@ -286,6 +288,8 @@ if want table3; then
                 what=", W dense, no CUDA graphs" sets+=(--set contact.delassus=dense) ;;
       allcols) nsn=device name=table3_nsn_device_allcols wcols=off
                what=", W matrix-free through all of S" ;;
+      exact) nsn=device name=table3_nsn_device_exact what=", the friction rows' exact Jacobian (GMRES)"
+             sets+=(--set contact.newton_jacobian=exact) ;;
     esac
     spent "table3 $v" && continue
     echo "== table3, Newton solve on the $nsn$what (at most $(($(left) - 10)) s)"

@@ -89,8 +89,8 @@ check "graphs: no backend_note in summary.json" \
 # a bad value of a contact stage's switch (the contact scene's stage reads them): exit 2, one
 # line naming it, nothing written
 SCENES=$(cd "$(dirname "$0")/.." && pwd)/scenes
-# contact.newton_jacobian "exact" on the CUDA backend: its GMRES Newton solve runs on the host,
-# W's products on the device, and the box on the slope sticks as on the CPU: under 10 µm after
+# contact.newton_jacobian "exact" on the CUDA backend: its GMRES Newton solve runs on the device
+# (gpu/gmres_cuda.cu), and the box on the slope sticks as on the CPU: under 10 µm after
 # 10 steps (its elastic settling, about 1 µm), the two within 1 µm of each other (lagged, it
 # creeps 0.12 mm in them)
 for dev in cpu cuda; do

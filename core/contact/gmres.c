@@ -64,24 +64,11 @@ int sim_gmres_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *dinv,
         hj[i] = d;
         for (int l = 0; l < m; l++) vn[l] -= d * vi[l];
       }
-      hj[j + 1] = norm2(m, vn);
-      for (int i = 0; i < j; i++) { /* the earlier rotations on column j */
-        const double t = cs[i] * hj[i] + sn[i] * hj[i + 1];
-        hj[i + 1] = -sn[i] * hj[i] + cs[i] * hj[i + 1];
-        hj[i] = t;
-      }
-      const double den = hypot(hj[j], hj[j + 1]);
-      if (den == 0.0) { /* M D v_j = 0 within the space: nothing more to gain */
+      const double hn = hj[j + 1] = norm2(m, vn);
+      if (!sim_gmres_rotate(j, hj, cs, sn, g)) { /* M D v_j = 0 within the space: no gain */
         breakdown = 1;
         break;
       }
-      const double hn = hj[j + 1];
-      cs[j] = hj[j] / den;
-      sn[j] = hn / den;
-      hj[j] = den;
-      hj[j + 1] = 0.0;
-      g[j + 1] = -sn[j] * g[j];
-      g[j] *= cs[j];
       if (hn == 0.0) { /* the Krylov space is invariant: y solves the system exactly */
         j++, it++;
         breakdown = 1;
@@ -93,11 +80,7 @@ int sim_gmres_solve(int m, sim_cr_apply_fn apply, void *ctx, const double *dinv,
         break;
       }
     }
-    for (int i = j - 1; i >= 0; i--) { /* H y = g, H upper triangular */
-      double s = g[i];
-      for (int l = i + 1; l < j; l++) s -= H[(size_t)l * (k + 1) + i] * y[l];
-      y[i] = s / H[(size_t)i * (k + 1) + i];
-    }
+    sim_gmres_back_solve(j, H, k + 1, g, y);
     memset(w, 0, sizeof(double) * (size_t)m); /* x += D V y */
     for (int i = 0; i < j; i++)
       for (int l = 0; l < m; l++) w[l] += y[i] * V[(size_t)i * m + l];

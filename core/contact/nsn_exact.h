@@ -16,8 +16,8 @@
        d phi_f / d lambda_f);
      friction rows, inactive (lambda_n <= 0 or mu = 0): A = 0, L = h^2 w I, as the lagged
        system's decoupled rows (phi = h^2 w lambda_f, nsn_row.h).
-   J is not symmetric; GMRES (gmres.h) solves J dl = -phi. Host code (the CUDA backend runs this
-   solve on the host, its products with W on the device). */
+   J is not symmetric; GMRES (gmres.h) solves J dl = -phi. Host and device code (SIM_HD: the CUDA
+   backend's device Newton solve forms the same blocks, gpu/gmres_cuda.cu). */
 #ifndef SIM_CONTACT_NSN_EXACT_H
 #define SIM_CONTACT_NSN_EXACT_H
 #include "nsn_row.h"
@@ -26,10 +26,10 @@
 
 /* The contact's blocks A, L into jac (SIM_NSN_JAC doubles), given the om and ee that
    sim_nsn_contact_ncp returned for it at (hq, lam) (the Newton step evaluated it already). */
-static inline void sim_nsn_exact_contact(sim_ncp_kind kind, double h, double comp, double mu,
-                                         const double *d, const double *hq, const double *hqt,
-                                         const double *w, const double *lam, const double om[3],
-                                         const double ee[3], double *jac) {
+SIM_HD void sim_nsn_exact_contact(sim_ncp_kind kind, double h, double comp, double mu,
+                                  const double *d, const double *hq, const double *hqt,
+                                  const double *w, const double *lam, const double om[3],
+                                  const double ee[3], double *jac) {
   double *A = jac, *L = jac + 9, h2 = h * h;
   for (int k = 0; k < SIM_NSN_JAC; k++) jac[k] = 0.0;
   if (comp >= 0.0) {
@@ -54,7 +54,7 @@ static inline void sim_nsn_exact_contact(sim_ncp_kind kind, double h, double com
 }
 
 /* J's row r of the contact (A's and L's) times f. */
-static inline void sim_nsn_exact_row_scale(double *jac, int r, double f) {
+SIM_HD void sim_nsn_exact_row_scale(double *jac, int r, double f) {
   for (int c = 0; c < 3; c++) jac[3 * r + c] *= f, jac[9 + 3 * r + c] *= f;
 }
 
@@ -76,9 +76,8 @@ static inline void sim_nsn_exact_row_scale(double *jac, int r, double f) {
    same residual norm); without these scalings ten GMRES iterations let the gingerbread man
    0.8 mm into a cylinder where ten CR iterations let it 0.2 mm. phi and x0 may be the same
    array (row r's phi is read before its x0 is written). */
-static inline void sim_nsn_exact_prepare(double *jac, double h2, const double wd[3], int jacobi,
-                                         const double phi[3], double rhs[3], double pc[3],
-                                         double x0[3]) {
+SIM_HD void sim_nsn_exact_prepare(double *jac, double h2, const double wd[3], int jacobi,
+                                  const double phi[3], double rhs[3], double pc[3], double x0[3]) {
   for (int r = 0; r < 3; r++) {
     const double a = jac[4 * r];
     const double s = sim_nsn_coupled(fabs(a)) ? 1.0 / a : 1.0;
@@ -99,8 +98,8 @@ static inline void sim_nsn_exact_prepare(double *jac, double h2, const double wd
 }
 
 /* y_j = A_j (h^2 t_j) + L_j x_j for one contact (t = W x, 3 rows each). */
-static inline void sim_nsn_exact_rows(const double *jac, double h2, const double *t,
-                                      const double *x, double *y) {
+SIM_HD void sim_nsn_exact_rows(const double *jac, double h2, const double *t, const double *x,
+                               double *y) {
   const double *A = jac, *L = jac + 9;
   for (int r = 0; r < 3; r++)
     y[r] = h2 * (A[3 * r] * t[0] + A[3 * r + 1] * t[1] + A[3 * r + 2] * t[2]) +
