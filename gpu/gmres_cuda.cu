@@ -66,25 +66,15 @@ static __global__ void k_gm_start(const int *dnc, const double *b, const double 
   v[i] = *moved ? b[i] - jx[i] : b[i];
 }
 
-// z = D v (D = pc, or the identity)
-static __global__ void k_gm_precond(const int *dnc, const double *pc, const double *v, double *z,
-                                    const int *go, const int *on) {
-  GM_ROW_HEAD(on)
-  z[i] = pc ? pc[i] * v[i] : v[i];
-}
-
-// v -= (*h) u (modified Gram-Schmidt)
-static __global__ void k_gm_axpy(const int *dnc, const double *h, const double *u, double *v,
-                                 const int *go, const int *on) {
-  GM_ROW_HEAD(on)
-  v[i] -= *h * u[i];
-}
-
-// v /= *by where *by is not 0
-static __global__ void k_gm_div(const int *dnc, const double *by, double *v, const int *go,
-                                const int *on) {
+// An iteration's start: its basis vector v normalised (v /= *by where *by is not 0: the norm
+// that the iteration before found, or |r| for the first), then z = D v (D = pc, or the
+// identity). gmres.c divides at the end of the iteration before; the next iteration is the
+// first to read v, and where GMRES stopped there no iteration reads it.
+static __global__ void k_gm_next(const int *dnc, const double *by, const double *pc, double *v,
+                                 double *z, const int *go, const int *on) {
   GM_ROW_HEAD(on)
   if (*by != 0.0) v[i] /= *by;
+  z[i] = pc ? pc[i] * v[i] : v[i];
 }
 
 // x += D (V y) over the columns the cycle built (gmres.c: w = sum_q y_q v_q from 0, then D w)
@@ -132,17 +122,24 @@ static __device__ void gm_decide(const gm_then &t, double sum, gm_dev *c, const 
   }
 }
 
-// The sum of a b over the step's rows, each block's part by a tree in shared memory, the block
-// that finishes last adding the parts in their order, then gm_decide. GM_H and GM_NORM do
-// nothing where GMRES has stopped (every block alike: the flag changes only between launches).
-static __global__ void k_gm_dot(const int *dnc, const double *a, const double *b, gm_dev *c,
-                                gm_small s, gm_then then, const int *go) {
+// v -= (*h) u where h is given (modified Gram-Schmidt's update for the basis vector before),
+// then the sum of a v over the step's rows (the next basis vector's product, or with a = v the
+// norm's square): each thread's rows updated before it reads them, each block's part summed by
+// a tree in shared memory, the block that finishes last adding the parts in their order, then
+// gm_decide. One launch where gmres.c's update and product are two loops, the same values.
+// GM_H and GM_NORM do nothing where GMRES has stopped (every block alike: the flag changes only
+// between launches).
+static __global__ void k_gm_dot(const int *dnc, const double *h, const double *u, double *v,
+                                const double *a, gm_dev *c, gm_small s, gm_then then,
+                                const int *go) {
   __shared__ double sh[SIM_CUDA_BLOCK];
   if (then.what >= GM_H && !c->active) return;
   const long long m = GM_ROWS(dnc), stride = (long long)gridDim.x * blockDim.x;
   double acc = 0.0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < m; i += stride)
-    acc += a[i] * b[i];
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < m; i += stride) {
+    if (h) v[i] -= *h * u[i];
+    acc += a[i] * v[i];
+  }
   sh[threadIdx.x] = acc;
   __syncthreads();
   for (int half = blockDim.x / 2; half > 0; half /= 2) {
@@ -167,7 +164,7 @@ static __global__ void k_gm_rotate(gm_dev *c, double *H, double *g, double *cs, 
                                    int j) {
   if (!c->active) return;
   double *hj = H + (size_t)j * (K + 1);
-  const double hn = hj[j + 1];
+  const double hn = c->hn = hj[j + 1]; /* the next iteration divides its vector by it */
   if (!sim_gmres_rotate(j, hj, cs, sn, g)) {
     c->breakdown = 1, c->active = 0;
     return;
@@ -206,7 +203,7 @@ int sim_cuda_gmres_create(cuda_contact *k, sim_status *st) {
   const int K = k->stage.nsn.opt.cr_iters > 0 ? k->stage.nsn.opt.cr_iters : 1;
   gm->K = K;
   gm->small_n = (size_t)(K + 1) * (size_t)K + 4 * (size_t)(K + 1) + SIM_RED_BLOCKS;
-  static const gm_dev zero = {0, 0, 0, 0, 0.0, 0.0};
+  static const gm_dev zero = {0, 0, 0, 0, 0.0, 0.0, 0.0};
   int rc = sim_cuda_new<gm_dev>(k->cx, &gm->ctl, 1, &zero, st);
   if (!rc) rc = sim_cuda_new<double>(k->cx, &gm->small, gm->small_n, NULL, st);
   if (rc) return rc;
@@ -276,10 +273,9 @@ int sim_cuda_gmres_step(cuda_contact *k, nsn_stamp_at cr0, sim_status *st) {
   if (moved && (rc = j_apply(k, s->dlam, s->tmp, s->moved, st))) return rc;
   k_gm_start<<<gr, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->rhs, s->tmp, s->moved, gm->V, go);
   gm_then t = {GM_BB, 0, 0, K, o->cr_iters, o->cr_tol};
-  k_gm_dot<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->rhs, s->rhs, gm->ctl, sm_, t, go);
+  k_gm_dot<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, NULL, NULL, s->rhs, s->rhs, gm->ctl, sm_, t, go);
   t.what = GM_INIT;
-  k_gm_dot<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, gm->V, gm->V, gm->ctl, sm_, t, go);
-  k_gm_div<<<gr, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, gm->g, gm->V, go, on);
+  k_gm_dot<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, NULL, NULL, gm->V, gm->V, gm->ctl, sm_, t, go);
   SIM_CU(cudaGetLastError(), st);
   for (int j = 0; j < K; j++) {
     if (!k->w_dense && o->cr_tol > 0.0) { /* matrix-free: no product GMRES would not use */
@@ -288,17 +284,18 @@ int sim_cuda_gmres_step(cuda_contact *k, nsn_stamp_at cr0, sim_status *st) {
       if (!active) break;
     }
     double *vj = gm->V + (size_t)j * vs, *vn = vj + vs, *hj = gm->H + (size_t)j * (K + 1);
-    k_gm_precond<<<gr, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, pc, vj, gm->z, go, on);
+    const double *by = j == 0 ? gm->g : &gm->ctl->hn; /* |r|, or the norm iteration j - 1 found */
+    k_gm_next<<<gr, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, by, pc, vj, gm->z, go, on);
     if ((rc = j_apply(k, gm->z, vn, on, st))) return rc;
-    for (int i = 0; i <= j; i++) { /* modified Gram-Schmidt */
-      t.what = GM_H, t.j = j, t.i = i;
-      k_gm_dot<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, gm->V + (size_t)i * vs, vn, gm->ctl, sm_, t,
-                                              go);
-      k_gm_axpy<<<gr, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, hj + i, gm->V + (size_t)i * vs, vn, go, on);
+    /* modified Gram-Schmidt: launch i subtracts v_{i-1}'s part and sums v_i's; the last,
+       v_j's part, then the norm's square */
+    for (int i = 0; i <= j + 1; i++) {
+      t.what = i <= j ? GM_H : GM_NORM, t.j = j, t.i = i;
+      const double *h = i > 0 ? hj + i - 1 : NULL;
+      const double *u = i > 0 ? gm->V + (size_t)(i - 1) * vs : NULL;
+      const double *a = i <= j ? gm->V + (size_t)i * vs : vn;
+      k_gm_dot<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, h, u, vn, a, gm->ctl, sm_, t, go);
     }
-    t.what = GM_NORM, t.j = j;
-    k_gm_dot<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, vn, vn, gm->ctl, sm_, t, go);
-    k_gm_div<<<gr, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, hj + j + 1, vn, go, on);
     k_gm_rotate<<<1, 1, 0, sm>>>(gm->ctl, gm->H, gm->g, gm->cs, gm->sn, K, j);
     SIM_CU(cudaGetLastError(), st);
   }

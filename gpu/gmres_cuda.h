@@ -13,10 +13,10 @@
 #include "nsn_state.h"
 
 // GMRES's scalars on the device: whether it goes on, its iterations, the tolerance, the
-// reductions' counter (last_block.cuh) and |b|^2.
+// reductions' counter (last_block.cuh), |b|^2 and the last iteration's new vector's norm.
 typedef struct gm_dev {
   int active, it, breakdown, count;
-  double tol, bb;
+  double tol, bb, hn;
 } gm_dev;
 
 typedef struct cuda_gmres {

@@ -38,18 +38,21 @@ if(TARGET simcore_emu)
     sim_test_entry(test_emu_${t} emu test_emu_${t})
     set_tests_properties(test_emu_${t} PROPERTIES TIMEOUT 1200)
   endforeach()
-  # the contact operations in two halves, the Newton solve on the host and on the device, so
-  # that ctest -j2 runs them side by side (under AddressSanitizer most of `make test-asan`)
-  foreach(half host device)
+  # the contact operations in three parts, the Newton solve on the host, on the device, and on
+  # the device with the exact Jacobian's GMRES, so that ctest -j2 runs them side by side (under
+  # AddressSanitizer most of `make test-asan`: as one entry with the exact passes, the device
+  # part took 397 s there on 2026-12-03, the longest of the CI run)
+  foreach(half host device exact)
     sim_test_entry(test_emu_contact_ops_${half} emu test_emu_contact_ops ${half})
     set_tests_properties(test_emu_contact_ops_${half} PROPERTIES TIMEOUT 1200)
   endforeach()
   set_tests_properties(test_emu_backend test_emu_detect test_emu_points test_emu_delassus
     test_emu_solvers PROPERTIES LABELS "emu;unit")
-  # the next longest (about 2 minutes each on 2 cores): started right after the contact passes,
-  # so that no long test is left to run alone at the end under ctest -j2
-  set_tests_properties(test_emu_contact_ops_host test_emu_contact_ops_device test_emu_runs
-    PROPERTIES COST 5000)
+  # the next longest (the contact operations' device part and the runs about 2 minutes each on 2
+  # cores, the exact part under one, the host part seconds): started right after the contact
+  # passes, so that no long test is left to run alone at the end under ctest -j2
+  set_tests_properties(test_emu_contact_ops_host test_emu_contact_ops_device
+    test_emu_contact_ops_exact test_emu_runs PROPERTIES COST 5000)
   # the per-operation tests again with the blocks, and the warps in a block, run backwards and
   # in a shuffled order (SIMCTL_EMU_SCHEDULE): a GPU promises no order, so results must not
   # depend on one
@@ -66,7 +69,7 @@ if(TARGET simcore_emu)
   # VM as one entry, 2026-11-29; until then its rows pass alone, `test_emu_contact_ops rows`,
   # 3 s)
   set_tests_properties(test_emu_contact_ops_host test_emu_contact_ops_device
-    PROPERTIES LABELS "emu;unit")
+    test_emu_contact_ops_exact PROPERTIES LABELS "emu;unit")
   # the emulation's own threads: shuffles, barriers, early returns, and the misuse it stops on
   sim_emu_cu2cpp(${CMAKE_CURRENT_SOURCE_DIR}/emu/test_emu_fibres.cu fibres)
   sim_test_program(simcore_emu test_emu_fibres ${fibres})

@@ -358,8 +358,8 @@ static void fused_pass(const char *what, const char *delassus, const char *cr_pr
 /* usage: test_gpu_contact_ops [PASSES] (default all): rows, the first pass alone (the Newton
    solve on the host, W dense: the quick check of the device's rows); host, the passes with the
    Newton solve on the host (the first, then W matrix-free); device, those with it on the device
-   (fused and not, W dense and in blocks, each in double and float, W matrix-free; CR's step apart;
-   then the exact Jacobian's GMRES, W dense, in blocks and matrix-free); exact, those last alone.
+   (fused and not, W dense and in blocks, each in double and float, W matrix-free; CR's step
+   apart); exact, the exact Jacobian's GMRES on the device (W dense, in blocks, matrix-free).
    The emulation's CTest entries are host and device, so that the two halves run side by side, under
    AddressSanitizer too. */
 int main(int argc, char **argv) {
@@ -390,7 +390,7 @@ int main(int argc, char **argv) {
     fused_pass("device Newton solve, dense W, CR's step apart", "dense", "double", 1, 0);
     unsetenv("SIMCTL_CUDA_CR_STEP");
   }
-  if (device || exact) { /* the friction rows' exact Jacobian: GMRES on the device
+  if (all || exact) { /* the friction rows' exact Jacobian: GMRES on the device
                             (gpu/gmres_cuda.cu) against the host's (nsn.c) */
     setenv("SIMCTL_CUDA_NSN", "device", 1);
     g_jacobian = "exact";
