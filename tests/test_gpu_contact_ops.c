@@ -36,8 +36,10 @@
    - The device Newton solve with a dense W again with contact.cr_precision float on both sides
      (Conjugate Residual's products read a float copy of W: nsn.c, gpu/nsn_cuda.cu), separate
      and fused, within the same bounds.
-   - The device Newton solve with the friction rows' exact Jacobian (contact.newton_jacobian
-     exact: GMRES on the device, gpu/gmres_cuda.cu, against nsn.c's), separate and fused:
+   - The friction rows' exact Jacobian (contact.newton_jacobian exact) without friction with
+     the host's GMRES (SIMCTL_CUDA_NSN=host, W's products on the device), then the device
+     Newton solve with it (GMRES on the device, gpu/gmres_cuda.cu, against nsn.c's), separate
+     and fused:
      without friction, W dense, in its block form, and with cr_tolerance 1e-10 dense and
      matrix-free, within the same bounds; with friction, W dense, within 1e-4 (main says why).
      The argument picks the passes (main). */
@@ -392,8 +394,12 @@ int main(int argc, char **argv) {
   }
   if (all || exact) { /* the friction rows' exact Jacobian: GMRES on the device
                             (gpu/gmres_cuda.cu) against the host's (nsn.c) */
-    setenv("SIMCTL_CUDA_NSN", "device", 1);
     g_jacobian = "exact";
+    g_frictionless = 1; /* the host's GMRES with W on the device (SIMCTL_CUDA_NSN=host) */
+    setenv("SIMCTL_CUDA_NSN", "host", 1);
+    steps("host Newton solve, exact Jacobian, no friction, dense W", "dense", "double");
+    g_frictionless = 0;
+    setenv("SIMCTL_CUDA_NSN", "device", 1);
     /* without friction the exact system is the lagged one (up to its rows' factors), as well
        conditioned: the bounds of the passes above; W dense (the graph), in its block form, and
        with cr_tolerance (dense: still a graph, GMRES's decisions read on the device; matrix-free:
