@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "gmres_cuda.h"
-#include "last_block.cuh"
+#include "nsn_reduce.cuh"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -99,7 +99,7 @@ typedef struct gm_then {
 } gm_then;
 
 typedef struct gm_small {
-  double *H, *g, *part;
+  double *H, *g, *part, *res;
 } gm_small;
 
 static __device__ void gm_decide(const gm_then &t, double sum, gm_dev *c, const gm_small &s,
@@ -111,7 +111,6 @@ static __device__ void gm_decide(const gm_then &t, double sum, gm_dev *c, const 
     const double beta = sqrt(sum);
     c->tol = fmax(t.cr_tol, SIM_CR_FLOOR) * sqrt(c->bb);
     c->it = 0;
-    c->breakdown = 0;
     c->active = *go && beta > c->tol && t.iters > 0;
     for (int q = 0; q <= t.K; q++) s.g[q] = 0.0;
     s.g[0] = beta;
@@ -124,38 +123,25 @@ static __device__ void gm_decide(const gm_then &t, double sum, gm_dev *c, const 
 
 // v -= (*h) u where h is given (modified Gram-Schmidt's update for the basis vector before),
 // then the sum of a v over the step's rows (the next basis vector's product, or with a = v the
-// norm's square): each thread's rows updated before it reads them, each block's part summed by
-// a tree in shared memory, the block that finishes last adding the parts in their order, then
-// gm_decide. One launch where gmres.c's update and product are two loops, the same values.
-// GM_H and GM_NORM do nothing where GMRES has stopped (every block alike: the flag changes only
-// between launches).
+// norm's square), each thread's rows updated before it reads them: the device Newton solve's
+// fused reduction (nsn_reduce.cuh reduce_values, the block that finishes last adding the
+// partials, sum_parts), then gm_decide. One launch where gmres.c's update and product are two
+// loops, the same values. GM_H and GM_NORM do nothing where GMRES has stopped (every block
+// alike: the flag changes only between launches).
 static __global__ void k_gm_dot(const int *dnc, const double *h, const double *u, double *v,
                                 const double *a, gm_dev *c, gm_small s, gm_then then,
                                 const int *go) {
-  __shared__ double sh[SIM_CUDA_BLOCK];
   if (then.what >= GM_H && !c->active) return;
-  const long long m = GM_ROWS(dnc), stride = (long long)gridDim.x * blockDim.x;
-  double acc = 0.0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < m; i += stride) {
-    if (h) v[i] -= *h * u[i];
-    acc += a[i] * v[i];
-  }
-  sh[threadIdx.x] = acc;
-  __syncthreads();
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
-    if ((int)threadIdx.x < half) sh[threadIdx.x] += sh[threadIdx.x + half];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) s.part[blockIdx.x] = sh[0];
+  reduce_values(
+      GM_ROWS(dnc),
+      [=](long long i) {
+        if (h) v[i] -= *h * u[i];
+        return sum_max{a[i] * v[i], 0.0};
+      },
+      s.part);
   if (!last_to_count(&c->count, (int)gridDim.x)) return;
-  volatile const double *part = s.part;
-  sh[threadIdx.x] = (int)threadIdx.x < (int)gridDim.x ? part[threadIdx.x] : 0.0;
-  __syncthreads();
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
-    if ((int)threadIdx.x < half) sh[threadIdx.x] += sh[threadIdx.x + half];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) gm_decide(then, sh[0], c, s, go);
+  sum_parts((int)gridDim.x, (int)gridDim.x, s.part, s.res);
+  if (threadIdx.x == 0) gm_decide(then, s.res[0], c, s, go);
 }
 
 // Iteration j's end (gmres.c): the earlier rotations on H's column j, the new rotation, the
@@ -165,12 +151,11 @@ static __global__ void k_gm_rotate(gm_dev *c, double *H, double *g, double *cs, 
   if (!c->active) return;
   double *hj = H + (size_t)j * (K + 1);
   const double hn = c->hn = hj[j + 1]; /* the next iteration divides its vector by it */
-  if (!sim_gmres_rotate(j, hj, cs, sn, g)) {
-    c->breakdown = 1, c->active = 0;
+  if (!sim_gmres_rotate(j, hj, cs, sn, g)) { /* a breakdown: nothing more to gain */
+    c->active = 0;
     return;
   }
   c->it++;
-  if (hn == 0.0) c->breakdown = 1;
   if (hn == 0.0 || fabs(g[j + 1]) <= c->tol || c->it >= K) c->active = 0;
 }
 
@@ -202,8 +187,8 @@ int sim_cuda_gmres_create(cuda_contact *k, sim_status *st) {
   k->dn->gm = gm;
   const int K = k->stage.nsn.opt.cr_iters > 0 ? k->stage.nsn.opt.cr_iters : 1;
   gm->K = K;
-  gm->small_n = (size_t)(K + 1) * (size_t)K + 4 * (size_t)(K + 1) + SIM_RED_BLOCKS;
-  static const gm_dev zero = {0, 0, 0, 0, 0.0, 0.0, 0.0};
+  gm->small_n = (size_t)(K + 1) * (size_t)K + 4 * (size_t)(K + 1) + 2 * SIM_RED_BLOCKS + 2;
+  static const gm_dev zero = {0, 0, 0, 0.0, 0.0, 0.0};
   int rc = sim_cuda_new<gm_dev>(k->cx, &gm->ctl, 1, &zero, st);
   if (!rc) rc = sim_cuda_new<double>(k->cx, &gm->small, gm->small_n, NULL, st);
   if (rc) return rc;
@@ -211,6 +196,7 @@ int sim_cuda_gmres_create(cuda_contact *k, sim_status *st) {
   gm->g = gm->H + (size_t)(K + 1) * K;
   gm->cs = gm->g + K + 1, gm->sn = gm->cs + K + 1, gm->y = gm->sn + K + 1;
   gm->part = gm->y + K + 1;
+  gm->res = gm->part + 2 * SIM_RED_BLOCKS;
   return SIM_OK;
 }
 
@@ -259,7 +245,7 @@ int sim_cuda_gmres_step(cuda_contact *k, nsn_stamp_at cr0, sim_status *st) {
   const int *go = &s->ctl->go, *on = &gm->ctl->active;
   const double *pc = o->cr_jacobi ? s->pc : NULL;
   const unsigned gr = blocks_for(m), nb = sim_nsn_reduce_blocks(m);
-  const gm_small sm_ = {gm->H, gm->g, gm->part};
+  const gm_small sm_ = {gm->H, gm->g, gm->part, gm->res};
   cudaStream_t sm = stream(k);
   int rc;
   SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);

@@ -15,7 +15,7 @@
 // GMRES's scalars on the device: whether it goes on, its iterations, the tolerance, the
 // reductions' counter (last_block.cuh), |b|^2 and the last iteration's new vector's norm.
 typedef struct gm_dev {
-  int active, it, breakdown, count;
+  int active, it, count;
   double tol, bb, hn;
 } gm_dev;
 
@@ -23,8 +23,8 @@ typedef struct cuda_gmres {
   int K;          // its iterations (cr_iters), the columns of the Arnoldi basis less one
   gm_dev *ctl;    // device
   double *small;  // device, one block: H ((K + 1) K, column j at j (K + 1)), g, cs, sn, y
-  double *H, *g, *cs, *sn, *y;  // (K + 1 each) and the reductions' partials (SIM_RED_BLOCKS)
-  double *part;
+  double *H, *g, *cs, *sn, *y;  // (K + 1 each), the reductions' partials (2 SIM_RED_BLOCKS,
+  double *part, *res;           // nsn_reduce.cuh's layout) and their (sum, max)
   size_t small_n;           // doubles in small
   double *V, *z, *t, *jac;  // for cap contacts: V (K + 1) x 3 cap, z and t 3 cap, jac 18 cap
   cuda_group arrays;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The device Newton solve's reductions and the decisions their last thread takes (Conjugate
-// Residual's, the Newton steps'): included by gpu/nsn_cuda.cu alone (no launch here).
+// Residual's, the Newton steps'): included by gpu/nsn_cuda.cu and, for its sums, by
+// gpu/gmres_cuda.cu (no launch here).
 //
 // A reduction is two passes over a fixed partition (deterministic): a first pass of nb blocks
 // (a power of two), each thread adding its stride's values and each block its threads' by a
