@@ -797,8 +797,9 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   return sim_cuda_nsn_tally(k, st); /* and the end's stamp */
 }
 
-// Whether this step's L-G iterations run as a CUDA graph: with a dense W and no CR tolerance the
-// host reads nothing inside one (SIMCTL_CUDA_GRAPH=on, the default; off: launches one by one);
+// Whether this step's L-G iterations run as a CUDA graph: with a dense W and no CR tolerance (or
+// the exact system, whose GMRES reads no decision on the host with a dense W, tolerance or not)
+// the host reads nothing inside one (SIMCTL_CUDA_GRAPH=on, the default; off: launches one by one);
 // the run's first such iteration is launched one by one all the same (cuda_nsn.warm).
 static int graphed(const cuda_contact *k) {
   const sim_nsn_options *o = &k->stage.nsn.opt;
