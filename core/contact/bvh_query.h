@@ -13,6 +13,7 @@
 #include <float.h>
 
 #include "contact/bvh.h"
+#include "contact/detect_tally.h"
 
 #define SIM_BVH_STACK 64
 
@@ -31,6 +32,7 @@ static inline sim_bvh_view sim_bvh_view_of(const sim_bvh *b) {
 
 /* Squared distance from p to the node's box. */
 SIM_HD double sim_bvh_box_d2(const sim_bvh_node *nd, const double p[3]) {
+  SIM_TALLY_BOX();
   double d2 = 0.0;
   for (int k = 0; k < 3; k++) {
     double d = 0.0;
@@ -45,6 +47,7 @@ SIM_HD double sim_bvh_box_d2(const sim_bvh_node *nd, const double p[3]) {
 
 SIM_HD void sim_bvh_slot_closest(const sim_bvh_view *b, const double *x, const double p[3], int s,
                                  sim_tri_closest *q) {
+  SIM_TALLY_TRI();
   const int *t = b->tri + 3 * s;
   sim_tri_closest_point(p, x + 3 * t[0], x + 3 * t[1], x + 3 * t[2], q);
 }

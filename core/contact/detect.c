@@ -7,6 +7,7 @@
 
 #include <omp.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -206,6 +207,40 @@ static int buf_room(sim_detect_buf_ *b, int more) {
   return 1;
 }
 
+#ifdef SIM_DETECT_TALLY
+/* detect_tally.h: the counts of the vertex being queried, and a thread's sums over a pass */
+_Thread_local long sim_tally_boxes, sim_tally_tris;
+typedef struct tally {
+  long boxes, tris, max_boxes, max_tris, max_both, busiest;
+  char pad[16]; /* a cache line a thread */
+} tally;
+#define TALLY_BEGIN() (sim_tally_boxes = sim_tally_tris = 0)
+static void tally_vertex(tally *t, int v) {
+  const long both = sim_tally_boxes + sim_tally_tris;
+  t->boxes += sim_tally_boxes, t->tris += sim_tally_tris;
+  if (sim_tally_boxes > t->max_boxes) t->max_boxes = sim_tally_boxes;
+  if (sim_tally_tris > t->max_tris) t->max_tris = sim_tally_tris;
+  if (both > t->max_both) t->max_both = both, t->busiest = v;
+}
+/* one line per pass: its vertices, contacts, the mean and the busiest vertex's counts */
+static void tally_print(const tally *t, int T, int nv, int found) {
+  tally a = {0};
+  for (int i = 0; i < T; i++) {
+    a.boxes += t[i].boxes, a.tris += t[i].tris;
+    if (t[i].max_boxes > a.max_boxes) a.max_boxes = t[i].max_boxes;
+    if (t[i].max_tris > a.max_tris) a.max_tris = t[i].max_tris;
+    if (t[i].max_both > a.max_both) a.max_both = t[i].max_both, a.busiest = t[i].busiest;
+  }
+  fprintf(stderr,
+          "detect tally: vertices %d contacts %d boxes mean %.3f max %ld triangles mean %.3f "
+          "max %ld busiest %ld (vertex %ld)\n",
+          nv, found, nv ? (double)a.boxes / nv : 0.0, a.max_boxes, nv ? (double)a.tris / nv : 0.0,
+          a.max_tris, a.max_both, a.busiest);
+}
+#else
+#define TALLY_BEGIN() ((void)0)
+#endif
+
 int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                    sim_detect_contacts *out, sim_status *st) {
   int rc = sim_detect_check(d, s, p, out, st);
@@ -215,6 +250,10 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
   const int T = omp_get_max_threads(), nchunk = (s->nv + SIM_DETECT_CHUNK - 1) / SIM_DETECT_CHUNK;
   if (!reserve(d, T, nchunk)) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory");
   for (int t = 0; t < T; t++) d->buf[t].n = 0, d->buf[t].fail = 0;
+#ifdef SIM_DETECT_TALLY
+  tally *tl = SIM_NEW0(tally, T);
+  if (!tl) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory");
+#endif
 #pragma omp parallel num_threads(T)
   {
     sim_detect_buf_ *b = &d->buf[omp_get_thread_num()];
@@ -228,15 +267,23 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
           b->fail = 1;
           break;
         }
+        TALLY_BEGIN();
         b->n += sim_detect_vertex(&view, v, b->c + b->n);
+#ifdef SIM_DETECT_TALLY
+        tally_vertex(&tl[omp_get_thread_num()], v);
+#endif
       }
       d->chunk_count[k] = b->n - d->chunk_first[k];
     }
   }
   long long total = 0;
+  for (int k = 0; k < nchunk; k++) total += d->chunk_count[k];
+#ifdef SIM_DETECT_TALLY
+  tally_print(tl, T, s->nv, (int)total);
+  sim_free(tl);
+#endif
   for (int t = 0; t < T; t++)
     if (d->buf[t].fail) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory");
-  for (int k = 0; k < nchunk; k++) total += d->chunk_count[k];
   if (sim_detect_contacts_reserve(out, total, st)) return st->code;
   for (int k = 0; k < nchunk; k++) {
     if (!d->chunk_count[k]) continue;
