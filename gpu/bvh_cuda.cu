@@ -108,6 +108,10 @@ int sim_cuda_tree_copy(cuda_blocks *k, const sim_bvh *b, const int *in_tri, int 
   if (!rc) rc = sim_cuda_block(k, &t->tri, 3 * (size_t)b->nt, b->tri, st);
   if (!rc) rc = sim_cuda_block(k, &t->id, (size_t)b->nt, b->id, st);
   if (!rc && in_tri) rc = sim_cuda_block(k, &t->in_tri, 3 * (size_t)b->nt, in_tri, st);
+  t->ring_lo = b->ring_lo, t->ring_n = b->ring_n;
+  if (!rc && b->ring_ptr)
+    rc = sim_cuda_block(k, &t->ring_ptr, (size_t)b->ring_n + 1, b->ring_ptr, st);
+  if (!rc && b->ring) rc = sim_cuda_block(k, &t->ring, (size_t)b->ring_ptr[b->ring_n], b->ring, st);
   if (!rc && refit && b->nnodes > 0) rc = refit_order(b, t, k, st);
   return rc;
 }
@@ -182,6 +186,6 @@ int sim_cuda_forest_refit(const dev_forest *f, const double *x, const double *x2
 }
 
 sim_bvh_view sim_cuda_tree_view(const dev_tree *t) {
-  sim_bvh_view v = {t->nnodes, t->node, t->tri, t->id};
+  sim_bvh_view v = {t->nnodes, t->node, t->tri, t->id, t->ring_lo, t->ring_n, t->ring_ptr, t->ring};
   return v;
 }

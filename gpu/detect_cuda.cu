@@ -239,7 +239,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
              st);
     }
     sim_detect_mesh_view *mv = &k->hmesh_view[m];
-    mv->bvh.nnodes = t->nnodes, mv->bvh.node = t->node, mv->bvh.tri = t->tri, mv->bvh.id = t->id;
+    mv->bvh = sim_cuda_tree_view(t);
     mv->x = k->mesh_x[m], mv->tri = t->in_tri, mv->closed = me->closed;
     mv->mu = me->mu, mv->bodies = me->bodies, mv->step = me->step, mv->margin = me->margin;
     for (int c = 0; c < 3; c++)
@@ -248,7 +248,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   for (int b = 0; b < s->nbodies; b++) {
     const dev_tree *t = &k->body_tree[b];
     sim_detect_body_view *bv = &k->hbody_view[b];
-    bv->bvh.nnodes = t->nnodes, bv->bvh.node = t->node, bv->bvh.tri = t->tri, bv->bvh.id = t->id;
+    bv->bvh = sim_cuda_tree_view(t);
     bv->tri = t->in_tri, bv->mu = s->body[b].mu, bv->open = s->body[b].open;
   }
   if (s->nmesh > 0)

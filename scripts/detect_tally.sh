@@ -3,9 +3,10 @@
 # Collision detection's work per vertex, counted: builds simctl with SIMCTL_DETECT_TALLY (a
 # CPU-only benchmark build in BUILD, made once; core/contact/detect_tally.h), runs each scene
 # for N frames and prints, over the run's vertex passes (the q_t, prediction and re-detection
-# passes; not the mesh obstacles' points), the tree boxes and triangles a vertex's queries
-# test: the mean per vertex (the CPU's work) and the busiest vertex's boxes + triangles, the
-# mean over the passes and the largest. On a GPU a pass is a thread per vertex whose loads
+# passes; not the mesh obstacles' points), the tree boxes a vertex's queries test and the
+# distances to triangles they compute (the nearest triangle's search, pseudo-normals, the
+# sweeps' steps): the mean per vertex (the CPU's work) and the busiest vertex's boxes +
+# distances, the mean over the passes and the largest. On a GPU a pass is a thread per vertex whose loads
 # follow one another, so a pass lasts about as long as its busiest vertex: these counts are
 # what the device's detection time follows, where no GPU is at hand to time it. Counts, not
 # times: the same on every machine for a given commit. To compare two commits, give --src a
@@ -42,7 +43,7 @@ cmake --build "$BUILD" --target simctl -j "$(nproc)" > /dev/null
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-echo "| scene | frames | vertex passes | contacts a pass | boxes / vertex | triangles / vertex | busiest vertex, mean over passes | busiest vertex, largest |"
+echo "| scene | frames | vertex passes | contacts a pass | boxes / vertex | triangle distances / vertex | busiest vertex, mean over passes | busiest vertex, largest |"
 echo "|---|---|---|---|---|---|---|---|"
 for scene in "${SCENES[@]}"; do
   args=(run "$scene" --quiet --out "$TMP/out" "${SETS[@]}")

@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "check.h"
 #include "contact/bvh.h"
+#include "contact/bvh_query.h"
 #include "mesh/mesh.h"
 
 static double rnd(unsigned long long *s) { /* uniform in [-1, 1) */
@@ -674,6 +675,86 @@ static void test_bad_input(void) {
   sim_bvh_free(&b);
 }
 
+/* The pseudo-normal as it was summed until 2026-12-03: the terms of the triangles met by a walk
+   of the tree over the leaves within `radius` (bvh_query.h now takes the vertex's ring). */
+static void walk_pseudo_normal(const sim_bvh_view *b, const double *x, const double p[3],
+                               double radius, int ga, int gb, double N[3]) {
+  const double m2 = radius * radius;
+  sim_bvh_walk w;
+  sim_bvh_walk_begin(b, &w);
+  for (int leaf; (leaf = sim_bvh_walk_next(b, &w, p, m2)) >= 0;)
+    for (int s = b->node[leaf].first; s < b->node[leaf].first + b->node[leaf].count; s++)
+      sim_bvh_pseudo_term(b, x, p, m2, s, ga, gb, N);
+}
+
+/* The rings (bvh.h) hold each vertex's triangles once, ascending, and the pseudo-normal from
+   them is the walk's to the bit: at the nearest triangle's vertex or edge of points around
+   the mesh, with the radius collision detection takes (detect_vertex.h), half of it and twice
+   it. `shift` unused vertices come first (a body's tree indexes the global positions), and
+   a triangle that names a vertex twice is added. */
+static void test_rings(mesh m, int shift, unsigned long long seed) {
+  unsigned long long r = seed;
+  mesh_finish(&m);
+  const int nv = m.nv + shift, nt = m.nt + 1;
+  double *x = SIM_NEW(double, 3 * (size_t)nv);
+  int *tri = SIM_NEW(int, 3 * (size_t)nt);
+  for (int i = 0; i < 3 * shift; i++) x[i] = 1e3 + i;
+  memcpy(x + 3 * shift, m.x, sizeof(double) * 3 * (size_t)m.nv);
+  for (int i = 0; i < 3 * m.nt; i++) tri[i] = m.tri[i] + shift;
+  const int twice[3] = {tri[0], tri[0], tri[4]};
+  memcpy(tri + 3 * m.nt, twice, sizeof twice);
+  sim_status st;
+  sim_status_clear(&st);
+  sim_bvh b;
+  CHECK_INT(sim_bvh_build(nv, x, nt, tri, &b, &st), SIM_OK);
+  CHECK_INT(b.ring_lo, shift);
+  CHECK_INT(b.ring_n, m.nv);
+  int bad = 0, total = 0;
+  for (int v = 0; v < b.ring_n; v++) { /* the slots naming v, each once, ascending */
+    int k = b.ring_ptr[v];
+    for (int s = 0; s < nt; s++) {
+      const int *t = b.tri + 3 * s,
+                has = t[0] == v + shift || t[1] == v + shift || t[2] == v + shift;
+      if (has) bad += k >= b.ring_ptr[v + 1] || b.ring[k++] != s, total++;
+    }
+    bad += k != b.ring_ptr[v + 1];
+  }
+  CHECK_INT(bad, 0);
+  CHECK_INT(b.ring_ptr[b.ring_n], total);
+  const sim_bvh_view view = sim_bvh_view_of(&b);
+  const int np = 600;
+  double *p = SIM_NEW(double, 3 * np);
+  make_points(&m, &r, np, p);
+  int differ = 0, vertices = 0, edges = 0;
+  for (int i = 0; i < np; i++) {
+    sim_bvh_hit h;
+    if (!sim_bvh_nearest(&b, x, p + 3 * i, INFINITY, &h) || h.q.feature == SIM_TRI_FACE) continue;
+    const int *t = tri + 3 * h.tri, f = h.q.feature;
+    const int ga = f >= SIM_TRI_VERT0 ? t[f - SIM_TRI_VERT0] : t[f - SIM_TRI_EDGE0];
+    const int gb = f >= SIM_TRI_VERT0 ? -1 : t[(f - SIM_TRI_EDGE0 + 1) % 3];
+    vertices += gb < 0, edges += gb >= 0;
+    const double d = sqrt(h.q.d2);
+    const double scale = fmax(fabs(h.q.c[0]), fmax(fabs(h.q.c[1]), fabs(h.q.c[2])));
+    const double r0 = d + 1e-10 * (d + scale) + 1e-300, radii[3] = {r0, 0.5 * r0, 2.0 * r0};
+    for (int j = 0; j < 3; j++) {
+      double a[3] = {0.0, 0.0, 0.0}, w[3] = {0.0, 0.0, 0.0};
+      sim_bvh_view_pseudo_normal(&view, x, p + 3 * i, radii[j], ga, gb, a);
+      walk_pseudo_normal(&view, x, p + 3 * i, radii[j], ga, gb, w);
+      differ += memcmp(a, w, sizeof a) != 0;
+    }
+  }
+  check_report(differ == 0, __FILE__, __LINE__, "%s: %d pseudo-normals differ from the walk's",
+               m.name, differ);
+  check_report(vertices > 20 && edges > 20, __FILE__, __LINE__,
+               "%s: %d vertex and %d edge features (expected over 20 each)", m.name, vertices,
+               edges);
+  sim_free(p);
+  sim_free(x);
+  sim_free(tri);
+  sim_bvh_free(&b);
+  mesh_free(&m);
+}
+
 int main(void) {
   test_tri_known();
   test_tri_random();
@@ -683,6 +764,9 @@ int main(void) {
   test_bvh_mesh(make_single(), 3);
   test_bvh_mesh(make_strip(), 4);
   test_bvh_mesh(make_blade(), 5);
+  test_rings(make_sphere(), 0, 6);
+  test_rings(make_sphere(), 57, 7);
+  test_rings(make_strip(), 3, 8);
   test_quality();
   test_rounding_pad();
   test_threads();

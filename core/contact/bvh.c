@@ -69,6 +69,37 @@ static int build_node(sim_bvh *b, const double *cen, int *ord, int first, int co
   return me;
 }
 
+/* b's rings (bvh.h) from its slots: a vertex's slots in ascending order, a triangle that names
+   a vertex twice counted once. */
+static int build_rings(sim_bvh *b) {
+  int lo = b->tri[0], hi = b->tri[0];
+  for (int i = 1; i < 3 * b->nt; i++) {
+    if (b->tri[i] < lo) lo = b->tri[i];
+    if (b->tri[i] > hi) hi = b->tri[i];
+  }
+  b->ring_lo = lo, b->ring_n = hi - lo + 1;
+  b->ring_ptr = SIM_NEW0(int, (size_t)b->ring_n + 1);
+  b->ring = SIM_NEW(int, 3 * (size_t)b->nt);
+  if (!b->ring_ptr || !b->ring) return -1;
+  for (int pass = 0; pass < 2; pass++) { /* count, then fill (ring_ptr[i] as the cursor) */
+    for (int s = 0; s < b->nt; s++)
+      for (int k = 0; k < 3; k++) {
+        const int *t = b->tri + 3 * s, v = t[k] - lo;
+        if ((k > 0 && t[k] == t[0]) || (k == 2 && t[2] == t[1])) continue;
+        if (pass == 0)
+          b->ring_ptr[v + 1]++;
+        else
+          b->ring[b->ring_ptr[v]++] = s;
+      }
+    if (pass == 0)
+      for (int i = 0; i < b->ring_n; i++) b->ring_ptr[i + 1] += b->ring_ptr[i];
+    else /* each cursor stopped at the next vertex's start */
+      for (int i = b->ring_n; i > 0; i--) b->ring_ptr[i] = b->ring_ptr[i - 1];
+  }
+  b->ring_ptr[0] = 0;
+  return 0;
+}
+
 int sim_bvh_build(int nv, const double *x, int nt, const int *tri, sim_bvh *out, sim_status *st) {
   memset(out, 0, sizeof *out);
   if (nv < 0 || nt < 0)
@@ -107,6 +138,11 @@ int sim_bvh_build(int nv, const double *x, int nt, const int *tri, sim_bvh *out,
     out->id[s] = ord[s];
     for (int k = 0; k < 3; k++) out->tri[3 * s + k] = tri[3 * ord[s] + k];
   }
+  if (build_rings(out)) {
+    rc = sim_fail(st, SIM_ERR_MEMORY, "bvh: out of memory for %d triangles", nt);
+    sim_bvh_free(out);
+    goto done;
+  }
   if (out->nnodes < 2 * nt - 1) { /* shrink; keep the larger block if that fails */
     sim_bvh_node *p = sim_realloc(out->node, sizeof(sim_bvh_node) * (size_t)out->nnodes);
     if (p) out->node = p;
@@ -129,6 +165,8 @@ void sim_bvh_free(sim_bvh *b) {
   sim_free(b->node);
   sim_free(b->tri);
   sim_free(b->id);
+  sim_free(b->ring_ptr);
+  sim_free(b->ring);
   memset(b, 0, sizeof *b);
 }
 

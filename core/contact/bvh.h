@@ -39,6 +39,13 @@ typedef struct sim_bvh {
   sim_bvh_node *node; /* nnodes, pre-order, node 0 the root; NULL when nt == 0 */
   int *tri;           /* 3 nt vertex indices in leaf order (each triangle's own order kept) */
   int *id;            /* nt: input index of the triangle in each slot */
+  /* The triangles at each vertex (for pseudo-normals without a walk of the tree): vertex
+     ring_lo + i's slots are ring[ring_ptr[i] .. ring_ptr[i + 1]), ascending, each once;
+     ring_n spans the vertices the triangles use, lowest to highest (bodies' trees index the
+     global positions, and a body's vertices are consecutive there). */
+  int ring_lo, ring_n;
+  int *ring_ptr; /* ring_n + 1 */
+  int *ring;     /* at most 3 nt */
 } sim_bvh;
 
 typedef struct sim_bvh_hit {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Collision detection's work per vertex, counted in a benchmark build only (cmake
    -DSIMCTL_DETECT_TALLY=ON; scripts/detect_tally.sh builds one and prints its figures): the
-   tree boxes a vertex's queries test (sim_bvh_box_d2) and the triangles whose closest points
-   they compute (sim_bvh_slot_closest). On a GPU a pass is a thread per vertex whose loads
-   follow one another, so the pass lasts about as long as its busiest vertex's count; the mean
+   tree boxes a vertex's queries test (sim_bvh_box_d2) and the closest points to triangles
+   they compute (sim_tri_closest_point: the nearest triangle's search, the pseudo-normals,
+   each step of a sweep's conservative advancement). On a GPU a pass is a thread per vertex whose
+   loads follow one another, so the pass lasts about as long as its busiest vertex's count; the mean
    is the CPU's work. sim_detect_run adds each vertex's counts up per pass and prints a line
    per pass on stderr ("detect tally: ..."). Without the option the counting compiles to
    nothing; it is never compiled for the device (CMake defines it for C sources only). */

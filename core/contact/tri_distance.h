@@ -34,6 +34,7 @@
 #ifndef SIM_CONTACT_TRI_DISTANCE_H
 #define SIM_CONTACT_TRI_DISTANCE_H
 #include "base/mathx.h"
+#include "contact/detect_tally.h"
 
 typedef enum {
   SIM_TRI_FACE = 0,
@@ -57,6 +58,7 @@ typedef struct sim_tri_closest {
 /* Fills *q and returns q->d2. */
 SIM_HD double sim_tri_closest_point(const double p[3], const double x0[3], const double x1[3],
                                     const double x2[3], sim_tri_closest *q) {
+  SIM_TALLY_TRI();
   const double *v[3] = {x0, x1, x2};
   double e01[3], e12[3], e02[3], n[3];
   for (int k = 0; k < 3; k++) {
