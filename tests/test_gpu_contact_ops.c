@@ -361,9 +361,9 @@ static void fused_pass(const char *what, const char *delassus, const char *cr_pr
    solve on the host, W dense: the quick check of the device's rows); host, the passes with the
    Newton solve on the host (the first, then W matrix-free); device, those with it on the device
    (fused and not, W dense and in blocks, each in double and float, W matrix-free; CR's step
-   apart); exact, the exact Jacobian's GMRES on the device (W dense, in blocks, matrix-free).
-   The emulation's CTest entries are host and device, so that the two halves run side by side, under
-   AddressSanitizer too. */
+   apart); exact, the exact Jacobian's (the host's GMRES without friction, then the device's: W
+   dense, in blocks, matrix-free). The emulation's CTest entries are host, device and exact, so
+   that ctest -j2 runs them side by side, under AddressSanitizer too. */
 int main(int argc, char **argv) {
   const char *want = argc > 1 ? argv[1] : "all";
   const int all = !strcmp(want, "all"), rows = !strcmp(want, "rows"),

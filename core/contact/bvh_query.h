@@ -187,8 +187,9 @@ SIM_HD void sim_bvh_view_pseudo_normal(const sim_bvh_view *b, const double *x, c
                                        double radius, int ga, int gb, double N[3]) {
   const int v = ga - b->ring_lo;
   if (!(radius >= 0) || v < 0 || v >= b->ring_n) return;
+  const double m2 = radius * radius;
   for (int r = b->ring_ptr[v]; r < b->ring_ptr[v + 1]; r++)
-    sim_bvh_pseudo_term(b, x, p, radius * radius, b->ring[r], ga, gb, N);
+    sim_bvh_pseudo_term(b, x, p, m2, b->ring[r], ga, gb, N);
 }
 
 #endif

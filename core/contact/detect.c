@@ -215,6 +215,7 @@ typedef struct tally {
   char pad[16]; /* a cache line a thread */
 } tally;
 #define TALLY_BEGIN() (sim_tally_boxes = sim_tally_tris = 0)
+#define TALLY_VERTEX(v) tally_vertex(&tl[omp_get_thread_num()], (v))
 static void tally_vertex(tally *t, int v) {
   const long both = sim_tally_boxes + sim_tally_tris;
   t->boxes += sim_tally_boxes, t->tris += sim_tally_tris;
@@ -239,6 +240,7 @@ static void tally_print(const tally *t, int T, int nv, int found) {
 }
 #else
 #define TALLY_BEGIN() ((void)0)
+#define TALLY_VERTEX(v) ((void)0)
 #endif
 
 int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
@@ -269,9 +271,7 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
         }
         TALLY_BEGIN();
         b->n += sim_detect_vertex(&view, v, b->c + b->n);
-#ifdef SIM_DETECT_TALLY
-        tally_vertex(&tl[omp_get_thread_num()], v);
-#endif
+        TALLY_VERTEX(v);
       }
       d->chunk_count[k] = b->n - d->chunk_first[k];
     }
