@@ -46,7 +46,7 @@ test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O2" \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-g -O2" -DSIMCTL_CUDA=OFF -DSIMCTL_SANITIZE=ON \
 	  -DSIMCTL_WERROR=$(WERROR) >/dev/null
-	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target unit_programs
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest -L unit --output-on-failure --no-tests=error -j 2
 
 bench: build
