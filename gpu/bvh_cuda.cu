@@ -176,10 +176,11 @@ void sim_cuda_forest_free(dev_forest *f) {
 int sim_cuda_forest_refit(const dev_forest *f, const double *x, const double *x2, cudaStream_t s,
                           sim_status *st) {
   if (f->n == 0) return SIM_OK;
-  for (int l = 0; l < f->wide; l++) { /* the leaves and the widest levels: a launch each */
-    const dim3 g(sim_cuda_blocks(f->most[l]), (unsigned)f->n);
-    k_refit_level<<<g, SIM_CUDA_BLOCK, 0, s>>>(f->ref, l, x, x2);
-  }
+  for (int l = 0; l < f->wide; l++) /* the leaves and the widest levels: a launch each, */
+    for (int at = 0; at < f->n; at += 65535) { /* of at most 65,535 trees (grid y's limit) */
+      const dim3 g(sim_cuda_blocks(f->most[l]), (unsigned)(f->n - at < 65535 ? f->n - at : 65535));
+      k_refit_level<<<g, SIM_CUDA_BLOCK, 0, s>>>(f->ref + at, l, x, x2);
+    }
   if (f->blocked) k_refit_levels<<<f->n, SIM_REFIT_THREADS, 0, s>>>(f->ref, x, x2);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;

@@ -121,7 +121,9 @@ template <class VT>
 static __global__ void k_cols(int n, int cw, const int *work, int nwork, const int *ptr,
                               const int *row, const VT *val, const int *out_vert, const double *y,
                               double scale, int add, double *dst) {
-  const int wid = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
+  /* (in 64 bits: with SIMCTL_CUDA_COL_WARPS=8 the threads pass 2^32 from 2^24 unknowns) */
+  const int wid = (int)((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5),
+            lane = threadIdx.x & 31;
   int k = wid / cw, sub = wid % cw, w = cw;
   if (work) {
     const int t = wid < nwork ? work[wid] : -1;
@@ -139,6 +141,7 @@ static __global__ void k_cols(int n, int cw, const int *work, int nwork, const i
       a[2] += s * yi[2];
     }
   warp_sum3(a);
+  static_assert(SIM_CUDA_BLOCK % 256 == 0, "a column's 8 warps at most lie in one block");
   if (work || cw > 1) { /* the same for the whole block; a column's warps are in one block */
     __shared__ double part[SIM_CUDA_BLOCK / 32][3];
     const int b = threadIdx.x >> 5;
@@ -249,6 +252,10 @@ int sim_cuda_global_step(sim_backend *be, sim_status *st) {
   return sim_cuda_solvers_step(CCTX(be), st);
 }
 
+// The chunks of a row of len entries, at most `chunk` each (in 64 bits: SIMCTL_CUDA_ROW_CHUNK
+// may be up to 2^30, and len + chunk - 1 would pass 2^31 in an int).
+static int chunks_of(int len, int chunk) { return (int)(((long long)len + chunk - 1) / chunk); }
+
 // The row gather's work: each row of more than S->chunk / 8 entries (a warp's share) as chunks
 // of at most S->chunk entries, a block each, in row order; the other rows, a warp each. A row of
 // several chunks gets its partials' slots and a counter.
@@ -257,7 +264,7 @@ static int upload_rows(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st)
   const int n = H->n, per_warp = S->chunk / (SIM_CUDA_BLOCK / 32);
   int nchunk = 0, nshort = 0, nsplit = 0;
   for (int i = 0; i < n; i++) {
-    int len = H->row_ptr[i + 1] - H->row_ptr[i], k = (len + S->chunk - 1) / S->chunk;
+    const int len = H->row_ptr[i + 1] - H->row_ptr[i], k = chunks_of(len, S->chunk);
     if (len <= per_warp) {
       nshort++;
     } else {
@@ -270,7 +277,7 @@ static int upload_rows(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st)
   int rc = ck && order ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (row chunks)");
   int a = 0, w = 0, split = 0, slots = 0;
   for (int i = 0; !rc && i < n; i++) {
-    int beg = H->row_ptr[i], len = H->row_ptr[i + 1] - beg, k = (len + S->chunk - 1) / S->chunk;
+    int beg = H->row_ptr[i], len = H->row_ptr[i + 1] - beg, k = chunks_of(len, S->chunk);
     if (len <= per_warp) {
       order[w++] = i;
       continue;

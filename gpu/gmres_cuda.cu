@@ -111,7 +111,8 @@ static __device__ void gm_decide(const gm_then &t, double sum, gm_dev *c, const 
     const double beta = sqrt(sum);
     c->tol = fmax(t.cr_tol, SIM_CR_FLOOR) * sqrt(c->bb);
     c->it = 0;
-    c->active = *go && beta > c->tol && t.iters > 0;
+    /* gmres.c stops where rnorm <= tol: a NaN residual iterates there, and here */
+    c->active = *go && !(beta <= c->tol) && t.iters > 0;
     for (int q = 0; q <= t.K; q++) s.g[q] = 0.0;
     s.g[0] = beta;
   } else if (t.what == GM_H) {
