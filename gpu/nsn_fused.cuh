@@ -194,10 +194,13 @@ static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, cuda_wbl
 // block_sum_max's tree, nb >= the grid's reduction blocks), in one launch. The blocks of a
 // warp per row that hold reduction block b's rows count themselves in gcount[b]; the last of
 // them adds those rows into part[b]; the last of those (gcount[SIM_RED_BLOCKS]) adds the parts
-// and decides. Every block counts, also where *gate is 0 (the separate reduction runs
-// ungated, over what x and y hold then) and where its rows are past m (the grid follows the
-// arrays' capacity: their partials are the +0.0 that the separate reduction's blocks past m
-// leave too, so the sum has the same bits).
+// and decides. Every block with a row below m counts, also where *gate is 0 (the separate
+// reduction runs ungated, over what x and y hold then); the blocks past m (the grid follows the
+// arrays' capacity) leave at once, and the reduction blocks they would have made get +0.0 in
+// the last sum, the partials that the separate reduction's blocks past m leave, so the sum has
+// the same bits (until 2026-12-03 they counted too: on the emulation, where each barrier
+// switches every thread, `test_emu_contact_ops device` made 1.13 billion switches, most of them
+// these blocks' two barriers).
 // With first (Conjugate Residual's first direction, k_cr_dir_mpd's first launch, in this
 // one): each row's warp also sets p = x and Mp = y where *gate is open, the sum of Mp dinv Mp
 // (dinv optional) goes to first->mpd on the same partition and trees (its partials at part +
@@ -245,9 +248,15 @@ static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T 
     sys_row(m, paper, W, wb, om, e, col_of{x}, y, i, lane);
     if (first.c && lane == 0) first.p[i] = x[i], first.Mp[i] = y[i];
   }
-  const int per = SIM_CUDA_BLOCK / (blockDim.x >> 5); /* blocks per reduction block */
+  /* the blocks with a row (at least one): the others, past the count in a grid that follows the
+     capacity, leave at once; their reduction blocks' partials were +0.0, which sum_parts gives
+     them below, so the sums keep their bits */
+  const int rows = (int)(blockDim.x >> 5), act = m > rows ? (m + rows - 1) / rows : 1;
+  const int active = act < (int)gridDim.x ? act : (int)gridDim.x;
+  if ((int)blockIdx.x >= active) return; /* the whole block */
+  const int per = SIM_CUDA_BLOCK / rows; /* blocks per reduction block */
   const int b = (int)blockIdx.x / per, at = b * per;
-  const int of = (int)gridDim.x - at < per ? (int)gridDim.x - at : per;
+  const int of = active - at < per ? active - at : per;
   if (!last_to_count(&gcount[b], of)) return;
   const volatile double *vy = y, *vx = step.c ? step.zn : x, *vr = step.r;
   const long long r = (long long)b * blockDim.x + threadIdx.x;
@@ -268,7 +277,7 @@ static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T 
   block_sum_max(blockDim.x, s, 0.0, &part[b], &part[SIM_RED_BLOCKS + b]);
   double *part2 = part + 2 * SIM_RED_BLOCKS;
   if (first.c || step.c) block_sum_max(blockDim.x, s2, 0.0, &part2[b], &part2[SIM_RED_BLOCKS + b]);
-  const int blocks = ((int)gridDim.x + per - 1) / per;
+  const int blocks = (active + per - 1) / per;
   if (!last_to_count(&gcount[SIM_RED_BLOCKS], blocks)) return;
   /* the last block: both sums by the same tree, then the decisions in the separate launches'
      order */

@@ -265,18 +265,27 @@ static __device__ int finish_last_of(int blocks, int nb, double *part, double *r
   return 1;
 }
 
-static __device__ void finish_last(double *part, double *res, int *count, const red_then &then) {
-  finish_last_of((int)gridDim.x, (int)gridDim.x, part, res, count, then);
+// The blocks of a fused first pass over n values that hold one (at least one block). The
+// others, past the count in a grid that follows the arrays' capacity, leave at once: their
+// partials were +0.0, which sum_parts gives the blocks past `blocks`, so the sums keep their
+// bits (until 2026-12-03 they counted too, two barriers each: on the emulation every thread
+// switches at a barrier).
+static __device__ int blocks_with_values(long long n) {
+  const long long b = (n + blockDim.x - 1) / blockDim.x;
+  return b <= 1 ? 1 : b < (long long)gridDim.x ? (int)b : (int)gridDim.x;
 }
 
 // k_reduce and k_reduce_final in one launch (batch blockIdx.y's counter at count + blockIdx.y).
 static __global__ void k_reduce_last(const int *nc, int per, const double *x, const double *d,
                                      const double *y, const double *mx, size_t xs, double *part,
                                      double *res, int *count, red_then then) {
-  reduce_first((long long)per * *nc, x, d, y, mx, xs, part);
+  const long long n = (long long)per * *nc;
+  const int blocks = blocks_with_values(n);
+  if ((int)blockIdx.x >= blocks) return; /* the whole block */
+  reduce_first(n, x, d, y, mx, xs, part);
   part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
   res += 2 * (size_t)blockIdx.y;
-  finish_last(part, res, count + blockIdx.y, then);
+  finish_last_of(blocks, (int)gridDim.x, part, res, count + blockIdx.y, then);
 }
 
 // A value and the one to take the max of, as k_reduce's x d y and mx.
@@ -302,8 +311,10 @@ static __device__ void reduce_values(long long n, Value v, double *part) {
 template <class Value>
 static __device__ void update_reduce_max(long long n, Value v, double *part, double *res,
                                          int *count, const red_then &then) {
+  const int blocks = blocks_with_values(n);
+  if ((int)blockIdx.x >= blocks) return; /* the whole block */
   reduce_values(n, v, part);
-  finish_last(part, res, count, then);
+  finish_last_of(blocks, (int)gridDim.x, part, res, count, then);
 }
 
 // The same in batches along y, each its own reduction (batch y's values v(i), which read
@@ -313,11 +324,12 @@ static __device__ void update_reduce_max(long long n, Value v, double *part, dou
 // volatile: other blocks wrote them). Every thread of every block calls it.
 template <class Value, class Res>
 static __device__ int reduce_batches_last(long long n, Value v, double *part, Res res, int *count) {
-  const int y = (int)blockIdx.y;
+  const int y = (int)blockIdx.y, blocks = blocks_with_values(n);
+  if ((int)blockIdx.x >= blocks) return 0; /* the whole block */
   part += 2 * SIM_RED_BLOCKS * (size_t)y;
   reduce_values(n, v, part);
   const red_then none = {THEN_NOTHING, NULL, NULL, NULL, 0.0, 0, 0};
-  if (!finish_last_of((int)gridDim.x, (int)gridDim.x, part, res(y), count + y, none)) return 0;
+  if (!finish_last_of(blocks, (int)gridDim.x, part, res(y), count + y, none)) return 0;
   return last_to_count(count + SIM_W_BATCH, (int)gridDim.y) && threadIdx.x == 0;
 }
 
