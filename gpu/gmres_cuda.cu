@@ -133,15 +133,18 @@ static __global__ void k_gm_dot(const int *dnc, const double *h, const double *u
                                 const double *a, gm_dev *c, gm_small s, gm_then then,
                                 const int *go) {
   if (then.what >= GM_H && !c->active) return;
+  const long long n = GM_ROWS(dnc);
+  const int blocks = blocks_with_values(n); /* those past the rows leave (nsn_reduce.cuh) */
+  if ((int)blockIdx.x >= blocks) return;
   reduce_values(
-      GM_ROWS(dnc),
+      n,
       [=](long long i) {
         if (h) v[i] -= *h * u[i];
         return sum_max{a[i] * v[i], 0.0};
       },
       s.part);
-  if (!last_to_count(&c->count, (int)gridDim.x)) return;
-  sum_parts((int)gridDim.x, (int)gridDim.x, s.part, s.res);
+  if (!last_to_count(&c->count, blocks)) return;
+  sum_parts(blocks, (int)gridDim.x, s.part, s.res);
   if (threadIdx.x == 0) gm_decide(then, s.res[0], c, s, go);
 }
 

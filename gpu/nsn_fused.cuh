@@ -199,8 +199,8 @@ static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, cuda_wbl
 // arrays' capacity) leave at once, and the reduction blocks they would have made get +0.0 in
 // the last sum, the partials that the separate reduction's blocks past m leave, so the sum has
 // the same bits (until 2026-12-03 they counted too: on the emulation, where each barrier
-// switches every thread, `test_emu_contact_ops device` made 1.13 billion switches, most of them
-// these blocks' two barriers).
+// switches every thread, some 400 million of `test_emu_contact_ops device`'s 1.13 billion
+// switches were these blocks' two barriers).
 // With first (Conjugate Residual's first direction, k_cr_dir_mpd's first launch, in this
 // one): each row's warp also sets p = x and Mp = y where *gate is open, the sum of Mp dinv Mp
 // (dinv optional) goes to first->mpd on the same partition and trees (its partials at part +
@@ -248,11 +248,7 @@ static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T 
     sys_row(m, paper, W, wb, om, e, col_of{x}, y, i, lane);
     if (first.c && lane == 0) first.p[i] = x[i], first.Mp[i] = y[i];
   }
-  /* the blocks with a row (at least one): the others, past the count in a grid that follows the
-     capacity, leave at once; their reduction blocks' partials were +0.0, which sum_parts gives
-     them below, so the sums keep their bits */
-  const int rows = (int)(blockDim.x >> 5), act = m > rows ? (m + rows - 1) / rows : 1;
-  const int active = act < (int)gridDim.x ? act : (int)gridDim.x;
+  const int rows = (int)(blockDim.x >> 5), active = blocks_holding(m, rows); /* a row a warp */
   if ((int)blockIdx.x >= active) return; /* the whole block */
   const int per = SIM_CUDA_BLOCK / rows; /* blocks per reduction block */
   const int b = (int)blockIdx.x / per, at = b * per;

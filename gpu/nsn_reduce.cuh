@@ -265,15 +265,18 @@ static __device__ int finish_last_of(int blocks, int nb, double *part, double *r
   return 1;
 }
 
-// The blocks of a fused first pass over n values that hold one (at least one block). The
-// others, past the count in a grid that follows the arrays' capacity, leave at once: their
-// partials were +0.0, which sum_parts gives the blocks past `blocks`, so the sums keep their
-// bits (until 2026-12-03 they counted too, two barriers each: on the emulation every thread
-// switches at a barrier).
-static __device__ int blocks_with_values(long long n) {
-  const long long b = (n + blockDim.x - 1) / blockDim.x;
+// The blocks of the grid that hold one of n items, `per` a block (at least one block). In a
+// fused reduction the others, past the count in a grid that follows the arrays' capacity,
+// leave at once: their partials were +0.0, which sum_parts gives the blocks past those, so the
+// sums keep their bits (until 2026-12-03 they counted too, two barriers each: on the emulation
+// every thread switches at a barrier).
+static __device__ int blocks_holding(long long n, int per) {
+  const long long b = (n + per - 1) / per;
   return b <= 1 ? 1 : b < (long long)gridDim.x ? (int)b : (int)gridDim.x;
 }
+
+// The blocks of a first pass over n values, a value a thread (blocks_holding).
+static __device__ int blocks_with_values(long long n) { return blocks_holding(n, (int)blockDim.x); }
 
 // k_reduce and k_reduce_final in one launch (batch blockIdx.y's counter at count + blockIdx.y).
 static __global__ void k_reduce_last(const int *nc, int per, const double *x, const double *d,

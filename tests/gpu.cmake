@@ -48,10 +48,10 @@ if(TARGET simcore_emu)
   endforeach()
   set_tests_properties(test_emu_backend test_emu_detect test_emu_points test_emu_delassus
     test_emu_solvers PROPERTIES LABELS "emu;unit")
-  # the next longest (on the 2-core VM, 2026-12-03: the runs 83 s, the contact operations' device
-  # part 61 s, its exact part 45 s, its host part 21 s; under AddressSanitizer the device part
-  # 184 s and the exact part 134 s): started right after the contact passes, so that no long
-  # test is left to run alone at the end under ctest -j2
+  # the next longest (on the 2-core VM, .ci/run of 2026-12-03: the runs 82 s, the contact
+  # operations' device part 45 s, its exact part 49 s, its host part 5 s; under AddressSanitizer
+  # the device part 166 s, the exact part 174 s, the host part 17 s): started right after the
+  # contact passes, so that no long test is left to run alone at the end under ctest -j2
   set_tests_properties(test_emu_contact_ops_host test_emu_contact_ops_device
     test_emu_contact_ops_exact test_emu_runs PROPERTIES COST 5000)
   # the per-operation tests again with the blocks, and the warps in a block, run backwards and
