@@ -19,13 +19,8 @@ extern "C" {
 
 // out[3j + r] = H_{3j+r} x (x by vertex; free_only skips pinned terms, as H_free does). The
 // CPU's arithmetic (rows.c): y = sum_a beta_a x_a, then c_r . y; a cable's sum_t g_t . x_t.
-static __global__ void k_h_apply(const int *nc, const cuda_row *rows, const int *tvert,
-                                 const int *tfree, const double *tcoef, int free_only,
-                                 const double *x, double *out, nsn_stamp_at at) {
-  nsn_stamp_first(at);
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= *nc) return;
-  cuda_row r = rows[j];
+static __device__ void h_row(const cuda_row &r, const int *tvert, const int *tfree,
+                             const double *tcoef, int free_only, const double *x, double *out) {
   if (r.cable) {
     double acc = 0.0;
     for (int t = r.t0; t < r.t1; t++) {
@@ -33,8 +28,8 @@ static __global__ void k_h_apply(const int *nc, const cuda_row *rows, const int 
       const double *xv = x + 3 * (size_t)tvert[t];
       for (int d = 0; d < 3; d++) acc += tcoef[3 * (size_t)t + d] * xv[d];
     }
-    out[3 * (size_t)j] = acc;
-    out[3 * (size_t)j + 1] = out[3 * (size_t)j + 2] = 0.0;
+    out[0] = acc;
+    out[1] = out[2] = 0.0;
     return;
   }
   double y[3] = {0.0, 0.0, 0.0};
@@ -45,32 +40,49 @@ static __global__ void k_h_apply(const int *nc, const cuda_row *rows, const int 
     for (int d = 0; d < 3; d++) y[d] += b * xv[d];
   }
   for (int k = 0; k < 3; k++)
-    out[3 * (size_t)j + k] = r.c[3 * k] * y[0] + r.c[3 * k + 1] * y[1] + r.c[3 * k + 2] * y[2];
+    out[k] = r.c[3 * k] * y[0] + r.c[3 * k + 1] * y[1] + r.c[3 * k + 2] * y[2];
 }
 
-// g[f] = (H_free^T lambda)_f: the free unknown's terms in contact order (rows.c's scatter order).
+// h_row for each contact and K vectors x_t = x + t xs into out + t os; nothing where *gate is 0
+// (NULL: always).
+static __global__ void k_h_apply(const int *nc, const cuda_row *rows, const int *tvert,
+                                 const int *tfree, const double *tcoef, int free_only,
+                                 const double *x, size_t xs, double *out, size_t os, int K,
+                                 const int *gate, nsn_stamp_at at) {
+  nsn_stamp_first(at);
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= *nc || (gate && !*gate)) return;
+  const cuda_row r = rows[j];
+  for (int t = 0; t < K; t++)
+    h_row(r, tvert, tfree, tcoef, free_only, x + t * xs, out + t * os + 3 * (size_t)j);
+}
+
+// g[f] = (H_free^T lambda)_f: the free unknown's terms in contact order (rows.c's scatter
+// order), for K vectors lambda_t = lam + t ls into g + 3 nfree t; nothing where *gate is 0.
 static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm, const int *irow,
                                    const cuda_row *rows, const double *tcoef, const double *lam,
-                                   double *g, nsn_stamp_at at) {
+                                   size_t ls, double *g, int K, const int *gate, nsn_stamp_at at) {
   nsn_stamp_first(at);
   int f = blockIdx.x * blockDim.x + threadIdx.x;
-  if (f >= nfree) return;
-  double acc[3] = {0.0, 0.0, 0.0};
-  for (int p = iptr[f]; p < iptr[f + 1]; p++) {
-    int t = iterm[p], j = irow[p];
-    const cuda_row *r = &rows[j];
-    const double *l = lam + 3 * (size_t)j;
-    if (r->cable) {
-      for (int d = 0; d < 3; d++) acc[d] += l[0] * tcoef[3 * (size_t)t + d];
-      continue;
+  if (f >= nfree || (gate && !*gate)) return;
+  for (int v = 0; v < K; v++) {
+    double acc[3] = {0.0, 0.0, 0.0};
+    for (int p = iptr[f]; p < iptr[f + 1]; p++) {
+      int t = iterm[p], j = irow[p];
+      const cuda_row *r = &rows[j];
+      const double *l = lam + v * ls + 3 * (size_t)j;
+      if (r->cable) {
+        for (int d = 0; d < 3; d++) acc[d] += l[0] * tcoef[3 * (size_t)t + d];
+        continue;
+      }
+      double gj[3] = {0.0, 0.0, 0.0};
+      for (int k = 0; k < 3; k++)
+        for (int d = 0; d < 3; d++) gj[d] += l[k] * r->c[3 * k + d];
+      double b = tcoef[3 * (size_t)t];
+      for (int d = 0; d < 3; d++) acc[d] += b * gj[d];
     }
-    double gj[3] = {0.0, 0.0, 0.0};
-    for (int k = 0; k < 3; k++)
-      for (int d = 0; d < 3; d++) gj[d] += l[k] * r->c[3 * k + d];
-    double b = tcoef[3 * (size_t)t];
-    for (int d = 0; d < 3; d++) acc[d] += b * gj[d];
+    for (int d = 0; d < 3; d++) g[3 * ((size_t)nfree * v + f) + d] = acc[d];
   }
-  for (int d = 0; d < 3; d++) g[3 * (size_t)f + d] = acc[d];
 }
 
 // out_t = W x_t for a dense row-major W (m x m, m = 3 *nc) and K <= SIM_W_BATCH vectors
@@ -97,16 +109,33 @@ static int cuda_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st
   return sim_cuda_rows_set((cuda_contact *)ctx, c, nc, st);
 }
 
-int sim_cuda_h_apply_at(cuda_contact *k, const double *x, int free_only, double *out,
-                        nsn_stamp_at at, sim_status *st) {
-  int nc = k->stage.nc;
-  if (nc > 0 || at.n) { /* a thread per contact the arrays hold (cuda_contact.dnc) */
+// H over K vectors (h_apply_k) and H_free^T over K (ht_gather_k), as the kernels above say.
+static int h_apply_k(cuda_contact *k, const double *x, size_t xs, int free_only, double *out,
+                     size_t os, int K, const int *gate, nsn_stamp_at at, sim_status *st) {
+  if (k->stage.nc > 0 || at.n || gate) { /* a thread per contact the arrays hold (dnc) */
     const unsigned g = sim_cuda_blocks(k->nc_cap > 0 ? k->nc_cap : 1);
-    k_h_apply<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(k->dnc, k->rows, k->tvert, k->tfree,
-                                                       k->tcoef, free_only, x, out, at);
+    k_h_apply<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(
+        k->dnc, k->rows, k->tvert, k->tfree, k->tcoef, free_only, x, xs, out, os, K, gate, at);
   }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
+}
+
+static int ht_gather_k(cuda_contact *k, const double *lam, size_t ls, int K, const int *gate,
+                       nsn_stamp_at at, sim_status *st) {
+  int nfree = k->cx->m->nfree;
+  if (nfree > 0 || at.n) {
+    const unsigned g = sim_cuda_blocks(nfree > 0 ? nfree : 1);
+    k_ht_gather<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(nfree, k->iptr, k->iterm, k->irow, k->rows,
+                                                         k->tcoef, lam, ls, k->g, K, gate, at);
+  }
+  SIM_CU(cudaGetLastError(), st);
+  return SIM_OK;
+}
+
+int sim_cuda_h_apply_at(cuda_contact *k, const double *x, int free_only, double *out,
+                        nsn_stamp_at at, sim_status *st) {
+  return h_apply_k(k, x, 0, free_only, out, 0, 1, NULL, at, st);
 }
 
 int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st) {
@@ -114,14 +143,7 @@ int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *ou
 }
 
 int sim_cuda_ht_gather_at(cuda_contact *k, const double *lam, nsn_stamp_at at, sim_status *st) {
-  int nfree = k->cx->m->nfree;
-  if (nfree > 0 || at.n) {
-    const unsigned g = sim_cuda_blocks(nfree > 0 ? nfree : 1);
-    k_ht_gather<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(nfree, k->iptr, k->iterm, k->irow, k->rows,
-                                                         k->tcoef, lam, k->g, at);
-  }
-  SIM_CU(cudaGetLastError(), st);
-  return SIM_OK;
+  return ht_gather_k(k, lam, 0, 1, NULL, at, st);
 }
 
 int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st) {
@@ -162,14 +184,26 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, do
   return SIM_OK;
 }
 
-int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *st) {
-  if (3 * k->stage.nc == 0) return SIM_OK;
-  if (k->w_dense) return sim_cuda_w_apply_dense(k, NULL, x, out, 1, 0, NULL, st);
-  int rc = sim_cuda_ht_gather(k, x, st);
-  if (!rc)
-    rc = k->wcols.m >= 0 ? sim_cuda_wcols_apply(k->cx, &k->wcols, k->g, k->cx->free_vert, k->wq, st)
-                         : sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, st);
-  if (!rc) rc = sim_cuda_h_apply(k, k->wq, 1, out, st);
+int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, int K, size_t xs,
+                     const int *gate, sim_status *st) {
+  if (k->w_dense) return sim_cuda_w_apply_dense(k, NULL, x, out, K, xs, gate, st);
+  cuda_ctx *c = k->cx;
+  if (k->wcols.m < 0) { /* through all of S: one vector, ungated (the host reads the decisions) */
+    if (K != 1 || gate)
+      return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: %d gated products through all of S", K);
+    if (3 * k->stage.nc == 0) return SIM_OK;
+    int rc = sim_cuda_ht_gather(k, x, st);
+    if (!rc) rc = sim_cuda_solve_into(c, k->g, k->wq, 1.0, 0, st);
+    if (!rc) rc = sim_cuda_h_apply(k, k->wq, 1, out, st);
+    return rc;
+  }
+  if (K < 1 || K > k->w_batch)
+    return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: %d products with the matrix-free W", K);
+  if (3 * k->stage.nc == 0 && !gate) return SIM_OK; /* gated: queued all the same (a graph) */
+  const size_t gs = 3 * (size_t)c->m->nfree, ws = 3 * (size_t)c->m->n;
+  int rc = ht_gather_k(k, x, xs, K, gate, nsn_no_stamp(), st);
+  if (!rc) rc = sim_cuda_wcols_apply(c, &k->wcols, k->g, gs, c->free_vert, k->wq, ws, K, gate, st);
+  if (!rc) rc = h_apply_k(k, k->wq, ws, 1, out, xs, K, gate, nsn_no_stamp(), st);
   return rc;
 }
 
@@ -301,7 +335,7 @@ static void cuda_w_apply(void *ctx, const double *x, double *out) {
   cuda_contact *k = (cuda_contact *)ctx;
   sim_status st = {0};
   int rc = to_device(k, x, &st);
-  if (!rc) rc = sim_cuda_w_apply(k, k->x, k->out, &st);
+  if (!rc) rc = sim_cuda_w_apply(k, k->x, k->out, 1, 0, NULL, &st);
   if (!rc) rc = to_host(k, out, &st);
   if (rc) nan_fill(out, 3 * k->stage.nc);
 }
@@ -344,11 +378,16 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact)");
   k->cx = c;
   k->wcols.m = -1;
+  int nsn_on_device = 1, graphs = 1, fuse = 0, cr_step = 1, mf_queue = 1;
   int rc = sim_cuda_env_choice("SIMCTL_CUDA_WCOLS", "off", "on", 1, &k->wcols_on, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_NSN", "host", "device", 1, &nsn_on_device, st);
+  /* the device Newton solve's matrix-free products take the line search's trials at once */
+  k->w_batch = nsn_on_device ? SIM_W_BATCH : 1;
+  const size_t nb = (size_t)k->w_batch;
   if (!rc) rc = sim_cuda_new<int>(c, &k->iptr, (size_t)m->nfree + 1, NULL, st);
   if (!rc) rc = sim_cuda_rows_create(k, st);
-  if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree, NULL, st);
-  if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree * nb, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n * nb, NULL, st);
   if (rc) return rc;
   sim_contact_ops ops = {k,          cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply,
                          cuda_set_w, cuda_correct,  NULL,         NULL};
@@ -366,12 +405,11 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   rc = sim_contact_stage_init(&k->stage, m, &ops, on_host ? c->host_fac : NULL,
                               on_host ? &c->host_S : NULL, o->max_dense_bytes, st);
   if (rc) return rc;
-  int nsn_on_device = 1, graphs = 1, fuse = 0, cr_step = 1;
-  rc = sim_cuda_env_choice("SIMCTL_CUDA_NSN", "host", "device", 1, &nsn_on_device, st);
-  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_GRAPH", "off", "on", 1, &graphs, st);
+  rc = sim_cuda_env_choice("SIMCTL_CUDA_GRAPH", "off", "on", 1, &graphs, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_FUSE", "off", "on", 0, &fuse, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_CR_STEP", "apart", "merged", 1, &cr_step, st);
-  if (!rc && nsn_on_device) rc = sim_cuda_nsn_create(k, graphs, fuse, cr_step, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_MF_QUEUE", "off", "on", 1, &mf_queue, st);
+  if (!rc && nsn_on_device) rc = sim_cuda_nsn_create(k, graphs, fuse, cr_step, mf_queue, st);
   if (rc) return rc;
   k->stage.backend_prepares = nsn_on_device; /* sim_cuda_nsn_begin forms the rest */
   if (nsn_on_device) k->stage.dense_rows = SIM_CUDA_DENSE_ROWS;

@@ -81,7 +81,9 @@ typedef struct cuda_contact {
   int *iptr, *iterm, *irow;  // free unknown -> (term, contact), in contact order
   cuda_rows_dev rd;          // what builds them on the device
   double *x, *out;           // 3 nc
-  double *g, *wq;            // 3 nfree, 3 n (W's solution by vertex; pinned rows stay 0)
+  double *g, *wq;            // 3 nfree, 3 n (W's solution by vertex; pinned rows stay 0), each
+                             // w_batch times: a matrix-free product's vectors, one after another
+  int w_batch;               // SIM_W_BATCH with the device Newton solve, else 1
   double *W;                 // this step's dense W from the host (set_w), m x m row-major
   size_t W_cap;              // doubles
   int w_dense;               // Wp holds this step's operator (else it is matrix-free)
@@ -113,7 +115,13 @@ int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st);
 int sim_cuda_h_apply_at(cuda_contact *k, const double *x, int free_only, double *out,
                         nsn_stamp_at at, sim_status *st);
 int sim_cuda_ht_gather_at(cuda_contact *k, const double *lam, nsn_stamp_at at, sim_status *st);
-int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *st);
+// out_t = W x_t for K vectors (x_t = x + t xs, out likewise): a dense W's product
+// (sim_cuda_w_apply_dense, below), or matrix-free through the contact vertices' columns of S,
+// K <= k->w_batch, reading S once for all K (each product has a single one's bits), or through
+// all of S (k->wcols.m -1: K 1, gate NULL). Nothing is written where the device int *gate is 0
+// (NULL: always); gated, the launches are queued whatever this step's count, for a graph.
+int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, int K, size_t xs,
+                     const int *gate, sim_status *st);
 // With a dense W only (k->w_dense): out_t = W x_t for K vectors at once (x_t = x + t xs, out
 // likewise; 1 <= K <= SIM_W_BATCH), reading W once; each product has sim_cuda_w_apply's bits.
 // wf: a float copy of W read instead (contact.cr_precision, Conjugate Residual's products; K 1),
@@ -121,7 +129,6 @@ int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, sim_status *
 // where the device int *gate is 0 (NULL: always). With W's block form (k->blk.on) the vectors
 // are prepared first (k_blk_cols); x NULL: prepared already (sim_cuda_blk_cols, e.g. with the
 // Newton system's Omega or coupled rows in the place of a launch that would form that vector).
-#define SIM_W_BATCH 16
 int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, double *out, int K,
                            size_t xs, const int *gate, sim_status *st);
 
@@ -233,13 +240,17 @@ int sim_cuda_blk_cols(const cuda_contact *k, const double *x, int K, size_t xs, 
 // (diag(W), or the mass preconditioner's from the rows) and diag(W) where the host formed W;
 // global queues an L-G iteration's contact stage (the unconstrained solve, the Newton steps,
 // the correction) on the device. graphs: run the L-G iterations as a CUDA graph where the host
-// reads nothing inside one (a dense W, no CR tolerance; SIMCTL_CUDA_GRAPH). fuse: each
+// reads nothing inside one (no CR tolerance, W dense or matrix-free with mf_queue;
+// SIMCTL_CUDA_GRAPH). fuse: each
 // reduction one launch, Conjugate Residual's updates in its reductions' launches and the
 // Newton system's product with a dense W one pass, and the line search's full step tried alone
 // before the batch of the other step lengths (SIMCTL_CUDA_FUSE=on; nsn_reduce.cuh), with the
 // same bits as the separate launches. cr_step (fused only): Conjugate Residual's step in the
 // next product's launch where it can be (SIMCTL_CUDA_CR_STEP=merged, the default), else its own.
-int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, int cr_step, sim_status *st);
+// mf_queue: with W matrix-free through the contact vertices' columns of S, the host queues the
+// Newton steps without reading the device's decisions, as with a dense W (SIMCTL_CUDA_MF_QUEUE).
+int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, int cr_step, int mf_queue,
+                        sim_status *st);
 int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);

@@ -505,8 +505,8 @@ extern "C" int sim_cuda_delassus_solve_cols(sim_cuda_delassus *k, const double *
   if (!rc) rc = put(k, &k->tg, g, sizeof(double) * 3 * n, st);
   if (!rc) rc = put(k, &k->tx, x, sizeof(double) * 3 * n, st);
   if (!rc)
-    rc = sim_cuda_wcols_apply(&k->mem, &k->wc, (const double *)k->tg.p, (const int *)k->ident.p,
-                              (double *)k->tx.p, st);
+    rc = sim_cuda_wcols_apply(&k->mem, &k->wc, (const double *)k->tg.p, 0, (const int *)k->ident.p,
+                              (double *)k->tx.p, 0, 1, NULL, st);
   if (rc) return rc;
   SIM_CU(cudaMemcpyAsync(x, k->tx.p, sizeof(double) * 3 * n, cudaMemcpyDeviceToHost, k->mem.stream),
          st);

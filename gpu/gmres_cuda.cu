@@ -219,12 +219,11 @@ void sim_cuda_gmres_destroy(cuda_contact *k) {
   k->dn->gm = NULL;
 }
 
-// t = W x, then out = J x (t: W x's workspace); with a dense W nothing where *gate is 0
-// (matrix-free the product runs and the rows' kernel skips).
+// t = W x, then out = J x (t: W x's workspace); nothing where *gate is 0 (where the host reads
+// the decisions, sim_cuda_nsn_reads, the product runs and the rows' kernel skips).
 static int j_apply(cuda_contact *k, const double *x, double *out, const int *gate, sim_status *st) {
   cuda_gmres *gm = k->dn->gm;
-  int rc = k->w_dense ? sim_cuda_w_apply_dense(k, NULL, x, gm->t, 1, 0, gate, st)
-                      : sim_cuda_w_apply(k, x, gm->t, st);
+  int rc = sim_cuda_w_apply(k, x, gm->t, 1, 0, sim_cuda_nsn_reads(k) ? NULL : gate, st);
   if (rc) return rc;
   const double h = k->stage.nsn.opt.h;
   k_gm_rows<<<blocks_for(k->dn->cap), SIM_CUDA_BLOCK, 0, stream(k)>>>(
@@ -233,7 +232,7 @@ static int j_apply(cuda_contact *k, const double *x, double *out, const int *gat
   return SIM_OK;
 }
 
-// An int of the device's to the host: a wait (matrix-free W only, where a product costs more).
+// An int of the device's to the host: a wait (only where the host reads the decisions).
 static int read_int(cuda_contact *k, const int *dev, int *out, sim_status *st) {
   SIM_CU(cudaMemcpyAsync(out, dev, sizeof(int), cudaMemcpyDeviceToHost, stream(k)), st);
   SIM_CU(cudaStreamSynchronize(stream(k)), st);
@@ -257,9 +256,11 @@ int sim_cuda_gmres_step(cuda_contact *k, nsn_stamp_at cr0, sim_status *st) {
       k->dnc, o->ncp, o->h, s->comp, s->mu, s->d, s->hq, s->hqt, s->w, s->lam, s->om, s->e, s->wd,
       o->cr_jacobi, s->phi, s->rhs, s->pc, s->dlam, gm->jac, s->moved, go, cr0);
   SIM_CU(cudaGetLastError(), st);
-  /* r = b - J x0 where a row starts away from 0 (matrix-free: the host reads whether one does) */
+  /* r = b - J x0 where a row starts away from 0 (sim_cuda_nsn_reads: the host reads whether one
+     does) */
   int moved = 1;
-  if (!k->w_dense && (rc = read_int(k, s->moved, &moved, st))) return rc;
+  const int reads = sim_cuda_nsn_reads(k);
+  if (reads && (rc = read_int(k, s->moved, &moved, st))) return rc;
   if (moved && (rc = j_apply(k, s->dlam, s->tmp, s->moved, st))) return rc;
   k_gm_start<<<gr, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->rhs, s->tmp, s->moved, gm->V, go);
   gm_then t = {GM_BB, 0, 0, K, o->cr_iters, o->cr_tol};
@@ -268,7 +269,7 @@ int sim_cuda_gmres_step(cuda_contact *k, nsn_stamp_at cr0, sim_status *st) {
   k_gm_dot<<<nb, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, NULL, NULL, gm->V, gm->V, gm->ctl, sm_, t, go);
   SIM_CU(cudaGetLastError(), st);
   for (int j = 0; j < K; j++) {
-    if (!k->w_dense && o->cr_tol > 0.0) { /* matrix-free: no product GMRES would not use */
+    if (reads && o->cr_tol > 0.0) { /* no product GMRES would not use */
       int active = 0;
       if ((rc = read_int(k, on, &active, st))) return rc;
       if (!active) break;

@@ -6,12 +6,14 @@
 // reduction they read, or a kernel of one thread): Conjugate Residual's (cr.c: breakdown,
 // tolerance, iteration count), the Newton steps' convergence test (newton_tol) and the line
 // search's acceptance; the kernels after a decision check its flag (a gate) and do nothing
-// once it is closed. With a dense W the host therefore queues an L-G iteration's Newton steps
-// without waiting, and the line search tries its step lengths in batches of up to SIM_W_BATCH
-// (their W products in one pass over W), keeping the first that the host's order would have
-// accepted; a step's iterations then run as a CUDA graph (SIMCTL_CUDA_GRAPH). With W
-// matrix-free, where a product costs two passes over S, the host reads each decision instead
-// (a wait per Newton step and per line-search trial) and queues no step that would do nothing.
+// once it is closed. The host therefore queues an L-G iteration's Newton steps without
+// waiting, and the line search tries its step lengths in batches of up to SIM_W_BATCH (their W
+// products in one pass over W, or over the contact vertices' columns of S with W matrix-free),
+// keeping the first that the host's order would have accepted; a step's iterations then run as
+// a CUDA graph (SIMCTL_CUDA_GRAPH). Where W is matrix-free through all of S
+// (SIMCTL_CUDA_WCOLS=off, or a tree not postordered), or with SIMCTL_CUDA_MF_QUEUE=off, the host
+// reads each decision instead (a wait per Newton step and per line-search trial) and queues no
+// step that would do nothing (sim_cuda_nsn_reads).
 // Every reduction sums over a fixed partition (deterministic), and the results have the bits of
 // the sequential order. A step's inputs are formed on the device too, from its contacts there
 // (targets, coefficients, weights, H q_t, and the warm start from the previous step's
@@ -267,12 +269,11 @@ static int read_flag(cuda_contact *k, const int *dev, int *out, sim_status *st) 
   return SIM_OK;
 }
 
-// The host reads the decisions where W is matrix-free (a product costs two passes over S, more
-// than the wait); with a dense W it queues on and the gates skip what was decided against.
-static int reads_decisions(const cuda_contact *k) { return !k->w_dense; }
+static int reads_decisions(const cuda_contact *k) { return sim_cuda_nsn_reads(k); }
 
-// Whether the Newton steps' W f (H q's product, into y) is kept from the line search: with a
-// dense W, the compliance form (f = lambda) and a line search, whose accepted trial's W ltry
+// Whether the Newton steps' W f (H q's product, into y) is kept from the line search: where
+// the host does not read the decisions (W dense, or matrix-free queued on), the compliance
+// form (f = lambda) and a line search, whose accepted trial's W ltry
 // (ytry, the same kernel's sums of the same values) is the next step's W f, and where none is
 // accepted y (W f at the step's start) still is; the flag wf_stale says where y is not W f
 // (a step's first iteration, before its first product), and the product runs there. Nothing
@@ -280,20 +281,19 @@ static int reads_decisions(const cuda_contact *k) { return !k->w_dense; }
 // step's dozen products with W, every step but a time step's first.
 static int reuse_wf(const cuda_contact *k) {
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  return k->w_dense && o->form != SIM_NSN_FORM_PAPER && o->line_search > 0;
+  return !reads_decisions(k) && o->form != SIM_NSN_FORM_PAPER && o->line_search > 0;
 }
 
-// out = W x, skipped where *gate is 0 with a dense W (matrix-free: the host reads the decisions
-// and queues no product that a closed gate would skip).
+// out = W x, skipped where *gate is 0 (where the host reads the decisions, it queues no product
+// that a closed gate would skip, and the product takes none).
 static int w_apply(cuda_contact *k, const double *x, double *out, const int *gate, sim_status *st) {
-  return k->w_dense ? sim_cuda_w_apply_dense(k, NULL, x, out, 1, 0, gate, st)
-                    : sim_cuda_w_apply(k, x, out, st);
+  return sim_cuda_w_apply(k, x, out, 1, 0, reads_decisions(k) ? NULL : gate, st);
 }
 
 // out = W x, then row by row what E says (nsn_fused.cuh W_THEN_*: H q, the coupled rows'
 // right-hand side, a trial's H q): one launch with a dense W and fused launches (k_w_then),
-// else the product and the row kernel after it. stale (a dense W only, reuse_wf): where *stale
-// is 0, out holds W x already and W is not read.
+// else the product and the row kernel after it. stale (reuse_wf): where *stale is 0, out holds
+// W x already and W is not read.
 template <int E>
 static int w_then(cuda_contact *k, const double *x, double *out, double h2, const double *u,
                   const double *v, double *w, const int *gate, sim_status *st,
@@ -574,7 +574,9 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
 // the squeezing ball's Newton step took about 600 µs outside CR on an H200 (2026-11-28,
 // assemble 8.9 ms over 15 steps; by the kernels' count mostly the batch, not profiled), where
 // one product costs some 50. Matrix-free, one trial at a time, the host
-// reading whether to go on. Fused, a trial alone is its product with H q (k_w_then), then its
+// reading whether to go on where it reads the decisions (sim_cuda_nsn_reads), else as with a
+// dense W, each batch's products in one pass over S's contact columns. Fused, a trial alone is
+// its product with H q (k_w_then with a dense W), then its
 // NCP values, merit and pick (k_ncp_reduce); a batch likewise (k_w_then over the batch,
 // k_ncp_pick), and with a dense W the last batch's acceptance also forms f
 // (k_ls_accept_force; *forced: it did). Unfused, a trial alone's pick is taken by its
@@ -605,7 +607,7 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
       red_then pick = {THEN_LS_PICK, NULL, s->ctl, NULL, 0.0, t0, t0 + K > o->line_search};
       k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, a, on, s->part, s->res,
                                                                  s->count, pick);
-    } else if (s->fuse) { /* a batch (W dense): products with their H q, then NCP and pick */
+    } else if (s->fuse && k->w_dense) { /* a batch: products with their H q, NCP and pick */
       const unsigned gw = sim_cuda_blocks(32LL * m);
       const dim3 gp(reduce_blocks(nc), (unsigned)K);
       if (k->blk.on && (rc = sim_cuda_blk_cols(k, s->ltry, K, s3, NULL, NULL, on, st))) return rc;
@@ -616,8 +618,7 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
       k_ncp_pick<<<gp, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, a, on, s->part, s->res, s->count, s->ctl,
                                                 t0, t0 + K > o->line_search);
     } else {
-      rc = reads ? sim_cuda_w_apply(k, s->ltry, s->ytry, st)
-                 : sim_cuda_w_apply_dense(k, NULL, s->ltry, s->ytry, K, s3, on, st);
+      rc = sim_cuda_w_apply(k, s->ltry, s->ytry, K, s3, reads ? NULL : on, st);
       if (rc) return rc;
       k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, K, s3, s->hq, h2,
                                                                        s->ytry, s->wl, s->htry, on);
@@ -669,10 +670,10 @@ static int lagged_system(cuda_contact *k, cr_tally *tally, sim_status *st) {
   /* the coupled rows' right-hand side less W dlam when a decoupled row moved, as nsn.c (on
      the CPU over Table 3's first frames with contact one Newton step in 30 at most:
      cloth_on_knives 17 of 500, gingerbread_man 4 of 500, grabbing_raptor none). The paper's
-     form has no decoupled rows. Matrix-free, the host reads the flag; with a dense W the
-     product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
+     form has no decoupled rows. Where the host reads the decisions, it reads the flag;
+     else the product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
      step, subtracting zeros: a product with W a step, some 50 µs on the squeezing ball). */
-  const int read_moved = !paper && !k->w_dense;
+  const int read_moved = !paper && reads_decisions(k);
   if (!paper) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st); /* paper: unused */
   /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
      kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble; fused, the
@@ -686,7 +687,7 @@ static int lagged_system(cuda_contact *k, cr_tally *tally, sim_status *st) {
   else
     k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, s->rhs, s->dlam, s->moved,
                                               go, cr0);
-  int moved = !paper && k->w_dense;
+  int moved = !paper && !reads_decisions(k);
   if (read_moved && (rc = read_flag(k, s->moved, &moved, st))) return rc;
   if (moved &&
       (rc = w_then<W_THEN_SUB>(k, s->dlam, s->tmp, 0.0, s->om, NULL, s->rhs, s->moved, st)))
@@ -712,7 +713,7 @@ static int exact_system(cuda_contact *k, cr_tally *tally, sim_status *st) {
 
 // One Newton step at hq (nsn.c sim_nsn_iterate_w with W lambda in s->y), all of it skipped on
 // the device once a step's start met newton_tol (the `go` gate). *stopped: the host knows that
-// this step's start met it (matrix-free W only: with a dense W the host does not read it). The
+// this step's start met it (where the host reads the decisions: sim_cuda_nsn_reads). The
 // solve (decoupled rows, Jacobi, CR; or the exact system by GMRES) is timed by a pair of stamps.
 static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   cuda_nsn *s = k->dn;
@@ -783,7 +784,7 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   nsn_stamp_at solved, newton; /* stamped by H's product and H^T's gather */
   if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_SOLVED, &solved, st))) return rc;
   if ((rc = sim_cuda_h_apply_at(k, c->vec[SIM_VEC_Q], 0, s->hab, solved, st))) return rc;
-  const int *stale = reuse_wf(k) ? &s->ctl->wf_stale : NULL; /* a dense W only */
+  const int *stale = reuse_wf(k) ? &s->ctl->wf_stale : NULL;
   for (int step = 0; step < k->stage.newton_steps; step++) {
     int stopped = 0;
     rc = w_then<W_THEN_HQ>(k, s->f, s->y, h2, s->hab, NULL, s->hq, &s->ctl->go, st, stale);
@@ -797,13 +798,14 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   return sim_cuda_nsn_tally(k, st); /* and the end's stamp */
 }
 
-// Whether this step's L-G iterations run as a CUDA graph: with a dense W and no CR tolerance (or
-// the exact system, whose GMRES reads no decision on the host with a dense W, tolerance or not)
-// the host reads nothing inside one (SIMCTL_CUDA_GRAPH=on, the default; off: launches one by one);
-// the run's first such iteration is launched one by one all the same (cuda_nsn.warm).
+// Whether this step's L-G iterations run as a CUDA graph: where the host reads no decision (W
+// dense, or matrix-free queued on) and there is no CR tolerance (or the exact system, whose
+// GMRES then reads none, tolerance or not), the host reads nothing inside one
+// (SIMCTL_CUDA_GRAPH=on, the default; off: launches one by one); the run's first such iteration
+// is launched one by one all the same (cuda_nsn.warm).
 static int graphed(const cuda_contact *k) {
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  return k->dn->graph_on && k->w_dense && (!(o->cr_tol > 0.0) || o->friction_exact);
+  return k->dn->graph_on && !reads_decisions(k) && (!(o->cr_tol > 0.0) || o->friction_exact);
 }
 
 // The iteration captured into a graph (kept in s->exec, with its stamps' count) at a step's
@@ -818,13 +820,17 @@ static int queue_graphed(void *arg, sim_status *st) {
 // and arrays that live as long as the solve: the arrays that grow with the contacts, which
 // move only when their capacities grow (the grids follow those capacities: the kernels read
 // the count itself on the device, cuda_contact.dnc), whether there are contacts at all, and
-// the dense W. A step whose signature is the graph's launches the graph as it is, without a
+// the dense W, or the matrix-free W's arrays. A step whose signature is the graph's launches
+// the graph as it is, without a
 // capture: the contact count alone changing costs none (a capture of the default settings'
 // iteration, some 440 kernels, cost about 0.3 ms on an H200: docs/gpu_checklist.md).
 static nsn_graph_sig graph_sig(const cuda_contact *k) {
-  nsn_graph_sig g = {k->stage.nc > 0,  k->nc_cap, k->nt_cap, k->dn->cap,
-                     sim_cuda_w_of(k), cr_wf(k),  {}};
+  nsn_graph_sig g = {};
+  g.any = k->stage.nc > 0, g.nc_cap = k->nc_cap, g.nt_cap = k->nt_cap, g.cap = k->dn->cap;
+  g.W = sim_cuda_w_of(k), g.Wf = cr_wf(k);
   if (k->blk.on) g.blk = k->blk;
+  const cuda_wcols &w = k->wcols;
+  if (!k->w_dense) g.ycol = w.ycol, g.first = w.first, g.m_cap = w.m_cap, g.wn = w.n;
   return g;
 }
 
@@ -833,7 +839,8 @@ static int same_sig(const nsn_graph_sig *a, const nsn_graph_sig *b) {
   return a->any == b->any && a->nc_cap == b->nc_cap && a->nt_cap == b->nt_cap && a->cap == b->cap &&
          a->W == b->W && a->Wf == b->Wf && p.on == q.on && p.cap == q.cap && p.ncab == q.ncab &&
          p.G == q.G && p.frame == q.frame && p.cab_row == q.cab_row && p.cab_j == q.cab_j &&
-         p.t == q.t && p.xp == q.xp;
+         p.t == q.t && p.xp == q.xp && a->ycol == b->ycol && a->first == b->first &&
+         a->m_cap == b->m_cap && a->wn == b->wn;
 }
 
 // The stamps the capture counts are its launches'; none is queued by the capture itself.

@@ -343,13 +343,15 @@ int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st) {
   return SIM_OK;
 }
 
-int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, int cr_step, sim_status *st) {
+int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, int cr_step, int mf_queue,
+                        sim_status *st) {
   k->dn = SIM_NEW0(cuda_nsn, 1);
   if (!k->dn) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device contact solver)");
   cuda_nsn *s = k->dn;
   s->graph_on = graphs;
   s->fuse = fuse;
   s->cr_step_merged = cr_step;
+  s->mf_queue = mf_queue;
   static const int zeros[SIM_RED_BLOCKS + 1] = {0};
   static_assert(SIM_W_BATCH + 1 <= SIM_RED_BLOCKS + 1, "the counters' zeros");
   int rc = sim_cuda_new<double>(k->cx, &s->part, SIM_W_BATCH * 2 * SIM_RED_BLOCKS, NULL, st);

@@ -52,6 +52,11 @@ typedef struct nsn_graph_sig {
   const double *W;              // the dense W its products read (W's block form: G)
   const float *Wf;              // its float copy that CR's products read (contact.cr_precision)
   cuda_wblk blk;                // W's block form (blk.on 0: none)
+  // W matrix-free (W NULL, blk.on 0): the contact columns' arrays and their capacity (the
+  // products' grids), and the arrays that follow S (NULL, 0 with W formed)
+  const int *ycol, *first;
+  size_t m_cap;
+  int wn;
 } nsn_graph_sig;
 
 typedef struct cuda_nsn {
@@ -71,6 +76,10 @@ typedef struct cuda_nsn {
              // line search's full step alone before the other trials
   int cr_step_merged;  // fused: CR's step in the next product's launch where it can be
                        // (SIMCTL_CUDA_CR_STEP=merged, the default; apart: its own launch)
+  // W matrix-free through the contact vertices' columns: the host queues on as with a dense W,
+  // the gates skipping what was decided against, and the L-G iterations run as a graph
+  // (SIMCTL_CUDA_MF_QUEUE=on, the default; off: the host reads each decision, sim_cuda_nsn_reads)
+  int mf_queue;
   int *moved;
   float *Wf;      // this step's dense W (its block form: G) rounded to float for CR's products
   size_t wf_cap;  // (cr_precision float; NULL otherwise), and the floats it holds
@@ -109,6 +118,14 @@ typedef struct cuda_nsn {
   // the exact Newton step's GMRES (contact.newton_jacobian "exact": gmres_cuda.h), else NULL
   struct cuda_gmres *gm;
 } cuda_nsn;
+
+// Whether the host reads the device Newton solve's decisions (a wait each) and queues only what
+// they let run: W matrix-free through all of S (its products take no gate), or through the
+// contact vertices' columns with SIMCTL_CUDA_MF_QUEUE=off. Otherwise (W dense, or matrix-free
+// through the columns) it queues on, and the gates skip what was decided against.
+static inline int sim_cuda_nsn_reads(const cuda_contact *k) {
+  return !k->w_dense && !(k->dn->mf_queue && k->wcols.m >= 0);
+}
 
 // The stamps' tags: an L-G iteration's boundaries, and each Newton step's solve's
 // (cst_solve as nsn.c counts it) start and end.

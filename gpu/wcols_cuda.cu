@@ -41,43 +41,57 @@ static __global__ void k_ycols(int n, const int *mark, const int *below, const i
   ycol[p] = k, yu[p] = perm[k], yend[p] = col_ptr[k + 1];
 }
 
-// z_i = sum over the contact columns p under row i of Y_ip g at p's unknown: a warp per row of
-// L^{-1} (rows with none are never read: not written).
+// z_i = sum over the contact columns p under row i of Y_ip g at p's unknown, for K <= KB vectors
+// (g_t = g + t gs, z_t = z + 3 n t): a warp per row of L^{-1}, which reads the row's entries once
+// for all K (rows with none are never read: not written). Each vector's sums are a single
+// product's (KB 1), whatever KB and K. Nothing where *gate is 0 (NULL: always).
+template <int KB>
 static __global__ void k_z(int n, const int *first, const int *below, sim_delassus_cols S,
-                           const int *yend, const int *yu, const double *g, double *z) {
+                           const int *yend, const int *yu, const double *g, size_t gs, double *z,
+                           int K, const int *gate) {
   const long long i = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
-  if (i >= n) return;
+  if (i >= n || (gate && !*gate)) return; /* the warp's: i and *gate are */
   const int p0 = below[first[i]], cnt = below[i + 1] - p0;
   if (cnt == 0) return; /* the warp's: i is */
   const int len = S.col_ptr[i + 1] - S.col_ptr[i];
-  double a[3] = {0.0, 0.0, 0.0};
+  double a[KB][3] = {};
   for (int j = lane; j < cnt; j += 32) {
     const double v = s_val(S, yend[p0 + j] - len);
     const double *gp = g + 3 * (size_t)yu[p0 + j];
-    for (int d = 0; d < 3; d++) a[d] += v * gp[d];
+    for (int t = 0; t < KB && t < K; t++)
+      for (int d = 0; d < 3; d++) a[t][d] += v * gp[t * gs + d];
   }
-  warp_sum3(a);
-  if (lane == 0)
-    for (int d = 0; d < 3; d++) z[3 * i + d] = a[d];
+  for (int t = 0; t < KB && t < K; t++) {
+    warp_sum3(a[t]);
+    if (lane == 0)
+      for (int d = 0; d < 3; d++) z[3 * ((size_t)n * t + i) + d] = a[t][d];
+  }
 }
 
-// wq at column p's vertex = sum over its path of Y_ip z_i: a warp per contact column.
-static __global__ void k_w(int m, const int *ycol, sim_delassus_cols S, const double *z,
-                           const int *yu, const int *free_vert, double *wq) {
+// wq_t at column p's vertex = sum over its path of Y_ip z_t,i (wq_t = wq + t ws): a warp per
+// contact column, of this step's m = below[n] (the grid follows their capacity, so a graph
+// captured for one step serves the next). Nothing where *gate is 0 (NULL: always).
+template <int KB>
+static __global__ void k_w(int n, const int *below, const int *ycol, sim_delassus_cols S,
+                           const double *z, const int *yu, const int *free_vert, double *wq,
+                           size_t ws, int K, const int *gate) {
   const long long p = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
-  if (p >= m) return;
+  if (p >= below[n] || (gate && !*gate)) return; /* the warp's */
   const int k = ycol[p];
-  double a[3] = {0.0, 0.0, 0.0};
-  for (int t = S.col_ptr[k] + lane; t < S.col_ptr[k + 1]; t += 32) {
-    const double v = s_val(S, t);
-    const double *zi = z + 3 * (size_t)S.col_row[t];
-    for (int d = 0; d < 3; d++) a[d] += v * zi[d];
+  double a[KB][3] = {};
+  for (int e = S.col_ptr[k] + lane; e < S.col_ptr[k + 1]; e += 32) {
+    const double v = s_val(S, e);
+    const double *zi = z + 3 * (size_t)S.col_row[e];
+    for (int t = 0; t < KB && t < K; t++)
+      for (int d = 0; d < 3; d++) a[t][d] += v * zi[3 * (size_t)n * t + d];
   }
-  warp_sum3(a);
-  if (lane == 0)
-    for (int d = 0; d < 3; d++) wq[3 * (size_t)free_vert[yu[p]] + d] = a[d];
+  for (int t = 0; t < KB && t < K; t++) {
+    warp_sum3(a[t]);
+    if (lane == 0)
+      for (int d = 0; d < 3; d++) wq[t * ws + 3 * (size_t)free_vert[yu[p]] + d] = a[t][d];
+  }
 }
 
 static void release_order(cuda_ctx *c, cuda_wcols *w) {
@@ -86,7 +100,7 @@ static void release_order(cuda_ctx *c, cuda_wcols *w) {
   sim_cuda_release(c, w->perm, sizeof(int) * n);
   sim_cuda_release(c, w->mark, sizeof(int) * (n + 1));
   sim_cuda_release(c, w->below, sizeof(int) * (n + 1));
-  sim_cuda_release(c, w->z, sizeof(double) * 3 * n);
+  sim_cuda_release(c, w->z, sizeof(double) * 3 * n * SIM_W_BATCH);
   sim_cuda_release(c, w->ok, sizeof(int));
   sim_cuda_release(c, w->scan, w->scan_bytes);
   w->first = w->perm = w->mark = w->below = w->ok = NULL;
@@ -124,7 +138,7 @@ static int per_order(cuda_ctx *c, cuda_wcols *w, const sim_delassus_cols *S, int
   if (!rc) rc = sim_cuda_new<int>(c, &w->first, nn, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(c, &w->mark, nn + 1, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(c, &w->below, nn + 1, NULL, st);
-  if (!rc) rc = sim_cuda_new<double>(c, &w->z, 3 * nn, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &w->z, 3 * nn * SIM_W_BATCH, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(c, &w->ok, 1, NULL, st);
   if (!rc) rc = sim_cuda_alloc(c, &w->scan, scan_bytes > 0 ? scan_bytes : 1, NULL, st);
   w->n_cap = nn, w->scan_bytes = scan_bytes > 0 ? scan_bytes : 1;
@@ -173,22 +187,34 @@ int sim_cuda_wcols_build(cuda_ctx *c, cuda_wcols *w, const sim_cuda_delassus *de
     k_ycols<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, s>>>(n, w->mark, w->below, w->perm, S.col_ptr,
                                                           w->ycol, w->yu, w->yend);
     SIM_CU(cudaGetLastError(), st);
+  } else { /* none: below[n], the count the products read, 0 (and every row's none) */
+    SIM_CU(cudaMemsetAsync(w->below, 0, sizeof(int) * ((size_t)n + 1), c->stream), st);
   }
   w->m = m;
   return SIM_OK;
 }
 
-int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, const int *free_vert,
-                         double *wq, sim_status *st) {
-  const int m = w->m, n = w->n;
-  if (m < 0) return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: no matrix-free W this step");
-  if (m == 0) return SIM_OK;
+int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, size_t gs,
+                         const int *free_vert, double *wq, size_t ws, int K, const int *gate,
+                         sim_status *st) {
+  const int n = w->n;
+  if (w->m < 0) return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: no matrix-free W this step");
+  if (K < 1 || K > SIM_W_BATCH)
+    return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: %d products with the matrix-free W", K);
   const sim_delassus_cols S = w->S;
   cudaStream_t s = c->stream;
-  k_z<<<sim_cuda_blocks(32LL * n), SIM_CUDA_BLOCK, 0, s>>>(n, w->first, w->below, S, w->yend, w->yu,
-                                                           g, w->z);
-  k_w<<<sim_cuda_blocks(32LL * m), SIM_CUDA_BLOCK, 0, s>>>(m, w->ycol, S, w->z, w->yu, free_vert,
-                                                           wq);
+  const unsigned gz = sim_cuda_blocks(32LL * n), gw = sim_cuda_blocks(32LL * (w->m_cap + 1));
+  if (K == 1) {
+    k_z<1><<<gz, SIM_CUDA_BLOCK, 0, s>>>(n, w->first, w->below, S, w->yend, w->yu, g, gs, w->z, K,
+                                         gate);
+    k_w<1><<<gw, SIM_CUDA_BLOCK, 0, s>>>(n, w->below, w->ycol, S, w->z, w->yu, free_vert, wq, ws, K,
+                                         gate);
+  } else {
+    k_z<SIM_W_BATCH><<<gz, SIM_CUDA_BLOCK, 0, s>>>(n, w->first, w->below, S, w->yend, w->yu, g, gs,
+                                                   w->z, K, gate);
+    k_w<SIM_W_BATCH><<<gw, SIM_CUDA_BLOCK, 0, s>>>(n, w->below, w->ycol, S, w->z, w->yu, free_vert,
+                                                   wq, ws, K, gate);
+  }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }

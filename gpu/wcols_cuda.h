@@ -30,7 +30,7 @@ typedef struct cuda_wcols {
   int *mark;              // n + 1: contact columns (1), then scratch
   int *below;             // n + 1: contact columns below column k (mark's exclusive scan)
   int *ycol, *yu, *yend;  // m: Y's columns' columns of L^{-1}, unknowns, ends in S's columns
-  double *z;              // 3 n: Y g by row of L^{-1}
+  double *z;              // 3 n SIM_W_BATCH: Y g by row of L^{-1}, a vector after another
   int *ok;                // 1: the postorder check's result on the device
   void *scan;             // the scan's workspace
   size_t scan_bytes, n_cap, m_cap;
@@ -40,11 +40,20 @@ typedef struct cuda_wcols {
 // there is none to build (no build, a tree that is not postordered: the caller goes through
 // all of S instead); SIM_OK, or a device error.
 int sim_cuda_wcols_build(cuda_ctx *c, cuda_wcols *w, const sim_cuda_delassus *del, sim_status *st);
+// The most vectors a product with W takes at once (dense, or matrix-free here): the line
+// search's trials in one pass over W or S.
+#define SIM_W_BATCH 16
+
 // wq[3 free_vert[u] + d] = (A^{-1} g)_u at this step's contact unknowns u (g: 3 nfree by unknown;
-// free_vert: unknown -> row of wq, on the device; the other entries of wq untouched). Queued on
-// c's stream.
-int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, const int *free_vert,
-                         double *wq, sim_status *st);
+// free_vert: unknown -> row of wq, on the device; the other entries of wq untouched), for K <=
+// SIM_W_BATCH vectors at once (g_t = g + t gs, wq_t = wq + t ws), reading S's entries once for
+// all K; each product has a single one's bits. Nothing where the device int *gate is 0 (NULL:
+// always). The kernels read this step's count of contact columns on the device and their grids
+// follow the arrays' capacity, so the same launches serve every step the arrays hold (a graph).
+// Queued on c's stream.
+int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, size_t gs,
+                         const int *free_vert, double *wq, size_t ws, int K, const int *gate,
+                         sim_status *st);
 void sim_cuda_wcols_free(cuda_ctx *c, cuda_wcols *w);
 
 #endif

@@ -62,7 +62,7 @@
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
 #   --table3: a comma-separated list of host, device, fused, crfloat, paper, fastest, dense,
-#             blocks, launches, allcols, exact
+#             blocks, launches, allcols, mfreads, exact
 #             (default host, device, dense, in that order): the table3 part's runs, e.g. one per
 #             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on;
 #             crfloat is device with contact.cr_precision=float; paper is device with the
@@ -72,7 +72,10 @@
 #             launches is
 #             dense with the device solve's kernels launched one by one instead of as CUDA
 #             graphs (SIMCTL_CUDA_GRAPH=off); allcols is device with the matrix-free W's solve
-#             through all of S (SIMCTL_CUDA_WCOLS=off) instead of the contacts' columns; exact
+#             through all of S (SIMCTL_CUDA_WCOLS=off) instead of the contacts' columns; mfreads
+#             is device with the host reading each of the Newton solve's decisions where W is
+#             matrix-free (SIMCTL_CUDA_MF_QUEUE=off: a wait each, no graph) instead of queuing on
+#             with gates as with W dense (only the rows above 4,500 differ from device); exact
 #             is device with the friction rows' exact Jacobian (contact.newton_jacobian=exact:
 #             GMRES on the device, gpu/gmres_cuda.cu)
 #   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
@@ -113,9 +116,9 @@ case "$ROWS" in
 esac
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | fused | crfloat | paper | fastest | dense | blocks | launches | allcols | exact) ;;
+    host | device | fused | crfloat | paper | fastest | dense | blocks | launches | allcols | mfreads | exact) ;;
     *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused," \
-         "crfloat, paper, fastest, dense, blocks, launches, allcols or exact" >&2
+         "crfloat, paper, fastest, dense, blocks, launches, allcols, mfreads or exact" >&2
        exit 2 ;;
   esac
 done
@@ -270,7 +273,8 @@ fi
 # and SIMCTL_CUDA_FUSE's defaults and where `auto` should stop forming W on the CUDA backend
 if want table3; then
   for v in ${VARIANTS//,/ }; do
-    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=off wcols=on what=
+    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=off wcols=on mfq=on
+    what=
     case "$v" in
       fused) nsn=device fuse=on what=", reductions fused" ;;
       crfloat) nsn=device what=", CR's W in float" sets+=(--set contact.cr_precision=float) ;;
@@ -288,12 +292,15 @@ if want table3; then
                 what=", W dense, no CUDA graphs" sets+=(--set contact.delassus=dense) ;;
       allcols) nsn=device name=table3_nsn_device_allcols wcols=off
                what=", W matrix-free through all of S" ;;
+      mfreads) nsn=device name=table3_nsn_device_mfreads mfq=off
+               what=", the host reading the decisions where W is matrix-free" ;;
       exact) nsn=device name=table3_nsn_device_exact what=", the friction rows' exact Jacobian (GMRES)"
              sets+=(--set contact.newton_jacobian=exact) ;;
     esac
     spent "table3 $v" && continue
     echo "== table3, Newton solve on the $nsn$what (at most $(($(left) - 10)) s)"
     SIMCTL_CUDA_FUSE=$fuse SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn SIMCTL_CUDA_WCOLS=$wcols \
+      SIMCTL_CUDA_MF_QUEUE=$mfq \
       timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/table3.sh" \
       --simctl "$SIMCTL" --out "$OUT/$name" --rows "$ROWS" "${sets[@]}" | tee "$OUT/$name.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1

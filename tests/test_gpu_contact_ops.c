@@ -24,8 +24,11 @@
    - The same with W matrix-free (contact.delassus operator), and both with the Newton solve on
      the device (SIMCTL_CUDA_NSN=device, the default; the passes before set host), each run
      again with the device solve's reductions fused (SIMCTL_CUDA_FUSE=on), whose q must be the
-     separate launches' to the bit (on the emulation with the blocks shuffled, and reversed).
-   - With the Newton solve on the device and W dense, its L-G iterations run as a CUDA graph,
+     separate launches' to the bit (on the emulation with the blocks shuffled, and reversed);
+     and W matrix-free with the host reading each of the device solve's decisions
+     (SIMCTL_CUDA_MF_QUEUE=off) against the default, which queues on with gates: the same bits.
+   - With the Newton solve on the device and W dense or matrix-free (queued on), its L-G
+     iterations run as a CUDA graph,
      captured where the arrays it reads grew (steps 0 and 1); on the emulation, which counts
      the captures, steps 2 and 3 (fewer contacts, other counts) capture none: the kernels read
      the contact count on the device, their grids follow the arrays' capacity.
@@ -219,8 +222,11 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
   double *b = SIM_NEW(double, nr + 1), *q = SIM_NEW(double, 3 * (size_t)g.m.n);
   const double grav[3] = {0.0, -9.81, 0.0};
   const char *nsn = getenv("SIMCTL_CUDA_NSN");
+  const char *queue = getenv("SIMCTL_CUDA_MF_QUEUE");
+  const int queued = !queue || strcmp(queue, "off") != 0; /* matrix-free: a graph too */
   const int graphs = nsn && strcmp(nsn, "device") == 0 &&
-                     (strcmp(delassus, "dense") == 0 || strcmp(delassus, "blocks") == 0);
+                     (strcmp(delassus, "dense") == 0 || strcmp(delassus, "blocks") == 0 ||
+                      (strcmp(delassus, "operator") == 0 && queued));
   for (int step = 0; step < 4; step++) {
     const long long cap0 = graphs ? captures() : 0;
     random_state(&g, &seed);
@@ -357,6 +363,25 @@ static void fused_pass(const char *what, const char *delassus, const char *cr_pr
   g_rec = NULL, g_rec_n = 0;
 }
 
+/* W matrix-free with the host reading each of the device Newton solve's decisions
+   (SIMCTL_CUDA_MF_QUEUE=off: a wait each, no graph) against the kept record of the same pass
+   queued on (the default: the gates skip what was decided against, the L-G iterations a graph,
+   the line search's trials in batches through S's contact columns): the same bits. */
+static void reads_pass(void) {
+  const char *what = "device Newton solve, W matrix-free, the host reading the decisions";
+  CHECK(g_kept != NULL);
+  g_rec = g_kept, g_rec_n = g_kept_n, g_kept = NULL, g_kept_n = 0;
+  g_rec_mode = 2, g_rec_at = 0, g_rec_diff = 0;
+  setenv("SIMCTL_CUDA_MF_QUEUE", "off", 1);
+  steps(what, "operator", "double");
+  unsetenv("SIMCTL_CUDA_MF_QUEUE");
+  check_report(g_rec_diff == 0 && g_rec_at == g_rec_n, __FILE__, __LINE__,
+               "%s: %ld of %zu values differ from the queued pass's", what, g_rec_diff, g_rec_n);
+  g_rec_mode = 0;
+  sim_free(g_rec);
+  g_rec = NULL, g_rec_n = 0;
+}
+
 /* usage: test_gpu_contact_ops [PASSES] (default all): rows, the first pass alone (the Newton
    solve on the host, W dense: the quick check of the device's rows); host, the passes with the
    Newton solve on the host (the first, then W matrix-free); device, those with it on the device
@@ -385,7 +410,8 @@ int main(int argc, char **argv) {
     fused_pass("device Newton solve, W's block form", "blocks", "double", 1, 3);
     fused_pass("device Newton solve, W's block form, CR's G in float", "blocks", "float", 2, 2);
     fused_pass("device Newton solve, dense W, CR's W in float", "dense", "float", 1, 0);
-    fused_pass("device Newton solve, W matrix-free", "operator", "double", 1, 0);
+    fused_pass("device Newton solve, W matrix-free", "operator", "double", 1, 1);
+    reads_pass();
     /* fused with CR's step in a launch of its own (SIMCTL_CUDA_CR_STEP=apart; the passes above
        take it in the next product's, the default) */
     setenv("SIMCTL_CUDA_CR_STEP", "apart", 1);
