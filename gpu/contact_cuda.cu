@@ -17,10 +17,11 @@ extern "C" {
 #include "../core/base/alloc.h"
 }
 
-// out[3j + r] = H_{3j+r} x (x by vertex; free_only skips pinned terms, as H_free does). The
-// CPU's arithmetic (rows.c): y = sum_a beta_a x_a, then c_r . y; a cable's sum_t g_t . x_t.
+// out[r] = H_{3j+r} x for contact j's row r (x by vertex; free_only skips pinned terms, as H_free
+// does). The CPU's arithmetic (rows.c): y = sum_a beta_a x_a, then c_r . y; a cable's
+// sum_t g_t . x_t in its first row, 0 in the others.
 static __device__ void h_row(const cuda_row &r, const int *tvert, const int *tfree,
-                             const double *tcoef, int free_only, const double *x, double *out) {
+                             const double *tcoef, int free_only, const double *x, double out[3]) {
   if (r.cable) {
     double acc = 0.0;
     for (int t = r.t0; t < r.t1; t++) {
@@ -43,25 +44,38 @@ static __device__ void h_row(const cuda_row &r, const int *tvert, const int *tfr
     out[k] = r.c[3 * k] * y[0] + r.c[3 * k + 1] * y[1] + r.c[3 * k + 2] * y[2];
 }
 
-// h_row for each contact and K vectors x_t = x + t xs into out + t os; nothing where *gate is 0
-// (NULL: always).
+// h_row for each contact and K vectors x_t = x + t xs into out + t os, each row ended as
+// sr says (cuda_sys_rows post; K 1); nothing where *gate is 0 (NULL: always).
 static __global__ void k_h_apply(const int *nc, const cuda_row *rows, const int *tvert,
                                  const int *tfree, const double *tcoef, int free_only,
                                  const double *x, size_t xs, double *out, size_t os, int K,
-                                 const int *gate, nsn_stamp_at at) {
+                                 const int *gate, cuda_sys_rows sr, nsn_stamp_at at) {
   nsn_stamp_first(at);
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= *nc || (gate && !*gate)) return;
   const cuda_row r = rows[j];
-  for (int t = 0; t < K; t++)
-    h_row(r, tvert, tfree, tcoef, free_only, x + t * xs, out + t * os + 3 * (size_t)j);
+  for (int t = 0; t < K; t++) {
+    double a[3];
+    h_row(r, tvert, tfree, tcoef, free_only, x + t * xs, a);
+    for (int k = 0; k < 3; k++) {
+      const size_t i = 3 * (size_t)j + k;
+      out[t * os + i] = sr.post ? sys_row_end(sr.paper, sr.om[i], sr.e[i], sr.sx[i], a[k]) : a[k];
+    }
+  }
+}
+
+// Row i of what H_free^T gathers: x_i, or as sr says (cuda_sys_rows mul, mask).
+static __device__ inline double gather_in(const cuda_sys_rows &sr, size_t i, double x) {
+  return sr.mul ? sr.mul[i] * x : sr.mask ? (sim_nsn_coupled(sr.mask[i]) ? x : 0.0) : x;
 }
 
 // g[f] = (H_free^T lambda)_f: the free unknown's terms in contact order (rows.c's scatter
-// order), for K vectors lambda_t = lam + t ls into g + 3 nfree t; nothing where *gate is 0.
+// order), for K vectors lambda_t = lam + t ls (each row as sr says) into g + 3 nfree t;
+// nothing where *gate is 0.
 static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm, const int *irow,
                                    const cuda_row *rows, const double *tcoef, const double *lam,
-                                   size_t ls, double *g, int K, const int *gate, nsn_stamp_at at) {
+                                   size_t ls, double *g, int K, const int *gate, cuda_sys_rows sr,
+                                   nsn_stamp_at at) {
   nsn_stamp_first(at);
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree || (gate && !*gate)) return;
@@ -70,14 +84,18 @@ static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm,
     for (int p = iptr[f]; p < iptr[f + 1]; p++) {
       int t = iterm[p], j = irow[p];
       const cuda_row *r = &rows[j];
-      const double *l = lam + v * ls + 3 * (size_t)j;
+      const size_t i0 = 3 * (size_t)j;
+      const double *l = lam + v * ls + i0;
       if (r->cable) {
-        for (int d = 0; d < 3; d++) acc[d] += l[0] * tcoef[3 * (size_t)t + d];
+        const double l0 = gather_in(sr, i0, l[0]);
+        for (int d = 0; d < 3; d++) acc[d] += l0 * tcoef[3 * (size_t)t + d];
         continue;
       }
       double gj[3] = {0.0, 0.0, 0.0};
-      for (int k = 0; k < 3; k++)
-        for (int d = 0; d < 3; d++) gj[d] += l[k] * r->c[3 * k + d];
+      for (int k = 0; k < 3; k++) {
+        const double lk = gather_in(sr, i0 + k, l[k]);
+        for (int d = 0; d < 3; d++) gj[d] += lk * r->c[3 * k + d];
+      }
       double b = tcoef[3 * (size_t)t];
       for (int d = 0; d < 3; d++) acc[d] += b * gj[d];
     }
@@ -111,23 +129,24 @@ static int cuda_set_rows(void *ctx, const sim_contact *c, int nc, sim_status *st
 
 // H over K vectors (h_apply_k) and H_free^T over K (ht_gather_k), as the kernels above say.
 static int h_apply_k(cuda_contact *k, const double *x, size_t xs, int free_only, double *out,
-                     size_t os, int K, const int *gate, nsn_stamp_at at, sim_status *st) {
+                     size_t os, int K, const int *gate, const cuda_sys_rows &sr, nsn_stamp_at at,
+                     sim_status *st) {
   if (k->stage.nc > 0 || at.n || gate) { /* a thread per contact the arrays hold (dnc) */
     const unsigned g = sim_cuda_blocks(k->nc_cap > 0 ? k->nc_cap : 1);
     k_h_apply<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(
-        k->dnc, k->rows, k->tvert, k->tfree, k->tcoef, free_only, x, xs, out, os, K, gate, at);
+        k->dnc, k->rows, k->tvert, k->tfree, k->tcoef, free_only, x, xs, out, os, K, gate, sr, at);
   }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
 static int ht_gather_k(cuda_contact *k, const double *lam, size_t ls, int K, const int *gate,
-                       nsn_stamp_at at, sim_status *st) {
+                       const cuda_sys_rows &sr, nsn_stamp_at at, sim_status *st) {
   int nfree = k->cx->m->nfree;
   if (nfree > 0 || at.n) {
     const unsigned g = sim_cuda_blocks(nfree > 0 ? nfree : 1);
     k_ht_gather<<<g, SIM_CUDA_BLOCK, 0, k->cx->stream>>>(nfree, k->iptr, k->iterm, k->irow, k->rows,
-                                                         k->tcoef, lam, ls, k->g, K, gate, at);
+                                                         k->tcoef, lam, ls, k->g, K, gate, sr, at);
   }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
@@ -135,7 +154,7 @@ static int ht_gather_k(cuda_contact *k, const double *lam, size_t ls, int K, con
 
 int sim_cuda_h_apply_at(cuda_contact *k, const double *x, int free_only, double *out,
                         nsn_stamp_at at, sim_status *st) {
-  return h_apply_k(k, x, 0, free_only, out, 0, 1, NULL, at, st);
+  return h_apply_k(k, x, 0, free_only, out, 0, 1, NULL, cuda_sys_rows{}, at, st);
 }
 
 int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *out, sim_status *st) {
@@ -143,7 +162,7 @@ int sim_cuda_h_apply(cuda_contact *k, const double *x, int free_only, double *ou
 }
 
 int sim_cuda_ht_gather_at(cuda_contact *k, const double *lam, nsn_stamp_at at, sim_status *st) {
-  return ht_gather_k(k, lam, 0, 1, NULL, at, st);
+  return ht_gather_k(k, lam, 0, 1, NULL, cuda_sys_rows{}, at, st);
 }
 
 int sim_cuda_ht_gather(cuda_contact *k, const double *lam, sim_status *st) {
@@ -184,27 +203,39 @@ int sim_cuda_w_apply_dense(cuda_contact *k, const float *wf, const double *x, do
   return SIM_OK;
 }
 
-int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, int K, size_t xs,
-                     const int *gate, sim_status *st) {
-  if (k->w_dense) return sim_cuda_w_apply_dense(k, NULL, x, out, K, xs, gate, st);
+// The matrix-free product through the contact vertices' columns of S (k->wcols.m >= 0), the
+// Newton system's rows around it as sr says.
+static int w_apply_cols(cuda_contact *k, const double *x, double *out, int K, size_t xs,
+                        const int *gate, const cuda_sys_rows &sr, sim_status *st) {
   cuda_ctx *c = k->cx;
-  if (k->wcols.m < 0) { /* through all of S: one vector, ungated (the host reads the decisions) */
-    if (K != 1 || gate)
-      return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: %d gated products through all of S", K);
-    if (3 * k->stage.nc == 0) return SIM_OK;
-    int rc = sim_cuda_ht_gather(k, x, st);
-    if (!rc) rc = sim_cuda_solve_into(c, k->g, k->wq, 1.0, 0, st);
-    if (!rc) rc = sim_cuda_h_apply(k, k->wq, 1, out, st);
-    return rc;
-  }
-  if (K < 1 || K > k->w_batch)
+  if (K < 1 || K > k->w_batch || k->w_dense || k->wcols.m < 0 ||
+      (K > 1 && (sr.mul || sr.mask || sr.post)))
     return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: %d products with the matrix-free W", K);
   if (3 * k->stage.nc == 0 && !gate) return SIM_OK; /* gated: queued all the same (a graph) */
   const size_t gs = 3 * (size_t)c->m->nfree, ws = 3 * (size_t)c->m->n;
-  int rc = ht_gather_k(k, x, xs, K, gate, nsn_no_stamp(), st);
+  int rc = ht_gather_k(k, x, xs, K, gate, sr, nsn_no_stamp(), st);
   if (!rc) rc = sim_cuda_wcols_apply(c, &k->wcols, k->g, gs, c->free_vert, k->wq, ws, K, gate, st);
-  if (!rc) rc = h_apply_k(k, k->wq, ws, 1, out, xs, K, gate, nsn_no_stamp(), st);
+  if (!rc) rc = h_apply_k(k, k->wq, ws, 1, out, xs, K, gate, sr, nsn_no_stamp(), st);
   return rc;
+}
+
+int sim_cuda_w_apply(cuda_contact *k, const double *x, double *out, int K, size_t xs,
+                     const int *gate, sim_status *st) {
+  if (k->w_dense) return sim_cuda_w_apply_dense(k, NULL, x, out, K, xs, gate, st);
+  if (k->wcols.m >= 0) return w_apply_cols(k, x, out, K, xs, gate, cuda_sys_rows{}, st);
+  /* through all of S: one vector, ungated (the host reads the decisions) */
+  if (K != 1 || gate)
+    return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: %d gated products through all of S", K);
+  if (3 * k->stage.nc == 0) return SIM_OK;
+  int rc = sim_cuda_ht_gather(k, x, st);
+  if (!rc) rc = sim_cuda_solve_into(k->cx, k->g, k->wq, 1.0, 0, st);
+  if (!rc) rc = sim_cuda_h_apply(k, k->wq, 1, out, st);
+  return rc;
+}
+
+int sim_cuda_w_apply_sys(cuda_contact *k, const double *x, double *out, const int *gate,
+                         const cuda_sys_rows &r, sim_status *st) {
+  return w_apply_cols(k, x, out, 1, 0, gate, r, st);
 }
 
 // 3 nc doubles between the host and k->x / k->out around a device operation.

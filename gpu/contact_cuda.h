@@ -188,6 +188,30 @@ static __device__ inline void sim_blk_row_dots(int nc, const T *G, const cuda_wb
     if (q < K) a[q] = y[q];
 }
 
+// Row i of the Newton system times x from a, W's part of the row (k_sys_post, sys_row and the
+// CR start's, k_cr_start_bb_rr, the matrix-free product's cuda_sys_rows: the same expression,
+// so the same bits).
+static __device__ inline double sys_row_end(int paper, double om, double e, double x, double a) {
+  if (paper) return om * a + e * x;
+  return sim_nsn_coupled(om) ? a + e / om * x : e * x;
+}
+
+// The Newton system's rows around a matrix-free product, inside the product's own launches
+// rather than launches of their own (fused; nsn.c system_apply): H_free^T's gather reads
+// x'_j = mul[j] x_j where mul is given, or x_j where mask[j] couples row j and 0 elsewhere
+// (k_sys_pre's and k_mul's expressions, as k_blk_cols), and with `post` H's product ends row i
+// as sys_row_end(paper, om[i], e[i], sx[i], (W x')_i) (k_sys_post's). {}: the plain product.
+struct cuda_sys_rows {
+  const double *mul, *mask;
+  int post, paper;
+  const double *om, *e, *sx;
+};
+
+// sim_cuda_w_apply with the Newton system's rows around it as r says (one vector, W
+// matrix-free through the contact vertices' columns only: k->wcols.m >= 0).
+int sim_cuda_w_apply_sys(cuda_contact *k, const double *x, double *out, const int *gate,
+                         const cuda_sys_rows &r, sim_status *st);
+
 // What a product multiplies, column by column: x's values (vector q at x + q xs).
 struct col_of {
   const double *x;

@@ -375,6 +375,12 @@ static const float *cr_wf(const cuda_contact *k) {
   return k->w_dense && k->stage.nsn.opt.cr_float ? k->dn->Wf : NULL;
 }
 
+// Whether the Newton system's rows around a product with W matrix-free go inside the product's
+// own launches (cuda_sys_rows): fused, through the contact vertices' columns of S.
+static int fused_cols(const cuda_contact *k) {
+  return k->dn->fuse && !k->w_dense && k->wcols.m >= 0;
+}
+
 // y = the Newton system times x (nsn.c system_apply), nothing where *gate is 0. x_zero: the
 // host knows that what W multiplies (k_sys_pre's vector) is zero, so W's part of each row is
 // the +0.0 that the product's sums of +-0.0 terms give, and W is not read: fused with a dense
@@ -400,6 +406,10 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gat
       k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, W, k->blk, om, e, x, y, gate);
     SIM_CU(cudaGetLastError(), st);
     return SIM_OK;
+  }
+  if (fused_cols(k) && !x_zero) { /* k_sys_pre and k_sys_post in the product's launches */
+    const cuda_sys_rows r = {paper ? s->om : NULL, paper ? NULL : s->om, 1, paper, s->om, s->e, x};
+    return sim_cuda_w_apply_sys(k, x, y, reads_decisions(k) ? NULL : gate, r, st);
   }
   if (x_zero) {
     SIM_CU(cudaMemsetAsync(y, 0, sizeof(double) * (size_t)m, sm), st);
@@ -738,6 +748,10 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
     } else if (paper && k->blk.on) { /* W's block form: Omega lambda prepared in k_mul's place */
       if ((rc = sim_cuda_blk_cols(k, s->lam, 1, 0, s->om, NULL, go, st)) ||
           (rc = sim_cuda_w_apply_dense(k, NULL, NULL, s->y, 1, 0, go, st)))
+        return rc;
+    } else if (paper && fused_cols(k)) { /* Omega lambda formed as H^T's gather reads it */
+      const cuda_sys_rows r = {s->om, NULL, 0, 0, NULL, NULL, NULL};
+      if ((rc = sim_cuda_w_apply_sys(k, s->lam, s->y, reads_decisions(k) ? NULL : go, r, st)))
         return rc;
     } else if (paper) { /* the same in two launches (the compliance form's W lambda is in y) */
       k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->om, s->lam, s->tmp, go);

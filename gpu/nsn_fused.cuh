@@ -122,13 +122,6 @@ static __global__ void k_w_then(const int *nc, const double *W, cuda_wblk b, con
   }
 }
 
-// Row i of the Newton system times x from a, W's part of the row (k_sys_post, sys_row and the
-// CR start's, k_cr_start_bb_rr: the same expression, so the same bits).
-static __device__ inline double sys_row_end(int paper, double om, double e, double x, double a) {
-  if (paper) return om * a + e * x;
-  return sim_nsn_coupled(om) ? a + e / om * x : e * x;
-}
-
 // What the Newton system multiplies, column by column: x's values (col_of, contact_cuda.h), or
 // Conjugate Residual's z after a step that no launch of its own has taken (col_stepped:
 // k_cr_step's expression, so the same bits; col_stepped_at reads the step length on the
