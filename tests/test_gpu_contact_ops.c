@@ -26,7 +26,9 @@
      again with the device solve's reductions fused (SIMCTL_CUDA_FUSE=on), whose q must be the
      separate launches' to the bit (on the emulation with the blocks shuffled, and reversed);
      and W matrix-free with the host reading each of the device solve's decisions
-     (SIMCTL_CUDA_MF_QUEUE=off) against the default, which queues on with gates: the same bits.
+     (SIMCTL_CUDA_MF_QUEUE=off) against the default, which queues on with gates: the same bits;
+     and the device solve with W matrix-free through all of S (SIMCTL_CUDA_WCOLS=off, whose
+     products take no gate: the host reads each decision) against the CPU.
    - With the Newton solve on the device and W dense or matrix-free (queued on), its L-G
      iterations run as a CUDA graph,
      captured where the arrays it reads grew (steps 0 and 1); on the emulation, which counts
@@ -223,7 +225,8 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
   const double grav[3] = {0.0, -9.81, 0.0};
   const char *nsn = getenv("SIMCTL_CUDA_NSN");
   const char *queue = getenv("SIMCTL_CUDA_MF_QUEUE");
-  const int queued = !queue || strcmp(queue, "off") != 0; /* matrix-free: a graph too */
+  const char *cols = getenv("SIMCTL_CUDA_WCOLS"); /* off: through all of S, the host reads */
+  const int queued = (!queue || strcmp(queue, "off") != 0) && (!cols || strcmp(cols, "off") != 0);
   const int graphs = nsn && strcmp(nsn, "device") == 0 &&
                      (strcmp(delassus, "dense") == 0 || strcmp(delassus, "blocks") == 0 ||
                       (strcmp(delassus, "operator") == 0 && queued));
@@ -384,11 +387,12 @@ static void reads_pass(void) {
 
 /* usage: test_gpu_contact_ops [PASSES] (default all): rows, the first pass alone (the Newton
    solve on the host, W dense: the quick check of the device's rows); host, the passes with the
-   Newton solve on the host (the first, then W matrix-free); device, those with it on the device
-   (fused and not, W dense and in blocks, each in double and float, W matrix-free; CR's step
-   apart); exact, the exact Jacobian's (the host's GMRES without friction, then the device's: W
-   dense, in blocks, matrix-free). The emulation's CTest entries are host, device and exact, so
-   that ctest -j2 runs them side by side, under AddressSanitizer too. */
+   Newton solve on the host (the first, then W matrix-free), and the device's with W
+   matrix-free through all of S (SIMCTL_CUDA_WCOLS=off: the host reads its decisions); device, those
+   with it on the device (fused and not, W dense and in blocks, each in double and float, W
+   matrix-free; CR's step apart); exact, the exact Jacobian's (the host's GMRES without friction,
+   then the device's: W dense, in blocks, matrix-free). The emulation's CTest entries are host,
+   device and exact, so that ctest -j2 runs them side by side, under AddressSanitizer too. */
 int main(int argc, char **argv) {
   const char *want = argc > 1 ? argv[1] : "all";
   const int all = !strcmp(want, "all"), rows = !strcmp(want, "rows"),
@@ -403,7 +407,21 @@ int main(int argc, char **argv) {
   gpu_or_skip("test_gpu_contact_ops");
   setenv("SIMCTL_CUDA_NSN", "host", 1);
   if (rows || host) first_pass();
-  if (host) steps("W matrix-free", "operator", "double");
+  if (host) {
+    steps("W matrix-free", "operator", "double");
+    /* the device Newton solve with W matrix-free through all of S (SIMCTL_CUDA_WCOLS=off): its
+       products take no gate, so the host reads each decision (sim_cuda_nsn_reads) */
+    setenv("SIMCTL_CUDA_NSN", "device", 1);
+    setenv("SIMCTL_CUDA_WCOLS", "off", 1);
+#ifdef SIM_TEST_EMU /* S's products by the emulated cuSPARSE, whose host loops are far faster \
+                       than the emulated gathers' shuffles (test_emu_backend checks those) */
+    setenv("SIMCTL_CUDA_SPMV", "cusparse", 1);
+#endif
+    steps("device Newton solve, W matrix-free through all of S", "operator", "double");
+    unsetenv("SIMCTL_CUDA_SPMV");
+    unsetenv("SIMCTL_CUDA_WCOLS");
+    setenv("SIMCTL_CUDA_NSN", "host", 1);
+  }
   if (device) {
     setenv("SIMCTL_CUDA_NSN", "device", 1);
     fused_pass("device Newton solve, dense W", "dense", "double", 2, 1);
