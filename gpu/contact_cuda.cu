@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "contact_cuda.h"
+#include "nsn_state.h"
 #include "range_cuda.h"
 
 extern "C" {
@@ -309,6 +310,24 @@ static int cuda_set_w(void *ctx, const double *W, int m, sim_status *st) {
   return SIM_OK;
 }
 
+// The matrix-free products' scratch (k->g, k->wq and the column products' z) for SIM_W_BATCH
+// vectors, grown at the first step whose line search takes its trials at once (outside any
+// graph's capture: the step's set-up). Until then they hold one vector: a dense W, the host's
+// Newton solve and a solve through all of S never need more.
+static int batch_room(cuda_contact *k, sim_status *st) {
+  cuda_ctx *c = k->cx;
+  int rc = sim_cuda_wcols_batch(c, &k->wcols, SIM_W_BATCH, st);
+  if (rc || k->w_batch >= SIM_W_BATCH) return rc;
+  const size_t gn = 3 * (size_t)c->m->nfree, wn = 3 * (size_t)c->m->n, b = k->w_batch;
+  sim_cuda_release(c, k->g, sizeof(double) * gn * b);
+  sim_cuda_release(c, k->wq, sizeof(double) * wn * b);
+  k->g = k->wq = NULL, k->w_batch = 0;
+  rc = sim_cuda_new<double>(c, &k->g, gn * SIM_W_BATCH, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &k->wq, wn * SIM_W_BATCH, NULL, st);
+  if (!rc) k->w_batch = SIM_W_BATCH;
+  return rc;
+}
+
 // This step's W (dense) or only its diagonal, formed on the device from S's columns there. For
 // the device Newton solve a dense W takes its block form (wblocks.h: G, a ninth of W's bytes a
 // product) where contact.delassus is "blocks", or "auto" above SIM_CUDA_BLOCK_ROWS; else W is
@@ -338,6 +357,8 @@ static int cuda_delassus(void *ctx, const sim_contact *c, int nc, int dense, dou
   k->wcols.m = -1; /* matrix-free: through the contacts' columns of S where it can */
   if (!dense && k->wcols_on && (rc = sim_cuda_wcols_build(k->cx, &k->wcols, k->del, st)) > 0)
     return rc;
+  /* the device solve queued on (sim_cuda_nsn_reads 0): its line search's batches */
+  if (k->wcols.m >= 0 && k->dn && k->dn->mf_queue) return batch_room(k, st);
   return SIM_OK;
 }
 
@@ -412,13 +433,11 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   int nsn_on_device = 1, graphs = 1, fuse = 0, cr_step = 1, mf_queue = 1;
   int rc = sim_cuda_env_choice("SIMCTL_CUDA_WCOLS", "off", "on", 1, &k->wcols_on, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_NSN", "host", "device", 1, &nsn_on_device, st);
-  /* the device Newton solve's matrix-free products take the line search's trials at once */
-  k->w_batch = nsn_on_device ? SIM_W_BATCH : 1;
-  const size_t nb = (size_t)k->w_batch;
+  k->w_batch = 1; /* batch_room grows them where the line search's trials go at once */
   if (!rc) rc = sim_cuda_new<int>(c, &k->iptr, (size_t)m->nfree + 1, NULL, st);
   if (!rc) rc = sim_cuda_rows_create(k, st);
-  if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree * nb, NULL, st);
-  if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n * nb, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &k->wq, 3 * (size_t)m->n, NULL, st);
   if (rc) return rc;
   sim_contact_ops ops = {k,          cuda_set_rows, cuda_h_state, cuda_unconstrained, cuda_w_apply,
                          cuda_set_w, cuda_correct,  NULL,         NULL};

@@ -83,7 +83,7 @@ typedef struct cuda_contact {
   double *x, *out;           // 3 nc
   double *g, *wq;            // 3 nfree, 3 n (W's solution by vertex; pinned rows stay 0), each
                              // w_batch times: a matrix-free product's vectors, one after another
-  int w_batch;               // SIM_W_BATCH with the device Newton solve, else 1
+  int w_batch;               // 1, or SIM_W_BATCH once the device solve's batches need it
   double *W;                 // this step's dense W from the host (set_w), m x m row-major
   size_t W_cap;              // doubles
   int w_dense;               // Wp holds this step's operator (else it is matrix-free)

@@ -219,11 +219,11 @@ void sim_cuda_gmres_destroy(cuda_contact *k) {
   k->dn->gm = NULL;
 }
 
-// t = W x, then out = J x (t: W x's workspace); nothing where *gate is 0 (where the host reads
-// the decisions, sim_cuda_nsn_reads, the product runs and the rows' kernel skips).
+// t = W x, then out = J x (t: W x's workspace); nothing where *gate is 0 (through all of S the
+// product runs and the rows' kernel skips: sim_cuda_w_gate).
 static int j_apply(cuda_contact *k, const double *x, double *out, const int *gate, sim_status *st) {
   cuda_gmres *gm = k->dn->gm;
-  int rc = sim_cuda_w_apply(k, x, gm->t, 1, 0, sim_cuda_nsn_reads(k) ? NULL : gate, st);
+  int rc = sim_cuda_w_apply(k, x, gm->t, 1, 0, sim_cuda_w_gate(k, gate), st);
   if (rc) return rc;
   const double h = k->stage.nsn.opt.h;
   k_gm_rows<<<blocks_for(k->dn->cap), SIM_CUDA_BLOCK, 0, stream(k)>>>(

@@ -50,10 +50,15 @@ static __global__ void k_ncp(const int *dnc, int K, ncp_args a, const int *gate)
   int i = blockIdx.x * blockDim.x + threadIdx.x; \
   if (i >= m || !*gate) return;
 
+// hq = hab + h2 t; and *stale = 0 where given (reuse_wf: t is W f after the product before it,
+// which read *stale, so no kernel reads it while it changes; without it, a step whose start met
+// newton_tol made H q's product again at every later step of its L-G iteration, the gate `go`
+// closed: it runs where *stale is 1 whatever `go`).
 static __global__ void k_hq(const int *nc, const double *hab, double h2, const double *t,
-                            double *hq, const int *gate) {
+                            double *hq, const int *gate, int *stale) {
   ROW_KERNEL_HEAD
   hq[i] = hab[i] + h2 * t[i];
+  if (stale && i == 0) *stale = 0;
 }
 
 // The line search's H q at each of K trials: out_t = hq + h2 (y_t - wl) (t at + t s3).
@@ -284,10 +289,9 @@ static int reuse_wf(const cuda_contact *k) {
   return !reads_decisions(k) && o->form != SIM_NSN_FORM_PAPER && o->line_search > 0;
 }
 
-// out = W x, skipped where *gate is 0 (where the host reads the decisions, it queues no product
-// that a closed gate would skip, and the product takes none).
+// out = W x, skipped where *gate is 0 (sim_cuda_w_gate: through all of S, not gated).
 static int w_apply(cuda_contact *k, const double *x, double *out, const int *gate, sim_status *st) {
-  return sim_cuda_w_apply(k, x, out, 1, 0, reads_decisions(k) ? NULL : gate, st);
+  return sim_cuda_w_apply(k, x, out, 1, 0, sim_cuda_w_gate(k, gate), st);
 }
 
 // out = W x, then row by row what E says (nsn_fused.cuh W_THEN_*: H q, the coupled rows'
@@ -311,8 +315,9 @@ static int w_then(cuda_contact *k, const double *x, double *out, double h2, cons
     int rc = w_apply(k, x, out, stale ? stale : gate, st);
     if (rc) return rc;
     const unsigned g = blocks_for(m);
-    if (E == W_THEN_HQ)
-      k_hq<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, u, h2, out, w, gate);
+    if (E == W_THEN_HQ) /* out is W x after it, so stale is cleared there */
+      k_hq<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, u, h2, out, w, gate,
+                                         stale ? &k->dn->ctl->wf_stale : NULL);
     else if (E == W_THEN_SUB)
       k_sub_coupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, u, out, w, gate);
     else
@@ -409,7 +414,7 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gat
   }
   if (fused_cols(k) && !x_zero) { /* k_sys_pre and k_sys_post in the product's launches */
     const cuda_sys_rows r = {paper ? s->om : NULL, paper ? NULL : s->om, 1, paper, s->om, s->e, x};
-    return sim_cuda_w_apply_sys(k, x, y, reads_decisions(k) ? NULL : gate, r, st);
+    return sim_cuda_w_apply_sys(k, x, y, gate, r, st);
   }
   if (x_zero) {
     SIM_CU(cudaMemsetAsync(y, 0, sizeof(double) * (size_t)m, sm), st);
@@ -628,7 +633,7 @@ static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status 
       k_ncp_pick<<<gp, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, a, on, s->part, s->res, s->count, s->ctl,
                                                 t0, t0 + K > o->line_search);
     } else {
-      rc = sim_cuda_w_apply(k, s->ltry, s->ytry, K, s3, reads ? NULL : on, st);
+      rc = sim_cuda_w_apply(k, s->ltry, s->ytry, K, s3, sim_cuda_w_gate(k, on), st);
       if (rc) return rc;
       k_ls_hq<<<blocks_for((long long)m * K), SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, K, s3, s->hq, h2,
                                                                        s->ytry, s->wl, s->htry, on);
@@ -751,8 +756,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
         return rc;
     } else if (paper && fused_cols(k)) { /* Omega lambda formed as H^T's gather reads it */
       const cuda_sys_rows r = {s->om, NULL, 0, 0, NULL, NULL, NULL};
-      if ((rc = sim_cuda_w_apply_sys(k, s->lam, s->y, reads_decisions(k) ? NULL : go, r, st)))
-        return rc;
+      if ((rc = sim_cuda_w_apply_sys(k, s->lam, s->y, go, r, st))) return rc;
     } else if (paper) { /* the same in two launches (the compliance form's W lambda is in y) */
       k_mul<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->om, s->lam, s->tmp, go);
       if ((rc = w_apply(k, s->tmp, s->y, go, st))) return rc;
@@ -844,7 +848,8 @@ static nsn_graph_sig graph_sig(const cuda_contact *k) {
   g.W = sim_cuda_w_of(k), g.Wf = cr_wf(k);
   if (k->blk.on) g.blk = k->blk;
   const cuda_wcols &w = k->wcols;
-  if (!k->w_dense) g.ycol = w.ycol, g.first = w.first, g.m_cap = w.m_cap, g.wn = w.n;
+  if (!k->w_dense) g.ycol = w.ycol, g.first = w.first, g.m_cap = w.m_cap, g.wn = w.n, g.z = w.z;
+  g.g = k->g, g.wq = k->wq; /* the correction's H^T f too, W dense or not */
   return g;
 }
 
@@ -854,7 +859,7 @@ static int same_sig(const nsn_graph_sig *a, const nsn_graph_sig *b) {
          a->W == b->W && a->Wf == b->Wf && p.on == q.on && p.cap == q.cap && p.ncab == q.ncab &&
          p.G == q.G && p.frame == q.frame && p.cab_row == q.cab_row && p.cab_j == q.cab_j &&
          p.t == q.t && p.xp == q.xp && a->ycol == b->ycol && a->first == b->first &&
-         a->m_cap == b->m_cap && a->wn == b->wn;
+         a->m_cap == b->m_cap && a->wn == b->wn && a->g == b->g && a->wq == b->wq && a->z == b->z;
 }
 
 // The stamps the capture counts are its launches'; none is queued by the capture itself.

@@ -35,7 +35,8 @@ typedef struct nsn_dev {
   int search;            // this step's line search has accepted no step length yet
   int pick;              // the trial of the last batch it accepted (-1: none)
   int wf_stale;          // y is not W f (nsn_cuda.cu reuse_wf: set at a step's first iteration,
-                         // cleared by the line search's last acceptance)
+                         // cleared by the line search's last acceptance, and by H q's row
+                         // kernel after the product where that is a launch of its own)
   int steps, worked;     // steps begun; steps past the convergence test
   int converged;         // the last step's start met newton_tol
   int cr_total;          // CR iterations, summed
@@ -53,10 +54,12 @@ typedef struct nsn_graph_sig {
   const float *Wf;              // its float copy that CR's products read (contact.cr_precision)
   cuda_wblk blk;                // W's block form (blk.on 0: none)
   // W matrix-free (W NULL, blk.on 0): the contact columns' arrays and their capacity (the
-  // products' grids), and the arrays that follow S (NULL, 0 with W formed)
+  // products' grids), the arrays that follow S, and the products' scratch (which grows once to
+  // take the line search's batches: batch_room in contact_cuda.cu); NULL, 0 with W formed
   const int *ycol, *first;
   size_t m_cap;
   int wn;
+  const double *g, *wq, *z;
 } nsn_graph_sig;
 
 typedef struct cuda_nsn {
@@ -125,6 +128,13 @@ typedef struct cuda_nsn {
 // through the columns) it queues on, and the gates skip what was decided against.
 static inline int sim_cuda_nsn_reads(const cuda_contact *k) {
   return !k->w_dense && !(k->dn->mf_queue && k->wcols.m >= 0);
+}
+
+// The gate a product with W takes: the one given, whether or not the host reads the decisions
+// (a product it queued regardless, such as CR's without a tolerance, then skips where a
+// decision closed it), but none through all of S, whose products take none.
+static inline const int *sim_cuda_w_gate(const cuda_contact *k, const int *gate) {
+  return k->w_dense || k->wcols.m >= 0 ? gate : NULL;
 }
 
 // The stamps' tags: an L-G iteration's boundaries, and each Newton step's solve's

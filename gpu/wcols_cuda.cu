@@ -100,13 +100,13 @@ static void release_order(cuda_ctx *c, cuda_wcols *w) {
   sim_cuda_release(c, w->perm, sizeof(int) * n);
   sim_cuda_release(c, w->mark, sizeof(int) * (n + 1));
   sim_cuda_release(c, w->below, sizeof(int) * (n + 1));
-  sim_cuda_release(c, w->z, sizeof(double) * 3 * n * SIM_W_BATCH);
+  sim_cuda_release(c, w->z, sizeof(double) * 3 * n * (size_t)(w->kmax > 0 ? w->kmax : 1));
   sim_cuda_release(c, w->ok, sizeof(int));
   sim_cuda_release(c, w->scan, w->scan_bytes);
   w->first = w->perm = w->mark = w->below = w->ok = NULL;
   w->z = NULL, w->scan = NULL;
   w->n_cap = w->scan_bytes = 0;
-  w->n = 0;
+  w->n = 0, w->kmax = 0;
 }
 
 static void release_vertices(cuda_ctx *c, cuda_wcols *w) {
@@ -138,7 +138,8 @@ static int per_order(cuda_ctx *c, cuda_wcols *w, const sim_delassus_cols *S, int
   if (!rc) rc = sim_cuda_new<int>(c, &w->first, nn, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(c, &w->mark, nn + 1, NULL, st);
   if (!rc) rc = sim_cuda_new<int>(c, &w->below, nn + 1, NULL, st);
-  if (!rc) rc = sim_cuda_new<double>(c, &w->z, 3 * nn * SIM_W_BATCH, NULL, st);
+  if (!rc) rc = sim_cuda_new<double>(c, &w->z, 3 * nn, NULL, st);
+  w->kmax = w->z ? 1 : 0;
   if (!rc) rc = sim_cuda_new<int>(c, &w->ok, 1, NULL, st);
   if (!rc) rc = sim_cuda_alloc(c, &w->scan, scan_bytes > 0 ? scan_bytes : 1, NULL, st);
   w->n_cap = nn, w->scan_bytes = scan_bytes > 0 ? scan_bytes : 1;
@@ -194,12 +195,25 @@ int sim_cuda_wcols_build(cuda_ctx *c, cuda_wcols *w, const sim_cuda_delassus *de
   return SIM_OK;
 }
 
+int sim_cuda_wcols_batch(cuda_ctx *c, cuda_wcols *w, int K, sim_status *st) {
+  if (K < 1 || K > SIM_W_BATCH)
+    return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: room for %d matrix-free products", K);
+  if (K <= w->kmax || !w->z) return SIM_OK; /* no S yet: per_order makes z */
+  const size_t zn = 3 * w->n_cap;
+  sim_cuda_release(c, w->z, sizeof(double) * zn * (size_t)w->kmax);
+  w->z = NULL, w->kmax = 0;
+  int rc = sim_cuda_new<double>(c, &w->z, zn * (size_t)K, NULL, st);
+  if (!rc) w->kmax = K;
+  return rc;
+}
+
 int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, size_t gs,
                          const int *free_vert, double *wq, size_t ws, int K, const int *gate,
                          sim_status *st) {
   const int n = w->n;
   if (w->m < 0) return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: no matrix-free W this step");
-  if (K < 1 || K > SIM_W_BATCH)
+  if (n == 0) return SIM_OK; /* no column: no product (a grid of none is no launch) */
+  if (K < 1 || K > w->kmax)
     return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: %d products with the matrix-free W", K);
   const sim_delassus_cols S = w->S;
   cudaStream_t s = c->stream;

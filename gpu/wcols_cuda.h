@@ -30,10 +30,11 @@ typedef struct cuda_wcols {
   int *mark;              // n + 1: contact columns (1), then scratch
   int *below;             // n + 1: contact columns below column k (mark's exclusive scan)
   int *ycol, *yu, *yend;  // m: Y's columns' columns of L^{-1}, unknowns, ends in S's columns
-  double *z;              // 3 n SIM_W_BATCH: Y g by row of L^{-1}, a vector after another
+  double *z;              // 3 n kmax: Y g by row of L^{-1}, a vector after another
   int *ok;                // 1: the postorder check's result on the device
   void *scan;             // the scan's workspace
   size_t scan_bytes, n_cap, m_cap;
+  int kmax;  // the vectors z holds (1 until sim_cuda_wcols_batch)
 } cuda_wcols;
 
 // This step's operator from the Delassus builder's last build (the same contacts). -1 where
@@ -44,9 +45,11 @@ int sim_cuda_wcols_build(cuda_ctx *c, cuda_wcols *w, const sim_cuda_delassus *de
 // search's trials in one pass over W or S.
 #define SIM_W_BATCH 16
 
+// Room in z for K <= SIM_W_BATCH vectors (none is kept; once per S where K does not change).
+int sim_cuda_wcols_batch(cuda_ctx *c, cuda_wcols *w, int K, sim_status *st);
 // wq[3 free_vert[u] + d] = (A^{-1} g)_u at this step's contact unknowns u (g: 3 nfree by unknown;
 // free_vert: unknown -> row of wq, on the device; the other entries of wq untouched), for K <=
-// SIM_W_BATCH vectors at once (g_t = g + t gs, wq_t = wq + t ws), reading S's entries once for
+// w->kmax vectors at once (g_t = g + t gs, wq_t = wq + t ws), reading S's entries once for
 // all K; each product has a single one's bits. Nothing where the device int *gate is 0 (NULL:
 // always). The kernels read this step's count of contact columns on the device and their grids
 // follow the arrays' capacity, so the same launches serve every step the arrays hold (a graph).
