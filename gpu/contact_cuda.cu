@@ -430,10 +430,8 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   if (!k) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contact)");
   k->cx = c;
   k->wcols.m = -1;
-  int nsn_on_device = 1, graphs = 1, fuse = 0, cr_step = 1, mf_queue = 1;
+  k->w_batch = 1; /* batch_room grows g and wq where the line search's trials go at once */
   int rc = sim_cuda_env_choice("SIMCTL_CUDA_WCOLS", "off", "on", 1, &k->wcols_on, st);
-  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_NSN", "host", "device", 1, &nsn_on_device, st);
-  k->w_batch = 1; /* batch_room grows them where the line search's trials go at once */
   if (!rc) rc = sim_cuda_new<int>(c, &k->iptr, (size_t)m->nfree + 1, NULL, st);
   if (!rc) rc = sim_cuda_rows_create(k, st);
   if (!rc) rc = sim_cuda_new<double>(c, &k->g, 3 * (size_t)m->nfree, NULL, st);
@@ -455,7 +453,9 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   rc = sim_contact_stage_init(&k->stage, m, &ops, on_host ? c->host_fac : NULL,
                               on_host ? &c->host_S : NULL, o->max_dense_bytes, st);
   if (rc) return rc;
-  rc = sim_cuda_env_choice("SIMCTL_CUDA_GRAPH", "off", "on", 1, &graphs, st);
+  int nsn_on_device = 1, graphs = 1, fuse = 0, cr_step = 1, mf_queue = 1;
+  rc = sim_cuda_env_choice("SIMCTL_CUDA_NSN", "host", "device", 1, &nsn_on_device, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_GRAPH", "off", "on", 1, &graphs, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_FUSE", "off", "on", 0, &fuse, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_CR_STEP", "apart", "merged", 1, &cr_step, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_MF_QUEUE", "off", "on", 1, &mf_queue, st);

@@ -274,8 +274,6 @@ static int read_flag(cuda_contact *k, const int *dev, int *out, sim_status *st) 
   return SIM_OK;
 }
 
-static int reads_decisions(const cuda_contact *k) { return sim_cuda_nsn_reads(k); }
-
 // Whether the Newton steps' W f (H q's product, into y) is kept from the line search: where
 // the host does not read the decisions (W dense, or matrix-free queued on), the compliance
 // form (f = lambda) and a line search, whose accepted trial's W ltry
@@ -286,7 +284,7 @@ static int reads_decisions(const cuda_contact *k) { return sim_cuda_nsn_reads(k)
 // step's dozen products with W, every step but a time step's first.
 static int reuse_wf(const cuda_contact *k) {
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  return !reads_decisions(k) && o->form != SIM_NSN_FORM_PAPER && o->line_search > 0;
+  return !sim_cuda_nsn_reads(k) && o->form != SIM_NSN_FORM_PAPER && o->line_search > 0;
 }
 
 // out = W x, skipped where *gate is 0 (sim_cuda_w_gate: through all of S, not gated).
@@ -599,7 +597,7 @@ static int cr_solve(cuda_contact *k, const double *dinv, const double *b, double
 static int line_search(cuda_contact *k, cr_tally tally, int *forced, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  int nc = s->cap, m = 3 * nc, rc, reads = reads_decisions(k); /* the grids' */
+  int nc = s->cap, m = 3 * nc, rc, reads = sim_cuda_nsn_reads(k); /* the grids' */
   size_t s3 = 3 * (size_t)s->cap;
   const int *on = &s->ctl->search;
   double h2 = o->h * o->h;
@@ -688,7 +686,7 @@ static int lagged_system(cuda_contact *k, cr_tally *tally, sim_status *st) {
      form has no decoupled rows. Where the host reads the decisions, it reads the flag;
      else the product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
      step, subtracting zeros: a product with W a step, some 50 µs on the squeezing ball). */
-  const int read_moved = !paper && reads_decisions(k);
+  const int read_moved = !paper && sim_cuda_nsn_reads(k);
   if (!paper) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st); /* paper: unused */
   /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
      kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble; fused, the
@@ -702,7 +700,7 @@ static int lagged_system(cuda_contact *k, cr_tally *tally, sim_status *st) {
   else
     k_decoupled<<<g, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->e, s->rhs, s->dlam, s->moved,
                                               go, cr0);
-  int moved = !paper && !reads_decisions(k);
+  int moved = !paper && !sim_cuda_nsn_reads(k);
   if (read_moved && (rc = read_flag(k, s->moved, &moved, st))) return rc;
   if (moved &&
       (rc = w_then<W_THEN_SUB>(k, s->dlam, s->tmp, 0.0, s->om, NULL, s->rhs, s->moved, st)))
@@ -740,7 +738,7 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   int forced = 0; /* f formed with the update (fused) */
   *stopped = 0;
   if ((rc = ncp_start(k, st))) return rc;
-  if (reads_decisions(k)) {
+  if (sim_cuda_nsn_reads(k)) {
     int on = 0;
     if ((rc = read_flag(k, go, &on, st))) return rc;
     *stopped = !on;
@@ -823,7 +821,7 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
 // is launched one by one all the same (cuda_nsn.warm).
 static int graphed(const cuda_contact *k) {
   const sim_nsn_options *o = &k->stage.nsn.opt;
-  return k->dn->graph_on && !reads_decisions(k) && (!(o->cr_tol > 0.0) || o->friction_exact);
+  return k->dn->graph_on && !sim_cuda_nsn_reads(k) && (!(o->cr_tol > 0.0) || o->friction_exact);
 }
 
 // The iteration captured into a graph (kept in s->exec, with its stamps' count) at a step's

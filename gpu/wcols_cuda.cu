@@ -195,6 +195,18 @@ int sim_cuda_wcols_build(cuda_ctx *c, cuda_wcols *w, const sim_cuda_delassus *de
   return SIM_OK;
 }
 
+// k_z then k_w for K <= KB vectors, their grids following n and the columns' capacity.
+template <int KB>
+static void queue_products(cuda_ctx *c, const cuda_wcols *w, const double *g, size_t gs,
+                           const int *free_vert, double *wq, size_t ws, int K, const int *gate) {
+  const int n = w->n;
+  const unsigned gz = sim_cuda_blocks(32LL * n), gw = sim_cuda_blocks(32LL * (w->m_cap + 1));
+  k_z<KB><<<gz, SIM_CUDA_BLOCK, 0, c->stream>>>(n, w->first, w->below, w->S, w->yend, w->yu, g, gs,
+                                                w->z, K, gate);
+  k_w<KB><<<gw, SIM_CUDA_BLOCK, 0, c->stream>>>(n, w->below, w->ycol, w->S, w->z, w->yu, free_vert,
+                                                wq, ws, K, gate);
+}
+
 int sim_cuda_wcols_batch(cuda_ctx *c, cuda_wcols *w, int K, sim_status *st) {
   if (K < 1 || K > SIM_W_BATCH)
     return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: room for %d matrix-free products", K);
@@ -210,25 +222,14 @@ int sim_cuda_wcols_batch(cuda_ctx *c, cuda_wcols *w, int K, sim_status *st) {
 int sim_cuda_wcols_apply(cuda_ctx *c, cuda_wcols *w, const double *g, size_t gs,
                          const int *free_vert, double *wq, size_t ws, int K, const int *gate,
                          sim_status *st) {
-  const int n = w->n;
   if (w->m < 0) return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: no matrix-free W this step");
-  if (n == 0) return SIM_OK; /* no column: no product (a grid of none is no launch) */
+  if (w->n == 0) return SIM_OK; /* no column: no product (a grid of none is no launch) */
   if (K < 1 || K > w->kmax)
     return sim_fail(st, SIM_ERR_INTERNAL, "CUDA: %d products with the matrix-free W", K);
-  const sim_delassus_cols S = w->S;
-  cudaStream_t s = c->stream;
-  const unsigned gz = sim_cuda_blocks(32LL * n), gw = sim_cuda_blocks(32LL * (w->m_cap + 1));
-  if (K == 1) {
-    k_z<1><<<gz, SIM_CUDA_BLOCK, 0, s>>>(n, w->first, w->below, S, w->yend, w->yu, g, gs, w->z, K,
-                                         gate);
-    k_w<1><<<gw, SIM_CUDA_BLOCK, 0, s>>>(n, w->below, w->ycol, S, w->z, w->yu, free_vert, wq, ws, K,
-                                         gate);
-  } else {
-    k_z<SIM_W_BATCH><<<gz, SIM_CUDA_BLOCK, 0, s>>>(n, w->first, w->below, S, w->yend, w->yu, g, gs,
-                                                   w->z, K, gate);
-    k_w<SIM_W_BATCH><<<gw, SIM_CUDA_BLOCK, 0, s>>>(n, w->below, w->ycol, S, w->z, w->yu, free_vert,
-                                                   wq, ws, K, gate);
-  }
+  if (K == 1)
+    queue_products<1>(c, w, g, gs, free_vert, wq, ws, K, gate);
+  else
+    queue_products<SIM_W_BATCH>(c, w, g, gs, free_vert, wq, ws, K, gate);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
