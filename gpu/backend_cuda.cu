@@ -83,6 +83,7 @@ static int cuda_set_pins(sim_backend *be, const double *pin_pos, sim_status *st)
 // q~ = q_t + h v + h^2 g and q = q~ on free vertices (Sec. 3 of the paper, implicit Euler).
 static __global__ void k_predict(int nfree, const int *free_vert, const double *qt, const double *v,
                                  double h, double g0, double g1, double g2, double *qh, double *q) {
+  SIM_PDL_WAIT();
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree) return;
   size_t i = 3 * (size_t)free_vert[f];
@@ -97,6 +98,7 @@ static __global__ void k_predict(int nfree, const int *free_vert, const double *
 // Pinned vertices: q = q~ = their scripted targets.
 static __global__ void k_pins(int npinned, const int *pinned, const double *pin_pos, double *qh,
                               double *q) {
+  SIM_PDL_WAIT();
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= npinned) return;
   size_t i = 3 * (size_t)pinned[p];
@@ -122,6 +124,7 @@ static int cuda_predict(sim_backend *be, const double g[3], sim_status *st) {
 // v = (q - q_t) / h; q_t = q.
 static __global__ void k_integrate(long long n3, double ih, const double *q, double *qt,
                                    double *v) {
+  SIM_PDL_WAIT();
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i >= n3) return;
   v[i] = (q[i] - qt[i]) * ih;
@@ -253,7 +256,8 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   c->be = be;
   be->name = "cuda";
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, o->gpu) == cudaSuccess)
+  int major = 0; /* the device's compute capability, major: 9 on for SIMCTL_CUDA_PDL */
+  if (cudaGetDeviceProperties(&prop, o->gpu) == cudaSuccess && (major = prop.major) >= 0)
     snprintf(be->device, sizeof be->device, "%.80s (GPU %d, sm_%d%d, %.0f GiB)", prop.name, o->gpu,
              prop.major, prop.minor, prop.totalGlobalMem / 1073741824.0);
   be->global = global;
@@ -282,6 +286,15 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   if (e != cudaSuccess)
     rc = sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
   if (!rc) rc = sim_cuda_env_int("SIMCTL_CUDA_LOCAL_BLOCKS", 1, 4, 1, &c->local_blocks, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_PDL", "off", "on", 0, &c->pdl, st);
+  if (!rc && c->pdl && major < 9) { /* programmatic dependent launch: compute capability 9.0 on */
+    c->pdl = 0;
+    be->notes++;
+    snprintf(be->note, sizeof be->note,
+             "SIMCTL_CUDA_PDL=on: this device (compute capability %d) has no programmatic "
+             "dependent launch (9.0 on): its graphs run without",
+             major);
+  }
   if (!rc) rc = sim_cuda_lg_create(c, st);
   if (!rc) rc = upload_model(c, st);
   if (!rc) rc = sim_cuda_global_create(be, o, st);

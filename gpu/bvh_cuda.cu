@@ -5,6 +5,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "bvh_cuda.h"
+#include "pdl.cuh"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -38,6 +39,7 @@ int sim_cuda_scan_space(cuda_blocks *k, int *count, int *offset, int n, void **t
 // Level `level` of each tree of the forest (grid y) below its one_block: a thread per node.
 static __global__ void k_refit_level(const dev_tree_ref *tr, int level, const double *x,
                                      const double *x2) {
+  SIM_PDL_WAIT();
   const dev_tree_ref r = tr[blockIdx.y];
   if (level >= r.one_block) return;
   const int t = r.dseg[level] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -48,6 +50,7 @@ static __global__ void k_refit_level(const dev_tree_ref *tr, int level, const do
 // children were written by this block before the barrier.
 static __global__ void __launch_bounds__(SIM_REFIT_THREADS)
     k_refit_levels(const dev_tree_ref *tr, const double *x, const double *x2) {
+  SIM_PDL_WAIT();
   const dev_tree_ref r = tr[blockIdx.x];
   for (int i = r.one_block; i < r.nseg; i++) {
     for (int t = r.dseg[i] + (int)threadIdx.x; t < r.dseg[i + 1]; t += blockDim.x)

@@ -12,6 +12,7 @@
 
 #include "contact_cuda.h"
 #include "nsn_state.h"
+#include "pdl.cuh"
 #include "range_cuda.h"
 
 extern "C" {
@@ -51,6 +52,7 @@ static __global__ void k_h_apply(const int *nc, const cuda_row *rows, const int 
                                  const int *tfree, const double *tcoef, int free_only,
                                  const double *x, size_t xs, double *out, size_t os, int K,
                                  const int *gate, cuda_sys_rows sr, nsn_stamp_at at) {
+  SIM_PDL_WAIT();
   nsn_stamp_first(at);
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= *nc || (gate && !*gate)) return;
@@ -77,6 +79,7 @@ static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm,
                                    const cuda_row *rows, const double *tcoef, const double *lam,
                                    size_t ls, double *g, int K, const int *gate, cuda_sys_rows sr,
                                    nsn_stamp_at at) {
+  SIM_PDL_WAIT();
   nsn_stamp_first(at);
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree || (gate && !*gate)) return;
@@ -112,6 +115,7 @@ static __global__ void k_ht_gather(int nfree, const int *iptr, const int *iterm,
 template <int KB, typename T>
 static __global__ void k_gemv(const int *nc, const T *W, cuda_wblk b, const double *x, double *out,
                               int K, size_t xs, const int *gate) {
+  SIM_PDL_WAIT();
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc;
   if (i >= m || (gate && !*gate)) return; /* whole warps: i and *gate are the warp's */

@@ -6,6 +6,7 @@
 #define SIM_CONTACT_CUDA_H
 #include "cuda_ctx.h"
 #include "delassus_cuda.h"
+#include "pdl.cuh"
 #include "stamp_cuda.h"
 #include "wcols_cuda.h"
 
@@ -227,6 +228,7 @@ struct col_of {
 template <class X>
 static __global__ void k_blk_cols(const int *nc, cuda_wblk b, X x, int K, size_t xs,
                                   const double *mul, const double *mask, const int *gate) {
+  SIM_PDL_WAIT();
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= *nc || (gate && !*gate)) return;
   const size_t vs = 3 * (size_t)b.cap;

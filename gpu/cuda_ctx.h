@@ -12,6 +12,8 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include "pdl.cuh"
+
 extern "C" {
 #include "../core/model/bending.h"
 #include "../core/solve/backend.h"
@@ -203,6 +205,7 @@ typedef struct cuda_ctx {
   struct cuda_contact *cst;  // the contact stage (contact_cuda.cu), NULL without contact
   struct sim_cuda_detect *det;  // collision detection (detect_cuda.cu), NULL: on the host
   int twins;  // detect_download leaves det device twins (SIMCTL_CUDA_TWINS, default on)
+  int pdl;    // programmatic edges between its kernels in the graphs (SIMCTL_CUDA_PDL: pdl_cuda.cu)
   int local_blocks;  // the projections' kernel's blocks a multiprocessor holds: 1-4
                      // (SIMCTL_CUDA_LOCAL_BLOCKS, default 1: registers unbounded; local_step.cu)
   double *svd;       // SIMCTL_CUDA_LOCAL_SPLIT=on: each element's SVD between the split local
@@ -311,14 +314,22 @@ int sim_cuda_event_record(cuda_events *p, cudaStream_t s, int tag, sim_status *s
 int sim_cuda_events_reserve(cuda_events *p, int n, sim_status *st); // slots, n events created
 int sim_cuda_event_ms(const cuda_events *p, int a, int b, double *ms, sim_status *st);
 void sim_cuda_events_free(cuda_events *p);
-// What queue(arg) queues on stream sm captured into *exec (the graph there before updated in
+// What queue(arg) queues on c's stream captured into *exec (the graph there before updated in
 // place where the driver can: the same kernels in the same order, other arguments; else
-// instantiated anew), events of ev (or NULL) recorded as graph nodes; nothing runs until a
+// instantiated anew), events of ev (or NULL) recorded as graph nodes, and with c->pdl the edges
+// between kernels made programmatic where they can be (sim_cuda_graph_pdl); nothing runs until a
 // launch. A failure (a call the capture refused, or the graph) names `what`; the capture's work
 // then did not run.
-int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *ev,
+int sim_cuda_graph_capture(cuda_ctx *c, cudaGraphExec_t *exec, cuda_events *ev,
                            int (*queue)(void *arg, sim_status *st), void *arg, const char *what,
                            sim_status *st);
+// gpu/pdl_cuda.cu (SIMCTL_CUDA_PDL=on, c->pdl): in captured graph g, each edge from a kernel to
+// one of gpu/'s kernels made programmatic (*made of them); whether a kernel's name (as
+// cudaFuncGetName gives it, mangled or not) is one of gpu/'s (k_*); the edges made so far in
+// this process (C linkage: the GPU tests read it).
+int sim_cuda_graph_pdl(cudaGraph_t g, int *made, sim_status *st);
+extern "C" int sim_cuda_pdl_name_ours(const char *name);
+extern "C" long long sim_cuda_pdl_edges(void);
 // After a failed capture (st says why): where the device still works (the stream synchronises),
 // graphs of that kind are given up for the run (*on = 0, so the caller launches the work one
 // by one, now and later), the backend's note says so (be->notes, be->note) and st is cleared:

@@ -50,6 +50,7 @@ struct sim_cuda_delassus {
 };
 
 static __global__ void k_K(int m, sim_delassus_cols S, const int *kc, double *K) {
+  SIM_PDL_WAIT();
   long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (idx >= (long long)m * m) return;
   int a = (int)(idx / m), b = (int)(idx % m);
@@ -60,6 +61,7 @@ static __global__ void k_K(int m, sim_delassus_cols S, const int *kc, double *K)
 }
 
 static __global__ void k_G(int nc, sim_delassus_terms T, const double *K, double *G) {
+  SIM_PDL_WAIT();
   long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (idx >= (long long)nc * nc) return;
   int j = (int)(idx / nc), s = (int)(idx % nc);
@@ -70,6 +72,7 @@ static __global__ void k_G(int nc, sim_delassus_terms T, const double *K, double
 }
 
 static __global__ void k_W(int nc, const sim_contact *c, const double *G, double *W) {
+  SIM_PDL_WAIT();
   long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (idx >= (long long)nc * nc) return;
   int j = (int)(idx / nc), s = (int)(idx % nc);
@@ -83,6 +86,7 @@ static __global__ void k_W(int nc, const sim_contact *c, const double *G, double
 // Row 3j and column 3j of W for cable i (contact j) against contact s, as the host's w_cable.
 static __global__ void k_W_cable(int nc, const sim_contact *c, sim_delassus_terms T,
                                  const double *K, double *W) {
+  SIM_PDL_WAIT();
   long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (idx >= (long long)T.ncab * nc) return;
   int i = (int)(idx / nc), s = (int)(idx % nc);
@@ -99,6 +103,7 @@ static __global__ void k_W_cable(int nc, const sim_contact *c, sim_delassus_term
 // and diag(W) from G (the bits of W's diagonal) ...
 static __global__ void k_frame_diag(int nc, const sim_contact *c, const double *G, double *frame,
                                     double *d) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   double *f = frame + 9 * (size_t)j;
@@ -110,6 +115,7 @@ static __global__ void k_frame_diag(int nc, const sim_contact *c, const double *
 // its diagonal entry.
 static __global__ void k_cab_rows(int nc, const sim_contact *c, sim_delassus_terms T,
                                   const double *K, double *cab_row) {
+  SIM_PDL_WAIT();
   long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (idx >= (long long)T.ncab * nc) return;
   const int i = (int)(idx / nc), s = (int)(idx % nc);
@@ -117,6 +123,7 @@ static __global__ void k_cab_rows(int nc, const sim_contact *c, sim_delassus_ter
 }
 
 static __global__ void k_diag_cab(int nc, sim_delassus_terms T, const double *cab_row, double *d) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= T.ncab) return;
   const size_t j = 3 * (size_t)T.cab_j[i];
@@ -124,18 +131,21 @@ static __global__ void k_diag_cab(int nc, sim_delassus_terms T, const double *ca
 }
 
 static __global__ void k_diag_of_W(long long N, const double *W, double *d) {
+  SIM_PDL_WAIT();
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < N) d[i] = W[i * N + i];
 }
 
 static __global__ void k_diag(int nc, const sim_contact *c, sim_delassus_terms T,
                               sim_delassus_cols S, const int *kc, double *d) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j < nc) sim_delassus_diag_rows(&c[j], sim_delassus_self(&T, &S, kc, j), d + 3 * (size_t)j);
 }
 
 static __global__ void k_diag_cable(sim_delassus_terms T, sim_delassus_cols S, const int *kc,
                                     double *d) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < T.ncab) d[3 * (size_t)T.cab_j[i]] = sim_delassus_cable_self(&T, &S, kc, i);
 }
@@ -144,6 +154,7 @@ static __global__ void k_diag_cable(sim_delassus_terms T, sim_delassus_cols S, c
 // contacts' terms and the cables' terms touch (plain stores of 1: any order; zeroed before).
 static __global__ void k_flag(int nc, const sim_contact *c, const int *free_of, int ncterm,
                               const int *cab_unk, int *flag) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j < ncterm && cab_unk[j] >= 0) flag[cab_unk[j]] = 1;
   if (j >= nc) return;
@@ -158,6 +169,7 @@ static __global__ void k_flag(int nc, const sim_contact *c, const int *free_of, 
 // the column of L^{-1} of local vertex a; tloc and tbeta per contact (sim_delassus_terms_build's
 // layout); the cables' terms' local numbers.
 static __global__ void k_kc(int n, const int *flag, const int *loc, const int *ip, int *kc) {
+  SIM_PDL_WAIT();
   int u = blockIdx.x * blockDim.x + threadIdx.x;
   if (u < n && flag[u]) kc[loc[u]] = ip[u];
 }
@@ -165,6 +177,7 @@ static __global__ void k_kc(int n, const int *flag, const int *loc, const int *i
 static __global__ void k_tloc(int nc, const sim_contact *c, const int *free_of, const int *loc,
                               int ncterm, const int *cab_unk, int *tloc, double *tbeta,
                               int *cab_loc) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j < ncterm) cab_loc[j] = cab_unk[j] >= 0 ? loc[cab_unk[j]] : -1;
   if (j >= nc) return;

@@ -15,6 +15,7 @@
 #include "bvh_cuda.h"
 #include "detect_cuda.h"
 #include "landing_cuda.h"
+#include "pdl.cuh"
 #include "points_cuda.h"
 #include "range_cuda.h"
 #include "twins_cuda.h"
@@ -85,6 +86,7 @@ struct sim_cuda_detect {
 // count[v] = the number of vertex v's contacts, and with slots the contacts themselves at
 // slots + v most; count[nv] = 0 (the scan's total lands there).
 static __global__ void k_count(sim_detect_view v, int *count, sim_contact *slots, int most) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < v.nv)
     count[i] = sim_detect_vertex(&v, i, slots ? slots + (size_t)i * (size_t)most : NULL);
@@ -97,6 +99,7 @@ static __global__ void k_count(sim_detect_view v, int *count, sim_contact *slots
 // queried again (most of them: the query is the pass's cost, and it finds what k_count found).
 static __global__ void k_write(sim_detect_view v, const int *offset, int cap, int ref,
                                sim_contact *out) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= v.nv || offset[i + 1] > cap || offset[i + 1] == offset[i]) return;
   const int o = offset[i], n = sim_detect_vertex(&v, i, out + o);
@@ -107,6 +110,7 @@ static __global__ void k_write(sim_detect_view v, const int *offset, int cap, in
 // to its offset (the same contacts: one query made them both ways).
 static __global__ void k_place(int nv, const int *offset, int cap, int ref,
                                const sim_contact *slots, int most, sim_contact *out) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nv || offset[i + 1] > cap || offset[i + 1] == offset[i]) return;
   const int o = offset[i], n = offset[i + 1] - o;
@@ -128,6 +132,7 @@ static int new_ref(sim_cuda_detect *k) {
 // past every one) up to cap: a later pass's skip list (skip_first), sorted as c is.
 static __global__ void k_first_keys(int nv, const int *offset, int cap, const sim_contact *c,
                                     sim_contact_key *keys) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= cap) return;
   int a = 0, b = nv; /* the last offset <= cap (offset[0] = 0) */

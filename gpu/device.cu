@@ -39,7 +39,7 @@ static void no_device(cudaError_t err, char *why, size_t len) {
     snprintf(why, len, "no usable CUDA device: %s", cudaGetErrorString(err));
 }
 
-static __global__ void k_probe() {}
+static __global__ void k_probe() { SIM_PDL_WAIT(); }
 
 // Whether the device can run this build's kernels (machine code for its architecture, or PTX
 // its driver compiles: SIMCTL_CUDA_ARCHS, CMakeLists.txt), asked of an empty one as CUB does;

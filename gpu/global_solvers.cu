@@ -29,6 +29,7 @@ extern "C" {
 
 // bc[c n + k] = b[3 perm[k] + c]: P b, one column after another.
 static __global__ void k_permute(int n, const int *perm, const double *b, double *bc) {
+  SIM_PDL_WAIT();
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   for (int c = 0; c < 3; c++) bc[(size_t)c * n + k] = b[3 * (size_t)perm[k] + c];
@@ -37,6 +38,7 @@ static __global__ void k_permute(int n, const int *perm, const double *b, double
 // q[3 out_vert[k] + c] (+)= scale z[c n + k]: P^T z, to the free vertices' positions.
 static __global__ void k_unpermute(int n, const int *out_vert, const double *z, double scale,
                                    int add, double *q) {
+  SIM_PDL_WAIT();
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   double *qk = q + 3 * (size_t)out_vert[k];
@@ -48,6 +50,7 @@ static __global__ void k_unpermute(int n, const int *out_vert, const double *z, 
 
 // x[f] = q[free_vert[f]]: q^k on the free unknowns.
 static __global__ void k_gather(int n, const int *free_vert, const double *q, double *x) {
+  SIM_PDL_WAIT();
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= n) return;
   for (int c = 0; c < 3; c++) x[3 * (size_t)f + c] = q[3 * (size_t)free_vert[f] + c];
@@ -57,6 +60,7 @@ static __global__ void k_gather(int n, const int *free_vert, const double *q, do
 static __global__ void k_jacobi(int n, const int *ptr, const int *col, const double *val,
                                 const double *dinv, const double *b, const double *x,
                                 const int *free_vert, double *q) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double r0 = b[3 * (size_t)i], r1 = b[3 * (size_t)i + 1], r2 = b[3 * (size_t)i + 2];
@@ -77,6 +81,7 @@ static __global__ void k_jacobi(int n, const int *ptr, const int *col, const dou
 // Dt[j n + i], its neighbours the next addresses.
 static __global__ void k_dense(int n, const double *Dt, const double *b, const int *free_vert,
                                double scale, int add, double *q) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double a0 = 0.0, a1 = 0.0, a2 = 0.0;
@@ -95,6 +100,7 @@ static __global__ void k_dense(int n, const double *Dt, const double *b, const i
 // iteration on; then xprev = q^k (the CPU's chebyshev()).
 static __global__ void k_chebyshev(int n, const int *free_vert, int extrapolate, double omega,
                                    const double *xcur, double *xprev, double *q) {
+  SIM_PDL_WAIT();
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= n) return;
   double *qf = q + 3 * (size_t)free_vert[f];

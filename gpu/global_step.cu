@@ -92,6 +92,7 @@ template <class VT>
 static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunks, const int *order,
                               const int *ptr, const int *col, const VT *val, const double *b,
                               double *y, double *part, int *cnt) {
+  SIM_PDL_WAIT();
   double a[3] = {0.0, 0.0, 0.0};
   int beg, end, lane, stride;
   int i = row_part(nchunk, nshort, chunks, order, ptr, &beg, &end, &lane, &stride);
@@ -121,6 +122,7 @@ template <class VT>
 static __global__ void k_cols(int n, int cw, const int *work, int nwork, const int *ptr,
                               const int *row, const VT *val, const int *out_vert, const double *y,
                               double scale, int add, double *dst) {
+  SIM_PDL_WAIT();
   /* (in 64 bits: with SIMCTL_CUDA_COL_WARPS=8 the threads pass 2^32 from 2^24 unknowns) */
   const int wid = (int)((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5),
             lane = threadIdx.x & 31;
@@ -165,6 +167,7 @@ template <class VT>
 static __global__ void k_rows_scatter(int nchunk, int nshort, const sim_row_chunk *chunks,
                                       const int *order, const int *ptr, const int *col,
                                       const VT *val, const double *y, double *x) {
+  SIM_PDL_WAIT();
   int beg, end, lane, stride;
   int i = row_part(nchunk, nshort, chunks, order, ptr, &beg, &end, &lane, &stride);
   if (i < 0) return;
@@ -180,6 +183,7 @@ static __global__ void k_rows_scatter(int nchunk, int nshort, const sim_row_chun
 // vert = out_vert; after the scatter, z = x in the free unknowns' and vert = free_vert.
 static __global__ void k_scatter(int n, const int *vert, const double *z, double scale, int add,
                                  double *dst) {
+  SIM_PDL_WAIT();
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   double *q = dst + 3 * (size_t)vert[k];

@@ -9,6 +9,7 @@
 
 #include "gmres_cuda.h"
 #include "nsn_reduce.cuh"
+#include "pdl.cuh"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -33,6 +34,7 @@ static __global__ void k_gm_prepare(const int *dnc, sim_ncp_kind kind, double h,
                                     const double *om, const double *e, const double *wd, int jacobi,
                                     const double *phi, double *rhs, double *pc, double *x0,
                                     double *jac, int *moved, const int *go, nsn_stamp_at at) {
+  SIM_PDL_WAIT();
   nsn_stamp_first(at);
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= *dnc || !*go) return;
@@ -47,6 +49,7 @@ static __global__ void k_gm_prepare(const int *dnc, sim_ncp_kind kind, double h,
 // out = J x from t = W x (sim_nsn_exact_rows), where *go and *gate.
 static __global__ void k_gm_rows(const int *dnc, const double *jac, double h2, const double *t,
                                  const double *x, double *out, const int *go, const int *gate) {
+  SIM_PDL_WAIT();
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= *dnc || !*go || !*gate) return;
   const size_t i = 3 * (size_t)j;
@@ -62,6 +65,7 @@ static __global__ void k_gm_rows(const int *dnc, const double *jac, double h2, c
 // v_1 = r = b - J x0, or b where no row starts away from 0 (gmres.c: no product from 0).
 static __global__ void k_gm_start(const int *dnc, const double *b, const double *jx,
                                   const int *moved, double *v, const int *go) {
+  SIM_PDL_WAIT();
   GM_ROW_HEAD(go)
   v[i] = *moved ? b[i] - jx[i] : b[i];
 }
@@ -72,6 +76,7 @@ static __global__ void k_gm_start(const int *dnc, const double *b, const double 
 // first to read v, and where GMRES stopped there no iteration reads it.
 static __global__ void k_gm_next(const int *dnc, const double *by, const double *pc, double *v,
                                  double *z, const int *go, const int *on) {
+  SIM_PDL_WAIT();
   GM_ROW_HEAD(on)
   if (*by != 0.0) v[i] /= *by;
   z[i] = pc ? pc[i] * v[i] : v[i];
@@ -81,6 +86,7 @@ static __global__ void k_gm_next(const int *dnc, const double *by, const double 
 static __global__ void k_gm_update(const int *dnc, const gm_dev *c, const double *y,
                                    const double *V, size_t vs, const double *pc, double *x,
                                    const int *go) {
+  SIM_PDL_WAIT();
   GM_ROW_HEAD(go)
   double w = 0.0;
   for (int q = 0; q < c->it; q++) w += y[q] * V[(size_t)q * vs + (size_t)i];
@@ -132,6 +138,7 @@ static __device__ void gm_decide(const gm_then &t, double sum, gm_dev *c, const 
 static __global__ void k_gm_dot(const int *dnc, const double *h, const double *u, double *v,
                                 const double *a, gm_dev *c, gm_small s, gm_then then,
                                 const int *go) {
+  SIM_PDL_WAIT();
   if (then.what >= GM_H && !c->active) return;
   const long long n = GM_ROWS(dnc);
   const int blocks = blocks_with_values(n); /* those past the rows leave (nsn_reduce.cuh) */
@@ -152,6 +159,7 @@ static __global__ void k_gm_dot(const int *dnc, const double *h, const double *u
 // residual's estimate |g_{j+1}|; a breakdown, the tolerance or the iteration count stop it.
 static __global__ void k_gm_rotate(gm_dev *c, double *H, double *g, double *cs, double *sn, int K,
                                    int j) {
+  SIM_PDL_WAIT();
   if (!c->active) return;
   double *hj = H + (size_t)j * (K + 1);
   const double hn = c->hn = hj[j + 1]; /* the next iteration divides its vector by it */
@@ -167,6 +175,7 @@ static __global__ void k_gm_rotate(gm_dev *c, double *H, double *g, double *cs, 
 // the update after the solve adds crd->iters to the iteration's).
 static __global__ void k_gm_solve(const gm_dev *c, const double *H, const double *g, double *y,
                                   int K, cr_dev *cr) {
+  SIM_PDL_WAIT();
   const int j = c->it;
   sim_gmres_back_solve(j, H, K + 1, g, y);
   cr->iters = j;

@@ -57,7 +57,7 @@ static int capture(sim_backend *be, int k, sim_status *st) {
   L->iter0 = c->gs.iter;
   double omega0 = c->gs.omega;
   lg_capture arg = {be, k};
-  rc = sim_cuda_graph_capture(c->stream, &L->exec, &L->spans.pool, queue_graphed, &arg,
+  rc = sim_cuda_graph_capture(c, &L->exec, &L->spans.pool, queue_graphed, &arg,
                               "the L-G iterations", st);
   L->iter1 = c->gs.iter, L->omega1 = c->gs.omega;
   c->gs.iter = L->iter0, c->gs.omega = omega0;

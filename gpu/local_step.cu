@@ -22,6 +22,7 @@ extern "C" {
 template <int MINB>
 static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, MINB)
     k_project(int nelem, const sim_elem *elems, const double *q, double *R, double *U) {
+  SIM_PDL_WAIT();
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= nelem) return;
   sim_local_project(&elems[e], q, R + 9 * (size_t)e, U ? U + 9 * (size_t)e : NULL);
@@ -32,6 +33,7 @@ static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, MINB)
 // branch it does not run, so a multiprocessor holds three blocks, not one. The same bits.
 static __global__ void k_arap_project(int nelem, const sim_elem *elems, const double *q,
                                       double *R) {
+  SIM_PDL_WAIT();
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= nelem) return;
   sim_arap_project(&elems[e], q, R + 9 * (size_t)e);
@@ -48,6 +50,7 @@ static __global__ void k_arap_project(int nelem, const sim_elem *elems, const do
 static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, 3)
     k_project_svd(int nelem, const sim_elem *elems, const double *q, const double *U, double *R,
                   double *svd) {
+  SIM_PDL_WAIT();
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= nelem) return;
   sim_local_project_svd(&elems[e], q, U + 9 * (size_t)e, R + 9 * (size_t)e,
@@ -57,6 +60,7 @@ static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, 3)
 static __global__ void __launch_bounds__(SIM_LOCAL_SOLVE_BLOCK, 3)
     k_project_solve(int nelem, const sim_elem *elems, const double *q, const double *svd, double *R,
                     double *U) {
+  SIM_PDL_WAIT();
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= nelem) return;
   sim_local_project_solve(&elems[e], q, svd + SIM_LOCAL_SVD * (size_t)e, R + 9 * (size_t)e,
@@ -64,6 +68,7 @@ static __global__ void __launch_bounds__(SIM_LOCAL_SOLVE_BLOCK, 3)
 }
 
 static __global__ void k_bend_project(sim_bending bend, const double *q, double *P) {
+  SIM_PDL_WAIT();
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= bend.nst) return;
   double Lq[3];
@@ -73,6 +78,7 @@ static __global__ void k_bend_project(sim_bending bend, const double *q, double 
 
 static __global__ void k_rhs(int nfree, sim_local_view v, const double *qh, const double *R,
                              const double *P, const double *pin_pos, double *rhs) {
+  SIM_PDL_WAIT();
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree) return;
   sim_local_rhs(&v, f, qh, R, P, pin_pos, rhs + 3 * (size_t)f);
@@ -134,6 +140,7 @@ static __global__ void k_energy_terms(int nelem, const sim_elem *elems, int nfre
                                       const int *free_vert, const double *mass, sim_bending bend,
                                       double ih2, const double *q, const double *qh, double *terms,
                                       double *dens) {
+  SIM_PDL_WAIT();
   long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (t < nelem) {
     double E = sim_local_energy(&elems[t], q);
@@ -155,6 +162,7 @@ static __global__ void k_energy_terms(int nelem, const sim_elem *elems, int nfre
 
 // out = sum of x[0..n): each thread adds a fixed stride of terms, then a tree in shared memory.
 static __global__ void k_sum(long long n, const double *x, double *out) {
+  SIM_PDL_WAIT();
   __shared__ double s[SIM_SUM_THREADS];
   double a = 0.0;
   for (long long i = threadIdx.x; i < n; i += blockDim.x) a += x[i];

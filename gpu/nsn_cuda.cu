@@ -28,6 +28,7 @@
 
 #include "gmres_cuda.h"
 #include "nsn_fused.cuh"
+#include "pdl.cuh"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -38,6 +39,7 @@ extern "C" {
 // NCP values (nsn_fused.cuh ncp_contact) for K vectors at once (phi, om, e only for K = 1): a
 // thread per (contact, vector); *gate 0: nothing.
 static __global__ void k_ncp(const int *dnc, int K, ncp_args a, const int *gate) {
+  SIM_PDL_WAIT();
   long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   const int nc = *dnc;
   if (q >= (long long)nc * K || !*gate) return;
@@ -56,6 +58,7 @@ static __global__ void k_ncp(const int *dnc, int K, ncp_args a, const int *gate)
 // closed: it runs where *stale is 1 whatever `go`).
 static __global__ void k_hq(const int *nc, const double *hab, double h2, const double *t,
                             double *hq, const int *gate, int *stale) {
+  SIM_PDL_WAIT();
   ROW_KERNEL_HEAD
   hq[i] = hab[i] + h2 * t[i];
   if (stale && i == 0) *stale = 0;
@@ -64,6 +67,7 @@ static __global__ void k_hq(const int *nc, const double *hab, double h2, const d
 // The line search's H q at each of K trials: out_t = hq + h2 (y_t - wl) (t at + t s3).
 static __global__ void k_ls_hq(const int *nc, int K, size_t s3, const double *hq, double h2,
                                const double *y, const double *wl, double *out, const int *gate) {
+  SIM_PDL_WAIT();
   long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   const int m = 3 * *nc;
   if (q >= (long long)m * K || !*gate) return;
@@ -75,6 +79,7 @@ static __global__ void k_ls_hq(const int *nc, int K, size_t s3, const double *hq
 static __global__ void k_rhs(const int *nc, int paper, double ih2, const double *om,
                              const double *hq, const double *hab, const double *phi,
                              const double *y, double *rhs, const int *gate) {
+  SIM_PDL_WAIT();
   ROW_KERNEL_HEAD
   rhs[i] = sim_nsn_row_rhs(paper, ih2, om[i], hq[i], hab[i], phi[i], y[i]);
 }
@@ -83,6 +88,7 @@ static __global__ void k_rhs(const int *nc, int paper, double ih2, const double 
 static __global__ void k_decoupled(const int *nc, int paper, const double *om, const double *e,
                                    const double *rhs, double *dlam, int *moved, const int *gate,
                                    nsn_stamp_at at) {
+  SIM_PDL_WAIT();
   nsn_stamp_first(at);
   ROW_KERNEL_HEAD
   double v = !paper && !sim_nsn_coupled(om[i]) && e[i] > 0.0 ? rhs[i] / e[i] : 0.0;
@@ -92,12 +98,14 @@ static __global__ void k_decoupled(const int *nc, int paper, const double *om, c
 
 static __global__ void k_sub_coupled(const int *nc, const double *om, const double *y, double *rhs,
                                      const int *gate) {
+  SIM_PDL_WAIT();
   ROW_KERNEL_HEAD
   if (sim_nsn_coupled(om[i])) rhs[i] -= y[i];
 }
 
 static __global__ void k_jacobi(const int *nc, int paper, const double *om, const double *wd,
                                 const double *e, double *pc, const int *gate) {
+  SIM_PDL_WAIT();
   ROW_KERNEL_HEAD
   double dg = sim_nsn_row_diag(paper, om[i], wd[i], e[i]);
   pc[i] = dg > 0.0 ? 1.0 / dg : 1.0;
@@ -106,12 +114,14 @@ static __global__ void k_jacobi(const int *nc, int paper, const double *om, cons
 // The Newton system (nsn.c system_apply): before W (tmp) and after it (y).
 static __global__ void k_sys_pre(const int *nc, int paper, const double *om, const double *x,
                                  double *tmp, const int *gate) {
+  SIM_PDL_WAIT();
   ROW_KERNEL_HEAD
   tmp[i] = paper ? om[i] * x[i] : (sim_nsn_coupled(om[i]) ? x[i] : 0.0);
 }
 
 static __global__ void k_sys_post(const int *nc, int paper, const double *om, const double *e,
                                   const double *x, double *y, const int *gate) {
+  SIM_PDL_WAIT();
   ROW_KERNEL_HEAD
   y[i] = sys_row_end(paper, om[i], e[i], x[i], y[i]);
 }
@@ -119,23 +129,27 @@ static __global__ void k_sys_post(const int *nc, int paper, const double *om, co
 // Conjugate Residual's vector updates (cr.c).
 static __global__ void k_cr_start(const int *nc, const double *b, const double *Mz, double *r,
                                   const int *gate) {
+  SIM_PDL_WAIT();
   ROW_KERNEL_HEAD
   r[i] = b[i] - Mz[i];
 }
 
 static __global__ void k_mul(const int *nc, const double *a, const double *b, double *out,
                              const int *gate) {
+  SIM_PDL_WAIT();
   ROW_KERNEL_HEAD
   out[i] = a[i] * b[i];
 }
 
 static __global__ void k_copy(const int *nc, const double *a, double *a2, const int *gate) {
+  SIM_PDL_WAIT();
   ROW_KERNEL_HEAD
   a2[i] = a[i];
 }
 
 static __global__ void k_cr_step(const int *nc, const cr_dev *c, const double *p, const double *Mp,
                                  const double *dinv, double *x, double *r, double *z) {
+  SIM_PDL_WAIT();
   const int *gate = &c->active;
   ROW_KERNEL_HEAD
   const double alpha = c->alpha;
@@ -146,6 +160,7 @@ static __global__ void k_cr_step(const int *nc, const cr_dev *c, const double *p
 
 static __global__ void k_cr_dir(const int *nc, const cr_dev *c, const double *z, const double *Mz,
                                 double *p, double *Mp) {
+  SIM_PDL_WAIT();
   const int *gate = &c->active;
   ROW_KERNEL_HEAD
   const double beta = c->beta;
@@ -156,6 +171,7 @@ static __global__ void k_cr_dir(const int *nc, const cr_dev *c, const double *z,
 // The line search's pick of a batch (nsn_reduce.cuh ls_pick; a launch of its own where the
 // batch has more than one trial).
 static __global__ void k_ls_pick(nsn_dev *n, const double *res, int K, int t0, int last) {
+  SIM_PDL_WAIT();
   ls_pick(n, res, K, t0, last);
 }
 
@@ -179,6 +195,7 @@ static __global__ void k_update(const int *dnc, int K, int t0, size_t s3, const 
                                 const double *mu, double max_force, const double *lam,
                                 const double *dlam, double *out, const int *gate, cr_tally tally,
                                 ls_take take) {
+  SIM_PDL_WAIT();
   cr_tally_first(tally);
   long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   const int nc = *dnc;
@@ -201,6 +218,7 @@ static __global__ void k_update(const int *dnc, int K, int t0, size_t s3, const 
 // it is not.
 static __global__ void k_ls_accept(const int *nc, nsn_dev *n, size_t s3, const double *ltry,
                                    double *lam, const double *ytry, double *y, int last) {
+  SIM_PDL_WAIT();
   const int *gate = &n->go; /* a pick implies go */
   ROW_KERNEL_HEAD
   if (n->pick >= 0) {
@@ -212,6 +230,7 @@ static __global__ void k_ls_accept(const int *nc, nsn_dev *n, size_t s3, const d
 
 static __global__ void k_force(const int *nc, int paper, const double *om, const double *lam,
                                double *f) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= 3 * *nc) return;
   f[i] = paper ? om[i] * lam[i] : lam[i];
@@ -864,7 +883,7 @@ static int same_sig(const nsn_graph_sig *a, const nsn_graph_sig *b) {
 static int capture(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const int before = s->queued;
-  int rc = sim_cuda_graph_capture(k->cx->stream, &s->exec, NULL, queue_graphed, k,
+  int rc = sim_cuda_graph_capture(k->cx, &s->exec, NULL, queue_graphed, k,
                                   "the device Newton solve", st);
   s->graph_stamps = s->queued - before;
   s->queued = before;

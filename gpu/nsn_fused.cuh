@@ -7,6 +7,7 @@
 #ifndef SIM_GPU_NSN_FUSED_CUH
 #define SIM_GPU_NSN_FUSED_CUH
 #include "nsn_reduce.cuh"
+#include "pdl.cuh"
 
 extern "C" {
 #include "../core/contact/nsn_row.h"
@@ -47,6 +48,7 @@ static __device__ void ncp_contact(const ncp_args &a, int j, int t) {
 // would find there); the last block takes `then` (the Newton step's judge, a trial's pick).
 static __global__ void k_ncp_reduce(const int *nc, ncp_args a, const int *gate, double *part,
                                     double *res, int *count, red_then then) {
+  SIM_PDL_WAIT();
   const int open = *gate;
   update_reduce_max(
       *nc,
@@ -64,6 +66,7 @@ static __global__ void k_ncp_reduce(const int *nc, ncp_args a, const int *gate, 
 // t0 .. t0 + K - 1 as k_ls_pick does (last: the search's last batch).
 static __global__ void k_ncp_pick(const int *nc, ncp_args a, const int *gate, double *part,
                                   double *res, int *count, nsn_dev *n, int t0, int last) {
+  SIM_PDL_WAIT();
   const int open = *gate, t = (int)blockIdx.y, K = (int)gridDim.y;
   if (!reduce_batches_last(
           *nc,
@@ -99,6 +102,7 @@ template <int E, int KB>
 static __global__ void k_w_then(const int *nc, const double *W, cuda_wblk b, const double *x,
                                 double *out, int K, size_t xs, double h2, const double *u,
                                 const double *v, double *w, const int *gate, const int *stale) {
+  SIM_PDL_WAIT();
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
@@ -176,6 +180,7 @@ template <typename T>
 static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, cuda_wblk b,
                                   const double *om, const double *e, const double *x, double *y,
                                   const int *gate) {
+  SIM_PDL_WAIT();
   int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc;
   if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
@@ -226,6 +231,7 @@ static __global__ void k_sys_gemv_dot(const int *nc, int nb, int paper, const T 
                                       const double *om, const double *e, const double *x, double *y,
                                       const int *gate, double *part, double *res, int *gcount,
                                       red_then then, cr_first first, cr_step step) {
+  SIM_PDL_WAIT();
   const int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const int m = 3 * *nc, open = *gate; /* every read of the gate before the last decision */
   if (i < m && open && step.c) {
@@ -289,6 +295,7 @@ static __global__ void k_rhs_decoupled_jacobi(const int *nc, int paper, double i
                                               const double *e, double *rhs, double *dlam,
                                               int *moved, const double *wd, double *pc,
                                               const int *gate, nsn_stamp_at at) {
+  SIM_PDL_WAIT();
   nsn_stamp_first(at);
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= 3 * *nc || !*gate) return;
@@ -315,6 +322,7 @@ static __global__ void k_cr_start_bb_rr(const int *nc, cr_dev *c, int paper, con
                                         const double *e, const double *x, const double *b,
                                         double *Mz, const double *dinv, double *r, double *z,
                                         const int *gate, double *part, int *count, red_then then) {
+  SIM_PDL_WAIT();
   const int open = *gate, rr = (int)blockIdx.y;
   if (!reduce_batches_last(
           3LL * *nc,
@@ -339,6 +347,7 @@ static __global__ void k_update_force(const int *nc, int paper, const double *co
                                       const double *mu, double max_force, const double *om,
                                       double *lam, const double *dlam, double *f, const int *gate,
                                       cr_tally tally) {
+  SIM_PDL_WAIT();
   cr_tally_first(tally);
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= *nc) return;
@@ -353,6 +362,7 @@ static __global__ void k_update_force(const int *nc, int paper, const double *co
 // (ytry) too, so y is W f, and its flag cleared.
 static __global__ void k_ls_accept_force(const int *nc, nsn_dev *n, size_t s3, const double *ltry,
                                          double *lam, double *f, const double *ytry, double *y) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= 3 * *nc) return;
   if (n->go && n->pick >= 0) {

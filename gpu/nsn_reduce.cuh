@@ -15,6 +15,7 @@
 #define SIM_GPU_NSN_REDUCE_CUH
 #include "last_block.cuh"
 #include "nsn_state.h"
+#include "pdl.cuh"
 extern "C" {
 #include "../core/contact/cr.h"
 }
@@ -63,6 +64,7 @@ static __device__ void reduce_first(long long n, const double *x, const double *
 // n = per *nc values (the step's contact count on the device, cuda_contact.dnc).
 static __global__ void k_reduce(const int *nc, int per, const double *x, const double *d,
                                 const double *y, const double *mx, size_t xs, double *part) {
+  SIM_PDL_WAIT();
   reduce_first((long long)per * *nc, x, d, y, mx, xs, part);
 }
 
@@ -136,6 +138,7 @@ static __device__ inline void cr_last_step(const cr_tally &t, int j) {
 // The Newton steps' decisions (nsn.c sim_nsn_iterate_w, stage.c's loop), one thread each: an
 // L-G iteration's start (a launch) ...
 static __global__ void k_nsn_reset(nsn_dev *n, nsn_stamp_at start) {
+  SIM_PDL_WAIT();
   nsn_stamp_write(start);
   n->go = 1;
   n->search = 0;
@@ -232,6 +235,7 @@ static __device__ void decide(const red_then *t, const double *res) {
 // Second pass: one block per batch, a thread per block of the first: res[0] = sum, res[1] =
 // max (batch b's at + 2 b); then the decision that reads it (one batch only).
 static __global__ void k_reduce_final(const double *part, double *res, red_then then) {
+  SIM_PDL_WAIT();
   part += 2 * SIM_RED_BLOCKS * (size_t)blockIdx.y;
   res += 2 * (size_t)blockIdx.y;
   block_sum_max(blockDim.x, part[threadIdx.x], part[SIM_RED_BLOCKS + threadIdx.x], &res[0],
@@ -282,6 +286,7 @@ static __device__ int blocks_with_values(long long n) { return blocks_holding(n,
 static __global__ void k_reduce_last(const int *nc, int per, const double *x, const double *d,
                                      const double *y, const double *mx, size_t xs, double *part,
                                      double *res, int *count, red_then then) {
+  SIM_PDL_WAIT();
   const long long n = (long long)per * *nc;
   const int blocks = blocks_with_values(n);
   if ((int)blockIdx.x >= blocks) return; /* the whole block */
@@ -353,6 +358,7 @@ static __device__ void update_reduce(long long n, Value v, double *part, double 
 static __global__ void k_cr_dir_mpd(const int *nc, cr_dev *c, int first, const double *z,
                                     const double *Mz, const double *dinv, double *p, double *Mp,
                                     double *part, int *count, red_then then) {
+  SIM_PDL_WAIT();
   const long long n = 3LL * *nc;
   const int on = c->active;
   const double beta = c->beta;
@@ -374,6 +380,7 @@ static __global__ void k_cr_dir_mpd(const int *nc, cr_dev *c, int first, const d
 static __global__ void k_cr_step_rr(const int *nc, cr_dev *c, const double *p, const double *Mp,
                                     const double *dinv, double *x, double *r, double *z,
                                     double *part, int *count, red_then then) {
+  SIM_PDL_WAIT();
   const long long n = 3LL * *nc;
   const int on = c->active;
   const double alpha = c->alpha;

@@ -8,6 +8,7 @@
 
 #include "gmres_cuda.h"
 #include "nsn_state.h"
+#include "pdl.cuh"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -18,6 +19,7 @@ extern "C" {
 // An L-G iteration's end: its counts added to the sums since the last settle, its last step's
 // merit, max |phi| and convergence kept.
 static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc, nsn_stamp_at end) {
+  SIM_PDL_WAIT();
   nsn_stamp_write(end);
   acc->steps += n->steps;
   acc->worked += n->worked;
@@ -197,6 +199,7 @@ int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st) {
 static __global__ void k_nsn_prep(int nc, const sim_contact *c, double min_sep,
                                   const double *cab_target, double *mu, double *comp, double *d,
                                   double *f) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   const sim_contact *cj = &c[j];
@@ -211,6 +214,7 @@ static __global__ void k_nsn_prep(int nc, const sim_contact *c, double min_sep,
 // reads them (stage.c keep_previous).
 static __global__ void k_keep(int nc, const sim_contact *c, const double *lam,
                               sim_contact_key *pkey, double *ptan, double *plam) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   const sim_contact *cj = &c[j];
@@ -250,6 +254,7 @@ int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st) {
 // re-expressed in its tangents; 0 where it is new.
 static __global__ void k_warm(int nc, const sim_contact *c, int pnc, const sim_contact_key *pkey,
                               const double *ptan, const double *plam, double *lam) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   const sim_contact *cj = &c[j];
@@ -278,6 +283,7 @@ static __global__ void k_warm(int nc, const sim_contact *c, int pnc, const sim_c
 // cable's |g|^2 / m on its row 0, 0 on the others.
 static __global__ void k_minv(int nc, const cuda_row *rows, const int *tvert, const int *tfree,
                               const double *tcoef, const double *mass, double *w) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   const cuda_row r = rows[j];
@@ -295,6 +301,7 @@ static __global__ void k_minv(int nc, const cuda_row *rows, const int *tvert, co
 }
 
 static __global__ void k_round(long long n, const double *W, float *Wf) {
+  SIM_PDL_WAIT();
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < n) Wf[i] = (float)W[i];
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The obstacle points' pass on the device (points_cuda.h).
-#include <cub/device/device_scan.cuh>
 #include <string.h>
+
+#include <cub/device/device_scan.cuh>
 
 #include "bvh_cuda.h"
 #include "landing_cuda.h"
+#include "pdl.cuh"
 #include "points_cuda.h"
 #include "twins_cuda.h"
 
@@ -50,6 +52,7 @@ static __global__ void k_points(sim_point_view v, int np, int pass, const double
                                 const uint64_t *mesh_bodies, const double *mesh_mu,
                                 const double *mesh_margin, unsigned char *found,
                                 sim_contact *slot) {
+  SIM_PDL_WAIT();
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= np || (pass && found[p])) return;
   found[p] = 0;
@@ -67,6 +70,7 @@ static __global__ void k_points(sim_point_view v, int np, int pass, const double
 
 // count[p] = 1 where point p has a contact; count[np] = 0 (the scan's total lands there)
 static __global__ void k_count(int np, const unsigned char *found, int *count) {
+  SIM_PDL_WAIT();
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p < np)
     count[p] = found[p] != 0;
@@ -77,6 +81,7 @@ static __global__ void k_count(int np, const unsigned char *found, int *count) {
 // The found points' contacts in point order, each with its place in the list (dev_ref, dev_slot).
 static __global__ void k_pack(int np, const unsigned char *found, const int *offset,
                               const sim_contact *slot, int ref, sim_contact *packed) {
+  SIM_PDL_WAIT();
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= np || !found[p]) return;
   sim_contact *c = &packed[offset[p]];

@@ -19,6 +19,7 @@ extern "C" {
 
 // out[3 i + k] = x[3 vert[i] + k]
 static __global__ void k_gather(int n, const int *vert, const double *x, double *out) {
+  SIM_PDL_WAIT();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   size_t v = 3 * (size_t)vert[i];

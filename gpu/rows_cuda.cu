@@ -8,11 +8,13 @@
 // unknown's terms in contact order) by a count, a scan, a fill and a sort of each unknown's few
 // entries by term: the terms lie in contact order, so every array is the host's counting sort's
 // to the entry, whatever order the fill's atomics took.
-#include <cub/device/device_scan.cuh>
 #include <string.h>
+
+#include <cub/device/device_scan.cuh>
 
 #include "contact_cuda.h"
 #include "detect_cuda.h"
+#include "pdl.cuh"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -23,6 +25,7 @@ extern "C" {
 // (cuda_contact.dnc).
 static __global__ void k_term_count(int nc, const sim_contact *c, const int *cab_ptr, int *cnt,
                                     int *dnc) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j > nc) return;
   if (j == nc) {
@@ -47,6 +50,7 @@ static __global__ void k_rows_fill(int nc, const sim_contact *c, const int *t0, 
                                    const int *cab_vert, const double *cab_g, const int *free_of,
                                    cuda_row *rows, int *tvert, int *tfree, double *tcoef,
                                    int *tcontact) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   const sim_contact *cj = &c[j];
@@ -76,6 +80,7 @@ static __global__ void k_rows_fill(int nc, const sim_contact *c, const int *t0, 
 
 // fcnt[f] += the terms of free unknown f, over the *ntot terms (at most nbound).
 static __global__ void k_free_count(int nbound, const int *ntot, const int *tfree, int *fcnt) {
+  SIM_PDL_WAIT();
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < nbound && t < *ntot && tfree[t] >= 0) atomicAdd(&fcnt[tfree[t]], 1);
 }
@@ -83,6 +88,7 @@ static __global__ void k_free_count(int nbound, const int *ntot, const int *tfre
 // Each term of a free unknown into the unknown's range of iterm, in the atomics' order.
 static __global__ void k_free_fill(int nbound, const int *ntot, const int *tfree, const int *iptr,
                                    int *fcur, int *iterm) {
+  SIM_PDL_WAIT();
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nbound || t >= *ntot || tfree[t] < 0) return;
   const int f = tfree[t];
@@ -92,6 +98,7 @@ static __global__ void k_free_fill(int nbound, const int *ntot, const int *tfree
 // Each unknown's terms sorted (insertion: a vertex is in a few contacts), and their contacts.
 static __global__ void k_free_sort(int nfree, const int *iptr, const int *tcontact, int *iterm,
                                    int *irow) {
+  SIM_PDL_WAIT();
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree) return;
   const int p0 = iptr[f], p1 = iptr[f + 1];
@@ -216,6 +223,7 @@ typedef struct rows_lists {
 // the host sent up.
 static __global__ void k_gather(int nc, const cuda_from *map, rows_lists L, const sim_contact *up,
                                 sim_contact *c) {
+  SIM_PDL_WAIT();
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= nc) return;
   const cuda_from m = map[j];

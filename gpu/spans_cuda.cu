@@ -54,11 +54,12 @@ void sim_cuda_events_free(cuda_events *p) {
   memset(p, 0, sizeof *p);
 }
 
-int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *ev,
+int sim_cuda_graph_capture(cuda_ctx *c, cudaGraphExec_t *exec, cuda_events *ev,
                            int (*queue)(void *arg, sim_status *st), void *arg, const char *what,
                            sim_status *st) {
+  cudaStream_t sm = c->stream;
   cudaGraph_t g = NULL;
-  int rc = SIM_OK;
+  int rc = SIM_OK, made = 0;
   cudaError_t e = cudaStreamBeginCapture(sm, cudaStreamCaptureModeThreadLocal);
   if (e == cudaSuccess) {
     if (ev) ev->external = 1;
@@ -66,6 +67,7 @@ int sim_cuda_graph_capture(cudaStream_t sm, cudaGraphExec_t *exec, cuda_events *
     if (ev) ev->external = 0;
     e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
   }
+  if (!rc && e == cudaSuccess && c->pdl) rc = sim_cuda_graph_pdl(g, &made, st);
   if (!rc && e == cudaSuccess && *exec) {
     cudaGraphExecUpdateResultInfo info;
     if (cudaGraphExecUpdate(*exec, g, &info) != cudaSuccess) {

@@ -4,6 +4,7 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include "pdl.cuh"
 #include "wcols_cuda.h"
 
 extern "C" {
@@ -23,11 +24,13 @@ static __device__ inline void warp_sum3(double a[3]) {
 // first[i], the lowest column of i's subtree, by one thread (sim_delassus_subtree_firsts, the
 // CPU's): *ok = 0 where the tree is not postordered. size: n ints of scratch.
 static __global__ void k_first(sim_delassus_cols S, int n, int *first, int *size, int *ok) {
+  SIM_PDL_WAIT();
   if (blockIdx.x == 0 && threadIdx.x == 0)
     *ok = sim_delassus_subtree_firsts(&S, n, first, size) == 0;
 }
 
 static __global__ void k_mark(int m, const int *kc, int *mark) {
+  SIM_PDL_WAIT();
   int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a < m) mark[kc[a]] = 1;
 }
@@ -35,6 +38,7 @@ static __global__ void k_mark(int m, const int *kc, int *mark) {
 // Y's column p = below[k] of each contact column k: k, its unknown, its end in S's columns.
 static __global__ void k_ycols(int n, const int *mark, const int *below, const int *perm,
                                const int *col_ptr, int *ycol, int *yu, int *yend) {
+  SIM_PDL_WAIT();
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n || !mark[k]) return;
   const int p = below[k];
@@ -49,6 +53,7 @@ template <int KB>
 static __global__ void k_z(int n, const int *first, const int *below, sim_delassus_cols S,
                            const int *yend, const int *yu, const double *g, size_t gs, double *z,
                            int K, const int *gate) {
+  SIM_PDL_WAIT();
   const long long i = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (i >= n || (gate && !*gate)) return; /* the warp's: i and *gate are */
@@ -76,6 +81,7 @@ template <int KB>
 static __global__ void k_w(int n, const int *below, const int *ycol, sim_delassus_cols S,
                            const double *z, const int *yu, const int *free_vert, double *wq,
                            size_t ws, int K, const int *gate) {
+  SIM_PDL_WAIT();
   const long long p = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (p >= below[n] || (gate && !*gate)) return; /* the warp's */

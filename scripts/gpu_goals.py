@@ -35,8 +35,9 @@ import statistics
 import sys
 
 FRAME_GOAL, GLOBAL_GOAL = 0.2, 2.0
-VARIANTS = ("host", "device", "fused", "crfloat", "paper", "fastest", "device_dense",
-            "device_blocks", "device_dense_launches", "device_allcols", "device_exact")
+VARIANTS = ("host", "device", "fused", "crfloat", "paper", "fastest", "pdl", "device_dense",
+            "device_blocks", "device_dense_launches", "device_allcols", "device_mfreads",
+            "device_exact")
 
 
 class Bad(Exception):
@@ -177,6 +178,8 @@ def versus_part(got):
     pairs = (("fused", "device", "SIMCTL_CUDA_FUSE=on against off"),
              ("crfloat", "device", "contact.cr_precision float against double"),
              ("fastest", "paper", "the paper's algorithm fused with CR in float, against plain"),
+             ("pdl", "fastest",
+              "programmatic edges in the graphs (SIMCTL_CUDA_PDL=on) against without, both fastest"),
              ("device_dense", "device", "W dense at every size against auto (SIM_CUDA_DENSE_ROWS)"),
              ("device_blocks", "device_dense",
               "W's block form against W formed, both at every size (contact.delassus)"),
@@ -187,7 +190,10 @@ def versus_part(got):
               "the friction rows' exact Jacobian by GMRES against the lagged one by CR"),
              ("device", "device_allcols",
               "W matrix-free through the contacts' columns of S against all of S (SIMCTL_CUDA_WCOLS;"
-              " only rows above SIM_CUDA_DENSE_ROWS differ)"))
+              " only rows above SIM_CUDA_DENSE_ROWS differ)"),
+             ("device", "device_mfreads",
+              "W matrix-free queued with gates against the host reading each decision"
+              " (SIMCTL_CUDA_MF_QUEUE; only rows above SIM_CUDA_DENSE_ROWS differ)"))
     for a, b, what in pairs:
         if a not in got or b not in got:
             continue

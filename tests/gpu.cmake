@@ -8,6 +8,14 @@ sim_labelled_test(test_gpu_points gpu test_gpu_points.c)
 sim_labelled_test(test_gpu_delassus gpu test_gpu_delassus.c)
 sim_labelled_test(test_gpu_solvers gpu test_gpu_solvers.c)
 sim_labelled_test(test_gpu_contact_ops gpu test_gpu_contact_ops.c)
+# every kernel of gpu/ begins with SIM_PDL_WAIT() (gpu/pdl.cuh: a kernel launched behind a
+# programmatic edge, SIMCTL_CUDA_PDL=on, must wait before it reads): over the sources, no GPU
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME test_pdl_waits COMMAND ${Python3_EXECUTABLE}
+           ${CMAKE_CURRENT_SOURCE_DIR}/check_pdl_waits.py ${CMAKE_SOURCE_DIR}/gpu)
+  set_tests_properties(test_pdl_waits PROPERTIES LABELS emu TIMEOUT 60)
+endif()
 # the contact stage's passes as entries of their own, so that ctest -j runs them side by side:
 # on a GPU, where the CPU's reference steps take most of the time, four (the scenes; the
 # squeezing ball, step by step and free-running beside one CPU run; detection and W on the

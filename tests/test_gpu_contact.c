@@ -57,6 +57,9 @@
 #include "../gpu/detect_cuda.h"
 #include "gpu_pair.h"
 
+/* gpu/pdl_cuda.cu: the programmatic edges made so far in this process */
+long long sim_cuda_pdl_edges(void);
+
 #ifdef SIM_TEST_EMU /* built for the host emulation of CUDA (tests/emu), which counts copies */
 void sim_emu_copy_bytes(long long *to_device, long long *to_host);
 long long sim_emu_device_held(void);
@@ -685,6 +688,45 @@ static void fused_vs_separate(const char *file, const char *set, int steps) {
   sim_free(off.q);
 }
 
+/* The device Newton solve's graphs with programmatic edges between their kernels
+   (SIMCTL_CUDA_PDL=on, gpu/pdl_cuda.cu) against without (off, the default), its kernels fused
+   (SIMCTL_CUDA_FUSE=on: the fewest launches, where launch latency weighs most): the same
+   positions, Newton steps and CR iterations bit for bit after `steps` steps, programmatic edges
+   made (none without) on a device of compute capability 9.0 on (the emulation's, by default;
+   before 9.0 one backend note says there are none), and on the emulation every kernel behind
+   one made SIM_PDL_WAIT in each of its threads (or the program stops). */
+static void pdl_vs_graphs(const char *file, const char *set, int steps) {
+  gpu_alone on, off;
+  setenv("SIMCTL_CUDA_NSN", "device", 1);
+  setenv("SIMCTL_CUDA_FUSE", "on", 1);
+  const long long e0 = sim_cuda_pdl_edges();
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_PDL", "on", &on);
+  const long long e1 = sim_cuda_pdl_edges();
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_PDL", "off", &off);
+  const long long e2 = sim_cuda_pdl_edges();
+  unsetenv("SIMCTL_CUDA_FUSE");
+  unsetenv("SIMCTL_CUDA_NSN");
+  const int same = same_positions(&on, &off);
+  const int old_device = on.notes == 1 && strstr(on.note, "SIMCTL_CUDA_PDL=on");
+  printf(
+      "  %-26s %d steps (%d with contact)%s%s: with and without programmatic edges %s; %lld "
+      "edges made; %lld and %lld Newton steps, %lld and %lld CR iterations\n",
+      g_sc.name, steps, on.contact_steps, set ? ", " : "", set ? set : "",
+      same ? "bit-identical" : "DIFFER", e1 - e0, on.newton, off.newton, on.cr, off.cr);
+  check_report(on.contact_steps > 0 && same && on.newton == off.newton && on.cr == off.cr &&
+                   on.cr > 0 && (old_device ? e1 == e0 : e1 > e0) && e2 == e1 &&
+                   on.notes == old_device && off.notes == 0,
+               __FILE__, __LINE__,
+               "%s: steps with contact %d > 0, positions bit-identical with and without "
+               "programmatic edges, Newton steps %lld and %lld and CR iterations %lld and %lld "
+               "equal (> 0), edges made %lld (> 0 from compute capability 9.0 on) and %lld "
+               "without, backend notes %d (%s) and %d",
+               g_sc.name, on.contact_steps, on.newton, off.newton, on.cr, off.cr, e1 - e0, e2 - e1,
+               on.notes, on.note, off.notes);
+  sim_free(on.q);
+  sim_free(off.q);
+}
+
 /* Collision detection's positions read from the device twins the stepper's detect_download
    leaves (SIMCTL_CUDA_TWINS=on, the default) against downloaded to the host and uploaded from
    there (off): the same positions bit for bit after `steps` steps of the CUDA backend alone,
@@ -766,6 +808,16 @@ static void pass_paths(void) {
   fused_vs_separate("../scenes/cable_finger.json", NULL, 40);
   fused_vs_separate("../scenes/soft_box_on_slab.json", "contact.cr_precision=float", 60);
 #endif
+  printf(
+      "the device Newton solve's graphs with programmatic edges against without "
+      "(SIMCTL_CUDA_PDL):\n");
+  pdl_vs_graphs("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 3));
+  /* the matrix-free W's products, queued with their gates */
+  pdl_vs_graphs("../scenes/soft_box_on_slab.json", "contact.delassus=operator", GPU_OR_EMU(60, 2));
+  /* the paper's algorithm, W formed */
+  pdl_vs_graphs("../scenes/stick_slip.json",
+                "contact.formulation=paper|contact.newton_steps=1|contact.line_search=0",
+                GPU_OR_EMU(40, 4));
   printf("collision detection's positions from device twins against uploads "
          "(SIMCTL_CUDA_TWINS):\n");
   twins_vs_uploads("../scenes/stick_slip.json", NULL, GPU_OR_EMU(40, 6));

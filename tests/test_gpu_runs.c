@@ -24,6 +24,10 @@
 
 #define FRAMES 20
 
+/* gpu/pdl_cuda.cu: programmatic edges made so far; whether a kernel's name is gpu/'s */
+long long sim_cuda_pdl_edges(void);
+int sim_cuda_pdl_name_ours(const char *name);
+
 #ifdef SIM_TEST_EMU /* built for the host emulation of CUDA (tests/emu), which counts waits */
 long long sim_emu_host_waits(void);
 void sim_emu_graph_counts(long long *captures, long long *launches);
@@ -138,13 +142,20 @@ static void run_side_by_side(const char *file) {
    the first (the kernels' first calls outside a capture). `refuse` (emulation only, else NULL):
    the graphs run's captures are refused (SIMCTL_EMU_NO_CAPTURE=1 at the start, =end at the
    end, =inside at the first call inside, after which the capture's host code went on), so it
-   launches one by one from the second frame on, with one backend note saying so. */
-static void graphs_vs_launches(const char *file, const char *set, int frames, const char *refuse) {
+   launches one by one from the second frame on, with one backend note saying so. With `pdl`,
+   the second run is not launches but graphs with programmatic edges between their kernels
+   (SIMCTL_CUDA_PDL=on, gpu/pdl_cuda.cu): the same bits, at least one such edge made on a device
+   of compute capability 9.0 on (the emulation's, by default), and on the emulation every kernel
+   behind one has made SIM_PDL_WAIT in each thread (or the program stops). */
+static void graphs_vs(const char *file, const char *set, int frames, const char *refuse, int pdl) {
   double *q[2] = {NULL, NULL};
   size_t n3 = 0;
-  for (int off = 0; off < 2; off++) {
+  for (int second = 0; second < 2; second++) {
+    const int off = second && !pdl; /* launched one by one */
     setenv("SIMCTL_CUDA_GRAPH", off ? "off" : "on", 1);
-    if (refuse && !off) setenv("SIMCTL_EMU_NO_CAPTURE", refuse, 1);
+    setenv("SIMCTL_CUDA_PDL", second && pdl ? "on" : "off", 1);
+    const long long edges0 = sim_cuda_pdl_edges();
+    if (refuse && !second) setenv("SIMCTL_EMU_NO_CAPTURE", refuse, 1);
     sim_status st = {0};
     const char *sets[1] = {set};
     int rc = sim_scene_load(file, sets, set ? 1 : 0, &g_sc, &st);
@@ -170,7 +181,7 @@ static void graphs_vs_launches(const char *file, const char *set, int frames, co
     }
     unsetenv("SIMCTL_EMU_NO_CAPTURE");
 #ifdef SIM_TEST_EMU
-    int none = off || refuse; /* no graph captured or launched */
+    int none = off || (refuse && !second); /* no graph captured or launched */
     sim_emu_graph_counts(&cap1, &run1);
     check_report(none ? cap1 == cap0 && run1 == run0 : cap1 - cap0 == 1 && run1 - run0 == frames - 1,
                  __FILE__, __LINE__, "%s: %lld graphs captured, %lld launched in %d frames",
@@ -179,27 +190,42 @@ static void graphs_vs_launches(const char *file, const char *set, int frames, co
     if (be && !off && refuse)
       printf("  a refused capture (SIMCTL_EMU_NO_CAPTURE=%s): note %d: %s\n", refuse, be->notes,
              be->note);
+    const long long edges = sim_cuda_pdl_edges() - edges0;
+    const int old_device = be && be->notes == 1 && strstr(be->note, "SIMCTL_CUDA_PDL=on");
+    if (be && second && pdl)
+      check_report(old_device ? edges == 0 : edges > 0, __FILE__, __LINE__,
+                   "graphs with PDL: %lld programmatic edges made (%s)", edges,
+                   old_device ? be->note : "a device of compute capability 9.0 on");
+    else
+      check_report(edges == 0, __FILE__, __LINE__, "%s: %lld programmatic edges without PDL",
+                   off ? "launches" : "graphs", edges);
     if (be)
-      check_report(refuse && !off ? be->notes == 1 && strstr(be->note, "one by one") &&
-                                        strstr(be->note, "L-G iterations") && !strchr(be->note, '\n')
-                                  : be->notes == 0,
+      check_report(refuse && !second
+                       ? be->notes == 1 && strstr(be->note, "one by one") &&
+                             strstr(be->note, "L-G iterations") && !strchr(be->note, '\n')
+                       : be->notes == old_device,
                    __FILE__, __LINE__, "%s: %d backend notes (%s)", off ? "launches" : "graphs",
                    be->notes, be->note);
+    if (second && pdl) printf("  %s: %lld programmatic edges made\n", file, edges);
     n3 = 3 * (size_t)m.n;
-    q[off] = SIM_NEW(double, n3 + 1);
-    if (!rc) rc = be->download(be, SIM_VEC_Q, q[off], &st);
-    if (rc) fprintf(stderr, "%s (SIMCTL_CUDA_GRAPH=%s): %s\n", file, off ? "off" : "on", st.msg);
+    q[second] = SIM_NEW(double, n3 + 1);
+    if (!rc) rc = be->download(be, SIM_VEC_Q, q[second], &st);
+    if (rc)
+      fprintf(stderr, "%s (SIMCTL_CUDA_GRAPH=%s, SIMCTL_CUDA_PDL=%s): %s\n", file,
+              off ? "off" : "on", second && pdl ? "on" : "off", st.msg);
     CHECK_INT(rc, SIM_OK);
     sim_stepper_free(&sg);
     if (be) be->destroy(be);
     sim_model_free(&m);
   }
   unsetenv("SIMCTL_CUDA_GRAPH");
+  unsetenv("SIMCTL_CUDA_PDL");
   int same = memcmp(q[0], q[1], sizeof(double) * n3) == 0;
-  printf("  %s (%s), %d frames: %s and launches %s\n", g_sc.name, set ? set : "as given", frames,
-         refuse ? "refused graphs" : "graphs", same ? "bit-identical" : "DIFFER");
-  check_report(same, __FILE__, __LINE__, "%s: positions bit-identical with and without graphs",
-               g_sc.name);
+  printf("  %s (%s), %d frames: %s and %s %s\n", g_sc.name, set ? set : "as given", frames,
+         refuse ? "refused graphs" : "graphs", pdl ? "graphs with PDL" : "launches",
+         same ? "bit-identical" : "DIFFER");
+  check_report(same, __FILE__, __LINE__, "%s: positions bit-identical %s", g_sc.name,
+               pdl ? "with and without programmatic edges" : "with and without graphs");
   sim_free(q[0]);
   sim_free(q[1]);
 }
@@ -208,14 +234,27 @@ int main(void) {
   gpu_or_skip("test_gpu_runs");
   run_side_by_side("../scenes/twisting_bar.json");
   run_side_by_side("../scenes/cloth_extension_10k.json");
-  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 6, NULL);
+  graphs_vs("../scenes/twisting_bar.json", NULL, 6, NULL, 0);
   /* Chebyshev's weights, baked into the graph, follow the count from predict */
-  graphs_vs_launches("../scenes/twisting_bar.json", "solver.chebyshev_rho=0.9", 6, NULL);
-  graphs_vs_launches("../scenes/twisting_bar.json", "solver.global=cholesky", 4, NULL);
+  graphs_vs("../scenes/twisting_bar.json", "solver.chebyshev_rho=0.9", 6, NULL, 0);
+  graphs_vs("../scenes/twisting_bar.json", "solver.global=cholesky", 4, NULL, 0);
+  /* programmatic edges: between the gathers' and the local step's kernels, and (Cholesky) none
+     into cuSPARSE's triangular solves on a GPU, whose kernels have no SIM_PDL_WAIT */
+  graphs_vs("../scenes/twisting_bar.json", NULL, 6, NULL, 1);
+  graphs_vs("../scenes/twisting_bar.json", "solver.global=cholesky", 4, NULL, 1);
 #ifdef SIM_TEST_EMU
-  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 4, "1");
-  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 4, "end");
-  graphs_vs_launches("../scenes/twisting_bar.json", NULL, 4, "inside");
+  graphs_vs("../scenes/twisting_bar.json", NULL, 4, "1", 0);
+  graphs_vs("../scenes/twisting_bar.json", NULL, 4, "end", 0);
+  graphs_vs("../scenes/twisting_bar.json", NULL, 4, "inside", 0);
 #endif
+  /* the names sim_cuda_graph_pdl takes for gpu/'s kernels: as cudaFuncGetName may give them */
+  check_report(sim_cuda_pdl_name_ours("k_update") && sim_cuda_pdl_name_ours("_ZL8k_updateiPKi") &&
+                   sim_cuda_pdl_name_ours("_Z8k_w_thenILi1ELi1EEvPKi") &&
+                   !sim_cuda_pdl_name_ours("_ZN3cub11EmptyKernelIvEEvv") &&
+                   !sim_cuda_pdl_name_ours("_Z12csrmm_kernelPKd") &&
+                   sim_cuda_pdl_name_ours("void k_w_then<1, 1>(const int *)") &&
+                   !sim_cuda_pdl_name_ours("void cub::EmptyKernel<void>()") &&
+                   !sim_cuda_pdl_name_ours("kernel") && !sim_cuda_pdl_name_ours("_Zk_x"),
+               __FILE__, __LINE__, "gpu/'s kernels told from a library's by their names");
   return check_summary("test_gpu_runs");
 }

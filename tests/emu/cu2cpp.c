@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cu2cpp IN OUT: a gpu/ source as C++ for the host emulation of CUDA (tests/emu/README.md).
    Each kernel launch `name<<<grid, block[, shmem[, stream]]>>>(args)` becomes
-   `::sim_emu::launcher(__FILE__, __LINE__, grid, block[, ...]).run(name)(args)`; everything
+   `::sim_emu::launcher(__FILE__, __LINE__, grid, block[, ...]).run(name, "name")(args)`; everything
    else is copied as it is, line for line, after a #line naming IN, so compiler messages and
    the emulator's reports point at the .cu file. */
 #include <stdio.h>
@@ -85,7 +85,14 @@ int main(int argc, char **argv) {
     fwrite(s + i + 3, 1, (size_t)(close - s) - (i + 3), o);
     fprintf(o, ").run(");
     fwrite(s + a, 1, i - a, o);
-    fputs(")(", o);
+    fputs(", \"", o); /* and as a string, its spaces and newlines each one space, none at the end */
+    for (size_t t = a, sp = 0; t < i; t++) {
+      int white = s[t] == ' ' || s[t] == '\t' || s[t] == '\n';
+      if (!white && sp) fputc(' ', o);
+      if (!white) fputc(s[t], o);
+      sp = white;
+    }
+    fputs("\")(", o);
     for (size_t t = (size_t)(close - s) + 3; t < j; t++) /* newlines between >>> and ( */
       if (s[t] == '\n') fputc('\n', o);
     done = j + 1;

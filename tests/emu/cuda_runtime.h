@@ -44,12 +44,14 @@ enum cudaError {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorNoKernelImageForDevice = 209,
+  cudaErrorInvalidDeviceFunction = 98,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
   cudaErrorStreamCaptureUnsupported = 900,
   cudaErrorStreamCaptureInvalidated = 901,
-  cudaErrorGraphExecUpdateFailure = 910
+  cudaErrorGraphExecUpdateFailure = 910,
+  cudaErrorLossyQuery = 913
 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind {
@@ -63,6 +65,7 @@ typedef struct sim_emu_stream *cudaStream_t;
 typedef struct sim_emu_event *cudaEvent_t;
 typedef struct sim_emu_graph *cudaGraph_t;
 typedef struct sim_emu_graph *cudaGraphExec_t; // an instantiated graph: a copy of its work
+typedef struct sim_emu_gnode *cudaGraphNode_t;  // a node of a captured graph
 enum cudaStreamCaptureMode {
   cudaStreamCaptureModeGlobal = 0,
   cudaStreamCaptureModeThreadLocal = 1,
@@ -78,6 +81,47 @@ struct cudaGraphExecUpdateResultInfo {
   cudaGraphExecUpdateResult result;
   void *errorNode, *errorFromNode;
 };
+// A captured graph's nodes and edges, as far as sim_cuda_graph_pdl (gpu/pdl_cuda.cu) reads and
+// changes them: the emulation's graphs are chains (each node depends on the one before), kernels
+// and event records told apart, copies and memsets reported as copies. An edge may be taken
+// out and put back, between kernels as a programmatic one (from the port where each block has
+// begun, or where each has triggered: the emulation does not tell these apart); a kernel launched
+// behind one must call SIM_PDL_WAIT() in every thread (gpu/pdl.cuh), or the program stops.
+enum cudaGraphNodeType {
+  cudaGraphNodeTypeKernel = 0x00,
+  cudaGraphNodeTypeMemcpy = 0x01,
+  cudaGraphNodeTypeEventRecord = 0x07
+};
+enum cudaGraphDependencyType_enum {
+  cudaGraphDependencyTypeDefault = 0,
+  cudaGraphDependencyTypeProgrammatic = 1
+};
+struct cudaGraphEdgeData {
+  unsigned char from_port, to_port, type, reserved[5];
+};
+#define cudaGraphKernelNodePortDefault 0
+#define cudaGraphKernelNodePortProgrammatic 1
+#define cudaGraphKernelNodePortLaunchCompletion 2
+struct cudaKernelNodeParams {
+  void *func;
+  dim3 gridDim, blockDim;
+  unsigned sharedMemBytes;
+  void **kernelParams, **extra;
+};
+cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n);
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type);
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps,
+                                         cudaGraphEdgeData *edges, size_t *n);
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
+                                        const cudaGraphNode_t *to, const cudaGraphEdgeData *edges,
+                                        size_t n);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
+                                     const cudaGraphNode_t *to, const cudaGraphEdgeData *edges,
+                                     size_t n);
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams *p);
+// The name of a kernel captured into a graph so far: its launch's text (`k_w_then<E, 1>`);
+// a GPU gives its symbol's, which may be mangled (`_ZL8k_update...`).
+cudaError_t cudaFuncGetName(const char **name, const void *func);
 #define cudaEventRecordDefault 0x00
 #define cudaEventRecordExternal 0x01
 struct cudaDeviceProp {
@@ -138,8 +182,9 @@ cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,
                                           unsigned long long flags = 0);
 // The instantiated graph takes g's work where g has as much of it, of the same kinds (work,
-// event records); otherwise cudaErrorGraphExecUpdateFailure and e unchanged (a GPU also
-// refuses a kernel node whose function changed, which the emulation does not tell apart).
+// event records) and with the same edges (programmatic or not); otherwise
+// cudaErrorGraphExecUpdateFailure and e unchanged (a GPU also refuses a kernel node whose function
+// changed, which the emulation does not tell apart).
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g,
                                 cudaGraphExecUpdateResultInfo *info);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s);
@@ -159,6 +204,10 @@ extern uint3 thread_idx, block_idx;
 extern dim3 block_dim, grid_dim;
 
 void syncthreads();
+// SIM_PDL_WAIT() (gpu/pdl.cuh): the running thread's griddepcontrol.wait. In order as the
+// emulation runs kernels, it has nothing to wait for; it records that the thread made it, which
+// a kernel launched behind a programmatic edge must have done in every thread.
+void pdl_wait();
 // A warp shuffle down, checked (the mask, the width, a lane that reads one that made fewer) and
 // its thread's slots grown where full: emu_runtime.cpp. shfl_down_sync below takes the common
 // case inline (a shuffle is a handful of instructions in a warp reduction's loop).
@@ -199,6 +248,8 @@ struct launch_cfg {
   dim3 grid, block;
   size_t shmem;
   cudaStream_t stream;
+  const void *func = nullptr;  // the kernel, and its launch's text (cu2cpp): cudaFuncGetName
+  const char *name = nullptr;
 };
 // Stops the program unless p is NULL or inside a device allocation (argument `arg` of a launch).
 void check_kernel_pointer(const launch_cfg &cfg, int arg, const void *p);
@@ -225,7 +276,9 @@ struct launcher {
     }
   };
   template <class... P>
-  bound<P...> run(void (*kernel)(P...)) {
+  bound<P...> run(void (*kernel)(P...), const char *name = nullptr) {
+    cfg.func = (const void *)kernel;
+    cfg.name = name;
     return bound<P...>{this, kernel};
   }
   template <class A>

@@ -310,6 +310,13 @@ static fibre *current(const char *what) {
 
 void syncthreads() { stop(current("__syncthreads"), T_BLOCK); }
 
+// SIM_PDL_WAIT (gpu/pdl.cuh): which threads of the running block made it, and whether the
+// running kernel was launched behind a programmatic edge (a graph's launch: cudaGraphLaunch),
+// where each must have.
+static unsigned char pdl_waited[1024];
+static bool pdl_required;
+void pdl_wait() { pdl_waited[current("SIM_PDL_WAIT") - fib.data()] = 1; }
+
 uint64_t shfl_down(uint64_t bits, unsigned delta, unsigned mask, int width) {
   fibre *f = current("__shfl_down_sync");
   int t = (int)(f - fib.data()), n = (int)fib.size();
@@ -395,6 +402,7 @@ static void run_block(int n) {
     f->tid = tid;
     f->state = T_NEW;
     shfl_made[t] = 0;
+    pdl_waited[t] = 0;
     if (++tid.x == block_dim.x) {
       tid.x = 0;
       if (++tid.y == block_dim.y) tid.y = 0, tid.z++;
@@ -415,6 +423,13 @@ static void run_block(int n) {
     memset(shfl_made, 0, (size_t)n * sizeof shfl_made[0]); /* every warp at the barrier or done */
     int done = 0; /* the others wait at the barrier: a warp runs until each of its lanes has */
     for (int t = 0; t < n; t++) done += fib[(size_t)t].state == T_DONE;
+    if (done == n && pdl_required)
+      for (int t = 0; t < n; t++)
+        if (!pdl_waited[t])
+          die("%s:%d: block (%u,%u,%u): thread %d returned without SIM_PDL_WAIT(), in a kernel "
+              "launched behind a programmatic edge (SIMCTL_CUDA_PDL=on): on a GPU it may read "
+              "what the kernel before it has not yet written (gpu/pdl.cuh)",
+              running->file, running->line, block_idx.x, block_idx.y, block_idx.z, t);
     if (done == n) return;
     for (int t = 0; t < n; t++)
       if (fib[(size_t)t].state == T_BLOCK) fib[(size_t)t].state = T_READY;
@@ -449,6 +464,14 @@ struct sim_emu_node {
   std::function<void()> work;
   sim_emu_event *record = nullptr;
   bool kernel = false; // a kernel's launch (counted at each of the graph's launches)
+  const void *func = nullptr;  // the kernel (cudaGraphKernelNodeGetParams)
+  bool cut = false;            // its edge from the node before taken out (not yet put back)
+  bool pdl = false;            // that edge programmatic: the kernel must call SIM_PDL_WAIT()
+};
+// A node's handle (cudaGraphNode_t): its graph and place, made by cudaGraphGetNodes.
+struct sim_emu_gnode {
+  struct sim_emu_graph *g;
+  size_t i;
 };
 struct sim_emu_graph {
   std::vector<sim_emu_node> nodes;
@@ -456,6 +479,7 @@ struct sim_emu_graph {
   // end (=end)
   bool refuse_inside = false, refuse_end = false;
   bool invalid = false; // a call inside was refused
+  std::deque<sim_emu_gnode> handles;  // cudaGraphGetNodes's, one a node (kept where they are)
 };
 static cudaError_t fail(cudaError_t e);
 
@@ -607,6 +631,9 @@ bool kernels_load() {
   return load;
 }
 
+// The names of the kernels captured into graphs so far, by function (cudaFuncGetName).
+std::map<const void *, std::string> kernel_names;
+
 void execute(const launch_cfg &cfg, const std::function<void()> &b) {
   const dim3 &g = cfg.grid, &k = cfg.block;
   unsigned long long threads = (unsigned long long)k.x * k.y * k.z;
@@ -625,8 +652,12 @@ void execute(const launch_cfg &cfg, const std::function<void()> &b) {
   }
   const bool captured = cfg.stream && cfg.stream->capture;
   (captured ? kernels_captured : kernels_launched)++;
-  if (enqueue(cfg.stream, [cfg, b] { run_launch(cfg, b); }) == cudaSuccess && captured)
-    cfg.stream->capture->nodes.back().kernel = true;
+  if (enqueue(cfg.stream, [cfg, b] { run_launch(cfg, b); }) == cudaSuccess && captured) {
+    sim_emu_node &n = cfg.stream->capture->nodes.back();
+    n.kernel = true;
+    n.func = cfg.func;
+    if (cfg.func && cfg.name) kernel_names[cfg.func] = cfg.name;
+  }
 }
 } // namespace sim_emu
 
@@ -708,6 +739,10 @@ const char *cudaGetErrorString(cudaError_t e) {
   switch (e) {
   case cudaSuccess: return "no error";
   case cudaErrorInvalidValue: return "invalid argument";
+  case cudaErrorInvalidDeviceFunction:
+    return "invalid device function";
+  case cudaErrorLossyQuery:
+    return "loss of data in the query (its edges' data left out)";
   case cudaErrorMemoryAllocation: return "out of memory";
   case cudaErrorInvalidConfiguration: return "invalid configuration argument";
   case cudaErrorInvalidDevicePointer: return "invalid device pointer";
@@ -938,6 +973,7 @@ extern "C" long long sim_emu_device_held(void) { return (long long)sim_emu::held
 static int report_level;
 static long long graph_captures, graph_updates, graph_launches; // reported with the waits
 static long long graph_kernels; // kernels run by the graphs' launches
+static long long graph_pdl_edges;  // programmatic edges put into graphs (cudaGraphAddDependencies)
 // The graphs captured and launched so far (the tests check how often a step captures).
 extern "C" void sim_emu_graph_counts(long long *captures, long long *launches) {
   *captures = graph_captures;
@@ -975,6 +1011,11 @@ static void report_waits() {
             "launches\n"
             "simctl CUDA emulation: %lld kernels run by the graphs' launches\n",
             graph_captures, graph_updates, graph_launches, graph_kernels);
+  if (graph_pdl_edges > 0)
+    fprintf(stderr,
+            "simctl CUDA emulation: %lld programmatic edges put into the graphs captured "
+            "(SIMCTL_CUDA_PDL=on)\n",
+            graph_pdl_edges);
   fprintf(stderr,
           "simctl CUDA emulation: %lld allocations (cudaMalloc, cudaMallocHost), %lld frees\n",
           allocs, frees);
@@ -1135,7 +1176,12 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,
                                           unsigned long long flags) {
   *e = nullptr;
   if (!g || flags != 0) return fail(cudaErrorInvalidValue);
-  *e = new sim_emu_graph(*g);
+  for (const sim_emu_node &n : g->nodes)
+    if (n.cut)
+      die("cudaGraphInstantiate: a graph with an edge taken out and not put back: the "
+          "emulation runs a graph's nodes in order, each after the one before");
+  *e = new sim_emu_graph;
+  (*e)->nodes = g->nodes;
   return cudaSuccess;
 }
 
@@ -1145,7 +1191,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g,
   memset(info, 0, sizeof *info);
   bool same = e->nodes.size() == g->nodes.size();
   for (size_t i = 0; same && i < g->nodes.size(); i++)
-    same = !e->nodes[i].record == !g->nodes[i].record;
+    same = !e->nodes[i].record == !g->nodes[i].record && e->nodes[i].pdl == g->nodes[i].pdl;
   if (!same) {
     info->result = e->nodes.size() == g->nodes.size() ? cudaGraphExecUpdateErrorNodeTypeChanged
                                                       : cudaGraphExecUpdateErrorTopologyChanged;
@@ -1166,10 +1212,127 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
     graph_kernels += n.kernel;
     if (n.record) {
       cudaEventRecord(n.record, s);
+    } else if (n.pdl) { /* each of its threads checked for SIM_PDL_WAIT */
+      const std::function<void()> w = n.work;
+      sim_emu::enqueue(s, [w] {
+        sim_emu::pdl_required = true;
+        w();
+        sim_emu::pdl_required = false;
+      });
     } else {
       sim_emu::enqueue(s, n.work);
     }
   }
+  return cudaSuccess;
+}
+
+// ---- a captured graph's nodes and edges (sim_cuda_graph_pdl) ----
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n) {
+  if (!g || !n) return fail(cudaErrorInvalidValue);
+  while (g->handles.size() < g->nodes.size()) g->handles.push_back({g, g->handles.size()});
+  if (nodes) {
+    if (*n > g->nodes.size()) *n = g->nodes.size();
+    for (size_t i = 0; i < *n; i++) nodes[i] = &g->handles[i];
+  } else {
+    *n = g->nodes.size();
+  }
+  return cudaSuccess;
+}
+
+static sim_emu_node *node_of(cudaGraphNode_t h) {
+  return h && h->g && h->i < h->g->nodes.size() ? &h->g->nodes[h->i] : nullptr;
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type) {
+  const sim_emu_node *n = node_of(node);
+  if (!n || !type) return fail(cudaErrorInvalidValue);
+  *type = n->kernel   ? cudaGraphNodeTypeKernel
+          : n->record ? cudaGraphNodeTypeEventRecord
+                      : cudaGraphNodeTypeMemcpy;
+  return cudaSuccess;
+}
+
+static cudaGraphEdgeData edge_of(const sim_emu_node &n) {
+  cudaGraphEdgeData e = {};
+  if (n.pdl)
+    e.type = cudaGraphDependencyTypeProgrammatic,
+    e.from_port = cudaGraphKernelNodePortLaunchCompletion;
+  return e;
+}
+
+// A node's one dependency (the node before it), unless that edge was taken out.
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps,
+                                         cudaGraphEdgeData *edges, size_t *n) {
+  const sim_emu_node *x = node_of(node);
+  if (!x || !n) return fail(cudaErrorInvalidValue);
+  const size_t have = node->i > 0 && !x->cut ? 1 : 0;
+  if (!deps) {
+    *n = have;
+    return cudaSuccess;
+  }
+  if (*n > have) *n = have;
+  if (*n == 0) return cudaSuccess;
+  deps[0] = &node->g->handles[node->i - 1];
+  if (edges) edges[0] = edge_of(*x);
+  return !edges && x->pdl ? fail(cudaErrorLossyQuery) : cudaSuccess;
+}
+
+// Whether from -> to is the chain's edge into `to` (from the node just before it) in g.
+static sim_emu_node *chain_edge(cudaGraph_t g, cudaGraphNode_t from, cudaGraphNode_t to) {
+  sim_emu_node *t = node_of(to);
+  return t && node_of(from) && from->g == g && to->g == g && from->i + 1 == to->i ? t : nullptr;
+}
+
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
+                                        const cudaGraphNode_t *to, const cudaGraphEdgeData *edges,
+                                        size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    sim_emu_node *t = chain_edge(g, from[k], to[k]);
+    const cudaGraphEdgeData e = edges ? edges[k] : cudaGraphEdgeData{};
+    const cudaGraphEdgeData have = t ? edge_of(*t) : cudaGraphEdgeData{};
+    if (!t || t->cut || memcmp(&e, &have, sizeof e) != 0)
+      return fail(cudaErrorInvalidValue); /* no such edge */
+    t->cut = true;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
+                                     const cudaGraphNode_t *to, const cudaGraphEdgeData *edges,
+                                     size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    sim_emu_node *t = chain_edge(g, from[k], to[k]);
+    if (!t || !t->cut)
+      die("cudaGraphAddDependencies: an edge other than the one taken out before it: the "
+          "emulation's graphs are chains");
+    const cudaGraphEdgeData e = edges ? edges[k] : cudaGraphEdgeData{};
+    const bool pdl = e.type == cudaGraphDependencyTypeProgrammatic;
+    if (e.to_port ||
+        (pdl && e.from_port != cudaGraphKernelNodePortProgrammatic &&
+         e.from_port != cudaGraphKernelNodePortLaunchCompletion) ||
+        (!pdl && (e.type || e.from_port == cudaGraphKernelNodePortProgrammatic)) ||
+        (pdl && (!t->kernel || !node_of(from[k])->kernel)))
+      return fail(cudaErrorInvalidValue); /* as the driver's rules for edges and their ports */
+    t->cut = false;
+    t->pdl = pdl;
+    graph_pdl_edges += pdl;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams *p) {
+  const sim_emu_node *n = node_of(node);
+  if (!n || !n->kernel || !p) return fail(cudaErrorInvalidValue);
+  memset((void *)p, 0, sizeof *p);
+  p->func = (void *)n->func;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetName(const char **name, const void *func) {
+  auto it = sim_emu::kernel_names.find(func);
+  if (!name || it == sim_emu::kernel_names.end()) return fail(cudaErrorInvalidDeviceFunction);
+  *name = it->second.c_str();
   return cudaSuccess;
 }
 
