@@ -287,13 +287,19 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
     rc = sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
   if (!rc) rc = sim_cuda_env_int("SIMCTL_CUDA_LOCAL_BLOCKS", 1, 4, 1, &c->local_blocks, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_PDL", "off", "on", 0, &c->pdl, st);
-  if (!rc && c->pdl && major < 9) { /* programmatic dependent launch: compute capability 9.0 on */
+  if (!rc && c->pdl && (major < 9 || !sim_cuda_pdl_built())) { /* compute capability 9.0 on */
     c->pdl = 0;
     be->notes++;
-    snprintf(be->note, sizeof be->note,
-             "SIMCTL_CUDA_PDL=on: this device (compute capability %d) has no programmatic "
-             "dependent launch (9.0 on): its graphs run without",
-             major);
+    if (major < 9)
+      snprintf(be->note, sizeof be->note,
+               "SIMCTL_CUDA_PDL=on: this device (compute capability %d) has no programmatic "
+               "dependent launch (9.0 on): its graphs run without",
+               major);
+    else
+      snprintf(be->note, sizeof be->note,
+               "SIMCTL_CUDA_PDL=on: this simctl was built with CUDA %d.%d, whose graphs' edges "
+               "this build does not set (13.0 on): its graphs run without",
+               CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
   }
   if (!rc) rc = sim_cuda_lg_create(c, st);
   if (!rc) rc = upload_model(c, st);

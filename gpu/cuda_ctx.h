@@ -328,6 +328,7 @@ int sim_cuda_graph_capture(cuda_ctx *c, cudaGraphExec_t *exec, cuda_events *ev,
 // cudaFuncGetName gives it, mangled or not) is one of gpu/'s (k_*); the edges made so far in
 // this process (C linkage: the GPU tests read it).
 int sim_cuda_graph_pdl(cudaGraph_t g, int *made, sim_status *st);
+int sim_cuda_pdl_built(void);  // whether this build can make them (CUDA 13.0's edge data)
 extern "C" int sim_cuda_pdl_name_ours(const char *name);
 extern "C" long long sim_cuda_pdl_edges(void);
 // After a failed capture (st says why): where the device still works (the stream synchronises),

@@ -6,7 +6,7 @@
 // simctl's kernels that form). Such a kernel must not read or write memory before
 // griddepcontrol.wait, which returns once the kernels it depends on have finished and their
 // writes are visible to it. So every kernel of gpu/ begins with SIM_PDL_WAIT() (checked by
-// tests/test_pdl_waits.py over the sources, and at run time by the emulation for every kernel
+// tests/check_pdl_waits.py over the sources, and at run time by the emulation for every kernel
 // launched behind such an edge). Where a kernel was launched without one (launched one by one,
 // in a graph without PDL, or after a copy or a memset) the wait returns at once; before sm_90
 // it is compiled to nothing.

@@ -68,6 +68,10 @@ int sim_cuda_graph_capture(cuda_ctx *c, cudaGraphExec_t *exec, cuda_events *ev,
     e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
   }
   if (!rc && e == cudaSuccess && c->pdl) rc = sim_cuda_graph_pdl(g, &made, st);
+  if (!rc && e == cudaSuccess && *exec && c->pdl) { /* instantiated anew: an update may not */
+    cudaGraphExecDestroy(*exec); /* compare its edges' types, which follow its kernels' names */
+    *exec = NULL;
+  }
   if (!rc && e == cudaSuccess && *exec) {
     cudaGraphExecUpdateResultInfo info;
     if (cudaGraphExecUpdate(*exec, g, &info) != cudaSuccess) {

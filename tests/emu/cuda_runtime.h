@@ -81,6 +81,7 @@ struct cudaGraphExecUpdateResultInfo {
   cudaGraphExecUpdateResult result;
   void *errorNode, *errorFromNode;
 };
+#define CUDART_VERSION 13000  // the API of CUDA 13.0 (the graphs' edge data), as gpu/ is built for
 // A captured graph's nodes and edges, as far as sim_cuda_graph_pdl (gpu/pdl_cuda.cu) reads and
 // changes them: the emulation's graphs are chains (each node depends on the one before), kernels
 // and event records told apart, copies and memsets reported as copies. An edge may be taken
@@ -110,8 +111,8 @@ struct cudaKernelNodeParams {
 };
 cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n);
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type);
-cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps,
-                                         cudaGraphEdgeData *edges, size_t *n);
+cudaError_t cudaGraphGetEdges(cudaGraph_t g, cudaGraphNode_t *from, cudaGraphNode_t *to,
+                              cudaGraphEdgeData *edges, size_t *n);
 cudaError_t cudaGraphRemoveDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
                                         const cudaGraphNode_t *to, const cudaGraphEdgeData *edges,
                                         size_t n);

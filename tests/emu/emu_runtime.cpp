@@ -1261,21 +1261,27 @@ static cudaGraphEdgeData edge_of(const sim_emu_node &n) {
   return e;
 }
 
-// A node's one dependency (the node before it), unless that edge was taken out.
-cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps,
-                                         cudaGraphEdgeData *edges, size_t *n) {
-  const sim_emu_node *x = node_of(node);
-  if (!x || !n) return fail(cudaErrorInvalidValue);
-  const size_t have = node->i > 0 && !x->cut ? 1 : 0;
-  if (!deps) {
-    *n = have;
-    return cudaSuccess;
+// The chain's edges (each node's from the node before it, unless taken out), with their data.
+cudaError_t cudaGraphGetEdges(cudaGraph_t g, cudaGraphNode_t *from, cudaGraphNode_t *to,
+                              cudaGraphEdgeData *edges, size_t *n) {
+  if (!g || !n || !from != !to || (edges && !from)) return fail(cudaErrorInvalidValue);
+  size_t have = 0;
+  bool lossy = false;
+  while (g->handles.size() < g->nodes.size()) g->handles.push_back({g, g->handles.size()});
+  for (size_t i = 1; i < g->nodes.size(); i++) {
+    const sim_emu_node &x = g->nodes[i];
+    if (x.cut) continue;
+    if (from && have < *n) {
+      from[have] = &g->handles[i - 1], to[have] = &g->handles[i];
+      if (edges) edges[have] = edge_of(x);
+    }
+    lossy |= x.pdl;
+    have++;
   }
-  if (*n > have) *n = have;
-  if (*n == 0) return cudaSuccess;
-  deps[0] = &node->g->handles[node->i - 1];
-  if (edges) edges[0] = edge_of(*x);
-  return !edges && x->pdl ? fail(cudaErrorLossyQuery) : cudaSuccess;
+  if (from && *n > have)
+    for (size_t k = have; k < *n; k++) from[k] = to[k] = nullptr;
+  if (!from || *n > have) *n = have;
+  return from && !edges && lossy ? fail(cudaErrorLossyQuery) : cudaSuccess;
 }
 
 // Whether from -> to is the chain's edge into `to` (from the node just before it) in g.
