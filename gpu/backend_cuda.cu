@@ -257,9 +257,11 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   be->name = "cuda";
   cudaDeviceProp prop;
   int major = 0; /* the device's compute capability, major: 9 on for SIMCTL_CUDA_PDL */
-  if (cudaGetDeviceProperties(&prop, o->gpu) == cudaSuccess && (major = prop.major) >= 0)
+  if (cudaGetDeviceProperties(&prop, o->gpu) == cudaSuccess) {
+    major = prop.major;
     snprintf(be->device, sizeof be->device, "%.80s (GPU %d, sm_%d%d, %.0f GiB)", prop.name, o->gpu,
              prop.major, prop.minor, prop.totalGlobalMem / 1073741824.0);
+  }
   be->global = global;
   be->upload = cuda_upload;
   be->download = cuda_download;

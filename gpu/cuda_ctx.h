@@ -324,10 +324,10 @@ int sim_cuda_graph_capture(cuda_ctx *c, cudaGraphExec_t *exec, cuda_events *ev,
                            int (*queue)(void *arg, sim_status *st), void *arg, const char *what,
                            sim_status *st);
 // gpu/pdl_cuda.cu (SIMCTL_CUDA_PDL=on, c->pdl): in captured graph g, each edge from a kernel to
-// one of gpu/'s kernels made programmatic (*made of them); whether a kernel's name (as
+// one of gpu/'s kernels made programmatic; whether a kernel's name (as
 // cudaFuncGetName gives it, mangled or not) is one of gpu/'s (k_*); the edges made so far in
 // this process (C linkage: the GPU tests read it).
-int sim_cuda_graph_pdl(cudaGraph_t g, int *made, sim_status *st);
+int sim_cuda_graph_pdl(cudaGraph_t g, sim_status *st);
 int sim_cuda_pdl_built(void);  // whether this build can make them (CUDA 13.0's edge data)
 extern "C" int sim_cuda_pdl_name_ours(const char *name);
 extern "C" long long sim_cuda_pdl_edges(void);

@@ -2,8 +2,8 @@
 // Programmatic dependent launch in the CUDA backend's graphs (SIMCTL_CUDA_PDL=on, gpu/pdl.cuh):
 // a captured graph is a chain, each node depending on the one before. Where a kernel of simctl's
 // follows a kernel, and that edge is its only one, the edge becomes programmatic from the port
-// where every block
-// of the one before has begun (cudaGraphKernelNodePortLaunchCompletion): the driver may then
+// where every block of the one before has begun (cudaGraphKernelNodePortLaunchCompletion): the
+// driver may then
 // launch the second while the first still runs, its blocks waiting at SIM_PDL_WAIT until the
 // first has finished and its writes are visible. What the graph hides is each kernel's launch
 // latency, of the order of microseconds: most of the contact stage's kernels take no more, some
@@ -65,14 +65,14 @@ typedef struct edge_at {    /* an edge's end and its place in the lists, sorted 
   size_t k;
 } edge_at;
 static int by_to(const void *a, const void *b) {
-  const edge_at *x = (const edge_at *)a, *y = (const edge_at *)b;
-  return x->to != y->to ? (x->to < y->to ? -1 : 1) : (x->k < y->k ? -1 : x->k > y->k);
+  const uintptr_t x = ((const edge_at *)a)->to, y = ((const edge_at *)b)->to;
+  return x < y ? -1 : x > y;
 }
 
 // Edge k of (from, to, ed) made programmatic where it is its end's only edge, a default one
-// from a kernel into one of gpu/'s kernels; *made counts them.
+// from a kernel into one of gpu/'s kernels; pdl_edges counts them.
 static int rewrite(cudaGraph_t g, size_t ne, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
-                   const cudaGraphEdgeData *ed, const edge_at *order, int *made, sim_status *st) {
+                   const cudaGraphEdgeData *ed, const edge_at *order, sim_status *st) {
   int rc = SIM_OK;
   for (size_t a = 0; !rc && a < ne;) {
     size_t b = a + 1; /* order[a, b): the edges into one node */
@@ -93,14 +93,13 @@ static int rewrite(cudaGraph_t g, size_t ne, const cudaGraphNode_t *from, const 
     if (e != cudaSuccess)
       return sim_cuda_fail(st, "a programmatic edge (SIMCTL_CUDA_PDL)", cudaGetErrorString(e),
                            __FILE__, __LINE__);
-    ++*made;
+    pdl_edges++;
   }
   return rc;
 }
 #endif
 
-int sim_cuda_graph_pdl(cudaGraph_t g, int *made, sim_status *st) {
-  *made = 0;
+int sim_cuda_graph_pdl(cudaGraph_t g, sim_status *st) {
 #if CUDART_VERSION >= 13000
   size_t ne = 0;
   SIM_CU(cudaGraphGetEdges(g, NULL, NULL, NULL, &ne), st);
@@ -118,12 +117,11 @@ int sim_cuda_graph_pdl(cudaGraph_t g, int *made, sim_status *st) {
       rc = sim_cuda_fail(st, "cudaGraphGetEdges", cudaGetErrorString(e), __FILE__, __LINE__);
     for (size_t k = 0; !rc && k < ne; k++) order[k] = edge_at{(uintptr_t)to[k], k};
     if (!rc) qsort(order, ne, sizeof *order, by_to); /* grouped by end: each node's edges */
-    if (!rc) rc = rewrite(g, ne, from, to, ed, order, made, st);
+    if (!rc) rc = rewrite(g, ne, from, to, ed, order, st);
   }
   sim_free(from);
   sim_free(ed);
   sim_free(order);
-  pdl_edges += *made;
   return rc;
 #else
   (void)g;

@@ -59,7 +59,7 @@ int sim_cuda_graph_capture(cuda_ctx *c, cudaGraphExec_t *exec, cuda_events *ev,
                            sim_status *st) {
   cudaStream_t sm = c->stream;
   cudaGraph_t g = NULL;
-  int rc = SIM_OK, made = 0;
+  int rc = SIM_OK;
   cudaError_t e = cudaStreamBeginCapture(sm, cudaStreamCaptureModeThreadLocal);
   if (e == cudaSuccess) {
     if (ev) ev->external = 1;
@@ -67,7 +67,7 @@ int sim_cuda_graph_capture(cuda_ctx *c, cudaGraphExec_t *exec, cuda_events *ev,
     if (ev) ev->external = 0;
     e = cudaStreamEndCapture(sm, &g); /* ends it whatever happened inside */
   }
-  if (!rc && e == cudaSuccess && c->pdl) rc = sim_cuda_graph_pdl(g, &made, st);
+  if (!rc && e == cudaSuccess && c->pdl) rc = sim_cuda_graph_pdl(g, st);
   if (!rc && e == cudaSuccess && *exec && c->pdl) { /* instantiated anew: an update may not */
     cudaGraphExecDestroy(*exec); /* compare its edges' types, which follow its kernels' names */
     *exec = NULL;

@@ -109,7 +109,6 @@ struct cudaKernelNodeParams {
   unsigned sharedMemBytes;
   void **kernelParams, **extra;
 };
-cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n);
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type);
 cudaError_t cudaGraphGetEdges(cudaGraph_t g, cudaGraphNode_t *from, cudaGraphNode_t *to,
                               cudaGraphEdgeData *edges, size_t *n);

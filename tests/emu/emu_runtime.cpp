@@ -468,7 +468,7 @@ struct sim_emu_node {
   bool cut = false;            // its edge from the node before taken out (not yet put back)
   bool pdl = false;            // that edge programmatic: the kernel must call SIM_PDL_WAIT()
 };
-// A node's handle (cudaGraphNode_t): its graph and place, made by cudaGraphGetNodes.
+// A node's handle (cudaGraphNode_t): its graph and place, made by cudaGraphGetEdges.
 struct sim_emu_gnode {
   struct sim_emu_graph *g;
   size_t i;
@@ -479,7 +479,7 @@ struct sim_emu_graph {
   // end (=end)
   bool refuse_inside = false, refuse_end = false;
   bool invalid = false; // a call inside was refused
-  std::deque<sim_emu_gnode> handles;  // cudaGraphGetNodes's, one a node (kept where they are)
+  std::deque<sim_emu_gnode> handles;  // cudaGraphGetEdges's, one a node (kept where they are)
 };
 static cudaError_t fail(cudaError_t e);
 
@@ -1227,18 +1227,6 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
 }
 
 // ---- a captured graph's nodes and edges (sim_cuda_graph_pdl) ----
-
-cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n) {
-  if (!g || !n) return fail(cudaErrorInvalidValue);
-  while (g->handles.size() < g->nodes.size()) g->handles.push_back({g, g->handles.size()});
-  if (nodes) {
-    if (*n > g->nodes.size()) *n = g->nodes.size();
-    for (size_t i = 0; i < *n; i++) nodes[i] = &g->handles[i];
-  } else {
-    *n = g->nodes.size();
-  }
-  return cudaSuccess;
-}
 
 static sim_emu_node *node_of(cudaGraphNode_t h) {
   return h && h->g && h->i < h->g->nodes.size() ? &h->g->nodes[h->i] : nullptr;
