@@ -260,7 +260,7 @@ int sim_cuda_gmres_step(cuda_contact *k, nsn_stamp_at cr0, sim_status *st) {
   const gm_small sm_ = {gm->H, gm->g, gm->part, gm->res};
   cudaStream_t sm = stream(k);
   int rc;
-  SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st);
+  /* s->moved is 0: the step's judge (ncp_start, before this) cleared it */
   k_gm_prepare<<<blocks_for(s->cap), SIM_CUDA_BLOCK, 0, sm>>>(
       k->dnc, o->ncp, o->h, s->comp, s->mu, s->d, s->hq, s->hqt, s->w, s->lam, s->om, s->e, s->wd,
       o->cr_jacobi, s->phi, s->rhs, s->pc, s->dlam, gm->jac, s->moved, go, cr0);

@@ -706,10 +706,10 @@ static int lagged_system(cuda_contact *k, cr_tally *tally, sim_status *st) {
      else the product is queued with the flag as its gate (until 2026-11-28 it ran at every Newton
      step, subtracting zeros: a product with W a step, some 50 µs on the squeezing ball). */
   const int read_moved = !paper && sim_cuda_nsn_reads(k);
-  if (!paper) SIM_CU(cudaMemsetAsync(s->moved, 0, sizeof(int), sm), st); /* paper: unused */
   /* cst_solve as nsn.c counts it: decoupled rows, Jacobi, CR; its start stamped by the first
-     kernel (the flag's memset before it, a copy of 4 bytes, counts to assemble; fused, the
-     right-hand side, in the same launch, counts to cst_solve) */
+     kernel (fused, the right-hand side, in the same launch, counts to cst_solve). The flag
+     is 0 here: the step's judge (ncp_start) cleared it, so no memset stands between the
+     graph's kernels (2026-12-03: one a Newton step broke the programmatic edges' chain) */
   nsn_stamp_at cr0;
   if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_CR0, &cr0, st))) return rc;
   if (s->fuse) /* with the right-hand side and Jacobi's preconditioner, fused */

@@ -143,6 +143,7 @@ static __global__ void k_nsn_reset(nsn_dev *n, nsn_stamp_at start) {
   n->go = 1;
   n->search = 0;
   n->pick = -1;
+  n->moved = 0;
   n->steps = n->worked = n->converged = n->cr_total = 0;
   n->ls.full = n->ls.shorter = n->ls.none = 0;
   n->merit0 = n->pmax0 = 0.0;
@@ -151,6 +152,7 @@ static __global__ void k_nsn_reset(nsn_dev *n, nsn_stamp_at start) {
 // ... a step's start, its merit and max |phi| in res[0], res[1]: stop within newton_tol (by
 // the merit's reduction) ...
 static __device__ void nsn_judge(nsn_dev *n, const double *res, double newton_tol) {
+  n->moved = 0; /* whether or not the step goes on: its gated kernels then leave it at 0 */
   if (!n->go) return;
   n->steps++;
   n->merit0 = res[0];

@@ -365,9 +365,9 @@ int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, int cr_step, int 
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->count, SIM_W_BATCH + 1, zeros, st);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->gcount, SIM_RED_BLOCKS + 1, zeros, st);
   if (!rc) rc = sim_cuda_new<double>(k->cx, &s->res, SIM_W_BATCH * 2, NULL, st);
-  if (!rc) rc = sim_cuda_new<int>(k->cx, &s->moved, 1, NULL, st);
   if (!rc) rc = sim_cuda_new<cr_dev>(k->cx, &s->crd, 1, NULL, st);
   if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->ctl, 1, NULL, st);
+  if (!rc) s->moved = &s->ctl->moved;
   if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->acc, 1, NULL, st);
   /* a frame's stamps at most: its L-G iterations, again per re-detection pass, each with 4
      boundaries and 2 per Newton step */
@@ -392,7 +392,6 @@ void sim_cuda_nsn_destroy(cuda_contact *k) {
   sim_cuda_release(k->cx, k->dn->res, SIM_W_BATCH * 2 * sizeof(double));
   sim_cuda_release(k->cx, k->dn->count, (SIM_W_BATCH + 1) * sizeof(int));
   sim_cuda_release(k->cx, k->dn->gcount, (SIM_RED_BLOCKS + 1) * sizeof(int));
-  sim_cuda_release(k->cx, k->dn->moved, sizeof(int));
   sim_cuda_release(k->cx, k->dn->Wf, sizeof(float) * k->dn->wf_cap);
   sim_cuda_release(k->cx, k->dn->crd, sizeof(cr_dev));
   sim_cuda_release(k->cx, k->dn->ctl, sizeof(nsn_dev));

@@ -37,6 +37,8 @@ typedef struct nsn_dev {
   int wf_stale;          // y is not W f (nsn_cuda.cu reuse_wf: set at a step's first iteration,
                          // cleared by the line search's last acceptance, and by H q's row
                          // kernel after the product where that is a launch of its own)
+  int moved;             // a decoupled row's dlambda is not 0 in this step's solve (reset by
+                         // the step's judge, nsn_judge, so no memset breaks the graph's chain)
   int steps, worked;     // steps begun; steps past the convergence test
   int converged;         // the last step's start met newton_tol
   int cr_total;          // CR iterations, summed
@@ -83,7 +85,7 @@ typedef struct cuda_nsn {
   // the gates skipping what was decided against, and the L-G iterations run as a graph
   // (SIMCTL_CUDA_MF_QUEUE=on, the default; off: the host reads each decision, sim_cuda_nsn_reads)
   int mf_queue;
-  int *moved;
+  int *moved;     // &ctl->moved
   float *Wf;      // this step's dense W (its block form: G) rounded to float for CR's products
   size_t wf_cap;  // (cr_precision float; NULL otherwise), and the floats it holds
   cr_dev *crd;   // Conjugate Residual's scalars
