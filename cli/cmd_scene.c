@@ -44,10 +44,10 @@ static const char *INFO_USAGE =
     "          MiB are 2^20 bytes, the unit of the paper's tables\n";
 
 static const char *CONVERGE_USAGE =
-    "usage: simctl converge SCENE --frame F --iterations K [--out DIR] [--rho R]\n"
+    "usage: simctl converge SCENE [--frame F] [--iterations K] [--out DIR] [--rho R]\n"
     "                       [--chebyshev R] [--solvers LIST] [--start predicted|previous]\n"
     "                       [--ref-tol T] [--ref-max N] [--device cpu|cuda]\n"
-    "                       [--set PATH=VALUE]...\n"
+    "                       [--set PATH=VALUE]... [--quiet]\n"
     "\n"
     "The paper's Fig. 9: runs SCENE to frame F (its own L-G iterations, exact global solve),\n"
     "then from that state runs K local-global iterations of the next step with each global\n"
@@ -71,7 +71,9 @@ static const char *CONVERGE_USAGE =
     "  --ref-max N      reference iteration cap (default 100000)\n"
     "  --device D       cpu (default) or cuda: where the solvers' iterations run and are timed\n"
     "                   (each iteration waits for the device); the run to frame F and the\n"
-    "                   reference stay on the CPU; --set solver.gpu=N picks the CUDA device\n";
+    "                   reference stay on the CPU; --set solver.gpu=N picks the CUDA device\n"
+    "  --set PATH=VALUE override any scene value, e.g. --set solver.dt=0.005\n"
+    "  --quiet          no per-solver lines on stdout; errors only\n";
 
 static int load(const cli_scene_args *a, sim_scene *sc) {
   sim_status st = {0};

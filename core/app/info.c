@@ -105,16 +105,20 @@ static void print_text(FILE *out, const char *title, const sys_figures *f) {
 static const char *CSV_HEADER =
     "scene,system,vertices,pinned,tets,cloth_triangles,bending_stencils,unknowns,nnz_A,"
     "ordering,nnz_L,nnz_S,etree_height,S_double_MiB,S_float_MiB,S_3n_double_MiB,"
-    "dense_inverse_MiB,analyze_ms,factor_ms,supernodal_factor_ms,S_build_ms\n";
+    "dense_inverse_MiB,analyze_ms,factor_ms,supernodal_factor_ms,S_build_ms,S_longest_row,"
+    "S_rows_over_512,S_rows_over_2048,S_rows_over_8192\n";
 
 static void print_csv(FILE *out, const sim_scene *sc, const sim_model *m, const char *system,
                       const sys_figures *f) {
   /* scene names are letters, digits, '_', '-', '.' (validated): no CSV quoting needed */
-  fprintf(out, "%s,%s,%d,%d,%d,%d,%d,%d,%lld,%s,%lld,%lld,%d,%.2f,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,"
-               "%.1f\n",
+  _Static_assert(sizeof ROW_SIZES / sizeof ROW_SIZES[0] == 3, "the header's S_rows_over_*");
+  fprintf(out,
+          "%s,%s,%d,%d,%d,%d,%d,%d,%lld,%s,%lld,%lld,%d,%.2f,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,"
+          "%.1f,%d,%d,%d,%d\n",
           sc->name, system, m->n, m->npinned, m->ntet, m->ncloth, m->bend->nst, f->unknowns,
           f->nnz_A, f->ordering, f->nnz_L, f->nnz_S, f->etree_height, f->s_double, f->s_float,
-          f->s_3n, f->dense, f->analyze_ms, f->factor_ms, f->supernodal_ms, f->s_build_ms);
+          f->s_3n, f->dense, f->analyze_ms, f->factor_ms, f->supernodal_ms, f->s_build_ms,
+          f->longest_row, f->rows_over[0], f->rows_over[1], f->rows_over[2]);
 }
 
 /* The figures of the system over every vertex (the model with its pins released). */
