@@ -8,13 +8,26 @@
 #include "../core/simctl.h"
 #include "cli.h"
 
+/* "simctl: error: " and the message's parts on one line: a control character (a newline a
+   JSON string held, escaped, and a message quotes) is written as '?'. */
+static void put_clean(const char *s) {
+  for (; *s; s++) fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, stderr);
+}
+
+static void error_line(const char *a, const char *b) {
+  fputs("simctl: error: ", stderr);
+  put_clean(a);
+  put_clean(b);
+  fputc('\n', stderr);
+}
+
 int cli_error(int code, const char *fmt, ...) {
+  char msg[4096];
   va_list ap;
   va_start(ap, fmt);
-  fputs("simctl: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  error_line(msg, "");
   return code;
 }
 
@@ -24,11 +37,13 @@ void cli_print_scene_error(const cli_scene_args *a, const char *msg) {
     char prefix[1200];
     int n = snprintf(prefix, sizeof prefix, "--set %s:", a->owned[k]);
     if (n > 0 && strncmp(msg, prefix, (size_t)n) == 0) {
-      fprintf(stderr, "simctl: error: %s:%s\n", a->label[k], msg + n);
+      char label[1200];
+      snprintf(label, sizeof label, "%s:", a->label[k]);
+      error_line(label, msg + n);
       return;
     }
   }
-  fprintf(stderr, "simctl: error: %s\n", msg);
+  error_line(msg, "");
 }
 
 int cli_take_value(int argc, char **argv, int *i, const char *name, const char **value) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* simctl mesh: the TetGen front end. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,8 @@ static int parse_double(const char *opt, const char *v, double *out) {
   char *end = NULL;
   if (!v) return cli_error(SIM_ERR_USAGE, "%s needs a number", opt);
   *out = strtod(v, &end);
-  if (end == v || *end != '\0' || *out < 0)
-    return cli_error(SIM_ERR_USAGE, "%s: expected a number >= 0, got '%s'", opt, v);
+  if (end == v || *end != '\0' || !isfinite(*out) || *out < 0)
+    return cli_error(SIM_ERR_USAGE, "%s: expected a finite number >= 0, got '%s'", opt, v);
   return 0;
 }
 
@@ -39,6 +40,9 @@ int cmd_mesh(int argc, char **argv) {
     }
     if (cli_take_value(argc, argv, &i, "--quality", &v)) {
       if ((rc = parse_double("--quality", v, &quality))) return rc;
+      if (quality > 0 && quality < 1) /* as the scene's tetgen.quality: TetGen may not end */
+        return cli_error(SIM_ERR_USAGE, "--quality: expected 0 (off) or a number >= 1, got '%s'",
+                         v);
     } else if (cli_take_value(argc, argv, &i, "--max-volume", &v)) {
       if ((rc = parse_double("--max-volume", v, &max_volume))) return rc;
     } else if (cli_take_value(argc, argv, &i, "--switches", &v)) {

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* simctl run / validate / info. */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,17 @@ int cmd_converge(int argc, char **argv) {
   static const char *const names[] = {"",          "--frame",   "--iterations", "--out",
                                       "--rho",     "--ref-tol", "--ref-max",    "--chebyshev",
                                       "--solvers", "--start",     "--device"};
+  static const char *const expect[] = {"",
+                                       "an integer >= 0",
+                                       "an integer >= 1",
+                                       "a folder",
+                                       "a number >= 0 and < 1",
+                                       "a number > 0",
+                                       "an integer >= 1",
+                                       "a number >= 0 and < 1",
+                                       "a comma-separated list of solvers",
+                                       "predicted or previous",
+                                       "cpu or cuda"};
   for (int i = 0; i < argc; i++) {
     const char *v = NULL;
     int which = 0;
@@ -154,13 +167,15 @@ int cmd_converge(int argc, char **argv) {
     char *end = NULL;
     double x = v ? strtod(v, &end) : 0;
     int bad = !v || end == v || *end != '\0';
-    if (which == 1) bad |= x < 0 || x != (int)x, o.frame = (int)x;
-    if (which == 2) bad |= x < 1 || x != (int)x, o.iterations = (int)x;
+    /* the integers within int's range before the cast; NaN fails every comparison */
+    int whole = x >= 0 && x <= INT_MAX && x == (int)x;
+    if (which == 1) bad |= !whole, o.frame = whole ? (int)x : 0;
+    if (which == 2) bad |= !whole || x < 1, o.iterations = whole ? (int)x : 0;
     if (which == 3) bad = !v, o.out_dir = v;
-    if (which == 4) bad |= x < 0 || x >= 1, o.chebyshev_rho = x;
-    if (which == 5) bad |= !(x > 0), o.ref_tol = x;
-    if (which == 6) bad |= x < 1 || x != (int)x, o.ref_max_iterations = (int)x;
-    if (which == 7) bad |= x < 0 || x >= 1, o.complete_chebyshev_rho = x;
+    if (which == 4) bad |= !(x >= 0 && x < 1), o.chebyshev_rho = x;
+    if (which == 5) bad |= !(x > 0 && isfinite(x)), o.ref_tol = x;
+    if (which == 6) bad |= !whole || x < 1, o.ref_max_iterations = whole ? (int)x : 0;
+    if (which == 7) bad |= !(x >= 0 && x < 1), o.complete_chebyshev_rho = x;
     if (which == 8) bad = !v || !*v, o.solvers = v;
     if (which == 10) {
       bad = !v || (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0);
@@ -172,8 +187,8 @@ int cmd_converge(int argc, char **argv) {
     }
     if (bad) {
       free(rest);
-      return cli_error(SIM_ERR_USAGE, "%s: bad value '%s' (see simctl converge --help)",
-                       names[which], v ? v : "");
+      return cli_error(SIM_ERR_USAGE, "%s: expected %s, got '%s' (see simctl converge --help)",
+                       names[which], expect[which], v ? v : "");
     }
   }
   cli_scene_args a;

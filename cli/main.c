@@ -35,6 +35,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "--version")) {
+    if (argc > 2)
+      return cli_error(SIM_ERR_USAGE, "unexpected argument %s after --version", argv[2]);
     printf("simctl %s\n", sim_version());
     sim_build_info(stdout);
     return 0;

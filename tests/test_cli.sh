@@ -94,6 +94,8 @@ snapshot() { (cd "$1" && find . -print0 | sort -z | xargs -0 cksum 2>/dev/null; 
 # 1. version, help, usage errors
 sc --version
 check "--version prints 'simctl 0.1.0', then the backends, the libraries and the tetgen program" eval 'rc_is 0 && [ "$(head -n 1 "$T/out.txt")" = "simctl 0.1.0" ] && out_lines 4 && stderr_empty && out_has "backends: cpu (OpenMP, up to " && out_has " build)" && out_has "libraries: CHOLMOD " && out_has ", cJSON " && out_has ", libpng " && out_has "meshing: the tetgen program "'
+sc --version x
+check "--version with an argument: exit 2" fails_with 2 "simctl: error: unexpected argument x after --version"
 SIMCTL_CPU_AVX2=off sc --version
 check "SIMCTL_CPU_AVX2=off: --version names the hot loops' baseline build" eval 'rc_is 0 && out_has "hot loops'"'"' baseline build"'
 had_tetgen=${SIMCTL_TETGEN+1} old_tetgen=${SIMCTL_TETGEN-}
@@ -153,7 +155,24 @@ check "--set without its value: exit 2" eval 'fails_with 2 "simctl: error: --set
 sc mesh
 check "mesh without a surface: exit 2" eval 'fails_with 2 "simctl: error: no surface file given (see simctl mesh --help)"'
 sc mesh "$DATA/octahedron.obj" --quality abc -o x.node
-check "mesh --quality abc: exit 2" eval "fails_with 2 \"simctl: error: --quality: expected a number >= 0, got 'abc'\""
+check "mesh --quality abc: exit 2" eval "fails_with 2 \"simctl: error: --quality: expected a finite number >= 0, got 'abc'\""
+sc mesh "$DATA/octahedron.obj" --quality 0.5 -o x.node
+check "mesh --quality 0.5 (TetGen may not end): exit 2, as the scene's tetgen.quality" eval "fails_with 2 \"simctl: error: --quality: expected 0 (off) or a number >= 1, got '0.5'\" && absent x.node"
+sc mesh "$DATA/octahedron.obj" --max-volume inf -o x.node
+check "mesh --max-volume inf: exit 2" eval "fails_with 2 \"simctl: error: --max-volume: expected a finite number >= 0, got 'inf'\""
+# a SIGTERM to simctl while tetgen runs reaches tetgen too, and its temporary folder goes
+mkdir -p "$T/sig/tmp" "$T/sig/cache"
+printf '#!/bin/sh\necho $$ > "%s"\nexec sleep 60\n' "$T/sig/pid" >"$T/sig/tetgen"
+chmod +x "$T/sig/tetgen"
+SIMCTL_TETGEN=$T/sig/tetgen SIMCTL_CACHE_DIR=$T/sig/cache TMPDIR=$T/sig/tmp \
+  "$SIMCTL" mesh "$DATA/octahedron.obj" -o "$T/sig/x.node" >/dev/null 2>&1 &
+sig_simctl=$!
+for _ in $(seq 100); do [ -s "$T/sig/pid" ] && break; sleep 0.1; done
+kill -TERM "$sig_simctl"
+wait "$sig_simctl"
+RC=$? CMD="simctl mesh (SIGTERM while tetgen runs)"
+sleep 0.2
+check "SIGTERM during tetgen: simctl ends by it, tetgen ends too, no temporary folder left" eval 'rc_is 143 && [ -s "$T/sig/pid" ] && ! kill -0 "$(cat "$T/sig/pid")" 2>/dev/null && [ -z "$(ls -A "$T/sig/tmp")" ]'
 
 # ---------------------------------------------------------------------------------------------
 # 2. bad scenes: validate, run and info exit 3 with exactly one stderr line
@@ -187,6 +206,8 @@ bad_scene huge "{\"gravity\": [0, 1e999, 0], $ICO}" \
   "simctl: error: huge.json:1:17: gravity.1: expected a finite number, got one too large for a double"
 bad_scene dup_key "{$ICO, \"bodies\": []}" \
   'simctl: error: dup_key.json:1:47: bodies: duplicate key "bodies" (each key may appear once)'
+bad_scene newline_name "{\"name\": \"a\\nb\", $ICO}" \
+  "simctl: error: newline_name.json:1:10: name: expected a name of letters, digits, '_', '-' and '.', got \"a?b\""
 bad_scene no_bodies '{"bodies": []}' \
   "simctl: error: no_bodies.json:1:12: bodies: expected 1..16 bodies, got 0"
 bad_scene missing_req '{"bodies": [{"mesh": {"type": "bar", "lo": [0,0,0], "hi": [1,1,1]}}]}' \
@@ -247,6 +268,12 @@ sc run $TINY --threads -1 --out "$T/never_t" --quiet
 check "run --threads -1: exit 3, one line" eval 'fails_one_line 3 && err_has "solver.threads"'
 sc run $TINY --gpu -1 --out "$T/never_g" --quiet
 check "run --gpu -1: exit 3, one line" eval 'fails_one_line 3 && err_has "--gpu -1: solver.gpu" && absent "$T/never_g"'
+# a tet mesh file with a vertex in no tetrahedron: exit 4, one line naming the file and vertex
+printf '5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 9 9 9\n' >"$T/unused.node"
+printf '1 4 0\n1 1 2 3 4\n' >"$T/unused.ele"
+printf '{"bodies": [{"mesh": {"type": "file", "path": "unused.node"}}]}\n' >"$T/unused.json"
+sc run unused.json --out "$T/never_unused" --quiet
+check "run with a mesh vertex in no element: exit 4, one line naming the mesh file" eval 'fails_one_line 4 && err_has "unused.json: bodies.0 (body0): /" && err_has "/unused.node: vertex 4 (from 0) belongs to no element; expected every vertex in a tetrahedron or cloth triangle"'
 
 # validate prints the resolved scene; that JSON is itself a valid scene
 sc validate $TINY
@@ -531,9 +558,13 @@ check "converge --device cuda: the solvers on CUDA, or (no GPU) exit 7 at once n
   if [ "$RC" -eq 0 ]; then grep -q "^jacobi,.*,cuda$" "$T/cv3/converge_summary.csv"
   else fails_one_line 7 && err_has "--device cuda: " && absent "$T/cv3"; fi'
 sc converge tiny.json --device gpu
-check "converge --device gpu: exit 2" fails_with 2 "simctl: error: --device: bad value 'gpu' (see simctl converge --help)"
+check "converge --device gpu: exit 2" fails_with 2 "simctl: error: --device: expected cpu or cuda, got 'gpu' (see simctl converge --help)"
 sc converge tiny.json --iterations 0
-check "converge --iterations 0: exit 2" fails_with 2 "simctl: error: --iterations: bad value '0' (see simctl converge --help)"
+check "converge --iterations 0: exit 2" fails_with 2 "simctl: error: --iterations: expected an integer >= 1, got '0' (see simctl converge --help)"
+sc converge tiny.json --rho nan
+check "converge --rho nan: exit 2" fails_with 2 "simctl: error: --rho: expected a number >= 0 and < 1, got 'nan' (see simctl converge --help)"
+sc converge tiny.json --frame 1e10
+check "converge --frame 1e10 (past int's range): exit 2" fails_with 2 "simctl: error: --frame: expected an integer >= 0, got '1e10' (see simctl converge --help)"
 
 # ---------------------------------------------------------------------------------------------
 # 12. cloth: Neo-Hookean triangles with isometric bending, pinned along an edge

@@ -225,6 +225,9 @@ static void test_cloth_scene(void) {
   }
 }
 
+#define B "{'mesh': {'type': 'icosphere'}}"
+#define BOX "'box': [0, 0, 0, 1, 1, 1]"
+
 static void test_defaults(void) {
   sim_scene *s = &g_scene;
   sim_default_scene(s);
@@ -309,10 +312,22 @@ static void test_defaults(void) {
   CHECK(strcmp(s->bodies[2].name, "body2") == 0);
   CHECK_INT(s->pins[0].body, 0);
   CHECK_INT(s->pins[0].nsteps, 0);
+
+  /* vectors whose squares under- or overflow are normalised all the same (not left tiny,
+     which a pin script or a plane would take as no direction) */
+  rc = sim_scene_load_string(
+      q("{'bodies': [" B "], 'pins': [{" BOX ", 'script': [{'type': 'pulling', 'direction': "
+        "[3e-200, 0, -4e-200], 'speed': 1, 'length': 1}, {'type': 'rolling', 'axis': [0, 1e300, "
+        "0], 'speed': 1, 'angle': 1}]}], 'obstacles': [{'type': 'plane', 'normal': [0, 5e-324, "
+        "0]}]}"),
+      "x.json", NULL, 0, s, &st);
+  CHECK_INT(rc, SIM_OK);
+  CHECK_NEAR(s->pins[0].steps[0].direction[0], 0.6, 1e-15);
+  CHECK_NEAR(s->pins[0].steps[0].direction[2], -0.8, 1e-15);
+  CHECK_NEAR(s->pins[0].steps[1].axis[1], 1, 0);
+  CHECK_NEAR(s->obstacles[0].normal[1], 1, 0);
 }
 
-#define B "{'mesh': {'type': 'icosphere'}}"
-#define BOX "'box': [0, 0, 0, 1, 1, 1]"
 static const bad_case bad_cases[] = {
     /* malformed JSON */
     {"{'solver': {'dt': 0.01,}}",
@@ -543,6 +558,14 @@ static const bad_case bad_cases[] = {
      "bad.json:1:10: name: expected a name of letters, digits, '_', '-' and '.', got \"my scene\""},
     {"{'bodies': [" B ", {'name': 'body0', 'mesh': {'type': 'icosphere'}}]}",
      "bad.json:1:55: bodies.1.name: duplicate body name \"body0\" (also bodies.0)"},
+    /* a scene's name is its output folder's: ".." would write into the folder above */
+    {"{'name': '..', 'bodies': [" B "]}",
+     "bad.json:1:10: name: expected a name other than \".\" and \"..\", got \"..\""},
+    {"{'bodies': [{'name': '.', 'mesh': {'type': 'icosphere'}}]}",
+     "bad.json:1:22: bodies.0.name: expected a name other than \".\" and \"..\", got \".\""},
+    /* cJSON's strings end at a NUL, which would cut "arap\u0000x" to "arap" unseen */
+    {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'model': 'arap\\u0000x'}}]}",
+     "bad.json:1:72: invalid JSON: invalid \\u escape: \\u0000 (NUL) is not allowed in a string"},
 };
 
 static void test_bad_scenes(void) {

@@ -162,9 +162,40 @@ static void last_log_line(const char *log, char *out, size_t cap) {
   out[k] = '\0';
 }
 
-/* Runs PROG -SW SMESH with stdout and stderr to LOG; 1 in *failed when tetgen failed. */
+/* While tetgen runs, a SIGTERM, SIGINT or SIGHUP to simctl is passed on to it, so that a
+   batch system's kill does not leave it running on (a terminal's Ctrl-C reaches both). */
+static const int PASSED_ON[3] = {SIGTERM, SIGINT, SIGHUP};
+static volatile sig_atomic_t child_pid, caught;
+
+static void pass_on(int sig) {
+  caught = sig;
+  if (child_pid > 0) kill((pid_t)child_pid, sig);
+}
+
+/* Waits for tetgen (pid) with the signals passed on to it; *sig: the one caught, or 0. */
+static int wait_child(pid_t pid, int *status, int *sig) {
+  struct sigaction sa, old[3];
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = pass_on;
+  sigemptyset(&sa.sa_mask);
+  caught = 0;
+  child_pid = pid;
+  for (int k = 0; k < 3; k++) sigaction(PASSED_ON[k], &sa, &old[k]);
+  int rc;
+  while ((rc = (int)waitpid(pid, status, 0)) < 0 && errno == EINTR) {
+  }
+  int err = errno;
+  child_pid = 0;
+  for (int k = 0; k < 3; k++) sigaction(PASSED_ON[k], &old[k], NULL);
+  *sig = caught;
+  errno = err;
+  return rc < 0 ? -1 : 0;
+}
+
+/* Runs PROG -SW SMESH with stdout and stderr to LOG; 1 in *failed when tetgen failed; the
+   signal simctl caught meanwhile in *sig (tetgen was given it too). */
 static int run_tetgen(const char *prog, const char *from, const char *sw, const char *smesh,
-                      const char *log, const char *name, int *failed, sim_status *st) {
+                      const char *log, const char *name, int *failed, int *sig, sim_status *st) {
   char arg1[320];
   snprintf(arg1, sizeof arg1, "-%s", sw);
   char *argv[] = {(char *)prog, arg1, (char *)smesh, NULL};
@@ -183,10 +214,10 @@ static int run_tetgen(const char *prog, const char *from, const char *sw, const 
                     "SIMCTL_TETGEN to its path)",
                     name, prog, strerror(err), from);
   int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return sim_fail(st, SIM_ERR_INTERNAL, "%s: tetgen: waitpid failed: %s", name,
-                      strerror(errno));
+  if (wait_child(pid, &status, sig))
+    return sim_fail(st, SIM_ERR_INTERNAL, "%s: tetgen: waitpid failed: %s", name, strerror(errno));
+  if (*sig)
+    return sim_fail(st, SIM_ERR_MESH, "%s: tetgen stopped by signal %d to simctl", name, *sig);
   char how[64], last[256];
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return SIM_OK;
   if (WIFSIGNALED(status))
@@ -245,13 +276,14 @@ int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
   snprintf(smesh, sizeof smesh, "%s/in.smesh", dir);
   snprintf(log, sizeof log, "%s/tetgen.log", dir);
   snprintf(node, sizeof node, "%s/in.1.node", dir);
-  int failed = 0;
+  int failed = 0, sig = 0;
   char beside[1024];
   const char *from;
   const char *prog = sim_tetgen_program(beside, sizeof beside, &from);
   if (write_smesh(smesh, s, name, st) ||
-      run_tetgen(prog, from, sw, smesh, log, name, &failed, st)) {
+      run_tetgen(prog, from, sw, smesh, log, name, &failed, &sig, st)) {
     if (!failed) remove_dir(dir); /* a failed run keeps in.smesh for 'tetgen -d' */
+    if (sig) raise(sig);          /* the signal's own action, now that the folder is gone */
     return st->code;
   }
   int rc = sim_read_tetgen(node, out, st);

@@ -85,10 +85,13 @@ static int lump_masses(sim_model *m, int b, int v0, int nv, int e0, int ne, doub
       const sim_elem *t = &m->elems[e];
       for (int a = 0; a < t->nv; a++) m->mass[t->v[a]] += total * t->vol / measure / t->nv;
     }
+  const int file = bd->mesh.kind == SIM_SRC_FILE;
   for (int i = 0; i < nv; i++)
     if (!(m->mass[v0 + i] > 0))
-      return sim_fail(st, SIM_ERR_MESH, "%s: bodies.%d (%s): vertex %d belongs to no element",
-                      m->scene->file, b, bd->name, i);
+      return sim_fail(st, SIM_ERR_MESH,
+                      "%s: bodies.%d (%s): %s%svertex %d (from 0) belongs to no element; "
+                      "expected every vertex in a tetrahedron or cloth triangle",
+                      m->scene->file, b, bd->name, file ? bd->mesh.path : "", file ? ": " : "", i);
   m->total_mass += total;
   return SIM_OK;
 }

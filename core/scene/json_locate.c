@@ -107,6 +107,8 @@ static int check_string(jcheck *j) {
     unsigned u, lo;
     if (hex4(s + j->pos + 2, &u)) return jfail(j, esc, "invalid \\u escape: expected 4 hex digits");
     j->pos += 6;
+    if (u == 0) /* cJSON's strings end at a NUL: the rest of the string would be dropped */
+      return jfail(j, esc, "invalid \\u escape: \\u0000 (NUL) is not allowed in a string");
     if (u >= 0xDC00 && u <= 0xDFFF)
       return jfail(j, esc, "invalid \\u escape: unpaired UTF-16 low surrogate");
     if (u >= 0xD800 && u <= 0xDBFF) {

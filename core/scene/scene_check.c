@@ -72,6 +72,8 @@ int scene_chk_name(scene_ctx *c, const char *name) {
   int rc = SIM_OK;
   scene_push_key(c, "name");
   if (!name[0]) rc = scene_fail(c, 0, "expected a non-empty name");
+  if (!strcmp(name, ".") || !strcmp(name, "..")) /* a scene's name is its output folder's */
+    rc = scene_fail(c, 0, "expected a name other than \".\" and \"..\", got \"%s\"", name);
   for (const char *p = name; *p && rc == SIM_OK; p++) {
     char ch = *p;
     if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||

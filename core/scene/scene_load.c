@@ -37,7 +37,13 @@ static int load_solver(scene_ctx *c, const cJSON *o, sim_solver_def *d) {
 
 void scene_normalise(double v[3]) {
   double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  if (n > 0 && isfinite(n) && fabs(n - 1) > 4e-16)
+  if (!(n > 1e-150 && n < 1e150)) { /* the squares under- or overflow: scaled first */
+    double a = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    if (!(a > 0) || !isfinite(a)) return; /* zero or not finite: validation says so */
+    for (int k = 0; k < 3; k++) v[k] /= a;
+    n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  }
+  if (fabs(n - 1) > 4e-16)
     for (int k = 0; k < 3; k++) v[k] /= n;
 }
 

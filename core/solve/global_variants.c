@@ -84,8 +84,8 @@ int sim_dense_inverse_build(sim_factor *f, int n, size_t max_bytes, sim_dense_in
   size_t need = sim_dense_inverse_bytes(n);
   if (max_bytes > 0 && need > max_bytes)
     return sim_fail(st, SIM_ERR_MEMORY,
-                    "solver.global: dense_inverse needs %.1f MiB for %d unknowns, over the limit "
-                    "of %.1f MiB (raise solver.dense_max_mib or use sparse_inverse)",
+                    "solver.global: dense_inverse needs %.3g MiB for %d unknowns, over the limit "
+                    "of %.3g MiB (raise solver.dense_max_mib or use sparse_inverse)",
                     need / 1048576.0, n, max_bytes / 1048576.0);
   D->n = n;
   D->inv = SIM_NEW(double, (size_t)n * n);
