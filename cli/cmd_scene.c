@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/simctl.h"
 #include "cli.h"
@@ -86,16 +87,48 @@ static int load(const cli_scene_args *a, sim_scene *sc) {
   return 0;
 }
 
+/* A SIGINT, SIGTERM or SIGHUP during a run: the run ends after the frame it is on, writes
+   that frame, the timing rows and summary.json ("interrupted"), and simctl then ends by the
+   signal. A second one ends it at once (the handler is reset by the first). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig) { stop_signal = sig; }
+
+static void catch_stops(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sa.sa_flags = (int)SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
 int cmd_run(int argc, char **argv) {
   cli_scene_args a;
   int rc = cli_parse_scene_args(argc, argv, 2, RUN_USAGE, 1, &a);
   if (rc >= 0) return rc;
   static sim_scene sc;
   if ((rc = load(&a, &sc))) return rc;
-  sim_run_opts o = {a.quiet, a.quiet ? NULL : cli_progress, NULL, NULL};
+  sim_run_opts o = {a.quiet, a.quiet ? NULL : cli_progress, NULL, NULL, &stop_signal};
   sim_run_result res;
   sim_status st = {0};
+  catch_stops();
   rc = sim_run(&sc, &o, &res, &st);
+  if (stop_signal) { /* the run's own error, if any, is the interruption's (tetgen's, say) */
+    int sig = stop_signal;
+    if (o.progress && isatty(STDERR_FILENO) && res.frames > 0) fputc('\n', stderr); /* the bar's */
+    fprintf(stderr, "simctl: interrupted by signal %d (%s) after frame %d of %d", sig,
+            strsignal(sig), res.frames, sc.solver.frames);
+    if (res.frames_written > 0)
+      fprintf(stderr, "; %d frame%s kept in %s", res.frames_written,
+              res.frames_written == 1 ? "" : "s", res.out_dir);
+    fputc('\n', stderr);
+    signal(sig, SIG_DFL);
+    raise(sig); /* ends simctl by the signal, as the shell and batch systems expect */
+    return 128 + sig;
+  }
   if (rc) {
     if (res.frames_written > 0)
       return cli_error(rc, "%s (%d frame%s kept in %s)", st.msg, res.frames_written,

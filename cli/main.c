@@ -25,6 +25,9 @@ static const char *USAGE =
     "            6 output I/O, 7 device, 8 memory\n";
 
 int main(int argc, char **argv) {
+  /* past a file-size limit (ulimit -f) a write then fails with EFBIG, which the writers report
+     as an output error (exit 6, what was written kept), instead of killing simctl mid-file */
+  signal(SIGXFSZ, SIG_IGN);
   if (argc < 2) {
     fputs(USAGE, stderr);
     return SIM_ERR_USAGE;

@@ -2,6 +2,7 @@
 /* simctl's public API: the one header the command-line front end includes. */
 #ifndef SIMCTL_H
 #define SIMCTL_H
+#include <signal.h>
 #include <stdio.h>
 
 #include "base/status.h"
@@ -20,10 +21,14 @@ typedef struct sim_run_opts {
   sim_progress_fn progress;
   void *user;
   const char *cache_dir; /* TetGen cache; NULL = the default cache directory */
+  /* NULL, or a flag a signal handler sets: once it is nonzero the run ends after the frame
+     being simulated, which is written as an output frame (sim_run_result.interrupted) */
+  const volatile sig_atomic_t *stop;
 } sim_run_opts;
 
 typedef struct sim_run_result {
   int frames;            /* frames simulated */
+  int interrupted;       /* 1: the run ended early on sim_run_opts.stop, after `frames` */
   int frames_written;    /* output frames written */
   int output_async;      /* 1: frame files were written by a background thread */
   double wall_ms;        /* whole run, set-up included */
@@ -56,8 +61,9 @@ typedef struct sim_run_result {
   int inverted_max, inverted_max_frame, inverted_first_frame;
 } sim_run_result;
 
-/* Runs the scene end to end and writes DIR/frames/, timing.csv, memory.csv, summary.json. On a
-   failure during the run, what was written stays and summary.json records the error. */
+/* Runs the scene end to end and writes DIR/frames/, timing.csv, memory.csv, summary.json
+   (status "running" once the output folder is open, then "ok", "interrupted" or "failed"). On
+   a failure during the run, what was written stays and summary.json records the error. */
 int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim_status *st);
 
 /* Mesh sizes, nnz of A, L and S, memory of S now and as a 3n system would store it, dense

@@ -319,6 +319,36 @@ check "no *.tmp.* files left" eval 'nonempty "$T/o1/summary.json" && no_tmp_file
 sc run $TINY --out "$T/o2" --frames 6 --device cpu
 check "run without --quiet: one summary line with '6 frames'" eval 'rc_is 0 && out_lines 1 && out_has "6 frames" && out_has "$T/o2"'
 
+# a SIGTERM mid-run: the frame it is on is written, then the timing rows and summary.json
+# ("interrupted"), no temporary file is left, and simctl ends by the signal
+"$SIMCTL" run $TINY --out "$T/int" --frames 1000000 --quiet >"$T/out.txt" 2>"$T/err.txt" &
+int_pid=$!
+for _ in $(seq 200); do [ -e "$T/int/frames/00003.vtk" ] && break; sleep 0.05; done
+kill -TERM "$int_pid"
+wait "$int_pid" 2>/dev/null
+RC=$? CMD="simctl run (SIGTERM mid-run)"
+int_frames=$(awk -F, 'NR > 1 { n = $1 } END { print n + 0 }' "$T/int/timing.csv" 2>/dev/null)
+check "SIGTERM mid-run: ends by the signal, one line, summary interrupted at the timing rows' last frame, that frame written" eval 'rc_is 143 &&
+  err_is "simctl: interrupted by signal 15 (Terminated) after frame $int_frames of 1000000; $((int_frames + 1)) frames kept in $T/int" &&
+  [ "$int_frames" -ge 3 ] && json_has "$T/int/summary.json" status "\"interrupted\"" &&
+  json_has "$T/int/summary.json" frames "$int_frames" && nonempty "$T/int/frames/$(printf %05d "$int_frames").vtk" &&
+  grep -q "\"$(printf %05d "$int_frames").vtk\"" "$T/int/frames/frames.vtk.series" && no_tmp_files "$T/int"'
+# killed outright: the folder's summary.json says the run was running, not an earlier run's "ok"
+"$SIMCTL" run $TINY --out "$T/int" --frames 1000000 --quiet >/dev/null 2>&1 &
+int_pid=$!
+for _ in $(seq 200); do grep -q '"running"' "$T/int/summary.json" 2>/dev/null && break; sleep 0.05; done
+kill -KILL "$int_pid"
+wait "$int_pid" 2>/dev/null
+check "SIGKILL mid-run: summary.json says running (written as the run starts)" json_has "$T/int/summary.json" status '"running"'
+# past a file-size limit: exit 6, one line, the frames before kept, no temporary file
+(
+  ulimit -f 16
+  "$SIMCTL" run $TINY --out "$T/fsz" --frames 2 --set 'output.formats=["png","csv"]' --set 'output.png_size=[2048,2048]' --quiet >"$T/out.txt" 2>"$T/err.txt"
+)
+RC=$? CMD="simctl run (ulimit -f 16, PNGs of some 22 kB)"
+check "a file-size limit: exit 6, one line, summary failed, no temporary file" eval 'fails_one_line 6 && err_has "write failed: File too large" &&
+  json_has "$T/fsz/summary.json" status "\"failed\"" && no_tmp_files "$T/fsz"'
+
 # ---------------------------------------------------------------------------------------------
 # 4. --set and --frames reach the run
 sc run $TINY --out "$T/si" --frames 3 --set solver.global=sparse_inverse --quiet

@@ -188,13 +188,18 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
       cst_iters += prof.lg_iterations;
     }
     res->frames = f;
-    int output = f % sc->output.every == 0 || f == sc->solver.frames;
+    const int stop = o->stop && *o->stop; /* interrupted: this frame is the run's last */
+    int output = f % sc->output.every == 0 || f == sc->solver.frames || stop;
     a = sim_now_ms();
     if (output || f % 10 == 0) rc = take_snapshot(r, f, output, st);
     if (output) out_ms += sim_now_ms() - a;
     sim_status ignore = {0};
     sim_writer_timing_row(&r->w, f, r->step.t, &prof, out_ms, rc ? &ignore : st);
     if (o->progress) o->progress(f, sc->solver.frames, sim_now_ms() - t_start, o->user);
+    if (stop) {
+      res->interrupted = 1;
+      break;
+    }
   }
   /* the last snapshot (the final frame's after a whole run; after a failed step, the last
      one taken, so what the run reached is kept) */
@@ -250,8 +255,10 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   sim_global_stats gs = {0};
   if (r.be) r.be->global_stats(r.be, &gs);
   if (!rc) rc = sim_writer_memory(&r.w, &gs, st);
+  if (!rc) rc = sim_summary_write(sc, &r.m, &gs, res, NULL, 1, st);
   res->setup_ms = sim_now_ms() - t0;
-  if (!rc) rc = run_frames(sc, o, &r, res, st);
+  if (!rc && o->stop && *o->stop) res->interrupted = 1; /* during set-up: no frame */
+  if (!rc && !res->interrupted) rc = run_frames(sc, o, &r, res, st);
   res->wall_ms = sim_now_ms() - t0;
   if (r.be) r.be->global_stats(r.be, &gs); /* the device memory held at the end */
   if (r.writer_open) {
@@ -263,7 +270,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     }
     sim_writer_flush(&r.w, rc ? &ignore : st);
     if (!rc) rc = st->code;
-    sim_summary_write(sc, r.be ? &r.m : NULL, &gs, res, st->code ? st : NULL, rc ? &ignore : st);
+    sim_summary_write(sc, r.be ? &r.m : NULL, &gs, res, st->code ? st : NULL, 0, rc ? &ignore : st);
     if (!rc) rc = st->code;
     sim_writer_close(&r.w);
   }

@@ -11,12 +11,19 @@
 #include "../io/output.h"
 
 int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_stats *gs,
-                      const sim_run_result *res, const sim_status *failure, sim_status *st) {
+                      const sim_run_result *res, const sim_status *failure, int running,
+                      sim_status *st) {
+  const char *status = failure            ? "failed"
+                       : running          ? "running"
+                       : res->interrupted ? "interrupted"
+                                          : "ok";
+  /* the state the run ended in is known (an interruption during set-up simulated no frame) */
+  const int final = !failure && !running && res->frames > 0;
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "simctl", sim_version());
   cJSON_AddStringToObject(root, "scene", sc->name);
   cJSON_AddStringToObject(root, "scene_file", sc->file);
-  cJSON_AddStringToObject(root, "status", failure ? "failed" : "ok");
+  cJSON_AddStringToObject(root, "status", status);
   if (failure) cJSON_AddStringToObject(root, "error", failure->msg);
   cJSON_AddStringToObject(root, "backend", res->backend);
   cJSON_AddStringToObject(root, "device", res->device);
@@ -47,7 +54,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(mo, "total_mass", m->total_mass);
     cJSON_AddNumberToObject(mo, "total_volume", m->total_volume);
   }
-  if (!failure && res->measure_rest > 0) {
+  if (final && res->measure_rest > 0) {
     /* area (cloth) or volume change at the end: Fig. 10 of the paper */
     cJSON *de = cJSON_AddObjectToObject(root, "measure");
     cJSON_AddNumberToObject(de, "rest", res->measure_rest);
@@ -55,7 +62,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(de, "change_percent",
                             100.0 * (res->measure_final / res->measure_rest - 1.0));
   }
-  if (m && !failure) {
+  if (m && final) {
     cJSON *ba = cJSON_AddArrayToObject(root, "bodies");
     for (int b = 0; b < m->nbodies; b++) {
       cJSON *bo = cJSON_CreateObject();
@@ -68,7 +75,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
       cJSON_AddItemToArray(ba, bo);
     }
   }
-  if (m && !failure) {
+  if (m && final) {
     cJSON *io = cJSON_AddObjectToObject(root, "inverted_tets");
     cJSON_AddNumberToObject(io, "max", res->inverted_max);
     cJSON_AddNumberToObject(io, "max_frame", res->inverted_max_frame);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Preview images: camera fit, z-buffered software rasteriser of the surface, libpng output. */
+#include <errno.h>
 #include <math.h>
 #include <png.h>
 #include <setjmp.h>
@@ -371,8 +372,13 @@ int sim_render_png_scenery(const char *path, const sim_frame_view *f, const sim_
   if (rc) goto done;
   png_errbuf e = {{0}};
   if (write_png(af.f, img, width, height, &e)) {
+    /* a failed fwrite: libpng says only "Write Error", errno says why (full, too large) */
+    const int err = ferror(af.f) ? errno : 0;
     sim_atomic_abort(&af);
-    rc = sim_fail(st, SIM_ERR_IO, "%s: PNG write failed: %s", path, e.msg);
+    if (err)
+      rc = sim_fail(st, SIM_ERR_IO, "%s: write failed: %s", path, strerror(err));
+    else
+      rc = sim_fail(st, SIM_ERR_IO, "%s: PNG write failed: %s", path, e.msg);
     goto done;
   }
   rc = sim_atomic_commit(&af, st);
