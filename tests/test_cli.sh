@@ -366,6 +366,7 @@ check "--opt=value forms; --set solver.dt=0.005 sets the frame times" eval 'rc_i
 sc run $TINY --out "$T/nocsv" --frames 1 --set 'output.formats=[]' --set bodies.0.velocity='[0, 1, 0]' --quiet
 check "--set output.formats=[]: no frame files, summary still written" eval 'rc_is 0 &&
   absent "$T/nocsv/frames/00000.vtk" && json_has "$T/nocsv/summary.json" status "\"ok\"" &&
+  json_has "$T/nocsv/summary.json" frames_written 0 &&
   grep -Eq "\"velocity\":[[:space:]]*\[0, 1, 0\]" "$T/nocsv/summary.json"'
 
 # ---------------------------------------------------------------------------------------------

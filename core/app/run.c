@@ -113,6 +113,12 @@ static int take_snapshot(run_ctx *r, int frame, int output, sim_status *st) {
   return SIM_OK;
 }
 
+/* Whether an output frame writes files of its own (VTK, OBJ, PNG; not with csv alone or no
+   format), which sim_run_result.frames_written counts. */
+static int frame_files(const run_ctx *r) {
+  return (r->m.scene->output.formats & (SIM_OUT_VTK | SIM_OUT_OBJ | SIM_OUT_PNG)) != 0;
+}
+
 /* The pending snapshot (if any): its checks, then, for an output frame, its files (on the
    writer thread with output.async) and the flush of the series and the timing rows so far. */
 static int finish_snapshot(run_ctx *r, sim_run_result *res, sim_status *st) {
@@ -127,10 +133,10 @@ static int finish_snapshot(run_ctx *r, sim_run_result *res, sim_status *st) {
   if (!r->async) {
     rc = sim_writer_frame(&r->w, f, r->pend_t, s.q, s.v, s.dens, st);
   } else if ((rc = sim_async_frame(&r->aw, f, r->pend_t, s.q, s.v, s.dens, st)) && r->aw.failed) {
-    res->frames_written--; /* the frame in flight before this one was not written */
+    res->frames_written -= frame_files(r); /* the frame in flight before this was not written */
     r->async_failed = 1;
   }
-  if (!rc) res->frames_written++;
+  if (!rc) res->frames_written += frame_files(r);
   if (!rc) rc = r->async ? sim_writer_flush_timing(&r->w, st) : sim_writer_flush(&r->w, st);
   return rc;
 }
@@ -265,7 +271,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     /* keep what was written: timing rows so far and the series, even after a failure */
     sim_status ignore = {0};
     if (r.async && sim_async_finish(&r.aw, rc ? &ignore : st) && !r.async_failed) {
-      res->frames_written--; /* the last frame handed over was not written */
+      res->frames_written -= frame_files(&r); /* the last frame handed over was not written */
       if (!rc) rc = st->code;
     }
     sim_writer_flush(&r.w, rc ? &ignore : st);
