@@ -253,7 +253,7 @@ static void check_against_dense(sim_ordering ord) {
     CHECK_INT(
         sim_delassus_build_blocks(c, nc, free_of, fs, &S, SIM_DELASSUS_AUTO, 4096, &B, NULL, &stb),
         SIM_ERR_MEMORY);
-    CHECK_STR_CONTAINS(stb.msg, "MB, over the limit");
+    CHECK_STR_CONTAINS(stb.msg, "MiB, over the limit");
     CHECK(B.G == NULL && B.nc == 0);
     sim_wblocks_free(&B);
   }
@@ -277,7 +277,7 @@ static void check_against_dense(sim_ordering ord) {
       sim_delassus_build(c, nc, free_of, fs, &S, SIM_DELASSUS_AUTO, 4096, &W2, &cap2, NULL, &st2),
       SIM_ERR_MEMORY);
   CHECK(W2 == NULL && cap2 == 0);
-  CHECK_STR_CONTAINS(st2.msg, "MB, over the limit");
+  CHECK_STR_CONTAINS(st2.msg, "MiB, over the limit");
   CHECK_STR_CONTAINS(st2.msg, "120 x 120");
   /* a method without its input is an error, nc = 0 is fine */
   sim_status st3 = {0};

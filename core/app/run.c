@@ -48,18 +48,37 @@ static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, si
   return sim_backend_cpu_create(m, &o, be, st);
 }
 
-/* Positions must stay finite and within 1e3 x the scene's size of where they started. */
+/* The largest distance of body b's vertices at q from their mean: how far the body spreads,
+   whatever rigid motion carries it. */
+static double body_spread(const sim_model *m, int b, const double *q) {
+  int v0 = m->body_vert_start[b], v1 = m->body_vert_start[b + 1];
+  double c[3] = {0, 0, 0}, r2 = 0;
+  for (int v = v0; v < v1; v++)
+    for (int k = 0; k < 3; k++) c[k] += q[3 * v + k] / (v1 - v0);
+  for (int v = v0; v < v1; v++) {
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) d2 += (q[3 * v + k] - c[k]) * (q[3 * v + k] - c[k]);
+    r2 = fmax(r2, d2);
+  }
+  return sqrt(r2);
+}
+
+/* Positions must stay finite, and no body may spread to over 1e3 times its size at rest (a
+   rigid motion, a long fall or a fast flight, moves a body without spreading it). */
 static int check_state(const sim_model *m, double size, const double *q, int frame,
                        sim_status *st) {
-  for (int i = 0; i < 3 * m->n; i++) {
+  for (int i = 0; i < 3 * m->n; i++)
     if (!isfinite(q[i]))
       return sim_fail(st, SIM_ERR_NUMERIC, "%s: frame %d: a position became %s (vertex %d)",
                       m->scene->file, frame, isnan(q[i]) ? "NaN" : "infinite", i / 3);
-    if (fabs(q[i] - m->x_rest[i]) > 1e3 * size + 1e3)
+  for (int b = 0; b < m->nbodies; b++) {
+    double rest = fmax(body_spread(m, b, m->x_rest), 1e-3 * size), now = body_spread(m, b, q);
+    if (now > 1e3 * rest)
       return sim_fail(st, SIM_ERR_NUMERIC,
-                      "%s: frame %d: the simulation exploded (vertex %d moved %.3g m); try a "
-                      "smaller solver.dt or more solver.lg_iterations",
-                      m->scene->file, frame, i / 3, fabs(q[i] - m->x_rest[i]));
+                      "%s: frame %d: the simulation exploded (body %s spread to %.3g m from its "
+                      "centre, %.3g m at rest); try a smaller solver.dt or more "
+                      "solver.lg_iterations",
+                      m->scene->file, frame, m->scene->bodies[b].name, now, rest);
   }
   return SIM_OK;
 }

@@ -263,8 +263,8 @@ static int terms_and_k(const sim_contact *c, int nc, const int *free_of, sim_fac
   if (max_bytes > 0 && bytes > max_bytes)
     return sim_fail(st, SIM_ERR_MEMORY,
                     "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
-                    "%.1f MB, over the limit of %.1f MB",
-                    3 * nc, 3 * nc, T->m, bytes / 1e6, max_bytes / 1e6);
+                    "%.3g MiB, over the limit of %.3g MiB (solver.dense_max_mib)",
+                    3 * nc, 3 * nc, T->m, bytes / 1048576.0, max_bytes / 1048576.0);
   if (!(*K = SIM_NEW(double, (size_t)T->m *(size_t)T->m + 1)))
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory: the dense Delassus operator needs %.1f MB",
                     bytes / 1e6);

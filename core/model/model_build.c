@@ -96,9 +96,24 @@ static int lump_masses(sim_model *m, int b, int v0, int nv, int e0, int ne, doub
   return SIM_OK;
 }
 
+/* The material's Lame parameters in `dim` dimensions must be finite: E near double's largest
+   with nu near 0.5 (or -1) overflows lambda, and every energy after it would be NaN. */
+static int check_lame(const sim_model *m, int b, int dim, sim_status *st) {
+  const sim_material_def *md = &m->scene->bodies[b].material;
+  double mu, lambda;
+  sim_material_lame(md->youngs_modulus, md->poisson_ratio, dim, &mu, &lambda);
+  if (isfinite(mu) && isfinite(lambda)) return SIM_OK;
+  return sim_fail(st, SIM_ERR_SCENE,
+                  "%s: bodies.%d.material: youngs_modulus %g with poisson_ratio %g gives Lame "
+                  "parameters beyond a double's range (mu %g, lambda %g); expected a smaller "
+                  "youngs_modulus",
+                  m->scene->file, b, md->youngs_modulus, md->poisson_ratio, mu, lambda);
+}
+
 static int append_cloth(sim_model *m, int b, const sim_surface *cs, sim_status *st) {
   const sim_body_def *bd = &m->scene->bodies[b];
   int v0 = m->body_vert_start[b], e0 = m->nelem;
+  if (check_lame(m, b, 2, st)) return st->code;
   memcpy(m->x_rest + 3 * v0, cs->x, sizeof(double) * 3 * (size_t)cs->nv);
   double measure = 0;
   for (int e = 0; e < cs->nt; e++) {
@@ -135,6 +150,7 @@ static int append_cloth(sim_model *m, int b, const sim_surface *cs, sim_status *
 static int append_body(sim_model *m, int b, const sim_tetmesh *tm, sim_status *st) {
   const sim_body_def *bd = &m->scene->bodies[b];
   int v0 = m->body_vert_start[b], e0 = m->nelem;
+  if (check_lame(m, b, 3, st)) return st->code;
   memcpy(m->x_rest + 3 * v0, tm->x, sizeof(double) * 3 * (size_t)tm->nv);
   double vol = 0;
   for (int e = 0; e < tm->ntet; e++) {

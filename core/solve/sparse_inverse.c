@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* S = L^{-1} P from a simplicial CHOLMOD factor (paper Sec. 4, Theorem 1): column k of L^{-1}
    is nonzero exactly on the elimination-tree path from k to the root. */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "../base/alloc.h"
@@ -159,6 +161,19 @@ int sim_sparse_inverse_build(sim_factor *f, sim_precision prec, size_t max_bytes
     sim_free(next);
   }
   if (prec == SIM_PREC_FLOAT) {
+    /* S's largest entry must be a float with its 24 bits (not past FLT_MAX, not a subnormal):
+       else a stiffness near 1e60 or more turns S into zeros and the body collapses unseen */
+    double big = 0;
+    for (long long t = 0; t < nnz; t++) big = fmax(big, fabs(X[t]));
+    if (!(big <= FLT_MAX && big >= FLT_MIN / FLT_EPSILON)) {
+      sim_free(rv);
+      rc = sim_fail(st, SIM_ERR_NUMERIC,
+                    "solver.precision float: S's largest entry is %g, beyond what a float holds "
+                    "to full precision (%g to %g); expected solver.precision double for this "
+                    "stiffness and mass",
+                    big, FLT_MIN / FLT_EPSILON, (double)FLT_MAX);
+      goto done;
+    }
     S->row_valf = SIM_NEW(float, nnz);
     S->col_valf = SIM_NEW(float, nnz);
     if (!S->row_valf || !S->col_valf) {
