@@ -480,8 +480,8 @@ extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contac
   if (!rc && dense && max_bytes > 0 && need > max_bytes)
     rc = sim_fail(st, SIM_ERR_MEMORY,
                   "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
-                  "%.1f MB, over the limit of %.1f MB",
-                  3 * nc, 3 * nc, m, need / 1e6, max_bytes / 1e6);
+                  "%.3g MiB, over the limit of %.3g MiB (solver.dense_max_mib)",
+                  3 * nc, 3 * nc, m, need / 1048576.0, max_bytes / 1048576.0);
   if (!rc && !dev_c) rc = upload_terms(k, c, nc, &T, &dT, st);
   if (!rc)
     rc = blocks  ? blocks_w(k, nc, &dT, st)
