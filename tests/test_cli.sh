@@ -262,6 +262,9 @@ bad_set solver.global=foo 'simctl: error: --set solver.global=foo: solver.global
 bad_set nokey "simctl: error: --set nokey: expected PATH=VALUE (e.g. solver.dt=0.005)"
 bad_set '=1' "simctl: error: --set =1: expected a path before '=' (e.g. solver.dt=0.005)"
 bad_set bodies.0.material.poisson_ratio=0.7 "simctl: error: --set bodies.0.material.poisson_ratio=0.7: bodies.0.material.poisson_ratio: expected a number < 0.5, got 0.7"
+# contact needs the exact global step: validate refuses Jacobi there as the run does
+sc validate $TINY --set 'obstacles=[{"type": "plane", "normal": [0, 1, 0]}]' --set solver.global=jacobi
+check "validate: Jacobi with an obstacle: exit 3, one line naming solver.global" fails_with 3 "simctl: error: --set solver.global=jacobi: solver.global: the scene's obstacles need an exact global solver: expected solver.global sparse_inverse, cholesky or dense_inverse with chebyshev_rho 0"
 sc run $TINY --frames 0 --out "$T/never_f0" --quiet
 check "run --frames 0: exit 3, one line" eval 'fails_one_line 3 && err_has "solver.frames" && absent "$T/never_f0"'
 sc run $TINY --threads -1 --out "$T/never_t" --quiet

@@ -339,6 +339,34 @@ static int validate_output(scene_ctx *c, const sim_output_def *o) {
   return rc;
 }
 
+/* What makes the run solve contact or constraints (as sim_world_needed will on the model, but
+   for self-collision, which depends on the meshes), or NULL. */
+static const char *constrained_by(const sim_scene *s) {
+  if (s->nobstacles > 0) return "obstacles";
+  if (s->contact.bodies && s->nbodies > 1) return "contact between its bodies";
+  if (s->ncables > 0) return "cables";
+  for (int i = 0; i < s->npins; i++)
+    if (s->pins[i].mode == SIM_PIN_CONSTRAINT) return "constraint pins";
+  return NULL;
+}
+
+/* Contact and constraints are solved against the exact global step (stage.c), so the run's
+   own refusal of Jacobi or Chebyshev there is validation's too. */
+static int validate_exact_global(scene_ctx *c, const sim_scene *s) {
+  const char *why = constrained_by(s);
+  const int jacobi = s->solver.global == SIM_GLOBAL_JACOBI;
+  if (!why || (!jacobi && !(s->solver.chebyshev_rho > 0))) return SIM_OK;
+  scene_push_key(c, "solver");
+  scene_push_key(c, jacobi ? "global" : "chebyshev_rho");
+  int rc = scene_fail(c, 0,
+                      "the scene's %s need an exact global solver: expected solver.global "
+                      "sparse_inverse, cholesky or dense_inverse with chebyshev_rho 0",
+                      why);
+  scene_pop(c);
+  scene_pop(c);
+  return rc;
+}
+
 int scene_validate_ctx(scene_ctx *c, const sim_scene *s) {
   int rc = scene_chk_name(c, s->name);
   if (!rc) rc = validate_solver(c, &s->solver);
@@ -347,6 +375,7 @@ int scene_validate_ctx(scene_ctx *c, const sim_scene *s) {
   if (!rc) rc = scene_chk_array(c, s, "pins", s->npins, 0, SIM_MAX_PINS, validate_pin);
   if (!rc) rc = scene_chk_array(c, s, "cables", s->ncables, 0, SIM_MAX_CABLES, validate_cable);
   if (!rc) rc = scene_validate_contact(c, s);
+  if (!rc) rc = validate_exact_global(c, s);
   if (!rc) rc = validate_output(c, &s->output);
   return rc;
 }
