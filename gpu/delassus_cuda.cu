@@ -478,10 +478,7 @@ extern "C" int sim_cuda_delassus_build_on(sim_cuda_delassus *k, const sim_contac
   size_t need = blocks ? sim_delassus_blocks_bytes(nc, m, k->n, dev_c ? dT.ncab : T.ncab)
                        : sim_delassus_bytes(nc, m, k->n);
   if (!rc && dense && max_bytes > 0 && need > max_bytes)
-    rc = sim_fail(st, SIM_ERR_MEMORY,
-                  "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
-                  "%.3g MiB, over the limit of %.3g MiB (solver.dense_max_mib)",
-                  3 * nc, 3 * nc, m, need / 1048576.0, max_bytes / 1048576.0);
+    rc = sim_delassus_refuse(nc, m, need, max_bytes, st);
   if (!rc && !dev_c) rc = upload_terms(k, c, nc, &T, &dT, st);
   if (!rc)
     rc = blocks  ? blocks_w(k, nc, &dT, st)

@@ -54,7 +54,8 @@ static double body_spread(const sim_model *m, int b, const double *q) {
   int v0 = m->body_vert_start[b], v1 = m->body_vert_start[b + 1];
   double c[3] = {0, 0, 0}, r2 = 0;
   for (int v = v0; v < v1; v++)
-    for (int k = 0; k < 3; k++) c[k] += q[3 * v + k] / (v1 - v0);
+    for (int k = 0; k < 3; k++) c[k] += q[3 * v + k];
+  for (int k = 0; k < 3; k++) c[k] /= v1 - v0;
   for (int v = v0; v < v1; v++) {
     double d2 = 0;
     for (int k = 0; k < 3; k++) d2 += (q[3 * v + k] - c[k]) * (q[3 * v + k] - c[k]);
@@ -63,22 +64,22 @@ static double body_spread(const sim_model *m, int b, const double *q) {
   return sqrt(r2);
 }
 
-/* Positions must stay finite, and no body may spread to over 1e3 times its size at rest (a
-   rigid motion, a long fall or a fast flight, moves a body without spreading it). */
-static int check_state(const sim_model *m, double size, const double *q, int frame,
+/* Positions must stay finite, and no body may spread to over 1e3 times its size at rest,
+   rest[b] (a rigid motion, a long fall or a fast flight, moves a body without spreading it). */
+static int check_state(const sim_model *m, const double *rest, const double *q, int frame,
                        sim_status *st) {
   for (int i = 0; i < 3 * m->n; i++)
     if (!isfinite(q[i]))
       return sim_fail(st, SIM_ERR_NUMERIC, "%s: frame %d: a position became %s (vertex %d)",
                       m->scene->file, frame, isnan(q[i]) ? "NaN" : "infinite", i / 3);
   for (int b = 0; b < m->nbodies; b++) {
-    double rest = fmax(body_spread(m, b, m->x_rest), 1e-3 * size), now = body_spread(m, b, q);
-    if (now > 1e3 * rest)
+    double now = body_spread(m, b, q);
+    if (now > 1e3 * rest[b])
       return sim_fail(st, SIM_ERR_NUMERIC,
                       "%s: frame %d: the simulation exploded (body %s spread to %.3g m from its "
                       "centre, %.3g m at rest); try a smaller solver.dt or more "
                       "solver.lg_iterations",
-                      m->scene->file, frame, m->scene->bodies[b].name, now, rest);
+                      m->scene->file, frame, m->scene->bodies[b].name, now, rest[b]);
   }
   return SIM_OK;
 }
@@ -101,7 +102,8 @@ typedef struct run_ctx {
   sim_stepper step;
   sim_writer w;
   double *q;   /* the last state checked (finish_snapshot) */
-  double size; /* rest extent, for the explosion check */
+  /* each body's spread at rest (at least 1e-3 of the scene's extent), for the explosion check */
+  double rest_spread[SIM_MAX_BODIES];
   int writer_open;
   int async;       /* frame files on the writer thread (output.async) */
   int async_failed; /* a hand-over reported the thread's failure */
@@ -114,7 +116,7 @@ typedef struct run_ctx {
 /* The checks on a state the host has: finite, not exploded; inverted tetrahedra counted. */
 static int check_frame(run_ctx *r, int frame, const double *q, sim_run_result *res,
                        sim_status *st) {
-  int rc = check_state(&r->m, r->size, q, frame, st);
+  int rc = check_state(&r->m, r->rest_spread, q, frame, st);
   if (rc) return rc;
   int inv = sim_model_inverted(&r->m, q);
   if (inv > 0 && !res->inverted_first_frame) res->inverted_first_frame = frame;
@@ -251,7 +253,9 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   const char *cache = o->cache_dir ? o->cache_dir : sim_cache_dir();
   int rc = sim_model_build(sc, cache, &r.m, st);
   if (!rc) {
-    r.size = sim_model_extent(&r.m);
+    const double size = sim_model_extent(&r.m);
+    for (int b = 0; b < r.m.nbodies; b++)
+      r.rest_spread[b] = fmax(body_spread(&r.m, b, r.m.x_rest), 1e-3 * size);
     res->measure_rest = sim_model_measure(&r.m, r.m.x_rest);
     body_centres(&r.m, r.m.x_rest, res->com_start);
   }

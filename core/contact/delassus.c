@@ -233,6 +233,13 @@ size_t sim_delassus_bytes(int nc, int m, int nfree) {
          (sizeof(int) * 2 + sizeof(double)) * 4 * (size_t)nc;
 }
 
+int sim_delassus_refuse(int nc, int m, size_t need, size_t max_bytes, sim_status *st) {
+  return sim_fail(st, SIM_ERR_MEMORY,
+                  "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
+                  "%.3g MiB, over the limit of %.3g MiB (solver.dense_max_mib)",
+                  3 * nc, 3 * nc, m, need / 1048576.0, max_bytes / 1048576.0);
+}
+
 static int n_unknowns(sim_factor *f, const sim_sparse_inverse *S) {
   if (S) return S->n;
   sim_factor_info fi;
@@ -261,10 +268,7 @@ static int terms_and_k(const sim_contact *c, int nc, const int *free_of, sim_fac
   if (rc != SIM_OK) return rc;
   size_t bytes = need(nc, T->m, nfree, T->ncab);
   if (max_bytes > 0 && bytes > max_bytes)
-    return sim_fail(st, SIM_ERR_MEMORY,
-                    "the dense Delassus operator W (%d x %d rows, %d contact vertices) needs "
-                    "%.3g MiB, over the limit of %.3g MiB (solver.dense_max_mib)",
-                    3 * nc, 3 * nc, T->m, bytes / 1048576.0, max_bytes / 1048576.0);
+    return sim_delassus_refuse(nc, T->m, bytes, max_bytes, st);
   if (!(*K = SIM_NEW(double, (size_t)T->m *(size_t)T->m + 1)))
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory: the dense Delassus operator needs %.1f MB",
                     bytes / 1e6);

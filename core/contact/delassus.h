@@ -44,6 +44,10 @@ size_t sim_delassus_bytes(int nc, int m, int nfree);
    the cables' rows (sim_wblocks_bytes) in place of W. */
 size_t sim_delassus_blocks_bytes(int nc, int m, int nfree, int ncab);
 
+/* The refusal of a dense W (nc contacts, m contact vertices) that needs `need` bytes, over
+   max_bytes (solver.dense_max_mib): SIM_ERR_MEMORY, one message for both backends. */
+int sim_delassus_refuse(int nc, int m, size_t need, size_t max_bytes, sim_status *st);
+
 /* Fills *W (3 nc x 3 nc). *W and *W_cap (doubles) are a buffer kept across steps: start with
    NULL and 0; it is (re)allocated when too small (free it with sim_free); fresh pages cost
    page faults on every touch, so reuse pays. free_of: vertex -> unknown of A_s or -1 (NULL:
