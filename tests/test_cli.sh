@@ -372,6 +372,20 @@ check "--set output.formats=[]: no frame files, summary still written" eval 'rc_
   absent "$T/nocsv/frames/00000.vtk" && json_has "$T/nocsv/summary.json" status "\"ok\"" &&
   json_has "$T/nocsv/summary.json" frames_written 0 &&
   grep -Eq "\"velocity\":[[:space:]]*\[0, 1, 0\]" "$T/nocsv/summary.json"'
+# a shorter run with fewer formats into o1 (6 frames, VTK, OBJ, PNG, CSV): the earlier run's
+# files go, and a killed run's temporary files; the user's own files stay
+touch "$T/o1/frames/notes.txt" "$T/o1/frames/123.vtk" "$T/o1/frames/00009.vtk.tmp.77" \
+  "$T/o1/summary.json.tmp.12" "$T/o1/mine.csv"
+sc run $TINY --out "$T/o1" --frames 1 --set 'output.formats=["vtk"]' --quiet
+check "a run into an earlier run's folder removes that run's frames, tables and temporary files" eval 'rc_is 0 &&
+  nonempty "$T/o1/frames/00001.vtk" && absent "$T/o1/frames/00002.vtk" && absent "$T/o1/frames/00006.vtk" &&
+  absent "$T/o1/frames/00000.png" && absent "$T/o1/frames/00002.obj" && absent "$T/o1/timing.csv" &&
+  absent "$T/o1/memory.csv" && no_tmp_files "$T/o1" && json_has "$T/o1/summary.json" frames_written 2 &&
+  [ "$(grep -c "\"name\"" "$T/o1/frames/frames.vtk.series")" -eq 2 ] &&
+  [ -e "$T/o1/frames/notes.txt" ] && [ -e "$T/o1/frames/123.vtk" ] && [ -e "$T/o1/mine.csv" ]'
+sc run $TINY --out "$T/o1" --frames 1 --set solver.dt=-1 --quiet
+check "a run refused at validation leaves the earlier run's files" eval 'rc_is 3 &&
+  nonempty "$T/o1/frames/00001.vtk" && json_has "$T/o1/summary.json" status "\"ok\""'
 
 # ---------------------------------------------------------------------------------------------
 # 5. --device

@@ -24,7 +24,7 @@ int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_stat
   snprintf(w->dir, sizeof w->dir, "%s", dir);
   snprintf(w->frames_dir, sizeof w->frames_dir, "%s/frames", dir);
   for (int b = 0; b < m->nbodies; b++) w->body_names[b] = m->scene->bodies[b].name;
-  if (sim_mkdirs(w->frames_dir, st)) return st->code;
+  if (sim_mkdirs(w->frames_dir, st) || sim_outputs_clear(dir, w->frames_dir, st)) return st->code;
   w->tet = SIM_NEW(int, 4 * (size_t)m->nelem + 4);
   if (!w->tet) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (frame output)");
   for (int e = 0; e < m->nelem; e++) memcpy(&w->tet[4 * e], m->elems[e].v, sizeof(int) * 4);

@@ -30,7 +30,13 @@ typedef struct sim_writer {
   sim_scenery_view sv; /* the scenery of the frame being written (sim_writer_frame_prepare) */
 } sim_writer;
 
+/* Creates DIR/frames and removes what an earlier run left there (sim_outputs_clear). */
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st);
+/* Removes an earlier run's files from output folder DIR: timing.csv, memory.csv and, in
+   FRAMES_DIR, every NNNNN.vtk, .obj, .obstacles.obj and .png (five digits or more) and the
+   series file, with the temporary files (NAME.tmp.PID) of those and of summary.json that a
+   run killed outright leaves; plain files only, nothing else (core/app/stale_outputs.c). */
+int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st);
 /* The contact world whose obstacles the frames show (NULL: no obstacles), each posed by its
    script at the frame's time (not the world's own pose, which is the next step's by then:
    run.c hands a frame on after the next one). PNG: grey scenery, the camera fitted at the

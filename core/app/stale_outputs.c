@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* An earlier run's files in the output folder, removed when a run opens it: a shorter run, or
+   one with fewer formats, would otherwise leave frames that are not its own beside its own. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "writer.h"
+
+/* Whether s is digits alone (at least one). */
+static int all_digits(const char *s, size_t len) {
+  if (len == 0) return 0;
+  for (size_t i = 0; i < len; i++)
+    if (s[i] < '0' || s[i] > '9') return 0;
+  return 1;
+}
+
+/* A temporary file of an atomic write (NAME.tmp.PID) left by a run killed outright: the length
+   of NAME, else 0. */
+static size_t tmp_base(const char *name) {
+  const char *t = strstr(name, ".tmp.");
+  while (t) {
+    const char *pid = t + 5;
+    if (all_digits(pid, strlen(pid))) return (size_t)(t - name);
+    t = strstr(t + 1, ".tmp.");
+  }
+  return 0;
+}
+
+/* A name simctl gives a frame's file: NNNNN.vtk, .obj, .obstacles.obj or .png (five digits or
+   more), the series file, or a temporary one of those. */
+static int frame_file(const char *name) {
+  size_t len = strlen(name);
+  size_t base = tmp_base(name);
+  if (base) len = base;
+  if (len == strlen("frames.vtk.series") && !strncmp(name, "frames.vtk.series", len)) return 1;
+  static const char *const ext[] = {".obstacles.obj", ".vtk", ".obj", ".png"};
+  for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
+    size_t el = strlen(ext[k]);
+    if (len > el && !strncmp(name + len - el, ext[k], el) && len - el >= 5 &&
+        all_digits(name, len - el))
+      return 1;
+  }
+  return 0;
+}
+
+/* A name simctl gives a file in the output folder itself: timing.csv, memory.csv, or a
+   temporary one of those or of summary.json (which the run writes anew itself). */
+static int table_file(const char *name) {
+  size_t len = strlen(name), base = tmp_base(name);
+  static const char *const tables[] = {"timing.csv", "memory.csv", "summary.json"};
+  for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
+    size_t tl = strlen(tables[k]);
+    if (base ? base == tl && !strncmp(name, tables[k], tl)
+             : k < 2 && len == tl && !strcmp(name, tables[k]))
+      return 1;
+  }
+  return 0;
+}
+
+/* Removes the plain files in folder `dir` whose names `mine` accepts. */
+static int clear_folder(const char *dir, int (*mine)(const char *), sim_status *st) {
+  DIR *d = opendir(dir);
+  if (!d) return sim_fail(st, SIM_ERR_IO, "%s: cannot read: %s", dir, strerror(errno));
+  char path[SIM_PATH_MAX + 300];
+  int rc = SIM_OK;
+  for (struct dirent *e; !rc && (e = readdir(d));) {
+    if (!mine(e->d_name)) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue; /* a folder or link: not ours */
+    if (remove(path) != 0 && errno != ENOENT)
+      rc = sim_fail(st, SIM_ERR_IO, "%s: cannot remove an earlier run's file: %s", path,
+                    strerror(errno));
+  }
+  closedir(d);
+  return rc;
+}
+
+int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st) {
+  int rc = clear_folder(dir, table_file, st);
+  return rc ? rc : clear_folder(frames_dir, frame_file, st);
+}
