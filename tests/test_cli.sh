@@ -327,9 +327,15 @@ check "run without --quiet: one summary line with '6 frames'" eval 'rc_is 0 && o
 "$SIMCTL" run $TINY --out "$T/int" --frames 1000000 --quiet >"$T/out.txt" 2>"$T/err.txt" &
 int_pid=$!
 for _ in $(seq 200); do [ -e "$T/int/frames/00003.vtk" ] && break; sleep 0.05; done
+# a second run into the folder while this one writes there: refused, nothing of the first touched
+"$SIMCTL" run $TINY --out "$T/int" --frames 1 --quiet >"$T/lock_out.txt" 2>"$T/lock_err.txt"
+lock_rc=$?
 kill -TERM "$int_pid"
 wait "$int_pid" 2>/dev/null
 RC=$? CMD="simctl run (SIGTERM mid-run)"
+check "a run into a folder another run writes into: exit 6, one line naming the folder, the other run's frames kept" eval '[ "$lock_rc" -eq 6 ] &&
+  [ "$(cat "$T/lock_err.txt")" = "simctl: error: $T/int: another simctl run is writing into this folder; give this run its own --out (or output.dir)" ] &&
+  [ ! -s "$T/lock_out.txt" ] && nonempty "$T/int/frames/00001.vtk" && nonempty "$T/int/frames/00003.vtk"'
 int_frames=$(awk -F, 'NR > 1 { n = $1 } END { print n + 0 }' "$T/int/timing.csv" 2>/dev/null)
 check "SIGTERM mid-run: ends by the signal, one line, summary interrupted at the timing rows' last frame, that frame written" eval 'rc_is 143 &&
   err_is "simctl: interrupted by signal 15 (Terminated) after frame $int_frames of 1000000; $((int_frames + 1)) frames kept in $T/int" &&

@@ -24,12 +24,21 @@ int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_stat
   snprintf(w->dir, sizeof w->dir, "%s", dir);
   snprintf(w->frames_dir, sizeof w->frames_dir, "%s/frames", dir);
   for (int b = 0; b < m->nbodies; b++) w->body_names[b] = m->scene->bodies[b].name;
-  if (sim_mkdirs(w->frames_dir, st) || sim_outputs_clear(dir, w->frames_dir, st)) return st->code;
-  w->tet = SIM_NEW(int, 4 * (size_t)m->nelem + 4);
-  if (!w->tet) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (frame output)");
-  for (int e = 0; e < m->nelem; e++) memcpy(&w->tet[4 * e], m->elems[e].v, sizeof(int) * 4);
-  w->timing = sim_csv_create(TIMING_HEADER, st);
-  return w->timing ? SIM_OK : st->code;
+  w->lock_fd = -1;
+  if (sim_mkdirs(w->frames_dir, st)) return st->code;
+  w->lock_fd = sim_outputs_claim(dir, st);
+  int rc = w->lock_fd == -2 ? st->code : sim_outputs_clear(dir, w->frames_dir, st);
+  if (!rc) {
+    w->tet = SIM_NEW(int, 4 * (size_t)m->nelem + 4);
+    if (!w->tet) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (frame output)");
+  }
+  if (!rc) {
+    for (int e = 0; e < m->nelem; e++) memcpy(&w->tet[4 * e], m->elems[e].v, sizeof(int) * 4);
+    w->timing = sim_csv_create(TIMING_HEADER, st);
+    if (!w->timing) rc = st->code;
+  }
+  if (rc) sim_writer_close(w); /* the lock too */
+  return rc;
 }
 
 static int add_series(sim_writer *w, const char *file, double t, sim_status *st) {
@@ -241,5 +250,7 @@ void sim_writer_close(sim_writer *w) {
   sim_csv_destroy(w->timing);
   sim_free(w->tet);
   sim_scenery_free(&w->scenery);
+  sim_outputs_release(w->lock_fd);
   memset(w, 0, sizeof *w);
+  w->lock_fd = -1;
 }

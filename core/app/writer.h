@@ -27,16 +27,23 @@ typedef struct sim_writer {
   sim_scenery scenery;    /* their triangles at the frame being written */
   double roi_lo[3], roi_hi[3]; /* where infinite obstacles are cut: bodies' bounds at frame 0 */
   int have_roi;
+  int lock_fd;         /* the folder's lock (sim_outputs_claim), -1: none */
   sim_scenery_view sv; /* the scenery of the frame being written (sim_writer_frame_prepare) */
 } sim_writer;
 
-/* Creates DIR/frames and removes what an earlier run left there (sim_outputs_clear). */
+/* Creates DIR/frames, claims DIR (sim_outputs_claim) and removes what an earlier run left there
+   (sim_outputs_clear). */
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st);
 /* Removes an earlier run's files from output folder DIR: timing.csv, memory.csv and, in
    FRAMES_DIR, every NNNNN.vtk, .obj, .obstacles.obj and .png (five digits or more) and the
    series file, with the temporary files (NAME.tmp.PID) of those and of summary.json that a
-   run killed outright leaves; plain files only, nothing else (core/app/stale_outputs.c). */
+   run killed outright leaves; plain files only, nothing else (core/app/out_folder.c). */
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st);
+/* An exclusive lock (flock) on folder DIR for the run's time: its descriptor, -1 where the file
+   system has no locks (the run goes on unlocked), -2 with st set where another process holds
+   it (a run into the same folder) or the folder cannot be opened. */
+int sim_outputs_claim(const char *dir, sim_status *st);
+void sim_outputs_release(int fd);
 /* The contact world whose obstacles the frames show (NULL: no obstacles), each posed by its
    script at the frame's time (not the world's own pose, which is the next step's by then:
    run.c hands a frame on after the next one). PNG: grey scenery, the camera fitted at the

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* An earlier run's files in the output folder, removed when a run opens it: a shorter run, or
-   one with fewer formats, would otherwise leave frames that are not its own beside its own. */
+/* A run's hold on its output folder: a lock, so that two runs never write into one folder at
+   once, and an earlier run's files removed, so that a shorter run, or one with fewer formats,
+   does not leave frames that are not its own beside its own. */
+#define _DEFAULT_SOURCE /* flock */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "writer.h"
 
@@ -82,4 +87,25 @@ static int clear_folder(const char *dir, int (*mine)(const char *), sim_status *
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st) {
   int rc = clear_folder(dir, table_file, st);
   return rc ? rc : clear_folder(frames_dir, frame_file, st);
+}
+
+int sim_outputs_claim(const char *dir, sim_status *st) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    sim_fail(st, SIM_ERR_IO, "%s: cannot open: %s", dir, strerror(errno));
+    return -2;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+  int e = errno;
+  close(fd);
+  if (e != EWOULDBLOCK && e != EINTR) return -1; /* no locks on this file system: go on */
+  sim_fail(st, SIM_ERR_IO,
+           "%s: another simctl run is writing into this folder; give this run its own --out "
+           "(or output.dir)",
+           dir);
+  return -2;
+}
+
+void sim_outputs_release(int fd) {
+  if (fd >= 0) close(fd);
 }
