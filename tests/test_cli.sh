@@ -187,7 +187,7 @@ bad_scene() {
 }
 ICO='"bodies": [{"mesh": {"type": "icosphere"}}]'
 bad_scene neg_dt "{\"solver\": {\"dt\": -1}, $ICO}" \
-  "simctl: error: neg_dt.json:1:19: solver.dt: expected a number > 0, got -1"
+  "simctl: error: neg_dt.json:1:19: solver.dt: expected a number >= 1e-09, got -1"
 bad_scene typo_key $'{\n  "solver": {"dtt": 0.1},\n  '"$ICO"$'\n}' \
   'simctl: error: typo_key.json:2:14: solver.dtt: unknown key "dtt" (did you mean "dt"?)'
 bad_scene typo_top '{"bodys": []}' \
@@ -224,7 +224,7 @@ bad_scene dup_format "{\"output\": {\"formats\": [\"vtk\", \"vtk\"]}, $ICO}" \
 bad_scene utf8_columns "{\"output\": {\"dir\": \"ééé\", \"every\": 0}, $ICO}" \
   "simctl: error: utf8_columns.json:1:36: output.every: expected an integer >= 1, got 0"
 bad_scene crlf $'{"name": "x",\r\n "solver": {"dt": -1}, '"$ICO"$'}\r' \
-  "simctl: error: crlf.json:2:19: solver.dt: expected a number > 0, got -1"
+  "simctl: error: crlf.json:2:19: solver.dt: expected a number >= 1e-09, got -1"
 bad_scene bad_name "{\"name\": \"bad name\", $ICO}" \
   "simctl: error: bad_name.json:1:10: name: expected a name of letters, digits, '_', '-' and '.', got \"bad name\""
 bad_scene obstacle_type "{$ICO, \"obstacles\": [{\"type\": \"sphre\", \"radius\": 1}]}" \
@@ -242,7 +242,7 @@ check "run a missing file: exit 3, one line" fails_with 3 "simctl: error: missin
 sc info missing.json
 check "info a missing file: exit 3, one line" fails_with 3 "simctl: error: missing.json: cannot open: No such file or directory"
 sc info neg_dt.json
-check "info a bad scene: exit 3, one line" fails_with 3 "simctl: error: neg_dt.json:1:19: solver.dt: expected a number > 0, got -1"
+check "info a bad scene: exit 3, one line" fails_with 3 "simctl: error: neg_dt.json:1:19: solver.dt: expected a number >= 1e-09, got -1"
 sc validate "$T"
 check "validate a directory: exit 3, one line" fails_one_line 3
 
@@ -254,7 +254,7 @@ bad_set() {
   sc run $TINY --set "$set" --out "$T/never_set" --quiet
   check "run --set $set: exit 3, one line" eval 'fails_with 3 "$want" && absent "$T/never_set"'
 }
-bad_set solver.dt=-1 "simctl: error: --set solver.dt=-1: solver.dt: expected a number > 0, got -1"
+bad_set solver.dt=-1 "simctl: error: --set solver.dt=-1: solver.dt: expected a number >= 1e-09, got -1"
 bad_set solver.dtt=1 'simctl: error: --set solver.dtt=1: solver.dtt: unknown key "dtt" (did you mean "dt"?)'
 bad_set contact.margin=-1 "simctl: error: --set contact.margin=-1: contact.margin: expected a number >= 0, got -1"
 bad_set bodies.5.name=x "simctl: error: --set bodies.5.name=x: bodies has 1 element: expected an index 0..1 (1 appends), got 5"

@@ -421,6 +421,10 @@ static const bad_case bad_cases[] = {
      "bad.json:1:19: solver.dt: expected a number <= 1, got 2"},
     {"{'solver': {'frames': 0}, 'bodies': [" B "]}",
      "bad.json:1:23: solver.frames: expected an integer >= 1, got 0"},
+    {"{'solver': {'dt': 1e-12}, 'bodies': [" B "]}",
+     "bad.json:1:19: solver.dt: expected a number >= 1e-09, got 1e-12"},
+    {"{'solver': {'frames': 3000000000}, 'bodies': [" B "]}",
+     "bad.json:1:23: solver.frames: expected an integer <= 2147483647, got 3000000000"},
     {"{'solver': {'threads': -1}, 'bodies': [" B "]}",
      "bad.json:1:24: solver.threads: expected an integer >= 0, got -1"},
     {"{'bodies': [{'mesh': {'type': 'icosphere'}, 'material': {'mass': 0}}]}",
@@ -676,7 +680,7 @@ static void test_overrides(void) {
        "--set pins.0.script.0.type=wait: pins.0: missing required key \"box\" ([xmin, ymin, "
        "zmin, xmax, ymax, zmax])"},
       {"bodies.0=null", "--set bodies.0=null: null removes object keys only, not array elements"},
-      {"solver.dt=-1", "--set solver.dt=-1: solver.dt: expected a number > 0, got -1"},
+      {"solver.dt=-1", "--set solver.dt=-1: solver.dt: expected a number >= 1e-09, got -1"},
       {"solver.dtt=1",
        "--set solver.dtt=1: solver.dtt: unknown key \"dtt\" (did you mean \"dt\"?)"},
       {"solver.frames=ten",
@@ -722,7 +726,7 @@ static void test_overrides(void) {
   /* the last override of a value is the one blamed */
   const char *two[] = {"solver.dt=-1", "solver.dt=-2"};
   rc = load(BASE, two, 2, &st);
-  CHECK_MSG(st, "--set solver.dt=-2: solver.dt: expected a number > 0, got -2");
+  CHECK_MSG(st, "--set solver.dt=-2: solver.dt: expected a number >= 1e-09, got -2");
 }
 
 /* A step with a ramp: the speed rises linearly to full over `ramp`, holds, and falls to 0

@@ -85,8 +85,9 @@ int scene_int_value(scene_ctx *c, const cJSON *v, int *out) {
   char num[40];
   scene_fmt_num(x, num);
   if (x != floor(x)) return scene_fail(c, 0, "expected an integer, got %s", num);
-  if (x < INT_MIN || x > INT_MAX)
-    return scene_fail(c, 0, "expected an integer between %d and %d, got %s", INT_MIN, INT_MAX, num);
+  if (x > INT_MAX) /* the key's own range is checked once it is read */
+    return scene_fail(c, 0, "expected an integer <= %d, got %s", INT_MAX, num);
+  if (x < INT_MIN) return scene_fail(c, 0, "expected an integer >= %d, got %s", INT_MIN, num);
   *out = (int)x;
   return SIM_OK;
 }

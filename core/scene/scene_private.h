@@ -166,6 +166,7 @@ void scene_set_str(char *dst, size_t cap, const char *src);
 
 /* Limits shared by the loader and validation. */
 #define SCENE_FRAMES_MAX 10000000
+#define SCENE_DT_MIN 1e-9 /* s: below, a step's motion drowns in the positions' rounding */
 #define SCENE_LG_MAX 100000
 #define SCENE_SUBDIV_MAX 7
 #define SCENE_SEGMENTS_MAX 1024

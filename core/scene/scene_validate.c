@@ -9,7 +9,7 @@
 
 static int validate_solver(scene_ctx *c, const sim_solver_def *d) {
   scene_push_key(c, "solver");
-  int rc = scene_chk_num(c, "dt", d->dt, SCENE_GT, 0, SCENE_LE, 1);
+  int rc = scene_chk_num(c, "dt", d->dt, SCENE_GE, SCENE_DT_MIN, SCENE_LE, 1);
   if (!rc) rc = scene_chk_int(c, "frames", d->frames, 1, SCENE_FRAMES_MAX);
   if (!rc) rc = scene_chk_int(c, "lg_iterations", d->lg_iterations, 1, SCENE_LG_MAX);
   if (!rc) rc = scene_chk_enum(c, "global", (int)d->global, scene_global_names, SIM_GLOBAL_COUNT);
