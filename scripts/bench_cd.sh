@@ -14,11 +14,12 @@ A= B= RUNS=5 FRAMES= OUT=out/bench_cd
 SCENES=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --a) A=$2; shift 2 ;;
-    --b) B=$2; shift 2 ;;
-    --runs) RUNS=$2; shift 2 ;;
-    --frames) FRAMES=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
+    --a) A=${2:?--a needs a value}; shift 2 ;;
+    --b) B=${2:?--b needs a value}; shift 2 ;;
+    --runs) RUNS=${2:?--runs needs a value}; shift 2 ;;
+    --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench_cd.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
     *) SCENES+=("$1"); shift ;;
   esac
@@ -27,6 +28,10 @@ if [ -z "$A" ] || [ -z "$B" ] || [ ${#SCENES[@]} -eq 0 ]; then
   echo "bench_cd.sh: give --a, --b and at least one scene (see the usage at the top of the script)" >&2
   exit 2
 fi
+case $RUNS in ''|*[!0-9]*|0) echo "bench_cd.sh: --runs: expected a whole number >= 1, got '$RUNS'" >&2; exit 2 ;; esac
+for bin in "$A" "$B"; do
+  [ -x "$bin" ] || { echo "bench_cd.sh: $bin is not an executable" >&2; exit 2; }
+done
 mkdir -p "$OUT"
 # mean cd and frame_ms of one run's timing.csv
 means() {

@@ -4,8 +4,14 @@
 # solver (and S in float), plus `simctl info` for the paper's three bars.
 # usage: scripts/bench_global.sh [SIMCTL] [FRAMES]      (make bench runs it)
 set -euo pipefail
-SIMCTL=${1:-build/simctl}
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+case ${1:-} in -h | --help) sed -n '3,/^# usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+[ $# -le 2 ] || { echo "usage: scripts/bench_global.sh [SIMCTL] [FRAMES]" >&2; exit 2; }
+SIMCTL=${1:-$ROOT/build/simctl}
 FRAMES=${2:-40}
+case $FRAMES in ''|*[!0-9]*) echo "bench_global.sh: FRAMES must be a whole number, got '$FRAMES'" >&2; exit 2 ;; esac
+[ "$FRAMES" -ge 6 ] || { echo "bench_global.sh: FRAMES must be at least 6 (the first 5 frames are skipped as warm-up)" >&2; exit 2; }
+[ -x "$SIMCTL" ] || { echo "bench_global.sh: $SIMCTL is not an executable (make build)" >&2; exit 2; }
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -17,7 +23,7 @@ for scene in twisting_bar twisting_bar_11k; do
   [ "$scene" = twisting_bar ] && cfgs="$cfgs jacobi:double dense_inverse:double"
   for cfg in $cfgs; do
     g=${cfg%%:*}; p=${cfg##*:}
-    "$SIMCTL" run "scenes/$scene.json" --quiet --device cpu --frames "$FRAMES" --out "$OUT/$scene-$g-$p" \
+    "$SIMCTL" run "$ROOT/scenes/$scene.json" --quiet --device cpu --frames "$FRAMES" --out "$OUT/$scene-$g-$p" \
       --set solver.global="$g" --set solver.precision="$p" --set 'output.formats=["csv"]' \
       --set output.every=1000000
     # skip the first 5 frames (warm-up); columns: local=5 global=6 frame_ms=11 lg_iterations=15
@@ -29,5 +35,5 @@ done
 echo
 for scene in twisting_bar twisting_bar_11k twisting_bar_20k; do
   echo "== simctl info scenes/$scene.json"
-  "$SIMCTL" info "scenes/$scene.json" | sed -n '/all vertices/,$p'
+  "$SIMCTL" info "$ROOT/scenes/$scene.json" | sed -n '/all vertices/,$p'
 done

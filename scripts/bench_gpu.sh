@@ -28,18 +28,21 @@
 #   --bandwidth: device memory bandwidth in GB/s for the limit (default 3000: what a
 #                device-to-device copy moved on this workplace's H100, counting read + write)
 set -euo pipefail
-SIMCTL=build/simctl FRAMES=25 BW=3000 OUT=out/bench_gpu DEVICE=cuda GLOBAL_ONLY=0
+SIMCTL="$(cd "$(dirname "$0")/.." && pwd)"/build/simctl FRAMES=25 BW=3000 OUT=out/bench_gpu DEVICE=cuda GLOBAL_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --simctl) SIMCTL=$2; shift 2 ;;
-    --frames) FRAMES=$2; shift 2 ;;
-    --bandwidth) BW=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
-    --device) DEVICE=$2; shift 2 ;;
+    --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
+    --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
+    --bandwidth) BW=${2:?--bandwidth needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    --device) DEVICE=${2:?--device needs a value}; shift 2 ;;
     --global-only) GLOBAL_ONLY=1; shift ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_gpu.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
+case $FRAMES in ''|*[!0-9]*) echo "bench_gpu.sh: --frames: expected a whole number, got '$FRAMES'" >&2; exit 2 ;; esac
+[ "$FRAMES" -ge 6 ] || { echo "bench_gpu.sh: --frames must be at least 6 (the first 5 frames are skipped as warm-up)" >&2; exit 2; }
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SC="$HERE/../scenes"
 PAPER="$HERE/paper/table3_timings.csv"

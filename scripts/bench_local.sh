@@ -31,13 +31,14 @@ FRAMES=15 BLOCKS=1,2,3,split OUT=out/bench_local DEVICE=cuda REPEAT=1 THREADS=0
 SIMCTLS=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --simctl) SIMCTLS+=("$2"); shift 2 ;;
-    --device) DEVICE=$2; shift 2 ;;
-    --frames) FRAMES=$2; shift 2 ;;
-    --blocks) BLOCKS=$2; shift 2 ;;
-    --repeat) REPEAT=$2; shift 2 ;;
-    --threads) THREADS=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
+    --simctl) SIMCTLS+=("${2:?--simctl needs a value}"); shift 2 ;;
+    --device) DEVICE=${2:?--device needs a value}; shift 2 ;;
+    --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
+    --blocks) BLOCKS=${2:?--blocks needs a value}; shift 2 ;;
+    --repeat) REPEAT=${2:?--repeat needs a value}; shift 2 ;;
+    --threads) THREADS=${2:?--threads needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_local.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
@@ -49,7 +50,7 @@ if ! [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || ! [[ "$THREADS" =~ ^[0-9]+$ ]]; then
   echo "bench_local.sh: --repeat $REPEAT --threads $THREADS: expected whole numbers (repeat >= 1)" >&2
   exit 2
 fi
-[ ${#SIMCTLS[@]} -gt 0 ] || SIMCTLS=(build/simctl)
+[ ${#SIMCTLS[@]} -gt 0 ] || SIMCTLS=("$(cd "$(dirname "$0")/.." && pwd)/build/simctl")
 case "$DEVICE" in
   cuda) ;;
   cpu) BLOCKS=- ;;

@@ -5,9 +5,15 @@
 # at 11.3k, and the area / volume change at the end of a run of each cloth material (Fig. 10).
 # usage: scripts/bench_materials.sh [SIMCTL] [FRAMES] [GLOBAL]   (make bench-materials)
 set -euo pipefail
-SIMCTL=${1:-build/simctl}
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+case ${1:-} in -h | --help) sed -n '3,/^# usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+[ $# -le 3 ] || { echo "usage: scripts/bench_materials.sh [SIMCTL] [FRAMES] [GLOBAL]" >&2; exit 2; }
+SIMCTL=${1:-$ROOT/build/simctl}
 FRAMES=${2:-40}
 GLOBAL=${3:-cholesky}
+case $FRAMES in ''|*[!0-9]*) echo "bench_materials.sh: FRAMES must be a whole number, got '$FRAMES'" >&2; exit 2 ;; esac
+[ "$FRAMES" -ge 6 ] || { echo "bench_materials.sh: FRAMES must be at least 6 (the first 5 frames are skipped as warm-up)" >&2; exit 2; }
+[ -x "$SIMCTL" ] || { echo "bench_materials.sh: $SIMCTL is not an executable (make build)" >&2; exit 2; }
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -18,7 +24,7 @@ echo "| --- | --- | --- | --- | --- | --- |"
 for scene in cloth_extension_10k cloth_extension twisting_bar_nh; do
   for mat in arap corotational neo_hookean; do
     d="$OUT/$scene-$mat"
-    "$SIMCTL" run "scenes/$scene.json" --quiet --device cpu --frames "$FRAMES" --out "$d" \
+    "$SIMCTL" run "$ROOT/scenes/$scene.json" --quiet --device cpu --frames "$FRAMES" --out "$d" \
       --set solver.global="$GLOBAL" --set bodies.0.material.model="$mat" \
       --set 'output.formats=["csv"]' --set output.every=1000000
     nv=$(awk -F, '$1 == "vertices" { print $2 }' "$d/memory.csv")

@@ -10,20 +10,23 @@
 # usage: scripts/bench_output.sh [--simctl PATH] [--scene FILE] [--frames N] [--every N]
 #                                [--device cpu|cuda] [--out DIR]
 set -euo pipefail
-SIMCTL=build/simctl SCENE=scenes/cloth_on_knives.json FRAMES=60 EVERY=2 DEVICE=cpu
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+SIMCTL=$ROOT/build/simctl SCENE=$ROOT/scenes/cloth_on_knives.json FRAMES=60 EVERY=2 DEVICE=cpu
 OUT=out/bench_output
 while [ $# -gt 0 ]; do
   case "$1" in
-    --simctl) SIMCTL=$2; shift 2 ;;
-    --scene) SCENE=$2; shift 2 ;;
-    --frames) FRAMES=$2; shift 2 ;;
-    --every) EVERY=$2; shift 2 ;;
-    --device) DEVICE=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
+    --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
+    --scene) SCENE=${2:?--scene needs a value}; shift 2 ;;
+    --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
+    --every) EVERY=${2:?--every needs a value}; shift 2 ;;
+    --device) DEVICE=${2:?--device needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_output.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
-rm -rf "$OUT"
+# only the two runs' folders are this script's: anything else in OUT stays
+rm -rf "${OUT:?}/off" "$OUT/on"
 mkdir -p "$OUT"
 printf '| output.async | wall s | mean frame ms | output ms per output frame | output ms total |\n'
 printf '|---|---|---|---|---|\n'

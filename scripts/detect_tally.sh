@@ -19,10 +19,11 @@ SRC=. BUILD=build-tally FRAMES=
 SETS=() SCENES=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --src) SRC=$2; shift 2 ;;
-    --build) BUILD=$2; shift 2 ;;
-    --frames) FRAMES=$2; shift 2 ;;
-    --set) SETS+=(--set "$2"); shift 2 ;;
+    --src) SRC=${2:?--src needs a value}; shift 2 ;;
+    --build) BUILD=${2:?--build needs a value}; shift 2 ;;
+    --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
+    --set) SETS+=(--set "${2:?--set needs a value}"); shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "detect_tally.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
     *) SCENES+=("$1"); shift ;;
   esac

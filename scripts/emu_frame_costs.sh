@@ -17,15 +17,16 @@
 #                                   [--env NAME=VALUE]... [--sites] SCENE...
 # e.g.   scripts/emu_frame_costs.sh --env SIMCTL_CUDA_NSN=host scenes/soft_box_on_slab.json
 set -euo pipefail
-SIMCTL=build/simctl-emu N1=6 N2=8 SITES=0
+SIMCTL="$(cd "$(dirname "$0")/.." && pwd)"/build/simctl-emu N1=6 N2=8 SITES=0
 SETS=() ENVS=() SCENES=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --simctl) SIMCTL=$2; shift 2 ;;
+    --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
     --sites) SITES=1; shift ;;
-    --frames) N1=${2%,*}; N2=${2#*,}; shift 2 ;;
-    --set) SETS+=(--set "$2"); shift 2 ;;
-    --env) ENVS+=("$2"); shift 2 ;;
+    --frames) N1=${2:?--frames needs a value}; N1=${N1%,*}; N2=${2#*,}; shift 2 ;;
+    --set) SETS+=(--set "${2:?--set needs a value}"); shift 2 ;;
+    --env) ENVS+=("${2:?--env needs a value}"); shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "emu_frame_costs.sh: unknown option '$1' (see the usage at the top)" >&2; exit 2 ;;
     *) SCENES+=("$1"); shift ;;
   esac

@@ -8,13 +8,16 @@
 # --chebyshev 0.5, --solvers cholesky,jacobi, --device cuda: the iterations timed on the GPU).
 # usage: scripts/fig9.sh [SIMCTL] [OUT] [K] [CONVERGE OPTIONS...]
 set -euo pipefail
-SIMCTL=${1:-build/simctl}
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+case ${1:-} in -h | --help) sed -n '3,/^# usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+SIMCTL=${1:-$ROOT/build/simctl}
 OUT=${2:-out/fig9}
 K=${3:-1000}
 shift $(($# < 3 ? $# : 3))
+[ -x "$SIMCTL" ] || { echo "fig9.sh: $SIMCTL is not an executable (make build)" >&2; exit 2; }
 for E in 1e5 1e7 1e9; do
   echo "== E = $E"
-  "$SIMCTL" converge scenes/twisting_bar.json --frame 800 --iterations "$K" --out "$OUT/E$E" \
+  "$SIMCTL" converge "$ROOT/scenes/twisting_bar.json" --frame 800 --iterations "$K" --out "$OUT/E$E" \
     --set bodies.0.material.youngs_modulus="$E" "$@"
 done
 {

@@ -204,7 +204,7 @@ def mesh_mutant(rng, tmp, i):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--simctl", default="build/simctl")
+    ap.add_argument("--simctl", default=os.path.join(HERE, "..", "build", "simctl"))
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--inputs", choices=["scenes", "meshes"], default="scenes")
@@ -213,6 +213,8 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     a = ap.parse_args()
+    if not os.access(a.simctl, os.X_OK):
+        sys.exit(f"fuzz_scenes.py: {a.simctl} is not an executable (make build)")
     rng = random.Random(a.seed)
     names = sorted(f for f in os.listdir(SCENES)
                    if f.endswith(".json") and not any(k in f for k in SKIP))

@@ -181,6 +181,9 @@ def dump(v, ind=0, width=100):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1].startswith("-"):  # --help, or an option it lacks
+        print(__doc__)
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..",
                                                              "scenes")
     assert abs(script_duration() - (FRAMES - 1) * 0.01) < 1.0, script_duration()

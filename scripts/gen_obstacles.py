@@ -140,6 +140,9 @@ def write_obj(path, V, F, header):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1].startswith("-"):  # --help, or an option it lacks
+        print(__doc__)
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "meshes")
     os.makedirs(out, exist_ok=True)

@@ -419,14 +419,24 @@ SHAPES = {
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1].startswith("-"):  # --help, or an option it lacks
+        print(__doc__)
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "meshes")
     only = [a for a in sys.argv[2:] if "=" not in a]  # optional subset of names
     for a in sys.argv[2:]:  # NAME=H: another grid spacing (for tuning)
         if "=" in a:
             nm, hv = a.split("=")
+            if nm not in SHAPES:
+                sys.exit("gen_standins.py: unknown shape %s (expected one of %s)"
+                         % (nm, ", ".join(SHAPES)))
             SHAPES[nm] = (SHAPES[nm][0], float(hv))
             only.append(nm)
+    unknown = [n for n in only if n not in SHAPES and n != "icosphere2"]
+    if unknown:
+        sys.exit("gen_standins.py: unknown name %s (expected %s or icosphere2)"
+                 % (", ".join(unknown), ", ".join(SHAPES)))
     os.makedirs(outdir, exist_ok=True)
     for name, (build, h) in SHAPES.items():
         if only and name not in only:

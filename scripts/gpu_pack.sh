@@ -5,17 +5,18 @@
 # CUDA libraries (scripts/bundle.sh --no-cuda-libs), the GPU test programs and
 # simctl-bench-global, simctl-bench-wprod, and run.sh, which
 # on the GPU machine unpacks them and runs scripts/gpu_report.sh from this source tree:
-#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 39 MB with the kernels for
+#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 48 MB with the kernels for
 #          sm_75, sm_80 and sm_90: the test programs, each linked with the whole library,
 #          packed in tests.tar.gz; about 30 MB from `make build CUDA_ARCHS=90-real,90-virtual`)
 #   there: bash DIR/run.sh [REPORT_DIR] [gpu_report.sh options]   (from the source tree's root)
 # usage: scripts/gpu_pack.sh [--build DIR] [--out DIR]
 set -euo pipefail
-BUILD=build OUT=out/gpu_pack
+BUILD="$(cd "$(dirname "$0")/.." && pwd)"/build OUT=out/gpu_pack
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build) BUILD=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
+    --build) BUILD=${2:?--build needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu_pack.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
@@ -28,6 +29,10 @@ for t in $(printf 'tests/%s ' $GPU_TESTS) simctl-bench-global simctl-bench-wprod
   [ -x "$BUILD/$t" ] || die "$BUILD/$t not found: build first (make build, with nvcc)"
 done
 ldd "$BUILD/simctl" | grep -q libcusparse || die "$BUILD/simctl was built without CUDA (nvcc)"
+# OUT is this script's: a new or empty folder, or an earlier pack (run.sh, tests.tar.gz)
+if [ -d "$OUT" ] && [ -n "$(ls -A "$OUT")" ] && [ ! -f "$OUT/run.sh" ]; then
+  die "$OUT holds files that are not an earlier pack: give a new or empty --out"
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT/tests"
 bash "$HERE/bundle.sh" --no-cuda-libs --out "$OUT" "$BUILD/simctl" >&2
@@ -43,8 +48,8 @@ cat >"$OUT/run.sh" <<'EOF'
 # usage: bash PACK/run.sh [REPORT_DIR] [gpu_report.sh options]
 set -u
 PACK=$(cd "$(dirname "$0")" && pwd)
-REPORT=${1:-out/gpu_report}
-[ $# -gt 0 ] && shift
+REPORT=out/gpu_report
+case ${1:-} in -*) ;; ?*) REPORT=$1; shift ;; esac # REPORT_DIR may be left out before options
 [ -f scripts/gpu_report.sh ] || { echo "run.sh: run it from the simctl source tree's root" >&2; exit 2; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/simctl-pack.XXXXXX") || exit 2
 tar -xzf "$PACK"/simctl-*.tar.gz -C "$T" || exit 2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, into
-# one folder, in seven parts that can be run together or one per call, in this order:
+# one folder, in eight parts that can be run together or one per call, in this order:
 #   tests:    the GPU tests (label gpu: collision detection, W and every operation against the
 #             CPU backend, short runs, the contact stage's passes), side by side;
 #   sanitize: the per-operation tests and the short runs under compute-sanitizer (memcheck:
@@ -83,24 +83,25 @@
 #   --emu: a dry run of this script on the host emulation of CUDA (tests/emu): the test_emu_*
 #          programs and simctl-emu of a build without a GPU; it checks the script, not a GPU
 set -uo pipefail
-BUILD=build OUT=out/gpu_report ROWS=small PARTS=tests,bench,table3 BUDGET=3600 EMU=0 ARCHIVE=
+BUILD="$(cd "$(dirname "$0")/.." && pwd)"/build OUT=out/gpu_report ROWS=small PARTS=tests,bench,table3 BUDGET=3600 EMU=0 ARCHIVE=
 VARIANTS=host,device,dense PROFILE=cloth_on_knives,grabbing_raptor
 JOBS=$(nproc 2>/dev/null || echo 2)
 [ "$JOBS" -gt 8 ] && JOBS=8
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build) BUILD=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
-    --rows) ROWS=$2; shift 2 ;;
-    --only) PARTS=$2; shift 2 ;;
-    --budget) BUDGET=$2; shift 2 ;;
-    --jobs) JOBS=$2; shift 2 ;;
+    --build) BUILD=${2:?--build needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    --rows) ROWS=${2:?--rows needs a value}; shift 2 ;;
+    --only) PARTS=${2:?--only needs a value}; shift 2 ;;
+    --budget) BUDGET=${2:?--budget needs a value}; shift 2 ;;
+    --jobs) JOBS=${2:?--jobs needs a value}; shift 2 ;;
     --skip-bench) PARTS=${PARTS//bench/}; PARTS=${PARTS//table3/}; shift ;;
     --sanitize) PARTS=$PARTS,sanitize; shift ;;
-    --archive) ARCHIVE=$2; shift 2 ;;
+    --archive) ARCHIVE=${2:?--archive needs a value}; shift 2 ;;
     --emu) EMU=1; shift ;;
-    --table3) VARIANTS=$2; shift 2 ;;
-    --profile) PROFILE=$2; shift 2 ;;
+    --table3) VARIANTS=${2:?--table3 needs a value}; shift 2 ;;
+    --profile) PROFILE=${2:?--profile needs a value}; shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu_report.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
@@ -112,6 +113,7 @@ for p in ${PARTS//,/ }; do
        exit 2 ;;
   esac
 done
+case $JOBS in ''|*[!0-9]*|0) echo "gpu_report.sh: --jobs: expected a whole number >= 1, got '$JOBS'" >&2; exit 2 ;; esac
 case "$ROWS" in
   all | small | large) ;;
   *) echo "gpu_report.sh: --rows $ROWS: expected all, small or large" >&2; exit 2 ;;

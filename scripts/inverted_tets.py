@@ -89,13 +89,24 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__.split("\n\n")[1])
     folder = sys.argv[1]
-    rest, tets = read_vtk(os.path.join(folder, "00000.vtk"))
+    try:
+        frames = [int(f) for f in sys.argv[2:]]
+        rest, tets = read_vtk(os.path.join(folder, "00000.vtk"))
+    except (ValueError, OSError) as e:
+        sys.exit("inverted_tets.py: %s (usage: inverted_tets.py FOLDER FRAME...)" % e)
+    if not tets:
+        sys.exit("inverted_tets.py: %s has no tetrahedra (cloth alone)"
+                 % os.path.join(folder, "00000.vtk"))
     layer = surface_layers(tets)
     q0 = [quality(rest, t) for t in tets]
     print("%d tetrahedra; rest quality min %.3f, median %.3f" %
           (len(tets), min(q0), sorted(q0)[len(q0) // 2]))
-    for frame in sys.argv[2:]:
-        p, _ = read_vtk(os.path.join(folder, "%05d.vtk" % int(frame)))
+    for frame in frames:
+        path = os.path.join(folder, "%05d.vtk" % frame)
+        try:
+            p, _ = read_vtk(path)
+        except OSError as e:
+            sys.exit("inverted_tets.py: %s" % e)
         inv = [i for i, t in enumerate(tets) if volume(p, t) <= 0.0]
         if not inv:
             print("frame %s: none inverted" % frame)

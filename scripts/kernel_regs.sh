@@ -13,9 +13,10 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)} ARCH=sm_90 MAT
 FILES=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --nvcc) NVCC=$2; shift 2 ;;
-    --arch) ARCH=$2; shift 2 ;;
-    --match) MATCH=$2; shift 2 ;;
+    --nvcc) NVCC=${2:?--nvcc needs a value}; shift 2 ;;
+    --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
+    --match) MATCH=${2:?--match needs a value}; shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "kernel_regs.sh: unknown option '$1' (see the usage at the top)" >&2; exit 2 ;;
     *) FILES+=("$1"); shift ;;
   esac

@@ -65,13 +65,15 @@ def row(name, frames, s, seconds):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--simctl", default="build/simctl")
+    ap.add_argument("--simctl", default=os.path.join(HERE, "..", "build", "simctl"))
     ap.add_argument("--out", default="out/scene_ends")
     ap.add_argument("--images")
     ap.add_argument("--only")
     ap.add_argument("--threads", type=int)
     ap.add_argument("--set", action="append", default=[])
     a = ap.parse_args()
+    if not os.access(a.simctl, os.X_OK):
+        sys.exit(f"scene_ends.py: {a.simctl} is not an executable (make build)")
     only = set(a.only.split(",")) if a.only else None
     if only and not only <= {r[0] for r in RUNS}:
         sys.exit(f"scene_ends.py: unknown scene in --only: {', '.join(sorted(only))}")

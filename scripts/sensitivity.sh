@@ -9,13 +9,14 @@
 # usage: scripts/sensitivity.sh [--build DIR] [--scene FILE] [--steps N] [--set PATH=VALUE]...
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-BUILD=build SCENE="$HERE/../scenes/sharp_corner.json" STEPS=95 SETS=()
+BUILD="$HERE/../build" SCENE="$HERE/../scenes/sharp_corner.json" STEPS=95 SETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build) BUILD=$2; shift 2 ;;
-    --scene) SCENE=$2; shift 2 ;;
-    --steps) STEPS=$2; shift 2 ;;
-    --set) SETS+=(--set "$2"); shift 2 ;;
+    --build) BUILD=${2:?--build needs a value}; shift 2 ;;
+    --scene) SCENE=${2:?--scene needs a value}; shift 2 ;;
+    --steps) STEPS=${2:?--steps needs a value}; shift 2 ;;
+    --set) SETS+=(--set "${2:?--set needs a value}"); shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "sensitivity.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done

@@ -19,16 +19,17 @@
 #   --set: passed to every run, e.g. --set contact.newton_steps=1 (the paper's one Newton step
 #          per L-G iteration)
 set -euo pipefail
-SIMCTL=build/simctl OUT=out/table3 ROWS=all SCALE=1 ONLY=
+SIMCTL="$(cd "$(dirname "$0")/.." && pwd)"/build/simctl OUT=out/table3 ROWS=all SCALE=1 ONLY=
 SETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --set) SETS+=(--set "$2"); shift 2 ;;
-    --simctl) SIMCTL=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
-    --rows) ROWS=$2; shift 2 ;;
-    --frames-scale) SCALE=$2; shift 2 ;;
-    --only) ONLY=$2; shift 2 ;;
+    --set) SETS+=(--set "${2:?--set needs a value}"); shift 2 ;;
+    --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    --rows) ROWS=${2:?--rows needs a value}; shift 2 ;;
+    --frames-scale) SCALE=${2:?--frames-scale needs a value}; shift 2 ;;
+    --only) ONLY=${2:?--only needs a value}; shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "table3.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
   esac
 done
