@@ -42,6 +42,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $FRAMES in ''|*[!0-9]*) echo "bench_gpu.sh: --frames: expected a whole number, got '$FRAMES'" >&2; exit 2 ;; esac
+if [ "$GLOBAL_ONLY" = 1 ] && [ "$DEVICE" != cuda ]; then
+  echo "bench_gpu.sh: --global-only times the global step on the GPU: it needs --device cuda" >&2
+  exit 2
+fi
 [ "$FRAMES" -ge 6 ] || { echo "bench_gpu.sh: --frames must be at least 6 (the first 5 frames are skipped as warm-up)" >&2; exit 2; }
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SC="$HERE/../scenes"

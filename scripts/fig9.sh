@@ -26,5 +26,6 @@ done
 } >"$OUT/fig9_summary.csv"
 column -s, -t "$OUT/fig9_summary.csv" 2>/dev/null || cat "$OUT/fig9_summary.csv"
 bash "$(dirname "$0")/install_deps.sh" gnuplot-nox
-gnuplot -e "dirs='$OUT/E1e5 $OUT/E1e7 $OUT/E1e9'; out='$OUT'" "$(dirname "$0")/plot_converge.gp"
+# from inside OUT, so that a path with spaces or quotes never reaches gnuplot's word lists
+(cd "$OUT" && gnuplot -e "dirs='E1e5 E1e7 E1e9'; out='.'" "$ROOT/scripts/plot_converge.gp")
 echo "plots: $OUT/fig9_iterations.png $OUT/fig9_ms.png; table: $OUT/fig9_summary.csv"

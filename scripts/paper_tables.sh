@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=${2:?--out needs a directory}; shift 2 ;;
     --rows) ROWS=${2:?--rows needs all or smallest}; shift 2 ;;
     --orderings) ORDERINGS=${2:?--orderings needs a list}; shift 2 ;;
-    --shared) SHARED=${2:?--shared needs a directory or none}; shift 2 ;;
+    --shared) SHARED=${2:?--shared needs a directory or none} SHARED_GIVEN=1; shift 2 ;;
     --check) CHECK=1; shift ;;
     -h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
@@ -50,7 +50,10 @@ for o in $ORDERINGS; do
   case $o in metis | amd | nesdis) ;; *) die "--orderings: unknown ordering '$o' (metis, amd, nesdis)" ;; esac
 done
 case " $ORDERINGS " in *" metis "*) ;; *) die "--orderings must include metis (the one checked)" ;; esac
-[ "$SHARED" = none ] || [ -d "$SHARED" ] || SHARED=none
+if [ "$SHARED" != none ] && [ ! -d "$SHARED" ]; then
+  [ -z "${SHARED_GIVEN:-}" ] || die "--shared: $SHARED is not a folder (give the public meshes' folder, or none)"
+  SHARED=none # the default ../shared/meshes is absent: the rows on public meshes are left out
+fi
 mkdir -p "$OUT/scenes"
 OUT=$(cd "$OUT" && pwd)
 

@@ -37,6 +37,11 @@ case "$ROWS" in
   all | small | large) ;;
   *) echo "table3.sh: --rows $ROWS: expected all, small or large" >&2; exit 2 ;;
 esac
+if ! awk -v s="$SCALE" 'BEGIN { exit !(s ~ /^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/ && s + 0 > 0) }'; then
+  echo "table3.sh: --frames-scale: expected a number > 0, got '$SCALE'" >&2
+  exit 2
+fi
+[ -x "$SIMCTL" ] || { echo "table3.sh: $SIMCTL is not an executable (make build)" >&2; exit 2; }
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SC="$HERE/../scenes"
 PAPER="$HERE/paper/table3_timings.csv"
@@ -60,6 +65,12 @@ gingerbread_man|19500|neo_hookean|gingerbread_man_19k|200|0
 grabbing_raptor|10300|neo_hookean|grabbing_raptor|250|1
 grabbing_raptor|15300|neo_hookean|grabbing_raptor_15k|250|0
 grabbing_raptor|20400|neo_hookean|grabbing_raptor_20k|250|0"
+for ex in ${ONLY//,/ }; do
+  if ! cut -d'|' -f1 <<<"$TABLE" | grep -qx "$ex"; then
+    echo "table3.sh: --only: unknown example '$ex' (examples: $(cut -d'|' -f1 <<<"$TABLE" | sort -u | tr '\n' ' '))" >&2
+    exit 2
+  fi
+done
 mkdir -p "$OUT"
 CSV="$OUT/table3.csv"
 echo "example,vertices,our_vertices,frames,rows,newton_per_iteration,cr_per_iteration,min_gap,schur_ms,local_ms,global_ms,assemble_ms,cst_solve_ms,corr_ms,cst_global_ms,frame_ms,cd_ms,redetected,paper_rows,paper_schur_ms,paper_local_ms,paper_global_ms,paper_cst_global_ms,paper_frame_ms" >"$CSV"
