@@ -257,6 +257,8 @@ bad_set() {
 bad_set solver.dt=-1 "simctl: error: --set solver.dt=-1: solver.dt: expected a number >= 1e-09, got -1"
 bad_set solver.dtt=1 'simctl: error: --set solver.dtt=1: solver.dtt: unknown key "dtt" (did you mean "dt"?)'
 bad_set contact.margin=-1 "simctl: error: --set contact.margin=-1: contact.margin: expected a number >= 0, got -1"
+bad_set bodies.0.mesh=null 'simctl: error: --set bodies.0.mesh=null: bodies.0: missing required key "mesh" (where the body comes from)'
+bad_set bodies.0.mesh.lo=null 'simctl: error: --set bodies.0.mesh.lo=null: bodies.0.mesh: missing required key "lo" (required for mesh type "bar")'
 bad_set bodies.5.name=x "simctl: error: --set bodies.5.name=x: bodies has 1 element: expected an index 0..1 (1 appends), got 5"
 bad_set solver.global=foo 'simctl: error: --set solver.global=foo: solver.global: expected one of "auto", "sparse_inverse", "cholesky", "jacobi", "dense_inverse", got "foo"'
 bad_set nokey "simctl: error: --set nokey: expected PATH=VALUE (e.g. solver.dt=0.005)"
@@ -620,6 +622,11 @@ check "converge: cholesky and sparse_inverse reach 1e-3 in one iteration" eval '
 sc converge tiny.json --frame 3 --iterations 10 --out "$T/cv2" --solvers jacobi,cholesky_chebyshev --start previous --quiet
 check "converge --solvers: only the named solvers' CSVs" eval 'rc_is 0 && [ "$(wc -l <"$T/cv2/converge_summary.csv")" -eq 3 ] &&
   nonempty "$T/cv2/converge_cholesky_chebyshev.csv" && absent "$T/cv2/converge_cholesky.csv"'
+touch "$T/cv/mine.csv"
+sc converge tiny.json --frame 3 --iterations 10 --out "$T/cv" --solvers jacobi --quiet
+check "converge into an earlier converge's folder: its solvers' CSVs go, other files stay" eval 'rc_is 0 &&
+  [ "$(wc -l <"$T/cv/converge_summary.csv")" -eq 2 ] && nonempty "$T/cv/converge_jacobi.csv" &&
+  absent "$T/cv/converge_cholesky.csv" && absent "$T/cv/converge_sparse_inverse.csv" && [ -e "$T/cv/mine.csv" ]'
 sc converge tiny.json --solvers jacobi,gauss
 check "converge --solvers with an unknown name: exit 2, names it" eval 'fails_one_line 2 && err_has "unknown solver '\''gauss'\''"'
 sc converge tiny.json --frame 3 --iterations 5 --out "$T/cv3" --solvers jacobi,cholesky --device cuda --quiet

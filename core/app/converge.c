@@ -21,6 +21,7 @@
 #include "../solve/local_arap.h"
 #include "../solve/material.h"
 #include "../solve/stepper.h"
+#include "writer.h"
 
 typedef struct variant {
   const char *name;
@@ -302,6 +303,12 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
                   o->ref_tol, o->ref_max_iterations);
   if (!rc) reference_elements(&m, &ref);
   if (!rc) rc = sim_mkdirs(o->out_dir, st);
+  /* the folder's lock: a second converge into it is refused; an earlier one's tables go */
+  int lock = -1;
+  if (!rc) {
+    lock = sim_outputs_claim(o->out_dir, st);
+    if (lock == -2 || sim_outputs_clear_converge(o->out_dir, st)) rc = st->code;
+  }
   sim_csv *sum = rc ? NULL
                     : sim_csv_create(
                           "solver,iterations_to_1e-3,ms_to_1e-3,final_error,rho,"
@@ -322,6 +329,7 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
     rc = sim_csv_write(sum, path, st);
   }
   sim_csv_destroy(sum);
+  sim_outputs_release(lock);
   sim_stepper_free(&s);
   void *arrays[] = {qt, v, pins, ref.q, ref.qh, ref.F, ref.Rs, ref.d, ref.de};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) sim_free(arrays[i]);

@@ -84,6 +84,18 @@ static int clear_folder(const char *dir, int (*mine)(const char *), sim_status *
   return rc;
 }
 
+/* converge's tables: converge_NAME.csv (a solver's or the summary) or a temporary one. */
+static int converge_file(const char *name) {
+  size_t len = strlen(name), base = tmp_base(name);
+  if (base) len = base;
+  return len > strlen("converge_.csv") && !strncmp(name, "converge_", 9) &&
+         !strncmp(name + len - 4, ".csv", 4);
+}
+
+int sim_outputs_clear_converge(const char *dir, sim_status *st) {
+  return clear_folder(dir, converge_file, st);
+}
+
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st) {
   int rc = clear_folder(dir, table_file, st);
   return rc ? rc : clear_folder(frames_dir, frame_file, st);

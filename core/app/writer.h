@@ -39,6 +39,8 @@ int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_stat
    series file, with the temporary files (NAME.tmp.PID) of those and of summary.json that a
    run killed outright leaves; plain files only, nothing else (core/app/out_folder.c). */
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st);
+/* The same for `simctl converge`'s folder: every converge_NAME.csv (and its temporary files). */
+int sim_outputs_clear_converge(const char *dir, sim_status *st);
 /* An exclusive lock (flock) on folder DIR for the run's time: its descriptor, -1 where the file
    system has no locks (the run goes on unlocked), -2 with st set where another process holds
    it (a run into the same folder) or the folder cannot be opened. */

@@ -89,6 +89,26 @@ static int override_below(const scene_ctx *c, const scene_path *p) {
   return -1;
 }
 
+/* The override that took away the key a "missing required key \"K\"" message names (a --set
+   K=null below the current path), or -1. */
+static int override_removed(const scene_ctx *c, const char *what) {
+  static const char lead[] = "missing required key \"";
+  if (strncmp(what, lead, sizeof lead - 1) || c->path.n >= SCENE_PATH_DEPTH) return -1;
+  const char *key = what + sizeof lead - 1, *end = strchr(key, '"');
+  if (!end || end - key >= 64) return -1;
+  char name[64];
+  memcpy(name, key, (size_t)(end - key));
+  name[end - key] = '\0';
+  scene_path p = c->path;
+  p.seg[p.n].key = name;
+  p.seg[p.n].index = -1;
+  p.seg[p.n].occ = 0;
+  p.n++;
+  for (int k = c->novr - 1; k >= 0; k--)
+    if (path_prefix(&c->ovr[k].path, &p) && c->ovr[k].path.n == p.n) return k;
+  return -1;
+}
+
 int scene_given(const scene_ctx *c, const char *key) {
   scene_path p = c->path;
   if (p.n >= SCENE_PATH_DEPTH) return 0;
@@ -112,6 +132,7 @@ int scene_fail(scene_ctx *c, int at_key, const char *fmt, ...) {
   va_end(ap);
   scene_path_format(&c->path, path, sizeof path);
   int k = override_for(c, &c->path), matched = 0;
+  if (k < 0) k = override_removed(c, what);
   size_t off = 0;
   if (k < 0 && c->text) {
     off = scene_json_locate(c->text, &c->path, at_key, &matched);
