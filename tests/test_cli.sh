@@ -477,6 +477,15 @@ for a in on off; do
     eval 'fails_one_line 6 && err_has "$T/af_$a/frames/00003.vtk" && nonempty "$T/af_$a/frames/00002.vtk" &&
       [ "$(grep -c "\"name\"" "$T/af_$a/frames/frames.vtk.series")" -eq 3 ] && no_tmp_files "$T/af_$a" &&
       json_has "$T/af_$a/summary.json" frames_written 3 && json_has "$T/af_$a/summary.json" status "\"failed\""'
+  # the frame's last file (its PNG) cannot be written: its VTK and OBJ go too, and the series
+  # lists frames 0-2 alone
+  mkdir -p "$T/ap_$a/frames/00003.png"
+  sc run $TINY --out "$T/ap_$a" --frames 6 --set output.async=$a --set 'output.formats=["vtk","obj","png"]' --quiet
+  check "output.async=$a: an unwritable PNG at frame 3 leaves none of frame 3's files" \
+    eval 'fails_one_line 6 && err_has "$T/ap_$a/frames/00003.png" && nonempty "$T/ap_$a/frames/00002.png" &&
+      absent "$T/ap_$a/frames/00003.vtk" && absent "$T/ap_$a/frames/00003.obj" &&
+      [ "$(grep -c "\"name\"" "$T/ap_$a/frames/frames.vtk.series")" -eq 3 ] && no_tmp_files "$T/ap_$a" &&
+      json_has "$T/ap_$a/summary.json" frames_written 3'
 done
 
 # ---------------------------------------------------------------------------------------------

@@ -141,31 +141,45 @@ int sim_writer_frame_prepare(sim_writer *w, double t, const double *q, sim_statu
   return frame_scenery(w, t, q, &w->sv, st);
 }
 
+/* A frame whose files could not all be written leaves none: those written are removed and
+   its VTK leaves the series, so every listed frame is whole. */
+static void frame_undo(sim_writer *w, char written[][SIM_PATH_MAX + 64], int nwritten, int listed) {
+  for (int i = 0; i < nwritten; i++) remove(written[i]);
+  if (listed) sim_free(w->files[--w->nframes]);
+}
+
 int sim_writer_frame_files(sim_writer *w, int frame, double t, const double *q, const double *v,
                            const double *elem_energy, sim_status *st) {
   const sim_model *m = w->m;
   sim_frame_view fv = {frame, t, m->n, q, v, m->vert_body, m->nelem, w->tet, elem_energy,
                        m->ntri, m->tri, m->tri_body, m->nbodies, w->body_names};
-  char path[SIM_PATH_MAX + 64], name[32];
-  int rc = SIM_OK;
+  char written[4][SIM_PATH_MAX + 64], name[32];
+  int rc = SIM_OK, n = 0, listed = 0;
   if (w->formats & SIM_OUT_VTK) {
     snprintf(name, sizeof name, "%05d.vtk", frame);
-    snprintf(path, sizeof path, "%s/%s", w->frames_dir, name);
-    rc = sim_write_vtk(path, &fv, st);
+    snprintf(written[n], sizeof written[n], "%s/%s", w->frames_dir, name);
+    rc = sim_write_vtk(written[n], &fv, st);
+    n += rc == SIM_OK;
     if (!rc) rc = add_series(w, name, t, st);
+    listed = rc == SIM_OK;
   }
   if (!rc && (w->formats & SIM_OUT_OBJ)) {
-    snprintf(path, sizeof path, "%s/%05d.obj", w->frames_dir, frame);
-    rc = sim_write_obj(path, &fv, st);
-    snprintf(path, sizeof path, "%s/%05d.obstacles.obj", w->frames_dir, frame);
-    if (!rc && w->sv.nsv > 0)
-      rc = write_obstacles_obj(path, frame, t, &w->scenery, st);
+    snprintf(written[n], sizeof written[n], "%s/%05d.obj", w->frames_dir, frame);
+    rc = sim_write_obj(written[n], &fv, st);
+    n += rc == SIM_OK;
+    if (!rc && w->sv.nsv > 0) {
+      snprintf(written[n], sizeof written[n], "%s/%05d.obstacles.obj", w->frames_dir, frame);
+      rc = write_obstacles_obj(written[n], frame, t, &w->scenery, st);
+      n += rc == SIM_OK;
+    }
   }
   if (!rc && (w->formats & SIM_OUT_PNG)) {
     if (!w->have_cam) fit_camera(w, &fv, &w->sv);
-    snprintf(path, sizeof path, "%s/%05d.png", w->frames_dir, frame);
-    rc = sim_render_png_scenery(path, &fv, &w->sv, &w->cam, w->png_w, w->png_h, st);
+    snprintf(written[n], sizeof written[n], "%s/%05d.png", w->frames_dir, frame);
+    rc = sim_render_png_scenery(written[n], &fv, &w->sv, &w->cam, w->png_w, w->png_h, st);
+    n += rc == SIM_OK;
   }
+  if (rc) frame_undo(w, written, n, listed);
   return rc;
 }
 
