@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Option parsing shared by the sub-commands; options become --set overrides so that one
    validation checks everything. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,6 +97,10 @@ int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, in
       a->sets[a->nsets++] = v;
     } else if (allow_run_opts && cli_take_value(argc, argv, &i, "--out", &v)) {
       if (!v) return cli_error(SIM_ERR_USAGE, "--out needs a directory");
+      if (strlen(v) >= SIM_PATH_MAX) /* output.dir's bound */
+        return cli_error(SIM_ERR_USAGE,
+                         "--out: expected a folder path of at most %d bytes, got %zu",
+                         SIM_PATH_MAX - 1, strlen(v));
       a->out = v;
     } else if (allow_run_opts && cli_take_value(argc, argv, &i, "--frames", &v)) {
       if (!v) return cli_error(SIM_ERR_USAGE, "--frames needs a number");
@@ -141,4 +146,12 @@ int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, in
   }
   a->nowned = k;
   return -1;
+}
+
+int cli_stdout_check(void) {
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+  clearerr(stdout);
+  return cli_error(SIM_ERR_IO, "standard output: write failed%s%s", errno ? ": " : "",
+                   errno ? strerror(errno) : "");
 }

@@ -8,7 +8,7 @@
 /* Options common to the scene sub-commands (run, validate, info). */
 typedef struct cli_scene_args {
   const char *scene;
-  const char *sets[CLI_MAX_SETS + 4]; /* --set values plus the ones options turn into */
+  const char *sets[CLI_MAX_SETS + 5]; /* --set values plus the 5 options turn into (owned) */
   int nsets;
   const char *out, *frames, *device, *threads, *gpu;
   int quiet;
@@ -25,6 +25,10 @@ int cli_take_value(int argc, char **argv, int *i, const char *name, const char *
 /* One error line for a scene failure; names the option when an option made the override. */
 void cli_print_scene_error(const cli_scene_args *a, const char *msg);
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What standard output could not take (a full disk): exit 6 with one line, as for any file,
+   so that a script never takes a cut table for a whole one; 0 where all of it was written.
+   The error is cleared once reported. */
+int cli_stdout_check(void);
 
 int cmd_run(int argc, char **argv);
 int cmd_validate(int argc, char **argv);

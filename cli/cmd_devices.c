@@ -81,8 +81,10 @@ int cmd_devices(int argc, char **argv) {
     if ((int)strlen(dev[i].name) > w) w = (int)strlen(dev[i].name);
   printf("%-4s %-*s %-7s %10s  %s\n", "gpu", w, "name", "arch", "memory", "runs simctl");
   for (int i = 0; i < n; i++) {
-    printf("%-4d %-*s sm_%d%-3d %6.1f GiB  %s\n", i, w, dev[i].name, dev[i].major, dev[i].minor,
-           dev[i].mem_gib, dev[i].runs ? "yes" : "no");
+    char arch[24]; /* sm_90, sm_100: one column whatever the digits */
+    snprintf(arch, sizeof arch, "sm_%d%d", dev[i].major, dev[i].minor);
+    printf("%-4d %-*s %-7s %6.1f GiB  %s\n", i, w, dev[i].name, arch, dev[i].mem_gib,
+           dev[i].runs ? "yes" : "no");
     if (!dev[i].runs) printf("     %s\n", dev[i].why);
   }
   return 0;

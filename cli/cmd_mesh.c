@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/mesh/mesh.h"
 #include "../core/simctl.h"
 #include "cli.h"
 
@@ -17,7 +18,8 @@ static const char *MESH_USAGE =
     "\n"
     "  --quality Q      radius-edge bound, TetGen -q (default 1.414; 0 = no quality switch)\n"
     "  --max-volume V   largest tet volume, TetGen -a (default none)\n"
-    "  --switches S     extra TetGen switches appended verbatim (letters, digits, '.')\n"
+    "  --switches S     extra TetGen switches appended verbatim (letters, digits, '.', '/';\n"
+    "                   not q or a, which --quality and --max-volume set)\n"
     "  -o, --output OUT the tet mesh to write\n";
 
 static int parse_double(const char *opt, const char *v, double *out) {
@@ -47,6 +49,13 @@ int cmd_mesh(int argc, char **argv) {
       if ((rc = parse_double("--max-volume", v, &max_volume))) return rc;
     } else if (cli_take_value(argc, argv, &i, "--switches", &v)) {
       if (!v) return cli_error(SIM_ERR_USAGE, "--switches needs a value");
+      char bad = sim_tetgen_bad_switch(v);
+      if (bad)
+        return cli_error(SIM_ERR_USAGE,
+                         "--switches: character '%c' is not allowed in '%s' (expected letters, "
+                         "digits, '.' and '/', but none of %s: q and a come from --quality and "
+                         "--max-volume)",
+                         bad, v, SIM_TETGEN_REFUSED);
       switches = v;
     } else if (cli_take_value(argc, argv, &i, "-o", &v) ||
                cli_take_value(argc, argv, &i, "--output", &v)) {

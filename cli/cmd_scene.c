@@ -162,6 +162,7 @@ int cmd_validate(int argc, char **argv) {
       puts(text);
       free(text);
     }
+    if ((rc = cli_stdout_check())) return rc; /* a cut JSON is not "valid" */
     fprintf(stderr, "simctl: %s is valid\n", a.scene);
   }
   return 0;
@@ -180,7 +181,7 @@ int cmd_converge(int argc, char **argv) {
   static const char *const expect[] = {"",
                                        "an integer >= 0",
                                        "an integer >= 1",
-                                       "a folder",
+                                       "a folder (a path of at most 1023 bytes)",
                                        "a number >= 0 and < 1",
                                        "a number > 0",
                                        "an integer >= 1",
@@ -204,7 +205,7 @@ int cmd_converge(int argc, char **argv) {
     int whole = x >= 0 && x <= INT_MAX && x == (int)x;
     if (which == 1) bad |= !whole, o.frame = whole ? (int)x : 0;
     if (which == 2) bad |= !whole || x < 1, o.iterations = whole ? (int)x : 0;
-    if (which == 3) bad = !v, o.out_dir = v;
+    if (which == 3) bad = !v || !*v || strlen(v) >= SIM_PATH_MAX, o.out_dir = v;
     if (which == 4) bad |= !(x >= 0 && x < 1), o.chebyshev_rho = x;
     if (which == 5) bad |= !(x > 0 && isfinite(x)), o.ref_tol = x;
     if (which == 6) bad |= !whole || x < 1, o.ref_max_iterations = whole ? (int)x : 0;
@@ -227,8 +228,9 @@ int cmd_converge(int argc, char **argv) {
   cli_scene_args a;
   int rc = cli_parse_scene_args(nrest, rest, 2, CONVERGE_USAGE, 0, &a);
   static sim_scene sc;
-  if (rc < 0) rc = load(&a, &sc);
-  if (rc == 0 && a.scene) {
+  int loaded = 0; /* rc 0 without a load: the usage was printed (--help) */
+  if (rc < 0) loaded = (rc = load(&a, &sc)) == 0;
+  if (loaded) {
     char dir[SIM_PATH_MAX + 16];
     if (!o.out_dir) {
       snprintf(dir, sizeof dir, "out/%s_converge", sc.name);

@@ -24,16 +24,21 @@ static const char *USAGE =
     "exit codes: 0 ok, 1 internal error, 2 usage, 3 scene, 4 mesh, 5 numerical failure,\n"
     "            6 output I/O, 7 device, 8 memory\n";
 
-int main(int argc, char **argv) {
-  /* past a file-size limit (ulimit -f) a write then fails with EFBIG, which the writers report
-     as an output error (exit 6, what was written kept), instead of killing simctl mid-file */
-  signal(SIGXFSZ, SIG_IGN);
-  if (argc < 2) {
-    fputs(USAGE, stderr);
-    return SIM_ERR_USAGE;
-  }
+static int dispatch(int argc, char **argv) {
   const char *cmd = argv[1];
-  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+  int help = !strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help");
+  if (!strcmp(cmd, "help") && argc == 3) { /* help COMMAND: COMMAND --help */
+    char *sub[] = {argv[0], argv[2], "--help", NULL};
+    if (strcmp(argv[2], "help") && strcmp(argv[2], "--help") && strcmp(argv[2], "-h"))
+      return dispatch(3, sub);
+    argc = 2; /* help help: the general usage */
+  }
+  if (help) {
+    if (argc > 2)
+      return cli_error(SIM_ERR_USAGE,
+                       "unexpected argument %s after %s (help COMMAND: a "
+                       "command's own)",
+                       argv[2], cmd);
     fputs(USAGE, stdout);
     return 0;
   }
@@ -53,4 +58,16 @@ int main(int argc, char **argv) {
   return cli_error(SIM_ERR_USAGE,
                    "unknown command '%s' (commands: run, validate, info, mesh, converge, devices)",
                    cmd);
+}
+
+int main(int argc, char **argv) {
+  /* past a file-size limit (ulimit -f) a write then fails with EFBIG, which the writers report
+     as an output error (exit 6, what was written kept), instead of killing simctl mid-file */
+  signal(SIGXFSZ, SIG_IGN);
+  if (argc < 2) {
+    fputs(USAGE, stderr);
+    return SIM_ERR_USAGE;
+  }
+  int rc = dispatch(argc, argv);
+  return rc ? rc : cli_stdout_check(); /* after a failure its one line is the report */
 }

@@ -94,6 +94,17 @@ snapshot() { (cd "$1" && find . -print0 | sort -z | xargs -0 cksum 2>/dev/null; 
 # 1. version, help, usage errors
 sc --version
 check "--version prints 'simctl 0.1.0', then the backends, the libraries and the tetgen program" eval 'rc_is 0 && [ "$(head -n 1 "$T/out.txt")" = "simctl 0.1.0" ] && out_lines 4 && stderr_empty && out_has "backends: cpu (OpenMP, up to " && out_has " build)" && out_has "libraries: CHOLMOD " && out_has ", cJSON " && out_has ", libpng " && out_has "meshing: the tetgen program "'
+"$SIMCTL" validate $TINY >/dev/full 2>"$T/err.txt"
+RC=$? CMD="simctl validate tiny.json >/dev/full"
+check "validate into a full disk: exit 6, one line naming standard output, no 'is valid'" eval 'rc_is 6 &&
+  err_is "simctl: error: standard output: write failed: No space left on device"'
+"$SIMCTL" info $TINY --csv >/dev/full 2>"$T/err.txt"
+RC=$? CMD="simctl info --csv >/dev/full"
+check "info --csv into a full disk: exit 6" eval 'rc_is 6 && err_one_line'
+sc help run
+check "help run: run's usage" eval 'rc_is 0 && out_has "usage: simctl run SCENE"'
+sc --help extra
+check "--help with an argument: exit 2" fails_one_line 2
 sc --version x
 check "--version with an argument: exit 2" fails_with 2 "simctl: error: unexpected argument x after --version"
 SIMCTL_CPU_AVX2=off sc --version
@@ -158,6 +169,12 @@ sc mesh "$DATA/octahedron.obj" --quality abc -o x.node
 check "mesh --quality abc: exit 2" eval "fails_with 2 \"simctl: error: --quality: expected a finite number >= 0, got 'abc'\""
 sc mesh "$DATA/octahedron.obj" --quality 0.5 -o x.node
 check "mesh --quality 0.5 (TetGen may not end): exit 2, as the scene's tetgen.quality" eval "fails_with 2 \"simctl: error: --quality: expected 0 (off) or a number >= 1, got '0.5'\" && absent x.node"
+sc mesh "$DATA/octahedron.obj" --switches q0.5 -o x.node
+check "mesh --switches q0.5 (around --quality's bound): exit 2 naming --switches" eval 'fails_one_line 2 &&
+  err_has "--switches: character '"'q'"' is not allowed" && absent x.node'
+mkdir -p "$T/isdir.node"
+sc mesh "$DATA/octahedron.obj" -o "$T/isdir.node"
+check "mesh -o onto a folder: exit 6, no .ele left without its .node" eval 'fails_one_line 6 && absent "$T/isdir.ele"'
 sc mesh "$DATA/octahedron.obj" --max-volume inf -o x.node
 check "mesh --max-volume inf: exit 2" eval "fails_with 2 \"simctl: error: --max-volume: expected a finite number >= 0, got 'inf'\""
 # a SIGTERM to simctl while tetgen runs reaches tetgen too, and its temporary folder goes
@@ -258,6 +275,15 @@ bad_set solver.dt=-1 "simctl: error: --set solver.dt=-1: solver.dt: expected a n
 bad_set solver.dtt=1 'simctl: error: --set solver.dtt=1: solver.dtt: unknown key "dtt" (did you mean "dt"?)'
 bad_set contact.margin=-1 "simctl: error: --set contact.margin=-1: contact.margin: expected a number >= 0, got -1"
 bad_set bodies.0.mesh=null 'simctl: error: --set bodies.0.mesh=null: bodies.0: missing required key "mesh" (where the body comes from)'
+# 256 --set (the most) and every option that becomes an override: all of them taken
+many=()
+for _ in $(seq 256); do many+=(--set solver.lg_iterations=3); done
+sc run $TINY --quiet "${many[@]}" --frames 2 --device cpu --threads 1 --gpu 0 --out "$T/many"
+check "run with 256 --set and --frames, --device, --threads, --gpu, --out: every one applied" eval 'rc_is 0 &&
+  json_has "$T/many/summary.json" frames 2 && nonempty "$T/many/frames/00002.vtk"'
+sc run $TINY --out "$T/$(printf "%01100d" 0)" --quiet
+check "run --out past 1023 bytes: exit 2 naming --out and the path's length" fails_with 2 \
+  "simctl: error: --out: expected a folder path of at most 1023 bytes, got $((${#T} + 1101))"
 bad_set bodies.0.mesh.lo=null 'simctl: error: --set bodies.0.mesh.lo=null: bodies.0.mesh: missing required key "lo" (required for mesh type "bar")'
 bad_set bodies.5.name=x "simctl: error: --set bodies.5.name=x: bodies has 1 element: expected an index 0..1 (1 appends), got 5"
 bad_set solver.global=foo 'simctl: error: --set solver.global=foo: solver.global: expected one of "auto", "sparse_inverse", "cholesky", "jacobi", "dense_inverse", got "foo"'
@@ -631,6 +657,24 @@ check "converge: cholesky and sparse_inverse reach 1e-3 in one iteration" eval '
 sc converge tiny.json --frame 3 --iterations 10 --out "$T/cv2" --solvers jacobi,cholesky_chebyshev --start previous --quiet
 check "converge --solvers: only the named solvers' CSVs" eval 'rc_is 0 && [ "$(wc -l <"$T/cv2/converge_summary.csv")" -eq 3 ] &&
   nonempty "$T/cv2/converge_cholesky_chebyshev.csv" && absent "$T/cv2/converge_cholesky.csv"'
+sc converge tiny.json --frame 3 --iterations 5 --out "$T/cvh" --help
+check "converge SCENE --help: the usage, exit 0, nothing run" eval 'rc_is 0 && stderr_empty &&
+  out_has "usage: simctl converge" && absent "$T/cvh"'
+sc converge tiny.json --frame 2 --iterations 3 --out "$T/cvr"
+ref_n=$(sed -n "s/.* after \([0-9]*\) iterations.*/\1/p" "$T/out.txt" | head -n 1)
+sc converge tiny.json --frame 2 --iterations 3 --out "$T/cvr" --ref-max "${ref_n:-0}" --quiet
+check "converge --ref-max N: a reference that converges at its Nth iteration is taken" eval '[ -n "$ref_n" ] && rc_is 0'
+sc converge tiny.json --frame 2 --iterations 3 --out "$T/cvr" --ref-max $((${ref_n:-1} - 1)) --quiet
+check "converge --ref-max below it: exit 5, naming the scene file and --ref-max" eval 'fails_one_line 5 &&
+  err_has "tiny.json: frame 2: the reference did not reach" && err_has "--ref-max"'
+CONTACT_SCENE=$DATA/../scenes/loader_contact.json
+sc converge "$CONTACT_SCENE" --frame 1 --iterations 3 --out "$T/cvc"
+check "converge on a contact scene: the exact solvers alone, a note naming those left out" eval 'rc_is 0 &&
+  [ "$(wc -l <"$T/cvc/converge_summary.csv")" -eq 3 ] && err_has "simctl: note: " &&
+  err_has "jacobi, jacobi_chebyshev, cholesky_chebyshev left out" && absent "$T/cvc/converge_jacobi.csv"'
+sc converge "$CONTACT_SCENE" --frame 1 --iterations 3 --out "$T/cvc2" --solvers cholesky,jacobi
+check "converge --solvers jacobi on a contact scene: exit 2 at once, nothing written" eval 'fails_one_line 2 &&
+  err_has "--solvers: jacobi needs a scene without contact" && absent "$T/cvc2"'
 touch "$T/cv/mine.csv"
 sc converge tiny.json --frame 3 --iterations 10 --out "$T/cv" --solvers jacobi --quiet
 check "converge into an earlier converge's folder: its solvers' CSVs go, other files stay" eval 'rc_is 0 &&

@@ -218,7 +218,8 @@ static void test_overrides(void) {
        "--set cables.0.complience=1: cables.0.complience: unknown key \"complience\" (did you mean "
        "\"compliance\"?)"},
       {"cables.0.points=null",
-       "bad.json:3:14: cables.0: missing required key \"points\" ([[x, y, z], ...], at least 2)"},
+       "--set cables.0.points=null: cables.0: missing required key \"points\" ([[x, y, z], ...], "
+       "at least 2)"},
       {"cables.2.body=0",
        "--set cables.2.body=0: cables has 1 element: expected an index 0..1 (1 appends), got 2"},
   };

@@ -14,6 +14,7 @@
 
 #include "../base/alloc.h"
 #include "../base/timer.h"
+#include "../contact/stage.h"
 #include "../io/output.h"
 #include "../model/bending.h"
 #include "../simctl.h"
@@ -127,7 +128,7 @@ static double energy_diff(const sim_model *m, reference *r, const double *q) {
 
 /* q* by iterating the complete method until the largest change is below tol; e(q*). */
 static int reference_solve(sim_backend *be, int n, int max_iter, double tol, double *qs,
-                           double *e_star, int *iters, sim_status *st) {
+                           double *e_star, int *iters, int *converged, sim_status *st) {
   double *b = SIM_NEW(double, 3 * (size_t)n);
   if (!b) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (converge)");
   int rc = be->download(be, SIM_VEC_Q, qs, st), k = 0;
@@ -143,6 +144,7 @@ static int reference_solve(sim_backend *be, int n, int max_iter, double tol, dou
     }
   }
   *iters = k;
+  *converged = change < tol; /* at the last allowed iteration too */
   *e_star = be->energy(be, NULL);
   sim_free(b);
   return rc;
@@ -196,7 +198,9 @@ static int run_variant(const sim_model *m, const sim_scene *sc, const sim_conver
   }
   if (!rc && !(e0 > 0))
     rc = sim_fail(st, SIM_ERR_NUMERIC,
-                  "converge: e(q_0) - e(q*) = %g is not positive: q_0 is already converged", e0);
+                  "%s: frame %d: e(q_0) - e(q*) = %g is not positive: q_0 is already converged "
+                  "(nothing moves the bodies there: pick another --frame)",
+                  m->scene->file, o->frame, e0);
   for (int k = 1; !rc && k <= o->iterations; k++) {
     double a = sim_now_ms();
     rc = be->local_step(be, st);
@@ -241,6 +245,34 @@ static int run_variant(const sim_model *m, const sim_scene *sc, const sim_conver
   return rc;
 }
 
+/* A scene with contact, constraint pins or cables takes exact global solvers alone (as a run
+   does): the inexact ones named in --solvers are refused before frame F; left out of the
+   default set, with a note where the log is kept. */
+static int exact_only(const sim_model *m, const sim_converge_opts *o, const variant *vars,
+                      int nvars, unsigned *chosen, FILE *log, sim_status *st) {
+  char left[160] = "";
+  for (int i = 0; i < nvars; i++) {
+    sim_status lst = {0};
+    if (!(*chosen & (1u << i)) ||
+        !sim_contact_stage_check_solver(m, vars[i].global, vars[i].rho, &lst))
+      continue;
+    if (o->solvers)
+      return sim_fail(st, SIM_ERR_USAGE,
+                      "--solvers: %s needs a scene without contact, constraint pins or cables, "
+                      "and %s has them (exact solvers: sparse_inverse, cholesky)",
+                      vars[i].name, m->scene->file);
+    *chosen &= ~(1u << i);
+    snprintf(left + strlen(left), sizeof left - strlen(left), "%s%s", left[0] ? ", " : "",
+             vars[i].name);
+  }
+  if (left[0] && log)
+    fprintf(stderr,
+            "simctl: note: %s has contact, constraint pins or cables: %s left out (exact global "
+            "solvers alone, as a run takes)\n",
+            m->scene->file, left);
+  return SIM_OK;
+}
+
 int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim_status *st) {
   variant vars[] = {{"sparse_inverse", SIM_GLOBAL_SPARSE_INVERSE, 0},
                     {"cholesky", SIM_GLOBAL_CHOLESKY, 0},
@@ -257,6 +289,12 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   sim_model m;
   int rc = sim_model_build(sc, o->cache_dir ? o->cache_dir : sim_cache_dir(), &m, st);
   if (rc) return rc;
+  if (!(rc = exact_only(&m, o, vars, nvars, &chosen, log, st)) && !chosen)
+    rc = sim_fail(st, SIM_ERR_USAGE, "--solvers: none left to compare"); /* not reached */
+  if (rc) {
+    sim_model_free(&m);
+    return rc;
+  }
   sim_backend *be = NULL;
   sim_stepper s;
   memset(&s, 0, sizeof s);
@@ -289,18 +327,19 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   for (int p = 0; p < m.npinned; p++) sim_pin_position(&m, p, t_next, &pins[3 * p]);
   /* 2. the reference q*, from q_0 = q~ (what every frame of a run starts from) */
   double e_star = 0;
-  int ref_iters = 0;
+  int ref_iters = 0, ref_converged = 0;
   if (!rc) rc = start_step(&m, sc, SIM_GLOBAL_CHOLESKY, 0, 0, qt, v, pins, &be, st);
   if (!rc) rc = be->download(be, SIM_VEC_QTILDE, ref.qh, st);
   if (!rc)
-    rc =
-        reference_solve(be, m.n, o->ref_max_iterations, o->ref_tol, ref.q, &e_star, &ref_iters, st);
+    rc = reference_solve(be, m.n, o->ref_max_iterations, o->ref_tol, ref.q, &e_star, &ref_iters,
+                         &ref_converged, st);
   if (be) be->destroy(be);
   be = NULL;
-  if (!rc && ref_iters >= o->ref_max_iterations)
+  if (!rc && !ref_converged)
     rc = sim_fail(st, SIM_ERR_NUMERIC,
-                  "converge: the reference did not reach a change below %g in %d iterations",
-                  o->ref_tol, o->ref_max_iterations);
+                  "%s: frame %d: the reference did not reach a change below %g in %d "
+                  "iterations (raise --ref-max or --ref-tol)",
+                  sc->file, o->frame, o->ref_tol, o->ref_max_iterations);
   if (!rc) reference_elements(&m, &ref);
   if (!rc) rc = sim_mkdirs(o->out_dir, st);
   /* the folder's lock: a second converge into it is refused; an earlier one's tables go */

@@ -80,6 +80,12 @@ typedef struct sim_tetgen_opts {
   const char *extra; /* extra switches appended verbatim (validated: letters/digits/./) */
   const char *cache_dir; /* NULL = no cache */
 } sim_tetgen_opts;
+/* The first character of extra switches that simctl refuses, else 0: anything but letters,
+   digits, '.' and '/', the switches that change the inputs read or the outputs written
+   (SIM_TETGEN_REFUSED), and q and a, which quality and max_volume set (a later q below 1
+   would let TetGen run without end). */
+#define SIM_TETGEN_REFUSED "rNEIdimwRhqa"
+char sim_tetgen_bad_switch(const char *extra);
 /* Writes the surface as .smesh in a temporary directory, runs the `tetgen` program as a
    child process (a crash becomes an error), reads .node/.ele back. Results are cached under
    cache_dir keyed by a hash of the surface bytes and the switches. The program is

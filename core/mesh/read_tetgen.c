@@ -144,5 +144,9 @@ int sim_write_tetgen(const char *node_path, const sim_tetmesh *m, sim_status *st
     sim_atomic_abort(&fn);
     return st->code;
   }
-  return sim_atomic_commit(&fn, st);
+  if (sim_atomic_commit(&fn, st)) {
+    remove(ele); /* no .ele without its .node (nor beside an earlier one) */
+    return st->code;
+  }
+  return SIM_OK;
 }

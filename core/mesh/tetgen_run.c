@@ -75,6 +75,16 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
 }
 
 /* "pQ" + "q<quality>" + "a<max_volume>" + validated extra switches. */
+char sim_tetgen_bad_switch(const char *extra) {
+  for (const char *p = extra; *p; p++) {
+    char ch = *p;
+    int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '.' || ch == '/';
+    if (!ok || strchr(SIM_TETGEN_REFUSED, ch)) return ch;
+  }
+  return 0;
+}
+
 static int build_switches(const sim_tetgen_opts *o, const char *name, char *sw, size_t cap,
                           sim_status *st) {
   int n = snprintf(sw, cap, "pQ");
@@ -87,19 +97,13 @@ static int build_switches(const sim_tetgen_opts *o, const char *name, char *sw, 
   if (o->quality > 0) n += snprintf(sw + n, cap - (size_t)n, "q%.9g", o->quality);
   if (o->max_volume > 0) n += snprintf(sw + n, cap - (size_t)n, "a%.9g", o->max_volume);
   if (o->extra) {
-    /* switches that change the inputs read or the outputs written are refused */
-    static const char kRefused[] = "rNEIdimwRh";
     size_t len = strlen(o->extra);
-    for (size_t i = 0; i < len; i++) {
-      char ch = o->extra[i];
-      int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-               ch == '.' || ch == '/';
-      if (!ok || strchr(kRefused, ch))
-        return sim_fail(st, SIM_ERR_MESH,
-                        "%s: tetgen: extra switches \"%s\": character '%c' is not allowed "
-                        "(expected letters, digits, '.' and '/' but not any of %s)",
-                        name, o->extra, ch, kRefused);
-    }
+    char ch = sim_tetgen_bad_switch(o->extra);
+    if (ch)
+      return sim_fail(st, SIM_ERR_MESH,
+                      "%s: tetgen: extra switches \"%s\": character '%c' is not allowed "
+                      "(expected letters, digits, '.' and '/' but not any of %s)",
+                      name, o->extra, ch, SIM_TETGEN_REFUSED);
     if (len + (size_t)n + 1 > cap)
       return sim_fail(st, SIM_ERR_MESH, "%s: tetgen: extra switches \"%s\" are too long", name,
                       o->extra);
