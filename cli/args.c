@@ -64,8 +64,9 @@ int cli_take_value(int argc, char **argv, int *i, const char *name, const char *
   return 1;
 }
 
-/* JSON string literal of s (quotes, backslashes and control characters escaped). */
-static void json_quote(const char *s, char *out, size_t len) {
+/* JSON string literal of s (quotes, backslashes and control characters escaped); 0 where it
+   did not fit in len bytes (out then holds a cut literal, not to be used). */
+static int json_quote(const char *s, char *out, size_t len) {
   size_t k = 0;
   out[k++] = '"';
   for (; *s && k + 8 < len; s++) {
@@ -79,6 +80,7 @@ static void json_quote(const char *s, char *out, size_t len) {
   }
   out[k++] = '"';
   out[k] = '\0';
+  return *s == '\0';
 }
 
 int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, int allow_run_opts,
@@ -128,8 +130,9 @@ int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, in
   /* options are overrides of their scene keys, validated like the file itself */
   int k = 0;
   if (a->out) {
-    char q[1060];
-    json_quote(a->out, q, sizeof q);
+    char q[CLI_OWNED_MAX];
+    if (!json_quote(a->out, q, sizeof q)) /* not reached: 6 bytes a character at most */
+      return cli_error(SIM_ERR_USAGE, "--out: the path cannot be quoted whole");
     snprintf(a->owned[k], sizeof a->owned[k], "output.dir=%s", q);
     snprintf(a->label[k], sizeof a->label[k], "--out %s", a->out);
     a->sets[a->nsets++] = a->owned[k++];

@@ -4,6 +4,9 @@
 #define SIM_CLI_H
 
 #define CLI_MAX_SETS 256
+/* An option's value as a JSON string: --out's 1023 bytes at most (output.dir's bound), each
+   written as up to 6 (\u00XX), the quotes and json_quote's margin. */
+#define CLI_OWNED_MAX (6 * 1023 + 16)
 
 /* Options common to the scene sub-commands (run, validate, info). */
 typedef struct cli_scene_args {
@@ -12,7 +15,7 @@ typedef struct cli_scene_args {
   int nsets;
   const char *out, *frames, *device, *threads, *gpu;
   int quiet;
-  char owned[5][1100]; /* storage for the override strings built from options */
+  char owned[5][CLI_OWNED_MAX + 16]; /* storage for the override strings built from options */
   char label[5][1100];  /* the option as typed ("--frames 0"), for error messages */
   int nowned;
 } cli_scene_args;

@@ -51,32 +51,33 @@ static int frame_file(const char *name) {
   return 0;
 }
 
-/* A name simctl gives a file in the output folder itself: timing.csv, memory.csv, or a
-   temporary one of those or of summary.json (which the run writes anew itself). */
+/* A name simctl gives a file in the output folder itself: timing.csv, memory.csv,
+   summary.json (the run writes it anew as it starts; gone first, an earlier run's "ok" never
+   stays over a folder whose clearing failed), or a temporary one of those. */
 static int table_file(const char *name) {
   size_t len = strlen(name), base = tmp_base(name);
   static const char *const tables[] = {"timing.csv", "memory.csv", "summary.json"};
   for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
     size_t tl = strlen(tables[k]);
-    if (base ? base == tl && !strncmp(name, tables[k], tl)
-             : k < 2 && len == tl && !strcmp(name, tables[k]))
+    if (base ? base == tl && !strncmp(name, tables[k], tl) : len == tl && !strcmp(name, tables[k]))
       return 1;
   }
   return 0;
 }
 
-/* Removes the plain files in folder `dir` whose names `mine` accepts. */
+/* Removes the plain files in folder `dir` whose names `mine` accepts: all it can, the first
+   failure reported. */
 static int clear_folder(const char *dir, int (*mine)(const char *), sim_status *st) {
   DIR *d = opendir(dir);
   if (!d) return sim_fail(st, SIM_ERR_IO, "%s: cannot read: %s", dir, strerror(errno));
   char path[SIM_PATH_MAX + 300];
   int rc = SIM_OK;
-  for (struct dirent *e; !rc && (e = readdir(d));) {
+  for (struct dirent *e; (e = readdir(d));) {
     if (!mine(e->d_name)) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     struct stat sb;
     if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue; /* a folder or link: not ours */
-    if (remove(path) != 0 && errno != ENOENT)
+    if (remove(path) != 0 && errno != ENOENT && !rc)
       rc = sim_fail(st, SIM_ERR_IO, "%s: cannot remove an earlier run's file: %s", path,
                     strerror(errno));
   }
@@ -98,7 +99,33 @@ int sim_outputs_clear_converge(const char *dir, sim_status *st) {
 
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st) {
   int rc = clear_folder(dir, table_file, st);
-  return rc ? rc : clear_folder(frames_dir, frame_file, st);
+  int rf = clear_folder(frames_dir, frame_file, rc ? &(sim_status){0} : st);
+  return rc ? rc : rf;
+}
+
+static int busy(const char *dir, sim_status *st) {
+  sim_fail(st, SIM_ERR_IO,
+           "%s: another simctl run is writing into this folder; give this run its own --out "
+           "(or output.dir)",
+           dir);
+  return -2;
+}
+
+/* Where a folder takes no flock (NFS emulates flock by POSIX locks, which need a file open
+   for writing): a POSIX lock on DIR/.simctl.lock, which stays in the folder. */
+static int claim_file(const char *dir, sim_status *st) {
+  char path[SIM_PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/.simctl.lock", dir);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return -1; /* no lock to be had: go on unlocked */
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  if (fcntl(fd, F_SETLK, &fl) == 0) return fd;
+  int e = errno;
+  close(fd);
+  return e == EACCES || e == EAGAIN ? busy(dir, st) : -1;
 }
 
 int sim_outputs_claim(const char *dir, sim_status *st) {
@@ -110,12 +137,8 @@ int sim_outputs_claim(const char *dir, sim_status *st) {
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
   int e = errno;
   close(fd);
-  if (e != EWOULDBLOCK && e != EINTR) return -1; /* no locks on this file system: go on */
-  sim_fail(st, SIM_ERR_IO,
-           "%s: another simctl run is writing into this folder; give this run its own --out "
-           "(or output.dir)",
-           dir);
-  return -2;
+  if (e == EWOULDBLOCK || e == EINTR) return busy(dir, st);
+  return claim_file(dir, st);
 }
 
 void sim_outputs_release(int fd) {

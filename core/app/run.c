@@ -154,7 +154,8 @@ static int finish_snapshot(run_ctx *r, sim_run_result *res, sim_status *st) {
   if (!r->async) {
     rc = sim_writer_frame(&r->w, f, r->pend_t, s.q, s.v, s.dens, st);
   } else if ((rc = sim_async_frame(&r->aw, f, r->pend_t, s.q, s.v, s.dens, st)) && r->aw.failed) {
-    res->frames_written -= frame_files(r); /* the frame in flight before this was not written */
+    if (!r->aw.files_written) /* the frame in flight before this was not written */
+      res->frames_written -= frame_files(r);
     r->async_failed = 1;
   }
   if (!rc) res->frames_written += frame_files(r);
@@ -294,7 +295,8 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     /* keep what was written: timing rows so far and the series, even after a failure */
     sim_status ignore = {0};
     if (r.async && sim_async_finish(&r.aw, rc ? &ignore : st) && !r.async_failed) {
-      res->frames_written -= frame_files(&r); /* the last frame handed over was not written */
+      if (!r.aw.files_written) /* the last frame handed over was not written */
+        res->frames_written -= frame_files(&r);
       if (!rc) rc = st->code;
     }
     sim_writer_flush(&r.w, rc ? &ignore : st);

@@ -34,16 +34,18 @@ typedef struct sim_writer {
 /* Creates DIR/frames, claims DIR (sim_outputs_claim) and removes what an earlier run left there
    (sim_outputs_clear). */
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st);
-/* Removes an earlier run's files from output folder DIR: timing.csv, memory.csv and, in
-   FRAMES_DIR, every NNNNN.vtk, .obj, .obstacles.obj and .png (five digits or more) and the
-   series file, with the temporary files (NAME.tmp.PID) of those and of summary.json that a
-   run killed outright leaves; plain files only, nothing else (core/app/out_folder.c). */
+/* Removes an earlier run's files from output folder DIR: summary.json (first: a clearing that
+   fails leaves no earlier "ok"), timing.csv, memory.csv and, in FRAMES_DIR, every NNNNN.vtk,
+   .obj, .obstacles.obj and .png (five digits or more) and the series file, with the temporary
+   files (NAME.tmp.PID) of those that a run killed outright leaves; plain files only, nothing
+   else; all it can, the first failure reported (core/app/out_folder.c). */
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st);
 /* The same for `simctl converge`'s folder: every converge_NAME.csv (and its temporary files). */
 int sim_outputs_clear_converge(const char *dir, sim_status *st);
-/* An exclusive lock (flock) on folder DIR for the run's time: its descriptor, -1 where the file
-   system has no locks (the run goes on unlocked), -2 with st set where another process holds
-   it (a run into the same folder) or the folder cannot be opened. */
+/* An exclusive lock on folder DIR for the run's time (flock on the folder; where the file
+   system takes none, NFS say, a POSIX lock on DIR/.simctl.lock): its descriptor, -1 where no
+   lock can be had (the run goes on unlocked), -2 with st set where another process holds it
+   (a run into the same folder) or the folder cannot be opened. */
 int sim_outputs_claim(const char *dir, sim_status *st);
 void sim_outputs_release(int fd);
 /* The contact world whose obstacles the frames show (NULL: no obstacles), each posed by its

@@ -17,9 +17,10 @@ static void *worker(void *arg) {
     sim_status st = {0};
     int rc = sim_writer_frame_files(a->w, a->frame, a->t, a->q, a->v,
                                     a->has_energy ? a->energy : NULL, &st);
+    int files = rc == SIM_OK; /* counted as written, as the loop's own writing counts them */
     if (!rc) rc = sim_writer_flush_series(a->w, &st);
     pthread_mutex_lock(&a->mu);
-    if (rc) a->failed = 1, a->st = st;
+    if (rc) a->failed = 1, a->st = st, a->files_written = files;
     a->busy = 0;
     pthread_cond_broadcast(&a->cv);
   }

@@ -20,6 +20,7 @@ typedef struct sim_async_writer {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int started, busy, quit, failed;
+  int files_written; /* the failed frame's files were all written (its series file failed) */
   int frame, has_energy;
   double t;
   double *q, *v, *energy; /* the frame in flight: 3n, 3n, nelem */
