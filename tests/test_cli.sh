@@ -622,6 +622,13 @@ check "exploding run: frame 0 kept, summary.json says failed with the error" eva
 sc run tiny.json --out "$T/lame" --frames 2 --set bodies.0.material.youngs_modulus=1e306 --set bodies.0.material.poisson_ratio=0.4999 --quiet
 check "E 1e306 with nu 0.4999: exit 3, one line naming the material" eval 'fails_one_line 3 &&
   err_has "bodies.0.material: youngs_modulus 1e+306 with poisson_ratio 0.4999 gives Lame parameters beyond a double" && absent "$T/lame"'
+# precision float applies to S: summary.json says what the global step was held in
+sc run tiny.json --out "$T/pf1" --frames 1 --set solver.precision=float --set solver.global=cholesky --device cpu --quiet
+check "precision float with cholesky (no S): summary.json says double" eval 'rc_is 0 &&
+  grep -Eq "^.\"precision\":[[:space:]]*\"double\"" "$T/pf1/summary.json"'
+sc run tiny.json --out "$T/pf2" --frames 1 --set solver.precision=float --set solver.global=sparse_inverse --device cpu --quiet
+check "precision float with sparse_inverse: summary.json says float" eval 'rc_is 0 &&
+  grep -Eq "^.\"precision\":[[:space:]]*\"float\"" "$T/pf2/summary.json"'
 # S beyond a float's range (E 1e100): precision float refused, not a body collapsed unseen
 sc run tiny.json --out "$T/flt" --frames 2 --set solver.precision=float --set solver.global=sparse_inverse --set bodies.0.material.youngs_modulus=1e100 --quiet
 check "precision float with E 1e100: exit 5, one line naming solver.precision" eval 'fails_one_line 5 &&

@@ -32,8 +32,10 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(root, "backend_notes", res->backend_notes);
     cJSON_AddStringToObject(root, "backend_note", res->backend_note);
   }
-  cJSON_AddStringToObject(root, "precision",
-                          sc->solver.precision == SIM_PREC_FLOAT ? "float" : "double");
+  /* what S was held in: the CPU's other global solvers keep no S and solve in double */
+  const int s_float = sc->solver.precision == SIM_PREC_FLOAT &&
+                      (strcmp(res->backend, "cpu") != 0 || !strcmp(res->global, "sparse_inverse"));
+  cJSON_AddStringToObject(root, "precision", s_float ? "float" : "double");
   cJSON_AddNumberToObject(root, "threads", sc->solver.threads);
   cJSON_AddNumberToObject(root, "frames", res->frames);
   cJSON_AddNumberToObject(root, "frames_written", res->frames_written);
