@@ -40,6 +40,9 @@ means() {
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 echo "scene | build | median cd (ms/frame) | median frame (ms) | cd B - A per pair (ms)"
+# each scene's results go under its file name: two of one name would share them
+dup=$(for s in "${SCENES[@]}"; do basename "$s" .json; done | sort | uniq -d | head -n 1)
+[ -z "$dup" ] || { echo "bench_cd.sh: two scenes named $dup.json: give each scene once, with its own name" >&2; exit 2; }
 for scene in "${SCENES[@]}"; do
   name=$(basename "$scene" .json)
   : >"$OUT/$name.a" && : >"$OUT/$name.b"

@@ -69,6 +69,9 @@ else
   echo "| scene | frames | form | rows max | contact stage ms | frames ms | contact stage ms, mean | frame / auto's |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 fi
+# each scene's results go under its file name: two of one name would share them
+dup=$(for s in "${SCENES[@]}"; do basename "$s" .json; done | sort | uniq -d | head -n 1)
+[ -z "$dup" ] || { echo "bench_delassus.sh: two scenes named $dup.json: give each scene once, with its own name" >&2; exit 2; }
 for scene in "${SCENES[@]}"; do
   name=$(basename "$scene" .json)
   for form in ${FORMS//,/ }; do
