@@ -32,6 +32,9 @@ case $RUNS in ''|*[!0-9]*|0) echo "bench_cd.sh: --runs: expected a whole number 
 for bin in "$A" "$B"; do
   [ -x "$bin" ] || { echo "bench_cd.sh: $bin is not an executable" >&2; exit 2; }
 done
+# each scene's results go under its file name: two of one name would share them
+dup=$(for s in "${SCENES[@]}"; do basename "$s" .json; done | sort | uniq -d | head -n 1)
+[ -z "$dup" ] || { echo "bench_cd.sh: two scenes named $dup.json: give each scene once, with its own name" >&2; exit 2; }
 mkdir -p "$OUT"
 # mean cd and frame_ms of one run's timing.csv
 means() {
@@ -40,9 +43,6 @@ means() {
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 echo "scene | build | median cd (ms/frame) | median frame (ms) | cd B - A per pair (ms)"
-# each scene's results go under its file name: two of one name would share them
-dup=$(for s in "${SCENES[@]}"; do basename "$s" .json; done | sort | uniq -d | head -n 1)
-[ -z "$dup" ] || { echo "bench_cd.sh: two scenes named $dup.json: give each scene once, with its own name" >&2; exit 2; }
 for scene in "${SCENES[@]}"; do
   name=$(basename "$scene" .json)
   : >"$OUT/$name.a" && : >"$OUT/$name.b"

@@ -60,6 +60,9 @@ if [ ${#SCENES[@]} -eq 0 ]; then
   for s in stick_slip box_on_trampoline pushing_wall soft_box_on_slab grabbing_raptor \
     cloth_on_knives; do SCENES+=("$HERE/../scenes/$s.json"); done
 fi
+# each scene's results go under its file name: two of one name would share them
+dup=$(for s in "${SCENES[@]}"; do basename "$s" .json; done | sort | uniq -d | head -n 1)
+[ -z "$dup" ] || { echo "bench_delassus.sh: two scenes named $dup.json: give each scene once, with its own name" >&2; exit 2; }
 mkdir -p "$OUT"
 NB=${#SIMCTLS[@]}
 if [ "$NB" -gt 1 ]; then
@@ -69,9 +72,6 @@ else
   echo "| scene | frames | form | rows max | contact stage ms | frames ms | contact stage ms, mean | frame / auto's |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 fi
-# each scene's results go under its file name: two of one name would share them
-dup=$(for s in "${SCENES[@]}"; do basename "$s" .json; done | sort | uniq -d | head -n 1)
-[ -z "$dup" ] || { echo "bench_delassus.sh: two scenes named $dup.json: give each scene once, with its own name" >&2; exit 2; }
 for scene in "${SCENES[@]}"; do
   name=$(basename "$scene" .json)
   for form in ${FORMS//,/ }; do
