@@ -291,7 +291,15 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   if (rc) return rc;
   if (!(rc = exact_only(&m, o, vars, nvars, &chosen, log, st)) && !chosen)
     rc = sim_fail(st, SIM_ERR_USAGE, "--solvers: none left to compare"); /* not reached */
+  /* the folder's lock, before the run to frame F: a second converge into the folder is refused
+     at once; an earlier converge's tables go */
+  int lock = -1;
+  if (!rc && !(rc = sim_mkdirs(o->out_dir, st))) {
+    lock = sim_outputs_claim(o->out_dir, st);
+    if (lock == -2 || sim_outputs_clear_converge(o->out_dir, st)) rc = st->code;
+  }
   if (rc) {
+    sim_outputs_release(lock);
     sim_model_free(&m);
     return rc;
   }
@@ -341,13 +349,6 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
                   "iterations (raise --ref-max or --ref-tol)",
                   sc->file, o->frame, o->ref_tol, o->ref_max_iterations);
   if (!rc) reference_elements(&m, &ref);
-  if (!rc) rc = sim_mkdirs(o->out_dir, st);
-  /* the folder's lock: a second converge into it is refused; an earlier one's tables go */
-  int lock = -1;
-  if (!rc) {
-    lock = sim_outputs_claim(o->out_dir, st);
-    if (lock == -2 || sim_outputs_clear_converge(o->out_dir, st)) rc = st->code;
-  }
   sim_csv *sum = rc ? NULL
                     : sim_csv_create(
                           "solver,iterations_to_1e-3,ms_to_1e-3,final_error,rho,"
