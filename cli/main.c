@@ -24,21 +24,22 @@ static const char *USAGE =
     "exit codes: 0 ok, 1 internal error, 2 usage, 3 scene, 4 mesh, 5 numerical failure,\n"
     "            6 output I/O, 7 device, 8 memory\n";
 
+static int is_help(const char *s) {
+  return !strcmp(s, "--help") || !strcmp(s, "-h") || !strcmp(s, "help");
+}
+
 static int dispatch(int argc, char **argv) {
   const char *cmd = argv[1];
-  int help = !strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help");
-  if (!strcmp(cmd, "help") && argc == 3) { /* help COMMAND: COMMAND --help */
-    char *sub[] = {argv[0], argv[2], "--help", NULL};
-    if (strcmp(argv[2], "help") && strcmp(argv[2], "--help") && strcmp(argv[2], "-h"))
+  if (is_help(cmd)) {
+    int help_of = argc == 3 && !strcmp(cmd, "help"); /* help COMMAND (help help: the usage) */
+    if (help_of && !is_help(argv[2])) {
+      char *sub[] = {argv[0], argv[2], "--help", NULL};
       return dispatch(3, sub);
-    argc = 2; /* help help: the general usage */
-  }
-  if (help) {
-    if (argc > 2)
+    }
+    if (argc > 2 && !help_of)
       return cli_error(SIM_ERR_USAGE,
-                       "unexpected argument %s after %s (help COMMAND: a "
-                       "command's own)",
-                       argv[2], cmd);
+                       "unexpected argument %s after %s (help COMMAND: a command's own)", argv[2],
+                       cmd);
     fputs(USAGE, stdout);
     return 0;
   }

@@ -34,46 +34,49 @@ static size_t tmp_base(const char *name) {
   return 0;
 }
 
-/* A name simctl gives a frame's file: NNNNN.vtk, .obj, .obstacles.obj or .png (five digits or
-   more), the series file, or a temporary one of those. */
-static int frame_file(const char *name) {
-  size_t len = strlen(name);
-  size_t base = tmp_base(name);
-  if (base) len = base;
-  if (len == strlen("frames.vtk.series") && !strncmp(name, "frames.vtk.series", len)) return 1;
+/* The names below are NAME's length len of an entry (a temporary file's NAME.tmp.PID
+   stripped to its NAME by clear_folder). */
+
+/* A frame's file: NNNNN.vtk, .obj, .obstacles.obj or .png (five digits or more), or the
+   series file. */
+static int frame_file(const char *name, size_t len) {
+  static const char series[] = "frames.vtk.series";
+  if (len == sizeof series - 1 && !strncmp(name, series, len)) return 1;
   static const char *const ext[] = {".obstacles.obj", ".vtk", ".obj", ".png"};
   for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
     size_t el = strlen(ext[k]);
-    if (len > el && !strncmp(name + len - el, ext[k], el) && len - el >= 5 &&
-        all_digits(name, len - el))
+    if (len >= el + 5 && !strncmp(name + len - el, ext[k], el) && all_digits(name, len - el))
       return 1;
   }
   return 0;
 }
 
-/* A name simctl gives a file in the output folder itself: timing.csv, memory.csv,
-   summary.json (the run writes it anew as it starts; gone first, an earlier run's "ok" never
-   stays over a folder whose clearing failed), or a temporary one of those. */
-static int table_file(const char *name) {
-  size_t len = strlen(name), base = tmp_base(name);
+/* A file of the output folder itself: timing.csv, memory.csv or summary.json (the run writes
+   it anew as it starts; gone with the others, an earlier run's "ok" never stays over a folder
+   whose clearing failed). */
+static int table_file(const char *name, size_t len) {
   static const char *const tables[] = {"timing.csv", "memory.csv", "summary.json"};
-  for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
-    size_t tl = strlen(tables[k]);
-    if (base ? base == tl && !strncmp(name, tables[k], tl) : len == tl && !strcmp(name, tables[k]))
-      return 1;
-  }
+  for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
+    if (len == strlen(tables[k]) && !strncmp(name, tables[k], len)) return 1;
   return 0;
+}
+
+/* converge's tables: converge_NAME.csv (a solver's or the summary). */
+static int converge_file(const char *name, size_t len) {
+  return len > strlen("converge_.csv") && !strncmp(name, "converge_", 9) &&
+         !strncmp(name + len - 4, ".csv", 4);
 }
 
 /* Removes the plain files in folder `dir` whose names `mine` accepts: all it can, the first
    failure reported. */
-static int clear_folder(const char *dir, int (*mine)(const char *), sim_status *st) {
+static int clear_folder(const char *dir, int (*mine)(const char *, size_t), sim_status *st) {
   DIR *d = opendir(dir);
   if (!d) return sim_fail(st, SIM_ERR_IO, "%s: cannot read: %s", dir, strerror(errno));
   char path[SIM_PATH_MAX + 300];
   int rc = SIM_OK;
   for (struct dirent *e; (e = readdir(d));) {
-    if (!mine(e->d_name)) continue;
+    size_t base = tmp_base(e->d_name);
+    if (!mine(e->d_name, base ? base : strlen(e->d_name))) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     struct stat sb;
     if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue; /* a folder or link: not ours */
@@ -83,14 +86,6 @@ static int clear_folder(const char *dir, int (*mine)(const char *), sim_status *
   }
   closedir(d);
   return rc;
-}
-
-/* converge's tables: converge_NAME.csv (a solver's or the summary) or a temporary one. */
-static int converge_file(const char *name) {
-  size_t len = strlen(name), base = tmp_base(name);
-  if (base) len = base;
-  return len > strlen("converge_.csv") && !strncmp(name, "converge_", 9) &&
-         !strncmp(name + len - 4, ".csv", 4);
 }
 
 int sim_outputs_clear_converge(const char *dir, sim_status *st) {

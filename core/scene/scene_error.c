@@ -89,23 +89,16 @@ static int override_below(const scene_ctx *c, const scene_path *p) {
   return -1;
 }
 
-/* The override that took away the key a "missing required key \"K\"" message names (a --set
-   K=null below the current path), or -1. */
-static int override_removed(const scene_ctx *c, const char *what) {
-  static const char lead[] = "missing required key \"";
-  if (strncmp(what, lead, sizeof lead - 1) || c->path.n >= SCENE_PATH_DEPTH) return -1;
-  const char *key = what + sizeof lead - 1, *end = strchr(key, '"');
-  if (!end || end - key >= 64) return -1;
-  char name[64];
-  memcpy(name, key, (size_t)(end - key));
-  name[end - key] = '\0';
+/* The override that took `key` away below the current path (a --set PATH.key=null), or -1. */
+static int override_removed(const scene_ctx *c, const char *key) {
+  if (c->path.n >= SCENE_PATH_DEPTH) return -1;
   scene_path p = c->path;
-  p.seg[p.n].key = name;
+  p.seg[p.n].key = key;
   p.seg[p.n].index = -1;
   p.seg[p.n].occ = 0;
   p.n++;
   for (int k = c->novr - 1; k >= 0; k--)
-    if (path_prefix(&c->ovr[k].path, &p) && c->ovr[k].path.n == p.n) return k;
+    if (c->ovr[k].path.n == p.n && path_prefix(&c->ovr[k].path, &p)) return k;
   return -1;
 }
 
@@ -123,16 +116,13 @@ int scene_given(const scene_ctx *c, const char *key) {
   return matched == p.n;
 }
 
-int scene_fail(scene_ctx *c, int at_key, const char *fmt, ...) {
-  if (c->st->code != SIM_OK) return c->st->code;
-  char what[640], path[320];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
+/* The failure `what` at the current path, named after override k where k >= 0 (else after
+   the override that set or created the path, else after its place in the text). */
+static int fail_at(scene_ctx *c, int at_key, int k, const char *what) {
+  char path[320];
   scene_path_format(&c->path, path, sizeof path);
-  int k = override_for(c, &c->path), matched = 0;
-  if (k < 0) k = override_removed(c, what);
+  if (k < 0) k = override_for(c, &c->path);
+  int matched = 0;
   size_t off = 0;
   if (k < 0 && c->text) {
     off = scene_json_locate(c->text, &c->path, at_key, &matched);
@@ -152,6 +142,27 @@ int scene_fail(scene_ctx *c, int at_key, const char *fmt, ...) {
   }
   if (path[0]) return sim_fail(c->st, SIM_ERR_SCENE, "%s: %s: %s", c->file, path, what);
   return sim_fail(c->st, SIM_ERR_SCENE, "%s: %s", c->file, what);
+}
+
+int scene_fail(scene_ctx *c, int at_key, const char *fmt, ...) {
+  if (c->st->code != SIM_OK) return c->st->code;
+  char what[640];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return fail_at(c, at_key, -1, what);
+}
+
+int scene_fail_missing(scene_ctx *c, const char *key, const char *fmt, ...) {
+  if (c->st->code != SIM_OK) return c->st->code;
+  char what[640];
+  int n = snprintf(what, sizeof what, "missing required key \"%s\"", key);
+  va_list ap;
+  va_start(ap, fmt);
+  if (n > 0 && (size_t)n < sizeof what) vsnprintf(what + n, sizeof what - (size_t)n, fmt, ap);
+  va_end(ap);
+  return fail_at(c, 0, override_removed(c, key), what);
 }
 
 /* Case-insensitive edit distance (insert, delete, substitute), capped key lengths. */

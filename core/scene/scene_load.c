@@ -59,7 +59,7 @@ static int load_step(scene_ctx *c, const cJSON *o, sim_pin_step *s) {
   if (!cJSON_IsObject(o))
     return scene_fail(c, 0, "expected an object (a script step), got %s", scene_type_name(o));
   if (!scene_item(o, "type"))
-    return scene_fail(c, 0, "missing required key \"type\" (\"pulling\", \"rolling\" or \"wait\")");
+    return scene_fail_missing(c, "type", " (\"pulling\", \"rolling\" or \"wait\")");
   int kind = 0;
   char note[48];
   if (scene_rd_enum(c, o, "type", scene_step_names, 3, &kind)) return c->st->code;
@@ -68,8 +68,7 @@ static int load_step(scene_ctx *c, const cJSON *o, sim_pin_step *s) {
   if (scene_keys(c, o, keys[kind], nkeys[kind], note)) return c->st->code;
   for (int i = 0; required[kind][i]; i++)
     if (!scene_item(o, required[kind][i]))
-      return scene_fail(c, 0, "missing required key \"%s\" for a \"%s\" step", required[kind][i],
-                        scene_step_names[kind]);
+      return scene_fail_missing(c, required[kind][i], " for a \"%s\" step", scene_step_names[kind]);
   if (scene_rd_vec(c, o, "direction", s->direction, 3) || scene_rd_vec(c, o, "axis", s->axis, 3) ||
       scene_rd_vec(c, o, "center", s->center, 3) || scene_rd_num(c, o, "speed", &s->speed) ||
       scene_rd_num(c, o, "length", &s->length) || scene_rd_num(c, o, "angle", &s->angle) ||
@@ -113,7 +112,7 @@ static int load_pin(scene_ctx *c, const cJSON *o, sim_pin_def *p) {
     return scene_fail(c, 0, "expected an object (a pin), got %s", scene_type_name(o));
   if (scene_keys(c, o, keys, 5, NULL)) return c->st->code;
   if (!scene_item(o, "box"))
-    return scene_fail(c, 0, "missing required key \"box\" ([xmin, ymin, zmin, xmax, ymax, zmax])");
+    return scene_fail_missing(c, "box", " ([xmin, ymin, zmin, xmax, ymax, zmax])");
   int mode = (int)p->mode;
   if (scene_rd_int(c, o, "body", &p->body) || scene_rd_vec(c, o, "box", p->box, 6) ||
       scene_rd_enum(c, o, "mode", scene_pin_mode_names, SIM_PIN_MODE_COUNT, &mode) ||
@@ -133,10 +132,9 @@ static int load_cable(scene_ctx *c, const cJSON *o, sim_cable_def *d) {
   if (!cJSON_IsObject(o))
     return scene_fail(c, 0, "expected an object (a cable), got %s", scene_type_name(o));
   if (scene_keys(c, o, keys, 4, NULL)) return c->st->code;
-  if (!scene_item(o, "body"))
-    return scene_fail(c, 0, "missing required key \"body\" (a body index)");
+  if (!scene_item(o, "body")) return scene_fail_missing(c, "body", " (a body index)");
   if (!scene_item(o, "points"))
-    return scene_fail(c, 0, "missing required key \"points\" ([[x, y, z], ...], at least 2)");
+    return scene_fail_missing(c, "points", " ([[x, y, z], ...], at least 2)");
   if (scene_rd_int(c, o, "body", &d->body) ||
       scene_rd_rows(c, o, "points", &d->points[0][0], 3, SIM_MAX_CABLE_POINTS, &d->npoints,
                     "points [x, y, z]") ||

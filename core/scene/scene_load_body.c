@@ -21,7 +21,7 @@ static const int mesh_nkeys[SCENE_MESH_COUNT] = {4, 4, 5, 6, 6, 3, 4};
 
 static int require(scene_ctx *c, const cJSON *obj, const char *key, const char *why) {
   if (scene_item(obj, key)) return SIM_OK;
-  return scene_fail(c, 0, "missing required key \"%s\" (%s)", key, why);
+  return scene_fail_missing(c, key, " (%s)", why);
 }
 
 /* `vertices`: 3 counts for a bar, 2 for a cloth; a wrong shape names the one expected. */
@@ -88,8 +88,7 @@ static int load_mesh(scene_ctx *c, const cJSON *m, sim_mesh_def *d) {
   if (!cJSON_IsObject(m))
     return scene_fail(c, 0, "expected an object with \"type\": one of %s, got %s", list,
                       scene_type_name(m));
-  if (!scene_item(m, "type"))
-    return scene_fail(c, 0, "missing required key \"type\" (one of %s)", list);
+  if (!scene_item(m, "type")) return scene_fail_missing(c, "type", " (one of %s)", list);
   int kind = 0;
   if (scene_rd_enum(c, m, "type", scene_mesh_names, SCENE_MESH_COUNT, &kind)) return c->st->code;
   sim_default_mesh(d, (sim_mesh_source_kind)kind);
@@ -225,7 +224,7 @@ int scene_load_body(scene_ctx *c, const cJSON *o, int index, sim_body_def *b) {
   if (scene_keys(c, o, keys, 6, NULL) || scene_rd_str(c, o, "name", b->name, sizeof b->name))
     return c->st->code;
   const cJSON *mesh = scene_item(o, "mesh"), *t, *m, *bend;
-  if (!mesh) return scene_fail(c, 0, "missing required key \"mesh\" (where the body comes from)");
+  if (!mesh) return scene_fail_missing(c, "mesh", " (where the body comes from)");
   scene_push_key(c, "mesh");
   int rc = load_mesh(c, mesh, &b->mesh);
   scene_pop(c);

@@ -166,8 +166,7 @@ static int load_obstacle(scene_ctx *c, const cJSON *o, const sim_scene *s, int i
   scene_names_list(scene_obstacle_names, SIM_OBST_COUNT, list, sizeof list);
   if (!cJSON_IsObject(o))
     return scene_fail(c, 0, "expected an object (an obstacle), got %s", scene_type_name(o));
-  if (!scene_item(o, "type"))
-    return scene_fail(c, 0, "missing required key \"type\" (one of %s)", list);
+  if (!scene_item(o, "type")) return scene_fail_missing(c, "type", " (one of %s)", list);
   int type = 0;
   if (scene_rd_enum(c, o, "type", scene_obstacle_names, SIM_OBST_COUNT, &type)) return c->st->code;
   d->type = (sim_obstacle_type)type;
@@ -175,8 +174,8 @@ static int load_obstacle(scene_ctx *c, const cJSON *o, const sim_scene *s, int i
   if (scene_keys(c, o, obst_keys[type], obst_nkeys[type], note)) return c->st->code;
   for (int i = 0; obst_required[type][i]; i++)
     if (!scene_item(o, obst_required[type][i]))
-      return scene_fail(c, 0, "missing required key \"%s\" (required for obstacle type \"%s\")",
-                        obst_required[type][i], scene_obstacle_names[type]);
+      return scene_fail_missing(c, obst_required[type][i], " (required for obstacle type \"%s\")",
+                                scene_obstacle_names[type]);
   /* each type allows only its own keys, so reading every key is safe */
   if (scene_rd_str(c, o, "name", d->name, sizeof d->name) ||
       scene_rd_vec(c, o, "point", d->point, 3) || scene_rd_vec(c, o, "normal", d->normal, 3) ||

@@ -48,6 +48,10 @@ void scene_pop(scene_ctx *c);
    value) and return SIM_ERR_SCENE. */
 int scene_fail(scene_ctx *c, int at_key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* "missing required key \"KEY\"" and fmt's text after it, at the current path; named after
+   the override that took the key away (--set PATH.KEY=null) where one did. */
+int scene_fail_missing(scene_ctx *c, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Whether the current path plus `key` is written in the text or set by an override. */
 int scene_given(const scene_ctx *c, const char *key);
 void scene_path_format(const scene_path *p, char *buf, size_t cap);
