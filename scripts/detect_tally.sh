@@ -12,10 +12,10 @@
 # times: the same on every machine for a given commit. To compare two commits, give --src a
 # worktree of the other (`git worktree add /tmp/before HEAD~1`) and another --build.
 # usage: scripts/detect_tally.sh [--src DIR] [--build DIR] [--frames N] [--set KEY=VALUE]...
-#                                SCENE.json...
+#                                SCENE.json...      (--src: this repository unless given)
 # e.g.   scripts/detect_tally.sh --frames 140 scenes/grabbing_raptor.json scenes/sharp_corner.json
 set -euo pipefail
-SRC=. BUILD=build-tally FRAMES=
+SRC="$(cd "$(dirname "$0")/.." && pwd)" BUILD=build-tally FRAMES=
 SETS=() SCENES=()
 while [ $# -gt 0 ]; do
   case "$1" in
