@@ -6,6 +6,8 @@
 // (contact_cuda.h).
 #include <string.h>
 
+#include <cmath>
+
 #include "gmres_cuda.h"
 #include "nsn_state.h"
 #include "pdl.cuh"
@@ -127,6 +129,7 @@ int sim_cuda_nsn_settle_end(cuda_contact *k, sim_status *st) {
     t->cst_solve_ms += cr * 1e-6;
     t->corr_ms += corr * 1e-6;
     t->cr_iters += acc.cr_total;
+    t->nonfinite |= !std::isfinite(acc.merit0);
     sim_ls_counts_add(&t->ls, &acc.ls, NULL);
   }
   s->t = NULL;

@@ -618,6 +618,13 @@ check "exploding run: frame 0 kept, summary.json says failed with the error" eva
   json_has "$T/boom/summary.json" status "\"failed\"" && grep -q "\"error\":.*exploded" "$T/boom/summary.json" &&
   [ "$(wc -l <"$T/boom/timing.csv")" -eq 2 ] && no_tmp_files "$T/boom"'
 
+# a constraint pin scripted past what a double can square: exit 5 naming the frame (the solve
+# moved nothing and the run went on with exit 0 before)
+sc run tiny.json --out "$T/farpin" --frames 3 --quiet --set 'pins=[{"body":0,"box":[-1,0.9,-1,1,1.1,1],"mode":"constraint","script":[{"type":"pulling","direction":[1,0,0],"speed":1e200,"length":1e300}]}]'
+check "pin scripted at 1e200 m/s: exit 5, one line naming frame 1 and the overflow" eval 'fails_one_line 5 &&
+  err_has "tiny.json: frame 1: the contact solve" && err_has "overflowed" &&
+  nonempty "$T/farpin/frames/00000.vtk" && absent "$T/farpin/frames/00001.vtk"'
+
 # Lame parameters past a double (E 1e306, nu 0.4999): exit 3 naming the material, not a NaN later
 sc run tiny.json --out "$T/lame" --frames 2 --set bodies.0.material.youngs_modulus=1e306 --set bodies.0.material.poisson_ratio=0.4999 --quiet
 check "E 1e306 with nu 0.4999: exit 3, one line naming the material" eval 'fails_one_line 3 &&

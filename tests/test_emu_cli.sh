@@ -111,6 +111,16 @@ check "SIMCTL_CUDA_CR_STEP=maybe: one line naming it and what it takes" \
   [ "$(cat "$T/cr_step.err")" = "simctl: error: SIMCTL_CUDA_CR_STEP=maybe: expected apart or merged" ]
 check "SIMCTL_CUDA_CR_STEP=maybe: nothing written" [ ! -e "$T/cr_step" ]
 
+# a constraint pin scripted past what a double can square: the device Newton solve's merit
+# (read back at the settle) and the host's both stop the run at frame 1 with exit 5
+for nsn in device host; do
+  run "farpin_$nsn" SIMCTL_CUDA_NSN=$nsn -- --quiet --set \
+    'pins=[{"body":0,"box":[-1,0.9,-1,1,1.1,1],"mode":"constraint","script":[{"type":"pulling","direction":[1,0,0],"speed":1e200,"length":1e300}]}]'
+  check "pin at 1e200 m/s, $nsn Newton solve: exit 5" [ "$(cat "$T/farpin_$nsn.rc")" = 5 ]
+  check "pin at 1e200 m/s, $nsn Newton solve: the line names frame 1 and the overflow" \
+    grep -q "tiny_bar.json: frame 1: the contact solve's residual overflowed" "$T/farpin_$nsn.err"
+done
+
 # --gpu N: the device chosen for every allocation, named in summary.json
 run gpu1 SIMCTL_EMU_DEVICES=2 SIMCTL_EMU_REPORT=1 -- --gpu 1
 check "--gpu 1 of 2: exit 0" [ "$(cat "$T/gpu1.rc")" = 0 ]

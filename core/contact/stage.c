@@ -5,6 +5,7 @@
    or a backend operation's failure. */
 #include "stage.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "../base/alloc.h"
@@ -216,6 +217,7 @@ int sim_contact_stage_global(sim_contact_stage *k, sim_cst_times *t, sim_status 
     /* compliance form: f = lambda, so k->tmp = W lambda is the solver's y as well */
     int its = sim_nsn_iterate_w(&k->nsn, k->hq, k->hab, k->tmp);
     if (its < 0) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Conjugate Residual)");
+    t->nonfinite |= !isfinite(k->nsn.stats.merit);
     if (k->nsn.stats.converged) break;
     it += its;
     t->newton_steps++;

@@ -70,6 +70,7 @@ typedef struct sim_cst_times {
   long cr_iters;
   int newton_steps;
   sim_ls_counts ls; /* the line searches' outcomes */
+  int nonfinite;    /* a Newton step's merit was NaN or infinite (an overflowing target) */
 } sim_cst_times;
 
 /* A snapshot of the state for the host (snapshot_get): what an output frame writes. */

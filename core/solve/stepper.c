@@ -194,6 +194,12 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
     prof->ls = ct.ls;
   }
   prof->schur_ms = ct.schur_ms;
+  if (!rc && ct.nonfinite) /* the solve then moves nothing, which would pass for a result */
+    rc = sim_fail(st, SIM_ERR_NUMERIC,
+                  "%s: frame %d: the contact solve's residual overflowed (not finite): a pin, "
+                  "cable or obstacle target too far away to compute with; check the scripts' "
+                  "speeds and lengths",
+                  s->m->scene->file, s->step + 1);
   if (!rc) {
     s->step++;
     s->t = t_next;
