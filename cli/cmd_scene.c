@@ -72,9 +72,10 @@ static const char *CONVERGE_USAGE =
     "                   frame starts from; default) or previous (q_t, pins at their new targets)\n"
     "  --ref-tol T      reference tolerance in metres (default 1e-12)\n"
     "  --ref-max N      reference iteration cap (default 100000)\n"
-    "  --device D       cpu (default) or cuda: where the solvers' iterations run and are timed\n"
-    "                   (each iteration waits for the device); the run to frame F and the\n"
-    "                   reference stay on the CPU; --set solver.gpu=N picks the CUDA device\n"
+    "  --device D       cpu or cuda: where the solvers' iterations run and are timed (each\n"
+    "                   iteration waits for the device); default cuda where the scene's\n"
+    "                   solver.device is cuda, else cpu (auto too); the run to frame F and\n"
+    "                   the reference stay on the CPU; --set solver.gpu=N picks the device\n"
     "  --set PATH=VALUE override any scene value, e.g. --set solver.dt=0.005\n"
     "  --quiet          no per-solver lines on stdout; errors only\n";
 
@@ -174,7 +175,7 @@ int cmd_converge(int argc, char **argv) {
                          .ref_tol = 1e-12, .chebyshev_rho = 0.95, .complete_chebyshev_rho = 0.5};
   char **rest = calloc((size_t)argc + 1, sizeof *rest);
   if (!rest) return cli_error(SIM_ERR_MEMORY, "out of memory");
-  int nrest = 0;
+  int nrest = 0, device_given = 0;
   static const char *const names[] = {"",          "--frame",   "--iterations", "--out",
                                       "--rho",     "--ref-tol", "--ref-max",    "--chebyshev",
                                       "--solvers", "--start",     "--device"};
@@ -214,6 +215,7 @@ int cmd_converge(int argc, char **argv) {
     if (which == 10) {
       bad = !v || (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0);
       o.cuda = v && strcmp(v, "cuda") == 0;
+      device_given = 1;
     }
     if (which == 9) {
       bad = !v || (strcmp(v, "predicted") != 0 && strcmp(v, "previous") != 0);
@@ -236,6 +238,8 @@ int cmd_converge(int argc, char **argv) {
       snprintf(dir, sizeof dir, "out/%s_converge", sc.name);
       o.out_dir = dir;
     }
+    if (!device_given && sc.solver.device == SIM_DEVICE_CUDA) /* the scene's own choice */
+      o.cuda = 1, o.cuda_from = "solver.device cuda";
     sim_status st = {0};
     if (sim_converge(&sc, &o, a.quiet ? NULL : stdout, &st)) rc = cli_error(st.code, "%s", st.msg);
   }
@@ -245,9 +249,13 @@ int cmd_converge(int argc, char **argv) {
 
 int cmd_info(int argc, char **argv) {
   int csv = 0, n = 0;
-  for (int i = 0; i < argc; i++) /* strip --csv (after the command) */
+  for (int i = 0; i < argc; i++) { /* strip --csv (after the command); info has no --quiet */
+    if (i >= 2 && (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")))
+      return cli_error(SIM_ERR_USAGE, "unknown option %s (see --help): info prints its report",
+                       argv[i]);
     if (i >= 2 && strcmp(argv[i], "--csv") == 0) csv = 1;
     else argv[n++] = argv[i];
+  }
   argc = n;
   cli_scene_args a;
   int rc = cli_parse_scene_args(argc, argv, 2, INFO_USAGE, 0, &a);

@@ -89,6 +89,8 @@ typedef struct sim_converge_opts {
   int start_previous;     /* q_0 = q_t with the pins at their new targets (default: q~) */
   int cuda;               /* the solvers' iterations on the CUDA backend (the run to frame F
                              and the reference q* stay on the CPU) */
+  const char *cuda_from;  /* what asked for CUDA, for its errors ("--device cuda", or
+                             "solver.device cuda" from the scene); NULL = "--device cuda" */
 } sim_converge_opts;
 int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim_status *st);
 

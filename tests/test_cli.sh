@@ -700,6 +700,16 @@ sc converge tiny.json --frame 3 --iterations 5 --out "$T/cv3" --solvers jacobi,c
 check "converge --device cuda: the solvers on CUDA, or (no GPU) exit 7 at once naming --device cuda" eval '
   if [ "$RC" -eq 0 ]; then grep -q "^jacobi,.*,cuda$" "$T/cv3/converge_summary.csv"
   else fails_one_line 7 && err_has "--device cuda: " && absent "$T/cv3"; fi'
+# the scene's solver.device cuda is converge's default device; --device cpu overrides it
+sc converge tiny.json --frame 3 --iterations 5 --out "$T/cv4" --solvers jacobi --set solver.device=cuda --quiet
+check "converge with solver.device cuda: on CUDA, or (no GPU) exit 7 naming solver.device" eval '
+  if [ "$RC" -eq 0 ]; then grep -q "^jacobi,.*,cuda$" "$T/cv4/converge_summary.csv"
+  else fails_one_line 7 && err_has "solver.device cuda: " && absent "$T/cv4"; fi'
+sc converge tiny.json --frame 3 --iterations 5 --out "$T/cv5" --solvers jacobi --set solver.device=cuda --device cpu --quiet
+check "converge with solver.device cuda and --device cpu: on the CPU" eval 'rc_is 0 &&
+  grep -q "^jacobi,.*,cpu$" "$T/cv5/converge_summary.csv"'
+sc info tiny.json -q
+check "info -q: exit 2 (info has no --quiet)" fails_with 2 "simctl: error: unknown option -q (see --help): info prints its report"
 sc converge tiny.json --device gpu
 check "converge --device gpu: exit 2" fails_with 2 "simctl: error: --device: expected cpu or cuda, got 'gpu' (see simctl converge --help)"
 sc converge tiny.json --iterations 0

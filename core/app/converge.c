@@ -284,7 +284,8 @@ int sim_converge(const sim_scene *sc, const sim_converge_opts *o, FILE *log, sim
   if (select_solvers(o->solvers, vars, nvars, &chosen, st)) return st->code;
   char why[SIM_MSG_MAX];
   if (o->cuda && !sim_cuda_available(sc->solver.gpu, why, sizeof why)) /* before frame F */
-    return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: %s", why);
+    return sim_fail(st, SIM_ERR_DEVICE, "%s: %s", o->cuda_from ? o->cuda_from : "--device cuda",
+                    why);
   if (sc->solver.threads > 0) omp_set_num_threads(sc->solver.threads);
   sim_model m;
   int rc = sim_model_build(sc, o->cache_dir ? o->cache_dir : sim_cache_dir(), &m, st);
