@@ -676,6 +676,9 @@ static void test_overrides(void) {
        "\"x\""},
       {"solver.dt.x=1",
        "--set solver.dt.x=1: expected solver.dt to be an object or array, but it is a number"},
+      {"bodies[0].material[1]=2",
+       "--set bodies[0].material[1]=2: expected a dot before an array index, as in "
+       "bodies.0.material.1"},
       {"pins.0.script.0.type=wait",
        "--set pins.0.script.0.type=wait: pins.0: missing required key \"box\" ([xmin, ymin, "
        "zmin, xmax, ymax, zmax])"},

@@ -64,6 +64,16 @@ int scene_override_apply(cJSON *root, const char *text, scene_override *rec, sim
   memcpy(rec->buf, text, plen);
   rec->buf[plen] = '\0';
 
+  /* pins[0].box: a JavaScript or jq habit; the path's steps are dot-separated (pins.0.box) */
+  const char *br = strchr(rec->buf, '[');
+  if (br && br[1] >= '0' && br[1] <= '9' && strchr(br, ']')) {
+    char dotted[256];
+    size_t k = 0;
+    for (const char *c = rec->buf; *c && k + 1 < sizeof dotted; c++)
+      if (*c != ']') dotted[k++] = *c == '[' ? '.' : *c;
+    dotted[k] = '\0';
+    return ovr_fail(st, text, "expected a dot before an array index, as in %s", dotted);
+  }
   /* split the path into steps */
   const char *segs[SCENE_PATH_DEPTH];
   int n = 0;
