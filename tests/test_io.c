@@ -689,12 +689,16 @@ static void test_csv(void) {
   CHECK(t != NULL);
   if (!t) return;
   CHECK_INT(sim_csv_cols(t), 3);
+  sim_csv_exact(t, 1); /* time to the bit; whole numbers in full in every column */
   CHECK_INT(sim_csv_add_row(t, (double[]){0, 0.5, NAN}, 3, &st), SIM_OK);
   CHECK_INT(sim_csv_add_row(t, (double[]){1, 1e-7, 123456789}, 3, &st), SIM_OK);
+  CHECK_INT(sim_csv_add_row(t, (double[]){1000003, 1000.003, 2.123456789}, 3, &st), SIM_OK);
+  CHECK_INT(sim_csv_add_row(t, (double[]){-4, 0.1 + 0.2, 1.5e15}, 3, &st), SIM_OK);
   CHECK_INT(sim_csv_add_row(t, (double[]){2, -0.25}, 2, &st), SIM_ERR_INTERNAL);
   sim_status_clear(&st);
-  CHECK_INT(sim_csv_rows(t), 2);
-  const char *want = "frame,time,collision\n0,0.5,\n1,1e-07,1.23457e+08\n";
+  CHECK_INT(sim_csv_rows(t), 4);
+  const char *want = "frame,time,collision\n0,0.5,\n1,1e-07,123456789\n"
+                     "1000003,1000.003,2.12346\n-4,0.30000000000000004,1.5e+15\n";
   CHECK(strcmp(sim_csv_text(t), want) == 0);
   char path[512];
   CHECK_INT(sim_csv_write(t, in_dir(path, sizeof path, "timing.csv"), &st), SIM_OK);

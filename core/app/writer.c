@@ -36,6 +36,7 @@ int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_stat
     for (int e = 0; e < m->nelem; e++) memcpy(&w->tet[4 * e], m->elems[e].v, sizeof(int) * 4);
     w->timing = sim_csv_create(TIMING_HEADER, st);
     if (!w->timing) rc = st->code;
+    sim_csv_exact(w->timing, 1); /* time: as the frame files and the series file give it */
   }
   if (rc) sim_writer_close(w); /* the lock too */
   return rc;

@@ -2,6 +2,7 @@
 /* Growable CSV tables (timing.csv, memory.csv) kept as text and written atomically. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../base/alloc.h"
@@ -9,6 +10,7 @@
 
 struct sim_csv {
   int ncols, nrows;
+  unsigned long long exact; /* bit c: column c printed so that it reads back to the bit */
   char *text; /* header and rows, NUL-terminated */
   size_t len, cap;
 };
@@ -60,6 +62,20 @@ static int check_row(const sim_csv *t, int n, sim_status *st) {
   return SIM_OK;
 }
 
+/* A field: a whole number as one (a count of a million or a frame number past 999,999 would
+   read back rounded from 6 digits), an exact column to the bit (a time of 1000.003 s), others
+   (measured milliseconds) to 6 significant digits. Returns its length. */
+static int format_value(char *buf, size_t size, double v, int exact) {
+  if (v == rint(v) && fabs(v) < 1e15) return snprintf(buf, size, "%.0f", v);
+  if (!exact || !isfinite(v)) return snprintf(buf, size, "%.6g", v);
+  int k = snprintf(buf, size, "%.15g", v);
+  return strtod(buf, NULL) == v ? k : snprintf(buf, size, "%.17g", v);
+}
+
+void sim_csv_exact(sim_csv *t, int col) {
+  if (t && col >= 0 && col < 64) t->exact |= 1ull << col;
+}
+
 int sim_csv_add_row(sim_csv *t, const double *values, int n, sim_status *st) {
   int rc = check_row(t, n, st);
   if (rc) return rc;
@@ -69,7 +85,8 @@ int sim_csv_add_row(sim_csv *t, const double *values, int n, sim_status *st) {
     char buf[40];
     int k = 0;
     if (i > 0) buf[k++] = ',';
-    if (!isnan(values[i])) k += snprintf(buf + k, sizeof buf - (size_t)k, "%.6g", values[i]);
+    if (!isnan(values[i])) k += format_value(buf + k, sizeof buf - (size_t)k, values[i],
+                                             i < 64 && (t->exact >> i & 1));
     rc = csv_append(t, buf, (size_t)k, st);
   }
   if (!rc) rc = csv_append(t, "\n", 1, st);

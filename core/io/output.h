@@ -89,9 +89,12 @@ typedef struct sim_csv sim_csv;
 /* header: the column names joined by commas ("frame,time,collision"); NULL and
    SIM_ERR_MEMORY / SIM_ERR_INTERNAL in st on failure. */
 sim_csv *sim_csv_create(const char *header, sim_status *st);
-/* A row of numbers, each "%.6g"; NaN is written as an empty field. n must equal the number
-   of columns. */
+/* A row of numbers: a whole number in full, a column marked by sim_csv_exact so that it reads
+   back to the bit, any other to 6 significant digits ("%.6g"); NaN is written as an empty
+   field. n must equal the number of columns. */
 int sim_csv_add_row(sim_csv *t, const double *values, int n, sim_status *st);
+/* Column col (0-based, below 64) printed exactly from here on (a simulated time). */
+void sim_csv_exact(sim_csv *t, int col);
 /* A row of text fields (key,value tables); a field holding a comma, quote or newline is
    quoted as RFC 4180 says. NULL fields are empty. */
 int sim_csv_add_text_row(sim_csv *t, const char *const *fields, int n, sim_status *st);
