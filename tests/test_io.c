@@ -697,8 +697,9 @@ static void test_csv(void) {
   CHECK_INT(sim_csv_add_row(t, (double[]){2, -0.25}, 2, &st), SIM_ERR_INTERNAL);
   sim_status_clear(&st);
   CHECK_INT(sim_csv_rows(t), 4);
-  const char *want = "frame,time,collision\n0,0.5,\n1,1e-07,123456789\n"
-                     "1000003,1000.003,2.12346\n-4,0.30000000000000004,1.5e+15\n";
+  const char *want =
+      "frame,time,collision\n0,0.5,\n1,1e-07,123456789\n"
+      "1000003,1000.003,2.12346\n-4,0.30000000000000004,1.5e+15\n";
   CHECK(strcmp(sim_csv_text(t), want) == 0);
   char path[512];
   CHECK_INT(sim_csv_write(t, in_dir(path, sizeof path, "timing.csv"), &st), SIM_OK);

@@ -85,8 +85,8 @@ int sim_csv_add_row(sim_csv *t, const double *values, int n, sim_status *st) {
     char buf[40];
     int k = 0;
     if (i > 0) buf[k++] = ',';
-    if (!isnan(values[i])) k += format_value(buf + k, sizeof buf - (size_t)k, values[i],
-                                             i < 64 && (t->exact >> i & 1));
+    if (!isnan(values[i]))
+      k += format_value(buf + k, sizeof buf - (size_t)k, values[i], i < 64 && (t->exact >> i & 1));
     rc = csv_append(t, buf, (size_t)k, st);
   }
   if (!rc) rc = csv_append(t, "\n", 1, st);
