@@ -708,6 +708,9 @@ check "converge with solver.device cuda: on CUDA, or (no GPU) exit 7 naming solv
 sc converge tiny.json --frame 3 --iterations 5 --out "$T/cv5" --solvers jacobi --set solver.device=cuda --device cpu --quiet
 check "converge with solver.device cuda and --device cpu: on the CPU" eval 'rc_is 0 &&
   grep -q "^jacobi,.*,cpu$" "$T/cv5/converge_summary.csv"'
+# an override that lengthens a fixed-size array is named, not the file's line
+sc validate tiny.json --set gravity.3=1
+check "--set gravity.3=1: exit 3 naming the --set" fails_with 3 "simctl: error: --set gravity.3=1: gravity: expected an array of 3 numbers, got an array of 4"
 sc info tiny.json -q
 check "info -q: exit 2 (info has no --quiet)" fails_with 2 "simctl: error: unknown option -q (see --help): info prints its report"
 sc converge tiny.json --device gpu

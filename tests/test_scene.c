@@ -351,6 +351,14 @@ static const bad_case bad_cases[] = {
      "bad.json:1:23: invalid JSON: invalid number: leading zeros are not allowed"},
     {"{'gravity': [0, NaN, 0]}", "bad.json:1:17: invalid JSON: expected a value, got 'NaN'"},
     {"[1, 2]", "bad.json:1:1: expected an object at the top level, got an array"},
+    /* strings are UTF-8 (RFC 8259): a stray byte, an overlong form, a surrogate */
+    {"{'name': 'a\xFF" "b'}", "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xff in a string"},
+    {"{'name': 'a\xC0\xAF" "b'}",
+     "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xc0 in a string"},
+    {"{'name': 'a\xED\xA0\x80'}",
+     "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xed in a string"},
+    {"{'pins': []}",
+     "bad.json:1:1: missing required key \"bodies\" (an array of 1..16 bodies)"},
     /* columns count characters, not bytes; escaped keys are found too */
     {"{'name': 'h\xC3\xA9llo', 'zz': 1}",
      "bad.json:1:19: zz: unknown key \"zz\" (allowed: \"name\", \"solver\", \"gravity\", "
@@ -397,7 +405,8 @@ static const bad_case bad_cases[] = {
      "bad.json:1:70: output.formats.0: expected one of \"vtk\", \"obj\", \"png\", \"csv\", got "
      "\"vtx\" (did you mean \"vtk\"?)"},
     /* required keys */
-    {"{}", "bad.json:1:1: bodies: expected 1..16 bodies, got 0"},
+    {"{}", "bad.json:1:1: missing required key \"bodies\" (an array of 1..16 bodies)"},
+    {"{'bodies': []}", "bad.json:1:12: bodies: expected 1..16 bodies, got 0"},
     {"{'bodies': [{}]}",
      "bad.json:1:13: bodies.0: missing required key \"mesh\" (where the body comes from)"},
     {"{'bodies': [{'mesh': {}}]}",

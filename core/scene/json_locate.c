@@ -77,6 +77,30 @@ static int hex4(const char *s, unsigned *out) {
   return 0;
 }
 
+/* The length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), or 0: no overlong
+   form, no surrogate, nothing past U+10FFFF (RFC 3629). */
+static size_t utf8_len(const unsigned char *s) {
+  unsigned lo = 0x80, hi = 0xBF;
+  size_t n;
+  if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+    n = 2;
+  } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+    n = 3;
+    if (s[0] == 0xE0) lo = 0xA0; /* overlong */
+    if (s[0] == 0xED) hi = 0x9F; /* surrogates */
+  } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+    n = 4;
+    if (s[0] == 0xF0) lo = 0x90; /* overlong */
+    if (s[0] == 0xF4) hi = 0x8F; /* past U+10FFFF */
+  } else {
+    return 0;
+  }
+  if (s[1] < lo || s[1] > hi) return 0;
+  for (size_t i = 2; i < n; i++)
+    if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+  return n;
+}
+
 static int check_string(jcheck *j) {
   const char *s = j->s;
   size_t start = j->pos++;
@@ -90,6 +114,12 @@ static int check_string(jcheck *j) {
     }
     if (c < 0x20)
       return jfail(j, j->pos, "control character 0x%02x in a string (write it escaped)", c);
+    if (c >= 0x80) {
+      size_t n = utf8_len((const unsigned char *)s + j->pos);
+      if (!n) return jfail(j, j->pos, "invalid UTF-8 byte 0x%02x in a string", c);
+      j->pos += n;
+      continue;
+    }
     if (c != '\\') {
       j->pos++;
       continue;

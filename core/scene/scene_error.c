@@ -89,6 +89,16 @@ static int override_below(const scene_ctx *c, const scene_path *p) {
   return -1;
 }
 
+/* The last override that set an element of the array at p (its path is p and an index), or
+   -1: `--set gravity.3=1` made the array the check refuses, whatever the file says. */
+static int override_element(const scene_ctx *c, const scene_path *p) {
+  for (int k = c->novr - 1; k >= 0; k--) {
+    const scene_path *q = &c->ovr[k].path;
+    if (q->n == p->n + 1 && q->seg[p->n].key == NULL && path_prefix(p, q)) return k;
+  }
+  return -1;
+}
+
 /* The override that took `key` away below the current path (a --set PATH.key=null), or -1. */
 static int override_removed(const scene_ctx *c, const char *key) {
   if (c->path.n >= SCENE_PATH_DEPTH) return -1;
@@ -122,6 +132,7 @@ static int fail_at(scene_ctx *c, int at_key, int k, const char *what) {
   char path[320];
   scene_path_format(&c->path, path, sizeof path);
   if (k < 0) k = override_for(c, &c->path);
+  if (k < 0 && c->path.n > 0) k = override_element(c, &c->path);
   int matched = 0;
   size_t off = 0;
   if (k < 0 && c->text) {
@@ -131,7 +142,8 @@ static int fail_at(scene_ctx *c, int at_key, int k, const char *what) {
   if (k >= 0) {
     char ov[320];
     scene_quote(c->ovr[k].text, ov, sizeof ov);
-    return sim_fail(c->st, SIM_ERR_SCENE, "--set %s: %s: %s", ov, path, what);
+    if (path[0]) return sim_fail(c->st, SIM_ERR_SCENE, "--set %s: %s: %s", ov, path, what);
+    return sim_fail(c->st, SIM_ERR_SCENE, "--set %s: %s", ov, what);
   }
   if (c->text) {
     int line = 1, col = 1;

@@ -209,7 +209,8 @@ static void stem_name(const char *file, char *out, size_t cap) {
              ch == '_' || ch == '-' || ch == '.';
     out[i] = ok ? ch : '_';
   }
-  if (out[0] == '\0') scene_set_str(out, cap, "scene");
+  /* "..json" would name the output folder "." (and be refused as a name the file never gave) */
+  if (out[0] == '\0' || !strcmp(out, ".") || !strcmp(out, "..")) scene_set_str(out, cap, "scene");
 }
 
 static int load_root(scene_ctx *c, const cJSON *root, sim_scene *s) {
@@ -230,6 +231,8 @@ static int load_root(scene_ctx *c, const cJSON *root, sim_scene *s) {
   }
   if (scene_rd_vec(c, root, "gravity", s->gravity, 3)) return c->st->code;
 
+  if (!scene_item(root, "bodies"))
+    return scene_fail_missing(c, "bodies", " (an array of 1..%d bodies)", SIM_MAX_BODIES);
   const char *arrays[3] = {"bodies", "pins", "cables"};
   const int maxes[3] = {SIM_MAX_BODIES, SIM_MAX_PINS, SIM_MAX_CABLES};
   int *counts[3] = {&s->nbodies, &s->npins, &s->ncables};

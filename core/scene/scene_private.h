@@ -172,13 +172,16 @@ void scene_set_str(char *dst, size_t cap, const char *src);
 #define SCENE_FRAMES_MAX 10000000
 #define SCENE_DT_MIN 1e-9 /* s: below, a step's motion drowns in the positions' rounding */
 #define SCENE_LG_MAX 100000
+/* OpenMP threads: libgomp fails to create 32,768 and 65,536 crashed a run */
+#define SCENE_THREADS_MAX 1024
 #define SCENE_SUBDIV_MAX 7
 #define SCENE_SEGMENTS_MAX 1024
 #define SCENE_BOX_SEGMENTS_MAX 200
 #define SCENE_RINGS_MAX 1024
 #define SCENE_PNG_MIN 16
 #define SCENE_PNG_MAX 8192
-#define SCENE_BAR_VERTICES_MAX 100000000.0
+/* a bar's vertices: its hexes (fewer) times 24 tetrahedron corners stay within an int */
+#define SCENE_BAR_VERTICES_MAX 80000000.0
 #define SCENE_CLOTH_VERTICES_MAX 25000000.0
 #define SCENE_CR_ITERATIONS_MAX 1000
 #define SCENE_NEWTON_STEPS_MAX 100

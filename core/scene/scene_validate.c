@@ -17,7 +17,7 @@ static int validate_solver(scene_ctx *c, const sim_solver_def *d) {
   if (!rc) rc = scene_chk_enum(c, "precision", (int)d->precision, scene_precision_names, 2);
   if (!rc)
     rc = scene_chk_enum(c, "ordering", (int)d->ordering, scene_ordering_names, SIM_ORDER_COUNT);
-  if (!rc) rc = scene_chk_int(c, "threads", d->threads, 0, 1 << 20);
+  if (!rc) rc = scene_chk_int(c, "threads", d->threads, 0, SCENE_THREADS_MAX);
   if (!rc) rc = scene_chk_num(c, "chebyshev_rho", d->chebyshev_rho, SCENE_GE, 0, SCENE_LT, 1);
   if (!rc) rc = scene_chk_num(c, "dense_max_mib", d->dense_max_mib, SCENE_GT, 0, SCENE_LE, 1 << 30);
   if (!rc) rc = scene_chk_int(c, "gpu", d->gpu, 0, 1023);
