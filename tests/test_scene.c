@@ -352,8 +352,8 @@ static const bad_case bad_cases[] = {
     {"{'gravity': [0, NaN, 0]}", "bad.json:1:17: invalid JSON: expected a value, got 'NaN'"},
     {"[1, 2]", "bad.json:1:1: expected an object at the top level, got an array"},
     /* strings are UTF-8 (RFC 8259): a stray byte, an overlong form, a surrogate */
-    {"{'name': 'a\xFF" "b'}", "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xff in a string"},
-    {"{'name': 'a\xC0\xAF" "b'}",
+    {"{'name': 'a\xFFz'}", "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xff in a string"},
+    {"{'name': 'a\xC0\xAFz'}",
      "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xc0 in a string"},
     {"{'name': 'a\xED\xA0\x80'}",
      "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xed in a string"},
