@@ -353,12 +353,10 @@ static const bad_case bad_cases[] = {
     {"[1, 2]", "bad.json:1:1: expected an object at the top level, got an array"},
     /* strings are UTF-8 (RFC 8259): a stray byte, an overlong form, a surrogate */
     {"{'name': 'a\xFFz'}", "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xff in a string"},
-    {"{'name': 'a\xC0\xAFz'}",
-     "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xc0 in a string"},
+    {"{'name': 'a\xC0\xAFz'}", "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xc0 in a string"},
     {"{'name': 'a\xED\xA0\x80'}",
      "bad.json:1:12: invalid JSON: invalid UTF-8 byte 0xed in a string"},
-    {"{'pins': []}",
-     "bad.json:1:1: missing required key \"bodies\" (an array of 1..16 bodies)"},
+    {"{'pins': []}", "bad.json:1:1: missing required key \"bodies\" (an array of 1..16 bodies)"},
     /* columns count characters, not bytes; escaped keys are found too */
     {"{'name': 'h\xC3\xA9llo', 'zz': 1}",
      "bad.json:1:19: zz: unknown key \"zz\" (allowed: \"name\", \"solver\", \"gravity\", "
