@@ -216,6 +216,9 @@ static const bad_case bad_cases[] = {
     {BODIES "'contact': {'newton_jacobian': 'exact', 'formulation': 'paper'}}",
      "bad.json:1:94: contact.newton_jacobian: \"exact\" needs \"formulation\": "
      "\"compliance\""},
+    {BODIES "'contact': {'line_search': 4, 'formulation': 'paper'}}",
+     "bad.json:1:90: contact.line_search: needs \"formulation\": \"compliance\" (the paper's form "
+     "takes the full Newton step; 0 or no line_search there)"},
     {BODIES "'contact': {'cr_precision': 'half'}}",
      "bad.json:1:91: contact.cr_precision: expected one of \"double\", \"float\", got \"half\""},
     {BODIES "'contact': {'min_separation': -0.01}}",

@@ -54,6 +54,15 @@ static int validate_contact_def(scene_ctx *c, const sim_contact_def *d) {
     rc = scene_fail(c, 0, "\"exact\" needs \"formulation\": \"compliance\"");
     scene_pop(c);
   }
+  /* the paper's form takes the full step: a line search asked for there would do nothing */
+  if (!rc && d->line_search > 0 && d->formulation == SIM_SCENE_FORM_PAPER &&
+      scene_given(c, "line_search")) {
+    scene_push_key(c, "line_search");
+    rc = scene_fail(c, 0,
+                    "needs \"formulation\": \"compliance\" (the paper's form takes the "
+                    "full Newton step; 0 or no line_search there)");
+    scene_pop(c);
+  }
   scene_pop(c);
   return rc;
 }
