@@ -711,6 +711,11 @@ check "converge with solver.device cuda and --device cpu: on the CPU" eval 'rc_i
 # an override that lengthens a fixed-size array is named, not the file's line
 sc validate tiny.json --set gravity.3=1
 check "--set gravity.3=1: exit 3 naming the --set" fails_with 3 "simctl: error: --set gravity.3=1: gravity: expected an array of 3 numbers, got an array of 4"
+# a frame without contact has no gap (empty min_gap); no inverted tetrahedra, no frames named
+sc run tiny.json --out "$T/nogap" --frames 2 --quiet
+check "no contact: timing.csv's min_gap empty; inverted_tets' frames null" eval 'rc_is 0 &&
+  [ "$(awk -F, "NR == 2 { print \$20 \"|\" NF }" "$T/nogap/timing.csv")" = "|21" ] &&
+  grep -Eq "\"first_frame\":[[:space:]]*null" "$T/nogap/summary.json"'
 sc info tiny.json -q
 check "info -q: exit 2 (info has no --quiet)" fails_with 2 "simctl: error: unknown option -q (see --help): info prints its report"
 sc converge tiny.json --device gpu

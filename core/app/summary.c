@@ -80,8 +80,13 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   if (m && final) {
     cJSON *io = cJSON_AddObjectToObject(root, "inverted_tets");
     cJSON_AddNumberToObject(io, "max", res->inverted_max);
-    cJSON_AddNumberToObject(io, "max_frame", res->inverted_max_frame);
-    cJSON_AddNumberToObject(io, "first_frame", res->inverted_first_frame);
+    if (res->inverted_max > 0) {
+      cJSON_AddNumberToObject(io, "max_frame", res->inverted_max_frame);
+      cJSON_AddNumberToObject(io, "first_frame", res->inverted_first_frame);
+    } else { /* none at any checked frame: no frame to name */
+      cJSON_AddNullToObject(io, "max_frame");
+      cJSON_AddNullToObject(io, "first_frame");
+    }
   }
   if (res->contact_steps > 0) {
     cJSON *co = cJSON_AddObjectToObject(root, "contact");

@@ -193,11 +193,27 @@ int sim_writer_frame(sim_writer *w, int frame, double t, const double *q, const 
 int sim_writer_timing_row(sim_writer *w, int frame, double t, const sim_profile *p,
                           double output_ms, sim_status *st) {
   double cst = p->assemble_ms + p->cst_solve_ms + p->corr_ms;
-  double row[] = {frame,         t,           p->cd_ms,          p->schur_ms,    p->local_ms,
-                  p->global_ms,  p->assemble_ms, p->cst_solve_ms, p->corr_ms,     cst,
-                  p->frame_ms,   p->predict_ms, p->integrate_ms, output_ms,      p->lg_iterations,
-                  p->contacts,   p->rows,        p->newton_steps, (double)p->cr_iterations,
-                  p->contacts > 0 ? p->min_gap : 0.0, p->redetected};
+  double row[] = {frame,
+                  t,
+                  p->cd_ms,
+                  p->schur_ms,
+                  p->local_ms,
+                  p->global_ms,
+                  p->assemble_ms,
+                  p->cst_solve_ms,
+                  p->corr_ms,
+                  cst,
+                  p->frame_ms,
+                  p->predict_ms,
+                  p->integrate_ms,
+                  output_ms,
+                  p->lg_iterations,
+                  p->contacts,
+                  p->rows,
+                  p->newton_steps,
+                  (double)p->cr_iterations,
+                  p->contacts > 0 ? p->min_gap : NAN,
+                  p->redetected}; /* no contact: no gap */
   return sim_csv_add_row(w->timing, row, (int)(sizeof row / sizeof row[0]), st);
 }
 
