@@ -200,8 +200,10 @@ static void test_admm_converges(void) {
   for (int model = SIM_MAT_COROTATIONAL; model < SIM_MAT_COUNT; model++)
     for (int kind = 0; kind < 2; kind++) {
       lg_ctx c;
-      if (kind == 0) cloth_scene(&g_sc, 5, 0, (sim_material_model)model, SIM_BEND_NONE, 0.3);
-      else bar_scene(&g_sc, (sim_material_model)model, 0.3);
+      if (kind == 0)
+        cloth_scene(&g_sc, 5, 0, (sim_material_model)model, SIM_BEND_NONE, 0.3);
+      else
+        bar_scene(&g_sc, (sim_material_model)model, 0.3);
       g_sc.gravity[1] = -9.81;
       g_sc.npins = 1;
       sim_pin_def *p = &g_sc.pins[0];
@@ -230,8 +232,8 @@ static void test_admm_converges(void) {
       c.be->download(c.be, SIM_VEC_Q, q, &st);
       double g_late = fd_gradient_norm(&c, q);
       printf("ADMM %s %s: |grad e| after 2 iterations %.3g, after 300 %.3g\n",
-             model == SIM_MAT_COROTATIONAL ? "corotational" : "neo_hookean",
-             kind ? "bar" : "cloth", g_early, g_late);
+             model == SIM_MAT_COROTATIONAL ? "corotational" : "neo_hookean", kind ? "bar" : "cloth",
+             g_early, g_late);
       CHECK(g_late < 1e-3 * g_early);
       sim_free(q);
       lg_teardown(&c);
@@ -294,8 +296,8 @@ static void test_first_iterates(void) {
   g_sc.gravity[1] = -9.81;
   size_t n3 = 0;
   double *ref = NULL;
-  sim_global_kind gs[] = {SIM_GLOBAL_CHOLESKY, SIM_GLOBAL_SPARSE_INVERSE,
-                          SIM_GLOBAL_DENSE_INVERSE, SIM_GLOBAL_CHOLESKY};
+  sim_global_kind gs[] = {SIM_GLOBAL_CHOLESKY, SIM_GLOBAL_SPARSE_INVERSE, SIM_GLOBAL_DENSE_INVERSE,
+                          SIM_GLOBAL_CHOLESKY};
   double rhos[] = {0, 0, 0, 0.5};
   for (int v = 0; v < 4; v++) {
     lg_ctx c;
@@ -326,6 +328,71 @@ static void test_first_iterates(void) {
   sim_free(ref);
 }
 
+/* Parameters whose products leave a double's range are refused when the model is built
+   (SIM_ERR_SCENE, one line naming the key), not at the first step as a NaN position. */
+static void expect_refused(const char *what, const char *needle) {
+  sim_model m;
+  sim_status st = {0};
+  const int rc = sim_model_build(&g_sc, NULL, &m, &st);
+  check_report(rc == SIM_ERR_SCENE && strstr(st.msg, needle) && !strchr(st.msg, '\n'), __FILE__,
+               __LINE__, "%s: rc %d, \"%s\" contains \"%s\"", what, rc, st.msg, needle);
+  if (rc == SIM_OK) sim_model_free(&m);
+}
+
+/* The bar scaled by s: a volume of 0.16 s^3 m^3. */
+static void big_bar(double s, double nu) {
+  bar_scene(&g_sc, SIM_MAT_ARAP, nu);
+  for (int k = 0; k < 3; k++) g_sc.bodies[0].mesh.lo[k] *= s, g_sc.bodies[0].mesh.hi[k] *= s;
+}
+
+static void test_overflow_refused(void) {
+  big_bar(10, 0.3);
+  g_sc.bodies[0].material.mass = 0, g_sc.bodies[0].material.density = 1e308;
+  expect_refused("density",
+                 "test_elements: bodies.0.material.density: density 1e+308 gives "
+                 "the body a mass beyond a double's range");
+  bar_scene(&g_sc, SIM_MAT_ARAP, 0.3);
+  g_sc.bodies[0].velocity[0] = 1e308;
+  expect_refused("velocity",
+                 "bodies.0.velocity: velocity [1e+308, 0, 0] with the body's mass "
+                 "10 kg gives a momentum beyond a double's range");
+  big_bar(10, 0.0);
+  g_sc.bodies[0].material.youngs_modulus = 1e308;
+  g_sc.solver.dt = 1;
+  expect_refused("A", "bodies.0: the system matrix A = M + h^2");
+  for (int bend = 0; bend < 2; bend++) {
+    cloth_scene(&g_sc, 6, 1, SIM_MAT_ARAP, bend ? SIM_BEND_ISOMETRIC : SIM_BEND_NONE, 0.3);
+    g_sc.bodies[0].material.thickness = 1e308;
+    expect_refused("thickness 1e308",
+                   "bodies.0.material: youngs_modulus 10000 with thickness "
+                   "1e+308 gives cloth triangle 0 a weight beyond");
+    cloth_scene(&g_sc, 6, 1, SIM_MAT_ARAP, bend ? SIM_BEND_ISOMETRIC : SIM_BEND_NONE, 0.3);
+    g_sc.bodies[0].material.thickness = 1e-308;
+    expect_refused("thickness 1e-308",
+                   "bodies.0.material.thickness: thickness 1e-308 gives "
+                   "cloth triangle 0 a volume");
+    cloth_scene(&g_sc, 6, 1, SIM_MAT_ARAP, bend ? SIM_BEND_ISOMETRIC : SIM_BEND_NONE, 0.3);
+    g_sc.bodies[0].material.mass = 0, g_sc.bodies[0].material.density = 200;
+    g_sc.bodies[0].material.thickness = 1e-300;
+    expect_refused("thickness 1e-300",
+                   "bodies.0.material: density 200 with thickness 1e-300 "
+                   "gives vertex 0 a mass below a double's normal range");
+  }
+  cloth_scene(&g_sc, 6, 1, SIM_MAT_ARAP, SIM_BEND_ISOMETRIC, 0.3);
+  g_sc.bodies[0].bending.stiffness = 1e308;
+  expect_refused("bending",
+                 "bodies.0.bending.stiffness: stiffness 1e+308 gives bending "
+                 "stencil 0 a weight beyond a double's range");
+  /* near the edge but inside: built */
+  cloth_scene(&g_sc, 6, 1, SIM_MAT_ARAP, SIM_BEND_ISOMETRIC, 0.3);
+  g_sc.bodies[0].material.thickness = 1e-200;
+  g_sc.bodies[0].velocity[1] = 1e200;
+  sim_model m;
+  sim_status st = {0};
+  CHECK_INT(sim_model_build(&g_sc, NULL, &m, &st), SIM_OK);
+  sim_model_free(&m);
+}
+
 int main(void) {
   test_uniform_stretch();
   test_rigid_cloth();
@@ -333,6 +400,7 @@ int main(void) {
   test_admm_converges();
   test_neohookean_inverted();
   test_first_iterates();
+  test_overflow_refused();
   CHECK_INT(sim_mem_in_use(), 0);
   return check_summary("test_elements");
 }

@@ -157,6 +157,52 @@ static void test_boundary(void) {
   CHECK_INT(sim_tetmesh_boundary(&bad, "bad", &ntri, &tri, &st), SIM_ERR_MESH);
   CHECK_STR_CONTAINS(st.msg, "bad: face 0-1-2 shared by 3 tets");
   CHECK(tri == NULL && ntri == 0);
+
+  /* two tets on either side of face 1-2-3 pass, whatever the order of their vertices; with
+     vertex 4 moved across the face to (0.1, 0.1, 0.1) the second lies inside the first */
+  int two[8] = {0, 1, 2, 3, 1, 2, 3, 4};
+  sim_tetmesh pair = {5, 2, x, two};
+  CHECK_INT(sim_tetmesh_boundary(&pair, "pair", &ntri, &tri, &st), SIM_OK);
+  CHECK_INT(ntri, 6);
+  sim_free(tri);
+  two[6] = 4, two[7] = 3; /* the second tet negative: still two sides of the face */
+  CHECK_INT(sim_tetmesh_boundary(&pair, "pair", &ntri, &tri, &st), SIM_OK);
+  CHECK_INT(ntri, 6);
+  sim_free(tri);
+  x[12] = x[13] = x[14] = 0.1;
+  sim_status_clear(&st);
+  CHECK_INT(sim_tetmesh_boundary(&pair, "folded", &ntri, &tri, &st), SIM_ERR_MESH);
+  CHECK_STR_CONTAINS(st.msg,
+                     "folded: tets 0 and 1 overlap: both lie on the same side of their shared "
+                     "face 1-2-3 (a folded or inverted mesh)");
+  CHECK(tri == NULL && ntri == 0);
+  two[6] = 3, two[7] = 4;
+  sim_status_clear(&st);
+  CHECK_INT(sim_tetmesh_boundary(&pair, "folded", &ntri, &tri, &st), SIM_ERR_MESH);
+  CHECK_STR_CONTAINS(st.msg, "folded: tets 0 and 1 overlap");
+}
+
+/* Coordinates above SIM_MESH_COORD_MAX are refused before the bounding box overflows. */
+static void test_huge(void) {
+  double x[4 * 3] = {0, 0, 0, 1e99, 0, 0, 0, 1e99, 0, 0, 0, 1e99};
+  int tet[4] = {0, 1, 2, 3};
+  sim_tetmesh m = {4, 1, x, tet};
+  sim_status st;
+  sim_status_clear(&st);
+  CHECK_INT(sim_tetmesh_orient(&m, "big", &st), SIM_OK);
+  x[3] = -1e300;
+  sim_status_clear(&st);
+  CHECK_INT(sim_tetmesh_orient(&m, "huge", &st), SIM_ERR_MESH);
+  CHECK_STR_CONTAINS(st.msg,
+                     "huge: vertex 1 has coordinate -1e+300: too large (expected |x| <= "
+                     "1e+100)");
+  int tri[36];
+  cube_tris(tri);
+  double cx[27];
+  memcpy(cx, cube_x, sizeof cx);
+  cx[3 * 7 + 2] = 1e200;
+  sim_surface s = {8, 12, cx, tri};
+  expect_fail(&s, "cube: vertex 7 has coordinate 1e+200: too large");
 }
 
 static void test_compact(void) {
@@ -182,6 +228,7 @@ int main(void) {
   test_closed();
   test_orient();
   test_boundary();
+  test_huge();
   test_compact();
   CHECK_INT(sim_mem_in_use(), 0);
   return check_summary("test_mesh_check");

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -308,6 +309,88 @@ static void test_errors(void) {
   expect_tet_error(p, "expected 30 values of cell list, found only 60 bytes left (truncated");
 }
 
+/* Inputs the readers once took silently or reported at the wrong place. */
+static void test_refusals(void) {
+  /* a UTF-8 byte order mark, leading blanks and upper-case keywords are read */
+  check_cube_surface(D "bom_cube.obj", sim_read_surface);
+  check_cube_surface(D "bom_ascii.stl", sim_read_surface);
+  check_cube_surface(D "lead_ws.stl", sim_read_surface);
+  check_cube_surface(D "upper_ascii.stl", sim_read_surface);
+  /* text that is no binary STL by its size, without 'solid' */
+  expect_surface_error(D "no_solid.stl", D
+                       "no_solid.stl:1: expected 'solid' at the start of an ascii STL, found "
+                       "'facet' (nor is it a binary STL: 1406 bytes is not 84 + 50 * n)");
+
+  /* anything but a regular file: a FIFO would block, /dev/zero never end */
+  char p[512];
+  tmp_path(p, sizeof p, "fifo.obj");
+  CHECK_INT(mkfifo(p, 0600), 0);
+  expect_surface_error(p, "fifo.obj: not a regular file (a FIFO); expected a mesh file");
+  unlink(p);
+  tmp_path(p, sizeof p, "dir.off");
+  CHECK_INT(mkdir(p, 0700), 0);
+  expect_surface_error(p, "dir.off: not a regular file (a directory)");
+  rmdir(p);
+  sim_surface s;
+  sim_status st;
+  sim_status_clear(&st);
+  CHECK_INT(sim_read_stl("/dev/zero", &s, &st), SIM_ERR_MESH);
+  CHECK_STR_CONTAINS(st.msg, "/dev/zero: not a regular file (a character device)");
+
+  /* face corners: the parts after '/' are empty or integers */
+  expect_surface_error(D "bad_corner.obj", D
+                       "bad_corner.obj:9: expected a face corner v, v/vt, v/vt/vn or v//vn with "
+                       "integer indices, found '1/abc'");
+  /* coordinates whose bounding box would overflow */
+  sim_status_clear(&st);
+  CHECK_INT(sim_read_surface(D "huge_coord.obj", &s, &st), SIM_OK);
+  CHECK_INT(sim_surface_check_closed(&s, "huge", &st), SIM_ERR_MESH);
+  CHECK_STR_CONTAINS(st.msg,
+                     "huge: vertex 0 has coordinate 1e+300: too large (expected |x| <= "
+                     "1e+100)");
+  sim_surface_free(&s);
+
+  /* data beyond the header's counts, and short lines that borrowed from the next one */
+  expect_surface_error(D "trailing.off", D
+                       "trailing.off:17: expected end of file after 6 faces (the header's "
+                       "count), found 'garbage'");
+  expect_surface_error(D "extra_face.off",
+                       D "extra_face.off:17: expected end of file after 6 faces");
+  expect_surface_error(D "short_vertex.off",
+                       D "short_vertex.off:3: expected 3 coordinates, found 2");
+  expect_tet_error(D "short_point.node",
+                   D "short_point.node:4: expected 3 coordinates after the point index, found 2");
+  expect_tet_error(D "short_tet.node", D
+                   "short_tet.ele:2: expected 4 point indices after the tetrahedron index, "
+                   "found 3");
+  expect_tet_error(D "bad_tet_index.node", D
+                   "bad_tet_index.ele:2: expected tetrahedron index 0 (numbered from 0 like the "
+                   "points), found 7");
+  expect_tet_error(D "extra_point.node", D
+                   "extra_point.node:7: expected end of file after 4 points (the header's count), "
+                   "found '4'");
+
+  /* 3D cells other than linear tets */
+  expect_tet_error(D "hex.vtk", D
+                   "hex.vtk:23: cell 2 has type 12 (hexahedron): only linear tetrahedra (type 10) "
+                   "are read (0D-2D cells are skipped)");
+  expect_tet_error(D "mixed_hex.msh", D
+                   "mixed_hex.msh:40: element 3 has type 5 (8-node hexahedron): only linear "
+                   "tetrahedra (type 4) are read");
+
+  /* a tet inside another: read, oriented, refused by the boundary check */
+  sim_tetmesh m;
+  sim_status_clear(&st);
+  CHECK_INT(sim_read_tetmesh(D "folded.vtk", &m, &st), SIM_OK);
+  CHECK_INT(sim_tetmesh_orient(&m, "folded", &st), SIM_OK);
+  int ntri, *tri;
+  CHECK_INT(sim_tetmesh_boundary(&m, "folded", &ntri, &tri, &st), SIM_ERR_MESH);
+  CHECK_STR_CONTAINS(st.msg,
+                     "folded: tets 0 and 1 overlap: both lie on the same side of their "
+                     "shared face 1-2-3");
+  sim_tetmesh_free(&m);
+}
+
 /* Every prefix of every fixture fails cleanly or succeeds, and never leaks. */
 static void test_prefixes(void) {
   static const char *const files[] = {"cube.obj", "cube.off",       "cube_ascii.stl",
@@ -359,6 +442,7 @@ int main(void) {
   test_surfaces();
   test_tetmeshes();
   test_errors();
+  test_refusals();
   test_prefixes();
   CHECK_INT(sim_mem_in_use(), 0);
   char cmd[600];

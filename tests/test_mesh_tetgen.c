@@ -59,6 +59,19 @@ static void expect_fail(const sim_surface *s, const sim_tetgen_opts *o, const ch
   check_report(m.x == NULL && m.ntet == 0, __FILE__, line, "output empty");
 }
 
+/* SIMCTL_TETGEN := an executable script root/name with text `body` (a stand-in tetgen). */
+static void fake_tetgen(const char *dir, const char *name, const char *body) {
+  char script[512];
+  snprintf(script, sizeof script, "%s/%s", dir, name);
+  FILE *f = fopen(script, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs(body, f);
+  fclose(f);
+  chmod(script, 0755);
+  setenv("SIMCTL_TETGEN", script, 1);
+}
+
 static void test_icosphere(void) {
   char cache[512];
   snprintf(cache, sizeof cache, "%s/cache/sub", root);
@@ -114,13 +127,8 @@ static void test_icosphere(void) {
   expect_fail(&s, &o, "body: tetgen failed (exit 1)", NULL, __LINE__);
 
   /* a crash becomes an error carrying the last line of the program's output */
-  char script[512];
-  snprintf(script, sizeof script, "%s/crash.sh", root);
-  FILE *f = fopen(script, "w");
-  fprintf(f, "#!/bin/sh\necho \"meshing $2\"\necho 'about to crash' >&2\nkill -SEGV $$\n");
-  fclose(f);
-  chmod(script, 0755);
-  setenv("SIMCTL_TETGEN", script, 1);
+  fake_tetgen(root, "crash.sh",
+              "#!/bin/sh\necho \"meshing $2\"\necho 'about to crash' >&2\nkill -SEGV $$\n");
   expect_fail(&s, &o, "body: tetgen failed (killed by signal 11): about to crash; ", NULL,
               __LINE__);
   setenv("SIMCTL_TETGEN", "/nonexistent/tetgen", 1);
@@ -177,6 +185,78 @@ static void test_refused(void) {
   sim_surface_free(&u);
 }
 
+/* Two boxes, [0, 3]^3 and [1, 2]^3, as one surface; the inner one facing in (a cavity) or out
+   (a nested shell). */
+static void two_shells(int inner_out, sim_surface *u) {
+  sim_surface a, b;
+  sim_status st;
+  sim_status_clear(&st);
+  const double lo1[3] = {0, 0, 0}, hi1[3] = {3, 3, 3}, lo2[3] = {1, 1, 1}, hi2[3] = {2, 2, 2};
+  CHECK_INT(sim_gen_box_surface(lo1, hi1, 1, &a, &st), SIM_OK);
+  CHECK_INT(sim_gen_box_surface(lo2, hi2, 1, &b, &st), SIM_OK);
+  u->nv = a.nv + b.nv;
+  u->nt = a.nt + b.nt;
+  u->x = sim_malloc(3 * sizeof(double) * (size_t)u->nv);
+  u->tri = sim_malloc(3 * sizeof(int) * (size_t)u->nt);
+  memcpy(u->x, a.x, 3 * sizeof(double) * (size_t)a.nv);
+  memcpy(u->x + 3 * a.nv, b.x, 3 * sizeof(double) * (size_t)b.nv);
+  memcpy(u->tri, a.tri, 3 * sizeof(int) * (size_t)a.nt);
+  for (int t = 0; t < b.nt; t++)
+    for (int k = 0; k < 3; k++)
+      u->tri[3 * (a.nt + t) + k] = b.tri[3 * t + (inner_out ? k : 2 - k)] + a.nv;
+  sim_surface_free(&a);
+  sim_surface_free(&b);
+}
+
+/* TetGen fills a cavity and a nested shell: the volumes disagree and the run is refused (no
+   cache entry written); a max_volume asking for too many tets is refused before TetGen runs;
+   a tetgen killed by SIGKILL is not blamed on the surface. */
+static void test_filled_and_limits(void) {
+  char cache[512];
+  snprintf(cache, sizeof cache, "%s/cache2", root);
+  sim_tetgen_opts o = {0, 0, NULL, cache};
+  unsetenv("SIMCTL_TETGEN");
+  sim_surface u;
+  two_shells(0, &u);
+  CHECK_NEAR(sim_surface_volume(&u), 26.0, 1e-12);
+  expect_fail(&u, &o,
+              "body: the surface has a cavity or nested shells, which TetGen fills (enclosed "
+              "volume 26, tet mesh volume 27)",
+              NULL, __LINE__);
+  sim_surface_free(&u);
+  two_shells(1, &u);
+  expect_fail(&u, &o, "body: the surface has a cavity or nested shells", "enclosed volume 28",
+              __LINE__);
+  CHECK(count_files(cache, "", ".node") <= 0);
+
+  /* volume 28 / 1e-300: the program (which would fail anyway) is never run */
+  setenv("SIMCTL_TETGEN", "/bin/false", 1);
+  o.max_volume = 1e-300;
+  expect_fail(&u, &o,
+              "body: tetgen max_volume 1e-300 would need at least 2.8e+301 tets (enclosed volume "
+              "28 / max_volume), more than the limit of 1e+07",
+              "--max-volume", __LINE__);
+  o.max_volume = 28.0 / 2e7;
+  expect_fail(&u, &o, "would need at least 2e+07 tets", NULL, __LINE__);
+  sim_surface_free(&u);
+
+  fake_tetgen(root, "oom.sh", "#!/bin/sh\necho 'Delaunizing vertices...'\nkill -KILL $$\n");
+  sim_surface s;
+  sim_status st;
+  sim_status_clear(&st);
+  CHECK_INT(sim_gen_icosphere(0.5, 1, &s, &st), SIM_OK);
+  o.max_volume = 0;
+  o.cache_dir = NULL;
+  expect_fail(&s, &o, "body: tetgen was killed (signal 9: out of memory?): Delaunizing vertices...",
+              NULL, __LINE__);
+  sim_tetmesh m;
+  sim_status_clear(&st);
+  sim_tetgen(&s, &o, "body", &m, &st);
+  CHECK(strstr(st.msg, "self-intersecting") == NULL);
+  unsetenv("SIMCTL_TETGEN");
+  sim_surface_free(&s);
+}
+
 static void test_default_cache_dir(void) {
   setenv("SIMCTL_CACHE_DIR", "/c/d", 1);
   setenv("XDG_CACHE_HOME", "/xdg", 1);
@@ -203,8 +283,10 @@ int main(void) {
   setenv("TMPDIR", root, 1); /* sim_tetgen's temporary directories go here */
   test_icosphere();
   test_refused();
-  /* successful runs leave no temporary directory; the 4 failed runs keep theirs for tetgen -d */
-  CHECK_INT(count_files(root, "simctl-tetgen-", ""), 4);
+  test_filled_and_limits();
+  /* successful runs leave no temporary directory, nor do refused ones; the 6 failed runs keep
+     theirs for tetgen -d */
+  CHECK_INT(count_files(root, "simctl-tetgen-", ""), 6);
   test_default_cache_dir();
   CHECK_INT(sim_mem_in_use(), 0);
   char cmd[600];

@@ -389,6 +389,51 @@ static void test_known(unsigned long long *sd) {
   CHECK(sim_obstacle_phi(&o, a) == HUGE_VAL);
 }
 
+/* A segment too short to square (1e-162: |b - a|^2 underflows to 0) or too long (b - a
+   overflows) still gives a unit axis; a = b gives the sphere at a. Each capsule answers as
+   the sphere or segment it is, and the frame of a tiny axis matches the unit one's bits. */
+static void test_segment_extremes(void) {
+  const double r = 0.005, a[3] = {0, 0, 0};
+  const double ends[][3] = {{1e-162, 0, 0}, {0, -3e-200, 4e-200}, {5e-324, 0, 0}, {0, 0, 0}};
+  for (int i = 0; i < 4; i++) {
+    sim_obstacle o = sim_default_obstacle(SIM_OBS_CAPSULE);
+    o.radius = r;
+    sim_obstacle_set_segment(&o, a, ends[i]);
+    double g = 0;
+    for (int k = 0; k < 9; k++) g += o.frame.rot[k] * o.frame.rot[k];
+    check_report(isfinite(g) && fabs(sim_det3(o.frame.rot) - 1) < 1e-15 && o.half_height >= 0 &&
+                     o.half_height <= 1e-161,
+                 __FILE__, __LINE__, "segment %d: det %g, half_height %g", i, sim_det3(o.frame.rot),
+                 o.half_height);
+    /* a point above falls onto the sphere of radius r at the origin */
+    double c[3], n[3];
+    const double x[3] = {0, 1.008, 0.002}, l = sim_norm3(x);
+    const double phi = sim_obstacle_query(&o, x, c, n);
+    CHECK_NEAR(phi, l - r, 1e-15);
+    for (int k = 0; k < 3; k++) {
+      CHECK_NEAR(n[k], x[k] / l, 1e-15);
+      CHECK_NEAR(c[k], r * x[k] / l, 1e-15);
+    }
+    CHECK_NEAR(sim_obstacle_phi(&o, a), -r, 1e-15);
+  }
+  /* the tiny axis's frame is the unit axis's frame, bit for bit */
+  sim_obstacle t = sim_default_obstacle(SIM_OBS_CAPSULE), u = t;
+  sim_obstacle_set_segment(&t, a, (double[3]){0, -3e-200, 4e-200});
+  sim_obstacle_set_segment(&u, a, (double[3]){0, -0.75, 1});
+  for (int k = 0; k < 9; k++) CHECK(t.frame.rot[k] == u.frame.rot[k]);
+  CHECK_NEAR(t.half_height, 2.5e-200, 1e-214);
+  /* ends 3e308 apart: b - a overflows, the capsule still spans them */
+  sim_obstacle w = sim_default_obstacle(SIM_OBS_CAPSULE);
+  w.radius = 1;
+  sim_obstacle_set_segment(&w, (double[3]){-1.5e308, 0, 0}, (double[3]){1.5e308, 0, 0});
+  CHECK_NEAR(w.half_height, 1.5e308, 1e293);
+  CHECK_NEAR(sim_obstacle_phi(&w, (double[3]){1e300, 3, 0}), 2, 1e-15);
+  CHECK(fabs(w.frame.rot[3 * 0 + 1]) == 1.0);
+  /* a plane normal of 1e-170 (squares underflow) still places the plane */
+  const sim_frame f = sim_frame_from_axis(a, (double[3]){0, 1e-170, 0});
+  CHECK(f.rot[1] == 0 && f.rot[4] == 1 && f.rot[7] == 0);
+}
+
 /* Spinning cylinder: u - vel = omega a x (c - pos): |.| = |omega| r on the side, tangential. */
 static void test_spin(unsigned long long *sd) {
   for (int t = 0; t < 4; t++) {
@@ -515,6 +560,7 @@ int main(void) {
   for (int id = 0; id < NSHAPE; id++)
     for (int framed = 0; framed < 3; framed++) test_shape(id, framed > 0, &sd);
   test_known(&sd);
+  test_segment_extremes();
   test_spin(&sd);
   test_tangent(&sd);
   printf(

@@ -73,29 +73,57 @@ SIM_HD void sim_tangent_basis(const double n[3], double t1[3], double t2[3]) {
   sim_cross3(u, t1, t2);
 }
 
+/* Largest |v_i|: the scale that brings v to order 1 before squares are taken. */
+SIM_HD double sim_max_abs3_(const double v[3]) {
+  return fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+}
+
 /* A frame at pos whose local +y is axis/|axis| (x, z completed by sim_tangent_basis: local
-   z = t1, local x = t2, so x cross y = z). Places a plane (point, normal) or an axis. */
+   z = t1, local x = t2, so x cross y = z). Places a plane (point, normal) or an axis. The
+   axis is first scaled by a power of two to a largest component of order 1: exact, so an
+   ordinary axis gives the same bits, and one of 1e-162 (whose squares underflow to 0) or
+   1e200 (whose squares overflow) still gives a unit direction. Needs a finite axis != 0. */
 SIM_HD sim_frame sim_frame_from_axis(const double pos[3], const double axis[3]) {
-  double t1[3], t2[3];
-  sim_tangent_basis(axis, t1, t2);
-  const double il = 1.0 / sim_norm3(axis);
+  double down, up, t1[3], t2[3];
+  sim_pow2_scales(sim_max_abs3_(axis), &down, &up);
+  const double u[3] = {axis[0] * down, axis[1] * down, axis[2] * down};
+  sim_tangent_basis(u, t1, t2);
+  const double il = 1.0 / sim_norm3(u);
   sim_frame f;
   for (int i = 0; i < 3; i++) {
     f.pos[i] = pos[i];
     f.rot[3 * i + 0] = t2[i];
-    f.rot[3 * i + 1] = axis[i] * il;
+    f.rot[3 * i + 1] = u[i] * il;
     f.rot[3 * i + 2] = t1[i];
   }
   return f;
 }
 
 /* Capsule or cylinder along the segment a -> b: centre (a + b)/2, axis b - a, half_height
-   |b - a|/2 (a != b). */
+   |b - a|/2, without overflow or underflow: the norm is taken after scaling b - a by a power
+   of two near its largest component (so a length of 1e-162, whose squares underflow to 0,
+   still gives a unit axis), and where a sum or difference overflows the halves are used.
+   Where a = b there is no axis: the frame is the identity at a and half_height 0, so a
+   capsule is the sphere it has become. */
 SIM_HD void sim_obstacle_set_segment(sim_obstacle *o, const double a[3], const double b[3]) {
-  const double m[3] = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2])};
-  const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-  o->frame = sim_frame_from_axis(m, d);
-  o->half_height = 0.5 * sim_norm3(d);
+  double m[3], d[3];
+  int halves = 0; /* d holds (b - a)/2: some b_i - a_i overflows */
+  for (int i = 0; i < 3; i++) {
+    const double s = a[i] + b[i];
+    m[i] = fabs(s) < HUGE_VAL ? 0.5 * s : 0.5 * a[i] + 0.5 * b[i];
+    halves |= !(fabs(b[i] - a[i]) < HUGE_VAL);
+  }
+  for (int i = 0; i < 3; i++) d[i] = halves ? 0.5 * b[i] - 0.5 * a[i] : b[i] - a[i];
+  const double big = sim_max_abs3_(d);
+  o->half_height = 0.0;
+  for (int i = 0; i < 9; i++) o->frame.rot[i] = (i % 4 == 0); /* identity */
+  for (int i = 0; i < 3; i++) o->frame.pos[i] = m[i];
+  if (!(big > 0.0 && big < HUGE_VAL)) return; /* a = b: a sphere */
+  double down, up;
+  sim_pow2_scales(big, &down, &up);
+  const double u[3] = {d[0] * down, d[1] * down, d[2] * down};
+  o->frame = sim_frame_from_axis(m, u);
+  o->half_height = (halves ? 1.0 : 0.5) * sim_norm3(u) * up;
 }
 
 /* Outside a convex set K: phi = |p - c| with c the projection; n = (p - c)/phi. */

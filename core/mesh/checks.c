@@ -19,10 +19,18 @@ static double bbox_diag(const double *x, int nv) {
               (hi[2] - lo[2]) * (hi[2] - lo[2]));
 }
 
+/* Coordinates above SIM_MESH_COORD_MAX would overflow the cube of the bounding box that
+   scales the degeneracy tests (and the volumes) to infinity. */
 static int check_coords(const double *x, int nv, const char *name, sim_status *st) {
   for (int i = 0; i < 3 * nv; i++)
     if (!isfinite(x[i]))
       return sim_fail(st, SIM_ERR_MESH, "%s: vertex %d has a non-finite coordinate", name, i / 3);
+  for (int i = 0; i < 3 * nv; i++) {
+    if (fabs(x[i]) > SIM_MESH_COORD_MAX)
+      return sim_fail(st, SIM_ERR_MESH,
+                      "%s: vertex %d has coordinate %g: too large (expected |x| <= %g)", name,
+                      i / 3, x[i], SIM_MESH_COORD_MAX);
+  }
   return SIM_OK;
 }
 
@@ -159,6 +167,7 @@ int sim_tetmesh_orient(sim_tetmesh *m, const char *name, sim_status *st) {
 typedef struct tet_face {
   int k[3]; /* sorted vertex ids */
   int id;   /* 4 * tet + local face */
+  int odd;  /* orientation: parity of the sort, flipped for a negative tet */
 } tet_face;
 
 static int cmp_face(const void *p, const void *q) {
@@ -175,6 +184,28 @@ static int cmp_int(const void *p, const void *q) {
 
 /* Outward faces of a positive tet (0, 1, 2, 3): face f is opposite vertex 3 - f. */
 static const int kFace[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+
+static double tet_det(const sim_tetmesh *m, const int *k) {
+  const double *p = m->x + 3 * k[0];
+  double e[3][3];
+  for (int i = 0; i < 3; i++)
+    for (int d = 0; d < 3; d++) e[i][d] = m->x[3 * k[i + 1] + d] - p[d];
+  return e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
+         e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
+         e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+}
+
+/* Sorts the face's vertex ids into f->k and sets f->odd to the parity of that permutation,
+   flipped for a negative tet, so that the two tets sharing a face give opposite values when
+   they lie on either side of it, and equal values when they overlap. */
+static void face_key(const int *t, int local, int negative, tet_face *f) {
+  int a = t[kFace[local][0]], b = t[kFace[local][1]], c = t[kFace[local][2]], s, odd = negative;
+  if (a > b) s = a, a = b, b = s, odd ^= 1;
+  if (b > c) s = b, b = c, c = s, odd ^= 1;
+  if (a > b) s = a, a = b, b = s, odd ^= 1;
+  f->k[0] = a, f->k[1] = b, f->k[2] = c;
+  f->odd = odd;
+}
 
 int sim_tetmesh_boundary(const sim_tetmesh *m, const char *name, int *ntri, int **tri,
                          sim_status *st) {
@@ -195,14 +226,12 @@ int sim_tetmesh_boundary(const sim_tetmesh *m, const char *name, int *ntri, int 
     sim_free(ids);
     return sim_fail(st, SIM_ERR_MEMORY, "%s: out of memory for %zu boundary faces", name, nf);
   }
-  for (size_t i = 0; i < nf; i++) {
-    const int *t = m->tet + 4 * (i / 4);
-    int a = t[kFace[i % 4][0]], b = t[kFace[i % 4][1]], c = t[kFace[i % 4][2]], s;
-    if (a > b) s = a, a = b, b = s;
-    if (b > c) s = b, b = c, c = s;
-    if (a > b) s = a, a = b, b = s;
-    f[i].k[0] = a, f[i].k[1] = b, f[i].k[2] = c;
-    f[i].id = (int)i;
+  for (int t = 0; t < m->ntet; t++) {
+    const int *k = m->tet + 4 * t, negative = tet_det(m, k) < 0;
+    for (int l = 0; l < 4; l++) {
+      face_key(k, l, negative, &f[4 * t + l]);
+      f[4 * t + l].id = 4 * t + l;
+    }
   }
   qsort(f, nf, sizeof *f, cmp_face);
   int n = 0, rc = SIM_OK;
@@ -213,6 +242,13 @@ int sim_tetmesh_boundary(const sim_tetmesh *m, const char *name, int *ntri, int 
     if (j - i > 2) {
       rc = sim_fail(st, SIM_ERR_MESH, "%s: face %d-%d-%d shared by %d tets", name, f[i].k[0],
                     f[i].k[1], f[i].k[2], (int)(j - i));
+      break;
+    }
+    if (j - i == 2 && f[i].odd == f[i + 1].odd) {
+      rc = sim_fail(st, SIM_ERR_MESH,
+                    "%s: tets %d and %d overlap: both lie on the same side of their shared face "
+                    "%d-%d-%d (a folded or inverted mesh)",
+                    name, f[i].id / 4, f[i + 1].id / 4, f[i].k[0], f[i].k[1], f[i].k[2]);
       break;
     }
     i = j;

@@ -25,8 +25,8 @@ void sim_tetmesh_free(sim_tetmesh *m);
 
 /* ---- procedural generators (core/mesh/gen_*.c) ---- */
 /* Box [lo, hi] split into nx*ny*nz vertices (>= 2 each); every hex into 6 tets. */
-int sim_gen_box_tets(const double lo[3], const double hi[3], const int nverts[3],
-                     sim_tetmesh *out, sim_status *st);
+int sim_gen_box_tets(const double lo[3], const double hi[3], const int nverts[3], sim_tetmesh *out,
+                     sim_status *st);
 int sim_gen_icosphere(double radius, int subdivisions, sim_surface *out, sim_status *st);
 /* Closed box surface, each face split into segs x segs quads (2 triangles each). */
 int sim_gen_box_surface(const double lo[3], const double hi[3], int segs, sim_surface *out,
@@ -50,7 +50,7 @@ int sim_gen_cloth_grid(const double size[2], int nx, int nz, int cross, sim_surf
 int sim_read_surface(const char *path, sim_surface *out, sim_status *st); /* by extension */
 int sim_read_obj(const char *path, sim_surface *out, sim_status *st);
 int sim_read_off(const char *path, sim_surface *out, sim_status *st);
-int sim_read_stl(const char *path, sim_surface *out, sim_status *st); /* ascii or binary */
+int sim_read_stl(const char *path, sim_surface *out, sim_status *st);     /* ascii or binary */
 int sim_read_tetmesh(const char *path, sim_tetmesh *out, sim_status *st); /* by extension */
 /* path of the .node file; the .ele beside it (same stem) is read too */
 int sim_read_tetgen(const char *node_path, sim_tetmesh *out, sim_status *st);
@@ -58,6 +58,10 @@ int sim_read_msh(const char *path, sim_tetmesh *out, sim_status *st); /* Gmsh 4.
 int sim_read_vtk(const char *path, sim_tetmesh *out, sim_status *st); /* legacy, ascii/binary */
 
 /* ---- checks ---- */
+/* Largest coordinate magnitude the checks accept: the cube of the bounding box diagonal that
+   scales the degeneracy tests (and the volumes) stays finite below it. */
+#define SIM_MESH_COORD_MAX 1e100
+
 /* Fails with a message naming what is wrong (open edges, non-manifold edges, degenerate
    triangles, inconsistent orientation) and where (first offending edge / triangle). */
 int sim_surface_check_closed(const sim_surface *s, const char *name, sim_status *st);
@@ -65,8 +69,9 @@ int sim_surface_check_closed(const sim_surface *s, const char *name, sim_status 
 int sim_tetmesh_orient(sim_tetmesh *m, const char *name, sim_status *st);
 /* Boundary triangles of a tet mesh (faces used by one tet), oriented outward, in order of
    (tet, local face); *tri is sim_malloc'ed (free with sim_free), NULL when *ntri is 0. Fails
-   (a message starting with name) on a vertex index out of range and on a face of three or
-   more tets. */
+   (a message starting with name) on a vertex index out of range, on a face of three or more
+   tets, and on a face whose two tets lie on the same side of it (they overlap: a folded mesh;
+   each tet's own sign is taken into account, so this holds before sim_tetmesh_orient too). */
 int sim_tetmesh_boundary(const sim_tetmesh *m, const char *name, int *ntri, int **tri,
                          sim_status *st);
 /* Drops vertices no tet uses (renumbering, order kept); the tet readers for .msh and .vtk,
@@ -75,9 +80,9 @@ int sim_tetmesh_compact(sim_tetmesh *m, sim_status *st);
 
 /* ---- TetGen (core/mesh/tetgen_run.c) ---- */
 typedef struct sim_tetgen_opts {
-  double quality;    /* radius-edge bound for -q (0 = no quality switch) */
-  double max_volume; /* -a bound (0 = none) */
-  const char *extra; /* extra switches appended verbatim (validated: letters/digits/./) */
+  double quality;        /* radius-edge bound for -q (0 = no quality switch) */
+  double max_volume;     /* -a bound (0 = none) */
+  const char *extra;     /* extra switches appended verbatim (validated: letters/digits/./) */
   const char *cache_dir; /* NULL = no cache */
 } sim_tetgen_opts;
 /* The first character of extra switches that simctl refuses, else 0: anything but letters,
@@ -85,16 +90,21 @@ typedef struct sim_tetgen_opts {
    (SIM_TETGEN_REFUSED), and q and a, which quality and max_volume set (a later q below 1
    would let TetGen run without end). */
 #define SIM_TETGEN_REFUSED "rNEIdimwRhqa"
+/* Most tets a max_volume may ask for: enclosed volume / max_volume above it is refused before
+   TetGen runs (it would exhaust memory first). */
+#define SIM_TETGEN_MAX_TETS 1e7
 char sim_tetgen_bad_switch(const char *extra);
 /* Writes the surface as .smesh in a temporary directory, runs the `tetgen` program as a
    child process (a crash becomes an error), reads .node/.ele back. Results are cached under
    cache_dir keyed by a hash of the surface bytes and the switches. The program is
    $SIMCTL_TETGEN, else a `tetgen` beside the running executable (a bundle, `make bundle`),
    else the build's SIMCTL_TETGEN, else "tetgen" on PATH. The surface must
-   pass sim_surface_check_closed. A failed run keeps its temporary directory (named in the
+   pass sim_surface_check_closed, and max_volume must not ask for more than SIM_TETGEN_MAX_TETS
+   tets. The tets' volume must equal the enclosed volume (else the surface had a cavity or
+   nested shells, which TetGen fills). A failed run keeps its temporary directory (named in the
    message) for `tetgen -d`; a cache that cannot be written is skipped silently. */
-int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
-               sim_tetmesh *out, sim_status *st);
+int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name, sim_tetmesh *out,
+               sim_status *st);
 
 /* The tetgen program sim_tetgen runs (the order above; BUF, CAP hold a path found beside the
    executable), and in *FROM where it was taken from, in words. */
@@ -125,6 +135,14 @@ void sim_mesh_cursor_init(sim_mesh_cursor *c, const char *path, const char *buf,
 int sim_mesh_token(sim_mesh_cursor *c, const char **tok, int *len);
 /* Skips blanks and a comment on the current line; 1 when the line (or input) ends there. */
 int sim_mesh_at_eol(sim_mesh_cursor *c);
+/* Before field K (0-based) of N that must share a line with what came before it: fails
+   "PATH:LINE: expected N WHAT, found K" when the line ends there, so that a short line does
+   not borrow numbers from the next one; at the end of the input it leaves the "end of file"
+   message to the read that follows. */
+int sim_mesh_fields(sim_mesh_cursor *c, int k, int n, const char *what, sim_status *st);
+/* After the last of N records (WHAT) the header counted, only blanks and comments may follow:
+   "PATH:LINE: expected end of file after N WHAT (the header's count), found 'TOK'". */
+int sim_mesh_expect_end(sim_mesh_cursor *c, int n, const char *what, sim_status *st);
 /* Consumes the rest of the current line including its newline. */
 void sim_mesh_skip_line(sim_mesh_cursor *c);
 /* Failure "PATH:LINE: ..." at the cursor's line. */

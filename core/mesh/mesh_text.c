@@ -2,6 +2,7 @@
 /* Text scanning for the mesh readers: whole-file load, tokens with line numbers, numbers; the
    surface readers' polygon fan and hand-over. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,15 +10,54 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../base/alloc.h"
 #include "mesh.h"
 
+/* What a non-regular file is, for the message. */
+static const char *file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a plain file";
+}
+
+/* Opens PATH for reading only when it is a regular file: O_NONBLOCK keeps open() from waiting
+   for a FIFO's writer, and a device such as /dev/zero would never end. */
+static FILE *open_regular(const char *path, sim_status *st) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    sim_fail(st, SIM_ERR_MESH, "%s: cannot open: %s", path, strerror(errno));
+    return NULL;
+  }
+  struct stat sb;
+  int bad = fstat(fd, &sb) != 0 ? errno : 0;
+  if (bad || !S_ISREG(sb.st_mode)) {
+    if (bad)
+      sim_fail(st, SIM_ERR_MESH, "%s: cannot open: %s", path, strerror(bad));
+    else
+      sim_fail(st, SIM_ERR_MESH, "%s: not a regular file (%s); expected a mesh file", path,
+               file_kind(sb.st_mode));
+    close(fd);
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    sim_fail(st, SIM_ERR_MESH, "%s: cannot open: %s", path, strerror(errno));
+    close(fd);
+  }
+  return f;
+}
+
 int sim_mesh_load_file(const char *path, char **buf, size_t *len, sim_status *st) {
   *buf = NULL;
   *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return sim_fail(st, SIM_ERR_MESH, "%s: cannot open: %s", path, strerror(errno));
+  FILE *f = open_regular(path, st);
+  if (!f) return st->code;
   size_t cap = 1 << 16, n = 0;
   char *b = sim_malloc(cap);
   if (!b) {
@@ -54,9 +94,11 @@ int sim_mesh_load_file(const char *path, char **buf, size_t *len, sim_status *st
 
 void sim_mesh_cursor_init(sim_mesh_cursor *c, const char *path, const char *buf, size_t len,
                           char comment) {
+  static const char kBom[3] = {(char)0xEF, (char)0xBB, (char)0xBF};
   c->path = path;
   c->p = buf;
   c->end = buf + len;
+  if (len >= 3 && memcmp(buf, kBom, 3) == 0) c->p += 3; /* UTF-8 byte order mark */
   c->line = 1;
   c->comment = comment;
 }
@@ -103,6 +145,21 @@ int sim_mesh_at_eol(sim_mesh_cursor *c) {
   if (c->p < c->end && c->comment && *c->p == c->comment)
     while (c->p < c->end && *c->p != '\n') c->p++;
   return c->p >= c->end || *c->p == '\n';
+}
+
+int sim_mesh_fields(sim_mesh_cursor *c, int k, int n, const char *what, sim_status *st) {
+  if (!sim_mesh_at_eol(c) || c->p >= c->end) return SIM_OK;
+  return sim_mesh_fail(c, st, "expected %d %s, found %d", n, what, k);
+}
+
+int sim_mesh_expect_end(sim_mesh_cursor *c, int n, const char *what, sim_status *st) {
+  const char *tok;
+  int len;
+  if (!sim_mesh_token(c, &tok, &len)) return SIM_OK;
+  char q[48];
+  sim_mesh_quote(q, tok, len);
+  return sim_mesh_fail(c, st, "expected end of file after %d %s (the header's count), found '%s'",
+                       n, what, q);
 }
 
 void sim_mesh_skip_line(sim_mesh_cursor *c) {

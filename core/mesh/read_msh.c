@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Gmsh .msh 4.1 ascii reader: $Nodes and $Elements, keeping 4-node tets (type 4). */
+/* Gmsh .msh 4.1 ascii reader: $Nodes and $Elements, keeping 4-node tets (type 4), skipping
+   elements of dimension 0-2 and refusing other 3D elements. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,46 @@ static int read_nodes(msh_state *s, sim_status *st, long long cap) {
   return SIM_OK;
 }
 
+/* Name of a 3D Gmsh element type for messages; "" when not one of the common ones. */
+static const char *solid_name(int type) {
+  switch (type) {
+    case 5:
+      return " (8-node hexahedron)";
+    case 6:
+      return " (6-node prism)";
+    case 7:
+      return " (5-node pyramid)";
+    case 11:
+      return " (10-node tetrahedron)";
+    case 12:
+      return " (27-node hexahedron)";
+    case 13:
+      return " (18-node prism)";
+    case 14:
+      return " (14-node pyramid)";
+    case 17:
+      return " (20-node hexahedron)";
+    case 18:
+      return " (15-node prism)";
+    case 19:
+      return " (13-node pyramid)";
+    default:
+      return "";
+  }
+}
+
+/* A block of 3D elements other than 4-node tets: refused, naming its first element, as
+   reading the tets alone would drop part of the body (blocks of lower dimension, such as
+   boundary triangles, are skipped). */
+static int refuse_solid(sim_mesh_cursor *c, int type, sim_status *st) {
+  long long tag;
+  if (sim_mesh_read_long(c, &tag, "an element tag", st)) return st->code;
+  return sim_mesh_fail(c, st,
+                       "element %lld has type %d%s: only linear tetrahedra (type 4) are read "
+                       "(elements of dimension 0-2 are skipped)",
+                       tag, type, solid_name(type));
+}
+
 static int read_elements(msh_state *s, sim_status *st, long long cap) {
   sim_mesh_cursor *c = &s->c;
   int nblocks, nelem;
@@ -114,6 +155,7 @@ static int read_elements(msh_state *s, sim_status *st, long long cap) {
         sim_mesh_read_int(c, &num, 0, nelem - seen, "elements in block", st))
       return st->code;
     seen += num;
+    if (dim == 3 && type != 4 && num > 0) return refuse_solid(c, type, st);
     for (int e = 0; e < num; e++) {
       const char *tok;
       int tl;

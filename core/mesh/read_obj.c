@@ -12,6 +12,23 @@ static int is_word(const char *tok, int len, const char *w) {
   return (size_t)len == strlen(w) && memcmp(tok, w, (size_t)len) == 0;
 }
 
+/* The texture and normal references after a corner's vertex index (REST starts at its first
+   '/', or is empty): at most two, each empty or an integer. They are not used, but a corner
+   such as "1/abc" is a broken file, not one to guess at. */
+static int refs_ok(const char *rest, int len) {
+  int slashes = 0;
+  for (int i = 0; i < len; i++) {
+    if (rest[i] == '/') {
+      if (++slashes > 2) return 0;
+    } else if (rest[i] == '-' || rest[i] == '+') {
+      if (rest[i - 1] != '/' || i + 1 >= len || rest[i + 1] < '0' || rest[i + 1] > '9') return 0;
+    } else if (rest[i] < '0' || rest[i] > '9') {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* Vertex index of one face corner "i", "i/t", "i/t/n" or "i//n" -> 0-based. */
 static int corner_index(sim_mesh_cursor *c, const char *tok, int len, int nv, int *out,
                         sim_status *st) {
@@ -30,6 +47,13 @@ static int corner_index(sim_mesh_cursor *c, const char *tok, int len, int nv, in
   if (end != buf + n || errno == ERANGE || i == 0) {
     sim_mesh_quote(q, tok, len);
     return sim_mesh_fail(c, st, "expected a vertex index (1..N or -N..-1) in face, found '%s'", q);
+  }
+  if (!refs_ok(tok + n, len - n)) {
+    sim_mesh_quote(q, tok, len);
+    return sim_mesh_fail(c, st,
+                         "expected a face corner v, v/vt, v/vt/vn or v//vn with integer indices, "
+                         "found '%s'",
+                         q);
   }
   long long k = i > 0 ? i - 1 : nv + i;
   if (k < 0 || k >= nv)

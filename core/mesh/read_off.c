@@ -45,7 +45,8 @@ int sim_read_off(const char *path, sim_surface *out, sim_status *st) {
   }
   for (int i = 0; i < nv; i++) {
     for (int d = 0; d < 3; d++)
-      if (sim_mesh_read_double(&c, &x[3 * i + d], "a vertex coordinate", st)) {
+      if ((d > 0 && sim_mesh_fields(&c, d, 3, "coordinates", st)) ||
+          sim_mesh_read_double(&c, &x[3 * i + d], "a vertex coordinate", st)) {
         rc = st->code;
         goto done;
       }
@@ -75,6 +76,7 @@ int sim_read_off(const char *path, sim_surface *out, sim_status *st) {
     sim_mesh_fan(poly, np, tri, &nt);
     sim_mesh_skip_line(&c); /* face colour */
   }
+  rc = sim_mesh_expect_end(&c, nf, "faces", st);
 done:
   sim_free(buf);
   sim_free(poly);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../base/alloc.h"
 #include "mesh.h"
@@ -90,6 +91,21 @@ static int read_binary(const char *path, const unsigned char *b, uint32_t n, vma
   return SIM_OK;
 }
 
+/* STL keywords are lower case by the format, but some exporters write them in upper case. */
+static int is_kw(const char *tok, int len, const char *kw) {
+  return (size_t)len == strlen(kw) && strncasecmp(tok, kw, (size_t)len) == 0;
+}
+
+/* sim_mesh_expect, ignoring case. */
+static int expect_kw(sim_mesh_cursor *c, const char *kw, sim_status *st) {
+  sim_mesh_cursor at = *c;
+  const char *tok;
+  int len;
+  if (sim_mesh_token(c, &tok, &len) && is_kw(tok, len, kw)) return SIM_OK;
+  *c = at;
+  return sim_mesh_expect(c, kw, st); /* fails, with its usual message */
+}
+
 static int read_ascii(sim_mesh_cursor *c, vmap *m, int **tri, int *nt, sim_status *st) {
   int cap = 0;
   const char *tok;
@@ -99,7 +115,7 @@ static int read_ascii(sim_mesh_cursor *c, vmap *m, int **tri, int *nt, sim_statu
       if (nsolid == 0) return sim_mesh_fail(c, st, "expected 'solid', found end of file");
       return SIM_OK;
     }
-    if (tl != 5 || memcmp(tok, "solid", 5) != 0) {
+    if (!is_kw(tok, tl, "solid")) {
       char q[48];
       sim_mesh_quote(q, tok, tl);
       return sim_mesh_fail(c, st, "expected 'solid', found '%s'", q);
@@ -111,35 +127,65 @@ static int read_ascii(sim_mesh_cursor *c, vmap *m, int **tri, int *nt, sim_statu
         return sim_mesh_fail(c, st,
                              "expected 'facet' or 'endsolid', found end of file "
                              "(truncated file?)");
-      if (tl == 8 && memcmp(tok, "endsolid", 8) == 0) {
+      if (is_kw(tok, tl, "endsolid")) {
         sim_mesh_skip_line(c);
         break;
       }
-      if (tl != 5 || memcmp(tok, "facet", 5) != 0) {
+      if (!is_kw(tok, tl, "facet")) {
         char q[48];
         sim_mesh_quote(q, tok, tl);
         return sim_mesh_fail(c, st, "expected 'facet' or 'endsolid', found '%s'", q);
       }
       double nrm[3];
-      if (sim_mesh_expect(c, "normal", st)) return st->code;
+      if (expect_kw(c, "normal", st)) return st->code;
       for (int d = 0; d < 3; d++)
         if (sim_mesh_read_double(c, &nrm[d], "a normal component", st)) return st->code;
-      if (sim_mesh_expect(c, "outer", st) || sim_mesh_expect(c, "loop", st)) return st->code;
+      if (expect_kw(c, "outer", st) || expect_kw(c, "loop", st)) return st->code;
       if (*nt >= INT_MAX / 3 || sim_mesh_grow((void **)tri, &cap, 3LL * *nt + 3, sizeof **tri))
         return sim_fail(st, SIM_ERR_MEMORY, "%s:%d: out of memory", c->path, c->line);
       for (int k = 0; k < 3; k++) {
         double p[3];
-        if (sim_mesh_expect(c, "vertex", st)) return st->code;
+        if (expect_kw(c, "vertex", st)) return st->code;
         for (int d = 0; d < 3; d++)
           if (sim_mesh_read_double(c, &p[d], "a vertex coordinate", st)) return st->code;
         int v = vmap_get(m, p);
         if (v < 0) return sim_fail(st, SIM_ERR_MEMORY, "%s:%d: out of memory", c->path, c->line);
         (*tri)[3 * *nt + k] = v;
       }
-      if (sim_mesh_expect(c, "endloop", st) || sim_mesh_expect(c, "endfacet", st)) return st->code;
+      if (expect_kw(c, "endloop", st) || expect_kw(c, "endfacet", st)) return st->code;
       (*nt)++;
     }
   }
+}
+
+/* Start of the text after a UTF-8 byte order mark and white space. */
+static const char *text_start(const char *buf, size_t len) {
+  const char *p = buf, *end = buf + len;
+  if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+  return p;
+}
+
+static int starts_solid(const char *buf, size_t len) {
+  const char *p = text_start(buf, len);
+  return buf + len - p >= 5 && strncasecmp(p, "solid", 5) == 0;
+}
+
+/* A file of the wrong size for a binary STL with no NUL byte in what would be its 80-byte
+   header is text, so an ascii STL with its first word wrong, not a truncated binary one. */
+static int not_solid(const char *path, const char *buf, size_t len, sim_status *st) {
+  sim_mesh_cursor c;
+  const char *tok;
+  int tl;
+  char q[48];
+  sim_mesh_cursor_init(&c, path, buf, len, 0);
+  if (!sim_mesh_token(&c, &tok, &tl))
+    return sim_fail(st, SIM_ERR_MESH, "%s: empty file (expected an STL)", path);
+  sim_mesh_quote(q, tok, tl);
+  return sim_mesh_fail(&c, st,
+                       "expected 'solid' at the start of an ascii STL, found '%s' (nor is it a "
+                       "binary STL: %zu bytes is not 84 + 50 * n)",
+                       q, len);
 }
 
 int sim_read_stl(const char *path, sim_surface *out, sim_status *st) {
@@ -161,12 +207,14 @@ int sim_read_stl(const char *path, sim_surface *out, sim_status *st) {
       rc = read_binary(path, b, n, &m, tri, st);
       nt = (int)n;
     }
-  } else if (len >= 5 && memcmp(buf, "solid", 5) == 0 && memchr(buf, '\0', len) == NULL) {
+  } else if (starts_solid(buf, len) && memchr(buf, '\0', len) == NULL) {
     sim_mesh_cursor c;
     sim_mesh_cursor_init(&c, path, buf, len, 0);
     rc = read_ascii(&c, &m, &tri, &nt, st);
     if (rc == SIM_OK && nt == 0)
       rc = sim_fail(st, SIM_ERR_MESH, "%s: no facets (expected 'facet normal' blocks)", path);
+  } else if (memchr(buf, '\0', len < 80 ? len : 80) == NULL) {
+    rc = not_solid(path, buf, len, st);
   } else if (len >= 84) {
     rc = sim_fail(st, SIM_ERR_MESH,
                   "%s: expected an ascii STL ('solid ...') or a binary STL of 84 + 50 * %u = "

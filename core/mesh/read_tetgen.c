@@ -52,9 +52,11 @@ static int read_node(const char *path, sim_tetmesh *m, int *base, sim_status *st
       break;
     }
     for (int d = 0; d < 3 && rc == SIM_OK; d++)
-      rc = sim_mesh_read_double(&c, &m->x[3 * i + d], "a point coordinate", st);
+      if (!(rc = sim_mesh_fields(&c, d, 3, "coordinates after the point index", st)))
+        rc = sim_mesh_read_double(&c, &m->x[3 * i + d], "a point coordinate", st);
     sim_mesh_skip_line(&c); /* attributes, boundary marker */
   }
+  if (st->code == SIM_OK) sim_mesh_expect_end(&c, nv, "points", st);
   sim_free(buf);
   if (st->code) return st->code;
   m->nv = nv;
@@ -89,9 +91,17 @@ static int read_ele(const char *path, sim_tetmesh *m, int base, sim_status *st) 
   for (int t = 0; t < nt; t++) {
     long long idx;
     if (sim_mesh_read_long(&c, &idx, "a tetrahedron index", st)) break;
+    if (idx != base + (long long)t) {
+      sim_mesh_fail(&c, st,
+                    "expected tetrahedron index %d (numbered from %d like the points), "
+                    "found %lld",
+                    base + t, base, idx);
+      break;
+    }
     int k;
     for (k = 0; k < 4; k++) {
-      if (sim_mesh_read_int(&c, &m->tet[4 * t + k], base, base + (long long)m->nv - 1,
+      if (sim_mesh_fields(&c, k, 4, "point indices after the tetrahedron index", st) ||
+          sim_mesh_read_int(&c, &m->tet[4 * t + k], base, base + (long long)m->nv - 1,
                             "point index", st))
         break;
       m->tet[4 * t + k] -= base;
@@ -99,6 +109,7 @@ static int read_ele(const char *path, sim_tetmesh *m, int base, sim_status *st) 
     if (k < 4) break;
     sim_mesh_skip_line(&c); /* higher-order nodes, attributes */
   }
+  if (st->code == SIM_OK) sim_mesh_expect_end(&c, nt, "tetrahedra", st);
   sim_free(buf);
   if (st->code) return st->code;
   m->ntet = nt;

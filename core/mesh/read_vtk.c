@@ -143,12 +143,53 @@ static int skip_field(vtk_state *v, sim_status *st) {
   return SIM_OK;
 }
 
-/* Keeps type-10 cells as tets; off[i]..off[i+1] indexes conn. */
-static int collect_tets(vtk_state *v, int line, long long ncell, const long long *off,
-                        const long long *conn, const long long *types, int npts, sim_tetmesh *m,
-                        sim_status *st) {
+/* VTK cell types of dimension 0 to 2 (vertices, lines, surfaces, linear or not): skipped, as
+   a tet mesh file often carries its boundary faces too. */
+static int is_low_dim(long long type) {
+  static const unsigned char kLow[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  21,
+                                       22, 23, 28, 30, 34, 35, 36, 51, 52, 53, 54,
+                                       60, 61, 62, 63, 68, 69, 70, 75, 76, 77};
+  for (size_t i = 0; i < sizeof kLow; i++)
+    if (type == kLow[i]) return 1;
+  return 0;
+}
+
+/* Name of a 3D VTK cell type for messages; "" when not one of the common ones. */
+static const char *solid_name(long long type) {
+  switch (type) {
+    case 11:
+      return " (voxel)";
+    case 12:
+      return " (hexahedron)";
+    case 13:
+      return " (wedge)";
+    case 14:
+      return " (pyramid)";
+    case 24:
+      return " (quadratic tetra)";
+    case 25:
+      return " (quadratic hexahedron)";
+    case 42:
+      return " (polyhedron)";
+    case 71:
+      return " (Lagrange tetrahedron)";
+    default:
+      return "";
+  }
+}
+
+/* Keeps type-10 cells as tets, skips 0D-2D cells and refuses others (a hex mesh read as its
+   tets alone would lose volume without a word); off[i]..off[i+1] indexes conn. */
+static int collect_tets(vtk_state *v, int line, int types_line, long long ncell,
+                        const long long *off, const long long *conn, const long long *types,
+                        int npts, sim_tetmesh *m, sim_status *st) {
   long long nt = 0;
   for (long long i = 0; i < ncell; i++) {
+    if (types[i] != 10 && !is_low_dim(types[i]))
+      return sim_fail(st, SIM_ERR_MESH,
+                      "%s:%d: cell %lld has type %lld%s: only linear tetrahedra (type 10) are "
+                      "read (0D-2D cells are skipped)",
+                      v->c.path, types_line, i, types[i], solid_name(types[i]));
     if (types[i] != 10) continue;
     if (off[i + 1] - off[i] != 4)
       return sim_fail(st, SIM_ERR_MESH,
@@ -208,7 +249,7 @@ int sim_read_vtk(const char *path, sim_tetmesh *out, sim_status *st) {
   v.binary = 0;
   double *x = NULL;
   long long *off = NULL, *conn = NULL, *types = NULL, ncell = -1, ntypes = -1;
-  int npts = 0, cells_line = 0, rc = read_header(&v, st);
+  int npts = 0, cells_line = 0, types_line = 0, rc = read_header(&v, st);
   const long long cap = (long long)len < INT_MAX / 3 ? (long long)len : INT_MAX / 3;
   const char *tok;
   int tl;
@@ -310,6 +351,7 @@ int sim_read_vtk(const char *path, sim_tetmesh *out, sim_status *st) {
         off[a] = w;
       }
     } else if (is_tok(tok, tl, "CELL_TYPES")) {
+      types_line = v.c.line;
       if (types) {
         rc = sim_mesh_fail(&v.c, st, "expected one CELL_TYPES section, found a second");
       } else if (!(rc = sim_mesh_read_long(&v.c, &ntypes, "cell type count", st))) {
@@ -347,7 +389,7 @@ int sim_read_vtk(const char *path, sim_tetmesh *out, sim_status *st) {
     out->x = x;
     out->nv = npts;
     x = NULL;
-    rc = collect_tets(&v, cells_line, ncell, off, conn, types, npts, out, st);
+    rc = collect_tets(&v, cells_line, types_line, ncell, off, conn, types, npts, out, st);
   }
   if (rc == SIM_OK) rc = sim_tetmesh_compact(out, st);
   sim_free(buf);

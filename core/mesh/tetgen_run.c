@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -230,6 +231,13 @@ static int run_tetgen(const char *prog, const char *from, const char *sw, const 
     snprintf(how, sizeof how, "exit %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   last_log_line(log, last, sizeof last);
   *failed = 1;
+  /* SIGKILL is what the kernel's out-of-memory killer (or a batch system) sends: not a sign
+     of a bad surface */
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+    return sim_fail(st, SIM_ERR_MESH,
+                    "%s: tetgen was killed (signal 9: out of memory?): %s; try a larger "
+                    "max_volume or fewer switches (its input: %s)",
+                    name, last, smesh);
   return sim_fail(st, SIM_ERR_MESH,
                   "%s: tetgen failed (%s): %s; a self-intersecting surface "
                   "is the usual cause (list them with: tetgen -d %s)",
@@ -248,6 +256,36 @@ static int cache_load(const char *node, const char *name, sim_tetmesh *out) {
   return 1;
 }
 
+/* Refuses a max_volume so small for the enclosed volume that TetGen would need more than
+   SIM_TETGEN_MAX_TETS tets (each tet is at most max_volume, so volume / max_volume is a lower
+   bound on their number), before TetGen runs out of memory trying. */
+static int check_tet_count(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
+                           sim_status *st) {
+  if (o->max_volume <= 0) return SIM_OK;
+  double need = sim_surface_volume(s) / o->max_volume;
+  if (need <= SIM_TETGEN_MAX_TETS) return SIM_OK;
+  return sim_fail(st, SIM_ERR_MESH,
+                  "%s: tetgen max_volume %g would need at least %.3g tets (enclosed volume %g / "
+                  "max_volume), more than the limit of %.0e: raise --max-volume (simctl mesh) "
+                  "or the scene key bodies.N.mesh.tetgen.max_volume",
+                  name, o->max_volume, need, sim_surface_volume(s), SIM_TETGEN_MAX_TETS);
+}
+
+/* TetGen meshes the whole region inside the outer shell: a cavity (an inner shell facing in)
+   or a shell nested in another comes back filled. The tets' volume then differs from the
+   enclosed volume the surface's orientation defines, which is how it shows. */
+static int check_volume(const sim_surface *s, const sim_tetgen_opts *o, const sim_tetmesh *m,
+                        const char *name, sim_status *st) {
+  if (o->extra && strchr(o->extra, 'c')) return SIM_OK; /* -c: the convex hull, asked for */
+  const double vs = sim_surface_volume(s), vm = sim_tetmesh_volume(m);
+  if (fabs(vm - vs) <= 1e-6 * fabs(vs)) return SIM_OK;
+  return sim_fail(st, SIM_ERR_MESH,
+                  "%s: the surface has a cavity or nested shells, which TetGen fills (enclosed "
+                  "volume %.9g, tet mesh volume %.9g): expected shells none of which lies "
+                  "inside another",
+                  name, vs, vm);
+}
+
 int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name, sim_tetmesh *out,
                sim_status *st) {
   memset(out, 0, sizeof *out);
@@ -256,7 +294,8 @@ int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
   if (!name) name = "surface";
   if (sim_surface_check_closed(s, name, st)) return st->code;
   char sw[256];
-  if (build_switches(o, name, sw, sizeof sw, st)) return st->code;
+  if (build_switches(o, name, sw, sizeof sw, st) || check_tet_count(s, o, name, st))
+    return st->code;
   uint64_t h = 1469598103934665603ull;
   h = fnv1a(h, "simctl-tetgen-1", 15);
   h = fnv1a(h, &s->nv, sizeof s->nv);
@@ -269,7 +308,11 @@ int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
     if (strlen(o->cache_dir) > 1000)
       return sim_fail(st, SIM_ERR_IO, "%s: cache directory path too long", o->cache_dir);
     snprintf(cache_node, sizeof cache_node, "%s/%016llx.node", o->cache_dir, (unsigned long long)h);
-    if (cache_load(cache_node, name, out)) return SIM_OK;
+    if (cache_load(cache_node, name, out)) {
+      if (check_volume(s, o, out, name, st) == SIM_OK) return SIM_OK;
+      sim_tetmesh_free(out); /* an entry written before the volume was checked */
+      return st->code;
+    }
   }
   const char *tmp = getenv("TMPDIR");
   char dir[1024], smesh[1100], log[1100], node[1100];
@@ -293,6 +336,7 @@ int sim_tetgen(const sim_surface *s, const sim_tetgen_opts *o, const char *name,
   int rc = sim_read_tetgen(node, out, st);
   if (rc == SIM_OK) rc = sim_tetmesh_orient(out, name, st);
   if (rc == SIM_OK) rc = sim_tetmesh_compact(out, st);
+  if (rc == SIM_OK) rc = check_volume(s, o, out, name, st);
   remove_dir(dir);
   if (rc) {
     sim_tetmesh_free(out);

@@ -12,13 +12,13 @@
    corners and g_a[2] = 0, g_1, g_2 the rows of the 2x2 Dm^{-1} in the rest triangle's own
    orthonormal frame, so F = sum_a x_a g_a^T is the 3x2 deformation gradient (third column 0). */
 typedef struct sim_elem {
-  int v[4];       /* corners; v[3] = -1 for a triangle */
-  double g[4][3]; /* gradient vectors g_a */
-  double vol;     /* rest measure V_i: volume, or area x thickness for cloth */
-  double w;       /* constraint weight w_i (ARAP: 2 mu V_i; ADMM-PD materials: see material.h) */
+  int v[4];          /* corners; v[3] = -1 for a triangle */
+  double g[4][3];    /* gradient vectors g_a */
+  double vol;        /* rest measure V_i: volume, or area x thickness for cloth */
+  double w;          /* constraint weight w_i (ARAP: 2 mu V_i; ADMM-PD materials: see material.h) */
   double mu, lambda; /* Lame parameters of the body's material (plane stress for cloth) */
-  unsigned char nv;    /* 4 (tetrahedron) or 3 (cloth triangle) */
-  unsigned char dim;   /* 3 or 2: columns of F */
+  unsigned char nv;  /* 4 (tetrahedron) or 3 (cloth triangle) */
+  unsigned char dim; /* 3 or 2: columns of F */
   unsigned char model; /* sim_material_model */
 } sim_elem;
 
@@ -29,15 +29,15 @@ typedef struct sim_pin_group {
 
 typedef struct sim_model {
   const sim_scene *scene;
-  int n;                /* vertices, all bodies */
+  int n; /* vertices, all bodies */
   int nbodies;
   int *body_vert_start; /* nbodies + 1 */
   int *vert_body;       /* n */
   double *x_rest;       /* 3n world-space rest (initial) positions */
   double *v_init;       /* 3n initial velocities */
   double *mass;         /* n lumped masses, kg */
-  int nelem;       /* elements: tetrahedra and cloth triangles, body by body */
-  int ntet, ncloth; /* of which tetrahedra / cloth triangles */
+  int nelem;            /* elements: tetrahedra and cloth triangles, body by body */
+  int ntet, ncloth;     /* of which tetrahedra / cloth triangles */
   sim_elem *elems;
   int *elem_body; /* nelem */
   int admm;       /* some element uses an ADMM-PD material (needs a dual per element) */
@@ -47,7 +47,7 @@ typedef struct sim_model {
   int *vb_ptr; /* n + 1 */
   int *vb_idx; /* entry index into bend->vid / coef */
   int *ent_st; /* entry -> its stencil */
-  int ntri;      /* boundary triangles, for OBJ / PNG */
+  int ntri;    /* boundary triangles, for OBJ / PNG */
   int *tri;
   int *tri_body;
   /* vertex -> incident (element, corner) pairs, CSR, for the gather form of the local step */
@@ -81,7 +81,10 @@ typedef struct sim_model {
 } sim_model;
 
 /* Build meshes (generators / files / TetGen through the cache dir), transform them, lump
-   masses, build elements, pins and the system matrix. */
+   masses, build elements, pins and the system matrix. Fails with SIM_ERR_SCENE, naming the
+   scene key, where a body's parameters give a mass, momentum, element volume or weight,
+   bending weight or system matrix entry beyond a double's range, or a mass or cloth volume
+   below its normal range (e.g. density 1e308, velocity 1e308, thickness 1e-308). */
 int sim_model_build(const sim_scene *sc, const char *cache_dir, sim_model *m, sim_status *st);
 void sim_model_free(sim_model *m);
 

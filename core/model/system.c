@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* A_s = M + h^2 sum_i w_i G_i^T G_i + h^2 sum_s k_s L_s^T L_s (bending) over the free unknowns (scalar: the three coordinates
-   share it, DESIGN.md Sec. 3), and C, the coupling to pinned vertices whose motion enters b. */
+/* A_s = M + h^2 sum_i w_i G_i^T G_i + h^2 sum_s k_s L_s^T L_s (bending) over the free unknowns
+   (scalar: the three coordinates share it, DESIGN.md Sec. 3), and C, the coupling to pinned
+   vertices whose motion enters b. */
+#include "system.h"
+
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +12,6 @@
 #include "../base/alloc.h"
 #include "../base/mathx.h"
 #include "bending.h"
-#include "system.h"
 
 typedef struct {
   uint64_t key;
@@ -26,8 +29,10 @@ static size_t compress(trip *t, size_t n) {
   qsort(t, n, sizeof *t, cmp_trip);
   size_t u = 0;
   for (size_t i = 1; i < n; i++) {
-    if (t[i].key == t[u].key) t[u].val += t[i].val;
-    else t[++u] = t[i];
+    if (t[i].key == t[u].key)
+      t[u].val += t[i].val;
+    else
+      t[++u] = t[i];
   }
   return u + 1;
 }
@@ -44,8 +49,33 @@ typedef struct {
 static void add_pair(const sim_model *m, assembly *as, int i, int j, double k) {
   int fa = m->free_of[i], fb = m->free_of[j];
   if (fa < 0) return;
-  if (fb < 0) as->tc[as->nc++] = (trip){(uint64_t)fa * as->np + (uint64_t)as->pin_index[j], k};
-  else if (fa <= fb) as->ta[as->na++] = (trip){(uint64_t)fb * as->nf + (uint64_t)fa, k};
+  if (fb < 0)
+    as->tc[as->nc++] = (trip){(uint64_t)fa * as->np + (uint64_t)as->pin_index[j], k};
+  else if (fa <= fb)
+    as->ta[as->na++] = (trip){(uint64_t)fb * as->nf + (uint64_t)fa, k};
+}
+
+/* Every entry of A and C must be finite: the masses, weights and bending weights are
+   checked one by one when the model is built, but h^2 w g_a.g_b and the sums over the
+   elements around a vertex can still overflow, and a Cholesky factor of inf is NaN.
+   Names the body of the entry's row. */
+static int check_finite(const sim_model *m, const trip *t, size_t n, uint64_t ncol, int is_a,
+                        sim_status *st) {
+  for (size_t i = 0; i < n; i++) {
+    if (fabs(t[i].val) < HUGE_VAL) continue;
+    const int row = (int)(is_a ? t[i].key % ncol : t[i].key / ncol);
+    const int v = m->free_vert[row], b = m->vert_body[v];
+    return sim_fail(st, SIM_ERR_SCENE,
+                    "%s: bodies.%d: %s has an entry beyond a double's range (%g, in the row of "
+                    "vertex %d); expected a smaller solver.dt, material.youngs_modulus or "
+                    "bending.stiffness",
+                    m->scene->file, b,
+                    is_a ? "the system matrix A = M + h^2 (sum_i w_i G_i^T G_i + sum_s k_s L_s^T "
+                           "L_s)"
+                         : "the coupling to pinned vertices (h^2 w_i G_i^T G_i, h^2 k_s L_s^T L_s)",
+                    t[i].val, v);
+  }
+  return SIM_OK;
 }
 
 int sim_system_assemble(sim_model *m, sim_status *st) {
@@ -97,10 +127,12 @@ int sim_system_assemble(sim_model *m, sim_status *st) {
   m->C_ptr = SIM_NEW0(int, m->nfree + 1);
   m->C_idx = SIM_NEW(int, nc + 1);
   m->C_val = SIM_NEW(double, nc + 1);
-  int rc = SIM_OK;
-  if (!m->A_colptr || !m->A_rowidx || !m->A_val || !m->C_ptr || !m->C_idx || !m->C_val) {
+  int rc = check_finite(m, ta, na, nf, 1, st);
+  if (rc == SIM_OK) rc = check_finite(m, tc, nc, np, 0, st);
+  if (rc == SIM_OK &&
+      (!m->A_colptr || !m->A_rowidx || !m->A_val || !m->C_ptr || !m->C_idx || !m->C_val))
     rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (system matrix, %zu entries)", na);
-  } else {
+  if (rc == SIM_OK) {
     for (size_t i = 0; i < na; i++) {
       int col = (int)(ta[i].key / nf);
       m->A_rowidx[i] = (int)(ta[i].key % nf);

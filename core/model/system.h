@@ -4,7 +4,8 @@
 #define SIM_SYSTEM_H
 #include "model.h"
 
-/* Fills m->A_* (upper triangle, CSC over free unknowns) and m->C_* (free x pinned coupling). */
+/* Fills m->A_* (upper triangle, CSC over free unknowns) and m->C_* (free x pinned coupling).
+   Fails with SIM_ERR_SCENE, naming the body, where an entry is beyond a double's range. */
 int sim_system_assemble(sim_model *m, sim_status *st);
 
 #endif
