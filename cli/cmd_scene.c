@@ -120,8 +120,14 @@ int cmd_run(int argc, char **argv) {
   if (stop_signal) { /* the run's own error, if any, is the interruption's (tetgen's, say) */
     int sig = stop_signal;
     if (o.progress && isatty(STDERR_FILENO) && res.frames > 0) fputc('\n', stderr); /* the bar's */
-    fprintf(stderr, "simctl: interrupted by signal %d (%s) after frame %d of %d", sig,
-            strsignal(sig), res.frames, sc.solver.frames);
+    if (res.frames == 0 && res.frames_written == 0) /* in the set-up (meshing, the factor, S) */
+      fprintf(stderr,
+              "simctl: interrupted by signal %d (%s) during set-up, before frame 1 of %d; "
+              "no frame written",
+              sig, strsignal(sig), sc.solver.frames);
+    else
+      fprintf(stderr, "simctl: interrupted by signal %d (%s) after frame %d of %d", sig,
+              strsignal(sig), res.frames, sc.solver.frames);
     if (res.frames_written > 0)
       fprintf(stderr, "; %d frame%s kept in %s", res.frames_written,
               res.frames_written == 1 ? "" : "s", res.out_dir);

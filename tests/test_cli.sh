@@ -370,6 +370,19 @@ check "SIGTERM mid-run: ends by the signal, one line, summary interrupted at the
   [ "$int_frames" -ge 3 ] && json_has "$T/int/summary.json" status "\"interrupted\"" &&
   json_has "$T/int/summary.json" frames "$int_frames" && nonempty "$T/int/frames/$(printf %05d "$int_frames").vtk" &&
   grep -q "\"$(printf %05d "$int_frames").vtk\"" "$T/int/frames/frames.vtk.series" && no_tmp_files "$T/int"'
+# SIGTERM in the set-up (a stand-in tetgen that waits): one line saying so, nothing written
+printf '#!/bin/sh\ntouch "%s"\nexec sleep 30\n' "$T/tg_started" >"$T/slow_tetgen.sh"
+chmod +x "$T/slow_tetgen.sh"
+SIMCTL_CACHE_DIR="$T/slowcache" SIMCTL_TETGEN="$T/slow_tetgen.sh" "$SIMCTL" run "$DATA/file_mesh.json" \
+  --out "$T/setup_int" --frames 3 --quiet >"$T/out.txt" 2>"$T/err.txt" &
+int_pid=$!
+for _ in $(seq 600); do [ -e "$T/tg_started" ] && break; sleep 0.05; done
+kill -TERM "$int_pid"
+wait "$int_pid" 2>/dev/null
+RC=$? CMD="simctl run (SIGTERM in the set-up)"
+check "SIGTERM in the set-up: ends by the signal, one line saying so, no frame written" eval 'rc_is 143 &&
+  err_is "simctl: interrupted by signal 15 (Terminated) during set-up, before frame 1 of 3; no frame written" &&
+  absent "$T/setup_int/frames/00000.vtk"'
 # killed outright: the folder's summary.json says the run was running, not an earlier run's "ok"
 "$SIMCTL" run $TINY --out "$T/int" --frames 1000000 --quiet >/dev/null 2>&1 &
 int_pid=$!
