@@ -3,12 +3,13 @@
 #include "summary.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/alloc.h"
-#include "../model/bending.h"
 #include "../io/output.h"
+#include "../model/bending.h"
 
 int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_stats *gs,
                       const sim_run_result *res, const sim_status *failure, int running,
@@ -95,7 +96,10 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(co, "rows_max", 3 * res->contacts_max);
     cJSON_AddNumberToObject(co, "contacts_mean", res->contacts_mean);
     cJSON_AddNumberToObject(co, "cr_per_lg_iteration", res->cr_per_iteration);
-    cJSON_AddNumberToObject(co, "min_gap", res->min_gap);
+    if (isfinite(res->min_gap)) /* timing.csv's inf: every contact found from the prediction */
+      cJSON_AddNumberToObject(co, "min_gap", res->min_gap);
+    else
+      cJSON_AddNullToObject(co, "min_gap");
     cJSON_AddNumberToObject(co, "redetected", (double)res->redetected);
     cJSON_AddNumberToObject(co, "redetect_steps", res->redetect_steps);
     cJSON *lo = cJSON_AddObjectToObject(co, "line_search");
