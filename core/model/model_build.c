@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Model assembly: bodies concatenated, lumped masses, elements (G_i, w_i), bending, pins. */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "bending.h"
 #include "cable.h"
 #include "model.h"
+#include "model_checks.h"
 #include "system.h"
 
 /* Rest gradients g_a of one tet (F = sum_a x_a g_a^T) and its volume; 0 if degenerate. */
@@ -71,64 +71,19 @@ static void set_material(sim_elem *t, const sim_material_def *md) {
   t->w = sim_material_weight(&mat, t->vol);
 }
 
-/* What a body's mass comes from, for messages: the key and its value, and the keys to
-   change (`fix`). */
-static void mass_source(const sim_model *m, int b, char *src, size_t cap, const char **fix) {
-  const sim_material_def *md = &m->scene->bodies[b].material;
-  if (md->mass > 0) {
-    snprintf(src, cap, "bodies.%d.material.mass: mass %g", b, md->mass);
-    *fix = "mass";
-  } else if (m->scene->bodies[b].mesh.kind == SIM_SRC_CLOTH) {
-    snprintf(src, cap, "bodies.%d.material: density %g with thickness %g", b, md->density,
-             md->thickness);
-    *fix = "density or thickness";
-  } else {
-    snprintf(src, cap, "bodies.%d.material.density: density %g", b, md->density);
-    *fix = "density";
-  }
-}
-
-/* A body's mass and each vertex's share must be normal doubles: an overflow (density 1e308)
-   turns the first step's positions into NaN, and an underflow (thickness 1e-300) leaves a
-   vertex without mass, which the system matrix M + h^2 ... cannot stand. vertex < 0: the
-   body's total. */
-static int check_mass(const sim_model *m, int b, int vertex, double mass, sim_status *st) {
-  if (mass >= DBL_MIN && mass < HUGE_VAL) return SIM_OK;
-  char src[160], who[48];
-  const char *fix = "";
-  mass_source(m, b, src, sizeof src, &fix);
-  snprintf(who, sizeof who, vertex < 0 ? "the body" : "vertex %d", vertex);
-  const int big = !(mass < HUGE_VAL);
-  return sim_fail(st, SIM_ERR_SCENE, "%s: %s gives %s a mass %s (%g kg); expected a %s %s",
-                  m->scene->file, src, who,
-                  big ? "beyond a double's range" : "below a double's normal range", mass,
-                  big ? "smaller" : "larger", fix);
-}
-
-/* The initial momentum m v of a body must be finite: at velocity 1e308 it is not, and the
-   first step's positions are NaN. */
-static int check_momentum(const sim_model *m, int b, double total, sim_status *st) {
-  const double *v = m->scene->bodies[b].velocity;
-  if (fabs(total * v[0]) < HUGE_VAL && fabs(total * v[1]) < HUGE_VAL &&
-      fabs(total * v[2]) < HUGE_VAL)
-    return SIM_OK;
-  return sim_fail(st, SIM_ERR_SCENE,
-                  "%s: bodies.%d.velocity: velocity [%g, %g, %g] with the body's mass %g kg gives "
-                  "a momentum beyond a double's range; expected a smaller velocity",
-                  m->scene->file, b, v[0], v[1], v[2], total);
-}
-
 /* Lumped masses of a body's vertices [v0, v0 + nv) from its elements [e0, e0 + ne). */
 static int lump_masses(sim_model *m, int b, int v0, int nv, int e0, int ne, double measure,
                        sim_status *st) {
   const sim_body_def *bd = &m->scene->bodies[b];
   double total = bd->material.mass > 0 ? bd->material.mass : bd->material.density * measure;
-  if (check_mass(m, b, -1, total, st) || check_momentum(m, b, total, st)) return st->code;
+  if (sim_model_check_mass(m, b, -1, total, st) || sim_model_check_momentum(m, b, total, st))
+    return st->code;
   for (int i = 0; i < nv; i++) {
     m->vert_body[v0 + i] = b;
     for (int k = 0; k < 3; k++) m->v_init[3 * (v0 + i) + k] = bd->velocity[k];
     m->mass[v0 + i] = bd->material.lumping == SIM_LUMP_UNIFORM ? total / nv : 0.0;
-    if (bd->material.lumping == SIM_LUMP_UNIFORM && check_mass(m, b, i, m->mass[v0 + i], st))
+    if (bd->material.lumping == SIM_LUMP_UNIFORM &&
+        sim_model_check_mass(m, b, i, m->mass[v0 + i], st))
       return st->code;
   }
   if (bd->material.lumping == SIM_LUMP_VOLUME)
@@ -136,7 +91,7 @@ static int lump_masses(sim_model *m, int b, int v0, int nv, int e0, int ne, doub
       const sim_elem *t = &m->elems[e];
       const double share = total * t->vol / measure / t->nv;
       /* every share normal: a vertex's mass is 0 only where no element holds it */
-      if (check_mass(m, b, t->v[0] - v0, share, st)) return st->code;
+      if (sim_model_check_mass(m, b, t->v[0] - v0, share, st)) return st->code;
       for (int a = 0; a < t->nv; a++) m->mass[t->v[a]] += share;
     }
   const int file = bd->mesh.kind == SIM_SRC_FILE;
@@ -146,89 +101,16 @@ static int lump_masses(sim_model *m, int b, int v0, int nv, int e0, int ne, doub
                       "%s: bodies.%d (%s): %s%svertex %d (from 0) belongs to no element; "
                       "expected every vertex in a tetrahedron or cloth triangle",
                       m->scene->file, b, bd->name, file ? bd->mesh.path : "", file ? ": " : "", i);
-    if (check_mass(m, b, i, m->mass[v0 + i], st)) return st->code;
+    if (sim_model_check_mass(m, b, i, m->mass[v0 + i], st)) return st->code;
   }
   m->total_mass += total;
   return SIM_OK;
 }
 
-/* An element's rest measure and weight must be normal and finite: a cloth thickness of
-   1e308 overflows w = 2 mu V (or the body's volume), one of 1e-308 leaves V subnormal, and
-   either makes the masses or the system matrix meaningless. */
-static int check_elem(const sim_model *m, int b, int e, const sim_elem *t, sim_status *st) {
-  const sim_material_def *md = &m->scene->bodies[b].material;
-  const char *file = m->scene->file;
-  if (t->dim == 2 && !(t->vol >= DBL_MIN && t->vol < HUGE_VAL))
-    return sim_fail(st, SIM_ERR_SCENE,
-                    "%s: bodies.%d.material.thickness: thickness %g gives cloth triangle %d a "
-                    "volume (area x thickness) of %g m^3, %s; expected a %s thickness",
-                    file, b, md->thickness, e, t->vol,
-                    t->vol < HUGE_VAL ? "below a double's normal range" : "beyond a double's range",
-                    t->vol < HUGE_VAL ? "larger" : "smaller");
-  if (t->dim == 3 && !(t->vol < HUGE_VAL))
-    return sim_fail(st, SIM_ERR_SCENE,
-                    "%s: bodies.%d.transform.scale: tet %d has a volume beyond a double's range; "
-                    "expected a smaller mesh or scale",
-                    file, b, e);
-  if (t->w >= 0 && t->w < HUGE_VAL) return SIM_OK;
-  if (t->dim == 2)
-    return sim_fail(st, SIM_ERR_SCENE,
-                    "%s: bodies.%d.material: youngs_modulus %g with thickness %g gives cloth "
-                    "triangle %d a weight beyond a double's range (w %g); expected a smaller "
-                    "youngs_modulus or thickness",
-                    file, b, md->youngs_modulus, md->thickness, e, t->w);
-  return sim_fail(st, SIM_ERR_SCENE,
-                  "%s: bodies.%d.material: youngs_modulus %g gives tet %d a weight beyond a "
-                  "double's range (w %g); expected a smaller youngs_modulus",
-                  file, b, md->youngs_modulus, e, t->w);
-}
-
-/* A body's total rest measure must be finite: a cloth of finite triangles can still sum
-   past a double (thickness 1e308), and every mass share divides by it. */
-static int check_measure(const sim_model *m, int b, double measure, sim_status *st) {
-  if (measure < HUGE_VAL) return SIM_OK;
-  const sim_material_def *md = &m->scene->bodies[b].material;
-  if (m->scene->bodies[b].mesh.kind == SIM_SRC_CLOTH)
-    return sim_fail(st, SIM_ERR_SCENE,
-                    "%s: bodies.%d.material.thickness: thickness %g gives the cloth a volume "
-                    "beyond a double's range; expected a smaller thickness",
-                    m->scene->file, b, md->thickness);
-  return sim_fail(st, SIM_ERR_SCENE,
-                  "%s: bodies.%d.transform.scale: the body's volume is beyond a double's range; "
-                  "expected a smaller mesh or scale",
-                  m->scene->file, b);
-}
-
-/* Bending weights k_s must be finite: an isometric stiffness of 1e308 over triangles of
-   area < 1 overflows k_s = 3 k / (A0 + A1). */
-static int check_bending(const sim_model *m, int b, const sim_bending *one, sim_status *st) {
-  for (int s = 0; s < one->nst; s++)
-    if (!(one->k[s] >= 0 && one->k[s] < HUGE_VAL))
-      return sim_fail(st, SIM_ERR_SCENE,
-                      "%s: bodies.%d.bending.stiffness: stiffness %g gives bending stencil %d a "
-                      "weight beyond a double's range (k %g); expected a smaller stiffness",
-                      m->scene->file, b, m->scene->bodies[b].bending.stiffness, s, one->k[s]);
-  return SIM_OK;
-}
-
-/* The material's Lame parameters in `dim` dimensions must be finite: E near double's largest
-   with nu near 0.5 (or -1) overflows lambda, and every energy after it would be NaN. */
-static int check_lame(const sim_model *m, int b, int dim, sim_status *st) {
-  const sim_material_def *md = &m->scene->bodies[b].material;
-  double mu, lambda;
-  sim_material_lame(md->youngs_modulus, md->poisson_ratio, dim, &mu, &lambda);
-  if (isfinite(mu) && isfinite(lambda)) return SIM_OK;
-  return sim_fail(st, SIM_ERR_SCENE,
-                  "%s: bodies.%d.material: youngs_modulus %g with poisson_ratio %g gives Lame "
-                  "parameters beyond a double's range (mu %g, lambda %g); expected a smaller "
-                  "youngs_modulus",
-                  m->scene->file, b, md->youngs_modulus, md->poisson_ratio, mu, lambda);
-}
-
 static int append_cloth(sim_model *m, int b, const sim_surface *cs, sim_status *st) {
   const sim_body_def *bd = &m->scene->bodies[b];
   int v0 = m->body_vert_start[b], e0 = m->nelem;
-  if (check_lame(m, b, 2, st)) return st->code;
+  if (sim_model_check_lame(m, b, 2, st)) return st->code;
   memcpy(m->x_rest + 3 * v0, cs->x, sizeof(double) * 3 * (size_t)cs->nv);
   double measure = 0;
   for (int e = 0; e < cs->nt; e++) {
@@ -243,11 +125,11 @@ static int append_cloth(sim_model *m, int b, const sim_surface *cs, sim_status *
                       m->scene->file, b, bd->name, e);
     t->vol = area * bd->material.thickness;
     set_material(t, &bd->material);
-    if (check_elem(m, b, e, t, st)) return st->code;
+    if (sim_model_check_elem(m, b, e, t, st)) return st->code;
     m->elem_body[e0 + e] = b;
     measure += t->vol;
   }
-  if (check_measure(m, b, measure, st)) return st->code;
+  if (sim_model_check_measure(m, b, measure, st)) return st->code;
   m->nelem += cs->nt;
   m->ncloth += cs->nt;
   m->total_volume += measure;
@@ -258,7 +140,7 @@ static int append_cloth(sim_model *m, int b, const sim_surface *cs, sim_status *
     snprintf(name, sizeof name, "%s: bodies.%d (%s)", m->scene->file, b, bd->name);
     rc = sim_bending_build(bd->bending.type, bd->bending.stiffness, cs->nv, cs->x, cs->nt, cs->tri,
                            v0, name, &one, st);
-    if (rc == SIM_OK) rc = check_bending(m, b, &one, st);
+    if (rc == SIM_OK) rc = sim_model_check_bending(m, b, &one, st);
     if (rc == SIM_OK) rc = sim_bending_append(m->bend, &one, st);
     sim_bending_free(&one);
   }
@@ -268,7 +150,7 @@ static int append_cloth(sim_model *m, int b, const sim_surface *cs, sim_status *
 static int append_body(sim_model *m, int b, const sim_tetmesh *tm, sim_status *st) {
   const sim_body_def *bd = &m->scene->bodies[b];
   int v0 = m->body_vert_start[b], e0 = m->nelem;
-  if (check_lame(m, b, 3, st)) return st->code;
+  if (sim_model_check_lame(m, b, 3, st)) return st->code;
   memcpy(m->x_rest + 3 * v0, tm->x, sizeof(double) * 3 * (size_t)tm->nv);
   double vol = 0;
   for (int e = 0; e < tm->ntet; e++) {
@@ -280,11 +162,11 @@ static int append_body(sim_model *m, int b, const sim_tetmesh *tm, sim_status *s
       return sim_fail(st, SIM_ERR_MESH, "%s: bodies.%d (%s): tet %d is degenerate or inverted",
                       m->scene->file, b, bd->name, e);
     set_material(t, &bd->material);
-    if (check_elem(m, b, e, t, st)) return st->code;
+    if (sim_model_check_elem(m, b, e, t, st)) return st->code;
     m->elem_body[e0 + e] = b;
     vol += t->vol;
   }
-  if (check_measure(m, b, vol, st)) return st->code;
+  if (sim_model_check_measure(m, b, vol, st)) return st->code;
   m->nelem += tm->ntet;
   m->ntet += tm->ntet;
   m->total_volume += vol;
