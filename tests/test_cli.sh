@@ -177,6 +177,13 @@ sc mesh "$DATA/octahedron.obj" -o "$T/isdir.node"
 check "mesh -o onto a folder: exit 6, no .ele left without its .node" eval 'fails_one_line 6 && absent "$T/isdir.ele"'
 sc mesh "$DATA/octahedron.obj" --max-volume inf -o x.node
 check "mesh --max-volume inf: exit 2" eval "fails_with 2 \"simctl: error: --max-volume: expected a finite number >= 0, got 'inf'\""
+# a max_volume that would need over 1e7 tets: refused before TetGen runs, naming what to raise
+sc mesh "$DATA/cube.obj" -o "$T/mv.node" --max-volume 1e-300
+check "mesh --max-volume 1e-300: exit 4 naming --max-volume, nothing written" eval 'fails_one_line 4 &&
+  err_has "would need at least 1e+300 tets" && err_has "raise --max-volume" && absent "$T/mv.node"'
+sc run "$DATA/file_mesh.json" --out "$T/mv" --set bodies.0.mesh.tetgen.max_volume=1e-300 --quiet
+check "a scene's tetgen.max_volume 1e-300: exit 4 naming the key" eval 'fails_one_line 4 &&
+  err_has "raise bodies.0.mesh.tetgen.max_volume" && absent "$T/mv"'
 # a SIGTERM to simctl while tetgen runs reaches tetgen too, and its temporary folder goes
 mkdir -p "$T/sig/tmp" "$T/sig/cache"
 printf '#!/bin/sh\necho $$ > "%s"\nexec sleep 60\n' "$T/sig/pid" >"$T/sig/tetgen"

@@ -79,7 +79,7 @@ static void test_icosphere(void) {
   sim_status st;
   sim_status_clear(&st);
   CHECK_INT(sim_gen_icosphere(0.5, 2, &s, &st), SIM_OK);
-  sim_tetgen_opts o = {1.414, 0.0, NULL, cache};
+  sim_tetgen_opts o = {1.414, 0.0, NULL, cache, NULL};
   sim_tetmesh m;
   unsetenv("SIMCTL_TETGEN");
   int rc = sim_tetgen(&s, &o, "ball", &m, &st);
@@ -161,7 +161,7 @@ static void test_refused(void) {
   sim_status st;
   sim_status_clear(&st);
   CHECK_INT(sim_gen_cloth(1.0, 25, &c, &st), SIM_OK);
-  sim_tetgen_opts o = {0, 0, NULL, NULL};
+  sim_tetgen_opts o = {0, 0, NULL, NULL, NULL};
   expect_fail(&c, &o, "body: surface is not closed: 16 boundary edges", NULL, __LINE__);
   sim_surface_free(&c);
 
@@ -214,7 +214,7 @@ static void two_shells(int inner_out, sim_surface *u) {
 static void test_filled_and_limits(void) {
   char cache[512];
   snprintf(cache, sizeof cache, "%s/cache2", root);
-  sim_tetgen_opts o = {0, 0, NULL, cache};
+  sim_tetgen_opts o = {0, 0, NULL, cache, "--max-volume"};
   unsetenv("SIMCTL_TETGEN");
   sim_surface u;
   two_shells(0, &u);

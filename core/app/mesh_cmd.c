@@ -21,7 +21,7 @@ int sim_mesh_file(const char *surface, double quality, double max_volume, const 
   sim_tetmesh tm = {0};
   int rc = sim_read_surface(surface, &s, st);
   if (!rc) {
-    sim_tetgen_opts o = {quality, max_volume, switches, sim_cache_dir()};
+    sim_tetgen_opts o = {quality, max_volume, switches, sim_cache_dir(), "--max-volume"};
     rc = sim_tetgen(&s, &o, surface, &tm, st);
   }
   if (!rc && ends_with(out_path, ".node")) rc = sim_write_tetgen(out_path, &tm, st);

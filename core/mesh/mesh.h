@@ -84,6 +84,8 @@ typedef struct sim_tetgen_opts {
   double max_volume;     /* -a bound (0 = none) */
   const char *extra;     /* extra switches appended verbatim (validated: letters/digits/./) */
   const char *cache_dir; /* NULL = no cache */
+  const char *max_volume_key; /* what to raise, as the caller names it ("--max-volume", a
+                                 scene's key); NULL = "max_volume" */
 } sim_tetgen_opts;
 /* The first character of extra switches that simctl refuses, else 0: anything but letters,
    digits, '.' and '/', the switches that change the inputs read or the outputs written

@@ -266,9 +266,9 @@ static int check_tet_count(const sim_surface *s, const sim_tetgen_opts *o, const
   if (need <= SIM_TETGEN_MAX_TETS) return SIM_OK;
   return sim_fail(st, SIM_ERR_MESH,
                   "%s: tetgen max_volume %g would need at least %.3g tets (enclosed volume %g / "
-                  "max_volume), more than the limit of %.0e: raise --max-volume (simctl mesh) "
-                  "or the scene key bodies.N.mesh.tetgen.max_volume",
-                  name, o->max_volume, need, sim_surface_volume(s), SIM_TETGEN_MAX_TETS);
+                  "max_volume), more than the limit of %.0e: raise %s",
+                  name, o->max_volume, need, sim_surface_volume(s), SIM_TETGEN_MAX_TETS,
+                  o->max_volume_key ? o->max_volume_key : "max_volume");
 }
 
 /* TetGen meshes the whole region inside the outer shell: a cavity (an inner shell facing in)

@@ -88,7 +88,9 @@ int sim_body_mesh(const sim_scene *sc, int body, const char *cache_dir, sim_tetm
       break;
   }
   if (rc == SIM_OK && surf.nv > 0) {
-    sim_tetgen_opts o = {md->tet_quality, md->tet_max_volume, NULL, cache_dir};
+    char key[64];
+    snprintf(key, sizeof key, "bodies.%d.mesh.tetgen.max_volume", body);
+    sim_tetgen_opts o = {md->tet_quality, md->tet_max_volume, NULL, cache_dir, key};
     rc = sim_tetgen(&surf, &o, name, out, st);
   }
   sim_surface_free(&surf);
