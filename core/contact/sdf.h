@@ -74,7 +74,7 @@ SIM_HD void sim_tangent_basis(const double n[3], double t1[3], double t2[3]) {
 }
 
 /* Largest |v_i|: the scale that brings v to order 1 before squares are taken. */
-SIM_HD double sim_max_abs3_(const double v[3]) {
+SIM_HD double sim_max_abs3(const double v[3]) {
   return fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
 }
 
@@ -85,7 +85,7 @@ SIM_HD double sim_max_abs3_(const double v[3]) {
    1e200 (whose squares overflow) still gives a unit direction. Needs a finite axis != 0. */
 SIM_HD sim_frame sim_frame_from_axis(const double pos[3], const double axis[3]) {
   double down, up, t1[3], t2[3];
-  sim_pow2_scales(sim_max_abs3_(axis), &down, &up);
+  sim_pow2_scales(sim_max_abs3(axis), &down, &up);
   const double u[3] = {axis[0] * down, axis[1] * down, axis[2] * down};
   sim_tangent_basis(u, t1, t2);
   const double il = 1.0 / sim_norm3(u);
@@ -114,7 +114,7 @@ SIM_HD void sim_obstacle_set_segment(sim_obstacle *o, const double a[3], const d
     halves |= !(fabs(b[i] - a[i]) < HUGE_VAL);
   }
   for (int i = 0; i < 3; i++) d[i] = halves ? 0.5 * b[i] - 0.5 * a[i] : b[i] - a[i];
-  const double big = sim_max_abs3_(d);
+  const double big = sim_max_abs3(d);
   o->half_height = 0.0;
   for (int i = 0; i < 9; i++) o->frame.rot[i] = (i % 4 == 0); /* identity */
   for (int i = 0; i < 3; i++) o->frame.pos[i] = m[i];
@@ -122,7 +122,7 @@ SIM_HD void sim_obstacle_set_segment(sim_obstacle *o, const double a[3], const d
   double down, up;
   sim_pow2_scales(big, &down, &up);
   const double u[3] = {d[0] * down, d[1] * down, d[2] * down};
-  o->frame = sim_frame_from_axis(m, u);
+  o->frame = sim_frame_from_axis(m, d); /* which scales d itself */
   o->half_height = (halves ? 1.0 : 0.5) * sim_norm3(u) * up;
 }
 

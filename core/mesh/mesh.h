@@ -131,6 +131,8 @@ typedef struct sim_mesh_cursor {
 } sim_mesh_cursor;
 /* Whole file into a NUL-terminated sim_malloc'ed buffer ("PATH: cannot open: ..."). */
 int sim_mesh_load_file(const char *path, char **buf, size_t *len, sim_status *st);
+/* 3 where buf starts with a UTF-8 byte order mark, else 0 (the cursor starts after it). */
+size_t sim_mesh_bom_len(const char *buf, size_t len);
 void sim_mesh_cursor_init(sim_mesh_cursor *c, const char *path, const char *buf, size_t len,
                           char comment);
 /* Next whitespace-separated token, skipping comments and counting lines; 0 at the end. */

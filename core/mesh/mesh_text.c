@@ -92,13 +92,15 @@ int sim_mesh_load_file(const char *path, char **buf, size_t *len, sim_status *st
   return SIM_OK;
 }
 
+size_t sim_mesh_bom_len(const char *buf, size_t len) {
+  return len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 void sim_mesh_cursor_init(sim_mesh_cursor *c, const char *path, const char *buf, size_t len,
                           char comment) {
-  static const char kBom[3] = {(char)0xEF, (char)0xBB, (char)0xBF};
   c->path = path;
-  c->p = buf;
+  c->p = buf + sim_mesh_bom_len(buf, len);
   c->end = buf + len;
-  if (len >= 3 && memcmp(buf, kBom, 3) == 0) c->p += 3; /* UTF-8 byte order mark */
   c->line = 1;
   c->comment = comment;
 }

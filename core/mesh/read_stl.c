@@ -160,8 +160,7 @@ static int read_ascii(sim_mesh_cursor *c, vmap *m, int **tri, int *nt, sim_statu
 
 /* Start of the text after a UTF-8 byte order mark and white space. */
 static const char *text_start(const char *buf, size_t len) {
-  const char *p = buf, *end = buf + len;
-  if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
+  const char *p = buf + sim_mesh_bom_len(buf, len), *end = buf + len;
   while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
   return p;
 }
