@@ -457,10 +457,10 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   rc = sim_contact_stage_init(&k->stage, m, &ops, on_host ? c->host_fac : NULL,
                               on_host ? &c->host_S : NULL, o->max_dense_bytes, st);
   if (rc) return rc;
-  int nsn_on_device = 1, graphs = 1, fuse = 0, cr_step = 1, mf_queue = 1;
+  int nsn_on_device = 1, graphs = 1, fuse = 1, cr_step = 1, mf_queue = 1;
   rc = sim_cuda_env_choice("SIMCTL_CUDA_NSN", "host", "device", 1, &nsn_on_device, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_GRAPH", "off", "on", 1, &graphs, st);
-  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_FUSE", "off", "on", 0, &fuse, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_FUSE", "off", "on", 1, &fuse, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_CR_STEP", "apart", "merged", 1, &cr_step, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_MF_QUEUE", "off", "on", 1, &mf_queue, st);
   if (!rc && nsn_on_device) rc = sim_cuda_nsn_create(k, graphs, fuse, cr_step, mf_queue, st);

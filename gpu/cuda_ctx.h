@@ -41,13 +41,12 @@ extern "C" {
 #define SIM_CUDA_DENSE_ROWS 4500
 // With the Newton solve on the device, "auto" applies a dense W of more than this many rows in
 // its block form (core/contact/wblocks.h: G, a ninth of W's bytes a product, and one launch
-// more a product, k_blk_cols), and forms W itself up to it. Not yet measured on a GPU: a model
-// of the H200's figures of 2026-11-28, a launch about 2.5 us whatever its size and a product
-// with W of 4,383 rows (154 MB) some 50 us (3 TB/s), in which the block form's product saves
-// the launch it adds from about 1,000 rows (8 m^2 (1 - 1/9) bytes at 3 TB/s = 2.5 us at
-// m = 1,030). gpu_report.sh's table3 variants `blocks` and `dense` (each form at every size)
-// decide it (docs/gpu_checklist.md).
-#define SIM_CUDA_BLOCK_ROWS 1024
+// more a product, k_blk_cols), and forms W itself up to it. Measured on an H200
+// (docs/gpu_runs/2026-12-04-h200, w_products.csv, a product in double, formed / blocks): 11.8 /
+// 18.2 us at 2,400 rows, 26.6 / 27.2 at 3,387, 40.8 / 29.5 at 4,410; Table 3's frames with W
+// formed at every size against its block form at every size agree (blocks 1.24 and 1.29 times
+// slower at 1,548 and 1,449 rows, 0.94-1.07 at 3,387, 0.82-0.91 at 4,431).
+#define SIM_CUDA_BLOCK_ROWS 4000
 
 // How the global step's two products run: hand-written gathers that read each entry of S once
 // for the three columns, or cuSPARSE SpMM (double only). SIMCTL_CUDA_SPMV=kernel|cusparse.

@@ -443,11 +443,18 @@ static int sort_rows(sim_sparse_inverse *H, sim_status *st) {
   return SIM_OK;
 }
 
-// SIMCTL_CUDA_COL_WARPS: auto (the default: 0, upload_col_work), or 1, 2, 4 or 8 warps a column.
+// SIMCTL_CUDA_COL_WARPS: 1 (the default), 2, 4 or 8 warps a column, or auto (0, upload_col_work:
+// each column its own). One warp a column was the fastest of the four on each of the five S of
+// the H200's sweep of 2026-12-04 (docs/gpu_runs/2026-12-04-h200/global_step.md, the row chunk
+// 4,096: 0.569 ms summed over them, auto 0.605, 2 warps 0.584, 4 warps 0.615).
 static int col_warps(cuda_S *S, sim_status *st) {
   const char *e = getenv("SIMCTL_CUDA_COL_WARPS");
-  S->col_warps = 0;
-  if (!e || !*e || !strcmp(e, "auto")) return SIM_OK;
+  S->col_warps = S->col_most = 1;
+  if (!e || !*e) return SIM_OK;
+  if (!strcmp(e, "auto")) {
+    S->col_warps = 0;
+    return SIM_OK;
+  }
   if (!strcmp(e, "1") || !strcmp(e, "2") || !strcmp(e, "4") || !strcmp(e, "8")) {
     S->col_warps = S->col_most = atoi(e);
     return SIM_OK;

@@ -139,12 +139,12 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     for chunk in 1024 2048 8192 16384; do
       SIMCTL_CUDA_ROW_CHUNK=$chunk bg "$SC/$scene.json" | row
     done
-    # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default auto: each column the fewest
-    # of 1, 2, 4, 8 that leave a lane at most 16 entries, as the rows): a column is the path from
-    # its vertex to the elimination tree's root, up to the tree's height (614 entries on the
-    # 4.9k bar: 20 a lane with one warp), and the same count for all columns, as before
-    # 2026-12-02 (1, the default then)
-    for cw in 1 2 4; do
+    # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default 1 since 2026-12-04, the
+    # fastest on each S of that day's H200 sweep; auto: each column the fewest of 1, 2, 4, 8 that
+    # leave a lane at most 16 entries, as the rows; the default 2026-12-02 to 12-04): a column is
+    # the path from its vertex to the elimination tree's root, up to the tree's height (614
+    # entries on the 4.9k bar: 20 a lane with one warp)
+    for cw in auto 2 4; do
       SIMCTL_CUDA_COL_WARPS=$cw bg "$SC/$scene.json" | row
     done
     # the paper's baseline on the same device: CHOLMOD's factor solved by cuSPARSE's triangular

@@ -175,7 +175,9 @@ def faster(rs):
 
 def versus_part(got):
     """The variants the defaults follow from, each against the one it would replace."""
-    pairs = (("fused", "device", "SIMCTL_CUDA_FUSE=on against off"),
+    pairs = (("fused", "device", "SIMCTL_CUDA_FUSE=on against the defaults (on since 2026-12-04)"),
+             ("device_apart", "device",
+              "SIMCTL_CUDA_FUSE=off against on (the default since 2026-12-04)"),
              ("crfloat", "device", "contact.cr_precision float against double"),
              ("fastest", "paper", "the paper's algorithm fused with CR in float, against plain"),
              ("pdl", "fastest",

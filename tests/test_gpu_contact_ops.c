@@ -385,29 +385,64 @@ static void reads_pass(void) {
   g_rec = NULL, g_rec_n = 0;
 }
 
-/* usage: test_gpu_contact_ops [PASSES] (default all): rows, the first pass alone (the Newton
+/* usage: test_gpu_contact_ops [PASS] (default all): rows, the first pass alone (the Newton
    solve on the host, W dense: the quick check of the device's rows); host, the passes with the
    Newton solve on the host (the first, then W matrix-free), and the device's with W
    matrix-free through all of S (SIMCTL_CUDA_WCOLS=off: the host reads its decisions); device, those
    with it on the device (fused and not, W dense and in blocks, each in double and float, W
    matrix-free; CR's step apart); exact, the exact Jacobian's (the host's GMRES without friction,
    then the device's: W dense, in blocks, matrix-free). The emulation's CTest entries are host,
-   device and exact, so that ctest -j2 runs them side by side, under AddressSanitizer too. */
+   device and exact, so that ctest -j2 runs them side by side, under AddressSanitizer too.
+   device and exact also come in parts, each a few minutes under compute-sanitizer
+   (gpu_report.sh's sanitize part, where the whole program ran past 400 s on an H200):
+   device-blocks (W dense, then in its block form in double and float: the block form's passes
+   compare with the dense one's record), device-float (W dense with CR in float, and CR's step
+   apart), device-operator (W matrix-free, queued on and read by the host), exact-frictionless
+   (the host's GMRES, then the device's with W dense and in blocks) and exact-tolerance (with
+   cr_tolerance, then with friction). */
+enum {
+  P_ROWS = 1,
+  P_HOST = 2,
+  P_DBLOCKS = 4,
+  P_DFLOAT = 8,
+  P_DOPER = 16,
+  P_XFREE = 32,
+  P_XTOL = 64
+};
+static int parse_pass(const char *want) {
+  static const struct {
+    const char *name;
+    int bits;
+  } passes[] = {{"rows", P_ROWS},
+                {"host", P_HOST},
+                {"device", P_DBLOCKS | P_DFLOAT | P_DOPER},
+                {"device-blocks", P_DBLOCKS},
+                {"device-float", P_DFLOAT},
+                {"device-operator", P_DOPER},
+                {"exact", P_XFREE | P_XTOL},
+                {"exact-frictionless", P_XFREE},
+                {"exact-tolerance", P_XTOL},
+                {"all", P_HOST | P_DBLOCKS | P_DFLOAT | P_DOPER | P_XFREE | P_XTOL}};
+  for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+    if (!strcmp(want, passes[i].name)) return passes[i].bits;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *want = argc > 1 ? argv[1] : "all";
-  const int all = !strcmp(want, "all"), rows = !strcmp(want, "rows"),
-            host = all || !strcmp(want, "host"), device = all || !strcmp(want, "device"),
-            exact = !strcmp(want, "exact");
-  if (argc > 2 || !(rows || host || device || exact)) {
+  const int p = argc > 2 ? 0 : parse_pass(want);
+  if (!p) {
     fprintf(stderr,
-            "test_gpu_contact_ops: unknown pass '%s': expected rows, host, device, exact or all\n",
+            "test_gpu_contact_ops: unknown pass '%s': expected rows, host, device, "
+            "device-blocks, device-float, device-operator, exact, exact-frictionless, "
+            "exact-tolerance or all\n",
             argc > 2 ? argv[2] : want);
     return 2;
   }
   gpu_or_skip("test_gpu_contact_ops");
   setenv("SIMCTL_CUDA_NSN", "host", 1);
-  if (rows || host) first_pass();
-  if (host) {
+  if (p & (P_ROWS | P_HOST)) first_pass();
+  if (p & P_HOST) {
     steps("W matrix-free", "operator", "double");
     /* the device Newton solve with W matrix-free through all of S (SIMCTL_CUDA_WCOLS=off): its
        products take no gate, so the host reads each decision (sim_cuda_nsn_reads) */
@@ -422,37 +457,45 @@ int main(int argc, char **argv) {
     unsetenv("SIMCTL_CUDA_WCOLS");
     setenv("SIMCTL_CUDA_NSN", "host", 1);
   }
-  if (device) {
-    setenv("SIMCTL_CUDA_NSN", "device", 1);
+  setenv("SIMCTL_CUDA_NSN", "device", 1);
+  if (p & P_DBLOCKS) {
     fused_pass("device Newton solve, dense W", "dense", "double", 2, 1);
     fused_pass("device Newton solve, W's block form", "blocks", "double", 1, 3);
     fused_pass("device Newton solve, W's block form, CR's G in float", "blocks", "float", 2, 2);
+  }
+  if (p & P_DFLOAT) {
     fused_pass("device Newton solve, dense W, CR's W in float", "dense", "float", 1, 0);
-    fused_pass("device Newton solve, W matrix-free", "operator", "double", 1, 1);
-    reads_pass();
     /* fused with CR's step in a launch of its own (SIMCTL_CUDA_CR_STEP=apart; the passes above
        take it in the next product's, the default) */
     setenv("SIMCTL_CUDA_CR_STEP", "apart", 1);
     fused_pass("device Newton solve, dense W, CR's step apart", "dense", "double", 1, 0);
     unsetenv("SIMCTL_CUDA_CR_STEP");
   }
-  if (all || exact) { /* the friction rows' exact Jacobian: GMRES on the device
-                            (gpu/gmres_cuda.cu) against the host's (nsn.c) */
+  if (p & P_DOPER) {
+    fused_pass("device Newton solve, W matrix-free", "operator", "double", 1, 1);
+    reads_pass();
+  }
+  if (p & P_XFREE) { /* the friction rows' exact Jacobian: GMRES on the device
+                        (gpu/gmres_cuda.cu) against the host's (nsn.c) */
     g_jacobian = "exact";
     g_frictionless = 1; /* the host's GMRES with W on the device (SIMCTL_CUDA_NSN=host) */
     setenv("SIMCTL_CUDA_NSN", "host", 1);
     steps("host Newton solve, exact Jacobian, no friction, dense W", "dense", "double");
-    g_frictionless = 0;
     setenv("SIMCTL_CUDA_NSN", "device", 1);
     /* without friction the exact system is the lagged one (up to its rows' factors), as well
-       conditioned: the bounds of the passes above; W dense (the graph), in its block form, and
-       with cr_tolerance (dense: still a graph, GMRES's decisions read on the device; matrix-free:
-       the host reads whether it goes on, each iteration) */
-    g_frictionless = 1;
+       conditioned: the bounds of the passes above; W dense (the graph) and in its block form */
     fused_pass("device Newton solve, exact Jacobian, no friction, dense W", "dense", "double", 1,
                0);
     fused_pass("device Newton solve, exact Jacobian, no friction, W's block form", "blocks",
                "double", 2, 0);
+    g_frictionless = 0;
+    g_jacobian = "lagged";
+  }
+  if (p & P_XTOL) {
+    g_jacobian = "exact";
+    /* with cr_tolerance (dense: still a graph, GMRES's decisions read on the device;
+       matrix-free: the host reads whether it goes on, each iteration) */
+    g_frictionless = 1;
     g_tol = "1e-10";
     fused_pass("device Newton solve, exact Jacobian, no friction, dense W, cr_tolerance 1e-10",
                "dense", "double", 1, 0);
