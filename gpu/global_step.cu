@@ -262,13 +262,17 @@ static int chunks_of(int len, int chunk) { return (int)(((long long)len + chunk 
 
 // The row gather's work: each row of more than S->chunk / 8 entries (a warp's share) as chunks
 // of at most S->chunk entries, a block each, in row order; the other rows, a warp each. A row of
-// several chunks gets its partials' slots and a counter.
+// several chunks gets its partials' slots and a counter. With SIMCTL_CUDA_ROW_SPLIT=off
+// (S->row_split 0) each long row is one chunk, whole, whatever its length: with a chunk of
+// 16,384 that is the layout of commit c8a8d13, 0.240 ms at the 20k bar on an H200 where the
+// split chunks took 0.269 at best (2026-12-04), kept for the sweep to set beside them.
 static int upload_rows(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
   cuda_S *S = &c->S;
   const int n = H->n, per_warp = S->chunk / (SIM_CUDA_BLOCK / 32);
   int nchunk = 0, nshort = 0, nsplit = 0;
   for (int i = 0; i < n; i++) {
-    const int len = H->row_ptr[i + 1] - H->row_ptr[i], k = chunks_of(len, S->chunk);
+    const int len = H->row_ptr[i + 1] - H->row_ptr[i],
+              k = S->row_split ? chunks_of(len, S->chunk) : 1;
     if (len <= per_warp) {
       nshort++;
     } else {
@@ -281,7 +285,8 @@ static int upload_rows(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st)
   int rc = ck && order ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (row chunks)");
   int a = 0, w = 0, split = 0, slots = 0;
   for (int i = 0; !rc && i < n; i++) {
-    int beg = H->row_ptr[i], len = H->row_ptr[i + 1] - beg, k = chunks_of(len, S->chunk);
+    int beg = H->row_ptr[i], len = H->row_ptr[i + 1] - beg,
+        k = S->row_split ? chunks_of(len, S->chunk) : 1;
     if (len <= per_warp) {
       order[w++] = i;
       continue;
@@ -465,8 +470,9 @@ static int col_warps(cuda_S *S, sim_status *st) {
 // How the products run: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse) and SIMCTL_CUDA_S
 // (both orientations, the default, or rows: S's rows alone, S^T y by a scatter), checked
 // against each other and against the device's W, which reads S's columns; and the row gather's
-// chunk (SIMCTL_CUDA_ROW_CHUNK: entries per block, a warp taking rows of an eighth as many) and
-// the column gather's warps per column (SIMCTL_CUDA_COL_WARPS).
+// chunk (SIMCTL_CUDA_ROW_CHUNK: entries per block, a warp taking rows of an eighth as many;
+// SIMCTL_CUDA_ROW_SPLIT=off: long rows whole) and the column gather's warps per column
+// (SIMCTL_CUDA_COL_WARPS).
 static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
   int cusparse = 0, rows = 0;
   c->S.spmv = SIM_SPMV_KERNEL;
@@ -475,6 +481,7 @@ static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
   if (!rc)
     rc = sim_cuda_env_int("SIMCTL_CUDA_ROW_CHUNK", SIM_CUDA_BLOCK / 32, 1 << 30,
                           SIM_CUDA_BLOCK * SIM_CUDA_LANE_ENTRIES, &c->S.chunk, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_ROW_SPLIT", "off", "on", 1, &c->S.row_split, st);
   if (!rc) rc = col_warps(&c->S, st);
   if (rc) return rc;
   if (cusparse && prec == SIM_PREC_FLOAT)

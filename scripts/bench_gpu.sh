@@ -120,8 +120,9 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo
   echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-  row() { awk -F, 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-            $1, $2, $3, $4, $5, $6, ($13 > 0 ? $13 " (" $14 " blocks, " $15 " split)" : "-"),
+  # (row TAG: TAG follows the chunk, as in 16384-whole for SIMCTL_CUDA_ROW_SPLIT=off)
+  row() { awk -F, -v tag="${1:-}" 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+            $1, $2, $3, $4, $5, $6, ($13 > 0 ? $13 tag " (" $14 " blocks, " $15 " split)" : "-"),
             ($16 > 0 ? ($17 == 1 ? "auto, at most " $16 : $16) : "-"), $7, $8, $9, $10, $11 }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
     cfgs="double:kernel double:cusparse double:scatter float:kernel float:scatter"
@@ -139,6 +140,10 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     for chunk in 1024 2048 8192 16384; do
       SIMCTL_CUDA_ROW_CHUNK=$chunk bg "$SC/$scene.json" | row
     done
+    # and commit c8a8d13's layout: a warp a row of up to 2,048 entries, each longer row a
+    # block, whole (SIMCTL_CUDA_ROW_SPLIT=off), 0.240 ms at the 20k bar on the H200 against
+    # 0.269 for the best chunk (2026-12-04)
+    SIMCTL_CUDA_ROW_CHUNK=16384 SIMCTL_CUDA_ROW_SPLIT=off bg "$SC/$scene.json" | row -whole
     # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default 1 since 2026-12-04, the
     # fastest on each S of that day's H200 sweep; auto: each column the fewest of 1, 2, 4, 8 that
     # leave a lane at most 16 entries, as the rows; the default 2026-12-02 to 12-04): a column is

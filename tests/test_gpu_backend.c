@@ -261,7 +261,8 @@ static void check_env_refused(const char *name, const char *value) {
    orientations with 4 warps a column in S^T y (SIMCTL_CUDA_COL_WARPS) and its rows alone (the
    scatter), then with each column its own warps (auto) for a lane's share of 64 / 256
    entries (one warp for columns of up to 8 entries, 8 warps for those of over 32: all four
-   kinds of column at once, the root's of one entry among them); the default on the same bar
+   kinds of column at once, the root's of one entry among them), and with the long rows whole
+   (SIMCTL_CUDA_ROW_SPLIT=off: none split, a warp a column); the default on the same bar
    splits nothing (its rows and columns hold at most 500 entries, 16 a thread at most), with a
    warp a column (the default: 1 for all). Values out of their range are refused in one line naming
    the switch. */
@@ -282,6 +283,14 @@ static void check_layouts(void) {
     check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
     check_repeat(1, 8, 1);
   }
+  /* the long rows whole, a block each (SIMCTL_CUDA_ROW_SPLIT=off): none split */
+  setenv("SIMCTL_CUDA_ROW_SPLIT", "off", 1);
+  setenv("SIMCTL_CUDA_COL_WARPS", "1", 1);
+  if (!bar("arap")) {
+    check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
+    check_repeat(0, 1, 0);
+  }
+  unsetenv("SIMCTL_CUDA_ROW_SPLIT");
   unsetenv("SIMCTL_CUDA_ROW_CHUNK");
   setenv("SIMCTL_CUDA_COL_WARPS", "2", 1); /* the default rows, 2 warps a column */
   if (!bar("arap")) {
@@ -289,10 +298,12 @@ static void check_layouts(void) {
     check_repeat(0, 2, 0);
   }
   unsetenv("SIMCTL_CUDA_COL_WARPS");
-  const char *bad_chunk[] = {"7", "64k", "-1"}, *bad_warps[] = {"3", "16", "Auto"};
+  const char *bad_chunk[] = {"7", "64k", "-1"}, *bad_warps[] = {"3", "16", "Auto"},
+             *bad_split[] = {"no", "1", "ON"};
   for (int i = 0; i < 3; i++) {
     check_env_refused("SIMCTL_CUDA_ROW_CHUNK", bad_chunk[i]);
     check_env_refused("SIMCTL_CUDA_COL_WARPS", bad_warps[i]);
+    check_env_refused("SIMCTL_CUDA_ROW_SPLIT", bad_split[i]);
   }
 }
 
