@@ -78,8 +78,12 @@ typedef struct cuda_S {
   // each, then nshort short rows, a warp each; a row split over several chunks adds their
   // partial sums (part, 3 per chunk) in the block that finishes last (its counter in cnt)
   int chunk;                   // entries per block (SIMCTL_CUDA_ROW_CHUNK); a warp's: chunk / 8
-  int row_split;  // 1: long rows in chunks of at most `chunk`; 0 (SIMCTL_CUDA_ROW_SPLIT
-                  // =off): each long row one block, whole
+  // 1: long rows in chunks of at most `chunk`; 0 (SIMCTL_CUDA_ROW_SPLIT=off): each long row one
+  // block, whole
+  int row_split;
+  // the entries whose loads a thread issues together in the gathers (SIMCTL_CUDA_GATHER_BATCH:
+  // 1, 4 or 8)
+  int batch;
   int col_warps;               // warps per column in q = S^T y (SIMCTL_CUDA_COL_WARPS: 1, 2, 4, 8;
                                // 0: auto, each column its own, listed in col_work)
   // auto: a column's warps w (1, 2, 4 or 8) the fewest that leave each lane at most chunk / 256

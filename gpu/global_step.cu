@@ -87,8 +87,38 @@ static __device__ void row_total(const sim_row_chunk *ck, const double a[3], dou
   for (int k = 0; k < 3; k++) y[3 * (size_t)ck->row + k] = t[k];
 }
 
+// a += sum over p = from, from + stride, ... < end of val[p] v[idx[p]] (v's three columns): a
+// thread's share of a row of S (or of a column, idx its rows). With NB > 1 the loads of NB
+// entries at a time are issued before their sums (NB indices, NB values, then the 3 NB entries
+// of v they name), so that NB chains of dependent loads are in flight where one was
+// (SIMCTL_CUDA_GATHER_BATCH); the adds keep p's order, so every NB gives the same bits.
+template <int NB, class VT>
+static __device__ inline void gather3(long long from, long long end, int stride,
+                                      const int *__restrict__ idx, const VT *__restrict__ val,
+                                      const double *__restrict__ v, double a[3]) {
+  long long p = from;
+  if (NB > 1)
+    for (; p + (long long)(NB - 1) * stride < end; p += (long long)NB * stride) {
+      int j[NB];
+      double s[NB], x[NB][3];
+      for (int u = 0; u < NB; u++) j[u] = idx[p + (long long)u * stride];
+      for (int u = 0; u < NB; u++) s[u] = (double)val[p + (long long)u * stride];
+      for (int u = 0; u < NB; u++)
+        for (int d = 0; d < 3; d++) x[u][d] = v[3 * (size_t)j[u] + d];
+      for (int u = 0; u < NB; u++)
+        for (int d = 0; d < 3; d++) a[d] += s[u] * x[u][d];
+    }
+  for (; p < end; p += stride) {
+    const double *vj = v + 3 * (size_t)idx[p];
+    double s = (double)val[p];
+    a[0] += s * vj[0];
+    a[1] += s * vj[1];
+    a[2] += s * vj[2];
+  }
+}
+
 // y = S b: a block per chunk of a long row, a warp per short row (row_part).
-template <class VT>
+template <int NB, class VT>
 static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunks, const int *order,
                               const int *ptr, const int *col, const VT *val, const double *b,
                               double *y, double *part, int *cnt) {
@@ -97,13 +127,7 @@ static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunk
   int beg, end, lane, stride;
   int i = row_part(nchunk, nshort, chunks, order, ptr, &beg, &end, &lane, &stride);
   if (i < 0) return;
-  for (long long p = beg + lane; p < end; p += stride) {
-    const double *bj = b + 3 * (size_t)col[p];
-    double s = (double)val[p];
-    a[0] += s * bj[0];
-    a[1] += s * bj[1];
-    a[2] += s * bj[2];
-  }
+  gather3<NB>(beg + lane, end, stride, col, val, b, a);
   if ((int)blockIdx.x < nchunk) {
     block_sum3(a);
     row_total(&chunks[blockIdx.x], a, part, cnt, y);
@@ -118,7 +142,7 @@ static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunk
 // warps per column (1, 2, 4 or 8: SIMCTL_CUDA_COL_WARPS), or with work (auto) each column the
 // warps its entry in the table gives (cuda_S.col_work, nwork warps); a column's first warp adds
 // the others' sums in their order, so a column of w warps gets the same bits either way.
-template <class VT>
+template <int NB, class VT>
 static __global__ void k_cols(int n, int cw, const int *work, int nwork, const int *ptr,
                               const int *row, const VT *val, const int *out_vert, const double *y,
                               double scale, int add, double *dst) {
@@ -134,14 +158,7 @@ static __global__ void k_cols(int n, int cw, const int *work, int nwork, const i
     sub = t < 0 ? 0 : t & 7;
   }
   double a[3] = {0.0, 0.0, 0.0};
-  if (k < n)
-    for (long long p = ptr[k] + 32 * sub + lane; p < ptr[k + 1]; p += 32 * w) {
-      const double *yi = y + 3 * (size_t)row[p];
-      double s = (double)val[p];
-      a[0] += s * yi[0];
-      a[1] += s * yi[1];
-      a[2] += s * yi[2];
-    }
+  if (k < n) gather3<NB>(ptr[k] + 32 * sub + lane, ptr[k + 1], 32 * w, row, val, y, a);
   warp_sum3(a);
   static_assert(SIM_CUDA_BLOCK % 256 == 0, "a column's 8 warps at most lie in one block");
   if (work || cw > 1) { /* the same for the whole block; a column's warps are in one block */
@@ -200,16 +217,18 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
   int n = S->n;
   unsigned warps = SIM_CUDA_BLOCK / 32;
   unsigned rows = S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
-  k_rows<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nchunk, S->nshort, S->chunks, S->row_order,
-                                                     S->row_ptr, S->row_col, row_val, b, c->y,
-                                                     S->part, S->cnt);
+  auto kr = S->batch == 8 ? k_rows<8, VT> : S->batch == 4 ? k_rows<4, VT> : k_rows<1, VT>;
+  kr<<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nchunk, S->nshort, S->chunks, S->row_order,
+                                             S->row_ptr, S->row_col, row_val, b, c->y, S->part,
+                                             S->cnt);
   if (!S->rows_only) {
     const int cw = S->col_work ? 1 : S->col_warps;
     const long long nw = S->col_work ? S->ncol_work : (long long)n * cw; /* warps */
     unsigned cols = (unsigned)((nw * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-    k_cols<VT><<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, cw, S->col_work, S->ncol_work, S->col_ptr,
-                                                       S->col_row, col_val, S->out_vert, c->y,
-                                                       scale, add, dst);
+    auto kc = S->batch == 8 ? k_cols<8, VT> : S->batch == 4 ? k_cols<4, VT> : k_cols<1, VT>;
+    kc<<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, cw, S->col_work, S->ncol_work, S->col_ptr,
+                                               S->col_row, col_val, S->out_vert, c->y, scale, add,
+                                               dst);
     return SIM_OK;
   }
   SIM_CU(cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)n, c->stream), st);
@@ -467,6 +486,20 @@ static int col_warps(cuda_S *S, sim_status *st) {
   return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_COL_WARPS=%s: expected auto, 1, 2, 4 or 8", e);
 }
 
+// SIMCTL_CUDA_GATHER_BATCH: 1 (the default), 4 or 8 entries' loads issued together in each
+// thread's share of the two gathers (gather3). Not yet timed on a GPU: the global part's sweep
+// sets 4 and 8 beside 1.
+static int gather_batch(cuda_S *S, sim_status *st) {
+  const char *e = getenv("SIMCTL_CUDA_GATHER_BATCH");
+  S->batch = 1;
+  if (!e || !*e || !strcmp(e, "1")) return SIM_OK;
+  if (!strcmp(e, "4") || !strcmp(e, "8")) {
+    S->batch = atoi(e);
+    return SIM_OK;
+  }
+  return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_GATHER_BATCH=%s: expected 1, 4 or 8", e);
+}
+
 // How the products run: SIMCTL_CUDA_SPMV (kernel, the default, or cusparse) and SIMCTL_CUDA_S
 // (both orientations, the default, or rows: S's rows alone, S^T y by a scatter), checked
 // against each other and against the device's W, which reads S's columns; and the row gather's
@@ -482,6 +515,7 @@ static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
     rc = sim_cuda_env_int("SIMCTL_CUDA_ROW_CHUNK", SIM_CUDA_BLOCK / 32, 1 << 30,
                           SIM_CUDA_BLOCK * SIM_CUDA_LANE_ENTRIES, &c->S.chunk, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_ROW_SPLIT", "off", "on", 1, &c->S.row_split, st);
+  if (!rc) rc = gather_batch(&c->S, st);
   if (!rc) rc = col_warps(&c->S, st);
   if (rc) return rc;
   if (cusparse && prec == SIM_PREC_FLOAT)

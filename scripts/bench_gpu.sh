@@ -12,8 +12,10 @@
 # usage: scripts/bench_gpu.sh [--simctl PATH] [--frames N] [--bandwidth GBPS] [--out DIR]
 #                             [--device cuda|cpu] [--global-only]
 #   --global-only: the global step alone (simctl-bench-global), simctl's products only: S in
-#                  double and float, the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK) and the
-#                  column gather's warps per column (SIMCTL_CUDA_COL_WARPS) swept;
+#                  double and float, the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK, and long
+#                  rows whole: SIMCTL_CUDA_ROW_SPLIT=off), the column gather's warps per column
+#                  (SIMCTL_CUDA_COL_WARPS) and the loads issued together
+#                  (SIMCTL_CUDA_GATHER_BATCH) swept;
 #                  no frames, no cuSPARSE, no other solvers (about a minute on a GPU)
 #   --device cpu: the same rows on the CPU backend with the sparse inverse (the products'
 #                 implementation does not apply there), for comparison
@@ -144,6 +146,11 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     # block, whole (SIMCTL_CUDA_ROW_SPLIT=off), 0.240 ms at the 20k bar on the H200 against
     # 0.269 for the best chunk (2026-12-04)
     SIMCTL_CUDA_ROW_CHUNK=16384 SIMCTL_CUDA_ROW_SPLIT=off bg "$SC/$scene.json" | row -whole
+    # each thread's loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH; the same
+    # bits): the gathers are chains of dependent loads, an index then the vector's entry it names
+    for nb in 4 8; do
+      SIMCTL_CUDA_GATHER_BATCH=$nb bg "$SC/$scene.json" | row "-b$nb"
+    done
     # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default 1 since 2026-12-04, the
     # fastest on each S of that day's H200 sweep; auto: each column the fewest of 1, 2, 4, 8 that
     # leave a lane at most 16 entries, as the rows; the default 2026-12-02 to 12-04): a column is

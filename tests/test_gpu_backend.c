@@ -238,6 +238,53 @@ static void check_repeat(int want_split, int col_warps, int col_auto) {
   gpu_pair_close(&g);
 }
 
+/* The gathers with their loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH)
+   against one at a time: the same bits, the adds being in the same order, in the default layout
+   (a lane's share of a row or a column up to 16 entries, so that both the batches and the
+   remainder run), and within 1e-12 of the CPU's. */
+static void check_batches(void) {
+  static const char *batch[] = {"1", "4", "8"};
+  double *q[3] = {NULL, NULL, NULL}, *b = NULL;
+  size_t n3 = 0;
+  for (int k = 0; k < 3; k++) {
+    setenv("SIMCTL_CUDA_GATHER_BATCH", batch[k], 1);
+    gpu_pair g;
+    if (gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE)) break;
+    sim_status st = {0};
+    size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS);
+    n3 = 3 * (size_t)g.m.n;
+    if (!b) {
+      unsigned long long seed = 777;
+      b = SIM_NEW(double, nr + 1);
+      for (size_t i = 0; i < nr; i++) b[i] = rnd(&seed);
+    }
+    q[k] = SIM_NEW(double, n3);
+    CHECK_INT(g.gpu->write_buffer(g.gpu, SIM_BUF_RHS, b, &st), SIM_OK);
+    CHECK_INT(g.gpu->global_step(g.gpu, &st), SIM_OK);
+    CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, q[k], &st), SIM_OK);
+    if (k == 0) { /* the CPU's, for the first */
+      double *c = SIM_NEW(double, n3);
+      CHECK_INT(g.cpu->write_buffer(g.cpu, SIM_BUF_RHS, b, &st), SIM_OK);
+      CHECK_INT(g.cpu->global_step(g.cpu, &st), SIM_OK);
+      CHECK_INT(g.cpu->download(g.cpu, SIM_VEC_Q, c, &st), SIM_OK);
+      double r = rel_diff(q[0], c, n3);
+      check_report(r <= 1e-12, __FILE__, __LINE__, "gather batch 1: rel diff %.3g <= 1e-12", r);
+      sim_free(c);
+    } else {
+      long differ = 0;
+      for (size_t i = 0; i < n3; i++) differ += memcmp(&q[k][i], &q[0][i], sizeof(double)) != 0;
+      printf("  gathers' loads %s at a time: %ld of %zu values differ from one at a time's\n",
+             batch[k], differ, n3);
+      check_report(differ == 0, __FILE__, __LINE__, "SIMCTL_CUDA_GATHER_BATCH=%s: the same bits",
+                   batch[k]);
+    }
+    gpu_pair_close(&g);
+  }
+  unsetenv("SIMCTL_CUDA_GATHER_BATCH");
+  for (int k = 0; k < 3; k++) sim_free(q[k]);
+  sim_free(b);
+}
+
 /* A backend refused in one line naming `name`, with `name`=`value` set. */
 static void check_env_refused(const char *name, const char *value) {
   setenv(name, value, 1);
@@ -292,6 +339,8 @@ static void check_layouts(void) {
   }
   unsetenv("SIMCTL_CUDA_ROW_SPLIT");
   unsetenv("SIMCTL_CUDA_ROW_CHUNK");
+  unsetenv("SIMCTL_CUDA_COL_WARPS");
+  if (!bar("arap")) check_batches();       /* the default layout: up to 16 entries a lane */
   setenv("SIMCTL_CUDA_COL_WARPS", "2", 1); /* the default rows, 2 warps a column */
   if (!bar("arap")) {
     check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
@@ -299,11 +348,12 @@ static void check_layouts(void) {
   }
   unsetenv("SIMCTL_CUDA_COL_WARPS");
   const char *bad_chunk[] = {"7", "64k", "-1"}, *bad_warps[] = {"3", "16", "Auto"},
-             *bad_split[] = {"no", "1", "ON"};
+             *bad_split[] = {"no", "1", "ON"}, *bad_batch[] = {"2", "16", "four"};
   for (int i = 0; i < 3; i++) {
     check_env_refused("SIMCTL_CUDA_ROW_CHUNK", bad_chunk[i]);
     check_env_refused("SIMCTL_CUDA_COL_WARPS", bad_warps[i]);
     check_env_refused("SIMCTL_CUDA_ROW_SPLIT", bad_split[i]);
+    check_env_refused("SIMCTL_CUDA_GATHER_BATCH", bad_batch[i]);
   }
 }
 
