@@ -18,6 +18,9 @@
 #include <string.h>
 
 #include "cuda_ctx.h"
+#if !defined(SIM_EMU_CUDA_RUNTIME_H) && CUDART_VERSION >= 12050
+#include <cuda.h> /* the driver's types alone: its functions come through the runtime */
+#endif
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -43,12 +46,58 @@ static int node_type(cudaGraphNode_t n, cudaGraphNodeType *t, sim_status *st) {
   return SIM_OK;
 }
 
-// Whether kernel node n runs one of gpu/'s kernels (named k_*, each beginning with SIM_PDL_WAIT):
-// a library's kernel gives no name to this runtime (cudaErrorInvalidDeviceFunction, not sticky),
-// or another.
+// (the driver's names: not on the emulation, which has the runtime's alone, nor before 12.5)
+#if !defined(SIM_EMU_CUDA_RUNTIME_H) && CUDART_VERSION >= 12050
+// Kernel node n's kernel's name from the driver, which names every kernel, a library's too
+// (cuSPARSE's, whose nodes this runtime cannot name: cudaGraphKernelNodeGetParams answers them
+// cudaErrorInvalidDeviceFunction, which compute-sanitizer's memcheck counts as an error, 40 of
+// them in test_gpu_runs on an H200, 2026-12-04). 1: *name set; 0: no name; -1: the driver's
+// functions not found (the caller asks the runtime instead).
+typedef CUresult (*node_params_fn)(CUgraphNode, CUDA_KERNEL_NODE_PARAMS_v2 *);
+typedef CUresult (*func_name_fn)(const char **, CUfunction);
+typedef CUresult (*kernel_name_fn)(const char **, CUkernel);
+static int driver_name(cudaGraphNode_t n, const char **name) {
+  static int looked;
+  static node_params_fn params;
+  static func_name_fn func_name;
+  static kernel_name_fn kernel_name;
+  if (!looked) {
+    looked = 1;
+    cudaDriverEntryPointQueryResult q;
+    void *f = NULL;
+    if (cudaGetDriverEntryPointByVersion("cuGraphKernelNodeGetParams", &f, 12000, cudaEnableDefault,
+                                         &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+      params = (node_params_fn)f;
+    if (cudaGetDriverEntryPointByVersion("cuFuncGetName", &f, 12030, cudaEnableDefault, &q) ==
+            cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+      func_name = (func_name_fn)f;
+    if (cudaGetDriverEntryPointByVersion("cuKernelGetName", &f, 12030, cudaEnableDefault, &q) ==
+            cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+      kernel_name = (kernel_name_fn)f;
+    cudaGetLastError(); /* a symbol not found is no error of the run's */
+  }
+  if (!params || !func_name) return -1;
+  CUDA_KERNEL_NODE_PARAMS_v2 p;
+  memset(&p, 0, sizeof p);
+  if (params((CUgraphNode)n, &p) != CUDA_SUCCESS) return 0;
+  if (p.func) return func_name(name, p.func) == CUDA_SUCCESS && *name;
+  return p.kern && kernel_name && kernel_name(name, p.kern) == CUDA_SUCCESS && *name;
+}
+#else
+static int driver_name(cudaGraphNode_t, const char **) { return -1; }
+#endif
+
+// Whether kernel node n runs one of gpu/'s kernels (named k_*, each beginning with SIM_PDL_WAIT),
+// by the driver's name for it; where the driver's functions are missing, by this runtime's, which
+// gives none to a library's kernel (cudaErrorInvalidDeviceFunction, not sticky).
 static int ours(cudaGraphNode_t n) {
-  cudaKernelNodeParams p{};
   const char *name = NULL;
+  const int d = driver_name(n, &name);
+  if (d >= 0) return d && sim_cuda_pdl_name_ours(name);
+  cudaKernelNodeParams p{};
   if (cudaGraphKernelNodeGetParams(n, &p) != cudaSuccess || !p.func ||
       cudaFuncGetName(&name, p.func) != cudaSuccess || !name) {
     cudaGetLastError(); /* not ours: no error */
