@@ -246,26 +246,19 @@ if want sanitize; then
   if [ -n "$CS" ]; then
     echo "== sanitize ($JOBS at a time, for at most $(($(left) - 20)) s)"
     JOBS_S=()
-    for t in detect points delassus backend solvers runs; do
-      JOBS_S+=("memcheck_$PRE$t|'$CS' --tool memcheck --leak-check full --error-exitcode 1 \
-'$BUILD/tests/$PRE$t'")
-    done
-    # the contact operations: the rows and the term table built on the device, and the device
-    # Newton solve with its reductions apart and fused (SIMCTL_CUDA_FUSE: a block's shared
-    # memory reused for the last block's second pass), in parts: the whole program ran past
-    # 400 s under each tool on an H200 (2026-12-04), a part takes a few minutes
+    # the contact operations (the rows and the term table built on the device, and the device
+    # Newton solve with its reductions apart and fused: a block's shared memory reused for the
+    # last block's second pass) in parts: the whole program ran past 400 s under each tool on an
+    # H200 (2026-12-04), a part takes a few minutes; memcheck also runs the short runs
     CO_PARTS="host device-blocks device-float device-operator exact-frictionless exact-tolerance"
-    for part in $CO_PARTS; do
-      JOBS_S+=("memcheck_${PRE}contact_ops_$part|'$CS' --tool memcheck --leak-check full \
---error-exitcode 1 '$BUILD/tests/${PRE}contact_ops' $part")
-    done
-    for tool in racecheck synccheck; do
-      for t in detect points delassus backend solvers; do
-        JOBS_S+=("${tool}_$PRE$t|'$CS' --tool $tool --error-exitcode 1 '$BUILD/tests/$PRE$t'")
+    for tool in memcheck racecheck synccheck; do
+      opts="--tool $tool --error-exitcode 1" progs="detect points delassus backend solvers"
+      [ "$tool" = memcheck ] && opts="$opts --leak-check full" progs="$progs runs"
+      for t in $progs; do
+        JOBS_S+=("${tool}_$PRE$t|'$CS' $opts '$BUILD/tests/$PRE$t'")
       done
       for part in $CO_PARTS; do
-        JOBS_S+=("${tool}_${PRE}contact_ops_$part|'$CS' --tool $tool --error-exitcode 1 \
-'$BUILD/tests/${PRE}contact_ops' $part")
+        JOBS_S+=("${tool}_${PRE}contact_ops_$part|'$CS' $opts '$BUILD/tests/${PRE}contact_ops' $part")
       done
     done
     run_all sanitize $((SECONDS + $(left) - 20)) "${JOBS_S[@]}"
