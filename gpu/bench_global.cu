@@ -2,10 +2,10 @@
 // simctl-bench-global: the CUDA global step alone, timed with CUDA events over back-to-back
 // repetitions (no host synchronisation between them, unlike the frame loop's buckets), against
 // the bandwidth limit: the bytes it must move (for the sparse inverse S's values and indices in
-// both orientations, the row pointers, the three columns read and written; for the other
-// solvers their matrices likewise) over the device's bandwidth, which it measures with a
-// device-to-device copy of the matrix values' size.
-// usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...
+// both orientations, the indices left out where SIMCTL_CUDA_S_ROWS=interval or S_COLS=runs, the row
+// pointers, the three columns read and written; for the other solvers their matrices likewise) over
+// the device's bandwidth, which it measures with a device-to-device copy of the matrix values'
+// size. usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...
 //   (solver.global, solver.precision and SIMCTL_CUDA_SPMV pick the variant, as for simctl run;
 //   solver.global auto is the sparse inverse)
 #include <stdio.h>
@@ -83,6 +83,10 @@ int main(int argc, char **argv) {
     vb = S->prec == SIM_PREC_FLOAT ? 4 : 8;
     bytes = 2.0 * nnz * (vb + 4) + 2.0 * (n + 1) * 4 + 2.0 * (2.0 * cols) + 8.0 * n;
     if (S->rows_only) bytes += 2.0 * cols;
+    /* interval rows: no column indices, but P, and P b written and read */
+    if (S->row_interval) bytes += -4.0 * nnz + 4.0 * n + 2.0 * cols;
+    /* column runs: no row indices, but each column's top and run pointers, and the runs */
+    if (S->col_runs) bytes += -4.0 * nnz + 12.0 * n + 8.0 * S->nruns;
     products = S->rows_only ? "scatter" : S->spmv == SIM_SPMV_CUSPARSE ? "cusparse" : "kernel";
     if (S->spmv == SIM_SPMV_KERNEL) chunk = S->chunk;
   }
@@ -114,12 +118,20 @@ int main(int argc, char **argv) {
     if (*p == ',') *p = ';';
   printf(
       "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,limit_ms,"
-      "global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,col_auto\n");
-  printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.2f,%.0f,%.4f,%.2f,%s,%d,%d,%d,%d,%d\n", g_sc.name, n,
+      "global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,col_auto,s_rows,"
+      "s_cols\n");
+  const int own = chunk > 0; /* simctl's gathers: S's index layouts */
+  printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.2f,%.0f,%.4f,%.2f,%s,%d,%d,%d,%d,%d,%s,%s\n", g_sc.name, n,
          sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms, bytes / 1e6,
          bw, limit, limit > 0 ? ms / limit : 0.0, device, chunk, chunk ? c->stats.S_chunks : 0,
          chunk ? c->stats.S_split_rows : 0, chunk ? c->stats.S_col_warps : 0,
-         chunk ? c->stats.S_col_auto : 0);
+         chunk ? c->stats.S_col_auto : 0,
+         !own                ? "-"
+         : c->S.row_interval ? "interval"
+                             : "indexed",
+         !own            ? "-"
+         : c->S.col_runs ? "runs"
+                         : "indexed");
   be->destroy(be);
   sim_model_free(&m);
   return 0;

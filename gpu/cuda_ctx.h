@@ -98,6 +98,22 @@ typedef struct cuda_S {
   double *part;                // 3 per chunk of a split row
   int *cnt;                    // nsplit counters, 0 between launches
   int height;                  // elimination tree height (longest column)
+  // SIMCTL_CUDA_S_ROWS=interval (row_interval 1): row i of S is columns i - len + 1 ... i of
+  // L^{-1} in order (factor.h row_interval), so the row gather reads bp = P b (k_permute3 first)
+  // at k = p + i + 1 - row_ptr[i + 1] for entry p, with no row_col on the device: no index
+  // loads, and a warp's reads of bp are consecutive
+  int row_interval;
+  int *perm;   // n: P (interval rows)
+  double *bp;  // 3n: P b (interval rows)
+  // SIMCTL_CUDA_S_COLS=runs (col_runs 1): column k of L^{-1}, its elimination-tree path, as runs
+  // of consecutive rows: [k, col_top[k]] (parent(j) = j + 1 along it), then the runs of the path
+  // from parent(col_top[k]), (first row, length) pairs in runs[2 run_ptr[h] ...] for h =
+  // col_top[k], run_ptr[h + 1] - run_ptr[h] of them; the column gather reads no col_row (which
+  // stays on the device for W)
+  int col_runs;
+  int *col_top, *run_ptr, *runs;  // n, n + 1, 2 nruns
+  long long nruns;
+  int runs_most;  // the most runs a column has
   // cuSPARSE path (double only)
   sim_spmv_kind spmv;
   cusparseHandle_t sp;

@@ -88,16 +88,18 @@ static __device__ void row_total(const sim_row_chunk *ck, const double a[3], dou
 }
 
 // a += sum over p = from, from + stride, ... < end of val[p] v[idx[p]] (v's three columns): a
-// thread's share of a row of S (or of a column, idx its rows). With NB > 1 the loads of NB
-// entries at a time are issued before their sums (NB indices, NB values, then the 3 NB entries
-// of v they name), so that NB chains of dependent loads are in flight where one was
-// (SIMCTL_CUDA_GATHER_BATCH); the adds keep p's order, so every NB gives the same bits.
-template <int NB, class VT>
+// thread's share of a row of S (or of a column, idx its rows); with IV (interval rows) the
+// entry's index is p + off instead, no load. With NB > 1 the loads of NB entries at a time are
+// issued before their sums (NB indices, NB values, then the 3 NB entries of v they name), so
+// that NB chains of dependent loads are in flight where one was (SIMCTL_CUDA_GATHER_BATCH); the
+// adds keep p's order, so every NB, and IV, give the same bits.
+template <int NB, bool IV, class VT>
 static __device__ inline void gather3(long long from, long long end, int stride,
-                                      const int *__restrict__ idx, const VT *__restrict__ val,
-                                      const double *__restrict__ v, double a[3]) {
+                                      const int *__restrict__ idx, long long off,
+                                      const VT *__restrict__ val, const double *__restrict__ v,
+                                      double a[3]) {
   long long p = from;
-  if (NB > 1)
+  if (NB > 1 && !IV)
     for (; p + (long long)(NB - 1) * stride < end; p += (long long)NB * stride) {
       int j[NB];
       double s[NB], x[NB][3];
@@ -109,7 +111,7 @@ static __device__ inline void gather3(long long from, long long end, int stride,
         for (int d = 0; d < 3; d++) a[d] += s[u] * x[u][d];
     }
   for (; p < end; p += stride) {
-    const double *vj = v + 3 * (size_t)idx[p];
+    const double *vj = v + 3 * (size_t)(IV ? p + off : (long long)idx[p]);
     double s = (double)val[p];
     a[0] += s * vj[0];
     a[1] += s * vj[1];
@@ -117,8 +119,48 @@ static __device__ inline void gather3(long long from, long long end, int stride,
   }
 }
 
+// bp[k] = b[perm[k]] (three columns): P b for the interval rows.
+static __global__ void k_permute3(int n, const int *perm, const double *b, double *bp) {
+  SIM_PDL_WAIT();
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= 3 * n) return;
+  int k = t / 3, d = t - 3 * k;
+  bp[t] = b[3 * (size_t)perm[k] + d];
+}
+
+// A thread's share of column k of L^{-1} held as runs (SIMCTL_CUDA_S_COLS=runs): entries t =
+// t0, t0 + stride, ... of the column (t0 = 32 sub + lane, stride 32 w, as in the indexed gather),
+// entry t at val[beg + t] and row lo + (t - start) of the run [start, start + len) that holds it.
+// Every lane walks the column's runs (run 0 its own [k, top], then its top's list: a few, the
+// same loads for the whole warp), so each adds its entries in t's order: the same bits as the
+// indexed gather, with no load of a row index before the load of y it names.
+template <class VT>
+static __device__ inline void runs_gather3(int k, long long beg, int t0, int stride,
+                                           const int *__restrict__ top,
+                                           const int *__restrict__ run_ptr,
+                                           const int *__restrict__ runs, const VT *__restrict__ val,
+                                           const double *__restrict__ y, double a[3]) {
+  const int h = top[k], r0 = run_ptr[h], nr = 1 + run_ptr[h + 1] - r0;
+  long long start = 0;
+  for (int r = 0; r < nr; r++) {
+    const int lo = r ? runs[2 * (size_t)(r0 + r - 1)] : k,
+              len = r ? runs[2 * (size_t)(r0 + r - 1) + 1] : h - k + 1;
+    long long t = t0; /* the lane's first entry at or past start */
+    if (start > t0) t += (start - t0 + stride - 1) / stride * stride;
+    for (; t < start + len; t += stride) {
+      const double *vj = y + 3 * (size_t)(lo + (t - start));
+      double s = (double)val[beg + t];
+      a[0] += s * vj[0];
+      a[1] += s * vj[1];
+      a[2] += s * vj[2];
+    }
+    start += len;
+  }
+}
+
 // y = S b: a block per chunk of a long row, a warp per short row (row_part).
-template <int NB, class VT>
+// With IV (interval rows) b is P b and entry p of row i is its row p + i + 1 - ptr[i + 1].
+template <int NB, bool IV, class VT>
 static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunks, const int *order,
                               const int *ptr, const int *col, const VT *val, const double *b,
                               double *y, double *part, int *cnt) {
@@ -127,7 +169,8 @@ static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunk
   int beg, end, lane, stride;
   int i = row_part(nchunk, nshort, chunks, order, ptr, &beg, &end, &lane, &stride);
   if (i < 0) return;
-  gather3<NB>(beg + lane, end, stride, col, val, b, a);
+  const long long off = IV ? (long long)i + 1 - ptr[i + 1] : 0;
+  gather3<NB, IV>(beg + lane, end, stride, col, off, val, b, a);
   if ((int)blockIdx.x < nchunk) {
     block_sum3(a);
     row_total(&chunks[blockIdx.x], a, part, cnt, y);
@@ -142,10 +185,12 @@ static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunk
 // warps per column (1, 2, 4 or 8: SIMCTL_CUDA_COL_WARPS), or with work (auto) each column the
 // warps its entry in the table gives (cuda_S.col_work, nwork warps); a column's first warp adds
 // the others' sums in their order, so a column of w warps gets the same bits either way.
-template <int NB, class VT>
+// With RUNS the column's rows come from its runs (runs_gather3: top, run_ptr, runs), not row.
+template <int NB, bool RUNS, class VT>
 static __global__ void k_cols(int n, int cw, const int *work, int nwork, const int *ptr,
-                              const int *row, const VT *val, const int *out_vert, const double *y,
-                              double scale, int add, double *dst) {
+                              const int *row, const int *top, const int *run_ptr, const int *runs,
+                              const VT *val, const int *out_vert, const double *y, double scale,
+                              int add, double *dst) {
   SIM_PDL_WAIT();
   /* (in 64 bits: with SIMCTL_CUDA_COL_WARPS=8 the threads pass 2^32 from 2^24 unknowns) */
   const int wid = (int)((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5),
@@ -158,7 +203,10 @@ static __global__ void k_cols(int n, int cw, const int *work, int nwork, const i
     sub = t < 0 ? 0 : t & 7;
   }
   double a[3] = {0.0, 0.0, 0.0};
-  if (k < n) gather3<NB>(ptr[k] + 32 * sub + lane, ptr[k + 1], 32 * w, row, val, y, a);
+  if (k < n && RUNS)
+    runs_gather3(k, ptr[k], 32 * sub + lane, 32 * w, top, run_ptr, runs, val, y, a);
+  else if (k < n)
+    gather3<NB, false>(ptr[k] + 32 * sub + lane, ptr[k + 1], 32 * w, row, 0, val, y, a);
   warp_sum3(a);
   static_assert(SIM_CUDA_BLOCK % 256 == 0, "a column's 8 warps at most lie in one block");
   if (work || cw > 1) { /* the same for the whole block; a column's warps are in one block */
@@ -217,18 +265,26 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
   int n = S->n;
   unsigned warps = SIM_CUDA_BLOCK / 32;
   unsigned rows = S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
-  auto kr = S->batch == 8 ? k_rows<8, VT> : S->batch == 4 ? k_rows<4, VT> : k_rows<1, VT>;
+  auto kr = S->row_interval ? k_rows<1, true, VT>
+            : S->batch == 8 ? k_rows<8, false, VT>
+            : S->batch == 4 ? k_rows<4, false, VT>
+                            : k_rows<1, false, VT>;
+  if (S->row_interval) /* P b, which the interval rows read in order */
+    k_permute3<<<sim_cuda_blocks(3 * n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->perm, b, S->bp);
   kr<<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nchunk, S->nshort, S->chunks, S->row_order,
-                                             S->row_ptr, S->row_col, row_val, b, c->y, S->part,
-                                             S->cnt);
+                                             S->row_ptr, S->row_col, row_val,
+                                             S->row_interval ? S->bp : b, c->y, S->part, S->cnt);
   if (!S->rows_only) {
     const int cw = S->col_work ? 1 : S->col_warps;
     const long long nw = S->col_work ? S->ncol_work : (long long)n * cw; /* warps */
     unsigned cols = (unsigned)((nw * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-    auto kc = S->batch == 8 ? k_cols<8, VT> : S->batch == 4 ? k_cols<4, VT> : k_cols<1, VT>;
+    auto kc = S->col_runs     ? k_cols<1, true, VT>
+              : S->batch == 8 ? k_cols<8, false, VT>
+              : S->batch == 4 ? k_cols<4, false, VT>
+                              : k_cols<1, false, VT>;
     kc<<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, cw, S->col_work, S->ncol_work, S->col_ptr,
-                                               S->col_row, col_val, S->out_vert, c->y, scale, add,
-                                               dst);
+                                               S->col_row, S->col_top, S->run_ptr, S->runs, col_val,
+                                               S->out_vert, c->y, scale, add, dst);
     return SIM_OK;
   }
   SIM_CU(cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)n, c->stream), st);
@@ -374,6 +430,57 @@ static int upload_out_vert(cuda_ctx *c, const sim_sparse_inverse *H, sim_status 
   return rc;
 }
 
+// SIMCTL_CUDA_S_COLS=runs: column k's path from k to the root as runs of consecutive rows
+// (cuda_S.col_top, run_ptr, runs), built from S's columns and checked against them entry by
+// entry: a column the runs do not give exactly is refused rather than gathered wrong.
+static int upload_col_runs(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
+  cuda_S *S = &c->S;
+  const int n = H->n;
+  int *parent = SIM_NEW(int, (size_t)n + 1), *top = SIM_NEW(int, (size_t)n + 1);
+  int *nr = SIM_NEW(int, (size_t)n + 1), *ptr = SIM_NEW0(int, (size_t)n + 2), *runs = NULL;
+  int rc = parent && top && nr && ptr ? SIM_OK
+                                      : sim_fail(st, SIM_ERR_MEMORY, "out of memory (S's runs)");
+  long long total = 0;
+  for (int k = n - 1; !rc && k >= 0; k--) { /* a parent is numbered above its children */
+    const int b = H->col_ptr[k], len = H->col_ptr[k + 1] - b;
+    parent[k] = len > 1 ? H->col_row[b + 1] : -1;
+    top[k] = parent[k] == k + 1 ? top[k + 1] : k;
+    const int up = parent[top[k]];
+    nr[k] = 1 + (up >= 0 ? nr[up] : 0);
+    if (top[k] == k && up >= 0) ptr[k + 1] = nr[up], total += nr[up];
+    if (nr[k] > S->runs_most) S->runs_most = nr[k];
+  }
+  if (!rc) { /* total < nnz: a top's path is longer than its parent's */
+    for (int k = 0; k < n; k++) ptr[k + 1] += ptr[k];
+    runs = SIM_NEW(int, 2 * (size_t)total + 1);
+    if (!runs) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (S's runs)");
+  }
+  for (int h = 0; !rc && h < n; h++)
+    for (int q = top[h] == h ? parent[h] : -1, at = ptr[h]; q >= 0; q = parent[top[q]], at++)
+      runs[2 * (size_t)at] = q, runs[2 * (size_t)at + 1] = top[q] - q + 1;
+  for (int k = 0; !rc && k < n; k++) { /* the runs give the column's rows, all of them */
+    long long t = H->col_ptr[k], end = H->col_ptr[k + 1];
+    const int h = top[k];
+    for (int r = -1; r < ptr[h + 1] - ptr[h] && t <= end; r++) {
+      const int lo = r < 0 ? k : runs[2 * (size_t)(ptr[h] + r)],
+                len = r < 0 ? h - k + 1 : runs[2 * (size_t)(ptr[h] + r) + 1];
+      for (int j = 0; j < len && t <= end; j++, t++)
+        if (t == end || H->col_row[t] != lo + j) t = end + 1;
+    }
+    if (t != end)
+      rc = sim_fail(st, SIM_ERR_INTERNAL,
+                    "SIMCTL_CUDA_S_COLS=runs: column %d of S is not the runs of its "
+                    "elimination-tree path; expected SIMCTL_CUDA_S_COLS=indexed",
+                    k);
+  }
+  S->nruns = total;
+  if (!rc) rc = sim_cuda_new<int>(c, &S->col_top, (size_t)n, top, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->run_ptr, (size_t)n + 1, ptr, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->runs, 2 * (size_t)total, runs, st);
+  sim_free(parent), sim_free(top), sim_free(nr), sim_free(ptr), sim_free(runs);
+  return rc;
+}
+
 // S on the device: both orientations for the global step, its rows alone (S->rows_only), or
 // (cols_only) its columns alone, all that the device's Delassus build reads (the other global
 // solvers' contact stage).
@@ -395,8 +502,18 @@ static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, int cols_only, sim
               : sim_cuda_new<double>(c, &S->col_val, nnz, H->col_val, st);
     if (rc || cols_only) return rc;
   }
+  if (!rc && S->col_runs) rc = upload_col_runs(c, H, st);
+  if (!rc && S->row_interval && !H->row_interval)
+    rc = sim_fail(st, SIM_ERR_INTERNAL,
+                  "SIMCTL_CUDA_S_ROWS=interval: S's rows are not intervals of the elimination "
+                  "tree's postorder in this factor; expected SIMCTL_CUDA_S_ROWS=indexed");
   if (!rc) rc = sim_cuda_new<int>(c, &S->row_ptr, n + 1, H->row_ptr, st);
-  if (!rc) rc = sim_cuda_new<int>(c, &S->row_col, nnz, H->row_col, st);
+  if (!rc && S->row_interval) { /* P and P b instead of the column indices */
+    rc = sim_cuda_new<int>(c, &S->perm, n, H->perm, st);
+    if (!rc) rc = sim_cuda_new<double>(c, &S->bp, 3 * n, NULL, st);
+  } else if (!rc) {
+    rc = sim_cuda_new<int>(c, &S->row_col, nnz, H->row_col, st);
+  }
   if (!rc)
     rc = fl ? sim_cuda_new<float>(c, &S->row_valf, nnz, H->row_valf, st)
             : sim_cuda_new<double>(c, &S->row_val, nnz, H->row_val, st);
@@ -517,7 +634,17 @@ static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_ROW_SPLIT", "off", "on", 1, &c->S.row_split, st);
   if (!rc) rc = gather_batch(&c->S, st);
   if (!rc) rc = col_warps(&c->S, st);
+  if (!rc)
+    rc =
+        sim_cuda_env_choice("SIMCTL_CUDA_S_ROWS", "indexed", "interval", 0, &c->S.row_interval, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_S_COLS", "indexed", "runs", 0, &c->S.col_runs, st);
   if (rc) return rc;
+  if ((cusparse || rows) && (c->S.row_interval || c->S.col_runs))
+    return sim_fail(st, SIM_ERR_USAGE,
+                    "SIMCTL_CUDA_S_ROWS=interval and SIMCTL_CUDA_S_COLS=runs are simctl's own "
+                    "gathers of S in both orientations: they need SIMCTL_CUDA_SPMV=kernel and "
+                    "SIMCTL_CUDA_S=both, not %s",
+                    cusparse ? "SIMCTL_CUDA_SPMV=cusparse" : "SIMCTL_CUDA_S=rows");
   if (cusparse && prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,
                     "SIMCTL_CUDA_SPMV=cusparse: cuSPARSE SpMM needs S in "
@@ -637,6 +764,11 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     c->stats.S_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, o->precision);
     c->stats.S_resident = copies * c->stats.S_bytes + sizeof(int) * 2 * (size_t)H.n +
                           (c->S.rows_only ? 3 * sizeof(double) * (size_t)H.n : 0);
+    if (c->S.row_interval) /* P and P b instead of the rows' column indices */
+      c->stats.S_resident +=
+          (sizeof(int) + 3 * sizeof(double)) * (size_t)H.n - sizeof(int) * (size_t)H.nnz;
+    if (c->S.col_runs)
+      c->stats.S_resident += sizeof(int) * (2 * (size_t)H.n + 1 + 2 * (size_t)c->S.nruns);
     c->stats.S_build_ms = H.build_ms;
     c->stats.etree_height = H.etree_height;
     c->stats.S_chunks = c->S.nchunk;
@@ -666,9 +798,10 @@ void sim_cuda_global_destroy(cuda_ctx *c) {
   if (S->dn_y) cusparseDestroyDnMat(S->dn_y);
   if (S->dn_z) cusparseDestroyDnMat(S->dn_z);
   if (S->sp) cusparseDestroy(S->sp);
-  void *p[] = {S->row_ptr,  S->row_col,  S->col_ptr,  S->col_row,   S->row_val, S->col_val,
-               S->row_valf, S->col_valf, S->out_vert, S->row_order, S->chunks,  S->part,
-               S->cnt,      S->sp_buf,   S->z,        S->x,         S->col_work};
+  void *p[] = {S->row_ptr,  S->row_col,  S->col_ptr,  S->col_row,   S->row_val,  S->col_val,
+               S->row_valf, S->col_valf, S->out_vert, S->row_order, S->chunks,   S->part,
+               S->cnt,      S->sp_buf,   S->z,        S->x,         S->col_work, S->perm,
+               S->bp,       S->col_top,  S->run_ptr,  S->runs};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
   memset(S, 0, sizeof *S);
   sim_sparse_inverse_free(&c->host_S);

@@ -122,10 +122,13 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo
   echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-  # (row TAG: TAG follows the chunk, as in 16384-whole for SIMCTL_CUDA_ROW_SPLIT=off)
+  # (row TAG: TAG follows the chunk, as in 16384-whole for SIMCTL_CUDA_ROW_SPLIT=off; S's rows
+  # read as intervals follow it as -interval, its columns as runs follow the warps as -runs)
   row() { awk -F, -v tag="${1:-}" 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-            $1, $2, $3, $4, $5, $6, ($13 > 0 ? $13 tag " (" $14 " blocks, " $15 " split)" : "-"),
-            ($16 > 0 ? ($17 == 1 ? "auto, at most " $16 : $16) : "-"), $7, $8, $9, $10, $11 }'; }
+            $1, $2, $3, $4, $5, $6,
+            ($13 > 0 ? $13 tag ($18 == "interval" ? "-interval" : "") " (" $14 " blocks, " $15 " split)" : "-"),
+            ($16 > 0 ? ($17 == 1 ? "auto, at most " $16 : $16) ($19 == "runs" ? "-runs" : "") : "-"),
+            $7, $8, $9, $10, $11 }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
     cfgs="double:kernel double:cusparse double:scatter float:kernel float:scatter"
     [ "$GLOBAL_ONLY" = 1 ] && cfgs="double:kernel float:kernel"
@@ -135,11 +138,25 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
       SIMCTL_CUDA_SPMV=$spmv SIMCTL_CUDA_S=$s_mode bg "$SC/$scene.json" \
         --set "solver.precision=$prec" | row
     done
+    # S read without its stored indices (the same bits; first, as the newest question): its rows
+    # as intervals of P b (SIMCTL_CUDA_S_ROWS=interval: row i holds the columns of i's subtree,
+    # consecutive in the elimination tree's postorder), its columns as runs of consecutive rows
+    # (SIMCTL_CUDA_S_COLS=runs: 4 to 5 a column on a grid's), and both, in double and float and
+    # with the chunk of 16,384; 4 bytes an entry fewer in each product, and no load of an index
+    # before the load of the vector's entry it names (MB moved counts what each reads)
+    SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs bg "$SC/$scene.json" | row
+    SIMCTL_CUDA_S_ROWS=interval bg "$SC/$scene.json" | row
+    SIMCTL_CUDA_S_COLS=runs bg "$SC/$scene.json" | row
+    SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs bg "$SC/$scene.json" \
+      --set solver.precision=float | row
+    SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs SIMCTL_CUDA_ROW_CHUNK=16384 \
+      bg "$SC/$scene.json" | row
     # the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK, default 4096: a warp takes rows of up to
     # an eighth of it): a thread's entries are a chain of dependent loads, so shorter chunks
     # shorten the longest chain; 16384 leaves rows of up to 2,048 entries to a warp, as before
-    # 2026-11-28 (the blocks' rows were whole then)
-    for chunk in 1024 2048 8192 16384; do
+    # 2026-11-28 (the blocks' rows were whole then). 1024 and 2048, 1.1-1.6 times 4096's time
+    # on each S of the H200's sweep of 2026-12-04, are no longer swept.
+    for chunk in 8192 16384; do
       SIMCTL_CUDA_ROW_CHUNK=$chunk bg "$SC/$scene.json" | row
     done
     # and commit c8a8d13's layout: a warp a row of up to 2,048 entries, each longer row a
@@ -152,13 +169,13 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
       SIMCTL_CUDA_GATHER_BATCH=$nb bg "$SC/$scene.json" | row "-b$nb"
     done
     # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default 1 since 2026-12-04, the
-    # fastest on each S of that day's H200 sweep; auto: each column the fewest of 1, 2, 4, 8 that
-    # leave a lane at most 16 entries, as the rows; the default 2026-12-02 to 12-04): a column is
-    # the path from its vertex to the elimination tree's root, up to the tree's height (614
-    # entries on the 4.9k bar: 20 a lane with one warp)
-    for cw in auto 2 4; do
-      SIMCTL_CUDA_COL_WARPS=$cw bg "$SC/$scene.json" | row
-    done
+    # fastest on each S of that day's H200 sweep, before auto, 2 and 4; auto: each column the
+    # fewest of 1, 2, 4, 8 that leave a lane at most 16 entries, as the rows): a column is the
+    # path from its vertex to the elimination tree's root, up to the tree's height (614 entries
+    # on the 4.9k bar: 20 a lane with one warp); 2 warps with the runs, whose lanes' entries are
+    # independent loads
+    SIMCTL_CUDA_COL_WARPS=2 SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs \
+      bg "$SC/$scene.json" | row
     # the paper's baseline on the same device: CHOLMOD's factor solved by cuSPARSE's triangular
     # solves (SpSM); and one Jacobi iteration (Wang 2015), which needs many more L-G iterations
     # (README, Fig. 9); the dense inverse on the smallest bar only (A^{-1} is built by n solves)

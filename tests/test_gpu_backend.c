@@ -238,18 +238,33 @@ static void check_repeat(int want_split, int col_warps, int col_auto) {
   gpu_pair_close(&g);
 }
 
-/* The gathers with their loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH)
-   against one at a time: the same bits, the adds being in the same order, in the default layout
-   (a lane's share of a row or a column up to 16 entries, so that both the batches and the
-   remainder run), and within 1e-12 of the CPU's. */
-static void check_batches(void) {
-  static const char *batch[] = {"1", "4", "8"};
-  double *q[3] = {NULL, NULL, NULL}, *b = NULL;
+/* The global step's other layouts of the same sums against the default: the gathers with their
+   loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH), S's rows read as intervals
+   of P b (SIMCTL_CUDA_S_ROWS=interval), its columns as runs of rows (SIMCTL_CUDA_S_COLS=runs),
+   and both: the same bits, the adds being in the same order, in
+   the caller's layout (the default: a lane's share of a row or a column up to 16 entries, so
+   that both the batches and the remainder run; or rows split in chunks of 64 and columns of up
+   to 8 warps), and the caller's within 1e-12 of the CPU's. */
+static void check_index_layouts(void) {
+  static const char *var[][2][2] = {
+      {{NULL, NULL}, {NULL, NULL}},
+      {{"SIMCTL_CUDA_GATHER_BATCH", "4"}, {NULL, NULL}},
+      {{"SIMCTL_CUDA_GATHER_BATCH", "8"}, {NULL, NULL}},
+      {{"SIMCTL_CUDA_S_ROWS", "interval"}, {NULL, NULL}},
+      {{"SIMCTL_CUDA_S_COLS", "runs"}, {NULL, NULL}},
+      {{"SIMCTL_CUDA_S_ROWS", "interval"}, {"SIMCTL_CUDA_S_COLS", "runs"}},
+  };
+  enum { NV = sizeof var / sizeof var[0] };
+  double *q0 = NULL, *b = NULL;
   size_t n3 = 0;
-  for (int k = 0; k < 3; k++) {
-    setenv("SIMCTL_CUDA_GATHER_BATCH", batch[k], 1);
+  for (int k = 0; k < NV; k++) {
+    for (int e = 0; e < 2; e++)
+      if (var[k][e][0]) setenv(var[k][e][0], var[k][e][1], 1);
     gpu_pair g;
-    if (gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE)) break;
+    int rc = gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE);
+    for (int e = 0; e < 2; e++)
+      if (var[k][e][0]) unsetenv(var[k][e][0]);
+    if (rc) break;
     sim_status st = {0};
     size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS);
     n3 = 3 * (size_t)g.m.n;
@@ -258,30 +273,34 @@ static void check_batches(void) {
       b = SIM_NEW(double, nr + 1);
       for (size_t i = 0; i < nr; i++) b[i] = rnd(&seed);
     }
-    q[k] = SIM_NEW(double, n3);
+    double *q = SIM_NEW(double, n3);
     CHECK_INT(g.gpu->write_buffer(g.gpu, SIM_BUF_RHS, b, &st), SIM_OK);
     CHECK_INT(g.gpu->global_step(g.gpu, &st), SIM_OK);
-    CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, q[k], &st), SIM_OK);
-    if (k == 0) { /* the CPU's, for the first */
+    CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, q, &st), SIM_OK);
+    if (k == 0) { /* the CPU's, for the default */
       double *c = SIM_NEW(double, n3);
       CHECK_INT(g.cpu->write_buffer(g.cpu, SIM_BUF_RHS, b, &st), SIM_OK);
       CHECK_INT(g.cpu->global_step(g.cpu, &st), SIM_OK);
       CHECK_INT(g.cpu->download(g.cpu, SIM_VEC_Q, c, &st), SIM_OK);
-      double r = rel_diff(q[0], c, n3);
-      check_report(r <= 1e-12, __FILE__, __LINE__, "gather batch 1: rel diff %.3g <= 1e-12", r);
+      double r = rel_diff(q, c, n3);
+      check_report(r <= 1e-12, __FILE__, __LINE__, "default layout: rel diff %.3g <= 1e-12", r);
       sim_free(c);
+      q0 = q;
     } else {
       long differ = 0;
-      for (size_t i = 0; i < n3; i++) differ += memcmp(&q[k][i], &q[0][i], sizeof(double)) != 0;
-      printf("  gathers' loads %s at a time: %ld of %zu values differ from one at a time's\n",
-             batch[k], differ, n3);
-      check_report(differ == 0, __FILE__, __LINE__, "SIMCTL_CUDA_GATHER_BATCH=%s: the same bits",
-                   batch[k]);
+      for (size_t i = 0; i < n3; i++) differ += memcmp(&q[i], &q0[i], sizeof(double)) != 0;
+      char what[160];
+      snprintf(what, sizeof what, "%s=%s", var[k][0][0], var[k][0][1]);
+      if (var[k][1][0])
+        snprintf(what + strlen(what), sizeof what - strlen(what), " %s=%s", var[k][1][0],
+                 var[k][1][1]);
+      printf("  %s: %ld of %zu values differ from the default's\n", what, differ, n3);
+      check_report(differ == 0, __FILE__, __LINE__, "%s: the same bits", what);
+      sim_free(q);
     }
     gpu_pair_close(&g);
   }
-  unsetenv("SIMCTL_CUDA_GATHER_BATCH");
-  for (int k = 0; k < 3; k++) sim_free(q[k]);
+  sim_free(q0);
   sim_free(b);
 }
 
@@ -329,6 +348,7 @@ static void check_layouts(void) {
   if (!bar("arap")) {
     check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
     check_repeat(1, 8, 1);
+    check_index_layouts(); /* split rows and columns of 8 warps, read without their indices */
   }
   /* the long rows whole, a block each (SIMCTL_CUDA_ROW_SPLIT=off): none split */
   setenv("SIMCTL_CUDA_ROW_SPLIT", "off", 1);
@@ -340,7 +360,7 @@ static void check_layouts(void) {
   unsetenv("SIMCTL_CUDA_ROW_SPLIT");
   unsetenv("SIMCTL_CUDA_ROW_CHUNK");
   unsetenv("SIMCTL_CUDA_COL_WARPS");
-  if (!bar("arap")) check_batches();       /* the default layout: up to 16 entries a lane */
+  if (!bar("arap")) check_index_layouts(); /* the default layout: up to 16 entries a lane */
   setenv("SIMCTL_CUDA_COL_WARPS", "2", 1); /* the default rows, 2 warps a column */
   if (!bar("arap")) {
     check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
@@ -355,6 +375,15 @@ static void check_layouts(void) {
     check_env_refused("SIMCTL_CUDA_ROW_SPLIT", bad_split[i]);
     check_env_refused("SIMCTL_CUDA_GATHER_BATCH", bad_batch[i]);
   }
+  check_env_refused("SIMCTL_CUDA_S_ROWS", "intervals");
+  check_env_refused("SIMCTL_CUDA_S_COLS", "paths");
+  /* the layouts without indices are simctl's gathers of both orientations alone */
+  setenv("SIMCTL_CUDA_S", "rows", 1);
+  check_env_refused("SIMCTL_CUDA_S_ROWS", "interval");
+  unsetenv("SIMCTL_CUDA_S");
+  setenv("SIMCTL_CUDA_SPMV", "cusparse", 1);
+  check_env_refused("SIMCTL_CUDA_S_COLS", "runs");
+  unsetenv("SIMCTL_CUDA_SPMV");
 }
 
 /* The CUDA backend's projections and duals after two local steps from a fixed random state,

@@ -78,6 +78,7 @@ static void check_against_cholmod(int nx, int ny, int nz, sim_ordering ord) {
   CHECK_INT(sim_sparse_inverse_build(fs, SIM_PREC_DOUBLE, 0, &S, &st), SIM_OK);
   CHECK_INT(S.nnz, sim_sparse_inverse_count(fs));
   CHECK_INT(S.nnz, etree_depth_sum(n, cp, ri, S.perm));
+  CHECK_INT(S.row_interval, 1); /* CHOLMOD postorders the tree in every ordering */
   double *b = malloc(sizeof(double) * 3 * n), *y = malloc(sizeof(double) * 3 * n);
   double *x1 = malloc(sizeof(double) * 3 * n), *x2 = malloc(sizeof(double) * 3 * n);
   srand(7);
@@ -133,7 +134,9 @@ static void check_dense(void) {
     double e = fabs(Sd[i] - Xd[i]);
     if (e > maxerr) maxerr = e;
   }
-  /* rows of S (CSR, original column numbering) agree with the columns */
+  /* rows of S (CSR, original column numbering) agree with the columns; with interval rows entry
+     p of row i is column p + i + 1 - row_ptr[i + 1] of L^{-1} */
+  int interval_wrong = 0;
   for (int i = 0; i < n; i++)
     for (int p = S.row_ptr[i]; p < S.row_ptr[i + 1]; p++) {
       int k = -1;
@@ -141,7 +144,10 @@ static void check_dense(void) {
         if (S.perm[t] == S.row_col[p]) k = t;
       double e = fabs(S.row_val[p] - Xd[i * n + k]);
       if (e > maxoff) maxoff = e;
+      interval_wrong += k != p + i + 1 - S.row_ptr[i + 1];
     }
+  CHECK_INT(S.row_interval, 1);
+  CHECK_INT(interval_wrong, 0);
   CHECK(maxerr < 1e-13);
   CHECK(maxoff < 1e-13);
   CHECK(n == 36 && S.nnz < (long long)n * (n + 1) / 2);

@@ -57,6 +57,13 @@ typedef struct sim_sparse_inverse {
   double *row_val, *col_val;  /* double precision values (or NULL) */
   float *row_valf, *col_valf; /* float precision values (or NULL) */
   int etree_height;
+  /* 1: row i of S holds exactly the columns k = i - len_i + 1, ..., i of L^{-1} (the descendants
+     of i, an interval in the elimination tree's postorder), in that order, so that entry p of
+     row i is column k = p + i + 1 - row_ptr[i + 1]: a product may read P b by k instead of b by
+     row_col (the CUDA backend's SIMCTL_CUDA_S_ROWS=interval; the CPU, whose default is
+     CHOLMOD's solve, reads row_col). CHOLMOD postorders the tree, so this holds for every
+     ordering simctl asks of it; the build checks it entry by entry rather than assume it. */
+  int row_interval;
   double build_ms;
 } sim_sparse_inverse;
 

@@ -152,11 +152,13 @@ int sim_sparse_inverse_build(sim_factor *f, sim_precision prec, size_t max_bytes
       goto done;
     }
     memcpy(next, S->row_ptr, sizeof(int) * (size_t)n);
+    S->row_interval = 1;
     for (int k = 0; k < n; k++)
       for (long long t = cp[k]; t < cp[k + 1]; t++) {
-        int dst = next[S->col_row[t]]++;
+        int i = S->col_row[t], dst = next[i]++;
         S->row_col[dst] = S->perm[k];
         rv[dst] = X[t];
+        if ((long long)dst + i + 1 - S->row_ptr[i + 1] != k) S->row_interval = 0;
       }
     sim_free(next);
   }
