@@ -15,6 +15,7 @@
 // comparison `scripts/bench_gpu.sh` prints. Values in double, or float when solver.precision is
 // float (the vectors stay double; each product accumulates in double, as on the CPU). With
 // another global solver and contact, only S's columns come here, in double, for W (contact_S).
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -431,53 +432,24 @@ static int upload_out_vert(cuda_ctx *c, const sim_sparse_inverse *H, sim_status 
 }
 
 // SIMCTL_CUDA_S_COLS=runs: column k's path from k to the root as runs of consecutive rows
-// (cuda_S.col_top, run_ptr, runs), built from S's columns and checked against them entry by
-// entry: a column the runs do not give exactly is refused rather than gathered wrong.
+// (sim_path_runs_build: checked against S's stored rows, entry by entry, so a column the runs do
+// not give exactly is refused rather than gathered wrong).
 static int upload_col_runs(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
   cuda_S *S = &c->S;
-  const int n = H->n;
-  int *parent = SIM_NEW(int, (size_t)n + 1), *top = SIM_NEW(int, (size_t)n + 1);
-  int *nr = SIM_NEW(int, (size_t)n + 1), *ptr = SIM_NEW0(int, (size_t)n + 2), *runs = NULL;
-  int rc = parent && top && nr && ptr ? SIM_OK
-                                      : sim_fail(st, SIM_ERR_MEMORY, "out of memory (S's runs)");
-  long long total = 0;
-  for (int k = n - 1; !rc && k >= 0; k--) { /* a parent is numbered above its children */
-    const int b = H->col_ptr[k], len = H->col_ptr[k + 1] - b;
-    parent[k] = len > 1 ? H->col_row[b + 1] : -1;
-    top[k] = parent[k] == k + 1 ? top[k + 1] : k;
-    const int up = parent[top[k]];
-    nr[k] = 1 + (up >= 0 ? nr[up] : 0);
-    if (top[k] == k && up >= 0) ptr[k + 1] = nr[up], total += nr[up];
-    if (nr[k] > S->runs_most) S->runs_most = nr[k];
+  sim_path_runs R;
+  int rc = sim_path_runs_build(H, &R, st);
+  if (rc == SIM_ERR_INTERNAL) {
+    char why[SIM_MSG_MAX];
+    snprintf(why, sizeof why, "%s", st->msg);
+    return sim_fail(st, rc, "SIMCTL_CUDA_S_COLS=runs: %s; expected SIMCTL_CUDA_S_COLS=indexed",
+                    why);
   }
-  if (!rc) { /* total < nnz: a top's path is longer than its parent's */
-    for (int k = 0; k < n; k++) ptr[k + 1] += ptr[k];
-    runs = SIM_NEW(int, 2 * (size_t)total + 1);
-    if (!runs) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (S's runs)");
-  }
-  for (int h = 0; !rc && h < n; h++)
-    for (int q = top[h] == h ? parent[h] : -1, at = ptr[h]; q >= 0; q = parent[top[q]], at++)
-      runs[2 * (size_t)at] = q, runs[2 * (size_t)at + 1] = top[q] - q + 1;
-  for (int k = 0; !rc && k < n; k++) { /* the runs give the column's rows, all of them */
-    long long t = H->col_ptr[k], end = H->col_ptr[k + 1];
-    const int h = top[k];
-    for (int r = -1; r < ptr[h + 1] - ptr[h] && t <= end; r++) {
-      const int lo = r < 0 ? k : runs[2 * (size_t)(ptr[h] + r)],
-                len = r < 0 ? h - k + 1 : runs[2 * (size_t)(ptr[h] + r) + 1];
-      for (int j = 0; j < len && t <= end; j++, t++)
-        if (t == end || H->col_row[t] != lo + j) t = end + 1;
-    }
-    if (t != end)
-      rc = sim_fail(st, SIM_ERR_INTERNAL,
-                    "SIMCTL_CUDA_S_COLS=runs: column %d of S is not the runs of its "
-                    "elimination-tree path; expected SIMCTL_CUDA_S_COLS=indexed",
-                    k);
-  }
-  S->nruns = total;
-  if (!rc) rc = sim_cuda_new<int>(c, &S->col_top, (size_t)n, top, st);
-  if (!rc) rc = sim_cuda_new<int>(c, &S->run_ptr, (size_t)n + 1, ptr, st);
-  if (!rc) rc = sim_cuda_new<int>(c, &S->runs, 2 * (size_t)total, runs, st);
-  sim_free(parent), sim_free(top), sim_free(nr), sim_free(ptr), sim_free(runs);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->col_top, (size_t)R.n, R.top, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->run_ptr, (size_t)R.n + 1, R.ptr, st);
+  if (!rc) rc = sim_cuda_new<int>(c, &S->runs, 2 * (size_t)R.nruns, R.runs, st);
+  S->nruns = R.nruns;
+  S->runs_most = R.most;
+  sim_path_runs_free(&R);
   return rc;
 }
 

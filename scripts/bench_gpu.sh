@@ -141,7 +141,7 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     # S read without its stored indices (the same bits; first, as the newest question): its rows
     # as intervals of P b (SIMCTL_CUDA_S_ROWS=interval: row i holds the columns of i's subtree,
     # consecutive in the elimination tree's postorder), its columns as runs of consecutive rows
-    # (SIMCTL_CUDA_S_COLS=runs: 4 to 5 a column on a grid's), and both, in double and float and
+    # (SIMCTL_CUDA_S_COLS=runs: 3.5 to 5.8 a column on these S, simctl info), and both, in double and float and
     # with the chunk of 16,384; 4 bytes an entry fewer in each product, and no load of an index
     # before the load of the vector's entry it names (MB moved counts what each reads)
     SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs bg "$SC/$scene.json" | row

@@ -579,9 +579,9 @@ check "info --set: the override changes the mesh" eval 'rc_is 0 && out_has "36 v
 sc info $TINY --csv
 check "info --csv: a header and the run and all rows, same column count" eval 'rc_is 0 && stderr_empty &&
   [ "$(wc -l <"$T/out.txt")" -eq 3 ] && head -1 "$T/out.txt" | grep -q "^scene,system,vertices,pinned," &&
-  awk -F, "NR == 2 && \$2 != \"run\" || NR == 3 && \$2 != \"all\" || NF != 25 { exit 1 }" "$T/out.txt" &&
-  head -1 "$T/out.txt" | grep -q ",S_build_ms,S_longest_row,S_rows_over_512,S_rows_over_2048,S_rows_over_8192\$" &&
-  awk -F, "NR == 3 { exit !(\$3 == 96 && \$8 == 96 && \$22 == 96 && \$23 == 0) }" "$T/out.txt"'
+  awk -F, "NR == 2 && \$2 != \"run\" || NR == 3 && \$2 != \"all\" || NF != 28 { exit 1 }" "$T/out.txt" &&
+  head -1 "$T/out.txt" | grep -q ",S_build_ms,S_longest_row,S_rows_over_512,S_rows_over_2048,S_rows_over_8192,S_rows_interval,S_col_runs_mean,S_col_runs_most\$" &&
+  awk -F, "NR == 3 { exit !(\$3 == 96 && \$8 == 96 && \$22 == 96 && \$23 == 0 && \$26 == 1 && \$27 >= 1 && \$28 >= \$27) }" "$T/out.txt"'
 sc info $TINY --csv --set solver.ordering=best
 check "info with ordering best: reports the ordering it kept" eval 'rc_is 0 &&
   awk -F, "NR == 2 { exit !(\$10 == \"metis\" || \$10 == \"nesdis\" || \$10 == \"amd\") }" "$T/out.txt"'

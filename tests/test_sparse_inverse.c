@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Sparse inverse S = L^{-1} P: against CHOLMOD's solve, the elimination tree and a dense L^{-1}. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +157,64 @@ static void check_dense(void) {
   free(Ld), free(Xd), free(Sd), free(cp), free(ri), free(v);
 }
 
+/* S's columns as runs of consecutive rows (sim_path_runs): for each ordering, the runs give the
+   stored rows of every column (the build checks it; a column read from the runs here as well),
+   fewer runs than entries; a column whose rows are out of order, and one whose second row is
+   not above it, are refused naming the column. */
+static void check_runs(sim_ordering ord) {
+  int *cp, *ri;
+  double *v;
+  int n = grid_matrix(12, 10, 9, &cp, &ri, &v);
+  sim_status st = {0};
+  sim_factor *f = NULL;
+  CHECK_INT(sim_factor_create(n, cp, ri, v, ord, 1, &f, &st), SIM_OK);
+  sim_sparse_inverse S;
+  CHECK_INT(sim_sparse_inverse_build(f, SIM_PREC_DOUBLE, 0, &S, &st), SIM_OK);
+  sim_path_runs R;
+  CHECK_INT(sim_path_runs_build(&S, &R, &st), SIM_OK);
+  long long wrong = 0, runs = 0;
+  for (int k = 0; k < n; k++) { /* column k from its runs, against its stored rows */
+    int t = S.col_ptr[k], h = R.top[k];
+    for (int r = k; r <= h; r++) wrong += t >= S.col_ptr[k + 1] || S.col_row[t++] != r;
+    for (int j = R.ptr[h]; j < R.ptr[h + 1]; j++, runs++)
+      for (int r = 0; r < R.runs[2 * j + 1]; r++)
+        wrong += t >= S.col_ptr[k + 1] || S.col_row[t++] != R.runs[2 * j] + r;
+    wrong += t != S.col_ptr[k + 1];
+  }
+  CHECK_INT(wrong, 0);
+  CHECK(R.nruns < S.nnz / 10 && R.most >= 2 && R.most <= S.etree_height);
+  CHECK(R.mean >= 1.0 && R.mean <= R.most);
+  printf("  %s: %lld runs listed for %lld entries, %.2f a column, at most %d\n",
+         ord == SIM_ORDER_METIS ? "metis"
+         : ord == SIM_ORDER_AMD ? "amd"
+                                : "nesdis",
+         R.nruns, S.nnz, R.mean, R.most);
+  sim_path_runs_free(&R);
+  /* the longest column, its third and fourth rows swapped */
+  int k = 0;
+  for (int j = 0; j < n; j++)
+    if (S.col_ptr[j + 1] - S.col_ptr[j] > S.col_ptr[k + 1] - S.col_ptr[k]) k = j;
+  int *c = S.col_row + S.col_ptr[k] + 2, keep = c[0];
+  c[0] = c[1], c[1] = keep;
+  sim_status st2 = {0};
+  CHECK_INT(sim_path_runs_build(&S, &R, &st2), SIM_ERR_INTERNAL);
+  char want[64];
+  snprintf(want, sizeof want, "column %d ", k);
+  CHECK_STR_CONTAINS(st2.msg, want);
+  CHECK(R.top == NULL && R.runs == NULL);
+  c[1] = c[0], c[0] = keep;
+  /* its second row (the parent) below it */
+  c = S.col_row + S.col_ptr[k] + 1;
+  keep = c[0], c[0] = 0;
+  sim_status st3 = {0};
+  CHECK_INT(sim_path_runs_build(&S, &R, &st3), SIM_ERR_INTERNAL);
+  CHECK_STR_CONTAINS(st3.msg, "not a parent above it");
+  c[0] = keep;
+  sim_sparse_inverse_free(&S);
+  sim_factor_destroy(f);
+  free(cp), free(ri), free(v);
+}
+
 /* "best" keeps the ordering with the fewest nonzeros in S among metis, nesdis and amd. */
 static void check_best(void) {
   int *cp, *ri;
@@ -203,6 +262,9 @@ int main(void) {
   check_against_cholmod(12, 10, 9, SIM_ORDER_BEST);
   check_against_cholmod(30, 1, 20, SIM_ORDER_METIS);
   check_dense();
+  check_runs(SIM_ORDER_METIS);
+  check_runs(SIM_ORDER_AMD);
+  check_runs(SIM_ORDER_NESDIS);
   check_best();
   check_not_spd();
   CHECK_INT(sim_mem_in_use(), 0);

@@ -20,6 +20,9 @@ const char *sim_cache_dir(void) { return sim_tetgen_default_cache_dir(); }
 typedef struct sys_figures {
   int unknowns, etree_height;
   int longest_row, rows_over[3]; /* S's rows: the longest, and how many hold over ROW_SIZES */
+  int rows_interval;             /* S's rows are intervals of the postorder (factor.h) */
+  double runs_mean;              /* S's columns as runs of consecutive rows (sim_path_runs) */
+  int runs_most;
   long long nnz_A, nnz_L, nnz_S;
   const char *ordering;
   double s_double, s_float, s_3n, dense; /* MiB (2^20 bytes): the unit of the paper's tables */
@@ -73,6 +76,12 @@ static int measure_system(const sim_model *m, const sim_scene *sc, sys_figures *
                        .supernodal_ms = ci.factor_ms,
                        .s_build_ms = S.build_ms};
     count_rows(&S, f);
+    f->rows_interval = S.row_interval;
+    sim_path_runs R;
+    rc = sim_path_runs_build(&S, &R, st);
+    f->runs_mean = R.mean;
+    f->runs_most = R.most;
+    sim_path_runs_free(&R);
   }
   sim_sparse_inverse_free(&S);
   sim_factor_destroy(fs);
@@ -92,6 +101,10 @@ static void print_text(FILE *out, const char *title, const sys_figures *f) {
           "  rows of S                  longest %d entries; %d over %d, %d over %d, %d over %d\n",
           f->longest_row, f->rows_over[0], ROW_SIZES[0], f->rows_over[1], ROW_SIZES[1],
           f->rows_over[2], ROW_SIZES[2]);
+  fprintf(out, "  rows of S as intervals     %s\n",
+          f->rows_interval ? "yes (each the columns of its subtree, consecutive)" : "no");
+  fprintf(out, "  columns of S as runs       %.1f a column on average, at most %d\n", f->runs_mean,
+          f->runs_most);
   fprintf(out, "  S, double + int32          %.2f MiB\n", f->s_double);
   fprintf(out, "  S, float + int32           %.2f MiB\n", f->s_float);
   fprintf(out, "  S as a 3n system           %.2f MiB (kron(S, I3), double + int32)\n", f->s_3n);
@@ -106,7 +119,8 @@ static const char *CSV_HEADER =
     "scene,system,vertices,pinned,tets,cloth_triangles,bending_stencils,unknowns,nnz_A,"
     "ordering,nnz_L,nnz_S,etree_height,S_double_MiB,S_float_MiB,S_3n_double_MiB,"
     "dense_inverse_MiB,analyze_ms,factor_ms,supernodal_factor_ms,S_build_ms,S_longest_row,"
-    "S_rows_over_512,S_rows_over_2048,S_rows_over_8192\n";
+    "S_rows_over_512,S_rows_over_2048,S_rows_over_8192,S_rows_interval,S_col_runs_mean,"
+    "S_col_runs_most\n";
 
 static void print_csv(FILE *out, const sim_scene *sc, const sim_model *m, const char *system,
                       const sys_figures *f) {
@@ -114,11 +128,12 @@ static void print_csv(FILE *out, const sim_scene *sc, const sim_model *m, const 
   _Static_assert(sizeof ROW_SIZES / sizeof ROW_SIZES[0] == 3, "the header's S_rows_over_*");
   fprintf(out,
           "%s,%s,%d,%d,%d,%d,%d,%d,%lld,%s,%lld,%lld,%d,%.2f,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,"
-          "%.1f,%d,%d,%d,%d\n",
+          "%.1f,%d,%d,%d,%d,%d,%.2f,%d\n",
           sc->name, system, m->n, m->npinned, m->ntet, m->ncloth, m->bend->nst, f->unknowns,
           f->nnz_A, f->ordering, f->nnz_L, f->nnz_S, f->etree_height, f->s_double, f->s_float,
           f->s_3n, f->dense, f->analyze_ms, f->factor_ms, f->supernodal_ms, f->s_build_ms,
-          f->longest_row, f->rows_over[0], f->rows_over[1], f->rows_over[2]);
+          f->longest_row, f->rows_over[0], f->rows_over[1], f->rows_over[2], f->rows_interval,
+          f->runs_mean, f->runs_most);
 }
 
 /* The figures of the system over every vertex (the model with its pins released). */

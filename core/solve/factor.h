@@ -78,6 +78,23 @@ void sim_sparse_inverse_free(sim_sparse_inverse *S);
 long long sim_sparse_inverse_count(sim_factor *f);
 /* Bytes of one copy of S (values + column indices + row pointers). */
 size_t sim_sparse_inverse_bytes(long long nnz, int n, sim_precision prec);
+/* Column k of L^{-1}, its elimination-tree path from k to the root, as runs of consecutive rows:
+   [k, top[k]] (parent(j) = j + 1 along it), then, for h = top[k], the runs of the path from
+   parent(h), (first row, length) pairs runs[2 ptr[h]] ... runs[2 ptr[h + 1] - 1] (listed once for
+   each such h, none for the others). The CUDA backend's SIMCTL_CUDA_S_COLS=runs reads S's
+   columns through them instead of col_row. */
+typedef struct sim_path_runs {
+  int n;
+  int *top, *ptr, *runs; /* n, n + 1, 2 nruns */
+  long long nruns;
+  int most;    /* the most runs a column has */
+  double mean; /* runs a column, on average */
+} sim_path_runs;
+/* Builds R from S's columns and checks that the runs give every column's stored rows, entry by
+   entry: SIM_ERR_INTERNAL naming the first column they do not (R then empty). */
+int sim_path_runs_build(const sim_sparse_inverse *S, sim_path_runs *R, sim_status *st);
+void sim_path_runs_free(sim_path_runs *R);
+
 /* y = S b, x = S^T y for 3 interleaved columns (one pass over S for x, y, z). */
 void sim_sparse_inverse_apply(const sim_sparse_inverse *S, const double *b, double *y,
                               double *x);

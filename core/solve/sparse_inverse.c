@@ -218,6 +218,80 @@ void sim_sparse_inverse_free(sim_sparse_inverse *S) {
   memset(S, 0, sizeof *S);
 }
 
+/* The runs' rows of column k, stored rows from col_row[t] on: 1 where they are all of them. */
+static int runs_give_column(const sim_sparse_inverse *S, const sim_path_runs *R, int k) {
+  long long t = S->col_ptr[k], end = S->col_ptr[k + 1];
+  const int h = R->top[k];
+  for (int r = -1; r < R->ptr[h + 1] - R->ptr[h]; r++) {
+    const size_t at = 2 * ((size_t)R->ptr[h] + (size_t)(r < 0 ? 0 : r));
+    const int lo = r < 0 ? k : R->runs[at], len = r < 0 ? h - k + 1 : R->runs[at + 1];
+    for (int j = 0; j < len; j++, t++)
+      if (t == end || S->col_row[t] != lo + j) return 0;
+  }
+  return t == end;
+}
+
+int sim_path_runs_build(const sim_sparse_inverse *S, sim_path_runs *R, sim_status *st) {
+  memset(R, 0, sizeof *R);
+  const int n = S->n;
+  R->n = n;
+  int *parent = SIM_NEW(int, (size_t)n + 1), *nr = SIM_NEW(int, (size_t)n + 1);
+  R->top = SIM_NEW(int, (size_t)n + 1);
+  R->ptr = SIM_NEW0(int, (size_t)n + 2);
+  int rc = parent && nr && R->top && R->ptr
+               ? SIM_OK
+               : sim_fail(st, SIM_ERR_MEMORY, "out of memory (S's path runs)");
+  long long total = 0, all = 0;
+  for (int k = n - 1; !rc && k >= 0; k--) { /* a parent is numbered above its children */
+    const int b = S->col_ptr[k], len = S->col_ptr[k + 1] - b;
+    parent[k] = len > 1 ? S->col_row[b + 1] : -1;
+    if (parent[k] >= 0 && (parent[k] <= k || parent[k] >= n)) {
+      rc = sim_fail(st, SIM_ERR_INTERNAL,
+                    "S's column %d: its second row %d is not a parent above it; expected the "
+                    "elimination-tree path from the column to the root",
+                    k, parent[k]);
+      break;
+    }
+    R->top[k] = parent[k] == k + 1 ? R->top[k + 1] : k;
+    const int up = parent[R->top[k]];
+    nr[k] = 1 + (up >= 0 ? nr[up] : 0);
+    all += nr[k];
+    if (nr[k] > R->most) R->most = nr[k];
+    if (R->top[k] == k && up >= 0) R->ptr[k + 1] = nr[up], total += nr[up];
+  }
+  if (!rc) { /* total < nnz: a top's path is longer than its parent's */
+    for (int k = 0; k < n; k++) R->ptr[k + 1] += R->ptr[k];
+    R->runs = SIM_NEW(int, 2 * (size_t)total + 1);
+    if (!R->runs) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (S's path runs)");
+  }
+  for (int h = 0; !rc && h < n; h++) {
+    int at = R->ptr[h];
+    for (int q = R->top[h] == h ? parent[h] : -1; q >= 0; q = parent[R->top[q]], at++) {
+      R->runs[2 * (size_t)at] = q;
+      R->runs[2 * (size_t)at + 1] = R->top[q] - q + 1;
+    }
+  }
+  for (int k = 0; !rc && k < n; k++)
+    if (!runs_give_column(S, R, k))
+      rc = sim_fail(st, SIM_ERR_INTERNAL,
+                    "S's column %d is not the runs of its elimination-tree path (the rows its "
+                    "parents give)",
+                    k);
+  R->nruns = total;
+  R->mean = n > 0 ? (double)all / n : 0.0;
+  sim_free(parent);
+  sim_free(nr);
+  if (rc) sim_path_runs_free(R);
+  return rc;
+}
+
+void sim_path_runs_free(sim_path_runs *R) {
+  sim_free(R->top);
+  sim_free(R->ptr);
+  sim_free(R->runs);
+  memset(R, 0, sizeof *R);
+}
+
 /* One template for double and float values. */
 #define SIM_APPLY(VT, rv, cv)                                                     \
   do {                                                                            \
