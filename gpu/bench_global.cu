@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
       "global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,col_auto,s_rows,"
       "s_cols\n");
   const int own = chunk > 0; /* simctl's gathers: S's index layouts */
-  printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.2f,%.0f,%.4f,%.2f,%s,%d,%d,%d,%d,%d,%s,%s\n", g_sc.name, n,
+  printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.4g,%.0f,%.4g,%.2f,%s,%d,%d,%d,%d,%d,%s,%s\n", g_sc.name, n,
          sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms, bytes / 1e6,
          bw, limit, limit > 0 ? ms / limit : 0.0, device, chunk, chunk ? c->stats.S_chunks : 0,
          chunk ? c->stats.S_split_rows : 0, chunk ? c->stats.S_col_warps : 0,

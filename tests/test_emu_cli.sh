@@ -228,14 +228,28 @@ check "emu_frame_costs.sh --sites: exit 0, the sites' kernels add up to the fram
 BG="$(dirname "$SIMCTL")/simctl-bench-global-emu"
 SIMCTL_CUDA_ROW_CHUNK=1024 "$BG" "$DATA/tiny_bar.json" --reps 1 >"$T/bench.out" 2>"$T/bench.err"
 bench_rc=$?
+SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs "$BG" "$DATA/tiny_bar.json" --reps 1 \
+  >"$T/bench2.out" 2>"$T/bench2.err"
+bench2_rc=$?
 bench_fields() {
   [ "$bench_rc" = 0 ] && awk -F, 'NR == 1 { head = NF }
     NR == 2 { row = NF; ok = $3 == "sparse_inverse" && $6 == "kernel" && $7 > 0 && $11 > 0 &&
-              $12 ~ /emulation/ && $13 == 1024 && $16 >= 1 }
-    END { exit !(NR == 2 && head == 17 && row == 17 && ok) }' "$T/bench.out" ||
+              $12 ~ /emulation/ && $13 == 1024 && $16 >= 1 && $18 == "indexed" && $19 == "indexed" }
+    END { exit !(NR == 2 && head == 19 && row == 19 && ok) }' "$T/bench.out" ||
     { cat "$T/bench.out" >&2; false; }
 }
-check "simctl-bench-global: one row of 17 fields, the chunk in the 13th" bench_fields
+check "simctl-bench-global: one row of 19 fields, the chunk in the 13th, S's layouts in the last two" bench_fields
+# S read without its indices: named in the row, and fewer bytes moved than the indexed layout's
+# by at least 4 an entry (8 left out, less P b's and the runs' bytes, which a bar of 80 unknowns
+# weighs more than a large one)
+bench_layouts() {
+  [ "$bench2_rc" = 0 ] && awk -F, 'NR == FNR && FNR == 2 { mb = $8 }
+    NR > FNR && FNR == 2 { ok = NF == 19 && $18 == "interval" && $19 == "runs" &&
+                               $8 < mb - 4e-6 * $4 }
+    END { exit !ok }' "$T/bench.out" "$T/bench2.out" ||
+    { cat "$T/bench2.out" "$T/bench2.err" >&2; false; }
+}
+check "simctl-bench-global: SIMCTL_CUDA_S_ROWS=interval, S_COLS=runs named, 4 bytes an entry fewer" bench_layouts
 
 # simctl-bench-wprod (its emulation build): W formed and its block form agree (else exit 1),
 # then 7 rows of 10 fields per size (each form in double, float and a batch, the preparing
