@@ -68,6 +68,8 @@ static int cuda_write_buffer(sim_backend *be, sim_buf_id id, const double *host,
     SIM_CU(
         cudaMemcpyAsync(buffer(c, id), host, sizeof(double) * n, cudaMemcpyHostToDevice, c->stream),
         st);
+  /* P rhs beside rhs, for S's interval rows: rhs's every writer keeps it */
+  if (n && id == SIM_BUF_RHS && sim_cuda_S_permute_rhs(c, st)) return st->code;
   return sync(c, st);
 }
 

@@ -83,8 +83,9 @@ int main(int argc, char **argv) {
     vb = S->prec == SIM_PREC_FLOAT ? 4 : 8;
     bytes = 2.0 * nnz * (vb + 4) + 2.0 * (n + 1) * 4 + 2.0 * (2.0 * cols) + 8.0 * n;
     if (S->rows_only) bytes += 2.0 * cols;
-    /* interval rows: no column indices, but P, and P b written and read */
-    if (S->row_interval) bytes += -4.0 * nnz + 4.0 * n + 2.0 * cols;
+    /* interval rows: no column indices (P rhs, read instead of rhs, is written by the local
+       step beside rhs) */
+    if (S->row_interval) bytes += -4.0 * nnz;
     /* column runs: no row indices, but each column's top and run pointers, and the runs */
     if (S->col_runs) bytes += -4.0 * nnz + 12.0 * n + 8.0 * S->nruns;
     products = S->rows_only ? "scatter" : S->spmv == SIM_SPMV_CUSPARSE ? "cusparse" : "kernel";

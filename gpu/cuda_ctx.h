@@ -102,9 +102,12 @@ typedef struct cuda_S {
   // L^{-1} in order (factor.h row_interval), so the row gather reads bp = P b (k_permute3 first)
   // at k = p + i + 1 - row_ptr[i + 1] for entry p, with no row_col on the device: no index
   // loads, and a warp's reads of bp are consecutive
+  // (k_rhs, the local step's right-hand side, writes P rhs into bp_rhs beside rhs itself, as does
+  // a write of the buffer, so the global step's products of rhs need no permutation of their own:
+  // bp is for any other b, such as the contact correction's)
   int row_interval;
-  int *perm;   // n: P (interval rows)
-  double *bp;  // 3n: P b (interval rows)
+  int *perm, *iperm;    // n: P and its inverse (interval rows)
+  double *bp, *bp_rhs;  // 3n: P b, and P rhs (interval rows)
   // SIMCTL_CUDA_S_COLS=runs (col_runs 1): column k of L^{-1}, its elimination-tree path, as runs
   // of consecutive rows: [k, col_top[k]] (parent(j) = j + 1 along it), then the runs of the path
   // from parent(col_top[k]), (first row, length) pairs in runs[2 run_ptr[h] ...] for h =
@@ -396,6 +399,9 @@ void sim_cuda_solvers_destroy(cuda_ctx *c);
 // the stream, not synchronised.
 int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
                         sim_status *st);
+// With S's interval rows (SIMCTL_CUDA_S_ROWS=interval): queues P rhs into c->S.bp_rhs, after a
+// write of rhs from the host; nothing otherwise.
+int sim_cuda_S_permute_rhs(cuda_ctx *c, sim_status *st);
 int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
                           sim_status *st);
 void sim_cuda_global_destroy(cuda_ctx *c);

@@ -270,11 +270,16 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
             : S->batch == 8 ? k_rows<8, false, VT>
             : S->batch == 4 ? k_rows<4, false, VT>
                             : k_rows<1, false, VT>;
-  if (S->row_interval) /* P b, which the interval rows read in order */
+  const double *in = b; /* P b, which the interval rows read in order: rhs's kept by its writers */
+  if (S->row_interval && b == c->rhs) {
+    in = S->bp_rhs;
+  } else if (S->row_interval) {
     k_permute3<<<sim_cuda_blocks(3 * n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->perm, b, S->bp);
+    in = S->bp;
+  }
   kr<<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nchunk, S->nshort, S->chunks, S->row_order,
-                                             S->row_ptr, S->row_col, row_val,
-                                             S->row_interval ? S->bp : b, c->y, S->part, S->cnt);
+                                             S->row_ptr, S->row_col, row_val, in, c->y, S->part,
+                                             S->cnt);
   if (!S->rows_only) {
     const int cw = S->col_work ? 1 : S->col_warps;
     const long long nw = S->col_work ? S->ncol_work : (long long)n * cw; /* warps */
@@ -302,6 +307,15 @@ static int spmm(cuda_S *S, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B, cuspa
   SIM_CUSP(cusparseSpMM(S->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
                         &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, S->sp_buf),
            st);
+  return SIM_OK;
+}
+
+int sim_cuda_S_permute_rhs(cuda_ctx *c, sim_status *st) {
+  cuda_S *S = &c->S;
+  if (!S->row_interval || S->n == 0) return SIM_OK;
+  k_permute3<<<sim_cuda_blocks(3 * (long long)S->n), SIM_CUDA_BLOCK, 0, c->stream>>>(
+      S->n, S->perm, c->rhs, S->bp_rhs);
+  SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
@@ -480,9 +494,15 @@ static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, int cols_only, sim
                   "SIMCTL_CUDA_S_ROWS=interval: S's rows are not intervals of the elimination "
                   "tree's postorder in this factor; expected SIMCTL_CUDA_S_ROWS=indexed");
   if (!rc) rc = sim_cuda_new<int>(c, &S->row_ptr, n + 1, H->row_ptr, st);
-  if (!rc && S->row_interval) { /* P and P b instead of the column indices */
+  if (!rc && S->row_interval) { /* P, P b and P rhs instead of the column indices */
+    int *ip = SIM_NEW(int, n + 1);
+    if (!ip) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (S's inverse permutation)");
+    for (size_t k = 0; k < n; k++) ip[H->perm[k]] = (int)k;
     rc = sim_cuda_new<int>(c, &S->perm, n, H->perm, st);
+    if (!rc) rc = sim_cuda_new<int>(c, &S->iperm, n, ip, st);
     if (!rc) rc = sim_cuda_new<double>(c, &S->bp, 3 * n, NULL, st);
+    if (!rc) rc = sim_cuda_new<double>(c, &S->bp_rhs, 3 * n, NULL, st); /* rhs is zeroed too */
+    sim_free(ip);
   } else if (!rc) {
     rc = sim_cuda_new<int>(c, &S->row_col, nnz, H->row_col, st);
   }
@@ -736,9 +756,9 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     c->stats.S_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, o->precision);
     c->stats.S_resident = copies * c->stats.S_bytes + sizeof(int) * 2 * (size_t)H.n +
                           (c->S.rows_only ? 3 * sizeof(double) * (size_t)H.n : 0);
-    if (c->S.row_interval) /* P and P b instead of the rows' column indices */
+    if (c->S.row_interval) /* P, its inverse, P b and P rhs instead of the rows' indices */
       c->stats.S_resident +=
-          (sizeof(int) + 3 * sizeof(double)) * (size_t)H.n - sizeof(int) * (size_t)H.nnz;
+          (2 * sizeof(int) + 6 * sizeof(double)) * (size_t)H.n - sizeof(int) * (size_t)H.nnz;
     if (c->S.col_runs)
       c->stats.S_resident += sizeof(int) * (2 * (size_t)H.n + 1 + 2 * (size_t)c->S.nruns);
     c->stats.S_build_ms = H.build_ms;
@@ -773,7 +793,7 @@ void sim_cuda_global_destroy(cuda_ctx *c) {
   void *p[] = {S->row_ptr,  S->row_col,  S->col_ptr,  S->col_row,   S->row_val,  S->col_val,
                S->row_valf, S->col_valf, S->out_vert, S->row_order, S->chunks,   S->part,
                S->cnt,      S->sp_buf,   S->z,        S->x,         S->col_work, S->perm,
-               S->bp,       S->col_top,  S->run_ptr,  S->runs};
+               S->iperm,    S->bp,       S->bp_rhs,   S->col_top,   S->run_ptr,  S->runs};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) cudaFree(p[i]);
   memset(S, 0, sizeof *S);
   sim_sparse_inverse_free(&c->host_S);

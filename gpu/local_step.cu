@@ -76,12 +76,19 @@ static __global__ void k_bend_project(sim_bending bend, const double *q, double 
   sim_bending_project(&bend, s, Lq, P + 3 * (size_t)s);
 }
 
+// rhs's row f; with S's interval rows (bp_rhs) also P rhs's row iperm[f], which the global
+// step's products of rhs read (global_step.cu).
 static __global__ void k_rhs(int nfree, sim_local_view v, const double *qh, const double *R,
-                             const double *P, const double *pin_pos, double *rhs) {
+                             const double *P, const double *pin_pos, double *rhs, const int *iperm,
+                             double *bp_rhs) {
   SIM_PDL_WAIT();
   int f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= nfree) return;
-  sim_local_rhs(&v, f, qh, R, P, pin_pos, rhs + 3 * (size_t)f);
+  double r[3];
+  sim_local_rhs(&v, f, qh, R, P, pin_pos, r);
+  for (int d = 0; d < 3; d++) rhs[3 * (size_t)f + d] = r[d];
+  if (bp_rhs)
+    for (int d = 0; d < 3; d++) bp_rhs[3 * (size_t)iperm[f] + d] = r[d];
 }
 
 // The model's view with the device copies of its arrays.
@@ -129,7 +136,8 @@ int sim_cuda_local_step(sim_backend *be, sim_status *st) {
                                                                                    c->P);
   if (m->nfree > 0)
     k_rhs<<<sim_cuda_blocks(m->nfree), SIM_CUDA_BLOCK, 0, c->stream>>>(
-        m->nfree, device_view(c), c->vec[SIM_VEC_QTILDE], c->R, c->P, c->pin_pos, c->rhs);
+        m->nfree, device_view(c), c->vec[SIM_VEC_QTILDE], c->R, c->P, c->pin_pos, c->rhs,
+        c->S.iperm, c->S.row_interval ? c->S.bp_rhs : NULL);
   SIM_CU(cudaGetLastError(), st); /* queued, not waited for (core/solve/backend.h) */
   return SIM_OK;
 }

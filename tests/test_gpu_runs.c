@@ -242,6 +242,15 @@ int main(void) {
      into cuSPARSE's triangular solves on a GPU, whose kernels have no SIM_PDL_WAIT */
   graphs_vs("../scenes/twisting_bar.json", NULL, 6, NULL, 1);
   graphs_vs("../scenes/twisting_bar.json", "solver.global=cholesky", 4, NULL, 1);
+  /* S read without its indices (SIMCTL_CUDA_S_ROWS=interval, S_COLS=runs): the local step's
+     right-hand side written beside its permutation, which the global step's rows read; against
+     the CPU, and the graphs with programmatic edges against launches */
+  setenv("SIMCTL_CUDA_S_ROWS", "interval", 1);
+  setenv("SIMCTL_CUDA_S_COLS", "runs", 1);
+  run_side_by_side("../scenes/twisting_bar.json");
+  graphs_vs("../scenes/twisting_bar.json", NULL, 6, NULL, 1);
+  unsetenv("SIMCTL_CUDA_S_ROWS");
+  unsetenv("SIMCTL_CUDA_S_COLS");
 #ifdef SIM_TEST_EMU
   graphs_vs("../scenes/twisting_bar.json", NULL, 4, "1", 0);
   graphs_vs("../scenes/twisting_bar.json", NULL, 4, "end", 0);
