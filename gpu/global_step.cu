@@ -130,32 +130,33 @@ static __global__ void k_permute3(int n, const int *perm, const double *b, doubl
 }
 
 // A thread's share of column k of L^{-1} held as runs (SIMCTL_CUDA_S_COLS=runs): entries t =
-// t0, t0 + stride, ... of the column (t0 = 32 sub + lane, stride 32 w, as in the indexed gather),
-// entry t at val[beg + t] and row lo + (t - start) of the run [start, start + len) that holds it.
-// Every lane walks the column's runs (run 0 its own [k, top], then its top's list: a few, the
-// same loads for the whole warp), so each adds its entries in t's order: the same bits as the
-// indexed gather, with no load of a row index before the load of y it names.
+// t0, t0 + stride, ... < end - beg of the column (t0 = 32 sub + lane, stride 32 w, as in the
+// indexed gather), entry t at val[beg + t] and row lo + (t - start) of the run [start, start +
+// len) that holds it. Each lane steps to the next run where its t passes the run's end (run 0 is
+// the column's own [k, top], then its top's list: a few, loads the whole warp shares), so it adds
+// its entries in t's order, the same bits as the indexed gather, with no load of a row index
+// before the load of y it names but at a run's start.
 template <class VT>
-static __device__ inline void runs_gather3(int k, long long beg, int t0, int stride,
+static __device__ inline void runs_gather3(int k, long long beg, long long end, int t0, int stride,
                                            const int *__restrict__ top,
                                            const int *__restrict__ run_ptr,
                                            const int *__restrict__ runs, const VT *__restrict__ val,
                                            const double *__restrict__ y, double a[3]) {
-  const int h = top[k], r0 = run_ptr[h], nr = 1 + run_ptr[h + 1] - r0;
+  const int h = top[k];
+  const int *run = runs + 2 * (size_t)run_ptr[h]; /* the runs after the column's own */
   long long start = 0;
-  for (int r = 0; r < nr; r++) {
-    const int lo = r ? runs[2 * (size_t)(r0 + r - 1)] : k,
-              len = r ? runs[2 * (size_t)(r0 + r - 1) + 1] : h - k + 1;
-    long long t = t0; /* the lane's first entry at or past start */
-    if (start > t0) t += (start - t0 + stride - 1) / stride * stride;
-    for (; t < start + len; t += stride) {
-      const double *vj = y + 3 * (size_t)(lo + (t - start));
-      double s = (double)val[beg + t];
-      a[0] += s * vj[0];
-      a[1] += s * vj[1];
-      a[2] += s * vj[2];
+  int lo = k, len = h - k + 1;
+  for (long long t = t0; t < end - beg; t += stride) {
+    while (t >= start + len) {
+      start += len;
+      lo = run[0], len = run[1];
+      run += 2;
     }
-    start += len;
+    const double *vj = y + 3 * (size_t)(lo + (t - start));
+    double s = (double)val[beg + t];
+    a[0] += s * vj[0];
+    a[1] += s * vj[1];
+    a[2] += s * vj[2];
   }
 }
 
@@ -205,7 +206,7 @@ static __global__ void k_cols(int n, int cw, const int *work, int nwork, const i
   }
   double a[3] = {0.0, 0.0, 0.0};
   if (k < n && RUNS)
-    runs_gather3(k, ptr[k], 32 * sub + lane, 32 * w, top, run_ptr, runs, val, y, a);
+    runs_gather3(k, ptr[k], ptr[k + 1], 32 * sub + lane, 32 * w, top, run_ptr, runs, val, y, a);
   else if (k < n)
     gather3<NB, false>(ptr[k] + 32 * sub + lane, ptr[k + 1], 32 * w, row, 0, val, y, a);
   warp_sum3(a);
