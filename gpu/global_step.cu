@@ -92,19 +92,21 @@ static __device__ void row_total(const sim_row_chunk *ck, const double a[3], dou
 // thread's share of a row of S (or of a column, idx its rows); with IV (interval rows) the
 // entry's index is p + off instead, no load. With NB > 1 the loads of NB entries at a time are
 // issued before their sums (NB indices, NB values, then the 3 NB entries of v they name), so
-// that NB chains of dependent loads are in flight where one was (SIMCTL_CUDA_GATHER_BATCH); the
-// adds keep p's order, so every NB, and IV, give the same bits.
+// that NB chains of dependent loads, or NB entries' independent loads, are in flight where one
+// was (SIMCTL_CUDA_GATHER_BATCH); the adds keep p's order, so every NB, and IV, give the same
+// bits.
 template <int NB, bool IV, class VT>
 static __device__ inline void gather3(long long from, long long end, int stride,
                                       const int *__restrict__ idx, long long off,
                                       const VT *__restrict__ val, const double *__restrict__ v,
                                       double a[3]) {
   long long p = from;
-  if (NB > 1 && !IV)
+  if (NB > 1)
     for (; p + (long long)(NB - 1) * stride < end; p += (long long)NB * stride) {
-      int j[NB];
+      long long j[NB];
       double s[NB], x[NB][3];
-      for (int u = 0; u < NB; u++) j[u] = idx[p + (long long)u * stride];
+      for (int u = 0; u < NB; u++)
+        j[u] = IV ? p + (long long)u * stride + off : (long long)idx[p + (long long)u * stride];
       for (int u = 0; u < NB; u++) s[u] = (double)val[p + (long long)u * stride];
       for (int u = 0; u < NB; u++)
         for (int d = 0; d < 3; d++) x[u][d] = v[3 * (size_t)j[u] + d];
@@ -135,8 +137,9 @@ static __global__ void k_permute3(int n, const int *perm, const double *b, doubl
 // len) that holds it. Each lane steps to the next run where its t passes the run's end (run 0 is
 // the column's own [k, top], then its top's list: a few, loads the whole warp shares), so it adds
 // its entries in t's order, the same bits as the indexed gather, with no load of a row index
-// before the load of y it names but at a run's start.
-template <class VT>
+// before the load of y it names but at a run's start. With NB > 1 (SIMCTL_CUDA_GATHER_BATCH) the
+// loads of NB entries that lie in one run are issued before their sums, in the same order.
+template <int NB, class VT>
 static __device__ inline void runs_gather3(int k, long long beg, long long end, int t0, int stride,
                                            const int *__restrict__ top,
                                            const int *__restrict__ run_ptr,
@@ -146,17 +149,28 @@ static __device__ inline void runs_gather3(int k, long long beg, long long end, 
   const int *run = runs + 2 * (size_t)run_ptr[h]; /* the runs after the column's own */
   long long start = 0;
   int lo = k, len = h - k + 1;
-  for (long long t = t0; t < end - beg; t += stride) {
+  for (long long t = t0; t < end - beg;) {
     while (t >= start + len) {
       start += len;
       lo = run[0], len = run[1];
       run += 2;
+    }
+    if (NB > 1 && t + (long long)(NB - 1) * stride < start + len) { /* NB in this run */
+      double s[NB], x[NB][3];
+      for (int u = 0; u < NB; u++) s[u] = (double)val[beg + t + (long long)u * stride];
+      for (int u = 0; u < NB; u++)
+        for (int d = 0; d < 3; d++) x[u][d] = y[3 * (size_t)(lo + (t - start) + u * stride) + d];
+      for (int u = 0; u < NB; u++)
+        for (int d = 0; d < 3; d++) a[d] += s[u] * x[u][d];
+      t += (long long)NB * stride;
+      continue;
     }
     const double *vj = y + 3 * (size_t)(lo + (t - start));
     double s = (double)val[beg + t];
     a[0] += s * vj[0];
     a[1] += s * vj[1];
     a[2] += s * vj[2];
+    t += stride;
   }
 }
 
@@ -206,7 +220,7 @@ static __global__ void k_cols(int n, int cw, const int *work, int nwork, const i
   }
   double a[3] = {0.0, 0.0, 0.0};
   if (k < n && RUNS)
-    runs_gather3(k, ptr[k], ptr[k + 1], 32 * sub + lane, 32 * w, top, run_ptr, runs, val, y, a);
+    runs_gather3<NB>(k, ptr[k], ptr[k + 1], 32 * sub + lane, 32 * w, top, run_ptr, runs, val, y, a);
   else if (k < n)
     gather3<NB, false>(ptr[k] + 32 * sub + lane, ptr[k + 1], 32 * w, row, 0, val, y, a);
   warp_sum3(a);
@@ -267,10 +281,9 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
   int n = S->n;
   unsigned warps = SIM_CUDA_BLOCK / 32;
   unsigned rows = S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
-  auto kr = S->row_interval ? k_rows<1, true, VT>
-            : S->batch == 8 ? k_rows<8, false, VT>
-            : S->batch == 4 ? k_rows<4, false, VT>
-                            : k_rows<1, false, VT>;
+  auto kr = S->batch == 8   ? (S->row_interval ? k_rows<8, true, VT> : k_rows<8, false, VT>)
+            : S->batch == 4 ? (S->row_interval ? k_rows<4, true, VT> : k_rows<4, false, VT>)
+                            : (S->row_interval ? k_rows<1, true, VT> : k_rows<1, false, VT>);
   const double *in = b; /* P b, which the interval rows read in order: rhs's kept by its writers */
   if (S->row_interval && b == c->rhs) {
     in = S->bp_rhs;
@@ -285,10 +298,9 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
     const int cw = S->col_work ? 1 : S->col_warps;
     const long long nw = S->col_work ? S->ncol_work : (long long)n * cw; /* warps */
     unsigned cols = (unsigned)((nw * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-    auto kc = S->col_runs     ? k_cols<1, true, VT>
-              : S->batch == 8 ? k_cols<8, false, VT>
-              : S->batch == 4 ? k_cols<4, false, VT>
-                              : k_cols<1, false, VT>;
+    auto kc = S->batch == 8   ? (S->col_runs ? k_cols<8, true, VT> : k_cols<8, false, VT>)
+              : S->batch == 4 ? (S->col_runs ? k_cols<4, true, VT> : k_cols<4, false, VT>)
+                              : (S->col_runs ? k_cols<1, true, VT> : k_cols<1, false, VT>);
     kc<<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, cw, S->col_work, S->ncol_work, S->col_ptr,
                                                S->col_row, S->col_top, S->run_ptr, S->runs, col_val,
                                                S->out_vert, c->y, scale, add, dst);

@@ -151,6 +151,11 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
       --set solver.precision=float | row
     SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs SIMCTL_CUDA_ROW_CHUNK=16384 \
       bg "$SC/$scene.json" | row
+    # both with 4 and 8 entries' loads issued together (independent loads, in flight at once)
+    for nb in 4 8; do
+      SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs SIMCTL_CUDA_GATHER_BATCH=$nb \
+        bg "$SC/$scene.json" | row "-b$nb"
+    done
     # the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK, default 4096: a warp takes rows of up to
     # an eighth of it): a thread's entries are a chain of dependent loads, so shorter chunks
     # shorten the longest chain; 16384 leaves rows of up to 2,048 entries to a warp, as before
