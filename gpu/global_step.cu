@@ -175,7 +175,7 @@ static __device__ inline void runs_gather3(int k, long long beg, long long end, 
 }
 
 // y = S b: a block per chunk of a long row, a warp per short row (row_part).
-// With IV (interval rows) b is P b and entry p of row i is its row p + i + 1 - ptr[i + 1].
+// With IV (interval rows) b is P b, and entry p of row i reads its row p + i + 1 - ptr[i + 1].
 template <int NB, bool IV, class VT>
 static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunks, const int *order,
                               const int *ptr, const int *col, const VT *val, const double *b,

@@ -245,8 +245,9 @@ static void check_repeat(int want_split, int col_warps, int col_auto) {
    bits, the adds being in the same order, in the caller's layout (the default: a lane's share
    of a row or a column up to 16 entries, so that both the batches and the remainder run; rows
    split in chunks of 64 and columns of up to 8 warps; or, on the 4,000-unknown bar, runs long
-   enough for the runs' batches), and the caller's within 1e-12 of the CPU's. */
-static void check_index_layouts(int all) {
+   enough for the runs' batches), in double or (prec) with S in float, and the caller's within
+   1e-12 of the CPU's (whose S is in the same precision, its products accumulated in double). */
+static void check_index_layouts(int all, sim_precision prec) {
   static const char *var[][3][2] = {
       {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}},
       {{"SIMCTL_CUDA_GATHER_BATCH", "4"}, {NULL, NULL}, {NULL, NULL}},
@@ -269,7 +270,7 @@ static void check_index_layouts(int all) {
     for (int e = 0; e < 3; e++)
       if (var[k][e][0]) setenv(var[k][e][0], var[k][e][1], 1);
     gpu_pair g;
-    int rc = gpu_pair_open(&g, &g_sc, SIM_PREC_DOUBLE);
+    int rc = gpu_pair_open(&g, &g_sc, prec);
     for (int e = 0; e < 3; e++)
       if (var[k][e][0]) unsetenv(var[k][e][0]);
     if (rc) break;
@@ -357,7 +358,7 @@ static void check_layouts(void) {
   if (!bar("arap")) {
     check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
     check_repeat(1, 8, 1);
-    check_index_layouts(1); /* split rows and columns of 8 warps, read without their indices */
+    check_index_layouts(1, SIM_PREC_DOUBLE); /* split rows, columns of 8 warps */
   }
   /* the long rows whole, a block each (SIMCTL_CUDA_ROW_SPLIT=off): none split */
   setenv("SIMCTL_CUDA_ROW_SPLIT", "off", 1);
@@ -369,7 +370,7 @@ static void check_layouts(void) {
   unsetenv("SIMCTL_CUDA_ROW_SPLIT");
   unsetenv("SIMCTL_CUDA_ROW_CHUNK");
   unsetenv("SIMCTL_CUDA_COL_WARPS");
-  if (!bar("arap")) check_index_layouts(1); /* the default layout: up to 16 entries a lane */
+  if (!bar("arap")) check_index_layouts(1, SIM_PREC_DOUBLE); /* up to 16 entries a lane */
   setenv("SIMCTL_CUDA_COL_WARPS", "2", 1); /* the default rows, 2 warps a column */
   if (!bar("arap")) {
     check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
@@ -525,7 +526,8 @@ int main(void) {
   check_layouts();
   /* the 4,000-unknown bar's columns hold runs long enough for 4 and 8 entries' loads at a time
      in the default layout (the 500-unknown bar's are not) */
-  if (!bar_k("arap", 10)) check_index_layouts(0);
+  if (!bar_k("arap", 10)) check_index_layouts(0, SIM_PREC_DOUBLE);
+  if (!bar("arap")) check_index_layouts(0, SIM_PREC_FLOAT); /* S's values in float */
   /* cloth: log1p in Neo-Hookean is 1-2 ulp apart on the two sides, and a 1-ulp change of q
      moves a cloth projection by up to 1.2e-13: 1e-11; the ARAP cloth's SVD rounds alike on
      both (until 2026-12-02 its atan2, sin and cos did not, and it had 1e-11 too) */
