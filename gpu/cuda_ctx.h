@@ -116,7 +116,6 @@ typedef struct cuda_S {
   int col_runs;
   int *col_top, *run_ptr, *runs;  // n, n + 1, 2 nruns
   long long nruns;
-  int runs_most;  // the most runs a column has
   // cuSPARSE path (double only)
   sim_spmv_kind spmv;
   cusparseHandle_t sp;

@@ -475,7 +475,6 @@ static int upload_col_runs(cuda_ctx *c, const sim_sparse_inverse *H, sim_status 
   if (!rc) rc = sim_cuda_new<int>(c, &S->run_ptr, (size_t)R.n + 1, R.ptr, st);
   if (!rc) rc = sim_cuda_new<int>(c, &S->runs, 2 * (size_t)R.nruns, R.runs, st);
   S->nruns = R.nruns;
-  S->runs_most = R.most;
   sim_path_runs_free(&R);
   return rc;
 }

@@ -18,7 +18,7 @@
 #include "../core/contact/rows.h"
 #include "check.h"
 #include "contact_gen.h"
-#include "grid_matrix.h"
+#include "grid_S.h"
 
 /* out = H_free S^T S H_free^T x over all of S (nf unknowns) */
 static void full_product(const sim_contact *c, int nc, const int *free_of,
@@ -157,14 +157,10 @@ static void check_operator(int with_pins) {
    columns): close to the full product, and the same bits with 1, 2 and 4 threads, in the
    baseline's build of its loops and AVX2's (base/cpu_simd.h, where the processor has it). */
 static void check_parallel(void) {
-  int *cp, *ri;
-  double *v;
-  int nf = grid_matrix(20, 16, 12, &cp, &ri, &v);
-  sim_status st = {0};
   sim_factor *f = NULL;
-  CHECK_INT(sim_factor_create(nf, cp, ri, v, SIM_ORDER_METIS, 1, &f, &st), SIM_OK);
   sim_sparse_inverse S;
-  CHECK_INT(sim_sparse_inverse_build(f, SIM_PREC_DOUBLE, 0, &S, &st), SIM_OK);
+  int nf = grid_S(20, 16, 12, SIM_ORDER_METIS, &f, &S);
+  sim_status st = {0};
   int nc = 700, nr = 3 * nc, saved = omp_get_max_threads();
   sim_contact *c = malloc(sizeof(sim_contact) * nc);
   static sim_cable_row rows[2];
@@ -198,7 +194,7 @@ static void check_parallel(void) {
   sim_delassus_op_free(&op);
   sim_sparse_inverse_free(&S);
   sim_factor_destroy(f);
-  free(cp), free(ri), free(v), free(c), free(x), free(a), free(b);
+  free(c), free(x), free(a), free(b);
 }
 
 /* A hand-made S whose elimination tree is not postordered (column 0's parent is 2, column 1

@@ -7,6 +7,7 @@
 #include "../core/base/alloc.h"
 #include "../core/solve/factor_internal.h"
 #include "check.h"
+#include "grid_S.h"
 #include "grid_matrix.h"
 
 /* Elimination tree of P A P' by Liu's algorithm with path compression (independent of L). */
@@ -107,14 +108,9 @@ static void check_against_cholmod(int nx, int ny, int nz, sim_ordering ord) {
 
 /* S's columns equal the dense inverse of L, and S is zero off the tree paths. */
 static void check_dense(void) {
-  int *cp, *ri;
-  double *v;
-  int n = grid_matrix(4, 3, 3, &cp, &ri, &v);
-  sim_status st = {0};
   sim_factor *f = NULL;
-  CHECK_INT(sim_factor_create(n, cp, ri, v, SIM_ORDER_METIS, 1, &f, &st), SIM_OK);
   sim_sparse_inverse S;
-  CHECK_INT(sim_sparse_inverse_build(f, SIM_PREC_DOUBLE, 0, &S, &st), SIM_OK);
+  int n = grid_S(4, 3, 3, SIM_ORDER_METIS, &f, &S);
   double *Ld = calloc((size_t)n * n, sizeof(double)), *Xd = calloc((size_t)n * n, sizeof(double));
   const int *Lp = f->L->p, *Li = f->L->i;
   const double *Lx = f->L->x;
@@ -154,7 +150,7 @@ static void check_dense(void) {
   CHECK(n == 36 && S.nnz < (long long)n * (n + 1) / 2);
   sim_sparse_inverse_free(&S);
   sim_factor_destroy(f);
-  free(Ld), free(Xd), free(Sd), free(cp), free(ri), free(v);
+  free(Ld), free(Xd), free(Sd);
 }
 
 /* S's columns as runs of consecutive rows (sim_path_runs): for each ordering, the runs give the
@@ -162,21 +158,17 @@ static void check_dense(void) {
    fewer runs than entries; a column whose rows are out of order, and one whose second row is
    not above it, are refused naming the column. */
 static void check_runs(sim_ordering ord) {
-  int *cp, *ri;
-  double *v;
-  int n = grid_matrix(12, 10, 9, &cp, &ri, &v);
-  sim_status st = {0};
   sim_factor *f = NULL;
-  CHECK_INT(sim_factor_create(n, cp, ri, v, ord, 1, &f, &st), SIM_OK);
   sim_sparse_inverse S;
-  CHECK_INT(sim_sparse_inverse_build(f, SIM_PREC_DOUBLE, 0, &S, &st), SIM_OK);
+  int n = grid_S(12, 10, 9, ord, &f, &S);
+  sim_status st = {0};
   sim_path_runs R;
   CHECK_INT(sim_path_runs_build(&S, &R, &st), SIM_OK);
-  long long wrong = 0, runs = 0;
+  long long wrong = 0;
   for (int k = 0; k < n; k++) { /* column k from its runs, against its stored rows */
     int t = S.col_ptr[k], h = R.top[k];
     for (int r = k; r <= h; r++) wrong += t >= S.col_ptr[k + 1] || S.col_row[t++] != r;
-    for (int j = R.ptr[h]; j < R.ptr[h + 1]; j++, runs++)
+    for (int j = R.ptr[h]; j < R.ptr[h + 1]; j++)
       for (int r = 0; r < R.runs[2 * j + 1]; r++)
         wrong += t >= S.col_ptr[k + 1] || S.col_row[t++] != R.runs[2 * j] + r;
     wrong += t != S.col_ptr[k + 1];
@@ -212,7 +204,6 @@ static void check_runs(sim_ordering ord) {
   c[0] = keep;
   sim_sparse_inverse_free(&S);
   sim_factor_destroy(f);
-  free(cp), free(ri), free(v);
 }
 
 /* "best" keeps the ordering with the fewest nonzeros in S among metis, nesdis and amd. */
