@@ -2,10 +2,11 @@
 // simctl-bench-global: the CUDA global step alone, timed with CUDA events over back-to-back
 // repetitions (no host synchronisation between them, unlike the frame loop's buckets), against
 // the bandwidth limit: the bytes it must move (for the sparse inverse S's values and indices in
-// both orientations, the indices left out where SIMCTL_CUDA_S_ROWS=interval or S_COLS=runs, the row
-// pointers, the three columns read and written; for the other solvers their matrices likewise) over
-// the device's bandwidth, which it measures with a device-to-device copy of the matrix values'
-// size. usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...
+// both orientations, less the indices SIMCTL_CUDA_S_ROWS=interval and S_COLS=runs leave out,
+// the row pointers, the three columns read and written; for the other solvers their matrices
+// likewise) over the device's bandwidth, which it measures with a device-to-device copy of the
+// matrix values' size.
+// usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...
 //   (solver.global, solver.precision and SIMCTL_CUDA_SPMV pick the variant, as for simctl run;
 //   solver.global auto is the sparse inverse)
 #include <stdio.h>

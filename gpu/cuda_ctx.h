@@ -99,12 +99,11 @@ typedef struct cuda_S {
   int *cnt;                    // nsplit counters, 0 between launches
   int height;                  // elimination tree height (longest column)
   // SIMCTL_CUDA_S_ROWS=interval (row_interval 1): row i of S is columns i - len + 1 ... i of
-  // L^{-1} in order (factor.h row_interval), so the row gather reads bp = P b (k_permute3 first)
-  // at k = p + i + 1 - row_ptr[i + 1] for entry p, with no row_col on the device: no index
-  // loads, and a warp's reads of bp are consecutive
-  // (k_rhs, the local step's right-hand side, writes P rhs into bp_rhs beside rhs itself, as does
-  // a write of the buffer, so the global step's products of rhs need no permutation of their own:
-  // bp is for any other b, such as the contact correction's)
+  // L^{-1} in order (factor.h row_interval), so the row gather reads P b at k = p + i + 1 -
+  // row_ptr[i + 1] for entry p, with no row_col on the device: no index loads, and a warp's
+  // reads of P b are consecutive. P rhs is bp_rhs, which k_rhs (the local step's right-hand
+  // side) writes beside rhs, as does a write of the buffer; any other b (the contact
+  // correction's) is permuted into bp by k_permute3 first.
   int row_interval;
   int *perm, *iperm;    // n: P and its inverse (interval rows)
   double *bp, *bp_rhs;  // 3n: P b, and P rhs (interval rows)
