@@ -11,6 +11,7 @@
 #include "contact_cuda.h"
 #include "cuda_ctx.h"
 #include "detect_cuda.h"
+#include "range_cuda.h"
 
 extern "C" {
 #include "../core/base/alloc.h"
@@ -166,11 +167,17 @@ static void cuda_global_stats(sim_backend *be, sim_global_stats *out) {
                       (c->cst ? sim_cuda_delassus_bytes(c->cst->del) : 0);
 }
 
+static int cuda_report(sim_backend *be, const char *dir, sim_status *st) {
+  SIM_CU(cudaStreamSynchronize(CCTX(be)->stream), st); /* every device range passed */
+  return sim_cuda_ranges_write(dir, st);
+}
+
 static void cuda_destroy(sim_backend *be) {
   if (!be) return;
   cuda_ctx *c = CCTX(be);
   if (c) {
     if (c->stream) cudaStreamSynchronize(c->stream); /* nothing queued reads what is freed */
+    if (c->ranges) sim_cuda_ranges_close();
     sim_cuda_events_free(&c->spans.pool);
     sim_cuda_lg_destroy(c);
     sim_cuda_snapshot_destroy(c);
@@ -282,6 +289,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   be->snapshot_get = sim_cuda_snapshot_get;
   be->energy = sim_cuda_energy;
   be->global_stats = cuda_global_stats;
+  be->report = cuda_report;
   be->destroy = cuda_destroy;
   c->m = m;
   for (int i = 0; i < SIM_SPAN_COUNT; i++) c->spans.open[i] = -1;
@@ -289,6 +297,8 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   cudaError_t e = cudaStreamCreate(&c->stream); /* ordered after the legacy stream's work */
   if (e != cudaSuccess)
     rc = sim_cuda_fail(st, "cudaStreamCreate", cudaGetErrorString(e), __FILE__, __LINE__);
+  if (!rc) rc = sim_cuda_ranges_open(st);
+  c->ranges = 1; /* this backend's to close: the sums and events */
   if (!rc) rc = sim_cuda_env_int("SIMCTL_CUDA_LOCAL_BLOCKS", 1, 4, 1, &c->local_blocks, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_PDL", "off", "on", 0, &c->pdl, st);
   if (!rc && c->pdl && (major < 9 || !sim_cuda_pdl_built())) { /* compute capability 9.0 on */

@@ -5,7 +5,8 @@
 // both orientations, less the indices SIMCTL_CUDA_S_ROWS=interval and S_COLS=runs leave out,
 // the row pointers, the three columns read and written; for the other solvers their matrices
 // likewise) over the device's bandwidth, which it measures with a device-to-device copy of the
-// matrix values' size.
+// matrix values' size. With simctl's two gathers it also times each product alone against its
+// own bytes (rows_ms, cols_ms and their ratios; 0 for the other products).
 // usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...
 //   (solver.global, solver.precision and SIMCTL_CUDA_SPMV pick the variant, as for simctl run;
 //   solver.global auto is the sparse inverse)
@@ -97,6 +98,23 @@ int main(int argc, char **argv) {
     sim_status ignore = {0};
     be->global_step(be, &ignore);
   });
+  /* simctl's two products each alone, against its own bytes: the row gather reads S's rows
+     (their column indices unless interval), the row pointers and P b, and writes y; the column
+     gather reads S's columns (their row indices, or the runs), the column pointers, y and the
+     output map, and writes q's free rows */
+  double part_ms[2] = {0.0, 0.0}, part_bytes[2] = {0.0, 0.0};
+  const int parts = chunk > 0 && !c->S.rows_only;
+  if (parts) {
+    const cuda_S *S = &c->S;
+    part_bytes[0] = nnz * (vb + (S->row_interval ? 0.0 : 4.0)) + (n + 1) * 4.0 + 2.0 * cols;
+    part_bytes[1] = nnz * (vb + (S->col_runs ? 0.0 : 4.0)) + (n + 1) * 4.0 + 2.0 * cols + 8.0 * n +
+                    (S->col_runs ? 12.0 * n + 8.0 * S->nruns : 0.0);
+    for (int w = 0; w < 2; w++)
+      part_ms[w] = time_ms(c->stream, reps, [&] {
+        sim_status ignore = {0};
+        sim_cuda_S_product(c, w + 1, &ignore);
+      });
+  }
   // the device's bandwidth: a device-to-device copy of the solver's matrix values (read + write)
   size_t cb = (size_t)nnz * vb * 2;
   void *x = NULL, *y = NULL;
@@ -111,6 +129,9 @@ int main(int argc, char **argv) {
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return fail("CUDA", cudaGetErrorString(e));
   double limit = bw > 0 ? bytes / (bw * 1e9) * 1e3 : 0.0;
+  double part_over[2] = {0.0, 0.0};
+  for (int w = 0; w < 2; w++)
+    if (parts && bw > 0) part_over[w] = part_ms[w] / (part_bytes[w] / (bw * 1e9) * 1e3);
   /* the device's name as one CSV field: its commas ("(GPU 0, sm_90, 139 GiB)") as semicolons
      (until 2026-12-02 they shifted the later fields, which scripts/bench_gpu.sh reads by place:
      found by gpu_report.sh --emu) */
@@ -121,9 +142,9 @@ int main(int argc, char **argv) {
   printf(
       "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,limit_ms,"
       "global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,col_auto,s_rows,"
-      "s_cols\n");
+      "s_cols,rows_ms,rows_over_limit,cols_ms,cols_over_limit\n");
   const int own = chunk > 0; /* simctl's gathers: S's index layouts */
-  printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.4g,%.0f,%.4g,%.2f,%s,%d,%d,%d,%d,%d,%s,%s\n", g_sc.name, n,
+  printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.4g,%.0f,%.4g,%.2f,%s,%d,%d,%d,%d,%d,%s,%s,", g_sc.name, n,
          sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms, bytes / 1e6,
          bw, limit, limit > 0 ? ms / limit : 0.0, device, chunk, chunk ? c->stats.S_chunks : 0,
          chunk ? c->stats.S_split_rows : 0, chunk ? c->stats.S_col_warps : 0,
@@ -134,6 +155,7 @@ int main(int argc, char **argv) {
          !own            ? "-"
          : c->S.col_runs ? "runs"
                          : "indexed");
+  printf("%.4f,%.2f,%.4f,%.2f\n", part_ms[0], part_over[0], part_ms[1], part_over[1]);
   be->destroy(be);
   sim_model_free(&m);
   return 0;

@@ -207,6 +207,7 @@ typedef struct cuda_ctx {
   sim_backend *be;  // the table this is the context of (its notes)
   const sim_model *m;
   cudaStream_t stream;
+  int ranges;                  // opened SIMCTL_CUDA_RANGES' sums (range_cuda.h): closes them
   size_t dev_bytes;            // device memory this backend allocated
   double *vec[SIM_VEC_COUNT];  // 3n each
   double *pin_pos;             // 3 npinned
@@ -402,6 +403,10 @@ int sim_cuda_solve_into(cuda_ctx *c, const double *b, double *dst, double scale,
 int sim_cuda_S_permute_rhs(cuda_ctx *c, sim_status *st);
 int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scale, int add,
                           sim_status *st);
+// simctl-bench-global: one of simctl's two products alone, queued (which 1: y = S P rhs; 2:
+// q's free rows = S^T y), each timed against its own bytes; SIM_ERR_USAGE where S's products
+// are not simctl's two gathers (cuSPARSE's, or S by rows alone).
+int sim_cuda_S_product(cuda_ctx *c, int which, sim_status *st);
 void sim_cuda_global_destroy(cuda_ctx *c);
 // gpu/lg_graph.cu: the backend table's lg_iterations (a graph per step, or the kernels launched
 // one by one with SIMCTL_CUDA_GRAPH=off); its switch read, its graph and events freed.

@@ -325,9 +325,13 @@ static int count_scan(sim_cuda_detect *k, const sim_detect_view *v, sim_status *
   cudaStream_t sm = k->mem.stream;
   int rc = slots_room(k, v, st);
   if (rc) return rc;
-  k_count<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(
-      *v, k->count, k->most ? k->slots : NULL, k->most);
-  SIM_CU(cudaGetLastError(), st);
+  {
+    sim_cuda_dev_range range(sm, "detect: query (k_count)");
+    k_count<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(
+        *v, k->count, k->most ? k->slots : NULL, k->most);
+    SIM_CU(cudaGetLastError(), st);
+  }
+  sim_cuda_dev_range range(sm, "detect: scan of the counts");
   SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, v->nv + 1,
                                        sm),
          st);
@@ -340,6 +344,8 @@ static int write(sim_cuda_detect *k, const sim_detect_view *v, int cap, int ref,
                  sim_status *st) {
   cudaStream_t sm = k->mem.stream;
   const unsigned g = sim_cuda_blocks(v->nv);
+  sim_cuda_dev_range range(sm,
+                           k->most ? "detect: place (k_place)" : "detect: query again (k_write)");
   if (k->most)
     k_place<<<g, SIM_CUDA_BLOCK, 0, sm>>>(v->nv, k->offset, cap, ref, k->slots, k->most, out);
   else
@@ -363,29 +369,39 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
       k->nbodies != s->nbodies)
     if ((rc = bind(k, d, s, st))) return rc;
   if (s->nv == 0) return SIM_OK;
-  if ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, p, st))) return rc;
   cudaStream_t sm = k->mem.stream;
-  if (p->skip && p->nskip > 0) { /* staged before the copy returns: no wait (upload_run) */
-    if ((rc = sim_cuda_grow(&k->mem, &ps->skip, &ps->skip_cap, (size_t)p->nskip, st))) return rc;
-    SIM_CU(cudaMemcpyAsync(ps->skip, p->skip, sizeof(sim_contact_key) * (size_t)p->nskip,
-                           cudaMemcpyHostToDevice, sm),
-           st);
-    ps->nskip = p->nskip;
-  } else if (p->skip_first && first && first->queued && first->n > 0) {
-    /* the first pass's offsets are k->offset until this pass's scan */
-    if ((rc = sim_cuda_grow(&k->mem, &ps->skip, &ps->skip_cap, first->n, st))) return rc;
-    k_first_keys<<<sim_cuda_blocks((long long)first->n), SIM_CUDA_BLOCK, 0, sm>>>(
-        s->nv, k->offset, (int)first->n, first->buf, ps->skip);
-    SIM_CU(cudaGetLastError(), st);
-    ps->nskip = (int)first->n;
+  {
+    sim_cuda_dev_range range(sm, "detect: inputs up");
+    if ((rc = upload_run(k, d, s, st))) return rc;
   }
-  if (p->sides && p->nsides > 0) { /* staged as the skip list is */
-    if ((rc = sim_cuda_grow(&k->mem, &ps->sides, &ps->sides_cap, (size_t)p->nsides, st)))
-      return rc;
-    SIM_CU(cudaMemcpyAsync(ps->sides, p->sides, sizeof(sim_detect_side) * (size_t)p->nsides,
-                           cudaMemcpyHostToDevice, sm),
-           st);
-    ps->nsides = p->nsides;
+  {
+    sim_cuda_dev_range range(sm, "detect: refit the bodies' trees");
+    if ((rc = refit_bodies(k, p, st))) return rc;
+  }
+  {
+    sim_cuda_dev_range range(sm, "detect: skip list and side memory up");
+    if (p->skip && p->nskip > 0) { /* staged before the copy returns: no wait (upload_run) */
+      if ((rc = sim_cuda_grow(&k->mem, &ps->skip, &ps->skip_cap, (size_t)p->nskip, st))) return rc;
+      SIM_CU(cudaMemcpyAsync(ps->skip, p->skip, sizeof(sim_contact_key) * (size_t)p->nskip,
+                             cudaMemcpyHostToDevice, sm),
+             st);
+      ps->nskip = p->nskip;
+    } else if (p->skip_first && first && first->queued && first->n > 0) {
+      /* the first pass's offsets are k->offset until this pass's scan */
+      if ((rc = sim_cuda_grow(&k->mem, &ps->skip, &ps->skip_cap, first->n, st))) return rc;
+      k_first_keys<<<sim_cuda_blocks((long long)first->n), SIM_CUDA_BLOCK, 0, sm>>>(
+          s->nv, k->offset, (int)first->n, first->buf, ps->skip);
+      SIM_CU(cudaGetLastError(), st);
+      ps->nskip = (int)first->n;
+    }
+    if (p->sides && p->nsides > 0) { /* staged as the skip list is */
+      if ((rc = sim_cuda_grow(&k->mem, &ps->sides, &ps->sides_cap, (size_t)p->nsides, st)))
+        return rc;
+      SIM_CU(cudaMemcpyAsync(ps->sides, p->sides, sizeof(sim_detect_side) * (size_t)p->nsides,
+                             cudaMemcpyHostToDevice, sm),
+             st);
+      ps->nsides = p->nsides;
+    }
   }
   sim_detect_view v = view(k, s, p, ps);
   if ((rc = count_scan(k, &v, st))) return rc;
@@ -393,6 +409,7 @@ static int queue_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
   if ((rc = sim_cuda_grow(&k->mem, &ps->buf, &ps->buf_cap, ps->n, st))) return rc;
   ps->ref = new_ref(k);
   if ((rc = write(k, &v, (int)ps->n, ps->ref, ps->buf, st))) return rc;
+  sim_cuda_dev_range range(sm, "detect: count and contacts down");
   if ((rc = sim_cuda_landing_queue(&ps->land, sm, k->offset + s->nv, ps->buf, ps->n, st)))
     return rc;
   ps->queued = 1;
@@ -413,16 +430,19 @@ static int take_pass(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene *
   if (rc) return rc;
   k->found += total;
   if (more) {
-    if (!current && ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, p, st)))) return rc;
-    *held = i;
-    sim_detect_view v = view(k, s, p, ps);
     cudaStream_t sm = k->mem.stream;
-    if (!current && (rc = count_scan(k, &v, st))) return rc;
-    if ((rc = sim_cuda_grow(&k->mem, &ps->buf, &ps->buf_cap, (size_t)total, st))) return rc;
-    if ((rc = write(k, &v, total, ps->ref, ps->buf, st))) return rc;
-    SIM_CU(cudaMemcpyAsync(out->c, ps->buf, sizeof(sim_contact) * (size_t)total,
-                           cudaMemcpyDeviceToHost, sm),
-           st);
+    {
+      sim_cuda_dev_range range(sm, "detect: more than guessed, all again and down");
+      if (!current && ((rc = upload_run(k, d, s, st)) || (rc = refit_bodies(k, p, st)))) return rc;
+      *held = i;
+      sim_detect_view v = view(k, s, p, ps);
+      if (!current && (rc = count_scan(k, &v, st))) return rc;
+      if ((rc = sim_cuda_grow(&k->mem, &ps->buf, &ps->buf_cap, (size_t)total, st))) return rc;
+      if ((rc = write(k, &v, total, ps->ref, ps->buf, st))) return rc;
+      SIM_CU(cudaMemcpyAsync(out->c, ps->buf, sizeof(sim_contact) * (size_t)total,
+                             cudaMemcpyDeviceToHost, sm),
+             st);
+    }
     SIM_CU(cudaStreamSynchronize(sm), st);
     k->waits++;
   }
@@ -470,6 +490,7 @@ extern "C" int sim_cuda_detect_passes(void *ctx, sim_detect *d, int n, const sim
   int held = n - 1;
   for (int i = 0; !rc && i < n; i++) rc = take(k, d, s, p, ps, i, &held, out, st);
   if (!rc && pts) rc = sim_cuda_points_take(k->pts, pts->s, pts->out, pts->found, st);
+  sim_cuda_ranges_resolve(); /* every device range above is passed */
   return rc;
 }
 

@@ -274,11 +274,10 @@ static __global__ void k_scatter(int n, const int *vert, const double *z, double
 
 // simctl's own products: y = S b by the row gathers, then S^T y by the column gathers, or with
 // S's rows alone (S->rows_only) by the scatter into x, put in place by k_scatter.
+// y = S P b (P b: rhs's copy kept by its writers, else permuted here), simctl's row gather.
 template <class VT>
-static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const double *b, double *dst,
-                    double scale, int add, sim_status *st) {
+static void launch_rows(cuda_ctx *c, const VT *row_val, const double *b) {
   cuda_S *S = &c->S;
-  int n = S->n;
   unsigned warps = SIM_CUDA_BLOCK / 32;
   unsigned rows = S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
   auto kr = S->batch == 8   ? (S->row_interval ? k_rows<8, true, VT> : k_rows<8, false, VT>)
@@ -288,29 +287,61 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
   if (S->row_interval && b == c->rhs) {
     in = S->bp_rhs;
   } else if (S->row_interval) {
-    k_permute3<<<sim_cuda_blocks(3 * n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, S->perm, b, S->bp);
+    k_permute3<<<sim_cuda_blocks(3 * S->n), SIM_CUDA_BLOCK, 0, c->stream>>>(S->n, S->perm, b,
+                                                                            S->bp);
     in = S->bp;
   }
   kr<<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nchunk, S->nshort, S->chunks, S->row_order,
                                              S->row_ptr, S->row_col, row_val, in, c->y, S->part,
                                              S->cnt);
+}
+
+// dst[vertex] = scale S^T y (add: +=), simctl's column gather.
+template <class VT>
+static void launch_cols(cuda_ctx *c, const VT *col_val, double *dst, double scale, int add) {
+  cuda_S *S = &c->S;
+  const int cw = S->col_work ? 1 : S->col_warps;
+  const long long nw = S->col_work ? S->ncol_work : (long long)S->n * cw; /* warps */
+  unsigned cols = (unsigned)((nw * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
+  auto kc = S->batch == 8   ? (S->col_runs ? k_cols<8, true, VT> : k_cols<8, false, VT>)
+            : S->batch == 4 ? (S->col_runs ? k_cols<4, true, VT> : k_cols<4, false, VT>)
+                            : (S->col_runs ? k_cols<1, true, VT> : k_cols<1, false, VT>);
+  kc<<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(S->n, cw, S->col_work, S->ncol_work, S->col_ptr,
+                                             S->col_row, S->col_top, S->run_ptr, S->runs, col_val,
+                                             S->out_vert, c->y, scale, add, dst);
+}
+
+template <class VT>
+static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const double *b, double *dst,
+                    double scale, int add, sim_status *st) {
+  cuda_S *S = &c->S;
+  int n = S->n;
+  launch_rows(c, row_val, b);
   if (!S->rows_only) {
-    const int cw = S->col_work ? 1 : S->col_warps;
-    const long long nw = S->col_work ? S->ncol_work : (long long)n * cw; /* warps */
-    unsigned cols = (unsigned)((nw * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-    auto kc = S->batch == 8   ? (S->col_runs ? k_cols<8, true, VT> : k_cols<8, false, VT>)
-              : S->batch == 4 ? (S->col_runs ? k_cols<4, true, VT> : k_cols<4, false, VT>)
-                              : (S->col_runs ? k_cols<1, true, VT> : k_cols<1, false, VT>);
-    kc<<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(n, cw, S->col_work, S->ncol_work, S->col_ptr,
-                                               S->col_row, S->col_top, S->run_ptr, S->runs, col_val,
-                                               S->out_vert, c->y, scale, add, dst);
+    launch_cols(c, col_val, dst, scale, add);
     return SIM_OK;
   }
+  unsigned warps = SIM_CUDA_BLOCK / 32;
+  unsigned rows = S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
   SIM_CU(cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)n, c->stream), st);
   k_rows_scatter<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
       S->nchunk, S->nshort, S->chunks, S->row_order, S->row_ptr, S->row_col, row_val, c->y, S->x);
   k_scatter<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, c->free_vert, S->x, scale, add,
                                                                   dst);
+  return SIM_OK;
+}
+
+int sim_cuda_S_product(cuda_ctx *c, int which, sim_status *st) {
+  cuda_S *S = &c->S;
+  if (S->spmv != SIM_SPMV_KERNEL || S->rows_only || (which != 1 && which != 2))
+    return sim_fail(st, SIM_ERR_USAGE, "CUDA: no product %d of S alone in this layout", which);
+  if (S->n == 0) return SIM_OK;
+  const int f = S->prec == SIM_PREC_FLOAT;
+  if (which == 1 && f) launch_rows(c, S->row_valf, c->rhs);
+  if (which == 1 && !f) launch_rows(c, S->row_val, c->rhs);
+  if (which == 2 && f) launch_cols(c, S->col_valf, c->vec[SIM_VEC_Q], 1.0, 0);
+  if (which == 2 && !f) launch_cols(c, S->col_val, c->vec[SIM_VEC_Q], 1.0, 0);
+  SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 

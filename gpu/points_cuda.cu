@@ -8,6 +8,7 @@
 #include "landing_cuda.h"
 #include "pdl.cuh"
 #include "points_cuda.h"
+#include "range_cuda.h"
 #include "twins_cuda.h"
 
 extern "C" {
@@ -234,8 +235,16 @@ int sim_cuda_points_queue(cuda_points *k, sim_point_scene *s, cuda_twins *tw, in
       return rc;
     k->hfound_cap = (size_t)np;
   }
-  if ((rc = upload_run(k, s, tw, st)) || (rc = queue_passes(k, s, st))) return rc;
   cudaStream_t sm = k->mem.stream;
+  {
+    sim_cuda_dev_range range(sm, "points: inputs up");
+    if ((rc = upload_run(k, s, tw, st))) return rc;
+  }
+  {
+    sim_cuda_dev_range range(sm, "points: refit and query (k_points)");
+    if ((rc = queue_passes(k, s, st))) return rc;
+  }
+  sim_cuda_dev_range range(sm, "points: the contacts packed and down");
   k_count<<<sim_cuda_blocks(np + 1), SIM_CUDA_BLOCK, 0, sm>>>(np, k->found, k->count);
   SIM_CU(cudaGetLastError(), st);
   SIM_CU(cub::DeviceScan::ExclusiveSum(k->scan_tmp, k->scan_bytes, k->count, k->offset, np + 1, sm),

@@ -75,18 +75,22 @@ int sim_cuda_detect_download(sim_backend *be, int nvec, const sim_vec_id *ids,
   cuda_reads *r = &c->reads;
   if ((rc = bind_list(c, r, verts, nverts, nread, st))) return rc;
   size_t at = 0; // each vector's part: its first k listed vertices
-  for (int j = 0; j < nvec; j++) {
-    const int k = listed(read[j], nverts);
-    if (k > 0)
-      k_gather<<<sim_cuda_blocks(k), SIM_CUDA_BLOCK, 0, c->stream>>>(k, r->vert,
-                                                                     c->vec[ids[j]], r->dev + at);
-    at += 3 * (size_t)k;
+  {
+    sim_cuda_dev_range range(c->stream, "detect: positions for the host");
+    for (int j = 0; j < nvec; j++) {
+      const int k = listed(read[j], nverts);
+      if (k > 0)
+        k_gather<<<sim_cuda_blocks(k), SIM_CUDA_BLOCK, 0, c->stream>>>(k, r->vert, c->vec[ids[j]],
+                                                                       r->dev + at);
+      at += 3 * (size_t)k;
+    }
+    SIM_CU(cudaGetLastError(), st);
+    SIM_CU(
+        cudaMemcpyAsync(r->host, r->dev, sizeof(double) * len, cudaMemcpyDeviceToHost, c->stream),
+        st);
   }
-  SIM_CU(cudaGetLastError(), st);
-  SIM_CU(cudaMemcpyAsync(r->host, r->dev, sizeof(double) * len, cudaMemcpyDeviceToHost,
-                         c->stream),
-         st);
   SIM_CU(cudaStreamSynchronize(c->stream), st);
+  sim_cuda_ranges_resolve();
   at = 0;
   for (int j = 0; j < nvec; j++) {
     const int k = listed(read[j], nverts);

@@ -10,7 +10,7 @@ set(SIM_GPU_SOURCES gpu/device.cu gpu/backend_cuda.cu gpu/local_step.cu gpu/glob
   gpu/bvh_cuda.cu
   gpu/detect_cuda.cu gpu/points_cuda.cu
   gpu/delassus_cuda.cu gpu/wcols_cuda.cu gpu/spans_cuda.cu gpu/lg_graph.cu gpu/pdl_cuda.cu
-  gpu/snapshot_cuda.cu gpu/twins_cuda.cu gpu/landing_cuda.cu gpu/reads_cuda.cu)
+  gpu/snapshot_cuda.cu gpu/twins_cuda.cu gpu/landing_cuda.cu gpu/reads_cuda.cu gpu/ranges_cuda.cu)
 target_sources(simcore PRIVATE ${SIM_GPU_SOURCES})
 set_source_files_properties(${SIM_GPU_SOURCES} PROPERTIES COMPILE_OPTIONS -fmad=false)
 set_target_properties(simcore PROPERTIES CUDA_ARCHITECTURES "${SIM_CUDA_ARCHS}" CUDA_STANDARD 17

@@ -138,8 +138,8 @@ int sim_cuda_spans_read(const cuda_spans *s, double ms[SIM_SPAN_COUNT], sim_stat
 int sim_cuda_mark(sim_backend *be, sim_span_id id, int close, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   /* detection's span is the host's work between its marks: a range of its own (range_cuda.h) */
-  if (id == SIM_SPAN_CD && !close) nvtxRangePushA("cd: collision detection");
-  if (id == SIM_SPAN_CD && close) nvtxRangePop();
+  if (id == SIM_SPAN_CD && !close) sim_cuda_range_push("cd: collision detection");
+  if (id == SIM_SPAN_CD && close) sim_cuda_range_pop();
   return sim_cuda_span_mark(&c->spans, c->stream, id, close, st);
 }
 

@@ -252,9 +252,11 @@ def global_part(d):
         ms, lim = number(path, n, r["global ms"]), number(path, n, r["global / limit"])
         setting = (f"chunk {r.get('row chunk', '-').split(' ')[0]}, "
                    f"warps {r.get('warps a column', '-')}")
-        first.setdefault(key, (lim, ms, setting))
+        # each product alone against its own bytes (sweeps since 2026-12-04 evening)
+        parts = f"{r.get('S b / its limit', '-')} / {r.get('Sᵀ y / its limit', '-')}"
+        first.setdefault(key, (lim, ms, setting, parts))
         if key not in best or ms < best[key][1]:
-            best[key] = (lim, ms, setting)
+            best[key] = (lim, ms, setting, parts)
         if r["precision"] == "double":
             per_setting.setdefault(setting, {})[r["scene"]] = ms
     if not first:
@@ -263,10 +265,11 @@ def global_part(d):
         return
     print(f"**The global step against its bandwidth limit** ({os.path.basename(path)}; goal "
           f"within {GLOBAL_GOAL}x: ✓)\n")
-    table(["scene", "precision", "first row (the defaults)", "ms", "best", "ms", "its settings"],
+    table(["scene", "precision", "first row (the defaults)", "ms", "best", "ms", "its settings",
+           "its S b / Sᵀ y over their limits"],
           [[k[0], k[1], cell(first[k][0], GLOBAL_GOAL), cell(first[k][1], fmt="{:.4f}"),
-            cell(best[k][0], GLOBAL_GOAL), cell(best[k][1], fmt="{:.4f}"), best[k][2]]
-           for k in first])
+            cell(best[k][0], GLOBAL_GOAL), cell(best[k][1], fmt="{:.4f}"), best[k][2],
+            best[k][3]] for k in first])
     scenes = {s for v in per_setting.values() for s in v}
     full = {s: sum(v.values()) for s, v in per_setting.items() if set(v) == scenes}
     if len(full) > 1:

@@ -31,8 +31,11 @@
 #   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
 #             --device cuda on the 5.3k twisting bar, E = 1e5, 1e7, 1e9, from frame 800, 300
 #             iterations): every global solver's time to 1e-3 on the same device;
-#   profile:  Nsight Systems (nsys, where the machine has it) over table3.sh's runs of the
-#             examples --profile names (default cloth_on_knives,grabbing_raptor), each kernel
+#   profile:  first table3.sh's runs of the examples --profile names (default
+#             cloth_on_knives,grabbing_raptor) with SIMCTL_CUDA_RANGES=on, which needs no
+#             profiler: ranges.md (scripts/ranges_table.py), collision detection's host and
+#             device ranges a frame (not with --emu); then
+#             Nsight Systems (nsys, where the machine has it) over the same runs, each kernel
 #             of the CUDA graphs traced: the time per kernel and per CUDA call (waits, copies),
 #             and per named range of the host's (NVTX: detection's queueing, waiting and
 #             taking within `cd`), which says where the contact rows' frame goes. The device
@@ -362,17 +365,35 @@ if want converge; then
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done
 fi
-# where the frame goes: each example's table3 run under Nsight Systems, then its kernels and
-# CUDA calls summed (nsys stats: time, count, average per name), as CSV and as text
+# where the frame goes: first each example's table3 run with SIMCTL_CUDA_RANGES=on, which needs
+# no profiler (ranges.md: detection's host and device ranges a frame, scripts/ranges_table.py);
+# then, where the machine has Nsight Systems, the same runs under it, their kernels and CUDA
+# calls summed (nsys stats: time, count, average per name), as CSV and as text
 if want profile && ! spent profile; then
   NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys \
     /usr/local/cuda/nsight-systems-*/bin/nsys 2>/dev/null | head -n 1 || true)
+  mkdir -p "$OUT/profile"
+  : >"$OUT/profile.txt"
+  if [ "$EMU" != 1 ]; then
+    for ex in ${PROFILE//,/ }; do
+      spent "profile ranges $ex" && continue
+      echo "== ranges $ex (SIMCTL_CUDA_RANGES=on; at most $(($(left) - 10)) s)" |
+        tee -a "$OUT/profile.txt"
+      SIMCTL_CUDA_RANGES=on timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/table3.sh" \
+        --simctl "$SIMCTL" --out "$OUT/profile/$ex.ranges" --rows small --only "$ex" \
+        --set solver.device=cuda >>"$OUT/profile.txt" 2>&1 || FAIL=1
+    done
+    set -- "$OUT"/profile/*.ranges/*/ranges.csv
+    if [ -e "$1" ] && command -v python3 >/dev/null; then
+      python3 "$ROOT/scripts/ranges_table.py" "${@%/ranges.csv}" >"$OUT/ranges.md" || FAIL=1
+      cat "$OUT/ranges.md"
+    fi
+  fi
   if [ -z "$NSYS" ] || [ "$EMU" = 1 ]; then
-    { echo "nsys not found (or --emu): profile skipped; the CUDA toolkit's programs here:"
+    { echo "nsys not found (or --emu): the runs under Nsight Systems skipped; the CUDA toolkit's programs here:"
       ls "${CUDA_HOME:-/usr/local/cuda}/bin" 2>/dev/null | tr '\n' ' '; echo; } |
-      tee "$OUT/profile.txt"
+      tee -a "$OUT/profile.txt"
   else
-    mkdir -p "$OUT/profile"
     for ex in ${PROFILE//,/ }; do
       spent "profile $ex" && continue
       echo "== profile $ex ($NSYS; at most $(($(left) - 10)) s)" | tee -a "$OUT/profile.txt"

@@ -210,6 +210,59 @@ for f in 0 1 2 3 4; do
     "$T/moving/frames/0000$f.obstacles.obj"
 done
 
+# SIMCTL_CUDA_RANGES=on: ranges.csv beside timing.csv, each host and device range of
+# collision detection counted and summed (gpu/range_cuda.h); the bar resting on a box, with a
+# cube of triangles beside it, so that the mesh obstacle's points have their pass too. Off (the
+# default) writes none and clears one an earlier run left; its host waits are the same (the
+# device ranges read their events after the waits there are).
+RANGE_OBS='obstacles=[{"type": "box", "center": [0, -1.3, 0], "half_extents": [2, 0.3, 2]},
+  {"type": "mesh", "path": "'"$DATA"'/cube.obj", "transform": {"translate": [0.6, -1, -0.5]}}]'
+run ranges SIMCTL_CUDA_RANGES=on SIMCTL_EMU_REPORT=1 -- --set "$RANGE_OBS"
+check "SIMCTL_CUDA_RANGES=on: exit 0" [ "$(cat "$T/ranges.rc")" = 0 ]
+ranges_table() { # every row's count and sums sound; the ranges the frames must have
+  awk -F, 'NR == 1 { ok = $0 == "range,clock,count,total_ms,mean_us"; next }
+    { if (NF != 5 || $3 !~ /^[0-9]+$/ || $4 < 0 || ($3 > 0 && ($5 - 1e3 * $4 / $3) ^ 2 > 1e-3))
+        bad = 1
+      name = $1; gsub(/"/, "", name); n[$2 ":" name] = $3 }
+    END { exit !(ok && !bad && n["host:settle: wait for the frame"] == 4 &&
+                 n["host:cd: collision detection"] >= 4 &&
+                 n["host:detect: wait for the passes"] >= 4 &&
+                 n["device:detect: inputs up"] >= 8 && n["device:detect: query (k_count)"] >= 8 &&
+                 n["device:points: refit and query (k_points)"] >= 4) }' \
+    "$T/ranges/ranges.csv" || { cat "$T/ranges/ranges.csv" "$T/ranges.err" >&2; false; }
+}
+check "SIMCTL_CUDA_RANGES=on: ranges.csv, the frames' host and device ranges" ranges_table
+# scripts/ranges_table.py: a row a range, a frame's share (the settles count the frames)
+python3 "$(dirname "$0")/../scripts/ranges_table.py" "$T/ranges" >"$T/rtable.out" 2>&1
+rtable_rc=$?
+ranges_md() {
+  [ "$rtable_rc" = 0 ] && awk -F' [|] ' -v csv="$T/ranges/ranges.csv" '
+    BEGIN { while ((getline l < csv) > 0) if (l ~ /^"cd: collision detection",host,/) {
+              split(l, f, ","); want = f[4] / 4 } }
+    /^### ranges \(4 frames\)$/ { head = 1 }
+    $1 == "| cd: collision detection" { got = $3 }
+    /^timing.csv.s cd: [0-9.]+ ms a frame\.$/ { cd = 1 }
+    END { exit !(head && cd && want > 0 && (got - want) ^ 2 < 1e-8) }' "$T/rtable.out" ||
+    { cat "$T/rtable.out" >&2; false; }
+}
+check "ranges_table.py: the frames counted, cd's row a frame, timing.csv's cd" ranges_md
+mkdir -p "$T/ranges_off" && cp "$T/ranges/ranges.csv" "$T/ranges_off/ranges.csv"
+run ranges_off SIMCTL_EMU_REPORT=1 -- --set "$RANGE_OBS"
+check "SIMCTL_CUDA_RANGES off: no ranges.csv, an earlier run's cleared" eval \
+  '[ "$(cat "$T/ranges_off.rc")" = 0 ] && [ ! -e "$T/ranges_off/ranges.csv" ]'
+python3 "$(dirname "$0")/../scripts/ranges_table.py" "$T/ranges_off" >"$T/rtable2.out" \
+  2>"$T/rtable2.err"
+rtable2_rc=$?
+check "ranges_table.py without ranges.csv: exit 1, one line naming it" eval \
+  '[ $rtable2_rc = 1 ] && [ "$(wc -l <"$T/rtable2.err")" = 1 ] && grep -q "ranges_off/ranges.csv" "$T/rtable2.err"'
+costs() { grep -E "emulation: [0-9]+ (host waits|kernels launched|bytes copied)" "$1" ||
+  echo "no counts in $1"; }
+check "SIMCTL_CUDA_RANGES=on: the host waits, kernels and copies of a run without" eval \
+  '[ "$(costs "$T/ranges.err")" = "$(costs "$T/ranges_off.err")" ]'
+run ranges_bad SIMCTL_CUDA_RANGES=yes --
+check "SIMCTL_CUDA_RANGES=yes: exit 2, one line naming it" eval '[ "$(cat "$T/ranges_bad.rc")" = 2 ] &&
+  [ "$(cat "$T/ranges_bad.err")" = "simctl: error: SIMCTL_CUDA_RANGES=yes: expected off or on" ]'
+
 # scripts/emu_frame_costs.sh --sites: the kernels per frame by launch site add up to the
 # table's kernels run, each site a line of gpu/
 "$(dirname "$0")/../scripts/emu_frame_costs.sh" --simctl "$SIMCTL" --frames 1,3 --sites \
@@ -231,25 +284,31 @@ bench_rc=$?
 SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs "$BG" "$DATA/tiny_bar.json" --reps 1 \
   >"$T/bench2.out" 2>"$T/bench2.err"
 bench2_rc=$?
+SIMCTL_CUDA_SPMV=cusparse "$BG" "$DATA/tiny_bar.json" --reps 1 >"$T/bench3.out" 2>"$T/bench3.err"
+bench3_rc=$?
 bench_fields() {
   [ "$bench_rc" = 0 ] && awk -F, 'NR == 1 { head = NF }
     NR == 2 { row = NF; ok = $3 == "sparse_inverse" && $6 == "kernel" && $7 > 0 && $11 > 0 &&
-              $12 ~ /emulation/ && $13 == 1024 && $16 >= 1 && $18 == "indexed" && $19 == "indexed" }
-    END { exit !(NR == 2 && head == 19 && row == 19 && ok) }' "$T/bench.out" ||
+              $12 ~ /emulation/ && $13 == 1024 && $16 >= 1 && $18 == "indexed" && $19 == "indexed" &&
+              $20 > 0 && $21 > 0 && $22 > 0 && $23 > 0 }
+    END { exit !(NR == 2 && head == 23 && row == 23 && ok) }' "$T/bench.out" ||
     { cat "$T/bench.out" >&2; false; }
 }
-check "simctl-bench-global: one row of 19 fields, the chunk in the 13th, S's layouts in the last two" bench_fields
+check "simctl-bench-global: one row of 23 fields, the chunk in the 13th, S's layouts in the 18th and 19th, each product's time and ratio in the last four" bench_fields
 # S read without its indices: named in the row, and fewer bytes moved than the indexed layout's
 # by at least 4 an entry (8 left out, less P b's and the runs' bytes, which a bar of 80 unknowns
 # weighs more than a large one)
 bench_layouts() {
   [ "$bench2_rc" = 0 ] && awk -F, 'NR == FNR && FNR == 2 { mb = $8 }
-    NR > FNR && FNR == 2 { ok = NF == 19 && $18 == "interval" && $19 == "runs" &&
+    NR > FNR && FNR == 2 { ok = NF == 23 && $18 == "interval" && $19 == "runs" &&
                                $8 < mb - 4e-6 * $4 }
     END { exit !ok }' "$T/bench.out" "$T/bench2.out" ||
     { cat "$T/bench2.out" "$T/bench2.err" >&2; false; }
 }
 check "simctl-bench-global: SIMCTL_CUDA_S_ROWS=interval, S_COLS=runs named, 4 bytes an entry fewer" bench_layouts
+check "simctl-bench-global with cuSPARSE's products: no product alone (0 in the last four)" eval \
+  '[ "$bench3_rc" = 0 ] && awk -F, '"'"'NR == 2 { ok = NF == 23 && $6 == "cusparse" && $20 == 0 &&
+    $21 == 0 && $22 == 0 && $23 == 0 } END { exit !ok }'"'"' "$T/bench3.out"'
 
 # simctl-bench-wprod (its emulation build): W formed and its block form agree (else exit 1),
 # then 7 rows of 10 fields per size (each form in double, float and a batch, the preparing

@@ -53,9 +53,9 @@ static int frame_file(const char *name, size_t len) {
 
 /* A file of the output folder itself: timing.csv, memory.csv or summary.json (the run writes
    it anew as it starts; gone with the others, an earlier run's "ok" never stays over a folder
-   whose clearing failed). */
+   whose clearing failed), or ranges.csv (written at the end, SIMCTL_CUDA_RANGES=on). */
 static int table_file(const char *name, size_t len) {
-  static const char *const tables[] = {"timing.csv", "memory.csv", "summary.json"};
+  static const char *const tables[] = {"timing.csv", "memory.csv", "summary.json", "ranges.csv"};
   for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
     if (len == strlen(tables[k]) && !strncmp(name, tables[k], len)) return 1;
   return 0;

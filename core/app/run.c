@@ -301,6 +301,10 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     }
     sim_writer_flush(&r.w, rc ? &ignore : st);
     if (!rc) rc = st->code;
+    if (r.be && r.be->report) { /* the backend's tables (ranges.csv), after a failure too */
+      r.be->report(r.be, sc->output.dir, rc ? &ignore : st);
+      if (!rc) rc = st->code;
+    }
     sim_summary_write(sc, r.be ? &r.m : NULL, &gs, res, st->code ? st : NULL, 0, rc ? &ignore : st);
     if (!rc) rc = st->code;
     sim_writer_close(&r.w);

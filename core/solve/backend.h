@@ -165,6 +165,10 @@ struct sim_backend {
      into `elem` when non-NULL (host, nelem). */
   double (*energy)(sim_backend *be, double *elem);
   void (*global_stats)(sim_backend *be, sim_global_stats *out);
+  /* At a run's end, after its last frame: the backend's own tables into output folder `dir`,
+     its queued work done first (CUDA with SIMCTL_CUDA_RANGES=on: ranges.csv, gpu/range_cuda.h;
+     NULL or nothing written where it has none). */
+  int (*report)(sim_backend *be, const char *dir, sim_status *st);
   void (*destroy)(sim_backend *be);
   /* Notices the backend gives during a run, about how it runs, not what it computes (CUDA: a
      graph capture the driver refused, whose kernels are then launched one by one): `notes`
