@@ -6,7 +6,8 @@
 // the row pointers, the three columns read and written; for the other solvers their matrices
 // likewise) over the device's bandwidth, which it measures with a device-to-device copy of the
 // matrix values' size. With simctl's two gathers it also times each product alone against its
-// own bytes (rows_ms, cols_ms and their ratios; 0 for the other products).
+// own bytes (rows_ms, cols_ms and their ratios; 0 for the other products), and every solver's
+// step with the L2 cache flushed before each call (cold_ms, cold_over_limit).
 // usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...
 //   (solver.global, solver.precision and SIMCTL_CUDA_SPMV pick the variant, as for simctl run;
 //   solver.global auto is the sparse inverse)
@@ -98,6 +99,26 @@ int main(int argc, char **argv) {
     sim_status ignore = {0};
     be->global_step(be, &ignore);
   });
+  /* cold: each call after a write of twice the L2 cache's size, so that S comes from the
+     device's memory as the limit assumes (back to back, an S of under the L2's size can be
+     read from it, as it may be between an L-G iteration's local steps too) */
+  double cold_ms = 0.0;
+  {
+    cudaDeviceProp prop;
+    memset(&prop, 0, sizeof prop);
+    cudaGetDeviceProperties(&prop, g_sc.solver.gpu);
+    const size_t fb = 2 * (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : 32 << 20);
+    void *flush = NULL;
+    int round = 0;
+    if (cudaMalloc(&flush, fb) == cudaSuccess)
+      cold_ms = time_each_ms(
+          c->stream, reps, [&] { cudaMemsetAsync(flush, ++round & 0xff, fb, c->stream); },
+          [&] {
+            sim_status ignore = {0};
+            be->global_step(be, &ignore);
+          });
+    cudaFree(flush);
+  }
   /* simctl's two products each alone, against its own bytes: the row gather reads S's rows
      (their column indices unless interval), the row pointers and P b, and writes y; the column
      gather reads S's columns (their row indices, or the runs), the column pointers, y and the
@@ -142,7 +163,7 @@ int main(int argc, char **argv) {
   printf(
       "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,limit_ms,"
       "global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,col_auto,s_rows,"
-      "s_cols,rows_ms,rows_over_limit,cols_ms,cols_over_limit\n");
+      "s_cols,rows_ms,rows_over_limit,cols_ms,cols_over_limit,cold_ms,cold_over_limit\n");
   const int own = chunk > 0; /* simctl's gathers: S's index layouts */
   printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.4g,%.0f,%.4g,%.2f,%s,%d,%d,%d,%d,%d,%s,%s,", g_sc.name, n,
          sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms, bytes / 1e6,
@@ -155,7 +176,8 @@ int main(int argc, char **argv) {
          !own            ? "-"
          : c->S.col_runs ? "runs"
                          : "indexed");
-  printf("%.4f,%.2f,%.4f,%.2f\n", part_ms[0], part_over[0], part_ms[1], part_over[1]);
+  printf("%.4f,%.2f,%.4f,%.2f,%.4f,%.2f\n", part_ms[0], part_over[0], part_ms[1], part_over[1],
+         cold_ms, limit > 0 ? cold_ms / limit : 0.0);
   be->destroy(be);
   sim_model_free(&m);
   return 0;

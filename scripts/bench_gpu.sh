@@ -120,17 +120,19 @@ fi
 bg() { "$BG" "$@" "${BG_ARGS[@]}"; }
 if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo
-  echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit | S b ms | S b / its limit | Sᵀ y ms | Sᵀ y / its limit |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit | S b ms | S b / its limit | Sᵀ y ms | Sᵀ y / its limit | cold ms | cold / limit |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   # (row TAG: TAG follows the chunk, as in 16384-whole for SIMCTL_CUDA_ROW_SPLIT=off; S's rows
   # read as intervals follow it as -interval, its columns as runs follow the warps as -runs;
-  # simctl's two products are also timed each alone against its own bytes, "-" for the others)
-  row() { awk -F, -v tag="${1:-}" 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+  # simctl's two products are also timed each alone against its own bytes, "-" for the others;
+  # cold: each call with the L2 cache flushed before it, so that S comes from the device's memory)
+  row() { awk -F, -v tag="${1:-}" 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6,
             ($13 > 0 ? $13 tag ($18 == "interval" ? "-interval" : "") " (" $14 " blocks, " $15 " split)" : "-"),
             ($16 > 0 ? ($17 == 1 ? "auto, at most " $16 : $16) ($19 == "runs" ? "-runs" : "") : "-"),
             $7, $8, $9, $10, $11, ($20 > 0 ? $20 : "-"), ($20 > 0 ? $21 : "-"),
-            ($22 > 0 ? $22 : "-"), ($22 > 0 ? $23 : "-") }'; }
+            ($22 > 0 ? $22 : "-"), ($22 > 0 ? $23 : "-"), ($24 > 0 ? $24 : "-"),
+            ($24 > 0 ? $25 : "-") }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
     cfgs="double:kernel double:cusparse double:scatter float:kernel float:scatter"
     [ "$GLOBAL_ONLY" = 1 ] && cfgs="double:kernel float:kernel"

@@ -290,25 +290,25 @@ bench_fields() {
   [ "$bench_rc" = 0 ] && awk -F, 'NR == 1 { head = NF }
     NR == 2 { row = NF; ok = $3 == "sparse_inverse" && $6 == "kernel" && $7 > 0 && $11 > 0 &&
               $12 ~ /emulation/ && $13 == 1024 && $16 >= 1 && $18 == "indexed" && $19 == "indexed" &&
-              $20 > 0 && $21 > 0 && $22 > 0 && $23 > 0 }
-    END { exit !(NR == 2 && head == 23 && row == 23 && ok) }' "$T/bench.out" ||
+              $20 > 0 && $21 > 0 && $22 > 0 && $23 > 0 && $24 > 0 && $25 > 0 }
+    END { exit !(NR == 2 && head == 25 && row == 25 && ok) }' "$T/bench.out" ||
     { cat "$T/bench.out" >&2; false; }
 }
-check "simctl-bench-global: one row of 23 fields, the chunk in the 13th, S's layouts in the 18th and 19th, each product's time and ratio in the last four" bench_fields
+check "simctl-bench-global: one row of 25 fields, the chunk in the 13th, S's layouts in the 18th and 19th, each product's time and ratio in 20-23, the cold calls' in the last two" bench_fields
 # S read without its indices: named in the row, and fewer bytes moved than the indexed layout's
 # by at least 4 an entry (8 left out, less P b's and the runs' bytes, which a bar of 80 unknowns
 # weighs more than a large one)
 bench_layouts() {
   [ "$bench2_rc" = 0 ] && awk -F, 'NR == FNR && FNR == 2 { mb = $8 }
-    NR > FNR && FNR == 2 { ok = NF == 23 && $18 == "interval" && $19 == "runs" &&
+    NR > FNR && FNR == 2 { ok = NF == 25 && $18 == "interval" && $19 == "runs" &&
                                $8 < mb - 4e-6 * $4 }
     END { exit !ok }' "$T/bench.out" "$T/bench2.out" ||
     { cat "$T/bench2.out" "$T/bench2.err" >&2; false; }
 }
 check "simctl-bench-global: SIMCTL_CUDA_S_ROWS=interval, S_COLS=runs named, 4 bytes an entry fewer" bench_layouts
-check "simctl-bench-global with cuSPARSE's products: no product alone (0 in the last four)" eval \
-  '[ "$bench3_rc" = 0 ] && awk -F, '"'"'NR == 2 { ok = NF == 23 && $6 == "cusparse" && $20 == 0 &&
-    $21 == 0 && $22 == 0 && $23 == 0 } END { exit !ok }'"'"' "$T/bench3.out"'
+check "simctl-bench-global with cuSPARSE's products: no product alone (0 in 20-23), cold calls timed" eval \
+  '[ "$bench3_rc" = 0 ] && awk -F, '"'"'NR == 2 { ok = NF == 25 && $6 == "cusparse" && $20 == 0 &&
+    $21 == 0 && $22 == 0 && $23 == 0 && $24 > 0 && $25 > 0 } END { exit !ok }'"'"' "$T/bench3.out"'
 
 # simctl-bench-wprod (its emulation build): W formed and its block form agree (else exit 1),
 # then 7 rows of 10 fields per size (each form in double, float and a batch, the preparing

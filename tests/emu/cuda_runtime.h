@@ -128,6 +128,7 @@ struct cudaDeviceProp {
   char name[256];
   int major, minor;
   size_t totalGlobalMem;
+  int l2CacheSize;  // bytes: the emulation's stand-in, 4 MiB
 };
 
 // A kernel's attributes: only whether the device can run it (SIMCTL_EMU_CC against the

@@ -732,6 +732,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
   prop->major = sim_emu::device_cc() / 10;
   prop->minor = sim_emu::device_cc() % 10;
   prop->totalGlobalMem = sim_emu::DEVICE_BYTES;
+  prop->l2CacheSize = 4 << 20;
   return cudaSuccess;
 }
 
