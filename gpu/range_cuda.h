@@ -23,7 +23,8 @@ extern "C" {
 
 extern int sim_cuda_ranges_on;  // SIMCTL_CUDA_RANGES=on in the backend that opened them
 
-// A host range opened (NVTX; timed where the ranges are on) and the innermost one closed.
+// A host range opened (NVTX; timed where the ranges are on) and the innermost one closed. The
+// names (here and below) go to ranges.csv as they are: string literals without commas or quotes.
 void sim_cuda_range_push(const char *name);
 void sim_cuda_range_pop(void);
 
@@ -33,7 +34,7 @@ int sim_cuda_dev_range_open(cudaStream_t s, const char *name);
 void sim_cuda_dev_range_close(cudaStream_t s, int slot);
 
 // The device ranges whose events the stream has passed summed (after a wait on it), their
-// events free again. Names are written to ranges.csv as they are: no commas or quotes.
+// events free again.
 void sim_cuda_ranges_resolve(void);
 
 // The ranges' sums cleared and the switch read (SIMCTL_CUDA_RANGES: off or on); at the end the
