@@ -167,6 +167,11 @@ void sim_cuda_delassus_destroy(sim_cuda_delassus *k) { (void)k; }
 
 long long sim_cuda_pdl_edges(void) { return 0; }
 
+int sim_cuda_S_product(sim_backend *be, int which, sim_status *st) {
+  (void)be, (void)which;
+  return sim_fail(st, SIM_ERR_DEVICE, "this simctl was built without CUDA");
+}
+
 int sim_cuda_pdl_name_ours(const char *name) {
   (void)name;
   return 0;

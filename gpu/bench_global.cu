@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
     for (int w = 0; w < 2; w++)
       part_ms[w] = time_ms(c->stream, reps, [&] {
         sim_status ignore = {0};
-        sim_cuda_S_product(c, w + 1, &ignore);
+        sim_cuda_S_product(be, w + 1, &ignore);
       });
   }
   // the device's bandwidth: a device-to-device copy of the solver's matrix values (read + write)

@@ -405,8 +405,9 @@ int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scal
                           sim_status *st);
 // simctl-bench-global: one of simctl's two products alone, queued (which 1: y = S P rhs; 2:
 // q's free rows = S^T y), each timed against its own bytes; SIM_ERR_USAGE where S's products
-// are not simctl's two gathers (cuSPARSE's, or S by rows alone).
-int sim_cuda_S_product(cuda_ctx *c, int which, sim_status *st);
+// are not simctl's two gathers (cuSPARSE's, or S by rows alone). C linkage: test_gpu_backend
+// checks that the two give the global step's bits.
+extern "C" int sim_cuda_S_product(sim_backend *be, int which, sim_status *st);
 void sim_cuda_global_destroy(cuda_ctx *c);
 // gpu/lg_graph.cu: the backend table's lg_iterations (a graph per step, or the kernels launched
 // one by one with SIMCTL_CUDA_GRAPH=off); its switch read, its graph and events freed.

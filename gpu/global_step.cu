@@ -331,7 +331,8 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
   return SIM_OK;
 }
 
-int sim_cuda_S_product(cuda_ctx *c, int which, sim_status *st) {
+extern "C" int sim_cuda_S_product(sim_backend *be, int which, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
   cuda_S *S = &c->S;
   if (S->spmv != SIM_SPMV_KERNEL || S->rows_only || (which != 1 && which != 2))
     return sim_fail(st, SIM_ERR_USAGE, "CUDA: no product %d of S alone in this layout", which);

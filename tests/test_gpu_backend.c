@@ -18,6 +18,9 @@
 #include "gpu_pair.h"
 #include "json_fmt.h"
 
+/* gpu/global_step.cu: one of simctl's two products of S alone (simctl-bench-global's) */
+int sim_cuda_S_product(sim_backend *be, int which, sim_status *st);
+
 static sim_scene g_sc; /* large: off the stack */
 
 /* Loads an inline scene (json_fmt.h) into g_sc. */
@@ -282,10 +285,24 @@ static void check_index_layouts(int all, sim_precision prec) {
       b = SIM_NEW(double, nr + 1);
       for (size_t i = 0; i < nr; i++) b[i] = rnd(&seed);
     }
-    double *q = SIM_NEW(double, n3);
+    double *q = SIM_NEW(double, n3), *qp = SIM_NEW(double, n3);
     CHECK_INT(g.gpu->write_buffer(g.gpu, SIM_BUF_RHS, b, &st), SIM_OK);
     CHECK_INT(g.gpu->global_step(g.gpu, &st), SIM_OK);
     CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, q, &st), SIM_OK);
+    /* the two products alone, as simctl-bench-global times them: the step's bits on the free
+       vertices (q's rows overwritten first), the pinned ones left as they were */
+    for (size_t i = 0; i < n3; i++) qp[i] = -7.0;
+    CHECK_INT(g.gpu->upload(g.gpu, SIM_VEC_Q, qp, &st), SIM_OK);
+    CHECK_INT(sim_cuda_S_product(g.gpu, 1, &st), SIM_OK);
+    CHECK_INT(sim_cuda_S_product(g.gpu, 2, &st), SIM_OK);
+    CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, qp, &st), SIM_OK);
+    long parts = 0;
+    for (size_t i = 0; i < n3; i++)
+      parts += g.m.free_of[i / 3] >= 0 ? memcmp(&q[i], &qp[i], sizeof(double)) != 0 : qp[i] != -7.0;
+    check_report(parts == 0, __FILE__, __LINE__,
+                 "layout %d: the products alone give the step's bits (%ld of %zu differ)", k, parts,
+                 n3);
+    sim_free(qp);
     if (k == 0) { /* the CPU's, for the default */
       double *c = SIM_NEW(double, n3);
       CHECK_INT(g.cpu->write_buffer(g.cpu, SIM_BUF_RHS, b, &st), SIM_OK);
