@@ -58,6 +58,7 @@ int main(int argc, char **argv) {
   cuda_ctx *c = CCTX(be);
   long long n = m.nfree, nnz = 0;
   double bytes = 0.0, cols = 3.0 * n * 8; /* one 3-column vector of doubles */
+  double part_bytes[2] = {0.0, 0.0};      /* the sparse inverse: its two products apart */
   size_t vb = 8;
   const char *products = "-";
   /* the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK) and the column gather's warps per column
@@ -80,25 +81,28 @@ int main(int argc, char **argv) {
     products = "kernel";
     break;
   default: { /* S in both orientations (or its rows twice), the row pointers, rhs in, S b out
-                 and in, q out; the scatter also zeroes x and reads it once more */
+                 and in, q out; the scatter also zeroes x and reads it once more. The products
+                 apart: the row gather reads S's rows (their column indices unless interval:
+                 P rhs, read instead of rhs, is written by the local step beside rhs), the row
+                 pointers and P b, and writes y; the column gather reads S's columns (their row
+                 indices, or with runs each column's top and run pointers and the runs), the
+                 column pointers, y and the output map, and writes q's free rows */
     cuda_S *S = &c->S;
     nnz = S->nnz;
     vb = S->prec == SIM_PREC_FLOAT ? 4 : 8;
-    bytes = 2.0 * nnz * (vb + 4) + 2.0 * (n + 1) * 4 + 2.0 * (2.0 * cols) + 8.0 * n;
-    if (S->rows_only) bytes += 2.0 * cols;
-    /* interval rows: no column indices (P rhs, read instead of rhs, is written by the local
-       step beside rhs) */
-    if (S->row_interval) bytes += -4.0 * nnz;
-    /* column runs: no row indices, but each column's top and run pointers, and the runs */
-    if (S->col_runs) bytes += -4.0 * nnz + 12.0 * n + 8.0 * S->nruns;
+    part_bytes[0] = nnz * (vb + (S->row_interval ? 0.0 : 4.0)) + (n + 1) * 4.0 + 2.0 * cols;
+    part_bytes[1] = nnz * (vb + (S->col_runs ? 0.0 : 4.0)) + (n + 1) * 4.0 + 2.0 * cols + 8.0 * n +
+                    (S->col_runs ? 12.0 * n + 8.0 * S->nruns : 0.0);
+    bytes = part_bytes[0] + part_bytes[1] + (S->rows_only ? 2.0 * cols : 0.0);
     products = S->rows_only ? "scatter" : S->spmv == SIM_SPMV_CUSPARSE ? "cusparse" : "kernel";
     if (S->spmv == SIM_SPMV_KERNEL) chunk = S->chunk;
   }
   }
-  double ms = time_ms(c->stream, reps, [&] {
+  auto step = [&] {
     sim_status ignore = {0};
     be->global_step(be, &ignore);
-  });
+  };
+  double ms = time_ms(c->stream, reps, step);
   /* cold: each call after a write of twice the L2 cache's size, so that S comes from the
      device's memory as the limit assumes (back to back, an S of under the L2's size can be
      read from it, as it may be between an L-G iteration's local steps too) */
@@ -112,30 +116,18 @@ int main(int argc, char **argv) {
     int round = 0;
     if (cudaMalloc(&flush, fb) == cudaSuccess)
       cold_ms = time_each_ms(
-          c->stream, reps, [&] { cudaMemsetAsync(flush, ++round & 0xff, fb, c->stream); },
-          [&] {
-            sim_status ignore = {0};
-            be->global_step(be, &ignore);
-          });
+          c->stream, reps, [&] { cudaMemsetAsync(flush, ++round & 0xff, fb, c->stream); }, step);
     cudaFree(flush);
   }
-  /* simctl's two products each alone, against its own bytes: the row gather reads S's rows
-     (their column indices unless interval), the row pointers and P b, and writes y; the column
-     gather reads S's columns (their row indices, or the runs), the column pointers, y and the
-     output map, and writes q's free rows */
-  double part_ms[2] = {0.0, 0.0}, part_bytes[2] = {0.0, 0.0};
+  /* simctl's two products each alone, against its own bytes (part_bytes) */
+  double part_ms[2] = {0.0, 0.0};
   const int parts = chunk > 0 && !c->S.rows_only;
-  if (parts) {
-    const cuda_S *S = &c->S;
-    part_bytes[0] = nnz * (vb + (S->row_interval ? 0.0 : 4.0)) + (n + 1) * 4.0 + 2.0 * cols;
-    part_bytes[1] = nnz * (vb + (S->col_runs ? 0.0 : 4.0)) + (n + 1) * 4.0 + 2.0 * cols + 8.0 * n +
-                    (S->col_runs ? 12.0 * n + 8.0 * S->nruns : 0.0);
+  if (parts)
     for (int w = 0; w < 2; w++)
       part_ms[w] = time_ms(c->stream, reps, [&] {
         sim_status ignore = {0};
         sim_cuda_S_product(be, w + 1, &ignore);
       });
-  }
   // the device's bandwidth: a device-to-device copy of the solver's matrix values (read + write)
   size_t cb = (size_t)nnz * vb * 2;
   void *x = NULL, *y = NULL;

@@ -274,12 +274,16 @@ static __global__ void k_scatter(int n, const int *vert, const double *z, double
 
 // simctl's own products: y = S b by the row gathers, then S^T y by the column gathers, or with
 // S's rows alone (S->rows_only) by the scatter into x, put in place by k_scatter.
+// The row gather's blocks: one per chunk of a long row, then a warp per short row.
+static unsigned row_blocks(const cuda_S *S) {
+  const unsigned warps = SIM_CUDA_BLOCK / 32;
+  return S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
+}
+
 // y = S P b (P b: rhs's copy kept by its writers, else permuted here), simctl's row gather.
 template <class VT>
 static void launch_rows(cuda_ctx *c, const VT *row_val, const double *b) {
   cuda_S *S = &c->S;
-  unsigned warps = SIM_CUDA_BLOCK / 32;
-  unsigned rows = S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
   auto kr = S->batch == 8   ? (S->row_interval ? k_rows<8, true, VT> : k_rows<8, false, VT>)
             : S->batch == 4 ? (S->row_interval ? k_rows<4, true, VT> : k_rows<4, false, VT>)
                             : (S->row_interval ? k_rows<1, true, VT> : k_rows<1, false, VT>);
@@ -291,9 +295,9 @@ static void launch_rows(cuda_ctx *c, const VT *row_val, const double *b) {
                                                                             S->bp);
     in = S->bp;
   }
-  kr<<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(S->nchunk, S->nshort, S->chunks, S->row_order,
-                                             S->row_ptr, S->row_col, row_val, in, c->y, S->part,
-                                             S->cnt);
+  kr<<<row_blocks(S), SIM_CUDA_BLOCK, 0, c->stream>>>(S->nchunk, S->nshort, S->chunks, S->row_order,
+                                                      S->row_ptr, S->row_col, row_val, in, c->y,
+                                                      S->part, S->cnt);
 }
 
 // dst[vertex] = scale S^T y (add: +=), simctl's column gather.
@@ -321,10 +325,8 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
     launch_cols(c, col_val, dst, scale, add);
     return SIM_OK;
   }
-  unsigned warps = SIM_CUDA_BLOCK / 32;
-  unsigned rows = S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
   SIM_CU(cudaMemsetAsync(S->x, 0, sizeof(double) * 3 * (size_t)n, c->stream), st);
-  k_rows_scatter<VT><<<rows, SIM_CUDA_BLOCK, 0, c->stream>>>(
+  k_rows_scatter<VT><<<row_blocks(S), SIM_CUDA_BLOCK, 0, c->stream>>>(
       S->nchunk, S->nshort, S->chunks, S->row_order, S->row_ptr, S->row_col, row_val, c->y, S->x);
   k_scatter<<<sim_cuda_blocks(n), SIM_CUDA_BLOCK, 0, c->stream>>>(n, c->free_vert, S->x, scale, add,
                                                                   dst);
