@@ -47,6 +47,8 @@ done
 if diff -r "$OUT/off/frames" "$OUT/on/frames" >/dev/null; then
   echo "frame files: the same both ways"
 else
-  echo "frame files differ between output.async off and on" >&2
+  # on stdout too: gpu_report.sh keeps the table and this line (output.md)
+  echo "frame files differ between output.async off and on"
+  echo "bench_output.sh: frame files differ between output.async off and on ($OUT/off, $OUT/on)" >&2
   exit 1
 fi

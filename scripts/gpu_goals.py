@@ -20,6 +20,8 @@ Reads what `scripts/gpu_report.sh` wrote (docs/gpu_checklist.md) and prints, as 
   (SIMCTL_CUDA_ROW_CHUNK, SIMCTL_CUDA_COL_WARPS), the local step's register bound
   (SIMCTL_CUDA_LOCAL_BLOCKS) or its split (SIMCTL_CUDA_LOCAL_SPLIT, local_step.md). It states
   the figures; the checklist says what each decides;
+- frames written by the loop against the writer thread on the device (output.md, the output
+  part: output.async off and on), on's wall time over off's and whether their files agree;
 - where the profile part ran (Nsight Systems), each example's costliest kernels, CUDA calls
   and host ranges (profile/EXAMPLE_*.csv).
 
@@ -350,6 +352,35 @@ def local_part(d):
           [[s, ", ".join(f"{b}: {ms:.4f}" for ms, b in v), min(v)[1]] for s, v in best.items()])
 
 
+def output_part(d):
+    """output.async off against on, on the device (bench_output.sh's table and verdict line)."""
+    path = os.path.join(d, "output.md")
+    if not os.path.exists(path):
+        print("No output part in this folder (output.md).\n")
+        return
+    need = ("output.async", "wall s", "mean frame ms", "output ms per output frame")
+    tabs = [t for t in md_tables(path) if all(h in t[0] for h in need)]
+    if not tabs:
+        raise Bad(f"{path}: no table with the columns {', '.join(need)}")
+    head, body = tabs[0]
+    col = {h: i for i, h in enumerate(head)}
+    got = {}
+    for n, cells in body:
+        if len(cells) != len(head):
+            raise Bad(f"{path}:{n}: a row of {len(cells)} cells under a header of {len(head)}")
+        got[cells[col["output.async"]]] = [number(path, n, cells[col[h]]) for h in need[1:]]
+    text = open(path).read()
+    same = ("yes" if "the same both ways" in text
+            else "no: they differ" if "differ" in text else "not compared (the part was cut short)")
+    print("**Frames written by the loop (output.async off) or on the writer thread (on, `auto`'s "
+          "choice on the CUDA backend)** (output.md)\n")
+    table(["output.async", "wall s", "mean frame ms", "loop's output ms per output frame"],
+          [[a] + [f"{x:.2f}" for x in v] for a, v in got.items()])
+    if "off" in got and "on" in got:
+        print(f"on's wall time over off's: {cell(ratio(got['on'][0], got['off'][0]))}; "
+              f"the same frame files both ways: {same}.\n")
+
+
 # nsys stats' reports that the profile part keeps (gpu_report.sh; the names since 2023, then the
 # older ones): file suffix -> (title, the column of the names)
 PROFILE_REPORTS = (("cuda_gpu_kern_sum", "kernels", "Name"), ("gpukernsum", "kernels", "Name"),
@@ -405,6 +436,7 @@ def main(argv):
         global_part(d)
         wprod_part(d)
         local_part(d)
+        output_part(d)
         profile_part(d)
     except (Bad, OSError) as e:
         print(f"gpu_goals.py: {e}", file=sys.stderr)

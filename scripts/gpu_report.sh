@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Everything the CUDA backend needs checked and measured on a machine with an NVIDIA GPU, into
-# one folder, in eight parts that can be run together or one per call, in this order:
+# one folder, in nine parts that can be run together or one per call, in this order:
 #   tests:    the GPU tests (label gpu: collision detection, W and every operation against the
 #             CPU backend, short runs, the contact stage's passes), side by side;
 #   sanitize: the per-operation tests and the short runs under compute-sanitizer (memcheck:
@@ -31,6 +31,11 @@
 #   converge: the paper's Fig. 9 with the solvers' iterations timed on the GPU (simctl converge
 #             --device cuda on the 5.3k twisting bar, E = 1e5, 1e7, 1e9, from frame 800, 300
 #             iterations): every global solver's time to 1e-3 on the same device;
+#   output:   scripts/bench_output.sh --device cuda (cloth_on_knives, 60 frames, every format
+#             every 2nd frame, output.async off and on: the wall time, the mean frame and the
+#             loop's time on output per output frame, and whether both wrote the same files),
+#             which says whether `auto`, the writer thread on the CUDA backend, earns its place
+#             (some 10-20 s; --emu: 4 frames);
 #   profile:  first table3.sh's runs of the examples --profile names (default
 #             cloth_on_knives,grabbing_raptor) with SIMCTL_CUDA_RANGES=on, which needs no
 #             profiler: ranges.md (scripts/ranges_table.py), collision detection's host and
@@ -53,7 +58,7 @@
 #                              [--budget SECONDS] [--jobs N] [--archive FILE] [--emu]
 #                              [--table3 VARIANTS] [--profile EXAMPLES]
 #   --only: a comma-separated list of tests, sanitize, bench, global, local, table3, converge,
-#           profile
+#           output, profile
 #           (default tests, bench, table3)
 #   --rows: the table3 part's rows (table3.sh --rows): small (the default: the smallest size of
 #           each example), large (the other sizes, for a later call) or all
@@ -112,9 +117,9 @@ while [ $# -gt 0 ]; do
 done
 for p in ${PARTS//,/ }; do
   case "$p" in
-    tests | sanitize | bench | global | local | table3 | converge | profile) ;;
+    tests | sanitize | bench | global | local | table3 | converge | output | profile) ;;
     *) echo "gpu_report.sh: --only: unknown part '$p': expected tests, sanitize, bench," \
-         "global, local, table3, converge or profile" >&2
+         "global, local, table3, converge, output or profile" >&2
        exit 2 ;;
   esac
 done
@@ -364,6 +369,16 @@ if want converge; then
       --set bodies.0.material.youngs_modulus="$E" | tee -a "$OUT/converge.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
   done
+fi
+# the frames' files written by the loop against the writer thread (output.async), on the device
+# as `auto` picks it there: the script compares the two runs' files and fails where they differ
+if want output && ! spent output; then
+  echo "== output (output.async off and on; at most $(($(left) - 10)) s)"
+  OFRAMES=()
+  [ "$EMU" = 1 ] && OFRAMES=(--frames 4)
+  timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_output.sh" --simctl "$SIMCTL" \
+    --device cuda --out "$OUT/output" ${OFRAMES[@]+"${OFRAMES[@]}"} | tee "$OUT/output.md"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
 fi
 # where the frame goes: first each example's table3 run with SIMCTL_CUDA_RANGES=on, which needs
 # no profiler (ranges.md: detection's host and device ranges a frame, scripts/ranges_table.py);
