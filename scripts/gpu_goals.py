@@ -327,20 +327,27 @@ def wprod_part(d):
            "no row count on (not at the largest measured).\n"))
 
 
+def first_table(path, need):
+    """The first Markdown table in path with the columns need: ({column: index}, [(line,
+    cells)]), every row as long as the header."""
+    tabs = [t for t in md_tables(path) if all(h in t[0] for h in need)]
+    if not tabs:
+        raise Bad(f"{path}: no table with the columns {', '.join(need)}")
+    head, body = tabs[0]
+    for n, cells in body:
+        if len(cells) != len(head):
+            raise Bad(f"{path}:{n}: a row of {len(cells)} cells under a header of {len(head)}")
+    return {h: i for i, h in enumerate(head)}, body
+
+
 def local_part(d):
     path = os.path.join(d, "local_step.md")
     if not os.path.exists(path):
         print("No local step sweep in this folder (local_step.md).\n")
         return
-    tabs = [t for t in md_tables(path) if "blocks" in t[0] and "local ms" in t[0]]
-    if not tabs:
-        raise Bad(f"{path}: no table with the columns blocks and local ms")
-    head, body = tabs[0]
-    col = {h: i for i, h in enumerate(head)}
+    col, body = first_table(path, ("scene", "blocks", "local ms"))
     best = {}
     for n, cells in body:
-        if len(cells) != len(head):
-            raise Bad(f"{path}:{n}: a row of {len(cells)} cells under a header of {len(head)}")
         scene, blocks, ms = cells[col["scene"]], cells[col["blocks"]], cells[col["local ms"]]
         if not ms or ms == "-":
             continue
@@ -359,15 +366,9 @@ def output_part(d):
         print("No output part in this folder (output.md).\n")
         return
     need = ("output.async", "wall s", "mean frame ms", "output ms per output frame")
-    tabs = [t for t in md_tables(path) if all(h in t[0] for h in need)]
-    if not tabs:
-        raise Bad(f"{path}: no table with the columns {', '.join(need)}")
-    head, body = tabs[0]
-    col = {h: i for i, h in enumerate(head)}
+    col, body = first_table(path, need)
     got = {}
     for n, cells in body:
-        if len(cells) != len(head):
-            raise Bad(f"{path}:{n}: a row of {len(cells)} cells under a header of {len(head)}")
         got[cells[col["output.async"]]] = [number(path, n, cells[col[h]]) for h in need[1:]]
     text = open(path).read()
     same = ("yes" if "the same both ways" in text
