@@ -8,9 +8,17 @@
 // matrix values' size. With simctl's two gathers it also times each product alone against its
 // own bytes (rows_ms, cols_ms and their ratios; 0 for the other products), and every solver's
 // step with the L2 cache flushed before each call (cold_ms, cold_over_limit).
-// usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...
+// usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]... [--variant SPEC]...
 //   (solver.global, solver.precision and SIMCTL_CUDA_SPMV pick the variant, as for simctl run;
 //   solver.global auto is the sparse inverse)
+//   --variant: a row of its own, in the order given, the scene meshed and its model built once
+//   for all (a sweep's S layouts without a process, a device context and a meshing each: some
+//   of a lent GPU's minutes); SPEC is space-separated NAME=VALUE items, each SIMCTL_CUDA_* set in
+//   the environment for that row's backend alone (put back after it) or solver.precision; an
+//   empty SPEC is the process's own settings. Without --variant: one row, as with an empty SPEC.
+// Prints a CSV header, then a row per variant; fields 26-27 are the row gather's layout
+// (row_split: 0 where SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole) and the loads issued
+// together (gather_batch, SIMCTL_CUDA_GATHER_BATCH), 0 for the other products.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,30 +37,77 @@ static int fail(const char *what, const char *msg) {
   return 1;
 }
 
-int main(int argc, char **argv) {
-  const char *file = NULL, *sets[64];
-  int nsets = 0, reps = 200;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-      reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 64)
-      sets[nsets++] = argv[++i];
-    else if (!file && argv[i][0] != '-')
-      file = argv[i];
-    else
-      return fail(argv[i], "usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...");
+// A variant's settings (--variant): environment items and, where >= 0, the precision.
+#define SIM_BENCH_ITEMS 16
+struct variant {
+  int n, precision;
+  char name[SIM_BENCH_ITEMS][96], value[SIM_BENCH_ITEMS][96];
+};
+
+// spec's space-separated NAME=VALUE items into v; 0, or -1 with why set.
+static int parse_variant(const char *spec, variant *v, char *why, size_t len) {
+  v->n = 0, v->precision = -1;
+  for (const char *p = spec; *p;) {
+    if (*p == ' ') {
+      p++;
+      continue;
+    }
+    const size_t k = strcspn(p, " ");
+    char item[200];
+    snprintf(item, sizeof item, "%.*s", (int)k, p);
+    p += k;
+    const char *val = strchr(item, '=');
+    if (!val || val == item || k >= sizeof item) {
+      snprintf(why, len, "expected NAME=VALUE of under 200 characters, got '%.80s'", item);
+      return -1;
+    }
+    const size_t name_len = (size_t)(val - item);
+    val++;
+    if (name_len == 16 && !strncmp(item, "solver.precision", 16)) {
+      if (strcmp(val, "double") && strcmp(val, "float")) {
+        snprintf(why, len, "solver.precision: expected double or float, got '%.80s'", val);
+        return -1;
+      }
+      v->precision = strcmp(val, "float") ? SIM_PREC_DOUBLE : SIM_PREC_FLOAT;
+      continue;
+    }
+    if (strncmp(item, "SIMCTL_CUDA_", 12) || name_len >= sizeof v->name[0] ||
+        strlen(val) >= sizeof v->value[0] || v->n == SIM_BENCH_ITEMS) {
+      snprintf(why, len,
+               "expected SIMCTL_CUDA_NAME=VALUE or solver.precision=double|float (at most %d, "
+               "each under 96 characters), got '%.80s'",
+               SIM_BENCH_ITEMS, item);
+      return -1;
+    }
+    snprintf(v->name[v->n], sizeof v->name[0], "%.*s", (int)name_len, item);
+    snprintf(v->value[v->n], sizeof v->value[0], "%s", val);
+    v->n++;
   }
-  if (!file || reps < 1)
-    return fail("arguments", "usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]...");
+  return 0;
+}
+
+// Sets v's environment items, keeping what each replaced in old (NULL: unset), then puts them
+// back in the reverse order (so a name given twice ends as it was).
+static void env_apply(const variant *v, char **old) {
+  for (int i = 0; i < v->n; i++) {
+    const char *e = getenv(v->name[i]);
+    old[i] = e ? strdup(e) : NULL;
+    setenv(v->name[i], v->value[i], 1);
+  }
+}
+static void env_restore(const variant *v, char **old) {
+  for (int i = v->n - 1; i >= 0; i--) {
+    if (old[i])
+      setenv(v->name[i], old[i], 1);
+    else
+      unsetenv(v->name[i]);
+    free(old[i]);
+  }
+}
+
+// One row: the backend made with o (and the environment as it is), its step timed.
+static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file, int header) {
   sim_status st = {0};
-  sim_model m;
-  memset(&m, 0, sizeof m);
-  if (sim_scene_load(file, sets, nsets, &g_sc, &st)) return fail(file, st.msg);
-  char why[SIM_MSG_MAX]; /* the scene's solver.gpu (--set solver.gpu=N) */
-  if (!sim_cuda_available(g_sc.solver.gpu, why, sizeof why)) return fail("device", why);
-  if (sim_model_build(&g_sc, NULL, &m, &st)) return fail(file, st.msg);
-  sim_backend_opts o = {g_sc.solver.global, g_sc.solver.precision, g_sc.solver.ordering, 0, 0.0,
-                        0, g_sc.solver.gpu};
   sim_backend *be = NULL;
   if (sim_backend_cuda_create(&m, &o, &be, &st)) return fail(file, st.msg);
   cuda_ctx *c = CCTX(be);
@@ -140,7 +195,10 @@ int main(int argc, char **argv) {
   cudaFree(x);
   cudaFree(y);
   cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return fail("CUDA", cudaGetErrorString(e));
+  if (e != cudaSuccess) {
+    be->destroy(be);
+    return fail("CUDA", cudaGetErrorString(e));
+  }
   double limit = bw > 0 ? bytes / (bw * 1e9) * 1e3 : 0.0;
   double part_over[2] = {0.0, 0.0};
   for (int w = 0; w < 2; w++)
@@ -152,10 +210,12 @@ int main(int argc, char **argv) {
   snprintf(device, sizeof device, "%s", be->device);
   for (char *p = device; *p; p++)
     if (*p == ',') *p = ';';
-  printf(
-      "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,limit_ms,"
-      "global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,col_auto,s_rows,"
-      "s_cols,rows_ms,rows_over_limit,cols_ms,cols_over_limit,cold_ms,cold_over_limit\n");
+  if (header)
+    printf(
+        "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,"
+        "limit_ms,global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,"
+        "col_auto,s_rows,s_cols,rows_ms,rows_over_limit,cols_ms,cols_over_limit,cold_ms,"
+        "cold_over_limit,row_split,gather_batch\n");
   const int own = chunk > 0; /* simctl's gathers: S's index layouts */
   printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.4g,%.0f,%.4g,%.2f,%s,%d,%d,%d,%d,%d,%s,%s,", g_sc.name, n,
          sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms, bytes / 1e6,
@@ -168,9 +228,60 @@ int main(int argc, char **argv) {
          !own            ? "-"
          : c->S.col_runs ? "runs"
                          : "indexed");
-  printf("%.4f,%.2f,%.4f,%.2f,%.4f,%.2f\n", part_ms[0], part_over[0], part_ms[1], part_over[1],
-         cold_ms, limit > 0 ? cold_ms / limit : 0.0);
+  printf("%.4f,%.2f,%.4f,%.2f,%.4f,%.2f,%d,%d\n", part_ms[0], part_over[0], part_ms[1],
+         part_over[1], cold_ms, limit > 0 ? cold_ms / limit : 0.0, own ? c->S.row_split : 0,
+         own ? c->S.batch : 0);
+  fflush(stdout); /* each row as it is measured: a sweep cut short keeps its rows */
   be->destroy(be);
-  sim_model_free(&m);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *file = NULL, *sets[64], *specs[64];
+  int nsets = 0, nspecs = 0, reps = 200;
+  const char *usage =
+      "usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]... [--variant SPEC]...";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 64)
+      sets[nsets++] = argv[++i];
+    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && nspecs < 64)
+      specs[nspecs++] = argv[++i];
+    else if (!file && argv[i][0] != '-')
+      file = argv[i];
+    else
+      return fail(argv[i], usage);
+  }
+  if (!file || reps < 1) return fail("arguments", usage);
+  static variant v[64]; /* all checked before the first row */
+  for (int i = 0; i < nspecs; i++) {
+    char why[300];
+    if (parse_variant(specs[i], &v[i], why, sizeof why)) {
+      char what[64];
+      snprintf(what, sizeof what, "--variant %d", i + 1);
+      return fail(what, why);
+    }
+  }
+  sim_status st = {0};
+  sim_model m;
+  memset(&m, 0, sizeof m);
+  if (sim_scene_load(file, sets, nsets, &g_sc, &st)) return fail(file, st.msg);
+  char why[SIM_MSG_MAX]; /* the scene's solver.gpu (--set solver.gpu=N) */
+  if (!sim_cuda_available(g_sc.solver.gpu, why, sizeof why)) return fail("device", why);
+  if (sim_model_build(&g_sc, NULL, &m, &st)) return fail(file, st.msg);
+  sim_backend_opts o = {g_sc.solver.global, g_sc.solver.precision, g_sc.solver.ordering, 0, 0.0, 0,
+                        g_sc.solver.gpu};
+  int rc = 0;
+  if (nspecs == 0) rc = measure(m, o, reps, file, 1);
+  for (int i = 0; i < nspecs; i++) { /* a row that fails is named; the others still run */
+    char *old[SIM_BENCH_ITEMS];
+    env_apply(&v[i], old);
+    sim_backend_opts ov = o;
+    if (v[i].precision >= 0) ov.precision = (sim_precision)v[i].precision;
+    rc |= measure(m, ov, reps, file, i == 0);
+    env_restore(&v[i], old);
+  }
+  sim_model_free(&m);
+  return rc;
 }

@@ -122,11 +122,15 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo
   echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit | S b ms | S b / its limit | Sᵀ y ms | Sᵀ y / its limit | cold ms | cold / limit |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-  # (row TAG: TAG follows the chunk, as in 16384-whole for SIMCTL_CUDA_ROW_SPLIT=off; S's rows
-  # read as intervals follow it as -interval, its columns as runs follow the warps as -runs;
-  # simctl's two products are also timed each alone against its own bytes, "-" for the others;
-  # cold: each call with the L2 cache flushed before it, so that S comes from the device's memory)
-  row() { awk -F, -v tag="${1:-}" 'NR == 2 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+  # (row: each CSV row of simctl-bench-global; the row chunk followed by -whole where
+  # SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole and -bN where the loads are issued N at a
+  # time, fields 26-27, then -interval for S's rows read as intervals; the warps followed by
+  # -runs for its columns as runs; simctl's two products are also timed each alone against its
+  # own bytes, "-" for the others; cold: each call with the L2 cache flushed before it, so that
+  # S comes from the device's memory)
+  row() { awk -F, 'NR > 1 && $1 != "scene" {
+            tag = ($26 == "0" ? "-whole" : "") ($27 > 1 ? "-b" $27 : "")
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6,
             ($13 > 0 ? $13 tag ($18 == "interval" ? "-interval" : "") " (" $14 " blocks, " $15 " split)" : "-"),
             ($16 > 0 ? ($17 == 1 ? "auto, at most " $16 : $16) ($19 == "runs" ? "-runs" : "") : "-"),
@@ -134,13 +138,15 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
             ($22 > 0 ? $22 : "-"), ($22 > 0 ? $23 : "-"), ($24 > 0 ? $24 : "-"),
             ($24 > 0 ? $25 : "-") }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
+    # a scene's rows from one run of the program (--variant: meshed, its model built and the
+    # device's context made once, not once a row), in this order:
+    V=() # precision:products (scatter: S's rows alone, S^T y by atomic adds, SIMCTL_CUDA_S=rows)
     cfgs="double:kernel double:cusparse double:scatter float:kernel float:scatter"
     [ "$GLOBAL_ONLY" = 1 ] && cfgs="double:kernel float:kernel"
     for cfg in $cfgs; do
       prec=${cfg%%:*} spmv=${cfg##*:} s_mode=both
       [ "$spmv" = scatter ] && spmv=kernel s_mode=rows
-      SIMCTL_CUDA_SPMV=$spmv SIMCTL_CUDA_S=$s_mode bg "$SC/$scene.json" \
-        --set "solver.precision=$prec" | row
+      V+=(--variant "SIMCTL_CUDA_SPMV=$spmv SIMCTL_CUDA_S=$s_mode solver.precision=$prec")
     done
     # S read without its stored indices (the same bits; first, as the newest question): its rows
     # as intervals of P b (SIMCTL_CUDA_S_ROWS=interval: row i holds the columns of i's subtree,
@@ -148,43 +154,32 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     # (SIMCTL_CUDA_S_COLS=runs: 3.5 to 5.8 a column on these S, simctl info), and both, in double and float and
     # with the chunk of 16,384; 4 bytes an entry fewer in each product, and no load of an index
     # before the load of the vector's entry it names (MB moved counts what each reads)
-    SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs bg "$SC/$scene.json" | row
-    SIMCTL_CUDA_S_ROWS=interval bg "$SC/$scene.json" | row
-    SIMCTL_CUDA_S_COLS=runs bg "$SC/$scene.json" | row
-    SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs bg "$SC/$scene.json" \
-      --set solver.precision=float | row
-    SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs SIMCTL_CUDA_ROW_CHUNK=16384 \
-      bg "$SC/$scene.json" | row
+    both="SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs"
+    V+=(--variant "$both" --variant SIMCTL_CUDA_S_ROWS=interval --variant SIMCTL_CUDA_S_COLS=runs
+      --variant "$both solver.precision=float" --variant "$both SIMCTL_CUDA_ROW_CHUNK=16384")
     # both with 4 and 8 entries' loads issued together (independent loads, in flight at once)
-    for nb in 4 8; do
-      SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs SIMCTL_CUDA_GATHER_BATCH=$nb \
-        bg "$SC/$scene.json" | row "-b$nb"
-    done
+    V+=(--variant "$both SIMCTL_CUDA_GATHER_BATCH=4" --variant "$both SIMCTL_CUDA_GATHER_BATCH=8")
     # the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK, default 4096: a warp takes rows of up to
     # an eighth of it): a thread's entries are a chain of dependent loads, so shorter chunks
     # shorten the longest chain; 16384 leaves rows of up to 2,048 entries to a warp, as before
     # 2026-11-28 (the blocks' rows were whole then). 1024 and 2048, 1.1-1.6 times 4096's time
     # on each S of the H200's sweep of 2026-12-04, are no longer swept.
-    for chunk in 8192 16384; do
-      SIMCTL_CUDA_ROW_CHUNK=$chunk bg "$SC/$scene.json" | row
-    done
+    V+=(--variant SIMCTL_CUDA_ROW_CHUNK=8192 --variant SIMCTL_CUDA_ROW_CHUNK=16384)
     # and commit c8a8d13's layout: a warp a row of up to 2,048 entries, each longer row a
     # block, whole (SIMCTL_CUDA_ROW_SPLIT=off), 0.240 ms at the 20k bar on the H200 against
     # 0.269 for the best chunk (2026-12-04)
-    SIMCTL_CUDA_ROW_CHUNK=16384 SIMCTL_CUDA_ROW_SPLIT=off bg "$SC/$scene.json" | row -whole
+    V+=(--variant "SIMCTL_CUDA_ROW_CHUNK=16384 SIMCTL_CUDA_ROW_SPLIT=off")
     # each thread's loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH; the same
     # bits): the gathers are chains of dependent loads, an index then the vector's entry it names
-    for nb in 4 8; do
-      SIMCTL_CUDA_GATHER_BATCH=$nb bg "$SC/$scene.json" | row "-b$nb"
-    done
+    V+=(--variant SIMCTL_CUDA_GATHER_BATCH=4 --variant SIMCTL_CUDA_GATHER_BATCH=8)
     # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default 1 since 2026-12-04, the
     # fastest on each S of that day's H200 sweep, before auto, 2 and 4; auto: each column the
     # fewest of 1, 2, 4, 8 that leave a lane at most 16 entries, as the rows): a column is the
     # path from its vertex to the elimination tree's root, up to the tree's height (614 entries
     # on the 4.9k bar: 20 a lane with one warp); 2 warps with the runs, whose lanes' entries are
     # independent loads
-    SIMCTL_CUDA_COL_WARPS=2 SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs \
-      bg "$SC/$scene.json" | row
+    V+=(--variant "SIMCTL_CUDA_COL_WARPS=2 $both")
+    bg "$SC/$scene.json" "${V[@]}" | row
     # the paper's baseline on the same device: CHOLMOD's factor solved by cuSPARSE's triangular
     # solves (SpSM); and one Jacobi iteration (Wang 2015), which needs many more L-G iterations
     # (README, Fig. 9); the dense inverse on the smallest bar only (A^{-1} is built by n solves)
