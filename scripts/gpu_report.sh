@@ -158,6 +158,9 @@ left() { echo $((BUDGET - (SECONDS - T0))); }
   # kernels do not cover would make every GPU test SKIP)
   "$SIMCTL" devices 2>&1
   [ "$EMU" = 1 ] && echo "host emulation of CUDA (--emu): not a GPU"
+  # the toolkit's programs (cuobjdump or nvdisasm would show the kernels' machine code, nsys
+  # and compute-sanitizer the profile and sanitize parts' tools)
+  echo "CUDA toolkit programs: $(ls "${CUDA_HOME:-/usr/local/cuda}/bin" 2>/dev/null | tr '\n' ' ')"
 } | tee "$OUT/machine.txt"
 FAIL=0
 
@@ -340,6 +343,23 @@ if want global && ! spent global; then
   timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
     --out "$OUT/global" --global-only | tee "$OUT/global_step.md"
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
+  # whether the gathers' batches (SIMCTL_CUDA_GATHER_BATCH) put their loads in flight together:
+  # per k_rows and k_cols instantiation the most global loads (LDG) between two double
+  # operations in its machine code, where the machine has cuobjdump (docs/gpu_checklist.md:
+  # ptxas gives every batch the same registers)
+  CUOBJDUMP=$(command -v cuobjdump || ls "${CUDA_HOME:-/usr/local/cuda}/bin/cuobjdump" 2>/dev/null || true)
+  if [ "$EMU" != 1 ] && [ -n "$CUOBJDUMP" ]; then
+    "$CUOBJDUMP" -sass "$SIMCTL" 2>/dev/null | awk '
+      /arch = / { arch = $NF }
+      /Function : / { name = arch " " $NF; keep = name ~ /k_rows|k_cols/; run = most = 0; next }
+      keep && / LDG/ { run++; if (run > most) { most = run; best[name] = most } }
+      keep && / (DADD|DMUL|DFMA|FADD|FMUL|FFMA)[. ]/ { run = 0 }
+      END { for (n in best) print best[n], n }' | sort -k2 > "$OUT/global_loads.txt"
+    echo "the most loads between two floating-point operations per gather kernel (global_loads.txt):"
+    cat "$OUT/global_loads.txt"
+  else
+    echo "no cuobjdump here (or --emu): the gathers' machine code not read" | tee "$OUT/global_loads.txt"
+  fi
   # the contact solve's product with W formed against its block form, per row count (some
   # seconds on a GPU): where the block form starts to win is SIM_CUDA_BLOCK_ROWS
   BW="$(dirname "$SIMCTL")/simctl-bench-wprod" WROWS=()
