@@ -16,9 +16,10 @@
 //   of a lent GPU's minutes); SPEC is space-separated NAME=VALUE items, each SIMCTL_CUDA_* set in
 //   the environment for that row's backend alone (put back after it) or solver.precision; an
 //   empty SPEC is the process's own settings. Without --variant: one row, as with an empty SPEC.
-// Prints a CSV header, then a row per variant; fields 26-27 are the row gather's layout
-// (row_split: 0 where SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole) and the loads issued
-// together (gather_batch, SIMCTL_CUDA_GATHER_BATCH), 0 for the other products.
+// Prints a CSV header, then a row per variant; fields 26-28 are the row gather's layout
+// (row_split: 0 where SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole), the loads issued
+// together (gather_batch, SIMCTL_CUDA_GATHER_BATCH) and whether the gathers' kernels had their
+// registers unbounded for them (gather_wide, SIMCTL_CUDA_GATHER_WIDE), 0 for the other products.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,7 +216,7 @@ static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file,
         "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,"
         "limit_ms,global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,"
         "col_auto,s_rows,s_cols,rows_ms,rows_over_limit,cols_ms,cols_over_limit,cold_ms,"
-        "cold_over_limit,row_split,gather_batch\n");
+        "cold_over_limit,row_split,gather_batch,gather_wide\n");
   const int own = chunk > 0; /* simctl's gathers: S's index layouts */
   printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.4g,%.0f,%.4g,%.2f,%s,%d,%d,%d,%d,%d,%s,%s,", g_sc.name, n,
          sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms, bytes / 1e6,
@@ -228,9 +229,9 @@ static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file,
          !own            ? "-"
          : c->S.col_runs ? "runs"
                          : "indexed");
-  printf("%.4f,%.2f,%.4f,%.2f,%.4f,%.2f,%d,%d\n", part_ms[0], part_over[0], part_ms[1],
+  printf("%.4f,%.2f,%.4f,%.2f,%.4f,%.2f,%d,%d,%d\n", part_ms[0], part_over[0], part_ms[1],
          part_over[1], cold_ms, limit > 0 ? cold_ms / limit : 0.0, own ? c->S.row_split : 0,
-         own ? c->S.batch : 0);
+         own ? c->S.batch : 0, own ? c->S.wide : 0);
   fflush(stdout); /* each row as it is measured: a sweep cut short keeps its rows */
   be->destroy(be);
   return 0;

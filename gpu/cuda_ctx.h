@@ -84,6 +84,9 @@ typedef struct cuda_S {
   // the entries whose loads a thread issues together in the gathers (SIMCTL_CUDA_GATHER_BATCH:
   // 1, 4 or 8)
   int batch;
+  // 1 (SIMCTL_CUDA_GATHER_WIDE=on): the gathers' kernels compiled with __launch_bounds__(block,
+  // 1), registers for a batch's loads in flight (k_rows_wide, k_cols_wide); 0: ptxas's choice
+  int wide;
   int col_warps;               // warps per column in q = S^T y (SIMCTL_CUDA_COL_WARPS: 1, 2, 4, 8;
                                // 0: auto, each column its own, listed in col_work)
   // auto: a column's warps w (1, 2, 4 or 8) the fewest that leave each lane at most chunk / 256

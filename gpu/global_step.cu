@@ -176,11 +176,12 @@ static __device__ inline void runs_gather3(int k, long long beg, long long end, 
 
 // y = S b: a block per chunk of a long row, a warp per short row (row_part).
 // With IV (interval rows) b is P b, and entry p of row i reads its row p + i + 1 - ptr[i + 1].
+#define SIM_ROWS_PARAMS                                                                  \
+  int nchunk, int nshort, const sim_row_chunk *chunks, const int *order, const int *ptr, \
+      const int *col, const VT *val, const double *b, double *y, double *part, int *cnt
+#define SIM_ROWS_ARGS nchunk, nshort, chunks, order, ptr, col, val, b, y, part, cnt
 template <int NB, bool IV, class VT>
-static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunks, const int *order,
-                              const int *ptr, const int *col, const VT *val, const double *b,
-                              double *y, double *part, int *cnt) {
-  SIM_PDL_WAIT();
+static __device__ __forceinline__ void rows_body(SIM_ROWS_PARAMS) {
   double a[3] = {0.0, 0.0, 0.0};
   int beg, end, lane, stride;
   int i = row_part(nchunk, nshort, chunks, order, ptr, &beg, &end, &lane, &stride);
@@ -196,18 +197,36 @@ static __global__ void k_rows(int nchunk, int nshort, const sim_row_chunk *chunk
   if (lane == 0)
     for (int k = 0; k < 3; k++) y[3 * (size_t)i + k] = a[k];
 }
+template <int NB, bool IV, class VT>
+static __global__ void k_rows(SIM_ROWS_PARAMS) {
+  SIM_PDL_WAIT();
+  rows_body<NB, IV, VT>(SIM_ROWS_ARGS);
+}
+// The same with each thread's registers bounded by nothing but a block of SIM_CUDA_BLOCK on a
+// multiprocessor (SIMCTL_CUDA_GATHER_WIDE=on): room for a batch's loads in flight at once,
+// for which ptxas's own choice (40-44 registers a thread for every batch,
+// scripts/kernel_regs.sh) leaves too few, at the price of fewer warps a multiprocessor.
+template <int NB, bool IV, class VT>
+static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, 1) k_rows_wide(SIM_ROWS_PARAMS) {
+  SIM_PDL_WAIT();
+  rows_body<NB, IV, VT>(SIM_ROWS_ARGS);
+}
+#undef SIM_ROWS_PARAMS
+#undef SIM_ROWS_ARGS
 
 // dst[out_vert[k]] = column k of L^{-1} dotted with y (times scale, added to dst when add), cw
 // warps per column (1, 2, 4 or 8: SIMCTL_CUDA_COL_WARPS), or with work (auto) each column the
 // warps its entry in the table gives (cuda_S.col_work, nwork warps); a column's first warp adds
 // the others' sums in their order, so a column of w warps gets the same bits either way.
 // With RUNS the column's rows come from its runs (runs_gather3: top, run_ptr, runs), not row.
+#define SIM_COLS_PARAMS                                                                         \
+  int n, int cw, const int *work, int nwork, const int *ptr, const int *row, const int *top,    \
+      const int *run_ptr, const int *runs, const VT *val, const int *out_vert, const double *y, \
+      double scale, int add, double *dst
+#define SIM_COLS_ARGS \
+  n, cw, work, nwork, ptr, row, top, run_ptr, runs, val, out_vert, y, scale, add, dst
 template <int NB, bool RUNS, class VT>
-static __global__ void k_cols(int n, int cw, const int *work, int nwork, const int *ptr,
-                              const int *row, const int *top, const int *run_ptr, const int *runs,
-                              const VT *val, const int *out_vert, const double *y, double scale,
-                              int add, double *dst) {
-  SIM_PDL_WAIT();
+static __device__ __forceinline__ void cols_body(SIM_COLS_PARAMS) {
   /* (in 64 bits: with SIMCTL_CUDA_COL_WARPS=8 the threads pass 2^32 from 2^24 unknowns) */
   const int wid = (int)((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5),
             lane = threadIdx.x & 31;
@@ -240,6 +259,19 @@ static __global__ void k_cols(int n, int cw, const int *work, int nwork, const i
     for (int d = 0; d < 3; d++) q[d] = add ? q[d] + scale * a[d] : scale * a[d];
   }
 }
+template <int NB, bool RUNS, class VT>
+static __global__ void k_cols(SIM_COLS_PARAMS) {
+  SIM_PDL_WAIT();
+  cols_body<NB, RUNS, VT>(SIM_COLS_ARGS);
+}
+// (SIMCTL_CUDA_GATHER_WIDE=on: as k_rows_wide)
+template <int NB, bool RUNS, class VT>
+static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, 1) k_cols_wide(SIM_COLS_PARAMS) {
+  SIM_PDL_WAIT();
+  cols_body<NB, RUNS, VT>(SIM_COLS_ARGS);
+}
+#undef SIM_COLS_PARAMS
+#undef SIM_COLS_ARGS
 
 // S kept as its rows alone (SIMCTL_CUDA_S=rows): x += S^T y by a scatter, x_j += S_ij y_i with
 // atomic adds (x zeroed first), row i of S by a block (long rows) or a warp (short ones) as in
@@ -280,13 +312,30 @@ static unsigned row_blocks(const cuda_S *S) {
   return S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
 }
 
+// The gathers' kernels for batch NB and S's layout (interval rows, column runs), wide for the
+// batches of 4 and 8 with S in double alone (pick_products refuses the others; not built for
+// them: each kernel is some 100 kB of every binary's machine code, for all its architectures,
+// and the device tool carries a packed build of 56 MiB with the tree in its 64).
+template <int NB, class VT>
+static auto rows_kernel(const cuda_S *S) {
+  if constexpr (NB > 1 && sizeof(VT) == sizeof(double))
+    if (S->wide) return S->row_interval ? k_rows_wide<NB, true, VT> : k_rows_wide<NB, false, VT>;
+  return S->row_interval ? k_rows<NB, true, VT> : k_rows<NB, false, VT>;
+}
+template <int NB, class VT>
+static auto cols_kernel(const cuda_S *S) {
+  if constexpr (NB > 1 && sizeof(VT) == sizeof(double))
+    if (S->wide) return S->col_runs ? k_cols_wide<NB, true, VT> : k_cols_wide<NB, false, VT>;
+  return S->col_runs ? k_cols<NB, true, VT> : k_cols<NB, false, VT>;
+}
+
 // y = S P b (P b: rhs's copy kept by its writers, else permuted here), simctl's row gather.
 template <class VT>
 static void launch_rows(cuda_ctx *c, const VT *row_val, const double *b) {
   cuda_S *S = &c->S;
-  auto kr = S->batch == 8   ? (S->row_interval ? k_rows<8, true, VT> : k_rows<8, false, VT>)
-            : S->batch == 4 ? (S->row_interval ? k_rows<4, true, VT> : k_rows<4, false, VT>)
-                            : (S->row_interval ? k_rows<1, true, VT> : k_rows<1, false, VT>);
+  auto kr = S->batch == 8   ? rows_kernel<8, VT>(S)
+            : S->batch == 4 ? rows_kernel<4, VT>(S)
+                            : rows_kernel<1, VT>(S);
   const double *in = b; /* P b, which the interval rows read in order: rhs's kept by its writers */
   if (S->row_interval && b == c->rhs) {
     in = S->bp_rhs;
@@ -307,9 +356,9 @@ static void launch_cols(cuda_ctx *c, const VT *col_val, double *dst, double scal
   const int cw = S->col_work ? 1 : S->col_warps;
   const long long nw = S->col_work ? S->ncol_work : (long long)S->n * cw; /* warps */
   unsigned cols = (unsigned)((nw * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-  auto kc = S->batch == 8   ? (S->col_runs ? k_cols<8, true, VT> : k_cols<8, false, VT>)
-            : S->batch == 4 ? (S->col_runs ? k_cols<4, true, VT> : k_cols<4, false, VT>)
-                            : (S->col_runs ? k_cols<1, true, VT> : k_cols<1, false, VT>);
+  auto kc = S->batch == 8   ? cols_kernel<8, VT>(S)
+            : S->batch == 4 ? cols_kernel<4, VT>(S)
+                            : cols_kernel<1, VT>(S);
   kc<<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(S->n, cw, S->col_work, S->ncol_work, S->col_ptr,
                                              S->col_row, S->col_top, S->run_ptr, S->runs, col_val,
                                              S->out_vert, c->y, scale, add, dst);
@@ -671,17 +720,26 @@ static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
                           SIM_CUDA_BLOCK * SIM_CUDA_LANE_ENTRIES, &c->S.chunk, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_ROW_SPLIT", "off", "on", 1, &c->S.row_split, st);
   if (!rc) rc = gather_batch(&c->S, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_GATHER_WIDE", "off", "on", 0, &c->S.wide, st);
   if (!rc) rc = col_warps(&c->S, st);
   if (!rc)
     rc =
         sim_cuda_env_choice("SIMCTL_CUDA_S_ROWS", "indexed", "interval", 0, &c->S.row_interval, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_S_COLS", "indexed", "runs", 0, &c->S.col_runs, st);
   if (rc) return rc;
-  if ((cusparse || rows) && (c->S.row_interval || c->S.col_runs))
+  if (c->S.wide && (c->S.batch == 1 || prec == SIM_PREC_FLOAT))
     return sim_fail(st, SIM_ERR_USAGE,
-                    "SIMCTL_CUDA_S_ROWS=interval and SIMCTL_CUDA_S_COLS=runs are simctl's own "
-                    "gathers of S in both orientations: they need SIMCTL_CUDA_SPMV=kernel and "
-                    "SIMCTL_CUDA_S=both, not %s",
+                    "SIMCTL_CUDA_GATHER_WIDE=on gives the gathers' batches registers for their "
+                    "loads, with S in double: it needs SIMCTL_CUDA_GATHER_BATCH=4 or 8 and "
+                    "solver.precision double, not %s",
+                    c->S.batch == 1 ? "a batch of 1" : "float");
+  if ((cusparse || rows) && (c->S.row_interval || c->S.col_runs || c->S.wide))
+    return sim_fail(st, SIM_ERR_USAGE,
+                    "%s is for simctl's own gathers of S in both orientations: it needs "
+                    "SIMCTL_CUDA_SPMV=kernel and SIMCTL_CUDA_S=both, not %s",
+                    c->S.row_interval ? "SIMCTL_CUDA_S_ROWS=interval"
+                    : c->S.col_runs   ? "SIMCTL_CUDA_S_COLS=runs"
+                                      : "SIMCTL_CUDA_GATHER_WIDE=on",
                     cusparse ? "SIMCTL_CUDA_SPMV=cusparse" : "SIMCTL_CUDA_S=rows");
   if (cusparse && prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,

@@ -124,12 +124,13 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   # (row: each CSV row of simctl-bench-global; the row chunk followed by -whole where
   # SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole and -bN where the loads are issued N at a
-  # time, fields 26-27, then -interval for S's rows read as intervals; the warps followed by
+  # time (-bNw: in the kernels with their registers unbounded), fields 26-28, then -interval
+  # for S's rows read as intervals; the warps followed by
   # -runs for its columns as runs; simctl's two products are also timed each alone against its
   # own bytes, "-" for the others; cold: each call with the L2 cache flushed before it, so that
   # S comes from the device's memory)
   row() { awk -F, 'NR > 1 && $1 != "scene" {
-            tag = ($26 == "0" ? "-whole" : "") ($27 > 1 ? "-b" $27 : "")
+            tag = ($26 == "0" ? "-whole" : "") ($27 > 1 ? "-b" $27 : "") ($28 == 1 ? "w" : "")
             printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6,
             ($13 > 0 ? $13 tag ($18 == "interval" ? "-interval" : "") " (" $14 " blocks, " $15 " split)" : "-"),
@@ -172,6 +173,12 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     # each thread's loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH; the same
     # bits): the gathers are chains of dependent loads, an index then the vector's entry it names
     V+=(--variant SIMCTL_CUDA_GATHER_BATCH=4 --variant SIMCTL_CUDA_GATHER_BATCH=8)
+    # and the same batch of 8 in kernels compiled with __launch_bounds__(256, 1)
+    # (SIMCTL_CUDA_GATHER_WIDE=on, S in double alone), with and without S's indices: ptxas gives
+    # the gathers 40-44 registers a thread for every batch, too few for 8 entries' loads in
+    # flight, and 96-116 with the bounds (scripts/kernel_regs.sh, sixth session)
+    V+=(--variant "SIMCTL_CUDA_GATHER_BATCH=8 SIMCTL_CUDA_GATHER_WIDE=on"
+      --variant "$both SIMCTL_CUDA_GATHER_BATCH=8 SIMCTL_CUDA_GATHER_WIDE=on")
     # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default 1 since 2026-12-04, the
     # fastest on each S of that day's H200 sweep, before auto, 2 and 4; auto: each column the
     # fewest of 1, 2, 4, 8 that leave a lane at most 16 entries, as the rows): a column is the

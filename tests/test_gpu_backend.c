@@ -244,38 +244,54 @@ static void check_repeat(int want_split, int col_warps, int col_auto) {
 /* The global step's other layouts of the same sums against the default: the gathers with their
    loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH), S's rows read as intervals
    of P b (SIMCTL_CUDA_S_ROWS=interval), its columns as runs of rows (SIMCTL_CUDA_S_COLS=runs),
-   both, and both with 4 and 8 entries' loads at a time (`all` 0: the last three alone): the same
-   bits, the adds being in the same order, in the caller's layout (the default: a lane's share
-   of a row or a column up to 16 entries, so that both the batches and the remainder run; rows
-   split in chunks of 64 and columns of up to 8 warps; or, on the 4,000-unknown bar, runs long
-   enough for the runs' batches), in double or (prec) with S in float, and the caller's within
-   1e-12 of the CPU's (whose S is in the same precision, its products accumulated in double). */
+   both, both with 4 and 8 entries' loads at a time, and batches in the kernels with registers
+   unbounded (SIMCTL_CUDA_GATHER_WIDE=on, S in double alone) (`all` 0: those marked quick
+   alone): the same bits, the adds being in the same order, in the caller's layout (the default:
+   a lane's share of a row or a column up to 16 entries, so that both the batches and the
+   remainder run; rows split in chunks of 64 and columns of up to 8 warps; or, on the
+   4,000-unknown bar, runs long enough for the runs' batches), in double or (prec) with S in
+   float, and the caller's within 1e-12 of the CPU's (whose S is in the same precision, its
+   products accumulated in double). */
 static void check_index_layouts(int all, sim_precision prec) {
-  static const char *var[][3][2] = {
-      {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}},
-      {{"SIMCTL_CUDA_GATHER_BATCH", "4"}, {NULL, NULL}, {NULL, NULL}},
-      {{"SIMCTL_CUDA_GATHER_BATCH", "8"}, {NULL, NULL}, {NULL, NULL}},
-      {{"SIMCTL_CUDA_S_ROWS", "interval"}, {NULL, NULL}, {NULL, NULL}},
-      {{"SIMCTL_CUDA_S_COLS", "runs"}, {NULL, NULL}, {NULL, NULL}},
-      {{"SIMCTL_CUDA_S_ROWS", "interval"}, {"SIMCTL_CUDA_S_COLS", "runs"}, {NULL, NULL}},
-      {{"SIMCTL_CUDA_S_ROWS", "interval"},
-       {"SIMCTL_CUDA_S_COLS", "runs"},
-       {"SIMCTL_CUDA_GATHER_BATCH", "4"}},
-      {{"SIMCTL_CUDA_S_ROWS", "interval"},
-       {"SIMCTL_CUDA_S_COLS", "runs"},
-       {"SIMCTL_CUDA_GATHER_BATCH", "8"}},
+  static const struct {
+    int quick, wide;
+    const char *env[4][2];
+  } var[] = {
+      {1, 0, {{NULL, NULL}}},
+      {0, 0, {{"SIMCTL_CUDA_GATHER_BATCH", "4"}}},
+      {0, 0, {{"SIMCTL_CUDA_GATHER_BATCH", "8"}}},
+      {0, 0, {{"SIMCTL_CUDA_S_ROWS", "interval"}}},
+      {0, 0, {{"SIMCTL_CUDA_S_COLS", "runs"}}},
+      {1, 0, {{"SIMCTL_CUDA_S_ROWS", "interval"}, {"SIMCTL_CUDA_S_COLS", "runs"}}},
+      {1,
+       0,
+       {{"SIMCTL_CUDA_S_ROWS", "interval"},
+        {"SIMCTL_CUDA_S_COLS", "runs"},
+        {"SIMCTL_CUDA_GATHER_BATCH", "4"}}},
+      {1,
+       0,
+       {{"SIMCTL_CUDA_S_ROWS", "interval"},
+        {"SIMCTL_CUDA_S_COLS", "runs"},
+        {"SIMCTL_CUDA_GATHER_BATCH", "8"}}},
+      {1, 1, {{"SIMCTL_CUDA_GATHER_BATCH", "8"}, {"SIMCTL_CUDA_GATHER_WIDE", "on"}}},
+      {1,
+       1,
+       {{"SIMCTL_CUDA_S_ROWS", "interval"},
+        {"SIMCTL_CUDA_S_COLS", "runs"},
+        {"SIMCTL_CUDA_GATHER_BATCH", "4"},
+        {"SIMCTL_CUDA_GATHER_WIDE", "on"}}},
   };
-  enum { NV = sizeof var / sizeof var[0] };
+  enum { NV = sizeof var / sizeof var[0], NE = 4 };
   double *q0 = NULL, *b = NULL;
   size_t n3 = 0;
   for (int k = 0; k < NV; k++) {
-    if (!all && k > 0 && k < NV - 3) continue; /* the default, then both with 1, 4 and 8 */
-    for (int e = 0; e < 3; e++)
-      if (var[k][e][0]) setenv(var[k][e][0], var[k][e][1], 1);
+    if ((!all && !var[k].quick) || (var[k].wide && prec == SIM_PREC_FLOAT)) continue;
+    for (int e = 0; e < NE; e++)
+      if (var[k].env[e][0]) setenv(var[k].env[e][0], var[k].env[e][1], 1);
     gpu_pair g;
     int rc = gpu_pair_open(&g, &g_sc, prec);
-    for (int e = 0; e < 3; e++)
-      if (var[k][e][0]) unsetenv(var[k][e][0]);
+    for (int e = 0; e < NE; e++)
+      if (var[k].env[e][0]) unsetenv(var[k].env[e][0]);
     if (rc) break;
     sim_status st = {0};
     size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS);
@@ -315,12 +331,12 @@ static void check_index_layouts(int all, sim_precision prec) {
     } else {
       long differ = 0;
       for (size_t i = 0; i < n3; i++) differ += memcmp(&q[i], &q0[i], sizeof(double)) != 0;
-      char what[160];
-      snprintf(what, sizeof what, "%s=%s", var[k][0][0], var[k][0][1]);
-      for (int e = 1; e < 3; e++)
-        if (var[k][e][0])
-          snprintf(what + strlen(what), sizeof what - strlen(what), " %s=%s", var[k][e][0],
-                   var[k][e][1]);
+      char what[240];
+      snprintf(what, sizeof what, "%s=%s", var[k].env[0][0], var[k].env[0][1]);
+      for (int e = 1; e < NE; e++)
+        if (var[k].env[e][0])
+          snprintf(what + strlen(what), sizeof what - strlen(what), " %s=%s", var[k].env[e][0],
+                   var[k].env[e][1]);
       printf("  %s: %ld of %zu values differ from the default's\n", what, differ, n3);
       check_report(differ == 0, __FILE__, __LINE__, "%s: the same bits", what);
       sim_free(q);
@@ -331,14 +347,15 @@ static void check_index_layouts(int all, sim_precision prec) {
   sim_free(b);
 }
 
-/* A backend refused in one line naming `name`, with `name`=`value` set. */
-static void check_env_refused(const char *name, const char *value) {
+/* A backend refused in one line naming `name`, with `name`=`value` set (S in prec). */
+static void check_env_refused_prec(const char *name, const char *value, sim_precision prec) {
   setenv(name, value, 1);
   sim_status st = {0};
   sim_model m;
   memset(&m, 0, sizeof m);
   sim_backend *be = NULL;
-  sim_backend_opts o = {.global = SIM_GLOBAL_SPARSE_INVERSE, .ordering = SIM_ORDER_METIS};
+  sim_backend_opts o = {
+      .global = SIM_GLOBAL_SPARSE_INVERSE, .precision = prec, .ordering = SIM_ORDER_METIS};
   int rc = bar("arap") ? SIM_ERR_USAGE + 1 : sim_model_build(&g_sc, NULL, &m, &st);
   if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
   printf("  refused: %s\n", st.msg);
@@ -347,6 +364,9 @@ static void check_env_refused(const char *name, const char *value) {
   if (be) be->destroy(be);
   sim_model_free(&m);
   unsetenv(name);
+}
+static void check_env_refused(const char *name, const char *value) {
+  check_env_refused_prec(name, value, SIM_PREC_DOUBLE);
 }
 
 /* The products' layouts on the device: long rows of S split over several blocks
@@ -404,6 +424,15 @@ static void check_layouts(void) {
   }
   check_env_refused("SIMCTL_CUDA_S_ROWS", "intervals");
   check_env_refused("SIMCTL_CUDA_S_COLS", "paths");
+  check_env_refused("SIMCTL_CUDA_GATHER_WIDE", "yes");
+  /* the wide kernels: for the batches of 4 and 8 with S in double alone */
+  check_env_refused("SIMCTL_CUDA_GATHER_WIDE", "on");
+  setenv("SIMCTL_CUDA_GATHER_BATCH", "8", 1);
+  check_env_refused_prec("SIMCTL_CUDA_GATHER_WIDE", "on", SIM_PREC_FLOAT);
+  setenv("SIMCTL_CUDA_SPMV", "cusparse", 1);
+  check_env_refused("SIMCTL_CUDA_GATHER_WIDE", "on");
+  unsetenv("SIMCTL_CUDA_SPMV");
+  unsetenv("SIMCTL_CUDA_GATHER_BATCH");
   /* the layouts without indices are simctl's gathers of both orientations alone */
   setenv("SIMCTL_CUDA_S", "rows", 1);
   check_env_refused("SIMCTL_CUDA_S_ROWS", "interval");
