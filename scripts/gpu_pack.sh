@@ -5,9 +5,10 @@
 # CUDA libraries (scripts/bundle.sh --no-cuda-libs), the GPU test programs and
 # simctl-bench-global, simctl-bench-wprod, and run.sh, which
 # on the GPU machine unpacks them and runs scripts/gpu_report.sh from this source tree:
-#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 48 MB with the kernels for
-#          sm_75, sm_80 and sm_90: the test programs, each linked with the whole library,
-#          packed in tests.tar.gz; about 30 MB from `make build CUDA_ARCHS=90-real,90-virtual`)
+#   here:  make build && scripts/gpu_pack.sh --out DIR     (about 40 MiB with the kernels for
+#          sm_75, sm_80 and sm_90 (2026-12-04): the test programs, each linked with the whole
+#          library, packed in tests.tar.xz, or tests.tar.gz where this machine has no xz (55
+#          MiB); smaller from `make build CUDA_ARCHS=90-real,90-virtual`)
 #   there: bash DIR/run.sh [REPORT_DIR] [gpu_report.sh options]   (from the source tree's root)
 # usage: scripts/gpu_pack.sh [--build DIR] [--out DIR]
 set -euo pipefail
@@ -29,7 +30,7 @@ for t in $(printf 'tests/%s ' $GPU_TESTS) simctl-bench-global simctl-bench-wprod
   [ -x "$BUILD/$t" ] || die "$BUILD/$t not found: build first (make build, with nvcc)"
 done
 ldd "$BUILD/simctl" | grep -q libcusparse || die "$BUILD/simctl was built without CUDA (nvcc)"
-# OUT is this script's: a new or empty folder, or an earlier pack (run.sh, tests.tar.gz)
+# OUT is this script's: a new or empty folder, or an earlier pack (run.sh, tests.tar.xz or .gz)
 if [ -d "$OUT" ] && [ -n "$(ls -A "$OUT")" ] && [ ! -f "$OUT/run.sh" ]; then
   die "$OUT holds files that are not an earlier pack: give a new or empty --out"
 fi
@@ -38,7 +39,13 @@ mkdir -p "$OUT/tests"
 bash "$HERE/bundle.sh" --no-cuda-libs --out "$OUT" "$BUILD/simctl" >&2
 for t in $GPU_TESTS; do cp "$BUILD/tests/$t" "$OUT/tests/"; done
 cp "$BUILD"/simctl-bench-global "$BUILD"/simctl-bench-wprod "$OUT/tests/"
-tar -czf "$OUT/tests.tar.gz" -C "$OUT" tests
+# xz where this machine has it: the programs share most of their bytes (the same library's
+# kernels), which xz's window finds and gzip's does not (19 against 35 MB on 2026-12-04)
+if command -v xz >/dev/null; then
+  tar -cf - -C "$OUT" tests | xz -6 -T0 >"$OUT/tests.tar.xz"
+else
+  tar -czf "$OUT/tests.tar.gz" -C "$OUT" tests
+fi
 rm -rf "$OUT/tests"
 cat >"$OUT/run.sh" <<'EOF'
 #!/usr/bin/env bash
@@ -54,7 +61,14 @@ case ${1:-} in -*) ;; ?*) REPORT=$1; shift ;; esac # REPORT_DIR may be left out 
 T=$(mktemp -d "${TMPDIR:-/tmp}/simctl-pack.XXXXXX") || exit 2
 tar -xzf "$PACK"/simctl-*.tar.gz -C "$T" || exit 2
 B=$(echo "$T"/simctl-*)
-tar -xzf "$PACK/tests.tar.gz" -C "$T" || exit 2
+if [ -f "$PACK/tests.tar.gz" ]; then
+  tar -xzf "$PACK/tests.tar.gz" -C "$T" || exit 2
+elif command -v xz >/dev/null; then
+  tar -xJf "$PACK/tests.tar.xz" -C "$T" || exit 2
+else # no xz program here: Python's tarfile reads xz itself (its lzma module)
+  python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+    "$PACK/tests.tar.xz" "$T" || exit 2
+fi
 mkdir -p "$T/build"
 mv "$T/tests" "$T/build/tests"
 mv "$T/build/tests/simctl-bench-global" "$T/build/tests/simctl-bench-wprod" "$T/build/"
@@ -76,10 +90,15 @@ bash scripts/gpu_report.sh --build "$T/build" --out "$REPORT" "$@"
 EOF
 chmod +x "$OUT/run.sh"
 du -sh "$OUT" >&2
-# the device tool carries at most 64 MiB, the source tree (about 4 MB) included
+# the device tool carries at most 64 MiB, the source tree included: git's files, tracked or
+# untracked and not ignored (5 MiB on 2026-12-04)
 mib=$(du -sm "$OUT" | cut -f1)
-if [ "$mib" -gt 56 ]; then
-  echo "gpu_pack.sh: note: $mib MiB, near the 64 MiB a device tool call carries with the tree;" \
-    "a build for the GPU's architecture alone packs smaller (make build CUDA_ARCHS=90-real)" >&2
+tree=$( (cd "$HERE/.." && git ls-files -z --cached --others --exclude-standard 2>/dev/null |
+  xargs -0 du -cb 2>/dev/null | tail -n 1 | cut -f1) || echo 0)
+tree_mib=$(((${tree:-0} + 1048575) / 1048576))
+echo "gpu_pack.sh: $mib MiB packed, $tree_mib MiB of source tree: $((mib + tree_mib)) of the 64 MiB a device tool call carries" >&2
+if [ $((mib + tree_mib)) -gt 60 ]; then
+  echo "gpu_pack.sh: note: near the 64 MiB;" \
+    "a build for the GPU's architecture alone packs smaller (make build CUDA_ARCHS=90-real,90-virtual)" >&2
 fi
 echo "$OUT"
