@@ -19,7 +19,9 @@
 // Prints a CSV header, then a row per variant; fields 26-28 are the row gather's layout
 // (row_split: 0 where SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole), the loads issued
 // together (gather_batch, SIMCTL_CUDA_GATHER_BATCH) and whether the gathers' kernels had their
-// registers unbounded for them (gather_wide, SIMCTL_CUDA_GATHER_WIDE), 0 for the other products.
+// registers unbounded for them (gather_wide, SIMCTL_CUDA_GATHER_WIDE), 0 for the other products;
+// 29-32 the step captured into a CUDA graph and launched back to back, without and with
+// programmatic edges between its kernels (graph_ms, graph_pdl_ms, and over the limit).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +177,29 @@ static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file,
           c->stream, reps, [&] { cudaMemsetAsync(flush, ++round & 0xff, fb, c->stream); }, step);
     cudaFree(flush);
   }
+  /* the step as the frame loop runs it, captured into a CUDA graph (an L-G iteration's local
+     and global steps are one, gpu/lg_graph.cu) and launched back to back: without the calls'
+     launches from the host, and then with programmatic edges between its kernels
+     (SIMCTL_CUDA_PDL's, gpu/pdl_cuda.cu, where this build makes them), each kernel's launch
+     overlapped with the end of the one before; 0 where the capture fails (said on stderr) */
+  double graph_ms[2] = {0.0, 0.0};
+  for (int p = 0; p < 2 && (p == 0 || sim_cuda_pdl_built()); p++) {
+    const int pdl = c->pdl;
+    c->pdl = p;
+    cudaGraphExec_t ex = NULL;
+    sim_status gs = {0};
+    auto queue = [](void *arg, sim_status *qs) {
+      sim_backend *b = (sim_backend *)arg;
+      return b->global_step(b, qs);
+    };
+    if (sim_cuda_graph_capture(c, &ex, NULL, queue, be, "the global step", &gs) == SIM_OK) {
+      graph_ms[p] = time_ms(c->stream, reps, [&] { cudaGraphLaunch(ex, c->stream); });
+      cudaGraphExecDestroy(ex);
+    } else {
+      fprintf(stderr, "simctl-bench-global: note: %s\n", gs.msg);
+    }
+    c->pdl = pdl;
+  }
   /* simctl's two products each alone, against its own bytes (part_bytes) */
   double part_ms[2] = {0.0, 0.0};
   const int parts = chunk > 0 && !c->S.rows_only;
@@ -216,7 +241,8 @@ static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file,
         "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,"
         "limit_ms,global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,"
         "col_auto,s_rows,s_cols,rows_ms,rows_over_limit,cols_ms,cols_over_limit,cold_ms,"
-        "cold_over_limit,row_split,gather_batch,gather_wide\n");
+        "cold_over_limit,row_split,gather_batch,gather_wide,graph_ms,graph_over_limit,"
+        "graph_pdl_ms,graph_pdl_over_limit\n");
   const int own = chunk > 0; /* simctl's gathers: S's index layouts */
   printf("%s,%lld,%s,%lld,%s,%s,%.4f,%.4g,%.0f,%.4g,%.2f,%s,%d,%d,%d,%d,%d,%s,%s,", g_sc.name, n,
          sim_global_name(be->global), nnz, vb == 4 ? "float" : "double", products, ms, bytes / 1e6,
@@ -229,9 +255,11 @@ static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file,
          !own            ? "-"
          : c->S.col_runs ? "runs"
                          : "indexed");
-  printf("%.4f,%.2f,%.4f,%.2f,%.4f,%.2f,%d,%d,%d\n", part_ms[0], part_over[0], part_ms[1],
+  printf("%.4f,%.2f,%.4f,%.2f,%.4f,%.2f,%d,%d,%d,", part_ms[0], part_over[0], part_ms[1],
          part_over[1], cold_ms, limit > 0 ? cold_ms / limit : 0.0, own ? c->S.row_split : 0,
          own ? c->S.batch : 0, own ? c->S.wide : 0);
+  printf("%.4f,%.2f,%.4f,%.2f\n", graph_ms[0], limit > 0 ? graph_ms[0] / limit : 0.0, graph_ms[1],
+         limit > 0 ? graph_ms[1] / limit : 0.0);
   fflush(stdout); /* each row as it is measured: a sweep cut short keeps its rows */
   be->destroy(be);
   return 0;

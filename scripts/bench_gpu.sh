@@ -120,24 +120,26 @@ fi
 bg() { "$BG" "$@" "${BG_ARGS[@]}"; }
 if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo
-  echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit | S b ms | S b / its limit | Sᵀ y ms | Sᵀ y / its limit | cold ms | cold / limit |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| scene | free unknowns | solver | nnz | precision | products | row chunk | warps a column | global ms | MB moved | copy GB/s | limit ms | global / limit | S b ms | S b / its limit | Sᵀ y ms | Sᵀ y / its limit | cold ms | cold / limit | graph ms | graph / limit | graph+PDL ms | graph+PDL / limit |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   # (row: each CSV row of simctl-bench-global; the row chunk followed by -whole where
   # SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole and -bN where the loads are issued N at a
   # time (-bNw: in the kernels with their registers unbounded), fields 26-28, then -interval
   # for S's rows read as intervals; the warps followed by
   # -runs for its columns as runs; simctl's two products are also timed each alone against its
   # own bytes, "-" for the others; cold: each call with the L2 cache flushed before it, so that
-  # S comes from the device's memory)
+  # S comes from the device's memory; graph: the step captured into a CUDA graph, as the frame
+  # loop runs it, and +PDL with programmatic edges between its kernels, fields 29-32)
   row() { awk -F, 'NR > 1 && $1 != "scene" {
             tag = ($26 == "0" ? "-whole" : "") ($27 > 1 ? "-b" $27 : "") ($28 == 1 ? "w" : "")
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6,
             ($13 > 0 ? $13 tag ($18 == "interval" ? "-interval" : "") " (" $14 " blocks, " $15 " split)" : "-"),
             ($16 > 0 ? ($17 == 1 ? "auto, at most " $16 : $16) ($19 == "runs" ? "-runs" : "") : "-"),
             $7, $8, $9, $10, $11, ($20 > 0 ? $20 : "-"), ($20 > 0 ? $21 : "-"),
             ($22 > 0 ? $22 : "-"), ($22 > 0 ? $23 : "-"), ($24 > 0 ? $24 : "-"),
-            ($24 > 0 ? $25 : "-") }'; }
+            ($24 > 0 ? $25 : "-"), ($29 > 0 ? $29 : "-"), ($29 > 0 ? $30 : "-"),
+            ($31 > 0 ? $31 : "-"), ($31 > 0 ? $32 : "-") }'; }
   for scene in twisting_bar twisting_bar_11k twisting_bar_20k cloth_extension_10k cloth_extension; do
     # a scene's rows from one run of the program (--variant: meshed, its model built and the
     # device's context made once, not once a row), in this order:

@@ -255,9 +255,11 @@ def global_part(d):
         setting = (f"chunk {r.get('row chunk', '-').split(' ')[0]}, "
                    f"warps {r.get('warps a column', '-')}")
         # each product alone against its own bytes, and the step with the L2 cache flushed
-        # before each call (sweeps since 2026-12-04 evening)
+        # before each call (sweeps since 2026-12-04 evening), captured as a graph without and
+        # with programmatic edges (since the sixth session)
         parts = (f"{r.get('S b / its limit', '-')} / {r.get('Sᵀ y / its limit', '-')}; "
-                 f"cold {r.get('cold / limit', '-')}")
+                 f"cold {r.get('cold / limit', '-')}; graph {r.get('graph / limit', '-')}, "
+                 f"with PDL {r.get('graph+PDL / limit', '-')}")
         first.setdefault(key, (lim, ms, setting, parts))
         if key not in best or ms < best[key][1]:
             best[key] = (lim, ms, setting, parts)
@@ -270,7 +272,8 @@ def global_part(d):
     print(f"**The global step against its bandwidth limit** ({os.path.basename(path)}; goal "
           f"within {GLOBAL_GOAL}x: ✓)\n")
     table(["scene", "precision", "first row (the defaults)", "ms", "best", "ms", "its settings",
-           "its S b / Sᵀ y over their limits; cold over the limit"],
+           "its S b / Sᵀ y over their limits; cold, as a graph, and a graph with PDL over the "
+           "limit"],
           [[k[0], k[1], cell(first[k][0], GLOBAL_GOAL), cell(first[k][1], fmt="{:.4f}"),
             cell(best[k][0], GLOBAL_GOAL), cell(best[k][1], fmt="{:.4f}"), best[k][2],
             best[k][3]] for k in first])

@@ -298,30 +298,30 @@ bench_fields() {
     NR == 2 { row = NF; ok = $3 == "sparse_inverse" && $6 == "kernel" && $7 > 0 && $11 > 0 &&
               $12 ~ /emulation/ && $13 == 1024 && $16 >= 1 && $18 == "indexed" && $19 == "indexed" &&
               $20 > 0 && $21 > 0 && $22 > 0 && $23 > 0 && $24 > 0 && $25 > 0 && $26 == 1 &&
-              $27 == 1 && $28 == 0 }
-    END { exit !(NR == 2 && head == 28 && row == 28 && ok) }' "$T/bench.out" ||
+              $27 == 1 && $28 == 0 && $29 > 0 && $30 > 0 && $31 > 0 && $32 > 0 }
+    END { exit !(NR == 2 && head == 32 && row == 32 && ok) }' "$T/bench.out" ||
     { cat "$T/bench.out" >&2; false; }
 }
-check "simctl-bench-global: one row of 28 fields, the chunk in the 13th, S's layouts in the 18th and 19th, each product's time and ratio in 20-23, the cold calls' in 24-25, the rows split, the loads one at a time and the kernels not wide in the last three" bench_fields
+check "simctl-bench-global: one row of 32 fields, the chunk in the 13th, S's layouts in the 18th and 19th, each product's time and ratio in 20-23, the cold calls' in 24-25, the rows split, the loads one at a time and the kernels not wide in 26-28, the step as a graph without and with PDL in the last four" bench_fields
 # S read without its indices: named in the row, and fewer bytes moved than the indexed layout's
 # by at least 4 an entry (8 left out, less P b's and the runs' bytes, which a bar of 80 unknowns
 # weighs more than a large one)
 bench_layouts() {
   [ "$bench2_rc" = 0 ] && awk -F, 'NR == FNR && FNR == 2 { mb = $8 }
-    NR > FNR && FNR == 2 { ok = NF == 28 && $18 == "interval" && $19 == "runs" &&
+    NR > FNR && FNR == 2 { ok = NF == 32 && $18 == "interval" && $19 == "runs" &&
                                $8 < mb - 4e-6 * $4 }
     END { exit !ok }' "$T/bench.out" "$T/bench2.out" ||
     { cat "$T/bench2.out" "$T/bench2.err" >&2; false; }
 }
 check "simctl-bench-global: SIMCTL_CUDA_S_ROWS=interval, S_COLS=runs named, 4 bytes an entry fewer" bench_layouts
 check "simctl-bench-global with cuSPARSE's products: no product alone (0 in 20-23), cold calls timed" eval \
-  '[ "$bench3_rc" = 0 ] && awk -F, '"'"'NR == 2 { ok = NF == 28 && $6 == "cusparse" && $20 == 0 &&
+  '[ "$bench3_rc" = 0 ] && awk -F, '"'"'NR == 2 { ok = NF == 32 && $6 == "cusparse" && $20 == 0 &&
     $21 == 0 && $22 == 0 && $23 == 0 && $24 > 0 && $25 > 0 && $26 == 0 && $27 == 0 && $28 == 0 }
     END { exit !ok }'"'"' "$T/bench3.out"'
 # three variants: three rows under one header, each with its own layout and precision, the
 # last with the caller's environment again (its batch of 4, not the second row's 8)
 bench_variants() {
-  [ "$bench4_rc" = 0 ] && awk -F, 'NR == 1 { ok = $1 == "scene" && NF == 28 }
+  [ "$bench4_rc" = 0 ] && awk -F, 'NR == 1 { ok = $1 == "scene" && NF == 32 }
     NR == 2 { ok = ok && $5 == "float" && $18 == "interval" && $26 == 1 && $27 == 4 && $28 == 0 }
     NR == 3 { ok = ok && $5 == "double" && $18 == "indexed" && $26 == 0 && $27 == 8 && $28 == 1 }
     NR == 4 { ok = ok && $5 == "double" && $18 == "indexed" && $26 == 1 && $27 == 4 && $28 == 0 }
