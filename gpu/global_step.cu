@@ -313,18 +313,17 @@ static unsigned row_blocks(const cuda_S *S) {
 }
 
 // The gathers' kernels for batch NB and S's layout (interval rows, column runs), wide for the
-// batches of 4 and 8 with S in double alone (pick_products refuses the others; not built for
-// them: each kernel is some 100 kB of every binary's machine code, for all its architectures,
-// and the device tool carries a packed build of 56 MiB with the tree in its 64).
+// batches of 4 and 8 alone (pick_products refuses a batch of 1; not built for it: each kernel
+// is some 100 kB of every binary's machine code, for all its architectures).
 template <int NB, class VT>
 static auto rows_kernel(const cuda_S *S) {
-  if constexpr (NB > 1 && sizeof(VT) == sizeof(double))
+  if constexpr (NB > 1)
     if (S->wide) return S->row_interval ? k_rows_wide<NB, true, VT> : k_rows_wide<NB, false, VT>;
   return S->row_interval ? k_rows<NB, true, VT> : k_rows<NB, false, VT>;
 }
 template <int NB, class VT>
 static auto cols_kernel(const cuda_S *S) {
-  if constexpr (NB > 1 && sizeof(VT) == sizeof(double))
+  if constexpr (NB > 1)
     if (S->wide) return S->col_runs ? k_cols_wide<NB, true, VT> : k_cols_wide<NB, false, VT>;
   return S->col_runs ? k_cols<NB, true, VT> : k_cols<NB, false, VT>;
 }
@@ -727,12 +726,10 @@ static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
         sim_cuda_env_choice("SIMCTL_CUDA_S_ROWS", "indexed", "interval", 0, &c->S.row_interval, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_S_COLS", "indexed", "runs", 0, &c->S.col_runs, st);
   if (rc) return rc;
-  if (c->S.wide && (c->S.batch == 1 || prec == SIM_PREC_FLOAT))
+  if (c->S.wide && c->S.batch == 1)
     return sim_fail(st, SIM_ERR_USAGE,
                     "SIMCTL_CUDA_GATHER_WIDE=on gives the gathers' batches registers for their "
-                    "loads, with S in double: it needs SIMCTL_CUDA_GATHER_BATCH=4 or 8 and "
-                    "solver.precision double, not %s",
-                    c->S.batch == 1 ? "a batch of 1" : "float");
+                    "loads: it needs SIMCTL_CUDA_GATHER_BATCH=4 or 8, not 1");
   if ((cusparse || rows) && (c->S.row_interval || c->S.col_runs || c->S.wide))
     return sim_fail(st, SIM_ERR_USAGE,
                     "%s is for simctl's own gathers of S in both orientations: it needs "

@@ -176,7 +176,7 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     # bits): the gathers are chains of dependent loads, an index then the vector's entry it names
     V+=(--variant SIMCTL_CUDA_GATHER_BATCH=4 --variant SIMCTL_CUDA_GATHER_BATCH=8)
     # and the same batch of 8 in kernels compiled with __launch_bounds__(256, 1)
-    # (SIMCTL_CUDA_GATHER_WIDE=on, S in double alone), with and without S's indices: ptxas gives
+    # (SIMCTL_CUDA_GATHER_WIDE=on), with and without S's indices: ptxas gives
     # the gathers 40-44 registers a thread for every batch, too few for 8 entries' loads in
     # flight, and 96-116 with the bounds (scripts/kernel_regs.sh, sixth session)
     V+=(--variant "SIMCTL_CUDA_GATHER_BATCH=8 SIMCTL_CUDA_GATHER_WIDE=on"

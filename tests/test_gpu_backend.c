@@ -245,7 +245,7 @@ static void check_repeat(int want_split, int col_warps, int col_auto) {
    loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH), S's rows read as intervals
    of P b (SIMCTL_CUDA_S_ROWS=interval), its columns as runs of rows (SIMCTL_CUDA_S_COLS=runs),
    both, both with 4 and 8 entries' loads at a time, and batches in the kernels with registers
-   unbounded (SIMCTL_CUDA_GATHER_WIDE=on, S in double alone) (`all` 0: those marked quick
+   unbounded (SIMCTL_CUDA_GATHER_WIDE=on) (`all` 0: those marked quick
    alone): the same bits, the adds being in the same order, in the caller's layout (the default:
    a lane's share of a row or a column up to 16 entries, so that both the batches and the
    remainder run; rows split in chunks of 64 and columns of up to 8 warps; or, on the
@@ -285,7 +285,7 @@ static void check_index_layouts(int all, sim_precision prec) {
   double *q0 = NULL, *b = NULL;
   size_t n3 = 0;
   for (int k = 0; k < NV; k++) {
-    if ((!all && !var[k].quick) || (var[k].wide && prec == SIM_PREC_FLOAT)) continue;
+    if (!all && !var[k].quick) continue;
     for (int e = 0; e < NE; e++)
       if (var[k].env[e][0]) setenv(var[k].env[e][0], var[k].env[e][1], 1);
     gpu_pair g;
@@ -347,15 +347,14 @@ static void check_index_layouts(int all, sim_precision prec) {
   sim_free(b);
 }
 
-/* A backend refused in one line naming `name`, with `name`=`value` set (S in prec). */
-static void check_env_refused_prec(const char *name, const char *value, sim_precision prec) {
+/* A backend refused in one line naming `name`, with `name`=`value` set. */
+static void check_env_refused(const char *name, const char *value) {
   setenv(name, value, 1);
   sim_status st = {0};
   sim_model m;
   memset(&m, 0, sizeof m);
   sim_backend *be = NULL;
-  sim_backend_opts o = {
-      .global = SIM_GLOBAL_SPARSE_INVERSE, .precision = prec, .ordering = SIM_ORDER_METIS};
+  sim_backend_opts o = {.global = SIM_GLOBAL_SPARSE_INVERSE, .ordering = SIM_ORDER_METIS};
   int rc = bar("arap") ? SIM_ERR_USAGE + 1 : sim_model_build(&g_sc, NULL, &m, &st);
   if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
   printf("  refused: %s\n", st.msg);
@@ -364,9 +363,6 @@ static void check_env_refused_prec(const char *name, const char *value, sim_prec
   if (be) be->destroy(be);
   sim_model_free(&m);
   unsetenv(name);
-}
-static void check_env_refused(const char *name, const char *value) {
-  check_env_refused_prec(name, value, SIM_PREC_DOUBLE);
 }
 
 /* The products' layouts on the device: long rows of S split over several blocks
@@ -425,10 +421,9 @@ static void check_layouts(void) {
   check_env_refused("SIMCTL_CUDA_S_ROWS", "intervals");
   check_env_refused("SIMCTL_CUDA_S_COLS", "paths");
   check_env_refused("SIMCTL_CUDA_GATHER_WIDE", "yes");
-  /* the wide kernels: for the batches of 4 and 8 with S in double alone */
+  /* the wide kernels: for the batches of 4 and 8 alone */
   check_env_refused("SIMCTL_CUDA_GATHER_WIDE", "on");
   setenv("SIMCTL_CUDA_GATHER_BATCH", "8", 1);
-  check_env_refused_prec("SIMCTL_CUDA_GATHER_WIDE", "on", SIM_PREC_FLOAT);
   setenv("SIMCTL_CUDA_SPMV", "cusparse", 1);
   check_env_refused("SIMCTL_CUDA_GATHER_WIDE", "on");
   unsetenv("SIMCTL_CUDA_SPMV");
