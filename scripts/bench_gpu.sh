@@ -130,7 +130,7 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   # own bytes, "-" for the others; cold: each call with the L2 cache flushed before it, so that
   # S comes from the device's memory; graph: the step captured into a CUDA graph, as the frame
   # loop runs it, and +PDL with programmatic edges between its kernels, fields 29-32)
-  row() { awk -F, 'NR > 1 && $1 != "scene" {
+  row() { awk -F, '$1 != "scene" {
             tag = ($26 == "0" ? "-whole" : "") ($27 > 1 ? "-b" $27 : "") ($28 == 1 ? "w" : "")
             printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6,

@@ -93,9 +93,11 @@ du -sh "$OUT" >&2
 # the device tool carries at most 64 MiB, the source tree included: git's files, tracked or
 # untracked and not ignored (5 MiB on 2026-12-04)
 mib=$(du -sm "$OUT" | cut -f1)
+# (du's totals summed: xargs may run it more than once; a listed file gone from the tree is
+# left out)
 tree=$( (cd "$HERE/.." && git ls-files -z --cached --others --exclude-standard 2>/dev/null |
-  xargs -0 du -cb 2>/dev/null | tail -n 1 | cut -f1) || echo 0)
-tree_mib=$(((${tree:-0} + 1048575) / 1048576))
+  xargs -0 du -cb 2>/dev/null || true) | awk '$2 == "total" { t += $1 } END { print t + 0 }')
+tree_mib=$(((tree + 1048575) / 1048576))
 echo "gpu_pack.sh: $mib MiB packed, $tree_mib MiB of source tree: $((mib + tree_mib)) of the 64 MiB a device tool call carries" >&2
 if [ $((mib + tree_mib)) -gt 60 ]; then
   echo "gpu_pack.sh: note: near the 64 MiB;" \
