@@ -18,8 +18,9 @@
 //   empty SPEC is the process's own settings. Without --variant: one row, as with an empty SPEC.
 // Prints a CSV header, then a row per variant; fields 26-28 are the row gather's layout
 // (row_split: 0 where SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole), the loads issued
-// together (gather_batch, SIMCTL_CUDA_GATHER_BATCH) and whether the gathers' kernels had their
-// registers unbounded for them (gather_wide, SIMCTL_CUDA_GATHER_WIDE), 0 for the other products;
+// together (gather_batch, SIMCTL_CUDA_GATHER_BATCH) and the blocks a multiprocessor the batches'
+// kernels' registers are bounded for (gather_blocks: 0 for the batch of 1, unbounded), 0 for
+// the other products;
 // 29-32 the step captured into a CUDA graph and launched back to back, without and with
 // programmatic edges between its kernels (graph_ms, graph_pdl_ms, and over the limit).
 #include <stdio.h>
@@ -250,7 +251,7 @@ static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file)
                          : "indexed");
   printf("%.4f,%.2f,%.4f,%.2f,%.4f,%.2f,%d,%d,%d,", part_ms[0], part_over[0], part_ms[1],
          part_over[1], cold_ms, limit > 0 ? cold_ms / limit : 0.0, own ? c->S.row_split : 0,
-         own ? c->S.batch : 0, own ? c->S.wide : 0);
+         own ? c->S.batch : 0, own ? sim_cuda_gather_blocks(c) : 0);
   printf("%.4f,%.2f,%.4f,%.2f\n", graph_ms[0], limit > 0 ? graph_ms[0] / limit : 0.0, graph_ms[1],
          limit > 0 ? graph_ms[1] / limit : 0.0);
   fflush(stdout); /* each row as it is measured: a sweep cut short keeps its rows */
@@ -299,7 +300,7 @@ int main(int argc, char **argv) {
       "scene,free_unknowns,solver,nnz,precision,products,global_ms,bytes_MB,copy_GBps,"
       "limit_ms,global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,"
       "col_auto,s_rows,s_cols,rows_ms,rows_over_limit,cols_ms,cols_over_limit,cold_ms,"
-      "cold_over_limit,row_split,gather_batch,gather_wide,graph_ms,graph_over_limit,"
+      "cold_over_limit,row_split,gather_batch,gather_blocks,graph_ms,graph_over_limit,"
       "graph_pdl_ms,graph_pdl_over_limit\n");
   int rc = 0;
   if (nspecs == 0) rc = measure(m, o, reps, file);

@@ -82,11 +82,8 @@ typedef struct cuda_S {
   // block, whole
   int row_split;
   // the entries whose loads a thread issues together in the gathers (SIMCTL_CUDA_GATHER_BATCH:
-  // 1, 4 or 8)
+  // 1, or 4 and 8 in kernels with their registers bounded for it: k_rows_batch, k_cols_batch)
   int batch;
-  // 1 (SIMCTL_CUDA_GATHER_WIDE=on): the gathers' kernels compiled with __launch_bounds__(block,
-  // 1), registers for a batch's loads in flight (k_rows_wide, k_cols_wide); 0: ptxas's choice
-  int wide;
   int col_warps;               // warps per column in q = S^T y (SIMCTL_CUDA_COL_WARPS: 1, 2, 4, 8;
                                // 0: auto, each column its own, listed in col_work)
   // auto: a column's warps w (1, 2, 4 or 8) the fewest that leave each lane at most chunk / 256
@@ -411,6 +408,9 @@ int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scal
 // are not simctl's two gathers (cuSPARSE's, or S by rows alone). C linkage: test_gpu_backend
 // checks that the two give the global step's bits.
 extern "C" int sim_cuda_S_product(sim_backend *be, int which, sim_status *st);
+// The blocks a multiprocessor the gathers' kernels bound their registers for: 0 with the batch
+// of 1 (ptxas's own choice), else SIM_CUDA_GATHER_BLOCKS (global_step.cu).
+int sim_cuda_gather_blocks(const cuda_ctx *c);
 void sim_cuda_global_destroy(cuda_ctx *c);
 // gpu/lg_graph.cu: the backend table's lg_iterations (a graph per step, or the kernels launched
 // one by one with SIMCTL_CUDA_GRAPH=off); its switch read, its graph and events freed.

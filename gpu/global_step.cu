@@ -27,6 +27,10 @@ extern "C" {
 #include "../core/contact/world.h"
 }
 
+// The blocks of SIM_CUDA_BLOCK threads a multiprocessor that the batched gathers' register
+// bound leaves room for (k_rows_batch, k_cols_batch): 4, 64 registers a thread.
+#define SIM_CUDA_GATHER_BLOCKS 4
+
 static __device__ inline void warp_sum3(double a[3]) {
   for (int off = 16; off > 0; off /= 2)
     for (int k = 0; k < 3; k++) a[k] += __shfl_down_sync(0xffffffffu, a[k], off);
@@ -197,17 +201,21 @@ static __device__ __forceinline__ void rows_body(SIM_ROWS_PARAMS) {
   if (lane == 0)
     for (int k = 0; k < 3; k++) y[3 * (size_t)i + k] = a[k];
 }
-template <int NB, bool IV, class VT>
+template <bool IV, class VT>
 static __global__ void k_rows(SIM_ROWS_PARAMS) {
   SIM_PDL_WAIT();
-  rows_body<NB, IV, VT>(SIM_ROWS_ARGS);
+  rows_body<1, IV, VT>(SIM_ROWS_ARGS);
 }
-// The same with each thread's registers bounded by nothing but a block of SIM_CUDA_BLOCK on a
-// multiprocessor (SIMCTL_CUDA_GATHER_WIDE=on): room for a batch's loads in flight at once,
-// for which ptxas's own choice (40-44 registers a thread for every batch,
-// scripts/kernel_regs.sh) leaves too few, at the price of fewer warps a multiprocessor.
+// The batches of 4 and 8 (SIMCTL_CUDA_GATHER_BATCH) with each thread's registers bounded by
+// SIM_CUDA_GATHER_BLOCKS blocks a multiprocessor: 64 registers, no spills, and the batch's
+// loads issued together before their sums. Without a bound ptxas gives these kernels 40-44
+// registers and moves the loads back beside their sums, so that a batch of 8 waited as often
+// as the batch of 1 (scripts/kernel_sass.sh: some 1.0-1.5 latencies an entry of S for both,
+// 0.25-0.5 bounded); with a bound of one block it gave 96-116 registers (two blocks of 256, 16
+// warps a multiprocessor) for the same batching (SIMCTL_CUDA_GATHER_WIDE until 2026-12-05).
 template <int NB, bool IV, class VT>
-static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, 1) k_rows_wide(SIM_ROWS_PARAMS) {
+static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, SIM_CUDA_GATHER_BLOCKS)
+    k_rows_batch(SIM_ROWS_PARAMS) {
   SIM_PDL_WAIT();
   rows_body<NB, IV, VT>(SIM_ROWS_ARGS);
 }
@@ -259,14 +267,15 @@ static __device__ __forceinline__ void cols_body(SIM_COLS_PARAMS) {
     for (int d = 0; d < 3; d++) q[d] = add ? q[d] + scale * a[d] : scale * a[d];
   }
 }
-template <int NB, bool RUNS, class VT>
+template <bool RUNS, class VT>
 static __global__ void k_cols(SIM_COLS_PARAMS) {
   SIM_PDL_WAIT();
-  cols_body<NB, RUNS, VT>(SIM_COLS_ARGS);
+  cols_body<1, RUNS, VT>(SIM_COLS_ARGS);
 }
-// (SIMCTL_CUDA_GATHER_WIDE=on: as k_rows_wide)
+// (the batches of 4 and 8: as k_rows_batch)
 template <int NB, bool RUNS, class VT>
-static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, 1) k_cols_wide(SIM_COLS_PARAMS) {
+static __global__ void __launch_bounds__(SIM_CUDA_BLOCK, SIM_CUDA_GATHER_BLOCKS)
+    k_cols_batch(SIM_COLS_PARAMS) {
   SIM_PDL_WAIT();
   cols_body<NB, RUNS, VT>(SIM_COLS_ARGS);
 }
@@ -312,20 +321,20 @@ static unsigned row_blocks(const cuda_S *S) {
   return S->nchunk + (unsigned)((S->nshort + warps - 1) / warps);
 }
 
-// The gathers' kernels for batch NB and S's layout (interval rows, column runs), wide for the
-// batches of 4 and 8 alone (pick_products refuses a batch of 1; not built for it: each kernel
-// is some 100 kB of every binary's machine code, for all its architectures).
+// The gathers' kernels for batch NB and S's layout (interval rows, column runs).
 template <int NB, class VT>
 static auto rows_kernel(const cuda_S *S) {
   if constexpr (NB > 1)
-    if (S->wide) return S->row_interval ? k_rows_wide<NB, true, VT> : k_rows_wide<NB, false, VT>;
-  return S->row_interval ? k_rows<NB, true, VT> : k_rows<NB, false, VT>;
+    return S->row_interval ? k_rows_batch<NB, true, VT> : k_rows_batch<NB, false, VT>;
+  else
+    return S->row_interval ? k_rows<true, VT> : k_rows<false, VT>;
 }
 template <int NB, class VT>
 static auto cols_kernel(const cuda_S *S) {
   if constexpr (NB > 1)
-    if (S->wide) return S->col_runs ? k_cols_wide<NB, true, VT> : k_cols_wide<NB, false, VT>;
-  return S->col_runs ? k_cols<NB, true, VT> : k_cols<NB, false, VT>;
+    return S->col_runs ? k_cols_batch<NB, true, VT> : k_cols_batch<NB, false, VT>;
+  else
+    return S->col_runs ? k_cols<true, VT> : k_cols<false, VT>;
 }
 
 // y = S P b (P b: rhs's copy kept by its writers, else permuted here), simctl's row gather.
@@ -394,6 +403,10 @@ extern "C" int sim_cuda_S_product(sim_backend *be, int which, sim_status *st) {
   if (which == 2 && !f) launch_cols(c, S->col_val, c->vec[SIM_VEC_Q], 1.0, 0);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
+}
+
+int sim_cuda_gather_blocks(const cuda_ctx *c) {
+  return c->S.batch > 1 ? SIM_CUDA_GATHER_BLOCKS : 0;
 }
 
 static int spmm(cuda_S *S, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B, cusparseDnMatDescr_t C,
@@ -690,8 +703,8 @@ static int col_warps(cuda_S *S, sim_status *st) {
 }
 
 // SIMCTL_CUDA_GATHER_BATCH: 1 (the default), 4 or 8 entries' loads issued together in each
-// thread's share of the two gathers (gather3). Not yet timed on a GPU: the global part's sweep
-// sets 4 and 8 beside 1.
+// thread's share of the two gathers (gather3), in kernels bounded for it (k_rows_batch). Not yet
+// timed on a GPU: the global part's sweep sets 4 and 8 beside 1.
 static int gather_batch(cuda_S *S, sim_status *st) {
   const char *e = getenv("SIMCTL_CUDA_GATHER_BATCH");
   S->batch = 1;
@@ -719,25 +732,23 @@ static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
                           SIM_CUDA_BLOCK * SIM_CUDA_LANE_ENTRIES, &c->S.chunk, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_ROW_SPLIT", "off", "on", 1, &c->S.row_split, st);
   if (!rc) rc = gather_batch(&c->S, st);
-  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_GATHER_WIDE", "off", "on", 0, &c->S.wide, st);
   if (!rc) rc = col_warps(&c->S, st);
   if (!rc)
     rc =
         sim_cuda_env_choice("SIMCTL_CUDA_S_ROWS", "indexed", "interval", 0, &c->S.row_interval, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_S_COLS", "indexed", "runs", 0, &c->S.col_runs, st);
   if (rc) return rc;
-  if (c->S.wide && c->S.batch == 1)
-    return sim_fail(st, SIM_ERR_USAGE,
-                    "SIMCTL_CUDA_GATHER_WIDE=on gives the gathers' batches registers for their "
-                    "loads: it needs SIMCTL_CUDA_GATHER_BATCH=4 or 8, not 1");
-  if ((cusparse || rows) && (c->S.row_interval || c->S.col_runs || c->S.wide))
+  if ((cusparse || rows) && (c->S.row_interval || c->S.col_runs))
     return sim_fail(st, SIM_ERR_USAGE,
                     "%s is for simctl's own gathers of S in both orientations: it needs "
                     "SIMCTL_CUDA_SPMV=kernel and SIMCTL_CUDA_S=both, not %s",
-                    c->S.row_interval ? "SIMCTL_CUDA_S_ROWS=interval"
-                    : c->S.col_runs   ? "SIMCTL_CUDA_S_COLS=runs"
-                                      : "SIMCTL_CUDA_GATHER_WIDE=on",
+                    c->S.row_interval ? "SIMCTL_CUDA_S_ROWS=interval" : "SIMCTL_CUDA_S_COLS=runs",
                     cusparse ? "SIMCTL_CUDA_SPMV=cusparse" : "SIMCTL_CUDA_S=rows");
+  if (cusparse && c->S.batch > 1)
+    return sim_fail(st, SIM_ERR_USAGE,
+                    "SIMCTL_CUDA_GATHER_BATCH=%d is for simctl's own gathers: it needs "
+                    "SIMCTL_CUDA_SPMV=kernel, not cusparse",
+                    c->S.batch);
   if (cusparse && prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,
                     "SIMCTL_CUDA_SPMV=cusparse: cuSPARSE SpMM needs S in "

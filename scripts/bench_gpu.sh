@@ -131,7 +131,7 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   # S comes from the device's memory; graph: the step captured into a CUDA graph, as the frame
   # loop runs it, and +PDL with programmatic edges between its kernels, fields 29-32)
   row() { awk -F, '$1 != "scene" {
-            tag = ($26 == "0" ? "-whole" : "") ($27 > 1 ? "-b" $27 : "") ($28 == 1 ? "w" : "")
+            tag = ($26 == "0" ? "-whole" : "") ($27 > 1 ? "-b" $27 : "")
             printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6,
             ($13 > 0 ? $13 tag ($18 == "interval" ? "-interval" : "") " (" $14 " blocks, " $15 " split)" : "-"),
@@ -160,8 +160,17 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     both="SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_S_COLS=runs"
     V+=(--variant "$both" --variant SIMCTL_CUDA_S_ROWS=interval --variant SIMCTL_CUDA_S_COLS=runs
       --variant "$both solver.precision=float" --variant "$both SIMCTL_CUDA_ROW_CHUNK=16384")
-    # both with 4 and 8 entries' loads issued together (independent loads, in flight at once)
-    V+=(--variant "$both SIMCTL_CUDA_GATHER_BATCH=4" --variant "$both SIMCTL_CUDA_GATHER_BATCH=8")
+    # both with 4 and 8 entries' loads issued together (independent loads, in flight at once,
+    # in kernels whose registers are bounded for it, k_rows_batch), 8 in float too and with the
+    # chunk of 16,384: the pairs scripts/kernel_sass.sh predicts the fastest (a quarter of a
+    # memory latency an entry of S, against 1.25-3 for the batch of 1 in each layout)
+    V+=(--variant "$both SIMCTL_CUDA_GATHER_BATCH=4" --variant "$both SIMCTL_CUDA_GATHER_BATCH=8"
+      --variant "$both SIMCTL_CUDA_GATHER_BATCH=8 solver.precision=float"
+      --variant "$both SIMCTL_CUDA_GATHER_BATCH=8 SIMCTL_CUDA_ROW_CHUNK=16384")
+    # and the interval rows with the indexed columns, in a batch of 8: the columns' batches wait
+    # less with their indices than with the runs by that model (0.38 latencies an entry against
+    # up to 0.67, where a lane's step to the next run counts as if taken every trip)
+    V+=(--variant "SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_GATHER_BATCH=8")
     # the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK, default 4096: a warp takes rows of up to
     # an eighth of it): a thread's entries are a chain of dependent loads, so shorter chunks
     # shorten the longest chain; 16384 leaves rows of up to 2,048 entries to a warp, as before
@@ -173,14 +182,9 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
     # 0.269 for the best chunk (2026-12-04)
     V+=(--variant "SIMCTL_CUDA_ROW_CHUNK=16384 SIMCTL_CUDA_ROW_SPLIT=off")
     # each thread's loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH; the same
-    # bits): the gathers are chains of dependent loads, an index then the vector's entry it names
+    # bits) with S's indices: the gathers are chains of dependent loads, an index then the
+    # vector's entry it names (0.25-0.5 latencies an entry bounded, 1.25-1.75 for the batch of 1)
     V+=(--variant SIMCTL_CUDA_GATHER_BATCH=4 --variant SIMCTL_CUDA_GATHER_BATCH=8)
-    # and the same batch of 8 in kernels compiled with __launch_bounds__(256, 1)
-    # (SIMCTL_CUDA_GATHER_WIDE=on), with and without S's indices: ptxas gives
-    # the gathers 40-44 registers a thread for every batch, too few for 8 entries' loads in
-    # flight, and 96-116 with the bounds (scripts/kernel_regs.sh, sixth session)
-    V+=(--variant "SIMCTL_CUDA_GATHER_BATCH=8 SIMCTL_CUDA_GATHER_WIDE=on"
-      --variant "$both SIMCTL_CUDA_GATHER_BATCH=8 SIMCTL_CUDA_GATHER_WIDE=on")
     # and Sᵀ y's warps per column (SIMCTL_CUDA_COL_WARPS, default 1 since 2026-12-04, the
     # fastest on each S of that day's H200 sweep, before auto, 2 and 4; auto: each column the
     # fewest of 1, 2, 4, 8 that leave a lane at most 16 entries, as the rows): a column is the

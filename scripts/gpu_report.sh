@@ -343,19 +343,16 @@ if want global && ! spent global; then
   timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/bench_gpu.sh" --simctl "$SIMCTL" \
     --out "$OUT/global" --global-only | tee "$OUT/global_step.md"
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
-  # whether the gathers' batches (SIMCTL_CUDA_GATHER_BATCH) put their loads in flight together:
-  # per k_rows and k_cols instantiation the most global loads (LDG) between two double
-  # operations in its machine code, where the machine has cuobjdump (docs/gpu_checklist.md:
-  # ptxas gives every batch the same registers)
+  # whether the gathers' batches (SIMCTL_CUDA_GATHER_BATCH) put their loads in flight together
+  # in the build that ran: scripts/sass_loads.py on the machine code of every k_rows and k_cols
+  # instantiation and architecture (each loop's memory latencies an entry of S under its model),
+  # where the machine has cuobjdump; scripts/kernel_sass.sh gives the same table without a GPU
   CUOBJDUMP=$(command -v cuobjdump || ls "${CUDA_HOME:-/usr/local/cuda}/bin/cuobjdump" 2>/dev/null || true)
   if [ "$EMU" != 1 ] && [ -n "$CUOBJDUMP" ]; then
-    "$CUOBJDUMP" -sass "$SIMCTL" 2>/dev/null | awk '
-      /arch = / { arch = $NF }
-      /Function : / { name = arch " " $NF; keep = name ~ /k_rows|k_cols/; run = most = 0; next }
-      keep && / LDG/ { run++; if (run > most) { most = run; best[name] = most } }
-      keep && / (DADD|DMUL|DFMA|FADD|FMUL|FFMA)[. ]/ { run = 0 }
-      END { for (n in best) print best[n], n }' | sort -k2 > "$OUT/global_loads.txt"
-    echo "the most loads between two floating-point operations per gather kernel (global_loads.txt):"
+    "$CUOBJDUMP" -sass "$SIMCTL" 2>/dev/null |
+      python3 "$ROOT/scripts/sass_loads.py" --match 'k_rows|k_cols' >"$OUT/global_loads.txt" ||
+      echo "sass_loads.py read no gather kernel in $SIMCTL's machine code" >>"$OUT/global_loads.txt"
+    echo "the gathers' loads and waits an entry of S, from their machine code (global_loads.txt):"
     cat "$OUT/global_loads.txt"
   else
     echo "no cuobjdump here (or --emu): the gathers' machine code not read" | tee "$OUT/global_loads.txt"

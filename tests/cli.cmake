@@ -22,6 +22,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_gpu_goals COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_goals.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/gpu_goals.py)
   set_tests_properties(test_gpu_goals PROPERTIES LABELS scene TIMEOUT 60)
+  # scripts/sass_loads.py (scripts/kernel_sass.sh's table) on a listing of known waits
+  add_test(NAME test_sass_loads COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_sass_loads.sh
+           ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/sass_loads.py)
+  set_tests_properties(test_sass_loads PROPERTIES LABELS scene TIMEOUT 60)
 endif()
 # simctl-bench-sensitivity: the CPU steps to the same bits twice, a perturbed start shows, bad
 # input is one line

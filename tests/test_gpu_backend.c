@@ -242,46 +242,36 @@ static void check_repeat(int want_split, int col_warps, int col_auto) {
 }
 
 /* The global step's other layouts of the same sums against the default: the gathers with their
-   loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH), S's rows read as intervals
-   of P b (SIMCTL_CUDA_S_ROWS=interval), its columns as runs of rows (SIMCTL_CUDA_S_COLS=runs),
-   both, both with 4 and 8 entries' loads at a time, and batches in the kernels with registers
-   unbounded (SIMCTL_CUDA_GATHER_WIDE=on) (`all` 0: those marked quick
-   alone): the same bits, the adds being in the same order, in the caller's layout (the default:
-   a lane's share of a row or a column up to 16 entries, so that both the batches and the
-   remainder run; rows split in chunks of 64 and columns of up to 8 warps; or, on the
-   4,000-unknown bar, runs long enough for the runs' batches), in double or (prec) with S in
-   float, and the caller's within 1e-12 of the CPU's (whose S is in the same precision, its
-   products accumulated in double). */
+   loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH, in the kernels whose
+   registers are bounded for it), S's rows read as intervals of P b (SIMCTL_CUDA_S_ROWS=interval),
+   its columns as runs of rows (SIMCTL_CUDA_S_COLS=runs), both, and both with 4 and 8 entries'
+   loads at a time (`all` 0: those marked quick alone): the same bits, the adds being in the same
+   order, in the caller's layout (the default: a lane's share of a row or a column up to 16
+   entries, so that both the batches and the remainder run; rows split in chunks of 64 and
+   columns of up to 8 warps; or, on the 4,000-unknown bar, runs long enough for the runs'
+   batches), in double or (prec) with S in float, and the caller's within 1e-12 of the CPU's
+   (whose S is in the same precision, its products accumulated in double). */
 static void check_index_layouts(int all, sim_precision prec) {
   static const struct {
-    int quick, wide;
-    const char *env[4][2];
+    int quick;
+    const char *env[3][2];
   } var[] = {
-      {1, 0, {{NULL, NULL}}},
-      {0, 0, {{"SIMCTL_CUDA_GATHER_BATCH", "4"}}},
-      {0, 0, {{"SIMCTL_CUDA_GATHER_BATCH", "8"}}},
-      {0, 0, {{"SIMCTL_CUDA_S_ROWS", "interval"}}},
-      {0, 0, {{"SIMCTL_CUDA_S_COLS", "runs"}}},
-      {1, 0, {{"SIMCTL_CUDA_S_ROWS", "interval"}, {"SIMCTL_CUDA_S_COLS", "runs"}}},
+      {1, {{NULL, NULL}}},
+      {0, {{"SIMCTL_CUDA_GATHER_BATCH", "4"}}},
+      {1, {{"SIMCTL_CUDA_GATHER_BATCH", "8"}}},
+      {0, {{"SIMCTL_CUDA_S_ROWS", "interval"}}},
+      {0, {{"SIMCTL_CUDA_S_COLS", "runs"}}},
+      {1, {{"SIMCTL_CUDA_S_ROWS", "interval"}, {"SIMCTL_CUDA_S_COLS", "runs"}}},
       {1,
-       0,
        {{"SIMCTL_CUDA_S_ROWS", "interval"},
         {"SIMCTL_CUDA_S_COLS", "runs"},
         {"SIMCTL_CUDA_GATHER_BATCH", "4"}}},
       {1,
-       0,
        {{"SIMCTL_CUDA_S_ROWS", "interval"},
         {"SIMCTL_CUDA_S_COLS", "runs"},
         {"SIMCTL_CUDA_GATHER_BATCH", "8"}}},
-      {1, 1, {{"SIMCTL_CUDA_GATHER_BATCH", "8"}, {"SIMCTL_CUDA_GATHER_WIDE", "on"}}},
-      {1,
-       1,
-       {{"SIMCTL_CUDA_S_ROWS", "interval"},
-        {"SIMCTL_CUDA_S_COLS", "runs"},
-        {"SIMCTL_CUDA_GATHER_BATCH", "4"},
-        {"SIMCTL_CUDA_GATHER_WIDE", "on"}}},
   };
-  enum { NV = sizeof var / sizeof var[0], NE = 4 };
+  enum { NV = sizeof var / sizeof var[0], NE = 3 };
   double *q0 = NULL, *b = NULL;
   size_t n3 = 0;
   for (int k = 0; k < NV; k++) {
@@ -420,14 +410,10 @@ static void check_layouts(void) {
   }
   check_env_refused("SIMCTL_CUDA_S_ROWS", "intervals");
   check_env_refused("SIMCTL_CUDA_S_COLS", "paths");
-  check_env_refused("SIMCTL_CUDA_GATHER_WIDE", "yes");
-  /* the wide kernels: for the batches of 4 and 8 alone */
-  check_env_refused("SIMCTL_CUDA_GATHER_WIDE", "on");
-  setenv("SIMCTL_CUDA_GATHER_BATCH", "8", 1);
+  /* the batches: simctl's own gathers alone */
   setenv("SIMCTL_CUDA_SPMV", "cusparse", 1);
-  check_env_refused("SIMCTL_CUDA_GATHER_WIDE", "on");
+  check_env_refused("SIMCTL_CUDA_GATHER_BATCH", "8");
   unsetenv("SIMCTL_CUDA_SPMV");
-  unsetenv("SIMCTL_CUDA_GATHER_BATCH");
   /* the layouts without indices are simctl's gathers of both orientations alone */
   setenv("SIMCTL_CUDA_S", "rows", 1);
   check_env_refused("SIMCTL_CUDA_S_ROWS", "interval");
