@@ -244,6 +244,7 @@ static int upload_model(cuda_ctx *c, sim_status *st) {
 extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opts *o,
                                        sim_backend **out, sim_status *st) {
   *out = NULL;
+  if (sim_cuda_env_check(st)) return st->code;
   char why[SIM_MSG_MAX];
   if (!sim_cuda_available(o->gpu, why, sizeof why))
     return sim_fail(st, SIM_ERR_DEVICE, "--device cuda: %s", why);

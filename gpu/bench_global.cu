@@ -84,6 +84,14 @@ static int parse_variant(const char *spec, variant *v, char *why, size_t len) {
       return -1;
     }
     snprintf(v->name[v->n], sizeof v->name[0], "%.*s", (int)name_len, item);
+    if (!sim_cuda_env_known(v->name[v->n])) { /* a misspelt switch: not a row of the default */
+      sim_status st = {0};
+      sim_cuda_env_unknown(v->name[v->n], &st);
+      const size_t k = strlen(st.msg) < len ? strlen(st.msg) : len - 1;
+      memcpy(why, st.msg, k);
+      why[k] = '\0';
+      return -1;
+    }
     snprintf(v->value[v->n], sizeof v->value[0], "%s", val);
     v->n++;
   }

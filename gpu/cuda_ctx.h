@@ -268,6 +268,13 @@ int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt
 // A whole-number switch (SIMCTL_CUDA_ROW_CHUNK): *out = its value, dflt when unset or empty;
 // SIM_ERR_USAGE naming the range on anything but a whole number in [lo, hi].
 int sim_cuda_env_int(const char *name, int lo, int hi, int dflt, int *out, sim_status *st);
+// Whether name is one of the backend's settings (the list in device.cu); SIM_ERR_USAGE naming
+// an unknown one, with the nearest known name where one is within three edits; and the
+// environment's every SIMCTL_CUDA_* name checked so, at the backend's creation: a misspelt
+// switch is refused, not left to run the default under a sweep's label.
+int sim_cuda_env_known(const char *name);
+int sim_cuda_env_unknown(const char *name, sim_status *st);
+int sim_cuda_env_check(sim_status *st);
 // Host memory for copies from the device: page-locked, so the copies queue, or where that is
 // refused (a locked-memory limit) ordinary memory (*pageable = 1), whose copies then hold the
 // host until done, with the same results. Freed by sim_cuda_host_free (NULL: nothing).

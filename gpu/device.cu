@@ -237,6 +237,85 @@ int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt
   return sim_fail(st, SIM_ERR_USAGE, "%s=%s: expected %s or %s", name, e, a, b);
 }
 
+// The backend's settings in the environment, each read where it applies; SIMCTL_CUDA_ARCHS and
+// SIMCTL_CUDA_EMU are the build's (CMake's), which an environment may hold too.
+static const char *const env_names[] = {"SIMCTL_CUDA_COL_WARPS",
+                                        "SIMCTL_CUDA_CR_STEP",
+                                        "SIMCTL_CUDA_DELASSUS",
+                                        "SIMCTL_CUDA_DETECT",
+                                        "SIMCTL_CUDA_DETECT_SLOTS",
+                                        "SIMCTL_CUDA_FUSE",
+                                        "SIMCTL_CUDA_GATHER_BATCH",
+                                        "SIMCTL_CUDA_GRAPH",
+                                        "SIMCTL_CUDA_LOCAL_BLOCKS",
+                                        "SIMCTL_CUDA_LOCAL_SPLIT",
+                                        "SIMCTL_CUDA_MF_QUEUE",
+                                        "SIMCTL_CUDA_NSN",
+                                        "SIMCTL_CUDA_PDL",
+                                        "SIMCTL_CUDA_RANGES",
+                                        "SIMCTL_CUDA_ROW_CHUNK",
+                                        "SIMCTL_CUDA_ROW_SPLIT",
+                                        "SIMCTL_CUDA_S",
+                                        "SIMCTL_CUDA_SPMV",
+                                        "SIMCTL_CUDA_S_COLS",
+                                        "SIMCTL_CUDA_S_ROWS",
+                                        "SIMCTL_CUDA_TWINS",
+                                        "SIMCTL_CUDA_WCOLS",
+                                        "SIMCTL_CUDA_ARCHS",
+                                        "SIMCTL_CUDA_EMU"};
+enum { SIM_ENV_NAMES = sizeof env_names / sizeof env_names[0] };
+
+// Edits (insertions, deletions, substitutions) from a to b, names of up to 63 characters.
+static int edits(const char *a, const char *b) {
+  int row[64], la = (int)strlen(a), lb = (int)strlen(b);
+  if (la > 63 || lb > 63) return 64;
+  for (int j = 0; j <= lb; j++) row[j] = j;
+  for (int i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = i;
+    for (int j = 1; j <= lb; j++) {
+      const int up = row[j], sub = diag + (a[i - 1] != b[j - 1]), del = up + 1,
+                ins = row[j - 1] + 1, m = sub < del ? sub : del;
+      row[j] = m < ins ? m : ins;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+int sim_cuda_env_known(const char *name) {
+  for (int i = 0; i < SIM_ENV_NAMES; i++)
+    if (!strcmp(name, env_names[i])) return 1;
+  return 0;
+}
+
+int sim_cuda_env_unknown(const char *name, sim_status *st) {
+  const char *near = NULL;
+  int best = 4; /* a suggestion within three edits */
+  for (int i = 0; i < SIM_ENV_NAMES; i++) {
+    const int d = edits(name, env_names[i]);
+    if (d < best) best = d, near = env_names[i];
+  }
+  if (near)
+    return sim_fail(st, SIM_ERR_USAGE, "%s: no such setting of the CUDA backend (did you mean %s?)",
+                    name, near);
+  return sim_fail(st, SIM_ERR_USAGE,
+                  "%s: no such setting of the CUDA backend (the README's Commands lists them)",
+                  name);
+}
+
+extern char **environ;
+int sim_cuda_env_check(sim_status *st) {
+  for (char **e = environ; e && *e; e++) {
+    if (strncmp(*e, "SIMCTL_CUDA_", 12) != 0) continue;
+    char name[128];
+    const size_t k = strcspn(*e, "=");
+    snprintf(name, sizeof name, "%.*s", (int)(k < sizeof name ? k : sizeof name - 1), *e);
+    if (!sim_cuda_env_known(name)) return sim_cuda_env_unknown(name, st);
+  }
+  return SIM_OK;
+}
+
 int sim_cuda_env_int(const char *name, int lo, int hi, int dflt, int *out, sim_status *st) {
   const char *e = getenv(name);
   *out = dflt;

@@ -336,6 +336,19 @@ bench5_rc=$?
 check "simctl-bench-global --variant: an item that is no SIMCTL_CUDA_ setting refused, one line" \
   eval '[ $bench5_rc = 1 ] && [ ! -s "$T/bench5.out" ] && [ "$(wc -l < "$T/bench5.err")" = 1 ] &&
     grep -q "error: --variant 1: expected SIMCTL_CUDA_NAME=VALUE.*got .COLS=runs." "$T/bench5.err"'
+"$BG" "$DATA/tiny_bar.json" --variant "" --variant "SIMCTL_CUDA_GATHER_BACTH=8" \
+  >"$T/bench6.out" 2>"$T/bench6.err"
+bench6_rc=$?
+check "simctl-bench-global --variant: a misspelt setting refused before any row, the nearest named" \
+  eval '[ $bench6_rc = 1 ] && [ ! -s "$T/bench6.out" ] && [ "$(wc -l < "$T/bench6.err")" = 1 ] &&
+    grep -q "error: --variant 2: SIMCTL_CUDA_GATHER_BACTH: no such setting.*did you mean SIMCTL_CUDA_GATHER_BATCH?" "$T/bench6.err"'
+# and in the environment: simctl run refuses it in one line (exit 2), naming the nearest
+SIMCTL_CUDA_ROW_CHUNKS=8192 "$SIMCTL" run "$DATA/tiny_bar.json" --device cuda --frames 1 \
+  --out "$T/misspelt" --quiet >"$T/misspelt.out" 2>"$T/misspelt.err"
+misspelt_rc=$?
+check "simctl run --device cuda: a misspelt SIMCTL_CUDA_ setting is exit 2, one line, nothing written" \
+  eval '[ $misspelt_rc = 2 ] && [ "$(wc -l < "$T/misspelt.err")" = 1 ] && [ ! -e "$T/misspelt" ] &&
+    grep -q "SIMCTL_CUDA_ROW_CHUNKS: no such setting of the CUDA backend (did you mean SIMCTL_CUDA_ROW_CHUNK?)" "$T/misspelt.err"'
 
 # simctl-bench-wprod (its emulation build): W formed and its block form agree (else exit 1),
 # then 7 rows of 10 fields per size (each form in double, float and a batch, the preparing

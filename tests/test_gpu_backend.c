@@ -338,7 +338,7 @@ static void check_index_layouts(int all, sim_precision prec) {
 }
 
 /* A backend refused in one line naming `name`, with `name`=`value` set. */
-static void check_env_refused(const char *name, const char *value) {
+static void check_env_refused_saying(const char *name, const char *value, const char *says) {
   setenv(name, value, 1);
   sim_status st = {0};
   sim_model m;
@@ -348,11 +348,16 @@ static void check_env_refused(const char *name, const char *value) {
   int rc = bar("arap") ? SIM_ERR_USAGE + 1 : sim_model_build(&g_sc, NULL, &m, &st);
   if (!rc) rc = sim_backend_cuda_create(&m, &o, &be, &st);
   printf("  refused: %s\n", st.msg);
-  check_report(rc == SIM_ERR_USAGE && !be && strstr(st.msg, name) && !strchr(st.msg, '\n'),
-               __FILE__, __LINE__, "%s=%s refused in one line", name, value);
+  check_report(rc == SIM_ERR_USAGE && !be && strstr(st.msg, name) && !strchr(st.msg, '\n') &&
+                   (!says || strstr(st.msg, says)),
+               __FILE__, __LINE__, "%s=%s refused in one line%s%s", name, value,
+               says ? ", saying " : "", says ? says : "");
   if (be) be->destroy(be);
   sim_model_free(&m);
   unsetenv(name);
+}
+static void check_env_refused(const char *name, const char *value) {
+  check_env_refused_saying(name, value, NULL);
 }
 
 /* The products' layouts on the device: long rows of S split over several blocks
@@ -410,6 +415,11 @@ static void check_layouts(void) {
   }
   check_env_refused("SIMCTL_CUDA_S_ROWS", "intervals");
   check_env_refused("SIMCTL_CUDA_S_COLS", "paths");
+  /* a name that is no setting: refused, with the nearest where one is close */
+  check_env_refused_saying("SIMCTL_CUDA_GATHER_BACTH", "8",
+                           "did you mean SIMCTL_CUDA_GATHER_BATCH?");
+  check_env_refused_saying("SIMCTL_CUDA_GATHER_WIDE", "on", "no such setting of the CUDA backend");
+  check_env_refused_saying("SIMCTL_CUDA_", "on", "no such setting");
   /* the batches: simctl's own gathers alone */
   setenv("SIMCTL_CUDA_SPMV", "cusparse", 1);
   check_env_refused("SIMCTL_CUDA_GATHER_BATCH", "8");
