@@ -30,6 +30,9 @@ extern "C" {
 // The blocks of SIM_CUDA_BLOCK threads a multiprocessor that the batched gathers' register
 // bound leaves room for (k_rows_batch, k_cols_batch): 4, 64 registers a thread.
 #define SIM_CUDA_GATHER_BLOCKS 4
+// The most runs a column of S may have for the batched gather of S's columns as runs, which
+// keeps a column's runs in shared memory (runs_shared_gather3); 9-12 on the sweep's five S.
+#define SIM_CUDA_RUNS_SHARED 32
 
 static __device__ inline void warp_sum3(double a[3]) {
   for (int off = 16; off > 0; off /= 2)
@@ -141,9 +144,8 @@ static __global__ void k_permute3(int n, const int *perm, const double *b, doubl
 // len) that holds it. Each lane steps to the next run where its t passes the run's end (run 0 is
 // the column's own [k, top], then its top's list: a few, loads the whole warp shares), so it adds
 // its entries in t's order, the same bits as the indexed gather, with no load of a row index
-// before the load of y it names but at a run's start. With NB > 1 (SIMCTL_CUDA_GATHER_BATCH) the
-// loads of NB entries that lie in one run are issued before their sums, in the same order.
-template <int NB, class VT>
+// before the load of y it names but at a run's start. (The batches: runs_shared_gather3.)
+template <class VT>
 static __device__ inline void runs_gather3(int k, long long beg, long long end, int t0, int stride,
                                            const int *__restrict__ top,
                                            const int *__restrict__ run_ptr,
@@ -153,28 +155,66 @@ static __device__ inline void runs_gather3(int k, long long beg, long long end, 
   const int *run = runs + 2 * (size_t)run_ptr[h]; /* the runs after the column's own */
   long long start = 0;
   int lo = k, len = h - k + 1;
-  for (long long t = t0; t < end - beg;) {
+  for (long long t = t0; t < end - beg; t += stride) {
     while (t >= start + len) {
       start += len;
       lo = run[0], len = run[1];
       run += 2;
-    }
-    if (NB > 1 && t + (long long)(NB - 1) * stride < start + len) { /* NB in this run */
-      double s[NB], x[NB][3];
-      for (int u = 0; u < NB; u++) s[u] = (double)val[beg + t + (long long)u * stride];
-      for (int u = 0; u < NB; u++)
-        for (int d = 0; d < 3; d++) x[u][d] = y[3 * (size_t)(lo + (t - start) + u * stride) + d];
-      for (int u = 0; u < NB; u++)
-        for (int d = 0; d < 3; d++) a[d] += s[u] * x[u][d];
-      t += (long long)NB * stride;
-      continue;
     }
     const double *vj = y + 3 * (size_t)(lo + (t - start));
     double s = (double)val[beg + t];
     a[0] += s * vj[0];
     a[1] += s * vj[1];
     a[2] += s * vj[2];
-    t += stride;
+  }
+}
+
+// The batches of the runs' gather (SIMCTL_CUDA_GATHER_BATCH with SIMCTL_CUDA_S_COLS=runs),
+// with the column's runs in shared memory (first rows lo_sh, lengths len_sh: the warp's copy,
+// at most SIM_CUDA_RUNS_SHARED, which upload_col_runs makes sure of): a lane finds each of a
+// batch's NB entries' run there, stepping on from the run it was in, before any of their loads
+// of y. A batch of NB entries spans NB * stride of the column (256 with a warp and 8), more
+// than the mean run (some 100 entries on twisting_bar), so the batch of NB entries within one
+// run (until 2026-12-05) was taken for 44 % of twisting_bar's entries with 8, 68 % of the 20k
+// bar's and none of cloth_extension_10k's, the others one load at a time; here every full batch
+// is one. The same adds in the same order: the same bits.
+template <int NB, class VT>
+static __device__ inline void runs_shared_gather3(long long beg, long long end, int t0, int stride,
+                                                  const int *lo_sh, const int *len_sh,
+                                                  const VT *__restrict__ val,
+                                                  const double *__restrict__ y, double a[3]) {
+  const long long n = end - beg;
+  long long start = 0, t = t0;
+  int j = 0, lo = lo_sh[0], len = len_sh[0];
+  for (; t + (long long)(NB - 1) * stride < n; t += (long long)NB * stride) {
+    double s[NB], x[NB][3];
+    int row[NB];
+    for (int u = 0; u < NB; u++) s[u] = (double)val[beg + t + (long long)u * stride];
+    for (int u = 0; u < NB; u++) {
+      const long long tu = t + (long long)u * stride;
+      while (tu >= start + len) {
+        start += len;
+        j++;
+        lo = lo_sh[j], len = len_sh[j];
+      }
+      row[u] = lo + (int)(tu - start);
+    }
+    for (int u = 0; u < NB; u++)
+      for (int d = 0; d < 3; d++) x[u][d] = y[3 * (size_t)row[u] + d];
+    for (int u = 0; u < NB; u++)
+      for (int d = 0; d < 3; d++) a[d] += s[u] * x[u][d];
+  }
+  for (; t < n; t += stride) {
+    while (t >= start + len) {
+      start += len;
+      j++;
+      lo = lo_sh[j], len = len_sh[j];
+    }
+    const double *vj = y + 3 * (size_t)(lo + (t - start));
+    const double v = (double)val[beg + t];
+    a[0] += v * vj[0];
+    a[1] += v * vj[1];
+    a[2] += v * vj[2];
   }
 }
 
@@ -246,8 +286,22 @@ static __device__ __forceinline__ void cols_body(SIM_COLS_PARAMS) {
     sub = t < 0 ? 0 : t & 7;
   }
   double a[3] = {0.0, 0.0, 0.0};
-  if (k < n && RUNS)
-    runs_gather3<NB>(k, ptr[k], ptr[k + 1], 32 * sub + lane, 32 * w, top, run_ptr, runs, val, y, a);
+  if constexpr (RUNS && NB > 1) { /* the column's runs in shared memory, a warp's copy */
+    __shared__ int run_sh[SIM_CUDA_BLOCK / 32][2][SIM_CUDA_RUNS_SHARED];
+    static_assert(SIM_CUDA_RUNS_SHARED <= 32, "a lane loads each run");
+    const int b = threadIdx.x >> 5, h = k < n ? top[k] : 0;
+    const int nr = k < n ? 1 + run_ptr[h + 1] - run_ptr[h] : 0;
+    if (k < n && lane < nr) {
+      const int *r = runs + 2 * ((size_t)run_ptr[h] + lane - 1);
+      run_sh[b][0][lane] = lane ? r[0] : k;
+      run_sh[b][1][lane] = lane ? r[1] : h - k + 1;
+    }
+    __syncthreads(); /* every thread of the block: no thread has left before it */
+    if (k < n)
+      runs_shared_gather3<NB>(ptr[k], ptr[k + 1], 32 * sub + lane, 32 * w, run_sh[b][0],
+                              run_sh[b][1], val, y, a);
+  } else if (k < n && RUNS)
+    runs_gather3(k, ptr[k], ptr[k + 1], 32 * sub + lane, 32 * w, top, run_ptr, runs, val, y, a);
   else if (k < n)
     gather3<NB, false>(ptr[k] + 32 * sub + lane, ptr[k + 1], 32 * w, row, 0, val, y, a);
   warp_sum3(a);
@@ -566,6 +620,12 @@ static int upload_col_runs(cuda_ctx *c, const sim_sparse_inverse *H, sim_status 
     return sim_fail(st, rc, "SIMCTL_CUDA_S_COLS=runs: %s; expected SIMCTL_CUDA_S_COLS=indexed",
                     why);
   }
+  if (!rc && S->batch > 1 && R.most > SIM_CUDA_RUNS_SHARED)
+    rc = sim_fail(st, SIM_ERR_USAGE,
+                  "SIMCTL_CUDA_S_COLS=runs with SIMCTL_CUDA_GATHER_BATCH=%d: a column of S has %d "
+                  "runs, more than the %d the batched gather keeps in shared memory; expected "
+                  "SIMCTL_CUDA_S_COLS=indexed or SIMCTL_CUDA_GATHER_BATCH=1",
+                  S->batch, R.most, SIM_CUDA_RUNS_SHARED);
   if (!rc) rc = sim_cuda_new<int>(c, &S->col_top, (size_t)R.n, R.top, st);
   if (!rc) rc = sim_cuda_new<int>(c, &S->run_ptr, (size_t)R.n + 1, R.ptr, st);
   if (!rc) rc = sim_cuda_new<int>(c, &S->runs, 2 * (size_t)R.nruns, R.runs, st);

@@ -162,14 +162,14 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
       --variant "$both solver.precision=float" --variant "$both SIMCTL_CUDA_ROW_CHUNK=16384")
     # both with 4 and 8 entries' loads issued together (independent loads, in flight at once,
     # in kernels whose registers are bounded for it, k_rows_batch), 8 in float too and with the
-    # chunk of 16,384: the pairs scripts/kernel_sass.sh predicts the fastest (a quarter of a
-    # memory latency an entry of S, against 1.25-3 for the batch of 1 in each layout)
+    # chunk of 16,384: the pairs scripts/kernel_sass.sh predicts the fastest (a quarter to a half
+    # of a memory latency an entry of S, against 1.25-3 for the batch of 1 in each layout)
     V+=(--variant "$both SIMCTL_CUDA_GATHER_BATCH=4" --variant "$both SIMCTL_CUDA_GATHER_BATCH=8"
       --variant "$both SIMCTL_CUDA_GATHER_BATCH=8 solver.precision=float"
       --variant "$both SIMCTL_CUDA_GATHER_BATCH=8 SIMCTL_CUDA_ROW_CHUNK=16384")
-    # and the interval rows with the indexed columns, in a batch of 8: the columns' batches wait
-    # less with their indices than with the runs by that model (0.38 latencies an entry against
-    # up to 0.67, where a lane's step to the next run counts as if taken every trip)
+    # and the interval rows with the indexed columns, in a batch of 8: the columns' batches
+    # wait as long with their indices as with the runs by that model (0.38 latencies an entry),
+    # for 4 bytes an entry more
     V+=(--variant "SIMCTL_CUDA_S_ROWS=interval SIMCTL_CUDA_GATHER_BATCH=8")
     # the row gather's chunk (SIMCTL_CUDA_ROW_CHUNK, default 4096: a warp takes rows of up to
     # an eighth of it): a thread's entries are a chain of dependent loads, so shorter chunks

@@ -8,9 +8,10 @@
 # memory latencies and that per entry (the chain of loads each thread waits through), and the
 # most loads in flight at once.
 # usage: scripts/kernel_sass.sh [--nvcc PATH] [--cuobjdump PATH] [--arch sm_NN] [--match REGEX]
-#                               [FILE.cu...]
+#                               [--loops] [FILE.cu...]
 #   FILE.cu: default gpu/global_step.cu; --match: kernels whose demangled name matches REGEX
-#   (default 'k_rows|k_cols'); --cuobjdump: default the one beside nvcc, else on PATH.
+#   (default 'k_rows|k_cols'); --cuobjdump: default the one beside nvcc, else on PATH; --loops:
+#   a row for every loop with a product, not only each kernel's busiest.
 # A toolkit without cuobjdump (the development VM's nvcc 13.0 has neither it nor nvdisasm) can
 # borrow an older one: Debian's nvidia-cuda-toolkit (bookworm non-free, CUDA 11.8) unpacked
 # anywhere with dpkg-deb -x (docs/cuda_backend.md says how). CUDA 12.8 and later write a
@@ -22,7 +23,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)} ARCH=sm_90
-MATCH='k_rows|k_cols' CUOBJDUMP=""
+MATCH='k_rows|k_cols' CUOBJDUMP="" LOOPS=()
 FILES=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
     --cuobjdump) CUOBJDUMP=${2:?--cuobjdump needs a value}; shift 2 ;;
     --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
     --match) MATCH=${2:?--match needs a value}; shift 2 ;;
+    --loops) LOOPS=(--loops); shift ;;
     -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "kernel_sass.sh: unknown option '$1' (see the usage at the top)" >&2; exit 2 ;;
     *) FILES+=("$1"); shift ;;
@@ -75,4 +77,5 @@ PY
     "$CUOBJDUMP" -sass "$TMP/old.cubin" >>"$TMP/sass"
   fi
 done
-python3 "$ROOT/scripts/sass_loads.py" --match "$MATCH" --regs "$TMP/ptxas.log" <"$TMP/sass"
+python3 "$ROOT/scripts/sass_loads.py" --match "$MATCH" --regs "$TMP/ptxas.log" "${LOOPS[@]}" \
+  <"$TMP/sass"

@@ -19,7 +19,8 @@ This is a model of the code's order, not a timing: the hardware overlaps the tri
 warps, and the latencies differ (an index from memory, the vector from L2). It tells whether a
 batch of loads (SIMCTL_CUDA_GATHER_BATCH) stays a batch after ptxas schedules it, with no GPU:
 ptxas may move a batch's loads back beside their sums where it keeps registers few.
-usage: cuobjdump -sass FILE | scripts/sass_loads.py [--match REGEX] [--regs PTXAS_LOG]
+With --loops, a row for every loop that holds a product, named by its branch's address.
+usage: cuobjdump -sass FILE | scripts/sass_loads.py [--match REGEX] [--regs PTXAS_LOG] [--loops]
 """
 import argparse
 import re
@@ -87,19 +88,24 @@ def split_ops(op, rest):
     return dst, regs_of(",".join(parts[1:]))
 
 
-def busiest_loop(code):
-    best = None
-    for i, (addr, op, rest) in enumerate(code):
+def loops(code):
+    """(products, body, address) of every backward branch's loop with a DMUL or DFMA."""
+    out = []
+    for addr, op, rest in code:
         if op.startswith("BRA"):
             m = re.search(r"0x([0-9a-f]+)", rest)
             if not m or int(m.group(1), 16) > addr:
                 continue
-            tgt = int(m.group(1), 16)
-            body = [c for c in code if tgt <= c[0] <= addr]
+            body = [c for c in code if int(m.group(1), 16) <= c[0] <= addr]
             fp = sum(1 for c in body if c[1].startswith(FP64))
-            if fp and (best is None or fp > best[0]):
-                best = (fp, body)
-    return best
+            if fp:
+                out.append((fp, body, addr))
+    return out
+
+
+def busiest_loop(code):
+    found = loops(code)
+    return max(found, key=lambda f: f[0])[:2] if found else None
 
 
 def walk(body):
@@ -150,6 +156,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--match", default=r"k_rows|k_cols")
     ap.add_argument("--regs", help="ptxas -v's log, for the registers")
+    ap.add_argument("--loops", action="store_true",
+                    help="every loop with a product (its branch's address), not the busiest")
     a = ap.parse_args()
     funcs = parse(sys.stdin)
     regs = ptxas_regs(a.regs) if a.regs else {}
@@ -159,18 +167,18 @@ def main():
     for (arch, mangled), name in zip(keys, names):
         if not re.search(a.match, name):
             continue
-        loop = busiest_loop(funcs[(arch, mangled)])
-        if loop is None:
-            r = regs.get(mangled, "-")
-            rows.append((name, arch, r, warps(r), "-", "-", "-", "-", "-"))
-            continue
-        fp, body = loop
-        entries = fp / 3.0
-        waits, most = walk(body)
-        loads = sum(1 for c in body if c[1].startswith("LDG"))
+        code = funcs[(arch, mangled)]
         r = regs.get(mangled, "-")
-        rows.append((name, arch, r, warps(r), "%g" % entries, loads, waits,
-                     "%.2f" % (waits / entries), most))
+        found = loops(code) if a.loops else [l + ("",) for l in [busiest_loop(code)] if l]
+        if not found:
+            rows.append((name, arch, r, warps(r), "-", "-", "-", "-", "-"))
+        for fp, body, at in found:
+            entries = fp / 3.0
+            waits, most = walk(body)
+            loads = sum(1 for c in body if c[1].startswith("LDG"))
+            label = "%s @0x%04x" % (name, at) if a.loops else name
+            rows.append((label, arch, r, warps(r), "%g" % entries, loads, waits,
+                         "%.2f" % (waits / entries), most))
     print("| kernel | arch | regs | warps | entries | loads | waits_L | per_entry | in_flight |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in sorted(rows, key=lambda r: (r[1], r[0])):
