@@ -291,10 +291,14 @@ static __device__ __forceinline__ void cols_body(SIM_COLS_PARAMS) {
     static_assert(SIM_CUDA_RUNS_SHARED <= 32, "a lane loads each run");
     const int b = threadIdx.x >> 5, h = k < n ? top[k] : 0;
     const int nr = k < n ? 1 + run_ptr[h + 1] - run_ptr[h] : 0;
-    if (k < n && lane < nr) {
-      const int *r = runs + 2 * ((size_t)run_ptr[h] + lane - 1);
-      run_sh[b][0][lane] = lane ? r[0] : k;
-      run_sh[b][1][lane] = lane ? r[1] : h - k + 1;
+    if (k < n && lane < nr) { /* run 0 the column's own, then its top's list */
+      int lo = k, len = h - k + 1;
+      if (lane > 0) {
+        const int *r = runs + 2 * ((size_t)run_ptr[h] + (size_t)(lane - 1));
+        lo = r[0], len = r[1];
+      }
+      run_sh[b][0][lane] = lo;
+      run_sh[b][1][lane] = len;
     }
     __syncthreads(); /* every thread of the block: no thread has left before it */
     if (k < n)
