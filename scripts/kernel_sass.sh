@@ -14,12 +14,12 @@
 #   a row for every loop with a product, not only each kernel's busiest.
 # A toolkit without cuobjdump (the development VM's nvcc 13.0 has neither it nor nvdisasm) can
 # borrow an older one: Debian's nvidia-cuda-toolkit (bookworm non-free, CUDA 11.8) unpacked
-# anywhere with dpkg-deb -x (docs/cuda_backend.md says how). CUDA 12.8 and later write a
-# cubin's ELF header in a form 11.8's cuobjdump refuses ("Support for 'sm_4' has been removed");
-# where it does, the header's four identifying fields are rewritten in the old form (OS/ABI
-# 0x33, ABI version 7, e_version 0x76 and e_flags with the architecture in its low and third
-# bytes) on a copy, and the machine code, which is the same, disassembled from that; the script
-# says so on stderr.
+# anywhere with dpkg-deb -x (docs/cuda_backend.md says how). A newer nvcc (13.0 here) writes
+# a cubin's ELF header in a form 11.8's cuobjdump refuses ("Support for 'sm_4' has been
+# removed"); where it does, the header's four identifying fields are rewritten in the old form
+# (OS/ABI 0x33, ABI version 7, e_version 0x76 and e_flags with the architecture in its low and
+# third bytes) on a copy, and the machine code, which is the same, disassembled from that; the
+# script says so on stderr.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)} ARCH=sm_90

@@ -4,7 +4,8 @@
 # form: a gather loop that loads an index, then the vector's entry it names (two latencies an
 # entry), one that loads two entries' values and vector entries at once (half a latency an
 # entry, eight loads in flight), a kernel without a loop, a fat binary's architectures, ptxas's
-# registers and the warps they leave room for; nothing matched is exit 1.
+# registers and the warps they leave room for, a row a loop with --loops; nothing matched is
+# exit 1.
 # usage: test_sass_loads.sh PYTHON SCRIPT
 set -u
 PY=$1 SCRIPT=$2
@@ -63,7 +64,14 @@ code version = [1,8]
         /*0010*/                   DMUL R2, R2, R2 ;
         /*0020*/               @P0 BRA 0x0 ;
 SASS
-printf "ptxas info    : Compiling entry function '_Z7k_chainPKiPKdS2_Pd' for 'sm_90'\nptxas info    : Function properties for _Z7k_chainPKiPKdS2_Pd\n    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\nptxas info    : Used 64 registers, used 0 barriers\nptxas info    : Compiling entry function '_Z7k_batchPKdS0_Pd' for 'sm_90'\nptxas info    : Used 44 registers\n" >"$TMP/ptxas.log"
+cat >"$TMP/ptxas.log" <<'LOG'
+ptxas info    : Compiling entry function '_Z7k_chainPKiPKdS2_Pd' for 'sm_90'
+ptxas info    : Function properties for _Z7k_chainPKiPKdS2_Pd
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 64 registers, used 0 barriers
+ptxas info    : Compiling entry function '_Z7k_batchPKdS0_Pd' for 'sm_90'
+ptxas info    : Used 44 registers
+LOG
 "$PY" "$SCRIPT" --match 'k_chain|k_batch|k_noloop' --regs "$TMP/ptxas.log" <"$TMP/listing" \
   >"$TMP/out" 2>"$TMP/err"
 rc=$?
@@ -74,10 +82,15 @@ check "the table, three kernels (k_other not matched)" eval \
 # k_chain: the index, then the vector: 2 latencies for its one entry; 3 loads in flight at most
 check "an index then the entry it names: 2 latencies an entry, 64 registers, 32 warps" eval \
   'row "k_chain" | grep -q "| sm_90 | 64 | 32 | 1 | 5 | 2 | 2.00 | 3 |$"'
-check "two entries' loads at once: half a latency an entry, 8 in flight, 44 registers, 40 warps" eval \
+check "two entries' loads at once: half a latency an entry, 8 in flight, 44 registers, 40 warps" \
+  eval \
   'row "k_batch" | grep -q "| sm_90 | 44 | 40 | 2 | 8 | 1 | 0.50 | 8 |$"'
 check "a kernel without a loop: its figures left out" eval \
   'row "k_noloop" | grep -q "| sm_90 | - | - | - | - | - | - | - |$"'
+"$PY" "$SCRIPT" --match 'k_chain|k_other' --loops <"$TMP/listing" >"$TMP/out3" 2>&1
+check "--loops: a row a loop, named by its branch's address" eval \
+  'grep -q "^| \`k_chain @0x00d0\` | sm_90 | - | - | 1 | 5 | 2 | 2.00 | 3 |$" "$TMP/out3" &&
+   grep -q "^| \`k_other @0x0020\` | sm_90 | - | - | 0.333333 | 1 | 1 | 3.00 | 1 |$" "$TMP/out3"'
 "$PY" "$SCRIPT" --match 'k_nothing' <"$TMP/listing" >"$TMP/out2" 2>&1
 rc2=$?
 check "nothing matched: exit 1" eval '[ $rc2 = 1 ]'
