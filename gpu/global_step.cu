@@ -178,6 +178,18 @@ static __device__ inline void runs_gather3(int k, long long beg, long long end, 
 // run (until 2026-12-05) was taken for 44 % of twisting_bar's entries with 8, 68 % of the 20k
 // bar's and none of cloth_extension_10k's, the others one load at a time; here every full batch
 // is one. The same adds in the same order: the same bits.
+// The row of entry t of a column whose runs are lo_sh, len_sh, stepping the lane's run (j, its
+// first row lo, length len, first entry start) on to the one that holds t (t never decreases).
+static __device__ inline int run_row(long long t, const int *lo_sh, const int *len_sh,
+                                     long long &start, int &j, int &lo, int &len) {
+  while (t >= start + len) {
+    start += len;
+    j++;
+    lo = lo_sh[j], len = len_sh[j];
+  }
+  return lo + (int)(t - start);
+}
+
 template <int NB, class VT>
 static __device__ inline void runs_shared_gather3(long long beg, long long end, int t0, int stride,
                                                   const int *lo_sh, const int *len_sh,
@@ -190,27 +202,15 @@ static __device__ inline void runs_shared_gather3(long long beg, long long end, 
     double s[NB], x[NB][3];
     int row[NB];
     for (int u = 0; u < NB; u++) s[u] = (double)val[beg + t + (long long)u * stride];
-    for (int u = 0; u < NB; u++) {
-      const long long tu = t + (long long)u * stride;
-      while (tu >= start + len) {
-        start += len;
-        j++;
-        lo = lo_sh[j], len = len_sh[j];
-      }
-      row[u] = lo + (int)(tu - start);
-    }
+    for (int u = 0; u < NB; u++)
+      row[u] = run_row(t + (long long)u * stride, lo_sh, len_sh, start, j, lo, len);
     for (int u = 0; u < NB; u++)
       for (int d = 0; d < 3; d++) x[u][d] = y[3 * (size_t)row[u] + d];
     for (int u = 0; u < NB; u++)
       for (int d = 0; d < 3; d++) a[d] += s[u] * x[u][d];
   }
   for (; t < n; t += stride) {
-    while (t >= start + len) {
-      start += len;
-      j++;
-      lo = lo_sh[j], len = len_sh[j];
-    }
-    const double *vj = y + 3 * (size_t)(lo + (t - start));
+    const double *vj = y + 3 * (size_t)run_row(t, lo_sh, len_sh, start, j, lo, len);
     const double v = (double)val[beg + t];
     a[0] += v * vj[0];
     a[1] += v * vj[1];

@@ -26,19 +26,15 @@ if [ ! -x "$NVCC" ]; then
   exit 2
 fi
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/scripts/kernel_nvcc.sh"
 [ ${#FILES[@]} -gt 0 ] || FILES=("$ROOT"/gpu/*.cu)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 echo "| file | kernel | registers | stack bytes | spill stores | spill loads |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for f in "${FILES[@]}"; do
-  # (SIMCTL_CUDA_ARCHS: the build's list of architectures, which gpu/device.cu reports)
-  if ! "$NVCC" -std=c++17 -arch="$ARCH" -O3 -fmad=false -Xptxas -v -I"$ROOT" -I"$ROOT/core" \
-    -I"$ROOT/gpu" -DSIMCTL_CUDA_ARCHS="\"$ARCH\"" -c "$f" -o "$TMP/k.o" >"$TMP/log" 2>&1; then
-    echo "kernel_regs.sh: $f did not compile:" >&2
-    tail -5 "$TMP/log" >&2
-    exit 1
-  fi
+  : >"$TMP/log"
+  kernel_nvcc kernel_regs.sh "$NVCC" "$ARCH" "$ROOT" "$f" "$TMP/k.o" "$TMP/log" -c
   # ptxas prints, per function: "Compiling entry function 'NAME'", then its stack and spills,
   # then "Used N registers"
   awk -v file="$(basename "$f")" '

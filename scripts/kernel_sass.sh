@@ -22,6 +22,7 @@
 # script says so on stderr.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/scripts/kernel_nvcc.sh"
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)} ARCH=sm_90
 MATCH='k_rows|k_cols' CUOBJDUMP="" LOOPS=()
 FILES=()
@@ -52,13 +53,7 @@ fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 for f in "${FILES[@]}"; do
-  if ! "$NVCC" -std=c++17 -arch="$ARCH" -O3 -fmad=false -Xptxas -v -I"$ROOT" -I"$ROOT/core" \
-    -I"$ROOT/gpu" -DSIMCTL_CUDA_ARCHS="\"$ARCH\"" -cubin "$f" -o "$TMP/k.cubin" \
-    >>"$TMP/ptxas.log" 2>&1; then
-    echo "kernel_sass.sh: $f did not compile:" >&2
-    tail -5 "$TMP/ptxas.log" >&2
-    exit 1
-  fi
+  kernel_nvcc kernel_sass.sh "$NVCC" "$ARCH" "$ROOT" "$f" "$TMP/k.cubin" "$TMP/ptxas.log" -cubin
   if ! "$CUOBJDUMP" -sass "$TMP/k.cubin" >>"$TMP/sass" 2>"$TMP/err"; then
     # an older cuobjdump and a newer cubin's header (above): rewrite it on a copy
     python3 - "$TMP/k.cubin" "$TMP/old.cubin" <<'PY'
