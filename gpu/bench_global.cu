@@ -18,11 +18,14 @@
 //   empty SPEC is the process's own settings. Without --variant: one row, as with an empty SPEC.
 // Prints a CSV header, then a row per variant; fields 26-28 are the row gather's layout
 // (row_split: 0 where SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole), the loads issued
-// together (gather_batch, SIMCTL_CUDA_GATHER_BATCH) and the blocks a multiprocessor the batches'
-// kernels' registers are bounded for (gather_blocks: 0 for the batch of 1, unbounded), 0 for
-// the other products;
+// together in the row gather (gather_batch, SIMCTL_CUDA_GATHER_BATCH) and the blocks a
+// multiprocessor the batches' kernels' registers are bounded for (gather_blocks: 0 for the
+// batch of 1 in both, unbounded), 0 for the other products;
 // 29-32 the step captured into a CUDA graph and launched back to back, without and with
-// programmatic edges between its kernels (graph_ms, graph_pdl_ms, and over the limit).
+// programmatic edges between its kernels (graph_ms, graph_pdl_ms, and over the limit);
+// 33-35 the column gather's loads issued together (col_batch), and whether SIMCTL_CUDA_TUNE
+// picked the layouts and batches (s_rows, s_cols, gather_batch, col_batch: what it kept; tuned
+// 1) in how many milliseconds at the backend's creation (tune_ms).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,9 +262,10 @@ static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file)
                          : "indexed");
   printf("%.4f,%.2f,%.4f,%.2f,%.4f,%.2f,%d,%d,%d,", part_ms[0], part_over[0], part_ms[1],
          part_over[1], cold_ms, limit > 0 ? cold_ms / limit : 0.0, own ? c->S.row_split : 0,
-         own ? c->S.batch : 0, own ? sim_cuda_gather_blocks(c) : 0);
-  printf("%.4f,%.2f,%.4f,%.2f\n", graph_ms[0], limit > 0 ? graph_ms[0] / limit : 0.0, graph_ms[1],
+         own ? c->S.row_batch : 0, own ? sim_cuda_gather_blocks(c) : 0);
+  printf("%.4f,%.2f,%.4f,%.2f,", graph_ms[0], limit > 0 ? graph_ms[0] / limit : 0.0, graph_ms[1],
          limit > 0 ? graph_ms[1] / limit : 0.0);
+  printf("%d,%d,%.1f\n", own ? c->S.col_batch : 0, c->S.tuned.on, c->S.tuned.ms);
   fflush(stdout); /* each row as it is measured: a sweep cut short keeps its rows */
   be->destroy(be);
   return 0;
@@ -309,7 +313,7 @@ int main(int argc, char **argv) {
       "limit_ms,global_over_limit,device,row_chunk,chunk_blocks,split_rows,col_warps,"
       "col_auto,s_rows,s_cols,rows_ms,rows_over_limit,cols_ms,cols_over_limit,cold_ms,"
       "cold_over_limit,row_split,gather_batch,gather_blocks,graph_ms,graph_over_limit,"
-      "graph_pdl_ms,graph_pdl_over_limit\n");
+      "graph_pdl_ms,graph_pdl_over_limit,col_batch,tuned,tune_ms\n");
   int rc = 0;
   if (nspecs == 0) rc = measure(m, o, reps, file);
   for (int i = 0; i < nspecs; i++) { /* a row that fails is named; the others still run */

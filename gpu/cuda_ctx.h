@@ -59,6 +59,11 @@ typedef struct sim_row_chunk {
   int row, beg, end, k, n, first, split;
 } sim_row_chunk;
 
+// The most runs a column of S may have for the batched gather of S's columns as runs, which
+// keeps a column's runs in shared memory (global_step.cu runs_shared_gather3); 9-13 on the
+// sweep's five S.
+#define SIM_CUDA_RUNS_SHARED 32
+
 // S on the device, both orientations as on the host (core/solve/factor.h); with another global
 // solver and contact, its columns alone (in double), from which the device builds W.
 typedef struct cuda_S {
@@ -81,9 +86,16 @@ typedef struct cuda_S {
   // 1: long rows in chunks of at most `chunk`; 0 (SIMCTL_CUDA_ROW_SPLIT=off): each long row one
   // block, whole
   int row_split;
-  // the entries whose loads a thread issues together in the gathers (SIMCTL_CUDA_GATHER_BATCH:
-  // 1, or 4 and 8 in kernels with their registers bounded for it: k_rows_batch, k_cols_batch)
-  int batch;
+  // the entries whose loads a thread issues together in the row and the column gathers
+  // (SIMCTL_CUDA_GATHER_BATCH, both: 1, or 4 and 8 in kernels with their registers bounded for
+  // it: k_rows_batch, k_cols_batch; SIMCTL_CUDA_TUNE may pick each its own)
+  int row_batch, col_batch;
+  // SIMCTL_CUDA_TUNE=on (global_tune.cu): both layouts of each orientation uploaded, then the
+  // fastest of the same sums' variants kept for each product (fixed: the dimensions set
+  // explicitly, FIX_*), the others' arrays freed; what was timed, in tuned
+  int tune, tune_fixed;
+  sim_gather_tuning tuned;
+  int runs_most;  // the most runs a column of S has (col_runs; 0 where none were built)
   int col_warps;               // warps per column in q = S^T y (SIMCTL_CUDA_COL_WARPS: 1, 2, 4, 8;
                                // 0: auto, each column its own, listed in col_work)
   // auto: a column's warps w (1, 2, 4 or 8) the fewest that leave each lane at most chunk / 256
@@ -265,6 +277,9 @@ int sim_cuda_alloc(cuda_ctx *c, void **p, size_t bytes, const void *host, sim_st
 // SIM_ERR_USAGE naming both on another value.
 int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt, int *out,
                         sim_status *st);
+// Whether the switch `name` is set (to anything but the empty string): SIMCTL_CUDA_TUNE leaves
+// the dimensions set so alone.
+int sim_cuda_env_set(const char *name);
 // A whole-number switch (SIMCTL_CUDA_ROW_CHUNK): *out = its value, dflt when unset or empty;
 // SIM_ERR_USAGE naming the range on anything but a whole number in [lo, hi].
 int sim_cuda_env_int(const char *name, int lo, int hi, int dflt, int *out, sim_status *st);
@@ -415,6 +430,15 @@ int sim_cuda_S_solve_into(cuda_ctx *c, const double *b, double *dst, double scal
 // are not simctl's two gathers (cuSPARSE's, or S by rows alone). C linkage: test_gpu_backend
 // checks that the two give the global step's bits.
 extern "C" int sim_cuda_S_product(sim_backend *be, int which, sim_status *st);
+// One of simctl's two products alone, queued (which 1: y = S P rhs; 2: dst's free vertices' rows
+// = S^T y, dst 3 n_vertices); SIM_ERR_USAGE where S's products are not simctl's two gathers.
+int sim_cuda_S_queue(cuda_ctx *c, int which, double *dst, sim_status *st);
+// SIMCTL_CUDA_TUNE=on (global_tune.cu), after upload: each product's variants that give the same
+// sums (S's rows indexed or as intervals, its columns indexed or as runs, 1, 4 or 8 entries'
+// loads at a time; those set in the environment fixed) timed on the device, the fastest of each
+// kept (c->S.tuned), the arrays of the layouts not kept freed.
+enum { SIM_TUNE_FIX_ROWS = 1, SIM_TUNE_FIX_COLS = 2, SIM_TUNE_FIX_BATCH = 4 };
+int sim_cuda_global_tune(cuda_ctx *c, sim_status *st);
 // The blocks a multiprocessor the gathers' kernels bound their registers for: 0 with the batch
 // of 1 (ptxas's own choice), else SIM_CUDA_GATHER_BLOCKS (global_step.cu).
 int sim_cuda_gather_blocks(const cuda_ctx *c);

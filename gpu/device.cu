@@ -237,6 +237,11 @@ int sim_cuda_env_choice(const char *name, const char *a, const char *b, int dflt
   return sim_fail(st, SIM_ERR_USAGE, "%s=%s: expected %s or %s", name, e, a, b);
 }
 
+int sim_cuda_env_set(const char *name) {
+  const char *e = getenv(name);
+  return e && *e;
+}
+
 // The backend's settings in the environment, each read where it applies; SIMCTL_CUDA_ARCHS and
 // SIMCTL_CUDA_EMU are the build's (CMake's), which an environment may hold too.
 static const char *const env_names[] = {"SIMCTL_CUDA_COL_WARPS",
@@ -259,6 +264,7 @@ static const char *const env_names[] = {"SIMCTL_CUDA_COL_WARPS",
                                         "SIMCTL_CUDA_SPMV",
                                         "SIMCTL_CUDA_S_COLS",
                                         "SIMCTL_CUDA_S_ROWS",
+                                        "SIMCTL_CUDA_TUNE",
                                         "SIMCTL_CUDA_TWINS",
                                         "SIMCTL_CUDA_WCOLS",
                                         "SIMCTL_CUDA_ARCHS",

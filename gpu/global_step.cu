@@ -30,9 +30,6 @@ extern "C" {
 // The blocks of SIM_CUDA_BLOCK threads a multiprocessor that the batched gathers' register
 // bound leaves room for (k_rows_batch, k_cols_batch): 4, 64 registers a thread.
 #define SIM_CUDA_GATHER_BLOCKS 4
-// The most runs a column of S may have for the batched gather of S's columns as runs, which
-// keeps a column's runs in shared memory (runs_shared_gather3); 9-12 on the sweep's five S.
-#define SIM_CUDA_RUNS_SHARED 32
 
 static __device__ inline void warp_sum3(double a[3]) {
   for (int off = 16; off > 0; off /= 2)
@@ -399,9 +396,9 @@ static auto cols_kernel(const cuda_S *S) {
 template <class VT>
 static void launch_rows(cuda_ctx *c, const VT *row_val, const double *b) {
   cuda_S *S = &c->S;
-  auto kr = S->batch == 8   ? rows_kernel<8, VT>(S)
-            : S->batch == 4 ? rows_kernel<4, VT>(S)
-                            : rows_kernel<1, VT>(S);
+  auto kr = S->row_batch == 8   ? rows_kernel<8, VT>(S)
+            : S->row_batch == 4 ? rows_kernel<4, VT>(S)
+                                : rows_kernel<1, VT>(S);
   const double *in = b; /* P b, which the interval rows read in order: rhs's kept by its writers */
   if (S->row_interval && b == c->rhs) {
     in = S->bp_rhs;
@@ -422,9 +419,9 @@ static void launch_cols(cuda_ctx *c, const VT *col_val, double *dst, double scal
   const int cw = S->col_work ? 1 : S->col_warps;
   const long long nw = S->col_work ? S->ncol_work : (long long)S->n * cw; /* warps */
   unsigned cols = (unsigned)((nw * 32 + SIM_CUDA_BLOCK - 1) / SIM_CUDA_BLOCK);
-  auto kc = S->batch == 8   ? cols_kernel<8, VT>(S)
-            : S->batch == 4 ? cols_kernel<4, VT>(S)
-                            : cols_kernel<1, VT>(S);
+  auto kc = S->col_batch == 8   ? cols_kernel<8, VT>(S)
+            : S->col_batch == 4 ? cols_kernel<4, VT>(S)
+                                : cols_kernel<1, VT>(S);
   kc<<<cols, SIM_CUDA_BLOCK, 0, c->stream>>>(S->n, cw, S->col_work, S->ncol_work, S->col_ptr,
                                              S->col_row, S->col_top, S->run_ptr, S->runs, col_val,
                                              S->out_vert, c->y, scale, add, dst);
@@ -448,8 +445,7 @@ static int products(cuda_ctx *c, const VT *row_val, const VT *col_val, const dou
   return SIM_OK;
 }
 
-extern "C" int sim_cuda_S_product(sim_backend *be, int which, sim_status *st) {
-  cuda_ctx *c = CCTX(be);
+int sim_cuda_S_queue(cuda_ctx *c, int which, double *dst, sim_status *st) {
   cuda_S *S = &c->S;
   if (S->spmv != SIM_SPMV_KERNEL || S->rows_only || (which != 1 && which != 2))
     return sim_fail(st, SIM_ERR_USAGE, "CUDA: no product %d of S alone in this layout", which);
@@ -457,14 +453,19 @@ extern "C" int sim_cuda_S_product(sim_backend *be, int which, sim_status *st) {
   const int f = S->prec == SIM_PREC_FLOAT;
   if (which == 1 && f) launch_rows(c, S->row_valf, c->rhs);
   if (which == 1 && !f) launch_rows(c, S->row_val, c->rhs);
-  if (which == 2 && f) launch_cols(c, S->col_valf, c->vec[SIM_VEC_Q], 1.0, 0);
-  if (which == 2 && !f) launch_cols(c, S->col_val, c->vec[SIM_VEC_Q], 1.0, 0);
+  if (which == 2 && f) launch_cols(c, S->col_valf, dst, 1.0, 0);
+  if (which == 2 && !f) launch_cols(c, S->col_val, dst, 1.0, 0);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
 
+extern "C" int sim_cuda_S_product(sim_backend *be, int which, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  return sim_cuda_S_queue(c, which, c->vec[SIM_VEC_Q], st);
+}
+
 int sim_cuda_gather_blocks(const cuda_ctx *c) {
-  return c->S.batch > 1 ? SIM_CUDA_GATHER_BLOCKS : 0;
+  return c->S.row_batch > 1 || c->S.col_batch > 1 ? SIM_CUDA_GATHER_BLOCKS : 0;
 }
 
 static int spmm(cuda_S *S, cusparseSpMatDescr_t A, cusparseDnMatDescr_t B, cusparseDnMatDescr_t C,
@@ -614,22 +615,30 @@ static int upload_out_vert(cuda_ctx *c, const sim_sparse_inverse *H, sim_status 
 // SIMCTL_CUDA_S_COLS=runs: column k's path from k to the root as runs of consecutive rows
 // (sim_path_runs_build: checked against S's stored rows, entry by entry, so a column the runs do
 // not give exactly is refused rather than gathered wrong).
-static int upload_col_runs(cuda_ctx *c, const sim_sparse_inverse *H, sim_status *st) {
+// With SIMCTL_CUDA_TUNE and the columns' layout not set (tried, not asked for), runs that do
+// not give a column exactly leave the runs out of the tuning instead (S->runs stays NULL).
+static int upload_col_runs(cuda_ctx *c, const sim_sparse_inverse *H, int tried, sim_status *st) {
   cuda_S *S = &c->S;
   sim_path_runs R;
   int rc = sim_path_runs_build(H, &R, st);
+  if (rc == SIM_ERR_INTERNAL && tried) {
+    st->code = SIM_OK;
+    st->msg[0] = '\0';
+    return SIM_OK;
+  }
   if (rc == SIM_ERR_INTERNAL) {
     char why[SIM_MSG_MAX];
     snprintf(why, sizeof why, "%s", st->msg);
     return sim_fail(st, rc, "SIMCTL_CUDA_S_COLS=runs: %s; expected SIMCTL_CUDA_S_COLS=indexed",
                     why);
   }
-  if (!rc && S->batch > 1 && R.most > SIM_CUDA_RUNS_SHARED)
+  if (!rc) S->runs_most = R.most;
+  if (!rc && !tried && S->col_batch > 1 && R.most > SIM_CUDA_RUNS_SHARED)
     rc = sim_fail(st, SIM_ERR_USAGE,
                   "SIMCTL_CUDA_S_COLS=runs with SIMCTL_CUDA_GATHER_BATCH=%d: a column of S has %d "
                   "runs, more than the %d the batched gather keeps in shared memory; expected "
                   "SIMCTL_CUDA_S_COLS=indexed or SIMCTL_CUDA_GATHER_BATCH=1",
-                  S->batch, R.most, SIM_CUDA_RUNS_SHARED);
+                  S->col_batch, R.most, SIM_CUDA_RUNS_SHARED);
   if (!rc) rc = sim_cuda_new<int>(c, &S->col_top, (size_t)R.n, R.top, st);
   if (!rc) rc = sim_cuda_new<int>(c, &S->run_ptr, (size_t)R.n + 1, R.ptr, st);
   if (!rc) rc = sim_cuda_new<int>(c, &S->runs, 2 * (size_t)R.nruns, R.runs, st);
@@ -659,13 +668,19 @@ static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, int cols_only, sim
               : sim_cuda_new<double>(c, &S->col_val, nnz, H->col_val, st);
     if (rc || cols_only) return rc;
   }
-  if (!rc && S->col_runs) rc = upload_col_runs(c, H, st);
+  /* with SIMCTL_CUDA_TUNE each layout that is not set is tried: both uploaded, the one not
+     kept freed after the tuning (global_tune.cu) */
+  const int try_cols = S->tune && !(S->tune_fixed & SIM_TUNE_FIX_COLS),
+            try_rows = S->tune && !(S->tune_fixed & SIM_TUNE_FIX_ROWS);
+  if (!rc && (S->col_runs || try_cols)) rc = upload_col_runs(c, H, try_cols, st);
   if (!rc && S->row_interval && !H->row_interval)
     rc = sim_fail(st, SIM_ERR_INTERNAL,
                   "SIMCTL_CUDA_S_ROWS=interval: S's rows are not intervals of the elimination "
                   "tree's postorder in this factor; expected SIMCTL_CUDA_S_ROWS=indexed");
   if (!rc) rc = sim_cuda_new<int>(c, &S->row_ptr, n + 1, H->row_ptr, st);
-  if (!rc && S->row_interval) { /* P, P b and P rhs instead of the column indices */
+  if (!rc && !S->row_interval) rc = sim_cuda_new<int>(c, &S->row_col, nnz, H->row_col, st);
+  if (!rc && (S->row_interval || (try_rows && H->row_interval))) {
+    /* P, P b and P rhs instead of the column indices */
     int *ip = SIM_NEW(int, n + 1);
     if (!ip) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (S's inverse permutation)");
     for (size_t k = 0; k < n; k++) ip[H->perm[k]] = (int)k;
@@ -674,8 +689,6 @@ static int upload_S(cuda_ctx *c, const sim_sparse_inverse *H, int cols_only, sim
     if (!rc) rc = sim_cuda_new<double>(c, &S->bp, 3 * n, NULL, st);
     if (!rc) rc = sim_cuda_new<double>(c, &S->bp_rhs, 3 * n, NULL, st); /* rhs is zeroed too */
     sim_free(ip);
-  } else if (!rc) {
-    rc = sim_cuda_new<int>(c, &S->row_col, nnz, H->row_col, st);
   }
   if (!rc)
     rc = fl ? sim_cuda_new<float>(c, &S->row_valf, nnz, H->row_valf, st)
@@ -771,10 +784,10 @@ static int col_warps(cuda_S *S, sim_status *st) {
 // timed on a GPU: the global part's sweep sets 4 and 8 beside 1.
 static int gather_batch(cuda_S *S, sim_status *st) {
   const char *e = getenv("SIMCTL_CUDA_GATHER_BATCH");
-  S->batch = 1;
+  S->row_batch = S->col_batch = 1;
   if (!e || !*e || !strcmp(e, "1")) return SIM_OK;
   if (!strcmp(e, "4") || !strcmp(e, "8")) {
-    S->batch = atoi(e);
+    S->row_batch = S->col_batch = atoi(e);
     return SIM_OK;
   }
   return sim_fail(st, SIM_ERR_USAGE, "SIMCTL_CUDA_GATHER_BATCH=%s: expected 1, 4 or 8", e);
@@ -801,18 +814,27 @@ static int pick_products(cuda_ctx *c, sim_precision prec, sim_status *st) {
     rc =
         sim_cuda_env_choice("SIMCTL_CUDA_S_ROWS", "indexed", "interval", 0, &c->S.row_interval, st);
   if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_S_COLS", "indexed", "runs", 0, &c->S.col_runs, st);
+  if (!rc) rc = sim_cuda_env_choice("SIMCTL_CUDA_TUNE", "off", "on", 0, &c->S.tune, st);
   if (rc) return rc;
+  if ((cusparse || rows) && c->S.tune)
+    return sim_fail(st, SIM_ERR_USAGE,
+                    "SIMCTL_CUDA_TUNE=on times simctl's own gathers of S in both orientations: it "
+                    "needs SIMCTL_CUDA_SPMV=kernel and SIMCTL_CUDA_S=both, not %s",
+                    cusparse ? "SIMCTL_CUDA_SPMV=cusparse" : "SIMCTL_CUDA_S=rows");
+  c->S.tune_fixed = (sim_cuda_env_set("SIMCTL_CUDA_S_ROWS") ? SIM_TUNE_FIX_ROWS : 0) |
+                    (sim_cuda_env_set("SIMCTL_CUDA_S_COLS") ? SIM_TUNE_FIX_COLS : 0) |
+                    (sim_cuda_env_set("SIMCTL_CUDA_GATHER_BATCH") ? SIM_TUNE_FIX_BATCH : 0);
   if ((cusparse || rows) && (c->S.row_interval || c->S.col_runs))
     return sim_fail(st, SIM_ERR_USAGE,
                     "%s is for simctl's own gathers of S in both orientations: it needs "
                     "SIMCTL_CUDA_SPMV=kernel and SIMCTL_CUDA_S=both, not %s",
                     c->S.row_interval ? "SIMCTL_CUDA_S_ROWS=interval" : "SIMCTL_CUDA_S_COLS=runs",
                     cusparse ? "SIMCTL_CUDA_SPMV=cusparse" : "SIMCTL_CUDA_S=rows");
-  if (cusparse && c->S.batch > 1)
+  if (cusparse && c->S.row_batch > 1)
     return sim_fail(st, SIM_ERR_USAGE,
                     "SIMCTL_CUDA_GATHER_BATCH=%d is for simctl's own gathers: it needs "
                     "SIMCTL_CUDA_SPMV=kernel, not cusparse",
-                    c->S.batch);
+                    c->S.row_batch);
   if (cusparse && prec == SIM_PREC_FLOAT)
     return sim_fail(st, SIM_ERR_USAGE,
                     "SIMCTL_CUDA_SPMV=cusparse: cuSPARSE SpMM needs S in "
@@ -927,6 +949,7 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
   if (!rc) rc = sim_sparse_inverse_build(fac, o->precision, o->max_S_bytes, &H, st);
   if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = sort_rows(&H, st);
   if (!rc) rc = upload_S(c, &H, 0, st);
+  if (!rc && c->S.tune) rc = sim_cuda_global_tune(c, st);
   if (!rc) {
     c->stats.S_nnz = H.nnz;
     c->stats.S_bytes = sim_sparse_inverse_bytes(H.nnz, H.n, o->precision);
@@ -943,6 +966,12 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
     c->stats.S_split_rows = c->S.nsplit;
     c->stats.S_col_warps = c->S.rows_only ? 0 : c->S.col_most;
     c->stats.S_col_auto = !c->S.rows_only && c->S.col_warps == 0;
+    c->stats.S_gathers = c->S.spmv == SIM_SPMV_KERNEL && !c->S.rows_only;
+    c->stats.S_row_interval = c->S.row_interval;
+    c->stats.S_col_runs = c->S.col_runs;
+    c->stats.S_row_batch = c->S.row_batch;
+    c->stats.S_col_batch = c->S.col_batch;
+    c->stats.S_tuning = c->S.tuned;
   }
   int on_host = 0;
   if (!rc && sim_world_needed(m)) rc = sim_cuda_delassus_on_host(&on_host, st);

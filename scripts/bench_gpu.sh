@@ -124,18 +124,20 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   # (row: each CSV row of simctl-bench-global; the row chunk followed by -whole where
   # SIMCTL_CUDA_ROW_SPLIT=off leaves long rows whole and -bN where the loads are issued N at a
-  # time (-bNw: in the kernels with their registers unbounded), fields 26-28, then -interval
-  # for S's rows read as intervals; the warps followed by
-  # -runs for its columns as runs; simctl's two products are also timed each alone against its
+  # time, fields 26-28, then -interval for S's rows read as intervals and -tuned where
+  # SIMCTL_CUDA_TUNE picked the layouts and batches, field 34; the warps followed by -runs for
+  # its columns as runs and -bN where the columns' batch is not the rows' (field 33); simctl's two products are also timed each alone against its
   # own bytes, "-" for the others; cold: each call with the L2 cache flushed before it, so that
   # S comes from the device's memory; graph: the step captured into a CUDA graph, as the frame
   # loop runs it, and +PDL with programmatic edges between its kernels, fields 29-32)
   row() { awk -F, '$1 != "scene" {
             tag = ($26 == "0" ? "-whole" : "") ($27 > 1 ? "-b" $27 : "")
+            ctag = ($19 == "runs" ? "-runs" : "") ($33 > 0 && $33 != $27 ? "-b" $33 : "")
             printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, $3, $4, $5, $6,
-            ($13 > 0 ? $13 tag ($18 == "interval" ? "-interval" : "") " (" $14 " blocks, " $15 " split)" : "-"),
-            ($16 > 0 ? ($17 == 1 ? "auto, at most " $16 : $16) ($19 == "runs" ? "-runs" : "") : "-"),
+            ($13 > 0 ? $13 tag ($18 == "interval" ? "-interval" : "") ($34 == 1 ? "-tuned" : "") \
+              " (" $14 " blocks, " $15 " split)" : "-"),
+            ($16 > 0 ? ($17 == 1 ? "auto, at most " $16 : $16) ctag : "-"),
             $7, $8, $9, $10, $11, ($20 > 0 ? $20 : "-"), ($20 > 0 ? $21 : "-"),
             ($22 > 0 ? $22 : "-"), ($22 > 0 ? $23 : "-"), ($24 > 0 ? $24 : "-"),
             ($24 > 0 ? $25 : "-"), ($29 > 0 ? $29 : "-"), ($29 > 0 ? $30 : "-"),
@@ -151,7 +153,12 @@ if [ "$DEVICE" = cuda ] && [ -x "$BG" ]; then
       [ "$spmv" = scatter ] && spmv=kernel s_mode=rows
       V+=(--variant "SIMCTL_CUDA_SPMV=$spmv SIMCTL_CUDA_S=$s_mode solver.precision=$prec")
     done
-    # S read without its stored indices (the same bits; first, as the newest question): its rows
+    # SIMCTL_CUDA_TUNE=on, in double and float: each product's 6 variants of the same sums
+    # (S's rows indexed or as intervals, its columns indexed or as runs, 1, 4 or 8 entries'
+    # loads at a time, the rows below) timed at the backend's start and the fastest of each
+    # kept: the row says which (-tuned), and the variants' own rows below show what it chose from
+    V+=(--variant SIMCTL_CUDA_TUNE=on --variant "SIMCTL_CUDA_TUNE=on solver.precision=float")
+    # S read without its stored indices (the same bits): its rows
     # as intervals of P b (SIMCTL_CUDA_S_ROWS=interval: row i holds the columns of i's subtree,
     # consecutive in the elimination tree's postorder), its columns as runs of consecutive rows
     # (SIMCTL_CUDA_S_COLS=runs: 3.5 to 5.8 a column on these S, simctl info), and both, in double and float and

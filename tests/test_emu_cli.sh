@@ -86,6 +86,19 @@ check "graphs: no note" [ "$(notes graphs)" = 0 ]
 check "graphs: no backend_note in summary.json" \
   bash -c "! grep -q backend_note '$T/graphs/summary.json'"
 
+# SIMCTL_CUDA_TUNE=on: the gathers' variants timed at the start, the kept ones named in
+# summary.json's system.gathers; the same sums, so the same frames, bit for bit, as the default
+run tuned SIMCTL_CUDA_TUNE=on --
+check "SIMCTL_CUDA_TUNE=on: exit 0, no note" \
+  eval '[ "$(cat "$T/tuned.rc")" = 0 ] && [ "$(notes tuned)" = 0 ]'
+check "SIMCTL_CUDA_TUNE=on: summary.json says what was timed and kept, the default run that it was not tuned" \
+  eval 'tr -d " \t\n" < "$T/tuned/summary.json" |
+    grep -Eq "\"gathers\":\{\"rows\":\"(indexed|interval)\",\"row_batch\":[148],\"cols\":\"(indexed|runs)\",\"col_batch\":[148],\"tuned\":true,\"tune_ms\":[0-9.e+-]+,\"timed\":\[" &&
+    [ "$(grep -c "\"kept\":[[:space:]]*true" "$T/tuned/summary.json")" = 2 ] &&
+    tr -d " \t\n" < "$T/graphs/summary.json" | grep -q "\"col_batch\":1,\"tuned\":false}"'
+check "SIMCTL_CUDA_TUNE=on: the same frames as the default, bit for bit" \
+  cmp -s "$T/tuned/frames/00004.vtk" "$T/graphs/frames/00004.vtk"
+
 # a bad value of a contact stage's switch (the contact scene's stage reads them): exit 2, one
 # line naming it, nothing written
 SCENES=$(cd "$(dirname "$0")/.." && pwd)/scenes
@@ -290,7 +303,7 @@ bench3_rc=$?
 SIMCTL_CUDA_GATHER_BATCH=4 "$BG" "$DATA/tiny_bar.json" --reps 1 \
   --variant "SIMCTL_CUDA_S_ROWS=interval solver.precision=float" \
   --variant "SIMCTL_CUDA_ROW_SPLIT=off SIMCTL_CUDA_GATHER_BATCH=8" \
-  --variant "" \
+  --variant "" --variant "SIMCTL_CUDA_TUNE=on SIMCTL_CUDA_S_COLS=runs" \
   >"$T/bench4.out" 2>"$T/bench4.err"
 bench4_rc=$?
 bench_fields() {
@@ -298,37 +311,43 @@ bench_fields() {
     NR == 2 { row = NF; ok = $3 == "sparse_inverse" && $6 == "kernel" && $7 > 0 && $11 > 0 &&
               $12 ~ /emulation/ && $13 == 1024 && $16 >= 1 && $18 == "indexed" && $19 == "indexed" &&
               $20 > 0 && $21 > 0 && $22 > 0 && $23 > 0 && $24 > 0 && $25 > 0 && $26 == 1 &&
-              $27 == 1 && $28 == 0 && $29 > 0 && $30 > 0 && $31 > 0 && $32 > 0 }
-    END { exit !(NR == 2 && head == 32 && row == 32 && ok) }' "$T/bench.out" ||
+              $27 == 1 && $28 == 0 && $29 > 0 && $30 > 0 && $31 > 0 && $32 > 0 && $33 == 1 &&
+              $34 == 0 && $35 == 0 }
+    END { exit !(NR == 2 && head == 35 && row == 35 && ok) }' "$T/bench.out" ||
     { cat "$T/bench.out" >&2; false; }
 }
-check "simctl-bench-global: one row of 32 fields, the chunk in the 13th, S's layouts in the 18th and 19th, each product's time and ratio in 20-23, the cold calls' in 24-25, the rows split, the loads one at a time and the kernels unbounded in 26-28, the step as a graph without and with PDL in the last four" bench_fields
+check "simctl-bench-global: one row of 35 fields, the chunk in the 13th, S's layouts in the 18th and 19th, each product's time and ratio in 20-23, the cold calls' in 24-25, the rows split, the loads one at a time and the kernels unbounded in 26-28, the step as a graph without and with PDL in 29-32, the columns' loads one at a time and no tuning in 33-35" bench_fields
 # S read without its indices: named in the row, and fewer bytes moved than the indexed layout's
 # by at least 4 an entry (8 left out, less P b's and the runs' bytes, which a bar of 80 unknowns
 # weighs more than a large one)
 bench_layouts() {
   [ "$bench2_rc" = 0 ] && awk -F, 'NR == FNR && FNR == 2 { mb = $8 }
-    NR > FNR && FNR == 2 { ok = NF == 32 && $18 == "interval" && $19 == "runs" &&
+    NR > FNR && FNR == 2 { ok = NF == 35 && $18 == "interval" && $19 == "runs" &&
                                $8 < mb - 4e-6 * $4 }
     END { exit !ok }' "$T/bench.out" "$T/bench2.out" ||
     { cat "$T/bench2.out" "$T/bench2.err" >&2; false; }
 }
 check "simctl-bench-global: SIMCTL_CUDA_S_ROWS=interval, S_COLS=runs named, 4 bytes an entry fewer" bench_layouts
 check "simctl-bench-global with cuSPARSE's products: no product alone (0 in 20-23), cold calls timed" eval \
-  '[ "$bench3_rc" = 0 ] && awk -F, '"'"'NR == 2 { ok = NF == 32 && $6 == "cusparse" && $20 == 0 &&
+  '[ "$bench3_rc" = 0 ] && awk -F, '"'"'NR == 2 { ok = NF == 35 && $6 == "cusparse" && $20 == 0 &&
     $21 == 0 && $22 == 0 && $23 == 0 && $24 > 0 && $25 > 0 && $26 == 0 && $27 == 0 && $28 == 0 }
     END { exit !ok }'"'"' "$T/bench3.out"'
 # three variants: three rows under one header, each with its own layout and precision, the
 # last with the caller's environment again (its batch of 4, not the second row's 8)
 bench_variants() {
-  [ "$bench4_rc" = 0 ] && awk -F, 'NR == 1 { ok = $1 == "scene" && NF == 32 }
-    NR == 2 { ok = ok && $5 == "float" && $18 == "interval" && $26 == 1 && $27 == 4 && $28 == 4 }
-    NR == 3 { ok = ok && $5 == "double" && $18 == "indexed" && $26 == 0 && $27 == 8 && $28 == 4 }
-    NR == 4 { ok = ok && $5 == "double" && $18 == "indexed" && $26 == 1 && $27 == 4 && $28 == 4 }
-    END { exit !(NR == 4 && ok) }' "$T/bench4.out" ||
+  [ "$bench4_rc" = 0 ] && awk -F, 'NR == 1 { ok = $1 == "scene" && NF == 35 }
+    NR == 2 { ok = ok && $5 == "float" && $18 == "interval" && $26 == 1 && $27 == 4 && $28 == 4 &&
+              $33 == 4 && $34 == 0 }
+    NR == 3 { ok = ok && $5 == "double" && $18 == "indexed" && $26 == 0 && $27 == 8 && $28 == 4 &&
+              $33 == 8 }
+    NR == 4 { ok = ok && $5 == "double" && $18 == "indexed" && $26 == 1 && $27 == 4 && $28 == 4 &&
+              $34 == 0 }
+    NR == 5 { ok = ok && $19 == "runs" && $27 == 4 && $33 == 4 && $34 == 1 && $35 > 0 &&
+              ($18 == "interval" || $18 == "indexed") }
+    END { exit !(NR == 5 && ok) }' "$T/bench4.out" ||
     { cat "$T/bench4.out" "$T/bench4.err" >&2; false; }
 }
-check "simctl-bench-global --variant: a row each, its settings alone, the environment put back" \
+check "simctl-bench-global --variant: a row each, its settings alone, the environment put back; SIMCTL_CUDA_TUNE=on's row says what it kept (the columns as set, the caller's batch of 4)" \
   bench_variants
 "$BG" "$DATA/tiny_bar.json" --variant "SIMCTL_CUDA_S_ROWS=interval COLS=runs" >"$T/bench5.out" \
   2>"$T/bench5.err"

@@ -245,7 +245,8 @@ static void check_repeat(int want_split, int col_warps, int col_auto) {
    loads issued 4 and 8 entries at a time (SIMCTL_CUDA_GATHER_BATCH, in the kernels whose
    registers are bounded for it), S's rows read as intervals of P b (SIMCTL_CUDA_S_ROWS=interval),
    its columns as runs of rows (SIMCTL_CUDA_S_COLS=runs), both, and both with 4 and 8 entries'
-   loads at a time (`all` 0: those marked quick alone): the same bits, the adds being in the same
+   loads at a time, and what SIMCTL_CUDA_TUNE keeps of them, alone and with the batch set
+   (`all` 0: those marked quick alone): the same bits, the adds being in the same
    order, in the caller's layout (the default: a lane's share of a row or a column up to 16
    entries, so that both the batches and the remainder run; rows split in chunks of 64 and
    columns of up to 8 warps; or, on the 4,000-unknown bar, runs long enough for the runs'
@@ -270,6 +271,8 @@ static void check_index_layouts(int all, sim_precision prec) {
        {{"SIMCTL_CUDA_S_ROWS", "interval"},
         {"SIMCTL_CUDA_S_COLS", "runs"},
         {"SIMCTL_CUDA_GATHER_BATCH", "8"}}},
+      {1, {{"SIMCTL_CUDA_TUNE", "on"}}}, /* whichever it keeps */
+      {0, {{"SIMCTL_CUDA_TUNE", "on"}, {"SIMCTL_CUDA_GATHER_BATCH", "4"}}},
   };
   enum { NV = sizeof var / sizeof var[0], NE = 3 };
   double *q0 = NULL, *b = NULL;
@@ -358,6 +361,112 @@ static void check_env_refused_saying(const char *name, const char *value, const 
 }
 static void check_env_refused(const char *name, const char *value) {
   check_env_refused_saying(name, value, NULL);
+}
+
+/* The CUDA backend alone on g_sc (the sparse inverse in double), its global stats in *gs; NULL
+   where it was not made (said). */
+static sim_backend *gpu_alone(sim_model *m, sim_global_stats *gs) {
+  sim_status st = {0};
+  sim_backend *be = NULL;
+  sim_backend_opts o = {.global = SIM_GLOBAL_SPARSE_INVERSE, .ordering = SIM_ORDER_METIS};
+  memset(m, 0, sizeof *m);
+  memset(gs, 0, sizeof *gs);
+  int rc = sim_model_build(&g_sc, NULL, m, &st);
+  if (!rc) rc = sim_backend_cuda_create(m, &o, &be, &st);
+  if (rc) fprintf(stderr, "gpu_alone (%s): %s\n", g_sc.name, st.msg);
+  CHECK_INT(rc, SIM_OK);
+  if (be) be->global_stats(be, gs);
+  return be;
+}
+
+static void gpu_alone_close(sim_backend *be, sim_model *m) {
+  if (be) be->destroy(be);
+  sim_model_free(m);
+}
+
+/* SIMCTL_CUDA_TUNE=on (gpu/global_tune.cu) on the 4,000-unknown bar, whose columns have few
+   enough runs for every variant: 12 variants timed, 6 a product, each in a positive time; each
+   product's kept variant its fastest, and the layouts and batches the backend reports those;
+   the device memory and S's resident bytes those of a backend made with the kept layouts set
+   (the arrays of the layouts not kept freed, and off the count); a dimension set in the
+   environment left as set (rows as intervals, a batch of 4: one variant of the rows, two of
+   the columns); refused beside cuSPARSE's products and S's rows alone, and on a value other
+   than off and on. (Its bits: check_index_layouts.) */
+static void check_tune(void) {
+  if (bar_k("arap", 10)) return;
+  sim_model m, m2;
+  sim_global_stats gs, gs2;
+  setenv("SIMCTL_CUDA_TUNE", "on", 1);
+  sim_backend *be = gpu_alone(&m, &gs);
+  unsetenv("SIMCTL_CUDA_TUNE");
+  const sim_gather_tuning *t = &gs.S_tuning;
+  if (be) {
+    CHECK(t->on && t->n == 12 && gs.S_gathers);
+    int fastest[2] = {-1, -1}, per[2] = {0, 0};
+    long bad = 0;
+    for (int i = 0; i < t->n && i < SIM_GATHER_VARIANTS; i++) {
+      const sim_gather_variant *v = &t->v[i];
+      const int p = v->product;
+      bad += !(v->us > 0.0 && isfinite(v->us)) || p < 0 || p > 1;
+      if (p < 0 || p > 1) continue;
+      per[p]++;
+      if (fastest[p] < 0 || v->us < t->v[fastest[p]].us) fastest[p] = i;
+      printf("  tuned: %s %s, batch %d: %.1f us%s\n", p ? "cols" : "rows",
+             !v->layout ? "indexed"
+             : p        ? "runs"
+                        : "interval",
+             v->batch, v->us, i == t->pick[p] ? " (kept)" : "");
+    }
+    check_report(bad == 0 && per[0] == 6 && per[1] == 6, __FILE__, __LINE__,
+                 "6 variants of each product timed, each in a positive time (%ld not)", bad);
+    check_report(
+        fastest[0] >= 0 && fastest[1] >= 0 && t->pick[0] == fastest[0] && t->pick[1] == fastest[1],
+        __FILE__, __LINE__, "each product's fastest kept (%d %d against %d %d)", t->pick[0],
+        t->pick[1], fastest[0], fastest[1]);
+    if (fastest[0] >= 0 && fastest[1] >= 0) {
+      const sim_gather_variant *r = &t->v[fastest[0]], *c = &t->v[fastest[1]];
+      CHECK(gs.S_row_interval == r->layout && gs.S_row_batch == r->batch &&
+            gs.S_col_runs == c->layout && gs.S_col_batch == c->batch);
+      setenv("SIMCTL_CUDA_S_ROWS", r->layout ? "interval" : "indexed", 1);
+      setenv("SIMCTL_CUDA_S_COLS", c->layout ? "runs" : "indexed", 1);
+      sim_backend *be2 = gpu_alone(&m2, &gs2);
+      unsetenv("SIMCTL_CUDA_S_ROWS");
+      unsetenv("SIMCTL_CUDA_S_COLS");
+      check_report(be2 && gs2.device_bytes == gs.device_bytes && gs2.S_resident == gs.S_resident &&
+                       !gs2.S_tuning.on,
+                   __FILE__, __LINE__,
+                   "tuned: %zu bytes on the device, %zu of S; the kept layouts set: %zu, %zu",
+                   gs.device_bytes, gs.S_resident, gs2.device_bytes, gs2.S_resident);
+      gpu_alone_close(be2, &m2);
+    }
+  }
+  gpu_alone_close(be, &m);
+  setenv("SIMCTL_CUDA_TUNE", "on", 1);
+  setenv("SIMCTL_CUDA_S_ROWS", "interval", 1);
+  setenv("SIMCTL_CUDA_GATHER_BATCH", "4", 1);
+  be = gpu_alone(&m, &gs);
+  unsetenv("SIMCTL_CUDA_S_ROWS");
+  unsetenv("SIMCTL_CUDA_GATHER_BATCH");
+  if (be) {
+    int rows = 0, cols = 0;
+    for (int i = 0; i < t->n && i < SIM_GATHER_VARIANTS; i++) {
+      rows += t->v[i].product == 0 && t->v[i].layout == 1 && t->v[i].batch == 4;
+      cols += t->v[i].product == 1 && t->v[i].batch == 4;
+    }
+    check_report(t->n == 3 && rows == 1 && cols == 2 && gs.S_row_interval == 1 &&
+                     gs.S_row_batch == 4 && gs.S_col_batch == 4,
+                 __FILE__, __LINE__,
+                 "rows as intervals and the batch of 4 set: %d variants timed, %d of the rows",
+                 t->n, rows);
+  }
+  gpu_alone_close(be, &m);
+  setenv("SIMCTL_CUDA_SPMV", "cusparse", 1);
+  check_env_refused_saying("SIMCTL_CUDA_TUNE", "on", "SIMCTL_CUDA_SPMV=cusparse");
+  unsetenv("SIMCTL_CUDA_SPMV");
+  setenv("SIMCTL_CUDA_S", "rows", 1);
+  check_env_refused_saying("SIMCTL_CUDA_TUNE", "on", "SIMCTL_CUDA_S=rows");
+  unsetenv("SIMCTL_CUDA_S");
+  check_env_refused("SIMCTL_CUDA_TUNE", "yes");
 }
 
 /* The products' layouts on the device: long rows of S split over several blocks
@@ -565,6 +674,7 @@ int main(void) {
      in the default layout (the 500-unknown bar's are not) */
   if (!bar_k("arap", 10)) check_index_layouts(0, SIM_PREC_DOUBLE);
   if (!bar("arap")) check_index_layouts(0, SIM_PREC_FLOAT); /* S's values in float */
+  check_tune();
   /* cloth: log1p in Neo-Hookean is 1-2 ulp apart on the two sides, and a 1-ulp change of q
      moves a cloth projection by up to 1.2e-13: 1e-11; the ARAP cloth's SVD rounds alike on
      both (until 2026-12-02 its atan2, sin and cos did not, and it had 1e-11 too) */

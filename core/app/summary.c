@@ -11,6 +11,32 @@
 #include "../io/output.h"
 #include "../model/bending.h"
 
+/* CUDA, simctl's two gathers of S: their layouts and batches, and what SIMCTL_CUDA_TUNE timed
+   (microseconds a call of each variant) where it picked them. */
+static void add_gathers(cJSON *so, const sim_global_stats *gs) {
+  if (!gs->S_gathers) return;
+  cJSON *g = cJSON_AddObjectToObject(so, "gathers");
+  cJSON_AddStringToObject(g, "rows", gs->S_row_interval ? "interval" : "indexed");
+  cJSON_AddNumberToObject(g, "row_batch", gs->S_row_batch);
+  cJSON_AddStringToObject(g, "cols", gs->S_col_runs ? "runs" : "indexed");
+  cJSON_AddNumberToObject(g, "col_batch", gs->S_col_batch);
+  const sim_gather_tuning *t = &gs->S_tuning;
+  cJSON_AddBoolToObject(g, "tuned", t->on);
+  if (!t->on) return;
+  cJSON_AddNumberToObject(g, "tune_ms", t->ms);
+  cJSON *a = cJSON_AddArrayToObject(g, "timed");
+  for (int i = 0; i < t->n; i++) {
+    const sim_gather_variant *v = &t->v[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "product", v->product ? "cols" : "rows");
+    cJSON_AddStringToObject(o, "layout", !v->layout ? "indexed" : v->product ? "runs" : "interval");
+    cJSON_AddNumberToObject(o, "batch", v->batch);
+    cJSON_AddNumberToObject(o, "us", v->us);
+    cJSON_AddBoolToObject(o, "kept", i == t->pick[v->product]);
+    cJSON_AddItemToArray(a, o);
+  }
+}
+
 int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_stats *gs,
                       const sim_run_result *res, const sim_status *failure, int running,
                       sim_status *st) {
@@ -122,6 +148,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   cJSON_AddNumberToObject(so, "host_peak_MiB", sim_mem_peak() / 1048576.0);
   if (gs->device_bytes > 0) /* at the end: with the contact buffers grown during the run */
     cJSON_AddNumberToObject(so, "device_MiB", gs->device_bytes / 1048576.0);
+  add_gathers(so, gs);
   char *scene_text = NULL;
   if (sim_scene_to_json(sc, &scene_text) == SIM_OK && scene_text) {
     cJSON *sj = cJSON_Parse(scene_text);

@@ -39,6 +39,23 @@ typedef enum {
   SIM_SPAN_COUNT
 } sim_span_id;
 
+/* CUDA, simctl's two gathers of S: a variant of one product timed by SIMCTL_CUDA_TUNE
+   (gpu/global_tune.cu), all of them the same sums in the same order */
+typedef struct sim_gather_variant {
+  int product; /* 0: y = S b (S's rows), 1: S^T y (its columns) */
+  int layout;  /* rows: 0 indexed, 1 interval; columns: 0 indexed, 1 runs */
+  int batch;   /* the entries whose loads a thread issues together: 1, 4 or 8 */
+  double us;   /* microseconds a call: the least of its rounds' means */
+} sim_gather_variant;
+enum { SIM_GATHER_VARIANTS = 12 };
+typedef struct sim_gather_tuning {
+  int on; /* tuned when the backend was made */
+  int n;  /* variants timed */
+  sim_gather_variant v[SIM_GATHER_VARIANTS];
+  int pick[2]; /* the kept variant of each product, in v */
+  double ms;   /* the tuning's wall time, host clock */
+} sim_gather_tuning;
+
 typedef struct sim_global_stats {
   long long S_nnz;      /* 0 when the global solver is not the sparse inverse */
   size_t S_bytes;       /* one copy of S in the chosen precision */
@@ -53,6 +70,10 @@ typedef struct sim_global_stats {
                              the most any column takes where S_col_auto */
   int S_col_auto;         /* CUDA: each column its own warps (SIMCTL_CUDA_COL_WARPS=auto) */
   size_t S_contact_bytes; /* an S kept for the contact stage alone (0: none) */
+  /* CUDA, simctl's two gathers (S_gathers 1; 0 elsewhere): S's rows read as intervals, its
+     columns as runs, each product's batch, and what SIMCTL_CUDA_TUNE timed */
+  int S_gathers, S_row_interval, S_col_runs, S_row_batch, S_col_batch;
+  sim_gather_tuning S_tuning;
   sim_factor_info factor;
   /* CUDA: device memory simctl's allocations hold when global_stats is called (S, the state,
      the contact stage's and detection's buffers, which grow with the contacts; not what the
