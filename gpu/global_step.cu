@@ -938,15 +938,29 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
   sim_sparse_inverse H;
   memset(&H, 0, sizeof H);
   int rc = pick_products(c, o->precision, st);
-  if (!rc)
+  /* the caller's factor and S where it keeps them (simctl-bench-global's rows): read here, not
+     changed (cuSPARSE's products sort S's rows) nor taken over (the contact stage keeps them) */
+  sim_S_cache *cache =
+      o->S_cache && !sim_world_needed(m) && c->S.spmv == SIM_SPMV_KERNEL && o->max_S_bytes == 0
+          ? o->S_cache
+          : NULL;
+  const int p = o->precision == SIM_PREC_FLOAT;
+  if (!rc && cache && cache->fac)
+    fac = cache->fac;
+  else if (!rc)
     rc = sim_factor_create(m->nfree, m->A_colptr, m->A_rowidx, m->A_val, o->ordering, 1, &fac, st);
+  if (!rc && cache) cache->fac = fac;
   int copies = c->S.rows_only ? 1 : 2;
   if (!rc) {
     sim_factor_get_info(fac, &c->stats.factor);
     rc = check_device_memory(fac, m->nfree, o->precision, copies,
                              copies == 2 ? "two copies" : "its rows alone", st);
   }
-  if (!rc) rc = sim_sparse_inverse_build(fac, o->precision, o->max_S_bytes, &H, st);
+  if (!rc && cache && cache->have[p])
+    H = cache->S[p];
+  else if (!rc)
+    rc = sim_sparse_inverse_build(fac, o->precision, o->max_S_bytes, &H, st);
+  if (!rc && cache) cache->S[p] = H, cache->have[p] = 1;
   if (!rc && c->S.spmv == SIM_SPMV_CUSPARSE) rc = sort_rows(&H, st);
   if (!rc) rc = upload_S(c, &H, 0, st);
   if (!rc && c->S.tune) rc = sim_cuda_global_tune(c, st);
@@ -977,7 +991,7 @@ int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_statu
   if (!rc && sim_world_needed(m)) rc = sim_cuda_delassus_on_host(&on_host, st);
   if (!rc && sim_world_needed(m)) { /* keep_for_contact takes H and fac over */
     rc = keep_for_contact(c, &H, fac, on_host, st);
-  } else {
+  } else if (!cache) {
     sim_sparse_inverse_free(&H);
     sim_factor_destroy(fac);
   }

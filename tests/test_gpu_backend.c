@@ -469,6 +469,69 @@ static void check_tune(void) {
   check_env_refused("SIMCTL_CUDA_TUNE", "yes");
 }
 
+/* q after the global step from the random right-hand side b (nr values) on a CUDA backend made
+   with opts o (the caller's to free; NULL where the backend was not made). */
+static double *step_with(sim_model *m, const sim_backend_opts *o, const double *b) {
+  sim_status st = {0};
+  sim_backend *be = NULL;
+  double *q = NULL;
+  CHECK_INT(sim_backend_cuda_create(m, o, &be, &st), SIM_OK);
+  if (!be) return NULL;
+  q = SIM_NEW(double, 3 * (size_t)m->n + 1);
+  CHECK_INT(be->write_buffer(be, SIM_BUF_RHS, b, &st), SIM_OK);
+  CHECK_INT(be->global_step(be, &st), SIM_OK);
+  CHECK_INT(be->download(be, SIM_VEC_Q, q, &st), SIM_OK);
+  be->destroy(be);
+  return q;
+}
+
+/* simctl-bench-global's store of the factor and S (sim_S_cache): backends made one after another
+   with it, in double, float, double again and tuned (SIMCTL_CUDA_TUNE=on, which uploads both
+   layouts from it and frees one on the device, not the cache's), give the bits of backends that
+   built their own; the factor and each precision's S built once, by the first that needed it,
+   and still the cache's after the others (the same arrays). */
+static void check_S_cache(void) {
+  if (bar("arap")) return;
+  sim_model m;
+  sim_status st = {0};
+  memset(&m, 0, sizeof m);
+  CHECK_INT(sim_model_build(&g_sc, NULL, &m, &st), SIM_OK);
+  size_t nr = sim_buffer_len(&m, SIM_BUF_RHS), n3 = 3 * (size_t)m.n;
+  double *b = SIM_NEW(double, nr + 1);
+  unsigned long long seed = 4242;
+  for (size_t i = 0; i < nr; i++) b[i] = rnd(&seed);
+  sim_S_cache cache;
+  memset(&cache, 0, sizeof cache);
+  static const sim_precision prec[4] = {SIM_PREC_DOUBLE, SIM_PREC_FLOAT, SIM_PREC_DOUBLE,
+                                        SIM_PREC_DOUBLE};
+  const void *vals = NULL;
+  for (int k = 0; k < 4; k++) {
+    sim_backend_opts o = {
+        .global = SIM_GLOBAL_SPARSE_INVERSE, .precision = prec[k], .ordering = SIM_ORDER_METIS};
+    if (k == 3) setenv("SIMCTL_CUDA_TUNE", "on", 1);
+    double *own = step_with(&m, &o, b);
+    o.S_cache = &cache;
+    double *kept = step_with(&m, &o, b);
+    unsetenv("SIMCTL_CUDA_TUNE");
+    long differ = 0;
+    for (size_t i = 0; own && kept && i < n3; i++)
+      differ += memcmp(&own[i], &kept[i], sizeof(double)) != 0;
+    check_report(own && kept && differ == 0, __FILE__, __LINE__,
+                 "backend %d (%s%s) with the cache: the bits of its own S (%ld of %zu differ)", k,
+                 prec[k] == SIM_PREC_FLOAT ? "float" : "double", k == 3 ? ", tuned" : "", differ,
+                 n3);
+    if (k == 0) vals = cache.S[0].row_val;
+    sim_free(own);
+    sim_free(kept);
+  }
+  CHECK(cache.fac && cache.have[0] && cache.have[1] && cache.S[0].row_val == vals && vals &&
+        cache.S[1].row_valf && cache.S[0].nnz == cache.S[1].nnz);
+  sim_S_cache_free(&cache);
+  CHECK(!cache.fac && !cache.have[0] && !cache.S[1].row_valf);
+  sim_free(b);
+  sim_model_free(&m);
+}
+
 /* The products' layouts on the device: long rows of S split over several blocks
    (SIMCTL_CUDA_ROW_CHUNK=64: a block per 64 entries, a warp for rows of 8 or fewer), S in both
    orientations with 4 warps a column in S^T y (SIMCTL_CUDA_COL_WARPS) and its rows alone (the
@@ -675,6 +738,7 @@ int main(void) {
   if (!bar_k("arap", 10)) check_index_layouts(0, SIM_PREC_DOUBLE);
   if (!bar("arap")) check_index_layouts(0, SIM_PREC_FLOAT); /* S's values in float */
   check_tune();
+  check_S_cache();
   /* cloth: log1p in Neo-Hookean is 1-2 ulp apart on the two sides, and a 1-ulp change of q
      moves a cloth projection by up to 1.2e-13: 1e-11; the ARAP cloth's SVD rounds alike on
      both (until 2026-12-02 its atan2, sin and cos did not, and it had 1e-11 too) */

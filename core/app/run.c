@@ -23,13 +23,11 @@ static int create_backend(const sim_scene *sc, const sim_model *m, int quiet, si
   /* refuse to build an S that would not fit in 80% of physical memory, before allocating;
      dense_max_mib rounded up to bytes (under a byte is one byte, not 0, which is no limit) */
   double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  sim_backend_opts o = {sc->solver.global,
-                        sc->solver.precision,
-                        sc->solver.ordering,
-                        phys > 0 ? (size_t)(0.8 * phys) : 0,
-                        sc->solver.chebyshev_rho,
-                        (size_t)ceil(sc->solver.dense_max_mib * 1048576.0),
-                        sc->solver.gpu};
+  sim_backend_opts o = {
+      sc->solver.global,        sc->solver.precision,
+      sc->solver.ordering,      phys > 0 ? (size_t)(0.8 * phys) : 0,
+      sc->solver.chebyshev_rho, (size_t)ceil(sc->solver.dense_max_mib * 1048576.0),
+      sc->solver.gpu,           NULL};
   char why[SIM_MSG_MAX] = "";
   if (sc->solver.device == SIM_DEVICE_CUDA) return sim_backend_cuda_create(m, &o, be, st);
   if (sc->solver.device == SIM_DEVICE_AUTO) {

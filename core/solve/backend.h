@@ -199,6 +199,18 @@ struct sim_backend {
   char note[SIM_MSG_MAX];
 };
 
+/* The host's factor and S kept across backends made one after another for one model, with the
+   same ordering and no limit on S (simctl-bench-global's --variant rows, which differ in the
+   CUDA backend's switches and the precision): the first backend that needs each builds it and
+   leaves it here, the next take it (the CUDA backend's sparse inverse, scenes without contact,
+   simctl's own products); the caller frees it with sim_S_cache_free after the last backend. */
+typedef struct sim_S_cache {
+  sim_factor *fac;
+  sim_sparse_inverse S[2]; /* by precision: [0] double, [1] float */
+  int have[2];
+} sim_S_cache;
+void sim_S_cache_free(sim_S_cache *c);
+
 typedef struct sim_backend_opts {
   sim_global_kind global;
   sim_precision precision;
@@ -207,6 +219,7 @@ typedef struct sim_backend_opts {
   double chebyshev_rho; /* jacobi: Chebyshev acceleration (0 = off) */
   size_t max_dense_bytes; /* dense_inverse: refuse above this (0 = no limit) */
   int gpu; /* CUDA: the device's index (solver.gpu; 0 = the first) */
+  sim_S_cache *S_cache; /* NULL: the backend builds its own factor and S */
 } sim_backend_opts;
 
 /* Length in doubles of buffer `id` for model m. */

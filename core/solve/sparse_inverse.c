@@ -7,6 +7,7 @@
 
 #include "../base/alloc.h"
 #include "../base/timer.h"
+#include "backend.h"
 #include "factor_internal.h"
 
 /* path lengths len[k] = 1 + len[parent[k]] (parent > k after postordering) */
@@ -216,6 +217,12 @@ void sim_sparse_inverse_free(sim_sparse_inverse *S) {
   sim_free(S->row_valf);
   sim_free(S->col_valf);
   memset(S, 0, sizeof *S);
+}
+
+void sim_S_cache_free(sim_S_cache *c) {
+  for (int p = 0; p < 2; p++) sim_sparse_inverse_free(&c->S[p]);
+  sim_factor_destroy(c->fac);
+  memset(c, 0, sizeof *c);
 }
 
 /* The runs' rows of column k, stored rows from col_row[t] on: 1 where they are all of them. */
