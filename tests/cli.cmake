@@ -27,6 +27,10 @@ if(Python3_Interpreter_FOUND)
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/sass_loads.py)
   set_tests_properties(test_sass_loads PROPERTIES LABELS scene TIMEOUT 60)
 endif()
+# the README's table of the CUDA backend's switches against gpu/: every switch, its default
+add_test(NAME test_readme_switches COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_readme_switches.sh
+         ${CMAKE_CURRENT_SOURCE_DIR}/..)
+set_tests_properties(test_readme_switches PROPERTIES LABELS scene TIMEOUT 60)
 # simctl-bench-sensitivity: the CPU steps to the same bits twice, a perturbed start shows, bad
 # input is one line
 add_test(NAME test_sensitivity COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_sensitivity.sh
