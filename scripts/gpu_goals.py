@@ -9,7 +9,9 @@ Reads what `scripts/gpu_report.sh` wrote (docs/gpu_checklist.md) and prints, as 
   with the most contacts (table3.csv) and over every frame with contact (its runs'
   timing.csv), against the goal of at most 1/5;
 - the global step against its bandwidth limit (global_step.md, else bench_gpu.md), at the
-  default settings and at the best of the sweep, against the goal of within 2x;
+  default settings and at the best of the sweep, against the goal of within 2x; and each
+  SIMCTL_CUDA_TUNE=on row (-tuned) against the best fixed row of the same chunk and warps,
+  which it should keep up with (within 3%) before the tuning becomes the default;
 - the contact solve's product with W formed against its block form per row count
   (w_products.csv), and from which row count the block form wins (SIM_CUDA_BLOCK_ROWS);
 - the comparisons the defaults follow from: fused against separate launches
@@ -243,7 +245,7 @@ def global_part(d):
         return
     head, body = tabs[0]
     col = {h: i for i, h in enumerate(head)}
-    first, best, per_setting = {}, {}, {}
+    first, best, per_setting, tuned, fixed = {}, {}, {}, {}, {}
     for n, cells in body:
         if len(cells) != len(head):
             raise Bad(f"{path}:{n}: a row of {len(cells)} cells under a header of {len(head)}")
@@ -265,6 +267,15 @@ def global_part(d):
             best[key] = (lim, ms, setting, parts)
         if r["precision"] == "double":
             per_setting.setdefault(setting, {})[r["scene"]] = ms
+        # SIMCTL_CUDA_TUNE's rows (-tuned) against the fixed rows of the same chunk, split and
+        # warps, which differ from it only in the layouts and batches it chooses among
+        m = re.match(r"(\d+)(\S*)", r.get("row chunk", ""))
+        if m:
+            tags, warps = m.group(2), r.get("warps a column", "-").split("-")[0]
+            base = key + (m.group(1), "-whole" in tags, warps)
+            group = tuned if tags.endswith("-tuned") else fixed
+            if base not in group or ms < group[base][0]:
+                group[base] = (ms, setting)
     if not first:
         print(f"No rows of simctl's gathers (sparse_inverse, kernel) in {os.path.basename(path)}: "
               "the part failed or was cut short (its log says which).\n")
@@ -283,6 +294,29 @@ def global_part(d):
         print("Double, summed over the scenes: "
               + "; ".join(f"{s}: {ms:.4f} ms" for s, ms in sorted(full.items(), key=lambda x: x[1]))
               + "\n")
+    tuned_part(tuned, fixed)
+
+
+TUNE_KEEPS_UP = 1.03  # docs/gpu_checklist.md: within a few percent of the best fixed row
+
+
+def tuned_part(tuned, fixed):
+    """SIMCTL_CUDA_TUNE=on's rows against the best fixed row of the same chunk and warps."""
+    rows, kept = [], 0
+    for base, (ms, setting) in tuned.items():
+        if base not in fixed:
+            continue
+        r = ms / fixed[base][0] if fixed[base][0] > 0 else None
+        kept += r is not None and r <= TUNE_KEEPS_UP
+        rows.append([base[0], base[1], setting, f"{ms:.4f}", fixed[base][1],
+                     f"{fixed[base][0]:.4f}", cell(r, TUNE_KEEPS_UP)])
+    if not rows:
+        return
+    print(f"**SIMCTL_CUDA_TUNE=on against the best fixed row of the same chunk and warps** "
+          f"(global ms; at most {TUNE_KEEPS_UP}: the tuning keeps up, ✓)\n")
+    table(["scene", "precision", "tuned", "ms", "best fixed", "ms", "tuned / fixed"], rows)
+    print(f"The tuning kept up on {kept} of {len(rows)} (where on every one: make it the "
+          "default, docs/gpu_checklist.md section 3).\n")
 
 
 def wprod_part(d):
