@@ -268,6 +268,22 @@ static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file)
          limit > 0 ? graph_ms[1] / limit : 0.0);
   printf("%d,%d,%.1f\n", own ? c->S.col_batch : 0, c->S.tuned.on, c->S.tuned.ms);
   fflush(stdout); /* each row as it is measured: a sweep cut short keeps its rows */
+  /* what SIMCTL_CUDA_TUNE timed, on stderr: each variant's microseconds a call of its product
+     alone (kept ones marked), all twelve from one row where the sweep has some alone */
+  const sim_gather_tuning *t = &c->S.tuned;
+  if (t->on) {
+    fprintf(stderr, "simctl-bench-global: %s, %s: tuned in %.1f ms:", g_sc.name,
+            vb == 4 ? "float" : "double", t->ms);
+    for (int i = 0; i < t->n; i++) {
+      const sim_gather_variant *v = &t->v[i];
+      fprintf(stderr, " %s %s b%d %.2f us%s;", v->product ? "cols" : "rows",
+              !v->layout   ? "indexed"
+              : v->product ? "runs"
+                           : "interval",
+              v->batch, v->us, i == t->pick[v->product] ? " (kept)" : "");
+    }
+    fprintf(stderr, "\n");
+  }
   be->destroy(be);
   return 0;
 }
