@@ -39,7 +39,8 @@ import statistics
 import sys
 
 FRAME_GOAL, GLOBAL_GOAL = 0.2, 2.0
-VARIANTS = ("host", "device", "fused", "crfloat", "paper", "fastest", "pdl", "device_dense",
+VARIANTS = ("host", "device", "fused", "crfloat", "paper", "fastest", "pdl", "tuned",
+            "device_dense",
             "device_blocks", "device_dense_launches", "device_allcols", "device_mfreads",
             "device_exact")
 
@@ -186,6 +187,9 @@ def versus_part(got):
              ("fastest", "paper", "the paper's algorithm fused with CR in float, against plain"),
              ("pdl", "fastest",
               "programmatic edges in the graphs (SIMCTL_CUDA_PDL=on) against without, both fastest"),
+             ("tuned", "fastest",
+              "the global step's gathers tuned (SIMCTL_CUDA_TUNE=on) against the defaults, both "
+              "fastest"),
              ("device_dense", "device", "W dense at every size against auto (SIM_CUDA_DENSE_ROWS)"),
              ("device_blocks", "device_dense",
               "W's block form against W formed, both at every size (contact.delassus)"),

@@ -71,7 +71,7 @@
 #   --archive: when the script ends, for whatever reason, also pack the report folder into FILE
 #              (.tar.gz): one file to fetch where a caller takes back only a few
 #   --table3: a comma-separated list of host, device, fused, apart, crfloat, paper, fastest, pdl,
-#             dense, blocks, launches, allcols, mfreads, exact
+#             tuned, dense, blocks, launches, allcols, mfreads, exact
 #             (default host, device, dense, in that order): the table3 part's runs, e.g. one per
 #             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on (the
 #             default since 2026-12-04, so the same runs as device), apart with it off;
@@ -79,7 +79,9 @@
 #             paper's algorithm (contact.newton_steps=1, redetect=0, line_search=0); fastest is
 #             paper with fused and crfloat's settings as well; pdl is fastest with programmatic
 #             dependent launch in its graphs (SIMCTL_CUDA_PDL=on: each kernel's launch overlapped
-#             with the end of the one before, gpu/pdl_cuda.cu; sm_90 on); dense is device with W formed at
+#             with the end of the one before, gpu/pdl_cuda.cu; sm_90 on); tuned is fastest with
+#             the global step's gathers tuned at the start (SIMCTL_CUDA_TUNE=on: the same bits,
+#             gpu/global_tune.cu); dense is device with W formed at
 #             every size, blocks with W's block form (G, a ninth of W's bytes) at every size;
 #             launches is
 #             dense with the device solve's kernels launched one by one instead of as CUDA
@@ -130,9 +132,9 @@ case "$ROWS" in
 esac
 for v in ${VARIANTS//,/ }; do
   case "$v" in
-    host | device | fused | apart | crfloat | paper | fastest | pdl | dense | blocks | launches | allcols | mfreads | exact) ;;
+    host | device | fused | apart | crfloat | paper | fastest | pdl | tuned | dense | blocks | launches | allcols | mfreads | exact) ;;
     *) echo "gpu_report.sh: --table3: unknown variant '$v': expected host, device, fused, apart," \
-         "crfloat, paper, fastest, pdl, dense, blocks, launches, allcols, mfreads or exact" >&2
+         "crfloat, paper, fastest, pdl, tuned, dense, blocks, launches, allcols, mfreads or exact" >&2
        exit 2 ;;
   esac
 done
@@ -292,7 +294,7 @@ fi
 if want table3; then
   for v in ${VARIANTS//,/ }; do
     nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=on wcols=on mfq=on
-    pdl=off
+    pdl=off tune=off
     what=
     case "$v" in
       fused) nsn=device fuse=on what=", reductions fused" ;;
@@ -308,6 +310,10 @@ if want table3; then
            what=", the paper's algorithm, reductions fused, CR's W in float, programmatic edges"
            sets+=(--set contact.newton_steps=1 --set contact.redetect=0
                   --set contact.line_search=0 --set contact.cr_precision=float) ;;
+      tuned) nsn=device fuse=on tune=on
+             what=", the paper's algorithm, reductions fused, CR's W in float, the gathers tuned"
+             sets+=(--set contact.newton_steps=1 --set contact.redetect=0
+                    --set contact.line_search=0 --set contact.cr_precision=float) ;;
       dense) nsn=device name=table3_nsn_device_dense what=", W dense (formed)"
              sets+=(--set contact.delassus=dense) ;;
       blocks) nsn=device name=table3_nsn_device_blocks what=", W dense in its block form"
@@ -324,7 +330,7 @@ if want table3; then
     spent "table3 $v" && continue
     echo "== table3, Newton solve on the $nsn$what (at most $(($(left) - 10)) s)"
     SIMCTL_CUDA_FUSE=$fuse SIMCTL_CUDA_GRAPH=$graph SIMCTL_CUDA_NSN=$nsn SIMCTL_CUDA_WCOLS=$wcols \
-      SIMCTL_CUDA_MF_QUEUE=$mfq SIMCTL_CUDA_PDL=$pdl \
+      SIMCTL_CUDA_MF_QUEUE=$mfq SIMCTL_CUDA_PDL=$pdl SIMCTL_CUDA_TUNE=$tune \
       timeout -k 10 $(($(left) - 10)) bash "$ROOT/scripts/table3.sh" \
       --simctl "$SIMCTL" --out "$OUT/$name" --rows "$ROWS" "${sets[@]}" | tee "$OUT/$name.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || FAIL=1
