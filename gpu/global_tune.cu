@@ -18,43 +18,32 @@ extern "C" {
 #include "../core/base/timer.h"
 }
 
-// A product's call timed: one call to warm up (and load the kernel), one alone to size the
-// rounds (SIM_TUNE_ROUND_MS each, at most SIM_TUNE_REPS calls), then the least of
-// SIM_TUNE_ROUNDS rounds' means, microseconds, by events on the backend's stream.
+// The timing: SIM_TUNE_WARM_MS of calls first (a device idle until now may still be raising
+// its clocks: the first variant timed would pay for it), then each variant's call alone, once
+// its kernel is loaded, to size its rounds (SIM_TUNE_ROUND_MS of calls each, at most
+// SIM_TUNE_REPS), then SIM_TUNE_ROUNDS rounds that take every variant in turn (a drift of the
+// clocks falls on all alike), each variant's time the least of its rounds' means.
+#define SIM_TUNE_WARM_MS 5.0
 #define SIM_TUNE_ROUND_MS 2.0
 #define SIM_TUNE_REPS 10
 #define SIM_TUNE_ROUNDS 3
 
-static int time_call(cuda_ctx *c, int which, double *dst, double *us, sim_status *st) {
-  cudaEvent_t ev[2] = {NULL, NULL};
-  int rc = SIM_OK;
-  for (int i = 0; i < 2 && !rc; i++)
-    if (cudaEventCreate(&ev[i]) != cudaSuccess)
-      rc = sim_fail(st, SIM_ERR_DEVICE, "CUDA: cannot make events to tune the global step");
-  double best = HUGE_VAL;
-  int reps = 1;
-  for (int round = -2; !rc && round < SIM_TUNE_ROUNDS; round++) {
-    const int calls = round < 0 ? 1 : reps;
-    cudaEventRecord(ev[0], c->stream);
-    for (int k = 0; k < calls && !rc; k++) rc = sim_cuda_S_queue(c, which, dst, st);
-    cudaEventRecord(ev[1], c->stream);
-    float ms = 0.0f;
-    if (!rc && (cudaEventSynchronize(ev[1]) != cudaSuccess ||
-                cudaEventElapsedTime(&ms, ev[0], ev[1]) != cudaSuccess))
-      rc = sim_fail(st, SIM_ERR_DEVICE, "CUDA: tuning the global step: %s",
-                    cudaGetErrorString(cudaGetLastError()));
-    if (rc) break;
-    if (round == -1) { /* the call alone: the rounds' length */
-      const double r = ms > 0.0f ? SIM_TUNE_ROUND_MS / ms : SIM_TUNE_REPS;
-      reps = r < 1.0 ? 1 : r > SIM_TUNE_REPS ? SIM_TUNE_REPS : (int)r;
-    } else if (round >= 0) {
-      best = fmin(best, 1e3 * ms / calls);
-    }
+// The mean milliseconds of `calls` back-to-back calls of product `which`, by events ev.
+static int time_calls(cuda_ctx *c, const cudaEvent_t ev[2], int which, double *dst, int calls,
+                      double *ms, sim_status *st) {
+  cudaEventRecord(ev[0], c->stream);
+  for (int k = 0; k < calls; k++) {
+    int rc = sim_cuda_S_queue(c, which, dst, st);
+    if (rc) return rc;
   }
-  for (int i = 0; i < 2; i++)
-    if (ev[i]) cudaEventDestroy(ev[i]);
-  *us = best;
-  return rc;
+  cudaEventRecord(ev[1], c->stream);
+  float f = 0.0f;
+  if (cudaEventSynchronize(ev[1]) != cudaSuccess ||
+      cudaEventElapsedTime(&f, ev[0], ev[1]) != cudaSuccess)
+    return sim_fail(st, SIM_ERR_DEVICE, "CUDA: tuning the global step: %s",
+                    cudaGetErrorString(cudaGetLastError()));
+  *ms = (double)f / calls;
+  return SIM_OK;
 }
 
 // Sets S to variant v (its product's layout and batch).
@@ -104,6 +93,58 @@ static void release_unkept(cuda_ctx *c) {
   }
 }
 
+// The variants of product p that can be tried, into t->v from t->n on; how many.
+static int list_variants(const cuda_S *S, int p, sim_gather_tuning *t) {
+  static const int batches[3] = {1, 4, 8};
+  int n = 0;
+  for (int layout = 0; layout < 2; layout++)
+    for (int b = 0; b < 3; b++)
+      if (can_try(S, p, layout, batches[b]) && t->n < SIM_GATHER_VARIANTS) {
+        sim_gather_variant *v = &t->v[t->n++];
+        v->product = p, v->layout = layout, v->batch = batches[b], v->us = HUGE_VAL;
+        n++;
+      }
+  return n;
+}
+
+// S set to variant v and what its product reads queued: with interval rows, P rhs (rhs's copy,
+// as its writers keep it).
+static int take_variant(cuda_ctx *c, const sim_gather_variant *v, sim_status *st) {
+  set_variant(&c->S, v);
+  return v->product == 0 ? sim_cuda_S_permute_rhs(c, st) : SIM_OK;
+}
+
+// Product p's variants v[0 .. n) timed (warm-up, sizing, interleaved rounds); its fastest kept.
+static int tune_product(cuda_ctx *c, const cudaEvent_t ev[2], sim_gather_variant *v, int n,
+                        double *dst, int *pick, sim_status *st) {
+  int reps[SIM_GATHER_VARIANTS];
+  double ms = 0.0;
+  const int which = v[0].product + 1;
+  int rc = take_variant(c, &v[0], st);
+  if (!rc) rc = time_calls(c, ev, which, dst, 1, &ms, st); /* loads the kernel */
+  if (!rc) rc = time_calls(c, ev, which, dst, 1, &ms, st);
+  if (!rc && ms > 0.0) { /* a burst of calls: the device's clocks up before any is timed */
+    const double k = SIM_TUNE_WARM_MS / ms;
+    rc = time_calls(c, ev, which, dst, k > 200.0 ? 200 : k < 1.0 ? 1 : (int)k, &ms, st);
+  }
+  for (int i = 0; i < n && !rc; i++) { /* each loaded, then alone: its rounds' length */
+    rc = take_variant(c, &v[i], st);
+    if (!rc) rc = time_calls(c, ev, which, dst, 1, &ms, st);
+    if (!rc) rc = time_calls(c, ev, which, dst, 1, &ms, st);
+    const double r = ms > 0.0 ? SIM_TUNE_ROUND_MS / ms : SIM_TUNE_REPS;
+    reps[i] = r < 1.0 ? 1 : r > SIM_TUNE_REPS ? SIM_TUNE_REPS : (int)r;
+  }
+  for (int round = 0; round < SIM_TUNE_ROUNDS && !rc; round++)
+    for (int i = 0; i < n && !rc; i++) {
+      rc = take_variant(c, &v[i], st);
+      if (!rc) rc = time_calls(c, ev, which, dst, reps[i], &ms, st);
+      if (!rc) v[i].us = fmin(v[i].us, 1e3 * ms);
+    }
+  for (int i = 0; i < n && !rc; i++)
+    if (*pick < 0 || v[i].us < v[*pick].us) *pick = i;
+  return rc;
+}
+
 int sim_cuda_global_tune(cuda_ctx *c, sim_status *st) {
   cuda_S *S = &c->S;
   sim_gather_tuning *t = &S->tuned;
@@ -114,22 +155,21 @@ int sim_cuda_global_tune(cuda_ctx *c, sim_status *st) {
   const double t0 = sim_now_ms();
   double *dst = NULL; /* S^T y's output: the vertices' 3 columns, not the state's q */
   int rc = sim_cuda_new<double>(c, &dst, 3 * (size_t)c->m->n, NULL, st);
-  static const int batches[3] = {1, 4, 8};
+  cudaEvent_t ev[2] = {NULL, NULL};
+  for (int i = 0; i < 2 && !rc; i++)
+    if (cudaEventCreate(&ev[i]) != cudaSuccess)
+      rc = sim_fail(st, SIM_ERR_DEVICE, "CUDA: cannot make events to tune the global step");
   for (int p = 0; p < 2 && !rc; p++) {
-    for (int layout = 0; layout < 2 && !rc; layout++)
-      for (int b = 0; b < 3 && !rc; b++) {
-        if (!can_try(S, p, layout, batches[b]) || t->n >= SIM_GATHER_VARIANTS) continue;
-        sim_gather_variant *v = &t->v[t->n];
-        v->product = p, v->layout = layout, v->batch = batches[b];
-        set_variant(S, v);
-        /* the row gather reads P rhs with interval rows: rhs's copy, as its writers keep it */
-        if (p == 0) rc = sim_cuda_S_permute_rhs(c, st);
-        if (!rc) rc = time_call(c, p + 1, dst, &v->us, st);
-        if (!rc && (t->pick[p] < 0 || v->us < t->v[t->pick[p]].us)) t->pick[p] = t->n;
-        t->n++;
-      }
-    if (!rc && t->pick[p] >= 0) set_variant(S, &t->v[t->pick[p]]);
+    const int first = t->n, n = list_variants(S, p, t);
+    int pick = -1;
+    rc = n > 0 ? tune_product(c, ev, &t->v[first], n, dst, &pick, st) : SIM_OK;
+    if (!rc && pick >= 0) {
+      t->pick[p] = first + pick;
+      set_variant(S, &t->v[t->pick[p]]);
+    }
   }
+  for (int i = 0; i < 2; i++)
+    if (ev[i]) cudaEventDestroy(ev[i]);
   sim_cuda_release(c, dst, sizeof(double) * 3 * (size_t)c->m->n);
   if (rc) return rc;
   release_unkept(c);
