@@ -21,12 +21,9 @@ while [ $# -gt 0 ]; do
     *) FILES+=("$1"); shift ;;
   esac
 done
-if [ ! -x "$NVCC" ]; then
-  echo "kernel_regs.sh: $NVCC: no nvcc (give --nvcc PATH)" >&2
-  exit 2
-fi
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 . "$ROOT/scripts/kernel_nvcc.sh"
+kernel_need_nvcc kernel_regs.sh "$NVCC"
 [ ${#FILES[@]} -gt 0 ] || FILES=("$ROOT"/gpu/*.cu)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

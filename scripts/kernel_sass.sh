@@ -38,10 +38,7 @@ while [ $# -gt 0 ]; do
     *) FILES+=("$1"); shift ;;
   esac
 done
-if [ ! -x "$NVCC" ]; then
-  echo "kernel_sass.sh: $NVCC: no nvcc (give --nvcc PATH)" >&2
-  exit 2
-fi
+kernel_need_nvcc kernel_sass.sh "$NVCC"
 [ -n "$CUOBJDUMP" ] || CUOBJDUMP=$(ls "$(dirname "$NVCC")/cuobjdump" 2>/dev/null ||
   command -v cuobjdump || true)
 if [ -z "$CUOBJDUMP" ] || [ ! -x "$CUOBJDUMP" ]; then
