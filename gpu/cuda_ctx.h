@@ -23,7 +23,7 @@ extern "C" {
 // The row gather y = S b gives each thread of a warp or a block at most this many of S's entries
 // by default: rows of up to 32 times as many get a warp each, longer ones a block of
 // SIM_CUDA_BLOCK threads per chunk of SIM_CUDA_BLOCK times as many (several blocks for the
-// longest rows; SIMCTL_CUDA_ROW_CHUNK sets the chunk, global_step.cu). A thread's entries are a
+// longest rows; SIMCTL_CUDA_ROW_CHUNK sets the chunk, global_upload.cu). A thread's entries are a
 // chain of dependent loads (an index, then the vector's entry it names), so the longest chain,
 // not the bytes, set the product's time where a warp read rows of 2,047 entries (2026-11-28,
 // H200: 2.7 times the bandwidth limit at 4,900 unknowns).
@@ -79,7 +79,7 @@ typedef struct cuda_S {
   // into x (3n, in the free unknowns' numbering); both: the rows and the columns (the default)
   int rows_only;
   double *x;
-  // the row gather's work (global_step.cu upload_rows): nchunk chunks of long rows, a block
+  // the row gather's work (global_upload.cu upload_rows): nchunk chunks of long rows, a block
   // each, then nshort short rows, a warp each; a row split over several chunks adds their
   // partial sums (part, 3 per chunk) in the block that finishes last (its counter in cnt)
   int chunk;                   // entries per block (SIMCTL_CUDA_ROW_CHUNK); a warp's: chunk / 8
@@ -400,8 +400,8 @@ void sim_cuda_reads_free(cuda_ctx *c, cuda_reads *r);
 int sim_cuda_snapshot(sim_backend *be, int q_only, sim_status *st);
 int sim_cuda_snapshot_get(sim_backend *be, sim_snapshot *out, sim_status *st);
 void sim_cuda_snapshot_destroy(cuda_ctx *c);
-// gpu/global_step.cu: S built on the host from the factor, moved to the device (the host copy
-// freed), and the global step q_free = S^T S rhs.
+// gpu/global_upload.cu: S built on the host from the factor, moved to the device (the host copy
+// freed); gpu/global_step.cu: the global step q_free = S^T S rhs.
 int sim_cuda_global_create(sim_backend *be, const sim_backend_opts *o, sim_status *st);
 int sim_cuda_global_step(sim_backend *be, sim_status *st);
 // gpu/global_solvers.cu: the other global solvers' device data (be->global: cholesky, jacobi or
@@ -442,6 +442,8 @@ int sim_cuda_global_tune(cuda_ctx *c, sim_status *st);
 // The blocks a multiprocessor the gathers' kernels bound their registers for: 0 with the batch
 // of 1 (ptxas's own choice), else SIM_CUDA_GATHER_BLOCKS (global_step.cu).
 int sim_cuda_gather_blocks(const cuda_ctx *c);
+// S's device arrays and cuSPARSE descriptors, and the contact stage's host S, freed
+// (global_upload.cu).
 void sim_cuda_global_destroy(cuda_ctx *c);
 // gpu/lg_graph.cu: the backend table's lg_iterations (a graph per step, or the kernels launched
 // one by one with SIMCTL_CUDA_GRAPH=off); its switch read, its graph and events freed.

@@ -5,7 +5,7 @@
 # -fmad=false: no fused multiply-adds, so the device adds the same rounded terms as the CPU
 # reference and the GPU tests can hold results to 1e-12 (the products are bandwidth-bound).
 set(SIM_GPU_SOURCES gpu/device.cu gpu/backend_cuda.cu gpu/local_step.cu gpu/global_step.cu
-  gpu/global_tune.cu gpu/global_solvers.cu
+  gpu/global_upload.cu gpu/global_tune.cu gpu/global_solvers.cu
   gpu/contact_cuda.cu gpu/rows_cuda.cu gpu/nsn_cuda.cu gpu/nsn_state.cu gpu/gmres_cuda.cu
   gpu/bvh_cuda.cu
   gpu/detect_cuda.cu gpu/points_cuda.cu

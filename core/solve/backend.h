@@ -63,7 +63,7 @@ typedef struct sim_global_stats {
   double S_build_ms;
   int etree_height;
   /* CUDA, simctl's row gather: the thread blocks that take long rows' chunks and the rows split
-     over more than one (global_step.cu; SIMCTL_CUDA_ROW_CHUNK; laid out with cuSPARSE's
+     over more than one (laid out in global_upload.cu; SIMCTL_CUDA_ROW_CHUNK; with cuSPARSE's
      products too, which do not use them); 0 on the CPU */
   int S_chunks, S_split_rows;
   int S_col_warps;        /* CUDA: warps per column in the second product (SIMCTL_CUDA_COL_WARPS),
