@@ -48,7 +48,7 @@
 #             those).
 # The test programs are run directly from tests/ (their working directory under CTest), so a
 # build copied from another machine works where its CTest files' absolute paths would not; put
-# the libraries it needs on LD_LIBRARY_PATH (README: the CUDA backend on a machine with a GPU).
+# the libraries it needs on LD_LIBRARY_PATH (docs/gpu_report.md).
 # Each part's programs run under `timeout`, bounded by --budget, so that the script itself
 # ends, with its logs and its summary written, inside a caller's time limit. Last, whatever
 # parts ran, scripts/gpu_goals.py writes goals.md and prints it: the tests' exit codes, Table

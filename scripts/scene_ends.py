@@ -4,14 +4,14 @@
 row per scene from its summary.json: the deepest contact gap of the run (min_gap, at the steps'
 starts), the most contacts in a step, what re-detection added (contacts in steps), the change
 of the bodies' volume, the most inverted tetrahedra (and the frame), the largest centre
-displacement of a body, and the run's mean frame time. These are the figures of the README's
+displacement of a body, and the run's mean frame time. These are the figures of docs/results.md's
 table "What each scene looks like at its end"; with --images DIR the PNG snapshots the table
 links (docs/contact/NAME_FRAME.png) are copied there.
 
 usage: scripts/scene_ends.py [--simctl PATH] [--out DIR] [--images DIR] [--only NAME[,NAME]]
                              [--threads N] [--set KEY=VALUE ...]
   --out     where the runs write (default out/scene_ends/NAME)
-  --images  copy the linked snapshots there (docs/contact to refresh the README's images)
+  --images  copy the linked snapshots there (docs/contact to refresh the images docs/results.md links)
   --only    run these scenes only (names as in the list below)
   --set     passed to every run (for example contact.redetect=0 for the paper's detection)
 A scene that fails prints its error and the script goes on; it exits 1 if any failed.
@@ -26,7 +26,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENES = os.path.join(HERE, "..", "scenes")
-# name, frames, the frames whose snapshots the README links
+# name, frames, the frames whose snapshots docs/results.md links
 RUNS = [
     ("squeezing_ball", 600, [600]),
     ("sharp_corner", 200, [200]),

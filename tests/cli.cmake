@@ -26,6 +26,11 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_sass_loads COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_sass_loads.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/sass_loads.py)
   set_tests_properties(test_sass_loads PROPERTIES LABELS scene TIMEOUT 60)
+  # scripts/doc_links.py: the README's and docs/'s relative links and anchors resolve
+  add_test(NAME test_doc_links COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_doc_links.sh
+           ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/doc_links.py
+           ${CMAKE_CURRENT_SOURCE_DIR}/..)
+  set_tests_properties(test_doc_links PROPERTIES LABELS scene TIMEOUT 60)
 endif()
 # the README's table of the CUDA backend's switches against gpu/: every switch, its default
 add_test(NAME test_readme_switches COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_readme_switches.sh

@@ -167,9 +167,9 @@ static double slope_slide(double mu, const char *precond) {
 }
 
 /* With the friction rows' exact Jacobian (nsn_exact.h) the stiff box sticks 0.001 above
-   tan 10 deg, where the lagged system lets it creep about 1.4 mm in 1 s (README, *A sticking
-   box creeps*), and 0.005 below it slides as a block would: implicit Euler's
-   a t (t + h) / 2, a = g (sin - mu cos). */
+   tan 10 deg, where the lagged system lets it creep about 1.4 mm in 1 s (docs/results.md, *A
+   sticking box creeps*), and 0.005 below it slides as a block would: implicit Euler's a t (t + h) /
+   2, a = g (sin - mu cos). */
 static void test_stick_and_slip_exact(void) {
   printf("stick_and_slip_on_slope, exact friction Jacobian\n");
   const double th = 10 * DEG, mus = tan(th), mu_slip = mus - 0.005;

@@ -4,7 +4,7 @@
    freezes a friction row's e in phi_f = u + e lambda_f, which keeps the system symmetric for
    Conjugate Residual; at the cone's edge that e = |u| / |lambda_f| holds for any slip |u|, so a
    contact there lets a steady slip through, and a stiff body resting on contacts at and inside
-   the cone creeps (README, *A sticking box creeps*). Here every row of phi(lambda) is
+   the cone creeps (docs/results.md, *A sticking box creeps*). Here every row of phi(lambda) is
    linearised exactly (ncp.h sim_ncp_friction_jac for the friction rows): with
    hq(lambda + dl) = hq + h^2 W dl,
      J dl = A (h^2 W dl) + L dl,
