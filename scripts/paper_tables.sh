@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
     --orderings) ORDERINGS=${2:?--orderings needs a list}; shift 2 ;;
     --shared) SHARED=${2:?--shared needs a directory or none} SHARED_GIVEN=1; shift 2 ;;
     --check) CHECK=1; shift ;;
-    -h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done

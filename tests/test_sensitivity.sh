@@ -52,5 +52,13 @@ done <<EOF2
 1|missing.json|missing.json
 1|$SCENE --set solver.dt=-1|solver.dt
 EOF2
+# --help: the usage on standard output, exit 0, nothing on standard error
+"$BIN" --help > "$T/out" 2> "$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^usage: simctl-bench-sensitivity SCENE" "$T/out" && [ ! -s "$T/err" ]; then
+  ok
+else
+  bad "--help: expected exit 0 and the usage on standard output, got $rc"
+fi
 echo "test_sensitivity: $PASS checks passed, $FAIL failed"
 [ "$FAIL" = 0 ]
