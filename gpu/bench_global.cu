@@ -293,6 +293,22 @@ int main(int argc, char **argv) {
   int nsets = 0, nspecs = 0, reps = 200;
   const char *usage =
       "usage: simctl-bench-global SCENE [--reps N] [--set PATH=VALUE]... [--variant SPEC]...";
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      printf(
+          "%s\n"
+          "Times the CUDA global step alone (CUDA events over N back-to-back calls, default 200)\n"
+          "against its bandwidth limit and prints a CSV header and a row per variant.\n"
+          "  --reps N         calls timed a row\n"
+          "  --set PATH=VALUE a scene override, as simctl run takes it (solver.global,\n"
+          "                   solver.precision pick the solver)\n"
+          "  --variant SPEC   a row of its own: space-separated SIMCTL_CUDA_*=VALUE items and\n"
+          "                   solver.precision=float|double, the scene and S built once\n"
+          "The CSV's fields: the comment at the top of gpu/bench_global.cu, and\n"
+          "docs/gpu_report.md.\n",
+          usage);
+      return 0;
+    }
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);

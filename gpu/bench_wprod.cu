@@ -167,6 +167,17 @@ static int bench_size(cuda_ctx *cx, const char *device, int nc, int reps, double
 int main(int argc, char **argv) {
   const char *rows = "96,300,600,900,1200,1548,2400,3387,4410,6000,7542";
   int reps = 100, gpu = 0;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      printf(
+          "usage: simctl-bench-wprod [--rows M,M,...] [--reps N] [--gpu N]\n"
+          "Times the contact solve's product with a random dense Delassus operator W, formed\n"
+          "against its block form, at each row count (default %s), with CUDA events over N\n"
+          "back-to-back calls (default 100) on CUDA device N (default 0), after checking that\n"
+          "both forms agree; prints CSV, a row per size, form, precision and batch.\n",
+          rows);
+      return 0;
+    }
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--rows") && i + 1 < argc)
       rows = argv[++i];

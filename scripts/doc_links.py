@@ -80,6 +80,9 @@ def check(root):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
     if len(argv) != 2 or not os.path.isdir(argv[1]):
         sys.stderr.write("usage: scripts/doc_links.py ROOT (a folder)\n")
         return 2

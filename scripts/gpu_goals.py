@@ -461,6 +461,9 @@ def profile_part(d, top=10):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
     if len(argv) != 2 or argv[1].startswith("-"):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2

@@ -86,6 +86,9 @@ def surface_layers(tets):
 
 
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return
     if len(sys.argv) < 3:
         sys.exit(__doc__.split("\n\n")[1])
     folder = sys.argv[1]

@@ -54,6 +54,9 @@ def table(run):
 
 
 def main(argv):
+    if len(argv) >= 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
     if len(argv) < 2 or argv[1].startswith("-"):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2

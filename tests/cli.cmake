@@ -31,6 +31,17 @@ if(Python3_Interpreter_FOUND)
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/doc_links.py
            ${CMAKE_CURRENT_SOURCE_DIR}/..)
   set_tests_properties(test_doc_links PROPERTIES LABELS scene TIMEOUT 60)
+  # every script's and benchmark program's -h and --help: exit 0, help on standard output
+  set(SIM_HELP_PROGRAMS $<TARGET_FILE:simctl-bench-sensitivity>)
+  foreach(bench simctl-bench-global simctl-bench-wprod simctl-bench-global-emu
+          simctl-bench-wprod-emu)
+    if(TARGET ${bench})
+      list(APPEND SIM_HELP_PROGRAMS $<TARGET_FILE:${bench}>)
+    endif()
+  endforeach()
+  add_test(NAME test_scripts_help COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_scripts_help.sh
+           ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR} ${SIM_HELP_PROGRAMS})
+  set_tests_properties(test_scripts_help PROPERTIES LABELS scene TIMEOUT 120)
 endif()
 # the README's table of the CUDA backend's switches against gpu/: every switch, its default
 add_test(NAME test_readme_switches COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_readme_switches.sh
