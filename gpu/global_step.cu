@@ -8,8 +8,8 @@
 //               block for each chunk of up to 4,096, and the others a warp each (each thread
 //               reading at most 16 entries: SIM_CUDA_LANE_ENTRIES, SIMCTL_CUDA_ROW_CHUNK);
 //   q = S^T y   CSC of L^{-1}: column k is the path from k to the root, up to the tree's height
-//               long; each column the fewest warps (1, 2, 4 or 8) that leave a thread at most
-//               16 entries, as the rows (or the same for all: SIMCTL_CUDA_COL_WARPS), its first
+//               long; each column a warp (SIMCTL_CUDA_COL_WARPS: 2, 4 or 8 for every column, or
+//               auto, the fewest that leave a thread at most 16 entries, as the rows), its first
 //               writing its vertex's position directly (free_vert[perm[k]]).
 // SIMCTL_CUDA_SPMV=cusparse runs both products with cuSPARSE SpMM instead (double only), for the
 // comparison `scripts/bench_gpu.sh` prints. Values in double, or float when solver.precision is
