@@ -10,7 +10,7 @@
 #include "cli.h"
 
 static const char *MESH_USAGE =
-    "usage: simctl mesh SURFACE [--quality Q] [--max-volume V] [--switches S] -o OUT\n"
+    "usage: simctl mesh SURFACE [--quality Q] [--max-volume V] [--switches S] -o|--output OUT\n"
     "\n"
     "Checks that SURFACE (.obj, .off, .stl) is closed and manifold, tetrahedralises it with\n"
     "the tetgen program (cached by content and switches) and writes OUT: .node (with .ele\n"

@@ -47,6 +47,10 @@ endif()
 add_test(NAME test_readme_switches COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_readme_switches.sh
          ${CMAKE_CURRENT_SOURCE_DIR}/..)
 set_tests_properties(test_readme_switches PROPERTIES LABELS scene TIMEOUT 60)
+# the README's synopsis, commands and exit codes against simctl's own --help texts
+add_test(NAME test_readme_commands COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_readme_commands.sh
+         $<TARGET_FILE:simctl> ${CMAKE_CURRENT_SOURCE_DIR}/..)
+set_tests_properties(test_readme_commands PROPERTIES LABELS scene TIMEOUT 60)
 # simctl-bench-sensitivity: the CPU steps to the same bits twice, a perturbed start shows, bad
 # input is one line
 add_test(NAME test_sensitivity COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_sensitivity.sh
