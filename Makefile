@@ -17,7 +17,7 @@ else
   CUDA_FLAG := -DSIMCTL_CUDA=AUTO
 endif
 
-.PHONY: all deps build demo test test-asan bench bench-materials tables bundle clean
+.PHONY: all deps build demo test test-asan bench bench-materials tables table3 fig9 bundle clean
 
 all: build
 
@@ -59,6 +59,20 @@ bench-materials: build
 # the paper's Tables 1-2 (memory of S) beside ours: out/tables/tables.md and tables.csv
 tables: build
 	@bash scripts/paper_tables.sh --simctl $(BUILD)/simctl --out out/tables
+
+# the paper's Table 3 (ms per bucket at the busiest contact frame) beside its figures:
+# out/table3/table3.csv and the printed table; ROWS=small|large|all (default small, some
+# minutes on 2 cores), DEVICE=cpu|cuda (default cpu)
+ROWS ?= small
+DEVICE ?= cpu
+table3: build
+	@bash scripts/table3.sh --simctl $(BUILD)/simctl --out out/table3 --rows $(ROWS) \
+	  --set solver.device=$(DEVICE)
+
+# the paper's Fig. 9 (L-G iterations to 1e-3 per global solver, E = 1e5, 1e7, 1e9):
+# out/fig9/fig9_summary.csv and the plots
+fig9: build
+	@bash scripts/fig9.sh $(BUILD)/simctl out/fig9 1000
 
 # relocatable tarball BUNDLE_OUT/simctl-<version>-linux-<arch>.tar.gz: simctl, tetgen, their
 # libraries and launchers; BUNDLE_CUDA_LIBS=0 leaves the CUDA toolkit's libraries out
