@@ -17,8 +17,8 @@
 
 /* "auto": W dense up to this many rows (3 per contact), the operator above, unless the backend
    sets its own bound (dense_rows; measured on sharp_corner with the operator as one global
-   solve a product, docs/results.md: the dense build and its products grow as rows^2; the CPU
-   backend's operator through S's contact columns sets 700). */
+   solve a product, docs/method.md, Delassus operator: the dense build and its products grow as
+   rows^2; the CPU backend's operator through S's contact columns sets 700). */
 #define SIM_DELASSUS_DENSE_ROWS 1500
 
 static int grow(sim_contact_stage *k, int nc) {
@@ -103,7 +103,7 @@ static void mass_inverse_diag(sim_contact_stage *k) {
 
 /* "auto" with a backend's matrix-free product of `entries` entries (prepare_w): W dense only
    where its 9 nc^2 doubles are at most this many times the product's 3 entries' worth (an
-   index and a double, read twice). Measured on the CPU (docs/results.md, Delassus operator): the
+   index and a double, read twice). Measured on the CPU (docs/method.md, Delassus operator): the
    operator won at 3 nc^2 / entries 6.2 (pushing_wall, 291 rows), 10.5 (soft_box_on_slab, 1,506)
    and above; dense at 3.1 (box_on_trampoline, 321 rows). */
 #define SIM_DELASSUS_DENSE_OVER_OPERATOR 4.0
