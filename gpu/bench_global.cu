@@ -276,11 +276,9 @@ static int measure(sim_model &m, sim_backend_opts o, int reps, const char *file)
             vb == 4 ? "float" : "double", t->ms);
     for (int i = 0; i < t->n; i++) {
       const sim_gather_variant *v = &t->v[i];
-      fprintf(stderr, " %s %s b%d %.2f us%s;", v->product ? "cols" : "rows",
-              !v->layout   ? "indexed"
-              : v->product ? "runs"
-                           : "interval",
-              v->batch, v->us, i == t->pick[v->product] ? " (kept)" : "");
+      fprintf(stderr, " %s %s b%d %.2f us%s;", sim_gather_product_name(v),
+              sim_gather_layout_name(v), v->batch, v->us,
+              i == t->pick[v->product] ? " (kept)" : "");
     }
     fprintf(stderr, "\n");
   }

@@ -411,11 +411,8 @@ static void check_tune(void) {
       if (p < 0 || p > 1) continue;
       per[p]++;
       if (fastest[p] < 0 || v->us < t->v[fastest[p]].us) fastest[p] = i;
-      printf("  tuned: %s %s, batch %d: %.1f us%s\n", p ? "cols" : "rows",
-             !v->layout ? "indexed"
-             : p        ? "runs"
-                        : "interval",
-             v->batch, v->us, i == t->pick[p] ? " (kept)" : "");
+      printf("  tuned: %s %s, batch %d: %.1f us%s\n", sim_gather_product_name(v),
+             sim_gather_layout_name(v), v->batch, v->us, i == t->pick[p] ? " (kept)" : "");
     }
     check_report(bad == 0 && per[0] == 6 && per[1] == 6, __FILE__, __LINE__,
                  "6 variants of each product timed, each in a positive time (%ld not)", bad);

@@ -28,8 +28,8 @@ static void add_gathers(cJSON *so, const sim_global_stats *gs) {
   for (int i = 0; i < t->n; i++) {
     const sim_gather_variant *v = &t->v[i];
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "product", v->product ? "cols" : "rows");
-    cJSON_AddStringToObject(o, "layout", !v->layout ? "indexed" : v->product ? "runs" : "interval");
+    cJSON_AddStringToObject(o, "product", sim_gather_product_name(v));
+    cJSON_AddStringToObject(o, "layout", sim_gather_layout_name(v));
     cJSON_AddNumberToObject(o, "batch", v->batch);
     cJSON_AddNumberToObject(o, "us", v->us);
     cJSON_AddBoolToObject(o, "kept", i == t->pick[v->product]);

@@ -48,6 +48,13 @@ typedef struct sim_gather_variant {
   double us;   /* microseconds a call: the least of its rounds' means */
 } sim_gather_variant;
 enum { SIM_GATHER_VARIANTS = 12 };
+/* A variant's product and layout as summary.json and the tuning's reports name them. */
+static inline const char *sim_gather_product_name(const sim_gather_variant *v) {
+  return v->product ? "cols" : "rows";
+}
+static inline const char *sim_gather_layout_name(const sim_gather_variant *v) {
+  return !v->layout ? "indexed" : v->product ? "runs" : "interval";
+}
 typedef struct sim_gather_tuning {
   int on; /* tuned when the backend was made */
   int n;  /* variants timed */
