@@ -296,24 +296,20 @@ if want table3; then
     nsn=$v name=table3_nsn_$v sets=(--set solver.device=cuda) graph=on fuse=on wcols=on mfq=on
     pdl=off tune=off
     what=
+    # Table 3's algorithm (one full Newton step per L-G iteration, detection once per step)
+    paper=(--set contact.newton_steps=1 --set contact.redetect=0 --set contact.line_search=0)
+    fastest=", the paper's algorithm, reductions fused, CR's W in float"
     case "$v" in
       fused) nsn=device fuse=on what=", reductions fused" ;;
       apart) nsn=device fuse=off name=table3_nsn_device_apart what=", reductions apart (SIMCTL_CUDA_FUSE=off)" ;;
       crfloat) nsn=device what=", CR's W in float" sets+=(--set contact.cr_precision=float) ;;
-      paper) nsn=device what=", the paper's algorithm"
-             sets+=(--set contact.newton_steps=1 --set contact.redetect=0
-                    --set contact.line_search=0) ;;
-      fastest) nsn=device fuse=on what=", the paper's algorithm, reductions fused, CR's W in float"
-               sets+=(--set contact.newton_steps=1 --set contact.redetect=0
-                      --set contact.line_search=0 --set contact.cr_precision=float) ;;
-      pdl) nsn=device fuse=on pdl=on
-           what=", the paper's algorithm, reductions fused, CR's W in float, programmatic edges"
-           sets+=(--set contact.newton_steps=1 --set contact.redetect=0
-                  --set contact.line_search=0 --set contact.cr_precision=float) ;;
-      tuned) nsn=device fuse=on tune=on
-             what=", the paper's algorithm, reductions fused, CR's W in float, the gathers tuned"
-             sets+=(--set contact.newton_steps=1 --set contact.redetect=0
-                    --set contact.line_search=0 --set contact.cr_precision=float) ;;
+      paper) nsn=device what=", the paper's algorithm" sets+=("${paper[@]}") ;;
+      fastest) nsn=device fuse=on what=$fastest
+               sets+=("${paper[@]}" --set contact.cr_precision=float) ;;
+      pdl) nsn=device fuse=on pdl=on what="$fastest, programmatic edges"
+           sets+=("${paper[@]}" --set contact.cr_precision=float) ;;
+      tuned) nsn=device fuse=on tune=on what="$fastest, the gathers tuned"
+             sets+=("${paper[@]}" --set contact.cr_precision=float) ;;
       dense) nsn=device name=table3_nsn_device_dense what=", W dense (formed)"
              sets+=(--set contact.delassus=dense) ;;
       blocks) nsn=device name=table3_nsn_device_blocks what=", W dense in its block form"
