@@ -66,6 +66,7 @@ struct sim_cuda_detect {
   dev_tree *mesh_tree, *body_tree;  // host arrays of nmesh, nbodies
   dev_forest bodies;                // the bodies' trees, refit together
   double **mesh_x;                  // host array of device pointers
+  double *rest;  // the self-colliding bodies' rest positions at their vertices (NULL: none)
   sim_detect_mesh_view *mesh_view, *hmesh_view;
   sim_detect_body_view *body_view, *hbody_view;
   void *scan_tmp;
@@ -168,7 +169,27 @@ static void unbind(sim_cuda_detect *k) {
   k->mesh_tree = k->body_tree = NULL;
   k->mesh_x = NULL;
   k->hmesh_view = NULL, k->hbody_view = NULL;
+  k->rest = NULL;
   k->bound = 0;
+}
+
+// The bodies' rest positions (sim_detect_body.rest) at their own vertices, the only ones their
+// self-collision reads (a body's triangles have its vertices), into one array in global
+// indexing; none where no body has them.
+static int bind_rest(sim_cuda_detect *k, const sim_detect_scene *s, sim_status *st) {
+  int any = 0;
+  for (int b = 0; b < s->nbodies; b++) any |= s->body[b].rest != NULL;
+  if (!any) return SIM_OK;
+  double *h = SIM_NEW0(double, 3 * (size_t)s->nv);
+  if (!h) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (device detection)");
+  for (int b = 0; b < s->nbodies; b++) {
+    const sim_detect_body *bd = &s->body[b];
+    if (bd->rest)
+      memcpy(h + 3 * (size_t)bd->v0, bd->rest + 3 * (size_t)bd->v0, sizeof(double) * 3 * bd->nv);
+  }
+  const int rc = block(k, &k->rest, 3 * (size_t)s->nv, (const double *)h, st);
+  sim_free(h);
+  return rc;
 }
 
 static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene *s,
@@ -192,6 +213,7 @@ static int bind(sim_cuda_detect *k, const sim_detect *d, const sim_detect_scene 
   for (int b = 0; !rc && b < s->nbodies; b++)
     rc = sim_cuda_tree_copy(&k->blk, &d->body_bvh[b], s->body[b].tri, 1, &k->body_tree[b], st);
   if (!rc) rc = sim_cuda_forest_make(&k->blk, k->body_tree, s->nbodies, &k->bodies, st);
+  if (!rc) rc = bind_rest(k, s, st);
   for (int m = 0; !rc && m < s->nmesh; m++) {
     rc = sim_cuda_tree_copy(&k->blk, &d->mesh_bvh[m], s->mesh[m].tri, 0, &k->mesh_tree[m], st);
     if (!rc) rc = block(k, &k->mesh_x[m], 3 * (size_t)s->mesh[m].nv, s->mesh[m].x, st);
@@ -255,6 +277,7 @@ static int upload_run(sim_cuda_detect *k, sim_detect *d, const sim_detect_scene 
     sim_detect_body_view *bv = &k->hbody_view[b];
     bv->bvh = sim_cuda_tree_view(t);
     bv->tri = t->in_tri, bv->mu = s->body[b].mu, bv->open = s->body[b].open;
+    bv->rest = s->body[b].rest ? k->rest : NULL, bv->rest_gap = s->body[b].rest_gap;
   }
   if (s->nmesh > 0)
     SIM_CU(cudaMemcpyAsync(k->mesh_view, k->hmesh_view,

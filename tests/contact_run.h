@@ -99,6 +99,20 @@ static inline void body_mean(const run *r, const double *a, int b, double out[3]
   for (int k = 0; k < 3; k++) out[k] /= M;
 }
 
+/* Where p lies over triangle (a, b, c) seen along y: 1, and *h = p's height over the
+   triangle's plane there; else 0 (outside it, or the triangle edge-on). */
+static inline int over_triangle(const double *p, const double *a, const double *b, const double *c,
+                                double *h) {
+  const double d = (b[2] - c[2]) * (a[0] - c[0]) + (c[0] - b[0]) * (a[2] - c[2]);
+  if (fabs(d) < 1e-14) return 0;
+  const double l1 = ((b[2] - c[2]) * (p[0] - c[0]) + (c[0] - b[0]) * (p[2] - c[2])) / d,
+               l2 = ((c[2] - a[2]) * (p[0] - c[0]) + (a[0] - c[0]) * (p[2] - c[2])) / d,
+               l3 = 1 - l1 - l2;
+  if (l1 < 0 || l2 < 0 || l3 < 0) return 0;
+  *h = p[1] - (l1 * a[1] + l2 * b[1] + l3 * c[1]);
+  return 1;
+}
+
 /* The last step's multipliers (3 per contact of s.world.out); their number of contacts. */
 static inline int run_lambda(run *r) {
   int nc = r->c.s.world.out.n;

@@ -755,15 +755,11 @@ static void box_cloth_depths(const run *r, double *below, double *inside) {
     const double *p = q + 3 * i;
     for (int t = 0; t < m->ntri; t++) {
       if (m->tri_body[t] != 1) continue;
-      const double *a = q + 3 * m->tri[3 * t], *b = q + 3 * m->tri[3 * t + 1],
-                   *c = q + 3 * m->tri[3 * t + 2];
-      const double d = (b[2] - c[2]) * (a[0] - c[0]) + (c[0] - b[0]) * (a[2] - c[2]);
-      if (fabs(d) < 1e-14) continue;
-      const double l1 = ((b[2] - c[2]) * (p[0] - c[0]) + (c[0] - b[0]) * (p[2] - c[2])) / d,
-                   l2 = ((c[2] - a[2]) * (p[0] - c[0]) + (a[0] - c[0]) * (p[2] - c[2])) / d,
-                   l3 = 1 - l1 - l2;
-      if (l1 < 0 || l2 < 0 || l3 < 0) continue;
-      *below = fmax(*below, l1 * a[1] + l2 * b[1] + l3 * c[1] - p[1]);
+      double h;
+      if (!over_triangle(p, q + 3 * m->tri[3 * t], q + 3 * m->tri[3 * t + 1],
+                         q + 3 * m->tri[3 * t + 2], &h))
+        continue;
+      *below = fmax(*below, -h);
       break;
     }
   }

@@ -175,7 +175,8 @@ static void test_grid_plane_sphere(void) {
   ob[1].bodies = 2; /* body 1 only */
   /* body 0: i < 4 slices, body 1: the rest */
   const int nb0 = 4 * NY * NZ;
-  sim_detect_body bodies[2] = {{0, nb0, 0, NULL, 0.5, 0}, {nb0, NV - nb0, 0, NULL, 0.5, 0}};
+  sim_detect_body bodies[2] = {{0, nb0, 0, NULL, 0.5, 0, NULL, 0},
+                               {nb0, NV - nb0, 0, NULL, 0.5, 0, NULL, 0}};
   sim_detect_scene s = {NV, x, NULL, NULL, 2, 0, 2, ob, NULL, bodies};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.06;
@@ -382,7 +383,7 @@ static void test_cube_mesh(void) {
         find(&o, 8, SIM_CONTACT_MESH, 0) == NULL && find(&o, 2, SIM_CONTACT_MESH, 0) != NULL);
   m.margin = -1;
   /* body filter: the mesh touches body 1 only; the vertices are in body 0 */
-  sim_detect_body b0 = {0, N, 0, NULL, 0.5, 0};
+  sim_detect_body b0 = {0, N, 0, NULL, 0.5, 0, NULL, 0};
   s.nbodies = 1, s.body = &b0, m.bodies = 2;
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
@@ -550,7 +551,7 @@ static void test_thin_body(void) {
   memcpy(xprev + 12, x + 12, sizeof(double) * 24);
   memcpy(x, slab_x, sizeof slab_x);
   memcpy(xprev, slab_xp, sizeof slab_xp);
-  sim_detect_body b[2] = {{0, 4, 0, NULL, 0.5, 0}, {4, 8, 12, bt, 0.5, 0}};
+  sim_detect_body b[2] = {{0, 4, 0, NULL, 0.5, 0, NULL, 0}, {4, 8, 12, bt, 0.5, 0, NULL, 0}};
   sim_detect_scene s = {12, x, xprev, NULL, 0, 0, 2, NULL, NULL, b};
   check_thin_slab(&s, SIM_CONTACT_BODY, 1, "body");
   /* the slab moving through vertices standing still */
@@ -558,7 +559,7 @@ static void test_thin_body(void) {
   make_cube((const double[3]){-1, -0.01, -1}, (const double[3]){1, 0, 1}, 2, y + 6, bt);
   memcpy(yprev, y, sizeof y);
   for (int i = 2; i < 10; i++) yprev[3 * i + 1] -= 1.045;
-  sim_detect_body b2[2] = {{0, 2, 0, NULL, 0.5, 0}, {2, 8, 12, bt, 0.5, 0}};
+  sim_detect_body b2[2] = {{0, 2, 0, NULL, 0.5, 0, NULL, 0}, {2, 8, 12, bt, 0.5, 0, NULL, 0}};
   sim_detect_scene s2 = {10, y, yprev, NULL, 0, 0, 2, NULL, NULL, b2};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.01, p.face_prev = 1;
@@ -825,7 +826,7 @@ static void test_open_body(void) {
      below, from 2 cm below (came round), remembered above */
   xp[0][2] = 0.02, xp[1][2] = 0.02, xp[2][2] = -1e-6, xp[3][2] = 0.03, xp[5][2] = -0.02;
   const int tri[12] = {6, 7, 8, 6, 8, 9, 10, 11, 12, 10, 12, 13};
-  sim_detect_body b[2] = {{0, 6, 0, NULL, 0.5, 0}, {6, 8, 4, tri, 0.5, 1}};
+  sim_detect_body b[2] = {{0, 6, 0, NULL, 0.5, 0, NULL, 0}, {6, 8, 4, tri, 0.5, 1, NULL, 0}};
   sim_detect_scene s = {14, &x[0][0], &xp[0][0], NULL, 0, 0, 2, NULL, NULL, b};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.03, p.self_collision = 1;
@@ -856,6 +857,68 @@ static void test_open_body(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* A cloth against itself (self_collision, detect.h): a strip of 9 x 3 vertices 0.1 apart,
+   folded at its middle column, the half beyond it laid 3 cm above the other, mirrored. Every
+   vertex off the fold touches the other layer straight above or below it (gap 0.03, n = +-y;
+   those beside the fold its sloping triangles, a little nearer); the fold's own column
+   touches nothing (the layers' triangles are its ring or beyond the margin). Flat, with a margin
+   above the distance from a vertex to its ring's far edges (0.0707), each vertex found its
+   neighbours' triangles in the cloth's plane where only its ring was skipped; rest positions skip
+   them (rest_gap). */
+static void test_cloth_self(void) {
+  enum { NX = 9, NZ = 3, NV = NX * NZ, NT = 2 * (NX - 1) * (NZ - 1) };
+  double rest[3 * NV], x[3 * NV];
+  int tri[3 * NT], t = 0;
+  for (int j = 0; j < NZ; j++)
+    for (int i = 0; i < NX; i++) {
+      double *r = rest + 3 * (i + NX * j), *p = x + 3 * (i + NX * j);
+      r[0] = 0.1 * i, r[1] = 0, r[2] = 0.1 * j;
+      p[0] = i <= 4 ? r[0] : 0.8 - r[0], p[1] = i < 4 ? 0 : i == 4 ? 0.015 : 0.03, p[2] = r[2];
+    }
+  for (int j = 0; j + 1 < NZ; j++)
+    for (int i = 0; i + 1 < NX; i++) {
+      const int a = i + NX * j, b = a + 1, c = a + NX + 1, d = a + NX;
+      const int q[6] = {a, b, c, a, c, d};
+      for (int k = 0; k < 6; k++) tri[t++] = q[k];
+    }
+  sim_detect_body b = {0, NV, NT, tri, 0.5, 1, rest, 0.08};
+  sim_detect_scene s = {NV, x, NULL, NULL, 0, 0, 1, NULL, NULL, &b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.04, p.self_collision = 1;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  check_common(&o);
+  CHECK_INT(o.n, NV - NZ);
+  int bad = 0;
+  for (int i = 0; i < o.n; i++) {
+    const sim_contact *c = &o.c[i];
+    const int col = c->v % NX, up = col > 4, beside = col == 3 || col == 5;
+    bad += col == 4 || c->kind != SIM_CONTACT_BODY || c->source != 0;
+    if (beside) /* the fold's sloping triangles, a little nearer than the layer's 3 cm */
+      bad += !(c->gap > 0.029 && c->gap < 0.03) || !(c->n[1] * (up ? 1 : -1) > 0.98);
+    else
+      bad += fabs(c->gap - 0.03) > 1e-15 || fabs(c->n[1] - (up ? 1 : -1)) > 1e-15;
+    for (int k = 0; k < 3; k++) /* the other layer's, or the fold's */
+      bad += up ? c->tri[k] % NX > 4 : c->tri[k] % NX < 4;
+  }
+  check_report(bad == 0, __FILE__, __LINE__, "%d cloth self-contact fields wrong", bad);
+  p.self_collision = 0; /* off: none */
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0);
+  /* flat, margin 0.08: the ring's far edges within it; skipped at rest within 0.16 */
+  p.self_collision = 1, p.margin = 0.08;
+  CHECK_INT(detect(&(sim_detect_scene){NV, rest, NULL, NULL, 0, 0, 1, NULL, NULL, &b}, &p, &o),
+            SIM_OK);
+  CHECK_INT(o.n, 0);
+  b.rest = NULL;
+  CHECK_INT(detect(&(sim_detect_scene){NV, rest, NULL, NULL, 0, 0, 1, NULL, NULL, &b}, &p, &o),
+            SIM_OK);
+  printf("flat cloth, margin 0.08, its ring alone skipped: %d self-contacts of %d vertices\n", o.n,
+         NV);
+  CHECK(o.n >= NV / 2);
+  sim_detect_contacts_free(&o);
+}
+
 /* ---------------- deformable bodies ---------------- */
 
 static void test_bodies(void) {
@@ -869,7 +932,7 @@ static void test_bodies(void) {
   make_cube((const double[3]){0.2, 0.2, 0.99}, (const double[3]){0.8, 0.8, 1.59}, 9, x + 27, t1);
   x[24] = 0.1, x[25] = 0.5, x[26] = 0.995;
   x[51] = 1.01, x[52] = 0.4, x[53] = 0.3;
-  sim_detect_body b[2] = {{0, 9, 12, t0, 0.4, 0}, {9, 9, 12, t1, 0.9, 0}};
+  sim_detect_body b[2] = {{0, 9, 12, t0, 0.4, 0, NULL, 0}, {9, 9, 12, t1, 0.9, 0, NULL, 0}};
   sim_detect_scene s = {NV, x, NULL, NULL, 0, 0, 2, NULL, NULL, b};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.02;
@@ -944,7 +1007,8 @@ static void test_threads(void) {
   ob[1].shape.frame.pos[0] = -0.6, ob[1].shape.omega = 3;
   sim_detect_mesh m = sim_default_detect_mesh();
   m.nv = sf.nv, m.nt = sf.nt, m.x = sf.x, m.tri = sf.tri;
-  sim_detect_body b[2] = {{0, G * G * G, 0, NULL, 0.5, 0}, {G * G * G, 8, 12, bt, 0.5, 0}};
+  sim_detect_body b[2] = {{0, G * G * G, 0, NULL, 0.5, 0, NULL, 0},
+                          {G * G * G, 8, 12, bt, 0.5, 0, NULL, 0}};
   sim_detect_scene s = {NV, x, NULL, NULL, 2, 1, 2, ob, &m, b};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.03;
@@ -982,6 +1046,7 @@ int main(void) {
   test_blade();
   test_blade_sides();
   test_open_body();
+  test_cloth_self();
   test_bodies();
   test_threads();
   CHECK_INT(sim_mem_in_use(), 0);

@@ -59,6 +59,7 @@ static void random_step(sim_detect_step *m, unsigned long long *seed) {
 typedef struct world {
   sim_surface ball, box, mob, blade;
   double *x, *x_prev, *mob_x0;
+  double *rest; /* the box's rest positions (its self-collision's, at its vertices) */
   unsigned char *pinned;
   int *tri_ball, *tri_box; /* global vertex indices */
   sim_detect_obstacle obs[SIM_OBS_KIND_COUNT];
@@ -107,6 +108,12 @@ static void world_build(world *w, unsigned long long seed, int ncloud, int nloos
   w->tri_box = SIM_NEW(int, 3 * (size_t)w->box.nt);
   memcpy(w->x, w->ball.x, sizeof(double) * 3 * n0);
   memcpy(w->x + 3 * n0, w->box.x, sizeof(double) * 3 * n1);
+  /* the box at rest, then squashed to 4.2 cm in y: its top face lies within the margin of its
+     bottom face, across the box at rest (its self-collision's targets), and its side faces'
+     triangles beside its vertices at rest (not their targets: rest_gap below) */
+  w->rest = SIM_NEW0(double, 3 * (size_t)w->nv);
+  memcpy(w->rest + 3 * n0, w->box.x, sizeof(double) * 3 * n1);
+  for (int v = n0; v < n0 + n1; v++) w->x[3 * v + 1] = -0.3 + 0.06 * (w->x[3 * v + 1] + 0.3);
   memcpy(w->mob_x0, w->mob.x, sizeof(double) * 3 * w->mob.nv);
   for (int i = 0; i < 3 * w->ball.nt; i++) w->tri_ball[i] = w->ball.tri[i];
   for (int i = 0; i < 3 * w->box.nt; i++) w->tri_box[i] = n0 + w->box.tri[i];
@@ -145,9 +152,11 @@ static void world_build(world *w, unsigned long long seed, int ncloud, int nloos
   w->mesh[1].closed = 0, w->mesh[1].bodies = ~(1ull << 1), w->mesh[1].margin = 0.09;
   random_step(&w->mesh[0].step, &seed);
   random_step(&w->mesh[1].step, &seed);
-  sim_detect_body b0 = {0, n0, w->ball.nt, w->tri_ball, 0.4, 0};
-  sim_detect_body b1 = {n0, n1, w->box.nt, w->tri_box, 0.9, 0};
-  sim_detect_body b2 = {n0 + n1, ncloud, 0, NULL, 0.6, 0};
+  sim_detect_body b0 = {0, n0, w->ball.nt, w->tri_ball, 0.4, 0, NULL, 0};
+  /* the box's own triangles within 0.1 of a vertex at rest are not its targets (its edges
+     are 0.14 at rest: its ring and some of the next) */
+  sim_detect_body b1 = {n0, n1, w->box.nt, w->tri_box, 0.9, 0, w->rest, 0.1};
+  sim_detect_body b2 = {n0 + n1, ncloud, 0, NULL, 0.6, 0, NULL, 0};
   w->body[0] = b0, w->body[1] = b1, w->body[2] = b2;
   sim_detect_scene s = {w->nv, w->x, NULL, w->pinned, SIM_OBS_KIND_COUNT, 2, 3,
                         w->obs, w->mesh, w->body};
@@ -175,6 +184,7 @@ static void world_free(world *w) {
   sim_surface_free(&w->ball), sim_surface_free(&w->box), sim_surface_free(&w->mob);
   sim_surface_free(&w->blade);
   sim_free(w->x), sim_free(w->x_prev), sim_free(w->mob_x0), sim_free(w->pinned);
+  sim_free(w->rest);
   sim_free(w->tri_ball), sim_free(w->tri_box);
 }
 
@@ -214,6 +224,7 @@ static int g_inside_calls, g_inside_found, g_first_calls, g_first_dropped;
 static int g_blade_behind; /* blade contacts with a negative gap: turned to a side */
 static long long g_tree_nodes; /* the bodies' tree nodes compared with the host's */
 static int g_open_turned;  /* the open box's contacts with a negative gap: turned to a side */
+static int g_open_self;    /* the open box's vertices' contacts with its own triangles */
 
 /* The copies the device left of a pass's contacts (dev_ref, dev_slot: what a device contact
    stage gathers instead of an upload): every 7th of them, bitwise the contact; and a contact of
@@ -352,7 +363,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
       nsides++;
     }
     p.sides = sides, p.nsides = nsides;
-    p.self_collision = step % 2;
+    p.self_collision = step % 4 != 0; /* step 2: the open box against itself */
     w->body[1].open = step % 2 == 0; /* the box as an open body (a cloth's rules) */
     int open_turned = 0;
     p.face_prev = (step / 2) % 2; /* the blade's contacts turned to x_prev's side */
@@ -382,6 +393,9 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     for (int j = 0; w->body[1].open && j < h.n; j++) /* the open box's: unsigned, or turned */
       open_turned += h.c[j].kind == SIM_CONTACT_BODY && h.c[j].source == 1 && h.c[j].gap < 0;
     if (w->body[1].open && step > 0) g_open_turned += open_turned;
+    for (int j = 0; w->body[1].open && p.self_collision && j < h.n; j++)
+      g_open_self += h.c[j].kind == SIM_CONTACT_BODY && h.c[j].source == 1 &&
+                     h.c[j].v >= w->body[1].v0 && h.c[j].v < w->body[1].v0 + w->body[1].nv;
     if (w->nv < 10000) run_passes(kp, &dh, &dg, w, &p, what); /* the small scene: time */
   }
   sim_free(sides);
@@ -420,6 +434,8 @@ int main(void) {
   printf("the open box's contacts turned to the side their vertices came from: %d\n",
          g_open_turned);
   CHECK(g_open_turned > 0);
+  printf("the open box's vertices against its own triangles: %d contacts\n", g_open_self);
+  CHECK(g_open_self > 0);
   /* the first scene again with the slots off (SIMCTL_CUDA_DETECT_SLOTS=off, what a run too
      large for them does): each vertex counted, then queried again for its contacts; new
      detectors, whose guesses start over */

@@ -230,5 +230,5 @@ void sim_bvh_hits_free(sim_bvh_hits *h) {
 int sim_bvh_nearest(const sim_bvh *b, const double *x, const double p[3], double margin,
                     sim_bvh_hit *hit) {
   const sim_bvh_view bv = sim_bvh_view_of(b);
-  return sim_bvh_view_nearest(&bv, x, p, margin, -1, hit);
+  return sim_bvh_view_nearest(&bv, x, p, margin, NULL, hit);
 }

@@ -11,6 +11,7 @@
 #ifndef SIM_CONTACT_BVH_QUERY_H
 #define SIM_CONTACT_BVH_QUERY_H
 #include <float.h>
+#include <stddef.h>
 
 #include "contact/bvh.h"
 #include "contact/detect_tally.h"
@@ -85,13 +86,34 @@ SIM_HD void sim_bvh_refit_node(sim_bvh_node *node, const int *tri, const double 
   }
 }
 
+/* The triangles a self-collision query passes over for vertex v (v < 0: none): those that
+   have v (its own ring) and, where rest != NULL, those nearer than sqrt(r2) to v at rest
+   (`rest` 3 per vertex, indexed as the tree's triangles): on a cloth the triangles that lie
+   beside the vertex in its own sheet, which it would otherwise touch edge-on wherever the
+   margin exceeds its distance to the ring's far edges, and not those across a fold from it. */
+typedef struct sim_bvh_skip {
+  int v;
+  const double *rest;
+  double r2;
+} sim_bvh_skip;
+
+SIM_HD int sim_bvh_skips(const sim_bvh_skip *k, const int *t) {
+  if (!k || k->v < 0) return 0;
+  if (t[0] == k->v || t[1] == k->v || t[2] == k->v) return 1;
+  if (!k->rest) return 0;
+  const double *r = k->rest;
+  sim_tri_closest q;
+  return sim_tri_closest_point(r + 3 * (size_t)k->v, r + 3 * (size_t)t[0], r + 3 * (size_t)t[1],
+                               r + 3 * (size_t)t[2], &q) < k->r2;
+}
+
 /* The nearest triangle within margin: the smallest (d2, input index), skipping the triangles
-   that have vertex `skip` (skip < 0: none; self-collision skips the vertex's own ring).
+   `skip` names (NULL: none; self-collision, sim_bvh_skips).
    Depth first, nearer child first; a box is skipped when its distance exceeds the best found
    so far (ties are kept, so the smallest index among equal distances wins). Returns 1 and
    fills *hit when found, else 0. */
 SIM_HD int sim_bvh_view_nearest(const sim_bvh_view *b, const double *x, const double p[3],
-                                double margin, int skip, sim_bvh_hit *hit) {
+                                double margin, const sim_bvh_skip *skip, sim_bvh_hit *hit) {
   if (b->nnodes == 0 || !(margin >= 0)) return 0;
   double best = margin * margin;
   int found = 0, top = 0, stack[SIM_BVH_STACK];
@@ -111,7 +133,7 @@ SIM_HD int sim_bvh_view_nearest(const sim_bvh_view *b, const double *x, const do
     }
     for (int s = nd->first; s < nd->first + nd->count; s++) {
       const int *t = b->tri + 3 * s;
-      if (skip >= 0 && (t[0] == skip || t[1] == skip || t[2] == skip)) continue;
+      if (sim_bvh_skips(skip, t)) continue;
       sim_tri_closest q;
       sim_bvh_slot_closest(b, x, p, s, &q);
       const int id = b->id[s];

@@ -187,6 +187,7 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
     d->body_view[b].tri = s->body[b].tri;
     d->body_view[b].mu = s->body[b].mu;
     d->body_view[b].open = s->body[b].open;
+    d->body_view[b].rest = s->body[b].rest, d->body_view[b].rest_gap = s->body[b].rest_gap;
   }
   sim_detect_view v = {s->nv,    s->x,         s->x_prev,    s->pinned,    d->body_of,
                        s->nobs,  s->nmesh,     s->nbodies,   s->obs,       d->mesh_view,

@@ -14,9 +14,8 @@
          pseudo-normal there (Baerentzen and Aanaes 2005: the sum of the incident face
          normals, angle-weighted at a vertex), so a vertex behind the surface is inside:
          gap = -d, n = (c - x)/d (pointing out). Outside gap = d, n = (x - c)/d. In a face's
-         region n is the face normal itself (the same in exact arithmetic, free of rounding). Touching
-         (d <= 8 eps max_i |c_i|, i.e. zero to rounding): gap 0, n the outward
-         (pseudo-)normal.
+         region n is the face normal itself (the same in exact arithmetic, free of rounding).
+   Touching (d <= 8 eps max_i |c_i|, i.e. zero to rounding): gap 0, n the outward (pseudo-)normal.
        open (thin blades, codimensional): unsigned: gap = d, n = (x - c)/d (side times the
          face normal in a face's region); touching (as above), gap 0 and the triangle's
          normal turned towards the side x_prev (the caller's positions at the previous step)
@@ -29,17 +28,20 @@
      d <= margin, signed as for a closed mesh obstacle where B is a solid (its surface closed
      and outward), unsigned as for an open one where B is open (a cloth: `open`), turned to
      the side the vertex came from (detect_body.h). tri = its global vertex indices, w =
-     barycentrics of the closest point (sum 1), p = w0 x_tri0 + w1 x_tri1 + w2 x_tri2, u = 0, mu = sqrt(mu_A mu_B) (Box2D's
-     friction mixing). With self_collision, B = A is tested too, without the triangles
-     incident to v (a ring of neighbours may then touch when margin nears the edge length);
-     never an open body (a flat cloth's neighbours lie within the margin in its plane).
+     barycentrics of the closest point (sum 1), p = w0 x_tri0 + w1 x_tri1 + w2 x_tri2, u = 0, mu =
+   sqrt(mu_A mu_B) (Box2D's friction mixing). With self_collision, B = A is tested too, a cloth's as
+   well as a solid's, without the triangles incident to v and, where the body has rest positions
+     (`rest`, the world gives them), without those nearer than rest_gap to v at rest: a flat
+     cloth's triangles beyond v's ring lie in its plane within a margin about as wide as its
+     edges, and would all be its targets.
      The passes that read x_prev (sweep, face_prev) also find what v and B meet on their way
      over the step and a far side crossed, with both moving (detect_body.h).
    For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY.
 
-   Filters: a pinned vertex (pinned[v] != 0) is skipped (its triangles still count). An obstacle or mesh obstacle touches
-   the vertices of body b when bit b of its bodies mask is set (bodies >= 64: only with the
-   full mask SIM_DETECT_ALL); a vertex in no body's range is touched by every obstacle.
+   Filters: a pinned vertex (pinned[v] != 0) is skipped (its triangles still count). An obstacle or
+   mesh obstacle touches the vertices of body b when bit b of its bodies mask is set (bodies >= 64:
+   only with the full mask SIM_DETECT_ALL); a vertex in no body's range is touched by every
+   obstacle.
 
    Order: contacts sorted by (v, kind, source), which is the order they are generated in; the
    vertices are split into fixed chunks processed by OpenMP threads into per-thread buffers
@@ -194,8 +196,13 @@ typedef struct {
   int nt;         /* surface triangles, global vertex indices: outward on a closed surface */
   const int *tri; /* 3 nt */
   double mu;
-  int open; /* 1: an open surface (a cloth): unsigned, turned to the side the vertex came
-               from, and never its own target; 0 (default): closed and outward, signed */
+  int open;           /* 1: an open surface (a cloth): unsigned, turned to the side the vertex came
+                         from; 0 (default): closed and outward, signed */
+  const double *rest; /* self-collision: rest positions, 3 per vertex in global indexing (the
+                         model's), or NULL: a vertex is then not its own triangles' target where
+                         they are nearer to it than rest_gap at rest, besides its own ring
+                         (bvh_query.h sim_bvh_skips); NULL (default): its ring alone */
+  double rest_gap;
 } sim_detect_body;
 
 typedef struct {
@@ -235,7 +242,9 @@ typedef struct sim_detect_body_view {
   sim_bvh_view bvh; /* over the global positions */
   const int *tri;   /* surface triangles in input order (global vertex indices) */
   double mu;
-  int open; /* sim_detect_body.open */
+  int open;           /* sim_detect_body.open */
+  const double *rest; /* sim_detect_body.rest, on the view's side */
+  double rest_gap;
 } sim_detect_body_view;
 
 typedef struct sim_detect_view {

@@ -76,11 +76,11 @@ SIM_HD int sim_detect_tri_swept(const double *x, const double *xp, const int *t3
 }
 
 /* sweep: whether vertex v (from a = x_prev to e = x) comes within the margin of body bd's
-   surface over the step, both moving; `skip`, a vertex whose triangles are not tested (self
-   collision), or -1. The candidates are the triangles of the leaves within |e - a| / 2 +
+   surface over the step, both moving; `skip`, the triangles not tested (self-collision,
+   sim_bvh_skips), or NULL. The candidates are the triangles of the leaves within |e - a| / 2 +
    margin of the segment's middle (the swept tree's boxes hold their paths), in walk order. */
 SIM_HD int sim_detect_body_swept(const sim_detect_view *s, const sim_detect_body_view *bd,
-                                 const double a[3], const double e[3], int skip) {
+                                 const double a[3], const double e[3], const sim_bvh_skip *skip) {
   const double d[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]};
   const double r = 0.5 * sim_norm3(d) + s->margin;
   const double mid[3] = {a[0] + 0.5 * d[0], a[1] + 0.5 * d[1], a[2] + 0.5 * d[2]};
@@ -90,7 +90,7 @@ SIM_HD int sim_detect_body_swept(const sim_detect_view *s, const sim_detect_body
     const sim_bvh_node *nd = &bd->bvh.node[leaf];
     for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
       const int *t3 = bd->bvh.tri + 3 * slot;
-      if (skip >= 0 && (t3[0] == skip || t3[1] == skip || t3[2] == skip)) continue;
+      if (sim_bvh_skips(skip, t3)) continue;
       if (sim_detect_tri_swept(s->x, s->x_prev, t3, a, e, s->margin)) return 1;
     }
   }

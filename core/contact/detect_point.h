@@ -55,7 +55,7 @@ SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const
                           const double *x_prev, const double q[3], const double ps[3],
                           const double pe[3], double margin, sim_contact *c) {
   sim_bvh_hit h = {0}; /* set when found; zeroed for the compiler's flow analysis */
-  if (!sim_bvh_view_nearest(&v->bvh[b], x, q, margin, -1, &h)) return 0;
+  if (!sim_bvh_view_nearest(&v->bvh[b], x, q, margin, NULL, &h)) return 0;
   const int *tri = v->tri + 3 * (v->tri_first[b] + h.tri);
   if (v->pinned[tri[0]] && v->pinned[tri[1]] && v->pinned[tri[2]]) return 0;
   const int cloth = v->cloth[b];

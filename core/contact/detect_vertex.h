@@ -266,7 +266,7 @@ SIM_HD double sim_detect_dist(const sim_obstacle *o, const sim_bvh_view *b, cons
                               const double p[3], double bound) {
   if (o) return sim_obstacle_phi(o, p);
   sim_bvh_hit h;
-  return sim_bvh_view_nearest(b, mx, p, bound, -1, &h) ? sqrt(h.q.d2) : INFINITY;
+  return sim_bvh_view_nearest(b, mx, p, bound, NULL, &h) ? sqrt(h.q.d2) : INFINITY;
 }
 
 /* sweep (detect.h): whether the segment from a to e comes within margin of obstacle o (or the
@@ -357,14 +357,14 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     const double own = sim_detect_margin(me->margin, margin);
     const double *q = sim_detect_query_at(s, &me->step, own, x, y, &mo);
     const double *xs = xprev ? sim_detect_start_of(&me->step, xprev, ys) : 0;
-    const int swept = !sim_bvh_view_nearest(&me->bvh, me->x, q, mo, -1, &h); /* as above */
+    const int swept = !sim_bvh_view_nearest(&me->bvh, me->x, q, mo, NULL, &h); /* as above */
     if (swept && !(s->sweep && xs && sim_detect_swept(0, &me->bvh, me->x, xs, q, mo))) continue;
     if (!form) {
       found++;
       continue;
     }
     if (swept) /* the sweep met a triangle: the nearest at x_prev exists */
-      sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, -1, &h), q = xs;
+      sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, NULL, &h), q = xs;
     if (me->closed)
       sim_detect_orient_closed(&me->bvh, me->x, me->tri, q, &h, n, &gap);
     else /* queried where it was (at_start, swept): x_prev there too */
@@ -390,7 +390,7 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
       if (!me->closed)
         sim_detect_face_prev(xs, h.q.c, n, &gap), found_gap = gap;
       else if (sim_detect_behind_by(xs, h.q.c, n, own) && /* as for analytic obstacles */
-               sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, -1, &h))
+               sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, NULL, &h))
         sim_detect_orient_closed(&me->bvh, me->x, me->tri, xs, &h, n, &gap);
     } else if (s->at_start && !me->closed && xprev && !me->step.on && /* x_prev: a step back */
                sim_detect_behind_by(xprev, h.q.c, n, 0.0) &&
@@ -408,10 +408,11 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
   for (int B = 0; B < s->nbodies; B++) {
     const sim_detect_body_view *bd = &s->body[B];
     sim_bvh_hit h;
-    if ((B == bv && (!s->self_collision || bd->open)) ||
-        sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
+    if ((B == bv && !s->self_collision) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
       continue;
-    const int skip = B == bv ? v : -1; /* self: the nearest triangle not incident to v */
+    /* self: the nearest triangle neither incident to v nor beside it at rest (sim_bvh_skips) */
+    const sim_bvh_skip own = {v, bd->rest, bd->rest_gap * bd->rest_gap};
+    const sim_bvh_skip *skip = B == bv ? &own : NULL;
     const int swept = !sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, skip, &h);
     if (swept && !(s->sweep && xprev && sim_detect_body_swept(s, bd, xprev, x, skip))) continue;
     if (!form) {

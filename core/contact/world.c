@@ -113,18 +113,11 @@ static int is_cloth_body(const sim_model *m, int b) {
 }
 
 /* Body-body contact is on (contact.bodies or self-collision) and some body has surface
-   triangles that others can touch (a solid's or a cloth's), or with self-collision a solid
-   itself (a cloth is never its own target: detect.h). */
+   triangles that others can touch (a solid's or a cloth's), or with self-collision itself. */
 static int bodies_collide(const sim_model *m) {
   const sim_contact_def *cd = &m->scene->contact;
   if (!cd->bodies && !cd->self_collision) return 0;
-  int targets = 0, solid = 0;
-  for (int t = 0; t < m->ntri; t++)
-    if (t == 0 || m->tri_body[t] != m->tri_body[t - 1]) {
-      targets++;
-      solid += !is_cloth_body(m, m->tri_body[t]);
-    }
-  return (m->nbodies > 1 && targets > 0) || (cd->self_collision && solid > 0);
+  return m->ntri > 0 && (m->nbodies > 1 || cd->self_collision);
 }
 
 int sim_world_needed(const sim_model *m) {
@@ -143,9 +136,11 @@ static void setup_bodies(sim_world *w) {
     bd->nv = m->body_vert_start[b + 1] - bd->v0;
     bd->tri = m->tri + 3 * (size_t)t0;
     bd->open = is_cloth_body(m, b); /* a cloth: unsigned, turned to the side v came from */
-    /* a target of the other bodies, or a solid's of its own: else no tree to build and refit */
-    bd->nt = on && (m->nbodies > 1 || (cd->self_collision && !bd->open)) ? t1 - t0 : 0;
+    /* a target of the other bodies, or of its own: else no tree to build and refit */
+    bd->nt = on && (m->nbodies > 1 || cd->self_collision) ? t1 - t0 : 0;
     bd->mu = cd->mu;
+    if (cd->self_collision) /* not the triangles beside a vertex at rest (detect.h) */
+      bd->rest = m->x_rest, bd->rest_gap = SIM_WORLD_SELF_REST * cd->margin;
     t0 = t1;
   }
   if (bodies_collide(m)) w->collide = 1;

@@ -16,7 +16,10 @@
      vertices when contact.bodies is on (and of its own with contact.self_collision), with mu =
      contact.mu. Cloth bodies are open surfaces: their vertices touch obstacles and the other
      bodies' surfaces, and their triangles are the other bodies' targets, unsigned, each vertex
-     held on the side it came from (detect_body.h), never their own.
+     held on the side it came from (detect_body.h), and their own with self_collision. A
+     body's own triangles are its vertex's targets where they do not have the vertex and lie
+     at least SIM_WORLD_SELF_REST margins from it at rest (the model's x_rest): a cloth
+     folded onto itself, not a flat cloth's vertex against its neighbours' triangles beside it.
    - Pinned vertices are skipped (they follow their script).
    Two passes: from the vertices at q_t (what touches now) and at the prediction q~ (what the
    step would reach: a vertex faster than margin / h is caught before it passes through). A
@@ -39,6 +42,8 @@
 #define SIM_CONTACT_WORLD_H
 #include "../model/model.h"
 #include "detect.h"
+
+#define SIM_WORLD_SELF_REST 2.0 /* margins: a body's own triangles nearer at rest are skipped */
 
 typedef struct sim_world_motion {
   double Q[9], c[3]; /* x -> Q x + c */
