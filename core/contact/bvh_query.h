@@ -97,10 +97,24 @@ typedef struct sim_bvh_skip {
   double r2;
 } sim_bvh_skip;
 
-SIM_HD int sim_bvh_skips(const sim_bvh_skip *k, const int *t) {
+/* The cheap part: the ring (a few compares) and, at rest, a vertex of the triangle nearer
+   than sqrt(r2) to v (then so is the triangle). The rest of the test (the closest point at
+   rest) a query makes only for a triangle that would be its nearest yet. */
+SIM_HD int sim_bvh_skips_ring(const sim_bvh_skip *k, const int *t) {
   if (!k || k->v < 0) return 0;
   if (t[0] == k->v || t[1] == k->v || t[2] == k->v) return 1;
   if (!k->rest) return 0;
+  const double *r = k->rest, *p = r + 3 * (size_t)k->v;
+  for (int j = 0; j < 3; j++) {
+    const double *a = r + 3 * (size_t)t[j];
+    const double d[3] = {a[0] - p[0], a[1] - p[1], a[2] - p[2]};
+    if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < k->r2) return 1;
+  }
+  return 0;
+}
+
+SIM_HD int sim_bvh_skips_rest(const sim_bvh_skip *k, const int *t) {
+  if (!k || k->v < 0 || !k->rest) return 0;
   const double *r = k->rest;
   sim_tri_closest q;
   return sim_tri_closest_point(r + 3 * (size_t)k->v, r + 3 * (size_t)t[0], r + 3 * (size_t)t[1],
@@ -108,7 +122,7 @@ SIM_HD int sim_bvh_skips(const sim_bvh_skip *k, const int *t) {
 }
 
 /* The nearest triangle within margin: the smallest (d2, input index), skipping the triangles
-   `skip` names (NULL: none; self-collision, sim_bvh_skips).
+   `skip` names (NULL: none; self-collision, sim_bvh_skip).
    Depth first, nearer child first; a box is skipped when its distance exceeds the best found
    so far (ties are kept, so the smallest index among equal distances wins). Returns 1 and
    fills *hit when found, else 0. */
@@ -133,11 +147,12 @@ SIM_HD int sim_bvh_view_nearest(const sim_bvh_view *b, const double *x, const do
     }
     for (int s = nd->first; s < nd->first + nd->count; s++) {
       const int *t = b->tri + 3 * s;
-      if (sim_bvh_skips(skip, t)) continue;
+      if (sim_bvh_skips_ring(skip, t)) continue;
       sim_tri_closest q;
       sim_bvh_slot_closest(b, x, p, s, &q);
       const int id = b->id[s];
-      if (found ? (q.d2 < best || (q.d2 == best && id < hit->tri)) : q.d2 <= best) {
+      if ((found ? (q.d2 < best || (q.d2 == best && id < hit->tri)) : q.d2 <= best) &&
+          !sim_bvh_skips_rest(skip, t)) {
         best = q.d2;
         hit->tri = id;
         hit->q = q;

@@ -201,7 +201,7 @@ typedef struct {
   const double *rest; /* self-collision: rest positions, 3 per vertex in global indexing (the
                          model's), or NULL: a vertex is then not its own triangles' target where
                          they are nearer to it than rest_gap at rest, besides its own ring
-                         (bvh_query.h sim_bvh_skips); NULL (default): its ring alone */
+                         (bvh_query.h sim_bvh_skip); NULL (default): its ring alone */
   double rest_gap;
 } sim_detect_body;
 

@@ -77,7 +77,7 @@ SIM_HD int sim_detect_tri_swept(const double *x, const double *xp, const int *t3
 
 /* sweep: whether vertex v (from a = x_prev to e = x) comes within the margin of body bd's
    surface over the step, both moving; `skip`, the triangles not tested (self-collision,
-   sim_bvh_skips), or NULL. The candidates are the triangles of the leaves within |e - a| / 2 +
+   sim_bvh_skip), or NULL. The candidates are the triangles of the leaves within |e - a| / 2 +
    margin of the segment's middle (the swept tree's boxes hold their paths), in walk order. */
 SIM_HD int sim_detect_body_swept(const sim_detect_view *s, const sim_detect_body_view *bd,
                                  const double a[3], const double e[3], const sim_bvh_skip *skip) {
@@ -90,8 +90,10 @@ SIM_HD int sim_detect_body_swept(const sim_detect_view *s, const sim_detect_body
     const sim_bvh_node *nd = &bd->bvh.node[leaf];
     for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
       const int *t3 = bd->bvh.tri + 3 * slot;
-      if (sim_bvh_skips(skip, t3)) continue;
-      if (sim_detect_tri_swept(s->x, s->x_prev, t3, a, e, s->margin)) return 1;
+      if (sim_bvh_skips_ring(skip, t3)) continue;
+      if (sim_detect_tri_swept(s->x, s->x_prev, t3, a, e, s->margin) &&
+          !sim_bvh_skips_rest(skip, t3))
+        return 1;
     }
   }
   return 0;

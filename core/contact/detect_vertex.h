@@ -410,7 +410,7 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     sim_bvh_hit h;
     if ((B == bv && !s->self_collision) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
       continue;
-    /* self: the nearest triangle neither incident to v nor beside it at rest (sim_bvh_skips) */
+    /* self: the nearest triangle neither incident to v nor beside it at rest (sim_bvh_skip) */
     const sim_bvh_skip own = {v, bd->rest, bd->rest_gap * bd->rest_gap};
     const sim_bvh_skip *skip = B == bv ? &own : NULL;
     const int swept = !sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, skip, &h);
