@@ -324,7 +324,8 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                        p->at_start,
                        p->sweep,
                        ps->nsides > 0 ? ps->sides : NULL,
-                       ps->nsides};
+                       ps->nsides,
+                       p->no_others};
   return v;
 }
 

@@ -966,6 +966,12 @@ static void test_bodies(void) {
   check_inside_only(&s, &p, 5);
   const sim_contact *c = find(&o, 8, SIM_CONTACT_BODY, 0);
   CHECK(c && fabs(c->gap + 0.005) < 1e-14 && fabs(c->n[2] - 1) < 1e-14 && c->tri[0] >= 0);
+  /* self-collision alone (contact.bodies off): vertex 8's, none with the other body */
+  p.no_others = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_BODY], 1);
+  CHECK(o.n >= 1 && find(&o, 8, SIM_CONTACT_BODY, 0) != NULL);
+  p.no_others = 0;
   /* pinned vertices skipped */
   unsigned char pin[NV] = {0};
   pin[9] = pin[17] = 1;

@@ -364,6 +364,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     }
     p.sides = sides, p.nsides = nsides;
     p.self_collision = step % 4 != 0; /* step 2: the open box against itself */
+    p.no_others = step % 4 == 3;      /* step 3: against itself alone (contact.bodies off) */
     w->body[1].open = step % 2 == 0; /* the box as an open body (a cloth's rules) */
     int open_turned = 0;
     p.face_prev = (step / 2) % 2; /* the blade's contacts turned to x_prev's side */

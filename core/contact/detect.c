@@ -21,7 +21,7 @@ struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
 };
 
 sim_detect_params sim_default_detect_params(void) {
-  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0};
+  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, 0};
   return p;
 }
 
@@ -189,11 +189,28 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
     d->body_view[b].open = s->body[b].open;
     d->body_view[b].rest = s->body[b].rest, d->body_view[b].rest_gap = s->body[b].rest_gap;
   }
-  sim_detect_view v = {s->nv,    s->x,         s->x_prev,    s->pinned,    d->body_of,
-                       s->nobs,  s->nmesh,     s->nbodies,   s->obs,       d->mesh_view,
-                       d->body_view, p->margin, p->self_collision, p->face_prev, p->inside_only,
-                       p->nskip > 0 ? p->skip : NULL, p->nskip, p->at_start, p->sweep,
-                       p->nsides > 0 ? p->sides : NULL, p->nsides};
+  sim_detect_view v = {s->nv,
+                       s->x,
+                       s->x_prev,
+                       s->pinned,
+                       d->body_of,
+                       s->nobs,
+                       s->nmesh,
+                       s->nbodies,
+                       s->obs,
+                       d->mesh_view,
+                       d->body_view,
+                       p->margin,
+                       p->self_collision,
+                       p->face_prev,
+                       p->inside_only,
+                       p->nskip > 0 ? p->skip : NULL,
+                       p->nskip,
+                       p->at_start,
+                       p->sweep,
+                       p->nsides > 0 ? p->sides : NULL,
+                       p->nsides,
+                       p->no_others};
   return v;
 }
 

@@ -136,6 +136,8 @@ typedef struct {
                  whose segment from x_prev (a static mesh's: no step map) meets the mesh turns
                  to x_prev's side. An open body's (a cloth's) entry: detect_body.h. The other
                  passes leave sides NULL */
+  int no_others; /* 1: a vertex meets no other body's surface, only its own with self_collision
+                    (contact.bodies off); 0 (default): every other body's too */
 } sim_detect_params;
 
 #define SIM_DETECT_SWEEP_STEPS 64 /* conservative advancement steps of a sweep */
@@ -266,6 +268,7 @@ typedef struct sim_detect_view {
   int sweep;    /* sim_detect_params.sweep */
   const sim_detect_side *sides; /* sim_detect_params.sides, on the view's side */
   int nsides;
+  int no_others; /* sim_detect_params.no_others */
 } sim_detect_view;
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's

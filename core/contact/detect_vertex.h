@@ -408,7 +408,8 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
   for (int B = 0; B < s->nbodies; B++) {
     const sim_detect_body_view *bd = &s->body[B];
     sim_bvh_hit h;
-    if ((B == bv && !s->self_collision) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
+    if ((B == bv ? !s->self_collision : s->no_others) ||
+        sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B))
       continue;
     /* self: the nearest triangle neither incident to v nor beside it at rest (sim_bvh_skip) */
     const sim_bvh_skip own = {v, bd->rest, bd->rest_gap * bd->rest_gap};

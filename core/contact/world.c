@@ -161,6 +161,7 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   w->par.margin = sc->contact.margin;
   w->par.min_sep = sc->contact.min_separation;
   w->par.self_collision = sc->contact.self_collision;
+  w->par.no_others = !sc->contact.bodies; /* self-collision alone: no other body a target */
   w->obs = SIM_NEW0(sim_detect_obstacle, no + 1);
   w->obs_frame0 = SIM_NEW0(sim_frame, no + 1);
   w->obs_def = SIM_NEW0(int, no + 1);
