@@ -861,10 +861,10 @@ static void test_open_body(void) {
    folded at its middle column, the half beyond it laid 3 cm above the other, mirrored. Every
    vertex off the fold touches the other layer straight above or below it (gap 0.03, n = +-y;
    those beside the fold its sloping triangles, a little nearer); the fold's own column
-   touches nothing (the layers' triangles are its ring or beyond the margin). Flat, with a margin
-   above the distance from a vertex to its ring's far edges (0.0707), each vertex found its
-   neighbours' triangles in the cloth's plane where only its ring was skipped; rest positions skip
-   them (rest_gap). */
+   touches nothing (the layers' triangles are its ring or beyond the margin). Flat, with a
+   margin above the distance from a vertex to its ring's far edges (0.0707), each vertex found
+   its neighbours' triangles in the cloth's plane where only its ring was skipped; rest
+   positions skip them (rest_gap). */
 static void test_cloth_self(void) {
   enum { NX = 9, NZ = 3, NV = NX * NZ, NT = 2 * (NX - 1) * (NZ - 1) };
   double rest[3 * NV], x[3 * NV];

@@ -28,20 +28,21 @@
      d <= margin, signed as for a closed mesh obstacle where B is a solid (its surface closed
      and outward), unsigned as for an open one where B is open (a cloth: `open`), turned to
      the side the vertex came from (detect_body.h). tri = its global vertex indices, w =
-     barycentrics of the closest point (sum 1), p = w0 x_tri0 + w1 x_tri1 + w2 x_tri2, u = 0, mu =
-   sqrt(mu_A mu_B) (Box2D's friction mixing). With self_collision, B = A is tested too, a cloth's as
-   well as a solid's, without the triangles incident to v and, where the body has rest positions
-     (`rest`, the world gives them), without those nearer than rest_gap to v at rest: a flat
-     cloth's triangles beyond v's ring lie in its plane within a margin about as wide as its
-     edges, and would all be its targets.
+     barycentrics of the closest point (sum 1), p = w0 x_tri0 + w1 x_tri1 + w2 x_tri2, u = 0,
+     mu = sqrt(mu_A mu_B) (Box2D's friction mixing). With self_collision, B = A is tested
+     too, a cloth's as well as a solid's, without the triangles incident to v and, where the
+     body has rest positions (`rest`, the world gives them), without those nearer than
+     rest_gap to v at rest: a flat cloth's triangles beyond v's ring lie in its plane within
+     a margin about as wide as its edges, and would all be its targets. With no_others, no
+     other body is tested (self-collision alone).
      The passes that read x_prev (sweep, face_prev) also find what v and B meet on their way
      over the step and a far side crossed, with both moving (detect_body.h).
    For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY.
 
-   Filters: a pinned vertex (pinned[v] != 0) is skipped (its triangles still count). An obstacle or
-   mesh obstacle touches the vertices of body b when bit b of its bodies mask is set (bodies >= 64:
-   only with the full mask SIM_DETECT_ALL); a vertex in no body's range is touched by every
-   obstacle.
+   Filters: a pinned vertex (pinned[v] != 0) is skipped (its triangles still count). An
+   obstacle or mesh obstacle touches the vertices of body b when bit b of its bodies mask is
+   set (bodies >= 64: only with the full mask SIM_DETECT_ALL); a vertex in no body's range is
+   touched by every obstacle.
 
    Order: contacts sorted by (v, kind, source), which is the order they are generated in; the
    vertices are split into fixed chunks processed by OpenMP threads into per-thread buffers
