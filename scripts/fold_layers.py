@@ -18,36 +18,14 @@ Exit 0; 2 on bad usage or an unreadable frame. Example (scenes/folding_towel.jso
   scripts/fold_layers.py out/towel --every 50
 """
 import os
-import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import obj_frames  # noqa: E402
 
-def usage(code):
-    if code == 0:
-        sys.stdout.write(__doc__)
-    else:
-        sys.stderr.write("usage: scripts/fold_layers.py DIR [--fold X] [--every K]\n")
-    sys.exit(code)
-
-
-def load(path):
-    verts, tris = [], []
-    try:
-        with open(path) as f:
-            for line in f:
-                s = line.split()
-                if not s:
-                    continue
-                if s[0] == "o" and verts:
-                    break  # the first object only
-                if s[0] == "v":
-                    verts.append(tuple(float(t) for t in s[1:4]))
-                elif s[0] == "f":
-                    tris.append(tuple(int(t.split("/")[0]) - 1 for t in s[1:4]))
-    except (OSError, ValueError) as e:
-        sys.stderr.write("fold_layers.py: %s: %s\n" % (path, e))
-        sys.exit(2)
-    return verts, tris
+PROG = "fold_layers.py"
+USAGE = "usage: scripts/fold_layers.py DIR [--fold X] [--every K]"
 
 
 def heights(V, upper, lower_tris):
@@ -70,53 +48,33 @@ def heights(V, upper, lower_tris):
 
 
 def main(argv):
-    if any(a in ("-h", "--help") for a in argv):
-        usage(0)
-    fold, every, rest = 0.0, 1, []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("--fold", "--every") and i + 1 < len(argv):
-            try:
-                if a == "--fold":
-                    fold = float(argv[i + 1])
-                else:
-                    every = int(argv[i + 1])
-                    if every < 1:
-                        raise ValueError
-            except ValueError:
-                sys.stderr.write("fold_layers.py: %s: expected a number, got %s\n" % (a, argv[i + 1]))
-                sys.exit(2)
-            i += 2
-        elif a.startswith("-"):
-            sys.stderr.write("fold_layers.py: unknown option %s\n" % a)
-            usage(2)
-        else:
-            rest.append(a)
-            i += 1
+    opts, rest = obj_frames.parse(argv, PROG, __doc__, USAGE,
+                                  {"--fold": (float, 0.0), "--every": (int, 1)})
     if len(rest) != 1:
-        usage(2)
-    frames = os.path.join(rest[0], "frames")
-    names = sorted(n for n in os.listdir(frames) if re.fullmatch(r"\d+\.obj", n)) \
-        if os.path.isdir(frames) else []
-    if not names:
-        sys.stderr.write("fold_layers.py: %s: no OBJ frames (NNNNN.obj)\n" % frames)
+        sys.stderr.write(USAGE + "\n")
         sys.exit(2)
-    V0, T = load(os.path.join(frames, names[0]))
+    fold, every = opts["--fold"], opts["--every"]
+    paths = obj_frames.frame_names(rest[0], PROG)
+    V0, objs = obj_frames.read(paths[0], PROG)
+    T = next(iter(objs.values()), [])  # the first body's
     upper = [i for i, v in enumerate(V0) if v[0] > fold]
     lower = [t for t in T if all(V0[k][0] < fold for k in t)]
     lowest = None
     print("frame  over  lowest_m  median_m  highest_m")
-    for n, name in enumerate(names):
-        V, _ = load(os.path.join(frames, name))
+    for n, path in enumerate(paths):
+        V, _ = obj_frames.read(path, PROG)
+        if len(V) != len(V0):
+            sys.stderr.write("%s: %s: %d vertices, frame 0 has %d\n" % (PROG, path, len(V), len(V0)))
+            sys.exit(2)
         h = heights(V, upper, lower)
         if h:
             lowest = h[0] if lowest is None else min(lowest, h[0])
-        if n % every == 0 or n == len(names) - 1:
+        if n % every == 0 or n == len(paths) - 1:
+            name = os.path.basename(path)[:-4]
             if h:
-                print("%s  %4d  %+.5f  %+.5f  %+.5f" % (name[:-4], len(h), h[0], h[len(h) // 2], h[-1]))
+                print("%s  %4d  %+.5f  %+.5f  %+.5f" % (name, len(h), h[0], h[len(h) // 2], h[-1]))
             else:
-                print("%s  %4d  -  -  -" % (name[:-4], 0))
+                print("%s  %4d  -  -  -" % (name, 0))
     print("lowest over all frames: %s" % ("%+.5f m" % lowest if lowest is not None else "none over"))
 
 

@@ -18,6 +18,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_frame_gaps COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_frame_gaps.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/frame_gaps.py)
   set_tests_properties(test_frame_gaps PROPERTIES LABELS scene TIMEOUT 60)
+  # scripts/fold_layers.py and scripts/self_intersections.py on OBJ frames of known geometry
+  add_test(NAME test_obj_scripts COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_obj_scripts.sh
+           ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts)
+  set_tests_properties(test_obj_scripts PROPERTIES LABELS scene TIMEOUT 60)
   # scripts/gpu_goals.py on a gpu_report.sh folder of known figures, and its bad input
   add_test(NAME test_gpu_goals COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_goals.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/gpu_goals.py)

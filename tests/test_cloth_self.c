@@ -5,6 +5,8 @@
    so the near half comes down onto the far half. With self-collision the upper layer stays on
    the lower one, at least min_separation above it at every step; without it the upper layer
    falls through the lower one to the table (the check fails there, which shows it can).
+   Every 25th step the cloth's triangle sides are tested against its triangles: none passes
+   through one with self-collision, some without.
    Prints its measured figures. */
 #include <math.h>
 #include <stdio.h>
@@ -34,9 +36,54 @@ static double upper_over_lower(const run *r) {
   return low;
 }
 
+/* Whether segment pq passes through triangle abc (Moller-Trumbore, open on both). */
+static int crosses(const double *p, const double *q, const double *a, const double *b,
+                   const double *c) {
+  double d[3], e1[3], e2[3], h[3], s[3], k[3];
+  for (int i = 0; i < 3; i++) d[i] = q[i] - p[i], e1[i] = b[i] - a[i], e2[i] = c[i] - a[i];
+  sim_cross3(d, e2, h);
+  const double det = sim_dot3(e1, h);
+  if (fabs(det) < 1e-18) return 0;
+  for (int i = 0; i < 3; i++) s[i] = p[i] - a[i];
+  const double u = sim_dot3(s, h) / det;
+  if (u <= 0 || u >= 1) return 0;
+  sim_cross3(s, e1, k);
+  const double v = sim_dot3(d, k) / det, t = sim_dot3(e2, k) / det;
+  return v > 0 && u + v < 1 && t > 0 && t < 1;
+}
+
+/* The cloth's triangle sides that pass through one of its triangles sharing no vertex with
+   them (an inner edge, a side of two triangles, counts twice). */
+static int crossing_edges(const run *r) {
+  const sim_model *m = &r->c.m;
+  const double *q = r->q;
+  int n = 0;
+  for (int t = 0; t < m->ntri; t++)
+    for (int j = 0; j < 3; j++) {
+      const int a = m->tri[3 * t + j], b = m->tri[3 * t + (j + 1) % 3];
+      for (int u = 0; u < m->ntri; u++) {
+        const int *w = m->tri + 3 * u;
+        if (w[0] == a || w[1] == a || w[2] == a || w[0] == b || w[1] == b || w[2] == b) continue;
+        int apart = 0; /* the side's box and the triangle's apart on some axis */
+        for (int k = 0; k < 3 && !apart; k++) {
+          const double s0 = fmin(q[3 * a + k], q[3 * b + k]), s1 = fmax(q[3 * a + k], q[3 * b + k]);
+          const double t0 = fmin(q[3 * w[0] + k], fmin(q[3 * w[1] + k], q[3 * w[2] + k])),
+                       t1 = fmax(q[3 * w[0] + k], fmax(q[3 * w[1] + k], q[3 * w[2] + k]));
+          apart = s1 < t0 || t1 < s0;
+        }
+        if (apart) continue;
+        if (crosses(q + 3 * a, q + 3 * b, q + 3 * w[0], q + 3 * w[1], q + 3 * w[2])) {
+          n++;
+          break;
+        }
+      }
+    }
+  return n;
+}
+
 /* Runs the fold for 3 s (the turn takes 2) and returns the lowest height of the upper layer
    over the lower one over its steps, or NAN where the run failed. */
-static double fold(int self, int *over, int *most) {
+static double fold(int self, int *over, int *most, int *crossed) {
   run r;
   if (run_open(&r, json("{'name': 'towel', 'solver': {'dt': 0.01, 'lg_iterations': 5,"
                         " 'global': 'cholesky'}, 'gravity': [0, -9.81, 0],"
@@ -57,7 +104,7 @@ static double fold(int self, int *over, int *most) {
                         MIN_SEP, self ? "true" : "false")))
     return NAN;
   double low = INFINITY;
-  *over = 0, *most = 0;
+  *over = 0, *most = 0, *crossed = 0;
   for (int s = 0; s < 300; s++) {
     if (run_steps(&r, 1)) break;
     run_fetch(&r);
@@ -65,12 +112,17 @@ static double fold(int self, int *over, int *most) {
     if (h < INFINITY) (*over)++;
     low = fmin(low, h);
     *most = r.max_contacts;
+    if (s % 25 == 24) {
+      const int c = crossing_edges(&r);
+      if (c > *crossed) *crossed = c;
+    }
   }
   const double out = r.ok ? low : NAN;
   printf(
       "  self_collision %s: the upper layer over the lower in %d of 300 steps, at least %.4g m"
-      " above it (min_separation %g); at most %d contacts a step; min gap %.3g m\n",
-      self ? "on" : "off", *over, low, MIN_SEP, *most, r.min_gap);
+      " above it (min_separation %g); at most %d contacts a step; min gap %.3g m; at most %d"
+      " triangle sides through the cloth (every 25th step)\n",
+      self ? "on" : "off", *over, low, MIN_SEP, *most, r.min_gap, *crossed);
   if (self) CHECK(r.min_gap >= -1e-4);
   run_close(&r);
   return out;
@@ -78,11 +130,13 @@ static double fold(int self, int *over, int *most) {
 
 int main(void) {
   printf("a towel folded onto itself\n");
-  int over_on, most_on, over_off, most_off;
-  const double on = fold(1, &over_on, &most_on), off = fold(0, &over_off, &most_off);
+  int over_on, most_on, cross_on, over_off, most_off, cross_off;
+  const double on = fold(1, &over_on, &most_on, &cross_on),
+               off = fold(0, &over_off, &most_off, &cross_off);
   CHECK(over_on > 100 && over_off > 100); /* the layers overlap for most of the run */
   CHECK(on >= 0.9 * MIN_SEP);             /* held on the lower layer */
   CHECK(off < 0);                         /* through it */
   CHECK(most_on > most_off);              /* the self-contacts */
+  CHECK(cross_on == 0 && cross_off > 0);  /* no side through the cloth, and some without */
   return check_summary("test_cloth_self");
 }

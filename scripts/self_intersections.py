@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Where a body's surface passes through itself, per frame: the edges that cross a triangle of
+the same object, neither sharing a vertex with it.
+
+Reads a run's OBJ frames (DIR/frames/NNNNN.obj: one object per body, `o NAME`) and, for each
+object of each frame, tests every edge of its triangles against every triangle of it that
+does not share a vertex with the edge (a uniform grid of cells as large as the longest edge
+keeps it fast). A cloth folded onto itself with contact.self_collision on should show none; a
+cloth that passes through itself shows the edges that went through. Vertex-triangle contacts
+hold vertices, not edges, so a few crossings where layers meet at an angle are possible
+(docs/results.md, Cloth self-collision).
+
+  scripts/self_intersections.py DIR [--every K] [--object NAME]
+
+Prints one line per frame tested (every K-th written frame, and the last): the frame, and per
+object its crossing edges; then the largest count. Exit 0; 2 on bad usage or an unreadable
+frame.
+"""
+import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import obj_frames  # noqa: E402
+
+PROG = "self_intersections.py"
+USAGE = "usage: scripts/self_intersections.py DIR [--every K] [--object NAME]"
+
+
+def sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def crosses(p, q, a, b, c):
+    """Whether segment pq passes through triangle abc (Moller-Trumbore, open on both)."""
+    d = sub(q, p)
+    e1, e2 = sub(b, a), sub(c, a)
+    h = cross(d, e2)
+    det = dot(e1, h)
+    if abs(det) < 1e-18:
+        return False
+    f = 1.0 / det
+    s = sub(p, a)
+    u = f * dot(s, h)
+    if u <= 0.0 or u >= 1.0:
+        return False
+    qv = cross(s, e1)
+    v = f * dot(d, qv)
+    if v <= 0.0 or u + v >= 1.0:
+        return False
+    t = f * dot(e2, qv)
+    return 0.0 < t < 1.0
+
+
+def count(V, tris):
+    edges = set()
+    for t in tris:
+        for i in range(3):
+            a, b = t[i], t[(i + 1) % 3]
+            edges.add((min(a, b), max(a, b)))
+    if not tris:
+        return 0
+    h = max(max(abs(V[a][k] - V[b][k]) for k in range(3)) for a, b in edges) or 1.0
+    grid = {}
+    for j, t in enumerate(tris):
+        lo = [int(min(V[i][k] for i in t) // h) for k in range(3)]
+        hi = [int(max(V[i][k] for i in t) // h) for k in range(3)]
+        for x in range(lo[0], hi[0] + 1):
+            for y in range(lo[1], hi[1] + 1):
+                for z in range(lo[2], hi[2] + 1):
+                    grid.setdefault((x, y, z), []).append(j)
+    n = 0
+    for a, b in edges:
+        lo = [int(min(V[a][k], V[b][k]) // h) for k in range(3)]
+        hi = [int(max(V[a][k], V[b][k]) // h) for k in range(3)]
+        seen = set()
+        hit = False
+        for x in range(lo[0], hi[0] + 1):
+            for y in range(lo[1], hi[1] + 1):
+                for z in range(lo[2], hi[2] + 1):
+                    for j in grid.get((x, y, z), ()):
+                        if j in seen:
+                            continue
+                        seen.add(j)
+                        t = tris[j]
+                        if a in t or b in t:
+                            continue
+                        if crosses(V[a], V[b], V[t[0]], V[t[1]], V[t[2]]):
+                            hit = True
+                            break
+                    if hit:
+                        break
+                if hit:
+                    break
+            if hit:
+                break
+        n += hit
+    return n
+
+
+def main(argv):
+    opts, rest = obj_frames.parse(argv, PROG, __doc__, USAGE,
+                                  {"--every": (int, 1), "--object": (str, None)})
+    if len(rest) != 1:
+        sys.stderr.write(USAGE + "\n")
+        sys.exit(2)
+    every, only = opts["--every"], opts["--object"]
+    paths = obj_frames.frame_names(rest[0], PROG)
+    most = 0
+    for k, path in enumerate(paths):
+        if k % every and k != len(paths) - 1:
+            continue
+        V, objs = obj_frames.read(path, PROG)
+        parts = []
+        for o, tris in objs.items():
+            if only is None or o == only:
+                c = count(V, tris)
+                most = max(most, c)
+                parts.append("%s %d" % (o, c))
+        print("%s  %s" % (os.path.basename(path)[:-4], ", ".join(parts) if parts else "no such object"))
+    print("most crossing edges in a frame: %d" % most)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

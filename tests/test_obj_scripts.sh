@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# scripts/fold_layers.py and scripts/self_intersections.py on OBJ frames of known geometry:
+# frame 0 a flat strip of 4 x 2 vertices 0.1 apart (x 0..0.3, one body "cloth"); frame 5 its
+# half x > 0.15 folded over 5 mm above the other half, then 5 mm below it (through it), with a
+# second object "other" whose edge pierces its triangle. Bad input is refused with exit 2.
+# usage: test_obj_scripts.sh PYTHON SCRIPTS_DIR
+set -u
+PY=$1 DIR=$2
+. "$(dirname "$0")/check_lib.sh"
+mkdir -p "$TMP/run/frames" "$TMP/through/frames"
+# FILE Y1 Y2 X: the strip's vertices x = 0.2 and 0.3 at height Y1 and Y2 (folded: moved to x =
+# 0.1 and 0 by fold below), then the object "other": a triangle and a degenerate face whose
+# edge from (X, -0.1, 0.05) to (X, 0.1, 0.05) passes through the triangle where X = 0.6
+frame() {
+  {
+    echo "# test frame"
+    echo "o cloth"
+    for z in 0 0.1; do
+      echo "v 0 0 $z"; echo "v 0.1 0 $z"; echo "v 0.2 $2 $z"; echo "v 0.3 $3 $z"
+    done
+    echo "f 1 2 6"; echo "f 1 6 5"; echo "f 2 3 7"; echo "f 2 7 6"; echo "f 3 4 8"; echo "f 3 8 7"
+    echo "o other"
+    echo "v 0.5 0 0"; echo "v 0.7 0 0"; echo "v 0.6 0 0.2"; echo "v $4 -0.1 0.05"; echo "v $4 0.1 0.05"
+    echo "f 9 10 11"; echo "f 12 13 12"
+  } > "$1"
+}
+frame "$TMP/run/frames/00000.obj" 0 0 0.9
+cp "$TMP/run/frames/00000.obj" "$TMP/through/frames/00000.obj"
+fold() { # FILE Y: the strip's half x > 0.15 mirrored onto the other, at height Y
+  frame "$1" "$2" "$2" 0.6
+  sed -i -e "s/^v 0.2 $2 /v 0.1 $2 /" -e "s/^v 0.3 $2 /v 0 $2 /" "$1"
+}
+fold "$TMP/run/frames/00005.obj" 0.005
+fold "$TMP/through/frames/00005.obj" -0.005
+out=$("$PY" "$DIR/fold_layers.py" "$TMP/run" --fold 0.15)
+rc=$?
+echo "$out"
+check "fold_layers: exit 0" test $rc -eq 0
+check "fold_layers: frame 0 none over" grep -q "^00000     0  -" <<< "$out"
+check "fold_layers: frame 5, 4 over at +5 mm" grep -q "^00005     4  +0.00500  +0.00500  +0.00500" <<< "$out"
+check "fold_layers: lowest +5 mm" grep -q "lowest over all frames: +0.00500 m" <<< "$out"
+out=$("$PY" "$DIR/fold_layers.py" "$TMP/through" --fold 0.15 | tail -1)
+check "fold_layers: through, lowest -5 mm" grep -q "lowest over all frames: -0.00500 m" <<< "$out"
+out=$("$PY" "$DIR/self_intersections.py" "$TMP/run")
+rc=$?
+echo "$out"
+check "self_intersections: exit 0" test $rc -eq 0
+check "self_intersections: frame 0, none" grep -q "^00000  cloth 0, other 0" <<< "$out"
+check "self_intersections: frame 5, the other's edge through its triangle" \
+  grep -q "^00005  cloth 0, other 1" <<< "$out"
+check "self_intersections: --object cloth" \
+  grep -q "^00005  cloth 0$" <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/run" --object cloth)"
+"$PY" "$DIR/self_intersections.py" "$TMP/nothing" > "$TMP/out" 2> "$TMP/err"
+check "no frames: exit 2, one line naming the folder" \
+  eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'nothing/frames: no OBJ frames' '$TMP/err'"
+"$PY" "$DIR/fold_layers.py" "$TMP/run" --every 0 > "$TMP/out" 2> "$TMP/err"
+check "--every 0: exit 2, one line" eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]"
+printf 'o cloth\nv 1 2\n' > "$TMP/run/frames/00010.obj"
+"$PY" "$DIR/fold_layers.py" "$TMP/run" > "$TMP/out" 2> "$TMP/err"
+check "a vertex of two numbers: exit 2, one line naming the file and line" \
+  eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '00010.obj: line 2' '$TMP/err'"
+printf 'o cloth\nv 1 2 3\nf 1 2 3\n' > "$TMP/run/frames/00010.obj"
+"$PY" "$DIR/self_intersections.py" "$TMP/run" > "$TMP/out" 2> "$TMP/err"
+check "a face past the vertices: exit 2, one line" \
+  eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'names vertex 3 of 1' '$TMP/err'"
+finish test_obj_scripts
