@@ -202,9 +202,10 @@ typedef struct {
   int open;           /* 1: an open surface (a cloth): unsigned, turned to the side the vertex came
                          from; 0 (default): closed and outward, signed */
   const double *rest; /* self-collision: rest positions, 3 per vertex in global indexing (the
-                         model's), or NULL: a vertex is then not its own triangles' target where
-                         they are nearer to it than rest_gap at rest, besides its own ring
-                         (bvh_query.h sim_bvh_skip); NULL (default): its ring alone */
+                         model's; read at the body's vertices only). Where given, a vertex is
+                         not the target of its own triangles nearer to it than rest_gap at rest,
+                         besides its own ring (bvh_query.h sim_bvh_skip); NULL (default): of its
+                         ring alone */
   double rest_gap;
 } sim_detect_body;
 
