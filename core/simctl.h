@@ -26,6 +26,8 @@ typedef struct sim_run_opts {
   const volatile sig_atomic_t *stop;
 } sim_run_opts;
 
+#define SIM_RUN_CONTACT_KINDS 7 /* sim_run_result.kinds_max */
+
 typedef struct sim_run_result {
   int frames;            /* frames simulated */
   int interrupted;       /* 1: the run ended early on sim_run_opts.stop, after `frames` */
@@ -49,6 +51,10 @@ typedef struct sim_run_result {
      (negative: the deepest penetration seen; +inf when no contact was ever found) */
   int contacts_max;
   double contacts_mean, cr_per_iteration, min_gap;
+  /* the most contacts in a step of each kind: analytic obstacles, mesh obstacles, other bodies,
+     mesh obstacles' points against bodies, constraint pins, cables, and a body's own surface
+     (core/contact/world.h sim_world_kind_counts, in that order) */
+  int kinds_max[SIM_RUN_CONTACT_KINDS];
   int contact_steps; /* steps that had contacts */
   /* contacts added by re-detection at steps' ends (contact.redetect), and the steps that did */
   long redetected;

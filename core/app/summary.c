@@ -121,6 +121,12 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(co, "contacts_max", res->contacts_max);
     cJSON_AddNumberToObject(co, "rows_max", 3 * res->contacts_max);
     cJSON_AddNumberToObject(co, "contacts_mean", res->contacts_mean);
+    /* sim_run_result.kinds_max's order */
+    static const char *const KIND[SIM_RUN_CONTACT_KINDS] = {
+        "obstacle", "mesh", "body", "mesh_points", "pin", "cable", "self"};
+    cJSON *km = cJSON_AddObjectToObject(co, "contacts_max_by_kind");
+    for (int k = 0; k < SIM_RUN_CONTACT_KINDS; k++)
+      cJSON_AddNumberToObject(km, KIND[k], res->kinds_max[k]);
     cJSON_AddNumberToObject(co, "cr_per_lg_iteration", res->cr_per_iteration);
     if (isfinite(res->min_gap)) /* timing.csv's inf: every contact found from the prediction */
       cJSON_AddNumberToObject(co, "min_gap", res->min_gap);

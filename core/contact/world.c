@@ -120,6 +120,19 @@ static int bodies_collide(const sim_model *m) {
   return m->ntri > 0 && (m->nbodies > 1 || cd->self_collision);
 }
 
+void sim_world_kind_counts(const sim_world *w, int counts[SIM_CONTACT_KINDS + 1]) {
+  for (int k = 0; k <= SIM_CONTACT_KINDS; k++) counts[k] = 0;
+  const sim_model *m = w->m;
+  for (int j = 0; j < w->out.n; j++) {
+    const sim_contact *c = &w->out.c[j];
+    int k = (int)c->kind;
+    if (c->kind == SIM_CONTACT_BODY && c->v >= m->body_vert_start[c->source] &&
+        c->v < m->body_vert_start[c->source + 1])
+      k = SIM_WORLD_SELF;
+    counts[k]++;
+  }
+}
+
 int sim_world_needed(const sim_model *m) {
   return m->scene->nobstacles > 0 || bodies_collide(m) || m->ncpin > 0 || m->ncable > 0;
 }

@@ -93,6 +93,12 @@ typedef struct sim_world {
   int nsides, sides_cap;  /* step before (detect.h sim_detect_params.sides) */
 } sim_world;
 
+/* The step's contacts (w->out) by what they hold a vertex against: SIM_CONTACT_KINDS + 1
+   counts, one per kind (contact.h), but a BODY contact whose vertex is of the body it touches
+   (self-collision) counted at index SIM_CONTACT_KINDS instead of SIM_CONTACT_BODY. */
+#define SIM_WORLD_SELF SIM_CONTACT_KINDS
+void sim_world_kind_counts(const sim_world *w, int counts[SIM_CONTACT_KINDS + 1]);
+
 /* 1 when model m has anything for the contact stage to solve (obstacles, body-body contact,
    constraint pins or cables): what sim_world_init marks `active`, without building the world. */
 int sim_world_needed(const sim_model *m);
