@@ -811,7 +811,8 @@ static void test_blade_sides(void) {
    vertex came from; with a side remembered, that side where the vertex rests on or crossed the
    same part of the cloth, or was behind already (detect_body.h). Body 0: six loose vertices;
    body 1, the cloth: a unit square at z = 0 (vertices 6-9) and a second layer at z = 0.04 over
-   x >= 0.5 (10-13), never its own target. */
+   x >= 0.5 (10-13), its layers beyond the margin of each other (self-collision is on: no
+   contact of its own; test_cloth_self below has those). */
 static void test_open_body(void) {
   const double x[14][3] = {
       {0.2, 0.2, -0.005}, {0.2, 0.3, 0.01}, {0.3, 0.2, -2e-6}, {0.7, 0.5, 0.035},
