@@ -20,7 +20,7 @@ def parse(argv, prog, doc, usage, options):
         if a in options and i + 1 < len(argv):
             kind, v = options[a][0], argv[i + 1]
             try:
-                values[a] = kind(v) if kind is not int else int(v)
+                values[a] = kind(v)
                 if kind is int and values[a] < 1:
                     raise ValueError
             except ValueError:

@@ -82,28 +82,13 @@ def count(V, tris):
     for a, b in edges:
         lo = [int(min(V[a][k], V[b][k]) // h) for k in range(3)]
         hi = [int(max(V[a][k], V[b][k]) // h) for k in range(3)]
-        seen = set()
-        hit = False
+        near = set()  # the triangles in the cells the edge's box meets
         for x in range(lo[0], hi[0] + 1):
             for y in range(lo[1], hi[1] + 1):
                 for z in range(lo[2], hi[2] + 1):
-                    for j in grid.get((x, y, z), ()):
-                        if j in seen:
-                            continue
-                        seen.add(j)
-                        t = tris[j]
-                        if a in t or b in t:
-                            continue
-                        if crosses(V[a], V[b], V[t[0]], V[t[1]], V[t[2]]):
-                            hit = True
-                            break
-                    if hit:
-                        break
-                if hit:
-                    break
-            if hit:
-                break
-        n += hit
+                    near.update(grid.get((x, y, z), ()))
+        n += any(a not in tris[j] and b not in tris[j] and
+                 crosses(V[a], V[b], *(V[i] for i in tris[j])) for j in near)
     return n
 
 

@@ -100,7 +100,7 @@ typedef struct sim_bvh_skip {
 /* The cheap part: the ring (a few compares) and, at rest, a vertex of the triangle nearer
    than sqrt(r2) to v (then so is the triangle). The rest of the test (the closest point at
    rest) a query makes only for a triangle that would be its nearest yet. */
-SIM_HD int sim_bvh_skips_ring(const sim_bvh_skip *k, const int *t) {
+SIM_HD int sim_bvh_skips_quick(const sim_bvh_skip *k, const int *t) {
   if (!k || k->v < 0) return 0;
   if (t[0] == k->v || t[1] == k->v || t[2] == k->v) return 1;
   if (!k->rest) return 0;
@@ -147,7 +147,7 @@ SIM_HD int sim_bvh_view_nearest(const sim_bvh_view *b, const double *x, const do
     }
     for (int s = nd->first; s < nd->first + nd->count; s++) {
       const int *t = b->tri + 3 * s;
-      if (sim_bvh_skips_ring(skip, t)) continue;
+      if (sim_bvh_skips_quick(skip, t)) continue;
       sim_tri_closest q;
       sim_bvh_slot_closest(b, x, p, s, &q);
       const int id = b->id[s];

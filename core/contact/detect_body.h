@@ -90,7 +90,7 @@ SIM_HD int sim_detect_body_swept(const sim_detect_view *s, const sim_detect_body
     const sim_bvh_node *nd = &bd->bvh.node[leaf];
     for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
       const int *t3 = bd->bvh.tri + 3 * slot;
-      if (sim_bvh_skips_ring(skip, t3)) continue;
+      if (sim_bvh_skips_quick(skip, t3)) continue;
       if (sim_detect_tri_swept(s->x, s->x_prev, t3, a, e, s->margin) &&
           !sim_bvh_skips_rest(skip, t3))
         return 1;
