@@ -325,19 +325,18 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                        p->sweep,
                        ps->nsides > 0 ? ps->sides : NULL,
                        ps->nsides,
-                       p->no_others};
+                       p->no_others,
+                       p->edge_edge};
   return v;
 }
-
-// A vertex's most contacts (sim_detect_vertex: one per obstacle, mesh obstacle and body).
-static int vertex_most(const sim_detect_view *v) { return v->nobs + v->nmesh + v->nbodies; }
 
 // Room for every vertex's slots where they are on and take at most SIM_CUDA_DETECT_SLOT_BYTES
 // (k->most = the stride), else k->most = 0: the contacts are counted, then queried again.
 static int slots_room(sim_cuda_detect *k, const sim_detect_view *v, sim_status *st) {
-  const size_t most = (size_t)vertex_most(v), n = (size_t)v->nv * most;
+  const size_t most = (size_t)sim_detect_most(v), n = (size_t)v->nv * most;
   k->most = 0;
-  if (!k->slots_on || n == 0 || n * sizeof(sim_contact) > SIM_CUDA_DETECT_SLOT_BYTES) return SIM_OK;
+  if (!k->slots_on || v->edges || n == 0 || n * sizeof(sim_contact) > SIM_CUDA_DETECT_SLOT_BYTES)
+    return SIM_OK; /* a vertex's edge contacts have no bound (sim_detect_most) */
   int rc = sim_cuda_grow(&k->mem, &k->slots, &k->slots_cap, n, st);
   if (!rc) k->most = (int)most;
   return rc;

@@ -8,8 +8,9 @@ import sys
 
 def parse(argv, prog, doc, usage, options):
     """(values, positionals) of argv: -h/--help prints doc and exits 0; options maps each
-    option to its converter (float, int >= 1, str) and default, as {name: (kind, default)};
-    bad usage prints usage to standard error and exits 2."""
+    option to its converter (float, int >= 1, str; bool: a flag, no value, True where given)
+    and default, as {name: (kind, default)}; bad usage prints usage to standard error and
+    exits 2."""
     if any(a in ("-h", "--help") for a in argv):
         sys.stdout.write(doc)
         sys.exit(0)
@@ -17,7 +18,10 @@ def parse(argv, prog, doc, usage, options):
     rest, i = [], 0
     while i < len(argv):
         a = argv[i]
-        if a in options and i + 1 < len(argv):
+        if a in options and options[a][0] is bool:
+            values[a] = True
+            i += 1
+        elif a in options and i + 1 < len(argv):
             kind, v = options[a][0], argv[i + 1]
             try:
                 values[a] = kind(v)

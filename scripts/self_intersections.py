@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Where a body's surface passes through itself, per frame: the edges that cross a triangle of
-the same object, neither sharing a vertex with it.
+the same object, neither sharing a vertex with it; with --between, through another body's.
 
 Reads a run's OBJ frames (DIR/frames/NNNNN.obj: one object per body, `o NAME`) and, for each
 object of each frame, tests every edge of its triangles against every triangle of it that
@@ -9,12 +9,15 @@ does not share a vertex with the edge (a uniform grid of cells as large as the l
 keeps it fast). A cloth folded onto itself with contact.self_collision on should show none; a
 cloth that passes through itself shows the edges that went through. Vertex-triangle contacts
 hold vertices, not edges, so a few crossings where layers meet at an angle are possible
-(docs/results.md, Cloth self-collision).
+(docs/results.md, Cloth self-collision); contact.edge_edge holds edges too.
+With --between, every pair of objects instead: the edges of either that cross a triangle of
+the other (two ribbons crossed, scenes/crossed_ribbons.json: none with contact.edge_edge on).
 
-  scripts/self_intersections.py DIR [--every K] [--object NAME]
+  scripts/self_intersections.py DIR [--every K] [--object NAME] [--between]
 
 Prints one line per frame tested (every K-th written frame, and the last): the frame, and per
-object its crossing edges; then the largest count. Exit 0; 2 on bad usage or an unreadable
+object (with --between: per pair A/B, with --object only the pairs with NAME) its crossing
+edges; then the largest count. Exit 0; 2 on bad usage or an unreadable
 frame.
 """
 import os
@@ -25,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import obj_frames  # noqa: E402
 
 PROG = "self_intersections.py"
-USAGE = "usage: scripts/self_intersections.py DIR [--every K] [--object NAME]"
+USAGE = "usage: scripts/self_intersections.py DIR [--every K] [--object NAME] [--between]"
 
 
 def sub(a, b):
@@ -61,17 +64,20 @@ def crosses(p, q, a, b, c):
     return 0.0 < t < 1.0
 
 
-def count(V, tris):
+def count(V, tris, targets=None):
+    """The edges of tris that cross a triangle of targets (default: tris itself) that does not
+    share a vertex with them."""
+    targets = tris if targets is None else targets
     edges = set()
     for t in tris:
         for i in range(3):
             a, b = t[i], t[(i + 1) % 3]
             edges.add((min(a, b), max(a, b)))
-    if not tris:
+    if not tris or not targets:
         return 0
     h = max(max(abs(V[a][k] - V[b][k]) for k in range(3)) for a, b in edges) or 1.0
     grid = {}
-    for j, t in enumerate(tris):
+    for j, t in enumerate(targets):
         lo = [int(min(V[i][k] for i in t) // h) for k in range(3)]
         hi = [int(max(V[i][k] for i in t) // h) for k in range(3)]
         for x in range(lo[0], hi[0] + 1):
@@ -87,18 +93,19 @@ def count(V, tris):
             for y in range(lo[1], hi[1] + 1):
                 for z in range(lo[2], hi[2] + 1):
                     near.update(grid.get((x, y, z), ()))
-        n += any(a not in tris[j] and b not in tris[j] and
-                 crosses(V[a], V[b], *(V[i] for i in tris[j])) for j in near)
+        n += any(a not in targets[j] and b not in targets[j] and
+                 crosses(V[a], V[b], *(V[i] for i in targets[j])) for j in near)
     return n
 
 
 def main(argv):
     opts, rest = obj_frames.parse(argv, PROG, __doc__, USAGE,
-                                  {"--every": (int, 1), "--object": (str, None)})
+                                  {"--every": (int, 1), "--object": (str, None),
+                                   "--between": (bool, False)})
     if len(rest) != 1:
         sys.stderr.write(USAGE + "\n")
         sys.exit(2)
-    every, only = opts["--every"], opts["--object"]
+    every, only, between = opts["--every"], opts["--object"], opts["--between"]
     paths = obj_frames.frame_names(rest[0], PROG)
     most = 0
     for k, path in enumerate(paths):
@@ -106,11 +113,17 @@ def main(argv):
             continue
         V, objs = obj_frames.read(path, PROG)
         parts = []
-        for o, tris in objs.items():
-            if only is None or o == only:
-                c = count(V, tris)
+        names = list(objs)
+        if between:
+            pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+        else:
+            pairs = [(o, o) for o in names]
+        for a, b in pairs:
+            if only is None or only in (a, b):
+                c = count(V, objs[a]) if a == b else \
+                    count(V, objs[a], objs[b]) + count(V, objs[b], objs[a])
                 most = max(most, c)
-                parts.append("%s %d" % (o, c))
+                parts.append("%s %d" % (a if a == b else a + "/" + b, c))
         print("%s  %s" % (os.path.basename(path)[:-4], ", ".join(parts) if parts else "no such object"))
     print("most crossing edges in a frame: %d" % most)
 

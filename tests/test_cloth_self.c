@@ -127,9 +127,9 @@ static double fold(int self, int *over, int *most, int *crossed) {
   if (self) CHECK(r.min_gap >= -1e-4);
   /* the last step's contacts by kind (summary.json's contacts_max_by_kind): the table's, and
      the towel's own ones as self-contacts, none as another body's */
-  int k[SIM_CONTACT_KINDS + 1], sum = 0;
+  int k[SIM_WORLD_KINDS], sum = 0;
   sim_world_kind_counts(&r.c.s.world, k);
-  for (int i = 0; i <= SIM_CONTACT_KINDS; i++) sum += k[i];
+  for (int i = 0; i < SIM_WORLD_KINDS; i++) sum += k[i];
   printf("  the last step's contacts: %d, %d against the table, %d self\n", sum,
          k[SIM_CONTACT_OBSTACLE], k[SIM_WORLD_SELF]);
   CHECK(sum == r.c.s.world.out.n && k[SIM_CONTACT_OBSTACLE] > 0 && k[SIM_CONTACT_BODY] == 0);

@@ -129,6 +129,7 @@ static void test_defaults(void) {
   CHECK_INT(c.warm_start, 1);
   CHECK_INT(c.bodies, 1);
   CHECK_INT(c.self_collision, 0);
+  CHECK_INT(c.edge_edge, 0);
   sim_default_scene(&g_scene);
   CHECK(memcmp(&g_scene.contact, &c, sizeof c) == 0);
   CHECK_INT(g_scene.nobstacles, 0);
@@ -207,7 +208,8 @@ static const bad_case bad_cases[] = {
     {BODIES "'contact': {'friction': 0.1}}",
      "bad.json:1:75: contact.friction: unknown key \"friction\" (allowed: \"margin\", "
      "\"min_separation\", \"ncp\", \"preconditioner\", \"cr_iterations\", \"cr_tolerance\", "
-     "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"mu\", \"delassus\", "
+     "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"edge_edge\", \"mu\", "
+     "\"delassus\", "
      "\"formulation\", \"cr_preconditioner\", \"newton_steps\", \"newton_tolerance\", "
      "\"redetect\", \"line_search\", \"cr_precision\", \"newton_jacobian\")"},
     {BODIES "'contact': {'newton_jacobian': 'exakt'}}",
@@ -544,7 +546,8 @@ static void test_round_trip(void) {
         "    \"preconditioner\": \"delassus\",\n"
         "    \"cr_iterations\": 10,\n    \"cr_tolerance\": 0,\n"
         "    \"max_force\": 0,\n    \"warm_start\": true,\n"
-        "    \"bodies\": true,\n    \"self_collision\": false,\n    \"mu\": 0,\n    \"delassus\": "
+        "    \"bodies\": true,\n    \"self_collision\": false,\n    \"edge_edge\": false,\n    "
+        "\"mu\": 0,\n    \"delassus\": "
         "\"auto\",\n"
         "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
         "    \"cr_precision\": \"double\",\n"

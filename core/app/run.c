@@ -202,8 +202,8 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     frame_sum += prof.frame_ms;
     contact_sum += prof.contacts;
     if (prof.contacts > res->contacts_max) res->contacts_max = prof.contacts;
-    _Static_assert(SIM_RUN_CONTACT_KINDS == SIM_CONTACT_KINDS + 1, "sim_run_result.kinds_max");
-    int kinds[SIM_CONTACT_KINDS + 1];
+    _Static_assert(SIM_RUN_CONTACT_KINDS == SIM_WORLD_KINDS, "sim_run_result.kinds_max");
+    int kinds[SIM_WORLD_KINDS];
     sim_world_kind_counts(&r->step.world, kinds);
     for (int k = 0; k < SIM_RUN_CONTACT_KINDS; k++)
       if (kinds[k] > res->kinds_max[k]) res->kinds_max[k] = kinds[k];

@@ -34,19 +34,34 @@
    linearisation point: the row is L(q) - L_target + E_c lambda = 0 to first order, target d_0
    = L_target (at t + h). lambda (newtons) < 0 is tension. v = the cable's smallest vertex (for
    ordering), source = the cable's index, gap = L(q~) - L_target, compliance = E_c,
-   mu = 0, n = t1 = t2 = 0. */
+   mu = 0, n = t1 = t2 = 0.
+   EDGE joins an edge of a body's surface to an edge of a body's surface (another body's, or
+   its own with self-collision) where their closest points lie inside both (detect_edge.h):
+   v and tri[0] the first edge's vertices (v < tri[0]), tri[1] < tri[2] the other's (v <
+   tri[1]: the pair's edge with the lower first vertex holds it), w[0] = s the first edge's
+   parameter, w[1] = 1 - t, w[2] = t the other's, so
+     C q = (1 - s) q_v + s q_tri0 - (1 - t) q_tri1 - t q_tri2,
+   the first edge's point less the other's. n points from the other edge to the first, p is
+   the other edge's point at detection, u = 0; targets as BODY's. source names the pair
+   (detect_edge.h sim_detect_edge_source): each pair of edges has its own key. */
 #ifndef SIM_CONTACT_CONTACT_H
 #define SIM_CONTACT_CONTACT_H
 
 typedef enum {
-  SIM_CONTACT_OBSTACLE, /* analytic obstacle (core/contact/sdf.h) */
-  SIM_CONTACT_MESH,     /* triangle-mesh obstacle (core/contact/bvh.h) */
-  SIM_CONTACT_BODY,     /* another deformable body's surface triangle */
-  SIM_CONTACT_TRIANGLE, /* a mesh obstacle's vertex p against a body's triangle (tri, w) */
+  SIM_CONTACT_OBSTACLE,  /* analytic obstacle (core/contact/sdf.h) */
+  SIM_CONTACT_MESH,      /* triangle-mesh obstacle (core/contact/bvh.h) */
+  SIM_CONTACT_BODY,      /* another deformable body's surface triangle */
+  SIM_CONTACT_TRIANGLE,  /* a mesh obstacle's vertex p against a body's triangle (tri, w) */
   SIM_CONTACT_BILATERAL, /* a constraint pin holding vertex v on its target p */
-  SIM_CONTACT_CABLE      /* a cable holding its length (one row) */
+  SIM_CONTACT_CABLE,     /* a cable holding its length (one row) */
+  SIM_CONTACT_EDGE       /* a body's surface edge against a body's surface edge */
 } sim_contact_kind;
-#define SIM_CONTACT_KINDS 6
+#define SIM_CONTACT_KINDS 7
+/* An EDGE contact's source: (tri[1] SIM_CONTACT_EDGE_SLOTS + f) SIM_CONTACT_EDGE_SLOTS + e, e
+   the first edge's place among the edges v owns, f the other's among tri[1]'s (detect_edge.h),
+   so at most SIM_CONTACT_EDGE_SLOTS edges a vertex and SIM_CONTACT_EDGE_VERTS vertices. */
+#define SIM_CONTACT_EDGE_SLOTS 16
+#define SIM_CONTACT_EDGE_VERTS (2147483647 / (SIM_CONTACT_EDGE_SLOTS * SIM_CONTACT_EDGE_SLOTS))
 
 /* A cable's row (CABLE): its terms (vertex, 3-vector coefficient), each vertex once. */
 #define SIM_CABLE_MAX_TERMS 128
@@ -61,9 +76,11 @@ typedef struct sim_contact {
   sim_contact_kind kind;
   int v;           /* the simulated vertex (global index) */
   int source;      /* obstacle index (OBSTACLE), mesh obstacle index (MESH), body (BODY),
-                      pin index (BILATERAL) */
-  int tri[3];      /* BODY: the triangle's global vertex indices; otherwise -1 */
-  double w[3];     /* BODY: barycentric weights of the closest point; otherwise 0 */
+                      pin index (BILATERAL), the pair of edges (EDGE: see above) */
+  int tri[3];      /* BODY, TRIANGLE: the triangle's global vertex indices; EDGE: see above;
+                      otherwise -1 */
+  double w[3];     /* BODY, TRIANGLE: barycentric weights of the closest point; EDGE: see
+                      above; otherwise 0 */
   double n[3];     /* unit normal, from the obstacle towards v */
   double t1[3];    /* unit tangents: (t1, t2, n) right-handed (sim_tangent_basis) */
   double t2[3];

@@ -21,7 +21,7 @@ struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
 };
 
 sim_detect_params sim_default_detect_params(void) {
-  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, 0};
+  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, 0, 0};
   return p;
 }
 
@@ -116,6 +116,11 @@ int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st) {
         goto fail;
       }
     if ((rc = sim_bvh_build(s->nv, s->x, bd->nt, bd->tri, &d->body_bvh[b], st))) goto fail;
+    const sim_bvh_view bv = sim_bvh_view_of(&d->body_bvh[b]);
+    for (int v = bd->v0; v < bd->v0 + bd->nv; v++) { /* the most edges a vertex owns */
+      const int n = sim_detect_edges_owned(&bv, v, NULL, -1, NULL);
+      if (n > d->edge_most) d->edge_most = n, d->edge_most_v = v;
+    }
   }
   for (int m = 0; m < s->nmesh; m++)
     if ((rc = sim_bvh_build(s->mesh[m].nv, s->mesh[m].x, s->mesh[m].nt, s->mesh[m].tri,
@@ -160,6 +165,14 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
   for (int i = 1; p->skip && i < p->nskip; i++) /* the vertex's range is found by bisection */
     if (p->skip[i].v < p->skip[i - 1].v)
       return sim_fail(st, SIM_ERR_INTERNAL, "detect: skip list not sorted by vertex at %d", i);
+  if (p->edge_edge && d->edge_most > SIM_CONTACT_EDGE_SLOTS)
+    return sim_fail(st, SIM_ERR_MESH,
+                    "detect: vertex %d has %d surface edges to higher-numbered vertices; "
+                    "edge-edge contact takes at most %d",
+                    d->edge_most_v, d->edge_most, SIM_CONTACT_EDGE_SLOTS);
+  if (p->edge_edge && d->nv > SIM_CONTACT_EDGE_VERTS)
+    return sim_fail(st, SIM_ERR_MESH, "detect: %d vertices; edge-edge contact takes at most %d",
+                    d->nv, SIM_CONTACT_EDGE_VERTS);
   for (int i = 1; p->sides && i < p->nsides; i++) { /* found by bisection too */
     const sim_detect_side *b = &p->sides[i];
     if (sim_detect_side_cmp(&p->sides[i - 1], b->v, b->kind, b->source) >= 0)
@@ -210,7 +223,8 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
                        p->sweep,
                        p->nsides > 0 ? p->sides : NULL,
                        p->nsides,
-                       p->no_others};
+                       p->no_others,
+                       p->edge_edge};
   return v;
 }
 
@@ -266,7 +280,7 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
   int rc = sim_detect_check(d, s, p, out, st);
   if (rc) return rc;
   const sim_detect_view view = host_view(d, s, p);
-  const int most = s->nobs + s->nmesh + s->nbodies; /* contacts of one vertex */
+  const int most = sim_detect_most(&view); /* contacts of one vertex as a point */
   const int T = omp_get_max_threads(), nchunk = (s->nv + SIM_DETECT_CHUNK - 1) / SIM_DETECT_CHUNK;
   if (!reserve(d, T, nchunk)) return sim_fail(st, SIM_ERR_MEMORY, "detect: out of memory");
   for (int t = 0; t < T; t++) d->buf[t].n = 0, d->buf[t].fail = 0;
@@ -283,7 +297,12 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
       d->chunk_first[k] = b->n;
       const int end = k == nchunk - 1 ? s->nv : (k + 1) * SIM_DETECT_CHUNK;
       for (int v = k * SIM_DETECT_CHUNK; v < end && !b->fail; v++) {
-        if (!buf_room(b, most)) {
+        int room = most, lo, hi;
+        if (view.edges) { /* its edges' contacts, counted first: they have no bound */
+          sim_detect_skip_range(&view, v, &lo, &hi);
+          room += sim_detect_edges(&view, v, lo, hi, NULL);
+        }
+        if (!buf_room(b, room)) {
           b->fail = 1;
           break;
         }

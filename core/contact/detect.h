@@ -139,6 +139,9 @@ typedef struct {
                  passes leave sides NULL */
   int no_others; /* 1: a vertex meets no other body's surface, only its own with self_collision
                     (contact.bodies off); 0 (default): every other body's too */
+  int edge_edge; /* 1: the bodies' surface edges meet the other bodies' (and their own body's
+                    with self_collision) where they pass each other between vertices
+                    (detect_edge.h, kind SIM_CONTACT_EDGE); 0 (default): vertices alone */
 } sim_detect_params;
 
 #define SIM_DETECT_SWEEP_STEPS 64 /* conservative advancement steps of a sweep */
@@ -271,7 +274,12 @@ typedef struct sim_detect_view {
   const sim_detect_side *sides; /* sim_detect_params.sides, on the view's side */
   int nsides;
   int no_others; /* sim_detect_params.no_others */
+  int edges;     /* sim_detect_params.edge_edge */
 } sim_detect_view;
+
+/* The most contacts one vertex can have as a point (sim_detect_vertex_point): one per obstacle,
+   mesh obstacle and body; its edges' (edge_edge) have no such bound. */
+SIM_HD int sim_detect_most(const sim_detect_view *v) { return v->nobs + v->nmesh + v->nbodies; }
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's
    device detector finds the same contacts from the same inputs (gpu/detect_cuda.h). Likewise
@@ -314,6 +322,8 @@ struct sim_detect {
   sim_detect_buf_ *buf;
   int nchunk;
   int *chunk_thread, *chunk_first, *chunk_count; /* where each chunk's contacts went */
+  int edge_most, edge_most_v; /* the most surface edges a vertex owns (detect_edge.h), and the
+                                 first vertex that owns that many */
 };
 
 sim_detect_params sim_default_detect_params(void); /* margin 1e-3, min_sep 0, no self */
@@ -326,7 +336,8 @@ int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st);
 int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                    sim_detect_contacts *out, sim_status *st);
 /* sim_detect_run's checks of its inputs: the scene has init's counts, the margin is finite and
-   >= 0, the skip list sorted by vertex and the sides by key (SIM_ERR_INTERNAL, SIM_ERR_SCENE).
+   >= 0, the skip list sorted by vertex and the sides by key (SIM_ERR_INTERNAL, SIM_ERR_SCENE),
+   with edge_edge no vertex owning more than SIM_CONTACT_EDGE_SLOTS edges (SIM_ERR_MESH).
    Also resets out (n, counts, min_sep). */
 int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                      sim_detect_contacts *out, sim_status *st);

@@ -4,8 +4,9 @@
    whose arrays live on their side, so both find the same contacts with the same arithmetic.
    sim_detect_vertex writes the vertex's contacts in the order (kind, source) and returns how
    many; out == NULL counts them (without orienting them, except with inside_only, which needs
-   the gap). At most nobs + nmesh + nbodies. With inside_only a candidate is formed in a local
-   contact and copied to out only when kept, so out never holds more than the count. */
+   the gap). As a point at most sim_detect_most, its edges' any number. With inside_only a candidate
+   is formed in a local contact and copied to out only when kept, so out never holds more than the
+   count. */
 #ifndef SIM_CONTACT_DETECT_VERTEX_H
 #define SIM_CONTACT_DETECT_VERTEX_H
 #include <float.h>
@@ -13,6 +14,8 @@
 #include "contact/bvh_query.h"
 #include "contact/detect.h"
 #include "contact/detect_body.h"
+#include "contact/detect_edge.h"
+#include "contact/detect_form.h"
 
 SIM_HD int sim_detect_touches(uint64_t mask, int body) {
   if (body < 0) return 1;
@@ -81,23 +84,6 @@ SIM_HD void sim_detect_orient_open(const double x[3], const double *xprev, const
     }
   }
   for (int k = 0; k < 3; k++) n[k] = s * h->q.n[k];
-}
-
-/* The side memory's entry for vertex v against the open surface (kind, m) (detect.h
-   sim_detect_params.sides), or NULL. */
-SIM_HD const sim_detect_side *sim_detect_side_find(const sim_detect_view *s, int v, int kind,
-                                                   int m) {
-  int a = 0, b = s->sides ? s->nsides : 0;
-  while (a < b) { /* the first entry >= (v, kind, m) */
-    const int mid = a + (b - a) / 2;
-    if (sim_detect_side_cmp(&s->sides[mid], v, kind, m) < 0)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return !s->sides || a >= s->nsides || sim_detect_side_cmp(&s->sides[a], v, kind, m)
-             ? 0
-             : &s->sides[a];
 }
 
 /* That entry's normal, turned as a mesh turns over this step (its step map, a rotation; into
@@ -173,61 +159,10 @@ SIM_HD int sim_detect_behind_by(const double *xs, const double p[3], const doubl
   return (xs[0] - p[0]) * n[0] + (xs[1] - p[1]) * n[1] + (xs[2] - p[2]) * n[2] < -by;
 }
 
-/* n and the gap changed in sign: the side behind the contact's plane. */
-SIM_HD void sim_detect_turn(double n[3], double *gap) {
-  for (int k = 0; k < 3; k++) n[k] = -n[k];
-  *gap = -*gap;
-}
-
 /* face_prev (detect.h): n and the gap turned towards x_prev's side of the contact point p. */
 SIM_HD void sim_detect_face_prev(const double xprev[3], const double p[3], double n[3],
                                  double *gap) {
   if (sim_detect_behind_by(xprev, p, n, 0.0)) sim_detect_turn(n, gap);
-}
-
-SIM_HD void sim_detect_put(sim_contact *k, sim_contact_kind kind, int v, int source,
-                           const double n[3], const double p[3], double gap, double mu,
-                           const double u[3]) {
-  k->kind = kind, k->v = v, k->source = source, k->gap = gap, k->mu = mu;
-  k->compliance = 0.0;
-  k->cable = 0;
-  k->dev_ref = k->dev_slot = 0;
-  for (int i = 0; i < 3; i++) {
-    k->tri[i] = -1, k->w[i] = 0.0;
-    k->n[i] = n[i], k->p[i] = p[i], k->u[i] = u ? u[i] : 0.0;
-  }
-  sim_tangent_basis(k->n, k->t1, k->t2);
-}
-
-/* Keeps the candidate formed in *k (inside_only: only where its gap as found, `gap`, is < 0):
-   copied to out[found] where it was formed elsewhere. Returns 1 when kept. */
-SIM_HD int sim_detect_keep(const sim_detect_view *s, double gap, const sim_contact *k,
-                           sim_contact *out, int found) {
-  if (s->inside_only && !(gap < 0.0)) return 0;
-  if (out && k != &out[found]) out[found] = *k;
-  return 1;
-}
-
-/* The keys of vertex v in s->skip: [*lo, *hi) (empty without a skip list). */
-SIM_HD void sim_detect_skip_range(const sim_detect_view *s, int v, int *lo, int *hi) {
-  int a = 0, b = s->skip ? s->nskip : 0;
-  while (a < b) { /* the first key of a vertex >= v */
-    const int mid = a + (b - a) / 2;
-    if (s->skip[mid].v < v)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  *lo = a;
-  while (s->skip && a < s->nskip && s->skip[a].v == v) a++;
-  *hi = a;
-}
-
-/* 1 when (kind, source) is among v's skipped keys [lo, hi). */
-SIM_HD int sim_detect_skipped(const sim_detect_view *s, int lo, int hi, int kind, int source) {
-  for (int i = lo; i < hi; i++)
-    if (s->skip[i].kind == kind && s->skip[i].source == source) return 1;
-  return 0;
 }
 
 /* Where a vertex at x meets an obstacle with step map m and margin `own` (sim_detect_margin):
@@ -299,27 +234,21 @@ SIM_HD void sim_detect_open_body_turn(const sim_detect_view *s, int v, int B, co
                                       const double w[3], const double xprev[3], double n[3],
                                       double *gap) {
   const sim_detect_side *e = sim_detect_side_find(s, v, SIM_CONTACT_BODY, B);
-  if (e && !(sim_dot3(n, e->n) < 0)) return; /* on the remembered side */
-  const double was = sim_detect_body_side(s, t3, w, xprev, n);
-  if (!e) {
-    if (was < 0) sim_detect_turn(n, gap);
-    return;
-  }
   int near = 0; /* the same part of the cloth: t3 shares a vertex with the remembered one */
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; e && i < 3; i++)
     for (int j = 0; j < 3; j++) near |= t3[i] == e->tri[j];
-  if (e->behind || (near && was <= SIM_DETECT_SIDE_SLACK * s->margin)) sim_detect_turn(n, gap);
+  sim_detect_side_turn(s, e, near, sim_detect_body_side(s, t3, w, xprev, n), n, gap);
 }
 
-SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) {
-  if (s->pinned && s->pinned[v]) return 0;
+/* Vertex v's contacts as a point: against obstacles, mesh obstacles and the bodies' triangles
+   (v's skipped keys [lo, hi)). */
+SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int hi,
+                                   sim_contact *out) {
   const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
   const double margin = s->margin;
   double y[3], ys[3], mo; /* an obstacle's query point and margin (sim_detect_query_at), and
                              x_prev's place relative to it (sim_detect_start_of) */
   const int bv = s->body_of[v];
-  int lo, hi; /* v's skipped keys */
-  sim_detect_skip_range(s, v, &lo, &hi);
   const int form = out || s->inside_only; /* the candidates are formed, not only counted */
   double c[3], n[3], u[3], gap;
   sim_contact tmp; /* inside_only: the candidate, before the filter */
@@ -443,6 +372,15 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
     for (int i = 0; i < 3; i++) k->tri[i] = bd->tri[3 * h.tri + i], k->w[i] = h.q.w[i];
     found += sim_detect_keep(s, found_gap, k, out, found);
   }
+  return found;
+}
+
+/* Vertex v's contacts (detect.h): as a point unless pinned, then its edges' (edge_edge). */
+SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) {
+  int lo, hi; /* v's skipped keys */
+  sim_detect_skip_range(s, v, &lo, &hi);
+  int found = s->pinned && s->pinned[v] ? 0 : sim_detect_vertex_point(s, v, lo, hi, out);
+  if (s->edges) found += sim_detect_edges(s, v, lo, hi, out ? out + found : NULL);
   return found;
 }
 

@@ -2,6 +2,7 @@
 /* The three constraint rows of each contact (core/contact/contact.h; DESIGN.md Sec. 6) as an
    operator: row 3j + r of H belongs to contact j, r = 0 normal, 1 and 2 the tangents,
      H_{3j+r} q = c_r . (q_v - sum_k w_k q_tri_k)      (BODY; q_v alone otherwise),
+     H_{3j+r} q = c_r . ((1 - w_0) q_v + w_0 q_tri0 - w_1 q_tri1 - w_2 q_tri2)   (EDGE),
    and a CABLE's row 0 is sum_t g_t . q_{vert_t}, its rows 1 and 2 zero (contact.h).
    Vectors of positions are 3 interleaved columns (x0 y0 z0 x1 ...).
    free_of == NULL: H acts on the positions of all vertices (pinned ones included, they simply
@@ -14,9 +15,10 @@
 #include "contact.h"
 
 /* Up to 4 (vertex, beta) terms of C_j: (v, 1) and, for BODY, (tri_k, -w_k); for TRIANGLE the
-   3 terms (tri_k, w_k). Returns the count; 0 for CABLE, whose row is not a direction times a
-   vertex combination: its terms (vertex, 3-vector g) are c->cable's. SIM_HD: the CUDA backend
-   builds its rows on the device with it (gpu/rows_cuda.cu). */
+   3 terms (tri_k, w_k); for EDGE (v, 1 - w_0), (tri_0, w_0), (tri_1, -w_1), (tri_2, -w_2). Returns
+   the count; 0 for CABLE, whose row is not a direction times a vertex combination: its terms
+   (vertex, 3-vector g) are c->cable's. SIM_HD: the CUDA backend builds its rows on the device with
+   it (gpu/rows_cuda.cu). */
 SIM_HD int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]) {
   if (c->kind == SIM_CONTACT_CABLE) return 0; /* its terms are c->cable's */
   if (c->kind == SIM_CONTACT_TRIANGLE) {
@@ -25,6 +27,11 @@ SIM_HD int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]) {
   }
   vert[0] = c->v;
   beta[0] = 1.0;
+  if (c->kind == SIM_CONTACT_EDGE) {
+    beta[0] = 1.0 - c->w[0];
+    for (int k = 0; k < 3; k++) vert[k + 1] = c->tri[k], beta[k + 1] = k ? -c->w[k] : c->w[0];
+    return 4;
+  }
   if (c->kind != SIM_CONTACT_BODY) return 1;
   for (int k = 0; k < 3; k++) {
     vert[k + 1] = c->tri[k];
@@ -45,7 +52,7 @@ void sim_rows_apply_T(const sim_contact *c, int nc, const int *free_of, const do
    targets on the device with it. */
 SIM_HD void sim_rows_target(const sim_contact *c, double min_sep, double cable_target,
                             double d[3]) {
-  if (c->kind == SIM_CONTACT_BODY) {
+  if (c->kind == SIM_CONTACT_BODY || c->kind == SIM_CONTACT_EDGE) {
     d[0] = min_sep;
     d[1] = d[2] = 0.0;
     return;
@@ -65,8 +72,8 @@ SIM_HD void sim_rows_target(const sim_contact *c, double min_sep, double cable_t
 }
 
 /* Targets d (3 nc), per contact.h:
-     normal   d_n = n . p + min_sep (OBSTACLE, MESH), min_sep (BODY);
-     friction d_r = c_r . u (r = 1, 2; u = obstacle surface velocity), 0 for BODY;
+     normal   d_n = n . p + min_sep (OBSTACLE, MESH), min_sep (BODY, EDGE);
+     friction d_r = c_r . u (r = 1, 2; u = obstacle surface velocity), 0 for BODY, EDGE;
      BILATERAL d_r = c_r . p on all three rows (positions; no min_sep, no velocity);
      CABLE     d_0 = the target length, d_1 = d_2 = 0. */
 void sim_rows_targets(const sim_contact *c, int nc, double min_sep, double *d);

@@ -120,15 +120,17 @@ static int bodies_collide(const sim_model *m) {
   return m->ntri > 0 && (m->nbodies > 1 || cd->self_collision);
 }
 
-void sim_world_kind_counts(const sim_world *w, int counts[SIM_CONTACT_KINDS + 1]) {
-  for (int k = 0; k <= SIM_CONTACT_KINDS; k++) counts[k] = 0;
+void sim_world_kind_counts(const sim_world *w, int counts[SIM_WORLD_KINDS]) {
+  for (int k = 0; k < SIM_WORLD_KINDS; k++) counts[k] = 0;
   const sim_model *m = w->m;
   for (int j = 0; j < w->out.n; j++) {
     const sim_contact *c = &w->out.c[j];
     int k = (int)c->kind;
-    if (c->kind == SIM_CONTACT_BODY && c->v >= m->body_vert_start[c->source] &&
-        c->v < m->body_vert_start[c->source + 1])
-      k = SIM_WORLD_SELF;
+    const int B = c->kind == SIM_CONTACT_BODY   ? c->source
+                  : c->kind == SIM_CONTACT_EDGE ? c->source / SIM_CONTACT_EDGE_SLOTS
+                                                : -1;
+    if (B >= 0 && c->v >= m->body_vert_start[B] && c->v < m->body_vert_start[B + 1])
+      k = c->kind == SIM_CONTACT_BODY ? SIM_WORLD_SELF : SIM_WORLD_SELF_EDGE;
     counts[k]++;
   }
 }
@@ -175,6 +177,7 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   w->par.min_sep = sc->contact.min_separation;
   w->par.self_collision = sc->contact.self_collision;
   w->par.no_others = !sc->contact.bodies; /* self-collision alone: no other body a target */
+  w->par.edge_edge = sc->contact.edge_edge;
   w->obs = SIM_NEW0(sim_detect_obstacle, no + 1);
   w->obs_frame0 = SIM_NEW0(sim_frame, no + 1);
   w->obs_def = SIM_NEW0(int, no + 1);
@@ -432,7 +435,7 @@ static int remember_sides(sim_world *w, sim_status *st) {
     const sim_contact *c = &w->out.c[j];
     while (i < w->now.n && sim_contact_key_cmp(&w->now.c[i], c) < 0) i++;
     if (!(c->kind == SIM_CONTACT_MESH && !w->mesh[c->source].closed) &&
-        !(c->kind == SIM_CONTACT_BODY && w->body[c->source].open))
+        !(c->kind == SIM_CONTACT_BODY && w->body[c->source].open) && c->kind != SIM_CONTACT_EDGE)
       continue;
     /* behind at that step's start: a q_t pass's gap. The prediction's and re-detection's
        contacts face the vertex's side at q_t (face_prev) and their gaps are at q~ or the

@@ -93,11 +93,14 @@ typedef struct sim_world {
   int nsides, sides_cap;  /* step before (detect.h sim_detect_params.sides) */
 } sim_world;
 
-/* The step's contacts (w->out) by what they hold a vertex against: SIM_CONTACT_KINDS + 1
-   counts, one per kind (contact.h), but a BODY contact whose vertex is of the body it touches
-   (self-collision) counted at index SIM_CONTACT_KINDS instead of SIM_CONTACT_BODY. */
+/* The step's contacts (w->out) by what they hold a vertex against: SIM_WORLD_KINDS counts, one
+   per kind (contact.h), but a BODY contact whose vertex is of the body it touches
+   (self-collision) counted at index SIM_WORLD_SELF instead of SIM_CONTACT_BODY, and an EDGE
+   contact between edges of one body at SIM_WORLD_SELF_EDGE instead of SIM_CONTACT_EDGE. */
 #define SIM_WORLD_SELF SIM_CONTACT_KINDS
-void sim_world_kind_counts(const sim_world *w, int counts[SIM_CONTACT_KINDS + 1]);
+#define SIM_WORLD_SELF_EDGE (SIM_CONTACT_KINDS + 1)
+#define SIM_WORLD_KINDS (SIM_CONTACT_KINDS + 2)
+void sim_world_kind_counts(const sim_world *w, int counts[SIM_WORLD_KINDS]);
 
 /* 1 when model m has anything for the contact stage to solve (obstacles, body-body contact,
    constraint pins or cables): what sim_world_init marks `active`, without building the world. */

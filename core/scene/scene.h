@@ -213,6 +213,8 @@ typedef struct sim_contact_def {
   int warm_start;      /* 0/1: start lambda from the previous step's contacts (1) */
   int bodies;          /* 0/1: deformable-deformable contact between different bodies (1) */
   int self_collision;  /* 0/1: a body against its own surface (0) */
+  int edge_edge;       /* 0/1: the bodies' surface edges against each other's, where body-body
+                          contact or self-collision is on (0) */
   double mu;           /* >= 0: friction coefficient between bodies (and within one) (0) */
   sim_scene_delassus delassus; /* how W is applied (auto) */
   sim_scene_form formulation;  /* the Newton system's form (compliance) */

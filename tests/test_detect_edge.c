@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/* Edge-edge contacts (core/contact/detect_edge.h): two quads crossed 1 cm apart, as two bodies
+   and as one, with the exact gaps, normals and weights of their nine crossing pairs, each held
+   once; the margin, parallel edges and ends; the rest rule, pinned vertices, the side the
+   pair came from and the side memory; the slot limit; thread counts. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/contact/detect.h"
+#include "../core/contact/detect_edge.h"
+#include "../core/contact/rows.h"
+#include "check.h"
+
+#define H 0.01 /* the upper quad's height over the lower */
+
+/* Lower quad 0-3 in the plane y = 0, long along x (|x| <= 1, |z| <= 0.1); upper quad 4-7 at
+   y = H, long along z, turned by `turn` radians about y. */
+static void quads(double *x, int *tri, double turn) {
+  const double lo[4][3] = {{-1, 0, -0.1}, {1, 0, -0.1}, {1, 0, 0.1}, {-1, 0, 0.1}};
+  const double up[4][3] = {{-0.1, H, -1}, {0.1, H, -1}, {0.1, H, 1}, {-0.1, H, 1}};
+  const double c = cos(turn), s = sin(turn);
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < 3; k++) {
+      x[3 * i + k] = lo[i][k];
+      x[12 + 3 * i + k] = k == 0   ? c * up[i][0] + s * up[i][2]
+                          : k == 2 ? -s * up[i][0] + c * up[i][2]
+                                   : up[i][1];
+    }
+  const int t[12] = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7};
+  memcpy(tri, t, sizeof t);
+}
+
+static int detect(const sim_detect_scene *s, const sim_detect_params *p, sim_detect_contacts *o) {
+  sim_detect d;
+  sim_status st = {0};
+  int rc = sim_detect_init(&d, s, &st);
+  if (!rc) rc = sim_detect_run(&d, s, p, o, &st);
+  if (rc) fprintf(stderr, "detect: %s\n", st.msg);
+  sim_detect_free(&d);
+  return rc;
+}
+
+/* The pairs' fields: v < tri[1] < tri[2], v < tri[0], gap H along -y (from the upper edge to
+   the lower), sum beta x = gap n (the normal row gives the gap), inner weights, sorted keys. */
+static int check_pairs(const sim_detect_contacts *o, const double *x, double sign) {
+  int bad = 0;
+  for (int j = 0; j < o->n; j++) {
+    const sim_contact *c = &o->c[j];
+    if (c->kind != SIM_CONTACT_EDGE) continue;
+    bad += c->v >= c->tri[0] || c->v >= c->tri[1] || c->tri[1] >= c->tri[2] || c->v > 3 ||
+           c->tri[1] < 4;
+    bad += fabs(c->gap - sign * H) > 1e-15 || fabs(c->n[1] + sign) > 1e-15;
+    bad += !(c->w[0] > 0 && c->w[0] < 1 && c->w[2] > 0 && c->w[2] < 1) || c->w[1] + c->w[2] != 1.0;
+    bad += fabs(c->mu - sqrt(0.4 * 0.9)) > 1e-15;
+    double out[3];
+    sim_rows_apply(c, 1, NULL, x, out);
+    bad += fabs(out[0] - c->gap) > 1e-15 || fabs(out[1]) > 1e-15 || fabs(out[2]) > 1e-15;
+    if (j > 0) bad += sim_contact_key_cmp(&o->c[j - 1], c) >= 0;
+  }
+  return bad;
+}
+
+/* The segments' closest points: inside both, exact where the arithmetic is; at an end of
+   one, or parallel: none. */
+static void test_segments(void) {
+  const double a0[3] = {-1, 0, -0.1}, a1[3] = {1, 0, -0.1};
+  const double b0[3] = {-0.1, H, -1}, b1[3] = {-0.1, H, 1};
+  sim_seg_closest q;
+  CHECK(sim_seg_closest_inner(a0, a1, b0, b1, &q));
+  CHECK_NEAR(q.s, 0.45, 1e-15);
+  CHECK_NEAR(q.t, 0.45, 1e-15);
+  CHECK_NEAR(q.d2, H * H, 1e-18);
+  CHECK_NEAR(q.pa[0], -0.1, 1e-16);
+  CHECK_NEAR(q.pb[2], -0.1, 1e-16);
+  CHECK_NEAR(sim_seg_d2(a0, a1, b0, b1), H * H, 1e-18);
+  const double c0[3] = {1.05, H, -1}, c1[3] = {1.05, H, 1}; /* beyond a1: a's end nearest */
+  CHECK(!sim_seg_closest_inner(a0, a1, c0, c1, &q));
+  CHECK_NEAR(sim_seg_d2(a0, a1, c0, c1), 0.05 * 0.05 + H * H, 1e-16);
+  const double p0[3] = {-0.5, H, -0.1}, p1[3] = {0.5, H, -0.1}; /* parallel above a */
+  CHECK(!sim_seg_closest_inner(a0, a1, p0, p1, &q));
+  CHECK_NEAR(sim_seg_d2(a0, a1, p0, p1), H * H, 1e-18);
+  const double e0[3] = {1, H, -1}, e1[3] = {1, H, 1}; /* through a1 itself: at an end */
+  CHECK(!sim_seg_closest_inner(a0, a1, e0, e1, &q) || q.s >= 1 - 1e-15);
+}
+
+static void test_two_bodies(void) {
+  double x[24], xp[24];
+  int tri[12];
+  quads(x, tri, 0.0);
+  sim_detect_body b[2] = {{0, 4, 2, tri, 0.4, 1, NULL, 0}, {4, 4, 2, tri + 6, 0.9, 1, NULL, 0}};
+  sim_detect_scene s = {8, x, NULL, NULL, 0, 0, 2, NULL, NULL, b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.02;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 0); /* off by default */
+  p.edge_edge = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  /* the lower quad's long sides and diagonal across the upper's: 9 pairs, held by vertices
+     0 and 2; the corners lie farther than the margin from the other quad */
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
+  CHECK_INT(o.count[SIM_CONTACT_BODY], 0);
+  CHECK_INT(check_pairs(&o, x, 1.0), 0);
+  int ends = 0;
+  for (int j = 0; j < o.n; j++) ends += o.c[j].v == 0 ? 1 : o.c[j].v == 2 ? 100 : 10000;
+  CHECK_INT(ends, 6 + 300);    /* edges (0,1), (0,2) x 3, (2,3) x 3 */
+  const sim_contact *c = NULL; /* (0,1) across (4,7): s = t = 0.45 */
+  for (int j = 0; j < o.n; j++)
+    if (o.c[j].v == 0 && o.c[j].tri[0] == 1 && o.c[j].tri[1] == 4 && o.c[j].tri[2] == 7)
+      c = &o.c[j];
+  CHECK(c != NULL);
+  if (c) {
+    CHECK_NEAR(c->w[0], 0.45, 1e-15);
+    CHECK_NEAR(c->w[2], 0.45, 1e-15);
+    CHECK_INT(c->source, sim_detect_edge_source(4, 2, 0)); /* (4,7): vertex 4's third edge */
+  }
+  p.margin = 0.9 * H; /* the margin below the gap: none */
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0);
+  p.margin = 0.02;
+  p.no_others = 1; /* other bodies off, self-collision off: none */
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0);
+  p.no_others = 0;
+  /* turned a little (0.3 rad): the same nine pairs cross, no two edges parallel */
+  quads(x, tri, 0.3);
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
+  CHECK_INT(check_pairs(&o, x, 1.0), 0);
+  /* pinned: the lower quad's four vertices still hold pairs with a free edge; all eight not */
+  quads(x, tri, 0.0);
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 9);
+  unsigned char pin[8] = {1, 1, 1, 1, 0, 0, 0, 0};
+  s.pinned = pin;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 9);
+  memset(pin, 1, sizeof pin);
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0);
+  s.pinned = NULL;
+  /* x_prev with the upper quad below the lower: the pairs crossed over the step, turned to the
+     side they came from (n up, gap -H); inside_only keeps them all then, and none without */
+  memcpy(xp, x, sizeof x);
+  for (int i = 4; i < 8; i++) xp[3 * i + 1] = -H;
+  s.x_prev = xp;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 9);
+  CHECK_INT(check_pairs(&o, x, -1.0), 0);
+  p.inside_only = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 9);
+  s.x_prev = x;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0);
+  p.inside_only = 0;
+  /* the side memory: the pairs remembered with n up (turned); x_prev at x (0.01 in front,
+     above the slack): their present side, unless the memory says behind */
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  sim_detect_side sides[9];
+  for (int j = 0; j < 9; j++) {
+    sides[j] = (sim_detect_side){o.c[j].v, SIM_CONTACT_EDGE, o.c[j].source, 0, {0}, {0, 1, 0}};
+    memcpy(sides[j].tri, o.c[j].tri, sizeof sides[j].tri);
+  }
+  p.sides = sides, p.nsides = 9;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(check_pairs(&o, x, 1.0), 0);
+  for (int j = 0; j < 9; j++) sides[j].behind = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(check_pairs(&o, x, -1.0), 0);
+  /* the skip list: a pair's key is skipped alone */
+  p.sides = NULL, p.nsides = 0;
+  const sim_contact_key skip = sim_contact_key_of(&o.c[4]);
+  p.skip = &skip, p.nskip = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 8);
+  for (int j = 0; j < o.n; j++) CHECK(o.c[j].source != skip.source || o.c[j].v != skip.v);
+  sim_detect_contacts_free(&o);
+}
+
+/* The two quads as one body: self-collision's pairs, and the rest rule. */
+static void test_self(void) {
+  double x[24], rest[24];
+  int tri[12];
+  quads(x, tri, 0.0);
+  sim_detect_body b = {0, 8, 4, tri, 0.6, 1, NULL, 0};
+  sim_detect_scene s = {8, x, NULL, NULL, 0, 0, 1, NULL, NULL, &b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.02, p.edge_edge = 1;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0); /* self-collision off */
+  p.self_collision = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
+  /* at rest as now: the pairs lie within rest_gap (the segments' distance H, their ends far):
+     skipped; at rest a metre apart: found */
+  memcpy(rest, x, sizeof x);
+  b.rest = rest, b.rest_gap = 2 * H;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 0);
+  for (int i = 4; i < 8; i++) rest[3 * i + 1] += 1.0;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
+  /* a flat sheet (both quads in one plane, 5 cm apart, the margin 20 cm): pairs within the
+     margin, but none comes closest inside both edges */
+  for (int i = 4; i < 8; i++) x[3 * i + 1] = 0, x[3 * i] += 1.15;
+  b.rest = NULL, p.margin = 0.2;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 0);
+  CHECK(o.count[SIM_CONTACT_BODY] > 0); /* vertices near the other quad's triangles */
+  sim_detect_contacts_free(&o);
+}
+
+/* A vertex with 17 edges to higher vertices (a fan): edge-edge contact refuses it. */
+static void test_slots(void) {
+  enum { N = SIM_CONTACT_EDGE_SLOTS + 1 };
+  double x[3 * (N + 2)];
+  int tri[3 * N];
+  x[0] = x[1] = x[2] = 0;
+  for (int i = 0; i <= N; i++) {
+    x[3 * (i + 1)] = cos(0.3 * i), x[3 * (i + 1) + 1] = 0, x[3 * (i + 1) + 2] = sin(0.3 * i);
+    if (i < N) tri[3 * i] = 0, tri[3 * i + 1] = i + 1, tri[3 * i + 2] = i + 2;
+  }
+  sim_bvh bvh;
+  sim_status st = {0};
+  CHECK_INT(sim_bvh_build(N + 2, x, N, tri, &bvh, &st), SIM_OK);
+  const sim_bvh_view bv = sim_bvh_view_of(&bvh);
+  int u[SIM_CONTACT_EDGE_SLOTS], slot = -1;
+  CHECK_INT(sim_detect_edges_owned(&bv, 0, u, -1, NULL), N + 1);
+  int distinct = 1;
+  for (int i = 0; i < SIM_CONTACT_EDGE_SLOTS; i++)
+    for (int j = 0; j < i; j++) distinct &= u[i] != u[j] && u[i] >= 1 && u[i] <= N + 1;
+  CHECK(distinct);
+  const int f = sim_detect_edges_owned(&bv, 0, NULL, u[5], &slot); /* its place, its triangle */
+  CHECK_INT(f, 5);
+  const int *ts = bvh.tri + 3 * (slot >= 0 ? slot : 0);
+  CHECK(slot >= 0 && (ts[0] == u[5] || ts[1] == u[5] || ts[2] == u[5]));
+  CHECK_INT(sim_detect_edges_owned(&bv, 2, NULL, 1, &slot), -1); /* (1, 2) is 1's */
+  sim_bvh_free(&bvh);
+  sim_detect_body b = {0, N + 2, N, tri, 0.5, 1, NULL, 0};
+  sim_detect_scene s = {N + 2, x, NULL, NULL, 0, 0, 1, NULL, NULL, &b};
+  sim_detect_params p = sim_default_detect_params();
+  p.self_collision = 1;
+  sim_detect d;
+  sim_detect_contacts o = {0};
+  CHECK_INT(sim_detect_init(&d, &s, &st), SIM_OK);
+  CHECK_INT(sim_detect_run(&d, &s, &p, &o, &st), SIM_OK);
+  p.edge_edge = 1;
+  CHECK_INT(sim_detect_run(&d, &s, &p, &o, &st), SIM_ERR_MESH);
+  CHECK_STR_CONTAINS(st.msg, "vertex 0 has 18 surface edges");
+  CHECK_INT(o.n, 0);
+  sim_detect_free(&d);
+  sim_detect_contacts_free(&o);
+}
+
+int main(void) {
+  test_segments();
+  test_two_bodies();
+  test_self();
+  test_slots();
+  return check_summary("test_detect_edge");
+}
