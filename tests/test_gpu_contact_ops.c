@@ -107,7 +107,7 @@ static int random_contacts(const sim_model *m, unsigned long long *s, int want,
   for (; nc < want; nc++) {
     sim_contact *k = &c[nc];
     memset(k, 0, sizeof *k);
-    int kind = (int)((rnd(s) + 1.0) * 3.0) % SIM_CONTACT_KINDS;
+    int kind = (int)((rnd(s) + 1.0) * 3.0) % SIM_CONTACT_KINDS; /* 0 to 5: EDGE below */
     if (kind == SIM_CONTACT_CABLE && cables == 2) kind = SIM_CONTACT_OBSTACLE;
     k->kind = (sim_contact_kind)kind;
     k->v = nc * stride + (int)((rnd(s) + 1.0) * 0.5 * stride) % stride;
@@ -127,7 +127,7 @@ static int random_contacts(const sim_model *m, unsigned long long *s, int want,
        multipliers make decoupled rows that move at the first Newton step (the device solve's
        flag for them, and what reads it: the coupled rows' W dlambda, CR's start) */
     if (keys && nc % 3 == 0) k->mu = 0.0;
-    if (kind == SIM_CONTACT_BODY || kind == SIM_CONTACT_TRIANGLE) {
+    if (kind == SIM_CONTACT_BODY || kind == SIM_CONTACT_TRIANGLE || kind == SIM_CONTACT_EDGE) {
       double w0 = rnd(s) + 1.5, w1 = rnd(s) + 1.5, w2 = rnd(s) + 1.5, sum = w0 + w1 + w2;
       k->w[0] = w0 / sum, k->w[1] = w1 / sum, k->w[2] = w2 / sum;
       /* the triangle's vertices are set below: those of contacts half the list away */
@@ -161,7 +161,17 @@ static int random_contacts(const sim_model *m, unsigned long long *s, int want,
      sums over them, in contact order on the CPU, differ in their last bits in another order */
   for (int j = 0; j < nc; j++) {
     sim_contact *k = &c[j];
-    if (k->kind != SIM_CONTACT_BODY && k->kind != SIM_CONTACT_TRIANGLE) continue;
+    if (k->kind == SIM_CONTACT_BODY && j % 2 && !keys) /* every other one an EDGE (no draw:
+                                                           the others' stay as they were) */
+      k->kind = SIM_CONTACT_EDGE;
+    if (k->kind != SIM_CONTACT_BODY && k->kind != SIM_CONTACT_TRIANGLE &&
+        k->kind != SIM_CONTACT_EDGE)
+      continue;
+    if (k->kind == SIM_CONTACT_EDGE) { /* the first edge at s = w0, the other at t = w2 / (w1 +
+                                          w2) */
+      const double t = k->w[2] / (k->w[1] + k->w[2]);
+      k->w[1] = 1.0 - t, k->w[2] = t;
+    }
     for (int i = 0; i < 3; i++) k->tri[i] = c[nc / 2 + i].v;
     if (k->kind == SIM_CONTACT_TRIANGLE) k->tri[0] = k->v;
   }
@@ -238,9 +248,10 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
     for (int j = 0; j < nc && g_frictionless; j++) c[j].mu = 0.0;
     int kinds[SIM_CONTACT_KINDS] = {0};
     for (int j = 0; j < nc; j++) kinds[c[j].kind]++;
-    printf("%s, step %d: %d contacts (obstacle %d, mesh %d, body %d, triangle %d, bilateral %d, "
-           "cable %d)\n",
-           what, step, nc, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5]);
+    printf(
+        "%s, step %d: %d contacts (obstacle %d, mesh %d, body %d, triangle %d, bilateral %d, "
+        "cable %d, edge %d)\n",
+        what, step, nc, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], kinds[6]);
     for (int k = 0; k < SIM_CONTACT_KINDS; k++) CHECK(kinds[k] > 0);
     sim_status st = {0};
     sim_cst_times tc = {0}, tg = {0};

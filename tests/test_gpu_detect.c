@@ -225,6 +225,7 @@ static int g_blade_behind; /* blade contacts with a negative gap: turned to a si
 static long long g_tree_nodes; /* the bodies' tree nodes compared with the host's */
 static int g_open_turned;  /* the open box's contacts with a negative gap: turned to a side */
 static int g_open_self;    /* the open box's vertices' contacts with its own triangles */
+static int g_edges, g_edges_self, g_edges_turned; /* edge pairs: all, of one body, gap < 0 */
 
 /* The copies the device left of a pass's contacts (dev_ref, dev_slot: what a device contact
    stage gathers instead of an upload): every 7th of them, bitwise the contact; and a contact of
@@ -354,8 +355,9 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     sides = SIM_NEW(sim_detect_side, (size_t)h.n + 1);
     for (int j = 0; sides && j < h.n; j++) {
       const sim_contact *c = &h.c[j];
-      if (c->source != 1 || (c->kind != SIM_CONTACT_MESH && c->kind != SIM_CONTACT_BODY))
-        continue; /* the blade's, and the box's where it is open */
+      if (c->kind != SIM_CONTACT_EDGE &&
+          (c->source != 1 || (c->kind != SIM_CONTACT_MESH && c->kind != SIM_CONTACT_BODY)))
+        continue; /* the blade's, the box's where it is open, and the pairs of edges */
       sim_detect_side *e = &sides[nsides];
       e->v = c->v, e->kind = c->kind, e->source = c->source, e->behind = nsides % 3 == 0;
       for (int i = 0; i < 3; i++) e->tri[i] = c->tri[i];
@@ -365,6 +367,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     p.sides = sides, p.nsides = nsides;
     p.self_collision = step % 4 != 0; /* step 2: the open box against itself */
     p.no_others = step % 4 == 3;      /* step 3: against itself alone (contact.bodies off) */
+    p.edge_edge = step % 3 != 2;      /* the bodies' edges against each other's */
     w->body[1].open = step % 2 == 0; /* the box as an open body (a cloth's rules) */
     int open_turned = 0;
     p.face_prev = (step / 2) % 2; /* the blade's contacts turned to x_prev's side */
@@ -397,6 +400,13 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     for (int j = 0; w->body[1].open && p.self_collision && j < h.n; j++)
       g_open_self += h.c[j].kind == SIM_CONTACT_BODY && h.c[j].source == 1 &&
                      h.c[j].v >= w->body[1].v0 && h.c[j].v < w->body[1].v0 + w->body[1].nv;
+    for (int j = 0; j < h.n; j++) {
+      const sim_contact *c = &h.c[j];
+      if (c->kind != SIM_CONTACT_EDGE) continue;
+      g_edges++;
+      g_edges_self += dh.body_of[c->v] == dh.body_of[c->tri[1]];
+      g_edges_turned += c->gap < 0;
+    }
     if (w->nv < 10000) run_passes(kp, &dh, &dg, w, &p, what); /* the small scene: time */
   }
   sim_free(sides);
@@ -437,6 +447,9 @@ int main(void) {
   CHECK(g_open_turned > 0);
   printf("the open box's vertices against its own triangles: %d contacts\n", g_open_self);
   CHECK(g_open_self > 0);
+  printf("edge-edge contacts: %d, %d of them within a body, %d turned (gap < 0)\n", g_edges,
+         g_edges_self, g_edges_turned);
+  CHECK(g_edges > 100 && g_edges_self > 0 && g_edges_turned > 0);
   /* the first scene again with the slots off (SIMCTL_CUDA_DETECT_SLOTS=off, what a run too
      large for them does): each vertex counted, then queried again for its contacts; new
      detectors, whose guesses start over */
