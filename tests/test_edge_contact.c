@@ -61,6 +61,7 @@ static void crossing(const char *what, const char *scene, int edges, int steps, 
     int k[SIM_WORLD_KINDS];
     sim_world_kind_counts(&r.c.s.world, k);
     *vertex_tri += k[SIM_CONTACT_BODY] + k[SIM_WORLD_SELF];
+    CHECK_INT(k[SIM_WORLD_SELF_EDGE], 0); /* every pair between the two bodies */
     if (k[SIM_CONTACT_EDGE] > edge_most) edge_most = k[SIM_CONTACT_EDGE];
   }
   printf(
@@ -120,8 +121,46 @@ static void test_bars(void) {
              30);
 }
 
+/* A towel folded onto itself with self-collision (test_cloth_self's, coarser and turned four
+   times as fast): its pairs of edges are its own (summary.json's self_edge), none another
+   body's. */
+static void test_self_pairs(void) {
+  run r;
+  if (run_open(&r, json("{'name': 'towel', 'solver': {'dt': 0.01, 'lg_iterations': 5,"
+                        " 'global': 'cholesky'}, 'gravity': [0, -9.81, 0],"
+                        " 'bodies': [{'name': 'towel', 'mesh': {'type': 'cloth',"
+                        "   'size': [0.5, 0.2], 'vertices': [11, 5]},"
+                        "   'transform': {'translate': [0, 0.005, 0]},"
+                        "   'material': {'model': 'neo_hookean', 'density': 300,"
+                        "   'thickness': 0.001, 'youngs_modulus': 1e6, 'poisson_ratio': 0.3},"
+                        "   'bending': {'type': 'isometric', 'stiffness': 1e-4}}],"
+                        " 'pins': [{'body': 0, 'box': [0.24, -0.1, -0.2, 0.26, 0.1, 0.2],"
+                        "   'script': [{'type': 'rolling', 'axis': [0, 0, 1],"
+                        "   'center': [0, 0.03, 0], 'speed': 360, 'angle': 180}]},"
+                        "  {'body': 0, 'box': [-0.26, -0.1, -0.2, -0.24, 0.1, 0.2]}],"
+                        " 'obstacles': [{'name': 'table', 'type': 'plane', 'point': [0, 0, 0],"
+                        "   'normal': [0, 1, 0], 'mu': 0.5}],"
+                        " 'contact': {'margin': 0.015, 'min_separation': 0.004,"
+                        "   'self_collision': true, 'edge_edge': true, 'mu': 0.3},"
+                        " 'output': {'formats': []}}")))
+    return;
+  int own = 0, other = 0;
+  for (int s = 0; s < 80 && !run_steps(&r, 1); s++) {
+    int k[SIM_WORLD_KINDS];
+    sim_world_kind_counts(&r.c.s.world, k);
+    own = k[SIM_WORLD_SELF_EDGE] > own ? k[SIM_WORLD_SELF_EDGE] : own;
+    other += k[SIM_CONTACT_EDGE];
+  }
+  printf("  towel folded, 80 steps: at most %d pairs of its own edges a step, %d of another's\n",
+         own, other);
+  CHECK(own > 0);
+  CHECK_INT(other, 0);
+  run_close(&r);
+}
+
 int main(void) {
   test_ribbons();
   test_bars();
+  test_self_pairs();
   return check_summary("test_edge_contact");
 }

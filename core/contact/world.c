@@ -126,8 +126,9 @@ void sim_world_kind_counts(const sim_world *w, int counts[SIM_WORLD_KINDS]) {
   for (int j = 0; j < w->out.n; j++) {
     const sim_contact *c = &w->out.c[j];
     int k = (int)c->kind;
+    /* the body of the other side: BODY's source, the other edge's vertex's for EDGE */
     const int B = c->kind == SIM_CONTACT_BODY   ? c->source
-                  : c->kind == SIM_CONTACT_EDGE ? c->source / SIM_CONTACT_EDGE_SLOTS
+                  : c->kind == SIM_CONTACT_EDGE ? w->det.body_of[c->tri[1]]
                                                 : -1;
     if (B >= 0 && c->v >= m->body_vert_start[B] && c->v < m->body_vert_start[B + 1])
       k = c->kind == SIM_CONTACT_BODY ? SIM_WORLD_SELF : SIM_WORLD_SELF_EDGE;
