@@ -115,6 +115,7 @@ int sim_cuda_tree_copy(cuda_blocks *k, const sim_bvh *b, const int *in_tri, int 
   if (!rc && b->ring_ptr)
     rc = sim_cuda_block(k, &t->ring_ptr, (size_t)b->ring_n + 1, b->ring_ptr, st);
   if (!rc && b->ring) rc = sim_cuda_block(k, &t->ring, (size_t)b->ring_ptr[b->ring_n], b->ring, st);
+  if (!rc && b->edge_f) rc = sim_cuda_block(k, &t->edge_f, 3 * (size_t)b->nt, b->edge_f, st);
   if (!rc && refit && b->nnodes > 0) rc = refit_order(b, t, k, st);
   return rc;
 }
@@ -190,6 +191,7 @@ int sim_cuda_forest_refit(const dev_forest *f, const double *x, const double *x2
 }
 
 sim_bvh_view sim_cuda_tree_view(const dev_tree *t) {
-  sim_bvh_view v = {t->nnodes, t->node, t->tri, t->id, t->ring_lo, t->ring_n, t->ring_ptr, t->ring};
+  sim_bvh_view v = {t->nnodes, t->node,     t->tri,  t->id,    t->ring_lo,
+                    t->ring_n, t->ring_ptr, t->ring, t->edge_f};
   return v;
 }

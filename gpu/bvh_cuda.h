@@ -51,6 +51,7 @@ typedef struct dev_tree {
   int *tri, *id, *in_tri;  // slot order, slot ids, input order (NULL where not asked for)
   int ring_lo, ring_n;
   int *ring_ptr, *ring;  // the triangles at each vertex (core/contact/bvh.h)
+  unsigned char *edge_f;  // each slot's edges' places (core/contact/bvh.h)
   int *order;
   int *seg;   // host, nseg + 1
   int *dseg;  // its device copy

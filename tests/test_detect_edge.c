@@ -227,17 +227,28 @@ static void test_slots(void) {
   sim_status st = {0};
   CHECK_INT(sim_bvh_build(N + 2, x, N, tri, &bvh, &st), SIM_OK);
   const sim_bvh_view bv = sim_bvh_view_of(&bvh);
-  int u[SIM_CONTACT_EDGE_SLOTS], slot = -1;
-  CHECK_INT(sim_detect_edges_owned(&bv, 0, u, -1, NULL), N + 1);
+  int u[N + 1], slot[N + 1];
+  CHECK_INT(sim_bvh_edges_owned(&bv, 0, N + 1, u, slot), N + 1);
   int distinct = 1;
-  for (int i = 0; i < SIM_CONTACT_EDGE_SLOTS; i++)
+  for (int i = 0; i <= N; i++)
     for (int j = 0; j < i; j++) distinct &= u[i] != u[j] && u[i] >= 1 && u[i] <= N + 1;
   CHECK(distinct);
-  const int f = sim_detect_edges_owned(&bv, 0, NULL, u[5], &slot); /* its place, its triangle */
-  CHECK_INT(f, 5);
-  const int *ts = bvh.tri + 3 * (slot >= 0 ? slot : 0);
-  CHECK(slot >= 0 && (ts[0] == u[5] || ts[1] == u[5] || ts[2] == u[5]));
-  CHECK_INT(sim_detect_edges_owned(&bv, 2, NULL, 1, &slot), -1); /* (1, 2) is 1's */
+  CHECK_INT(sim_bvh_edges_owned(&bv, 2, N + 1, u, slot), 1); /* (2, 3): (1, 2) is 1's */
+  CHECK_INT(u[0], 3);
+  /* every edge named at one slot, with its place: the fan's 18 + 17 rim edges */
+  int named = 0, bad = 0;
+  for (int s = 0; s < N; s++)
+    for (int k = 0; k < 3; k++) {
+      const int f = bvh.edge_f[3 * s + k];
+      if (f == SIM_BVH_EDGE_NONE) continue;
+      named++;
+      const int a = bvh.tri[3 * s + k], b = bvh.tri[3 * s + (k + 1) % 3];
+      const int lo = a < b ? a : b, hi = a < b ? b : a;
+      const int n = sim_bvh_edges_owned(&bv, lo, N + 1, u, slot);
+      bad += !(f < n && u[f] == hi && slot[f] == s);
+    }
+  CHECK_INT(named, 2 * N + 1);
+  CHECK_INT(bad, 0);
   sim_bvh_free(&bvh);
   sim_detect_body b = {0, N + 2, N, tri, 0.5, 1, NULL, 0};
   sim_detect_scene s = {N + 2, x, NULL, NULL, 0, 0, 1, NULL, NULL, &b};

@@ -100,6 +100,33 @@ static int build_rings(sim_bvh *b) {
   return 0;
 }
 
+/* b's edge places (bvh.h edge_f), from its rings. */
+static int build_edge_places(sim_bvh *b) {
+  b->edge_f = SIM_NEW(unsigned char, 3 * (size_t)b->nt);
+  int most = 0;
+  for (int i = 0; i < b->ring_n; i++)
+    if (b->ring_ptr[i + 1] - b->ring_ptr[i] > most) most = b->ring_ptr[i + 1] - b->ring_ptr[i];
+  int *u = SIM_NEW(int, 2 * (size_t)most + 1), *slot = SIM_NEW(int, 2 * (size_t)most + 1);
+  if (!b->edge_f || !u || !slot) {
+    sim_free(u), sim_free(slot);
+    return -1;
+  }
+  memset(b->edge_f, SIM_BVH_EDGE_NONE, 3 * (size_t)b->nt);
+  const sim_bvh_view view = sim_bvh_view_of(b);
+  for (int i = 0; i < b->ring_n; i++) {
+    const int v = b->ring_lo + i, n = sim_bvh_edges_owned(&view, v, 2 * most + 1, u, slot);
+    for (int e = 0; e < n; e++) {
+      const int *t = b->tri + 3 * slot[e];
+      for (int k = 0; k < 3; k++)
+        if ((t[k] == v && t[(k + 1) % 3] == u[e]) || (t[k] == u[e] && t[(k + 1) % 3] == v))
+          b->edge_f[3 * slot[e] + k] =
+              (unsigned char)(e < SIM_BVH_EDGE_PLACES - 1 ? e : SIM_BVH_EDGE_PLACES - 1);
+    }
+  }
+  sim_free(u), sim_free(slot);
+  return 0;
+}
+
 int sim_bvh_build(int nv, const double *x, int nt, const int *tri, sim_bvh *out, sim_status *st) {
   memset(out, 0, sizeof *out);
   if (nv < 0 || nt < 0)
@@ -138,7 +165,7 @@ int sim_bvh_build(int nv, const double *x, int nt, const int *tri, sim_bvh *out,
     out->id[s] = ord[s];
     for (int k = 0; k < 3; k++) out->tri[3 * s + k] = tri[3 * ord[s] + k];
   }
-  if (build_rings(out)) {
+  if (build_rings(out) || build_edge_places(out)) {
     rc = sim_fail(st, SIM_ERR_MEMORY, "bvh: out of memory for %d triangles", nt);
     sim_bvh_free(out);
     goto done;
@@ -167,6 +194,7 @@ void sim_bvh_free(sim_bvh *b) {
   sim_free(b->id);
   sim_free(b->ring_ptr);
   sim_free(b->ring);
+  sim_free(b->edge_f);
   memset(b, 0, sizeof *b);
 }
 

@@ -46,7 +46,14 @@ typedef struct sim_bvh {
   int ring_lo, ring_n;
   int *ring_ptr; /* ring_n + 1 */
   int *ring;     /* at most 3 nt */
+  /* Each slot's edges (bvh_query.h sim_bvh_edges_owned): edge_f[3 s + k], edge k of slot s
+     joining its vertices k and k + 1, is that edge's place among the edges its lower vertex
+     owns where s is the first triangle of that vertex's ring that has it (at most
+     SIM_BVH_EDGE_PLACES - 1), else SIM_BVH_EDGE_NONE: each edge is named at one slot. */
+  unsigned char *edge_f; /* 3 nt */
 } sim_bvh;
+#define SIM_BVH_EDGE_NONE 255
+#define SIM_BVH_EDGE_PLACES 255
 
 typedef struct sim_bvh_hit {
   int tri;           /* input triangle index */

@@ -25,12 +25,42 @@ typedef struct sim_bvh_view {
   const int *tri; /* 3 per slot */
   const int *id;  /* per slot */
   int ring_lo, ring_n;
-  const int *ring_ptr, *ring; /* the triangles at each vertex (bvh.h) */
+  const int *ring_ptr, *ring;  /* the triangles at each vertex (bvh.h) */
+  const unsigned char *edge_f; /* each slot's edges' places (bvh.h) */
 } sim_bvh_view;
 
 static inline sim_bvh_view sim_bvh_view_of(const sim_bvh *b) {
-  sim_bvh_view v = {b->nnodes, b->node, b->tri, b->id, b->ring_lo, b->ring_n, b->ring_ptr, b->ring};
+  sim_bvh_view v = {b->nnodes, b->node,     b->tri,  b->id,    b->ring_lo,
+                    b->ring_n, b->ring_ptr, b->ring, b->edge_f};
   return v;
+}
+
+/* The edges vertex v owns on the tree's surface: those to higher-numbered vertices, each once,
+   in the order of v's ring (ascending slots) and within a triangle (v, t[j+1]) before (v,
+   t[j+2]) where t[j] = v; an edge's place in that order names it (detect_edge.h). The first
+   cap into u (the other vertex) and slot (the first triangle that has it), either NULL: not
+   asked; returns how many v owns. */
+SIM_HD int sim_bvh_edges_owned(const sim_bvh_view *b, int v, int cap, int *u, int *slot) {
+  const int i = v - b->ring_lo;
+  if (!b->ring_ptr || i < 0 || i >= b->ring_n) return 0;
+  int n = 0;
+  for (int r = b->ring_ptr[i]; r < b->ring_ptr[i + 1]; r++) {
+    const int *t = b->tri + 3 * b->ring[r];
+    const int j = t[0] == v ? 0 : t[1] == v ? 1 : 2;
+    for (int k = 1; k <= 2; k++) {
+      const int w = t[(j + k) % 3];
+      int seen = w <= v; /* or had by a ring triangle before this one */
+      for (int a = b->ring_ptr[i]; a < r && !seen; a++) {
+        const int *ta = b->tri + 3 * b->ring[a];
+        seen = ta[0] == w || ta[1] == w || ta[2] == w;
+      }
+      if (seen) continue;
+      if (n < cap && u) u[n] = w;
+      if (n < cap && slot) slot[n] = b->ring[r];
+      n++;
+    }
+  }
+  return n;
 }
 
 /* Squared distance from p to the node's box. */

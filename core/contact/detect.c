@@ -118,7 +118,7 @@ int sim_detect_init(sim_detect *d, const sim_detect_scene *s, sim_status *st) {
     if ((rc = sim_bvh_build(s->nv, s->x, bd->nt, bd->tri, &d->body_bvh[b], st))) goto fail;
     const sim_bvh_view bv = sim_bvh_view_of(&d->body_bvh[b]);
     for (int v = bd->v0; v < bd->v0 + bd->nv; v++) { /* the most edges a vertex owns */
-      const int n = sim_detect_edges_owned(&bv, v, NULL, -1, NULL);
+      const int n = sim_bvh_edges_owned(&bv, v, 0, NULL, NULL);
       if (n > d->edge_most) d->edge_most = n, d->edge_most_v = v;
     }
   }
@@ -239,6 +239,26 @@ static int buf_room(sim_detect_buf_ *b, int more) {
   return 1;
 }
 
+/* sim_detect_vertex with edge_edge into b (room for sim_detect_most + SIM_DETECT_EDGE_ROOM
+   contacts): its edges' contacts, which have no bound, into the room left, and where they are
+   more, found again into a buffer grown to hold them (b->fail where it cannot). */
+#define SIM_DETECT_EDGE_ROOM 64
+static int vertex_and_edges(const sim_detect_view *s, int v, sim_detect_buf_ *b) {
+  int lo, hi;
+  sim_detect_skip_range(s, v, &lo, &hi);
+  int n = s->pinned && s->pinned[v] ? 0 : sim_detect_vertex_point(s, v, lo, hi, b->c + b->n);
+  const int cap = b->cap - b->n - n;
+  const int ne = sim_detect_edges(s, v, lo, hi, b->c + b->n + n, cap);
+  if (ne > cap) {
+    if (!buf_room(b, n + ne)) {
+      b->fail = 1;
+      return 0;
+    }
+    sim_detect_edges(s, v, lo, hi, b->c + b->n + n, ne);
+  }
+  return n + ne;
+}
+
 #ifdef SIM_DETECT_TALLY
 /* detect_tally.h: the counts of the vertex being queried, and a thread's sums over a pass */
 _Thread_local long sim_tally_boxes, sim_tally_tris;
@@ -297,17 +317,13 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
       d->chunk_first[k] = b->n;
       const int end = k == nchunk - 1 ? s->nv : (k + 1) * SIM_DETECT_CHUNK;
       for (int v = k * SIM_DETECT_CHUNK; v < end && !b->fail; v++) {
-        int room = most, lo, hi;
-        if (view.edges) { /* its edges' contacts, counted first: they have no bound */
-          sim_detect_skip_range(&view, v, &lo, &hi);
-          room += sim_detect_edges(&view, v, lo, hi, NULL);
-        }
-        if (!buf_room(b, room)) {
+        if (!buf_room(b, most + (view.edges ? SIM_DETECT_EDGE_ROOM : 0))) {
           b->fail = 1;
           break;
         }
         TALLY_BEGIN();
-        b->n += sim_detect_vertex(&view, v, b->c + b->n);
+        b->n +=
+            view.edges ? vertex_and_edges(&view, v, b) : sim_detect_vertex(&view, v, b->c + b->n);
         TALLY_VERTEX(v);
       }
       d->chunk_count[k] = b->n - d->chunk_first[k];

@@ -10,6 +10,7 @@
 #ifndef SIM_CONTACT_DETECT_VERTEX_H
 #define SIM_CONTACT_DETECT_VERTEX_H
 #include <float.h>
+#include <limits.h>
 
 #include "contact/bvh_query.h"
 #include "contact/detect.h"
@@ -380,7 +381,7 @@ SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) 
   int lo, hi; /* v's skipped keys */
   sim_detect_skip_range(s, v, &lo, &hi);
   int found = s->pinned && s->pinned[v] ? 0 : sim_detect_vertex_point(s, v, lo, hi, out);
-  if (s->edges) found += sim_detect_edges(s, v, lo, hi, out ? out + found : NULL);
+  if (s->edges) found += sim_detect_edges(s, v, lo, hi, out ? out + found : NULL, INT_MAX);
   return found;
 }
 
