@@ -626,6 +626,12 @@ check "run file_mesh.json (cube.obj through TetGen): 2 frames" eval 'rc_is 0 && 
   nonempty "$T/fm/frames/00002.vtk" && [ "$(wc -l <"$T/fm/timing.csv")" -eq 3 ]'
 check "file mesh: the model has tets" eval 'grep -Eq "\"tets\":[[:space:]]*[1-9]" "$T/fm/summary.json"'
 check "\$HOME is still untouched" eval '[ -n "$(ls "$T/cache" 2>/dev/null)" ] && [ -z "$(ls -A "$T/home")" ]'
+# a cone whose apex has 18 surface edges to higher-numbered vertices: edge-edge contact names
+# 16 edges a vertex at most, so the run refuses it before its first step
+sc run "$DATA/file_mesh.json" --out "$T/cone" --quiet --set bodies.0.mesh.path=cone18.obj \
+  --set 'pins=[]' --set contact.edge_edge=true --set contact.self_collision=true
+check "edge_edge on a vertex of 18 edges: exit 3, one line naming the body and vertex, no output" \
+  eval 'fails_with 3 "simctl: error: $DATA/file_mesh.json: contact.edge_edge: body 0 (body0): its vertex 0 has 18 surface edges to higher-numbered vertices; edge-edge contact takes at most 16" && absent "$T/cone"'
 
 # ---------------------------------------------------------------------------------------------
 # 10. a run that blows up stops with exit 5, names the frame, keeps what it wrote

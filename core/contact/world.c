@@ -168,6 +168,26 @@ static sim_detect_scene detect_scene(const sim_world *w, const double *x, const 
   return s;
 }
 
+/* contact.edge_edge's limits on the meshes (detect.h sim_detect_check), named by body. */
+static int check_edges(const sim_world *w, sim_status *st) {
+  const sim_detect *d = &w->det;
+  const sim_model *m = w->m;
+  if (!w->par.edge_edge) return SIM_OK;
+  if (d->edge_most > SIM_CONTACT_EDGE_SLOTS) {
+    const int b = d->body_of[d->edge_most_v];
+    return sim_fail(st, SIM_ERR_SCENE,
+                    "%s: contact.edge_edge: body %d (%s): its vertex %d has %d surface edges to "
+                    "higher-numbered vertices; edge-edge contact takes at most %d",
+                    m->scene->file, b, m->scene->bodies[b].name,
+                    d->edge_most_v - m->body_vert_start[b], d->edge_most, SIM_CONTACT_EDGE_SLOTS);
+  }
+  if (m->n > SIM_CONTACT_EDGE_VERTS)
+    return sim_fail(st, SIM_ERR_SCENE,
+                    "%s: contact.edge_edge: %d vertices; edge-edge contact takes at most %d",
+                    m->scene->file, m->n, SIM_CONTACT_EDGE_VERTS);
+  return SIM_OK;
+}
+
 int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   memset(w, 0, sizeof *w);
   w->m = m;
@@ -234,6 +254,7 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
     sim_detect_scene s = detect_scene(w, m->x_rest, NULL);
     rc = sim_detect_init(&w->det, &s, st);
     w->det_ready = rc == SIM_OK;
+    if (!rc) rc = check_edges(w, st);
   }
   if (rc) sim_world_free(w);
   return rc;
