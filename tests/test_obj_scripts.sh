@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# scripts/fold_layers.py and scripts/self_intersections.py on OBJ frames of known geometry:
-# frame 0 a flat strip of 4 x 2 vertices 0.1 apart (x 0..0.3, one body "cloth"); frame 5 its
-# half x > 0.15 folded over 5 mm above the other half, then 5 mm below it (through it), with a
-# second object "other" whose edge pierces its triangle. Bad input is refused with exit 2.
+# scripts/fold_layers.py, scripts/self_intersections.py and scripts/crossing_heights.py on OBJ
+# frames of known geometry: frame 0 a flat strip of 4 x 2 vertices 0.1 apart (x 0..0.3, one body
+# "cloth"); frame 5 its half x > 0.15 folded over 5 mm above the other half, then 5 mm below it
+# (through it), with a second object "other" whose edge pierces its triangle (or, --between,
+# the strip's); two quads crossed at right angles 1 cm apart, then 1 cm the other way. Bad input
+# is refused with exit 2.
 # usage: test_obj_scripts.sh PYTHON SCRIPTS_DIR
 set -u
 PY=$1 DIR=$2
@@ -51,6 +53,43 @@ check "self_intersections: frame 5, the other's edge through its triangle" \
   grep -q "^00005  cloth 0, other 1" <<< "$out"
 check "self_intersections: --object cloth" \
   grep -q "^00005  cloth 0$" <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/run" --object cloth)"
+mkdir -p "$TMP/between/frames"
+frame "$TMP/between/frames/00000.obj" 0 0 0.06 # the other's edge through the strip at x 0.06
+out=$("$PY" "$DIR/self_intersections.py" "$TMP/between" --between)
+echo "$out"
+check "self_intersections --between: the other's edge through the strip's triangle" \
+  grep -q "^00000  cloth/other 1$" <<< "$out"
+check "self_intersections: each alone, none" \
+  grep -q "^00000  cloth 0, other 0$" <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/between")"
+# two quads, "lower" along x (|x| <= 1, |z| <= 0.1) at y 0 and "upper" along z at y = $2: their
+# long sides and diagonals cross seen from above, 9 crossings
+mkdir -p "$TMP/cross/frames"
+quads() {
+  {
+    echo "o lower"
+    echo "v -1 0 -0.1"; echo "v 1 0 -0.1"; echo "v 1 0 0.1"; echo "v -1 0 0.1"
+    echo "f 1 2 3"; echo "f 1 3 4"
+    echo "o upper"
+    echo "v -0.1 $2 -1"; echo "v 0.1 $2 -1"; echo "v 0.1 $2 1"; echo "v -0.1 $2 1"
+    echo "f 5 6 7"; echo "f 5 7 8"
+  } > "$1"
+}
+quads "$TMP/cross/frames/00000.obj" 0.01
+quads "$TMP/cross/frames/00001.obj" -0.01
+out=$("$PY" "$DIR/crossing_heights.py" "$TMP/cross" --upper upper --lower lower)
+rc=$?
+echo "$out"
+check "crossing_heights: exit 0" test $rc -eq 0
+check "crossing_heights: frame 0, 9 crossings at +1 cm" \
+  grep -q "^00000     9 crossing  nearest +0.01000  lowest +0.01000  highest +0.01000" <<< "$out"
+check "crossing_heights: frame 1, under it" grep -q "^00001     9 crossing  nearest -0.01000" <<< "$out"
+check "crossing_heights: lowest -1 cm" grep -q "lowest nearest height over all frames: -0.01000 m" <<< "$out"
+"$PY" "$DIR/crossing_heights.py" "$TMP/cross" --upper upper > "$TMP/out" 2> "$TMP/err"
+check "crossing_heights without --lower: exit 2, the usage" \
+  eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '^usage:' '$TMP/err'"
+"$PY" "$DIR/crossing_heights.py" "$TMP/cross" --upper upper --lower floor > "$TMP/out" 2> "$TMP/err"
+check "crossing_heights, an object not there: exit 2, one line naming it" \
+  eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'no object floor (has lower, upper)' '$TMP/err'"
 "$PY" "$DIR/self_intersections.py" "$TMP/nothing" > "$TMP/out" 2> "$TMP/err"
 check "no frames: exit 2, one line naming the folder" \
   eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'nothing/frames: no OBJ frames' '$TMP/err'"
