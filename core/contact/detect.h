@@ -37,9 +37,13 @@
      other body is tested (self-collision alone).
      The passes that read x_prev (sweep, face_prev) also find what v and B meet on their way
      over the step and a far side crossed, with both moving (detect_body.h).
-   For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY.
+   - with edge_edge, a pair of the bodies' surface edges (kind SIM_CONTACT_EDGE) whose segments
+     come closest inside both within the margin, of two bodies or (self_collision) of one,
+     held by the edge with the lower first vertex: detect_edge.h.
+   For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY and EDGE.
 
-   Filters: a pinned vertex (pinned[v] != 0) is skipped (its triangles still count). An
+   Filters: a pinned vertex (pinned[v] != 0) is skipped (its triangles still count, and its
+   edges' pairs where a vertex of the pair is free). An
    obstacle or mesh obstacle touches the vertices of body b when bit b of its bodies mask is
    set (bodies >= 64: only with the full mask SIM_DETECT_ALL); a vertex in no body's range is
    touched by every obstacle.

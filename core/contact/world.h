@@ -20,7 +20,10 @@
      body's own triangles are its vertex's targets where they do not have the vertex and lie
      at least SIM_WORLD_SELF_REST margins from it at rest (the model's x_rest): a cloth
      folded onto itself, not a flat cloth's vertex against its neighbours' triangles beside it.
-   - Pinned vertices are skipped (they follow their script).
+     With contact.edge_edge the bodies' surface edges meet each other's too (detect_edge.h),
+     within a body past the same rest distance; sim_world_init refuses a mesh beyond its
+     limits (16 edges a vertex to higher-numbered vertices, SIM_CONTACT_EDGE_VERTS vertices).
+   - Pinned vertices are skipped (they follow their script; their edges still meet free ones).
    Two passes: from the vertices at q_t (what touches now) and at the prediction q~ (what the
    step would reach: a vertex faster than margin / h is caught before it passes through). A
    vertex and obstacle found by both keep the q_t contact (the prediction pass skips the q_t
