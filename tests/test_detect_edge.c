@@ -155,6 +155,27 @@ static void test_two_bodies(void) {
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
   p.inside_only = 0;
+  /* sweep: the upper quad 5 cm above the lower at x_prev and 5 cm below it at x, farther than
+     the margin at both ends: not found without the sweep; with it, the nine pairs taken at
+     x_prev (gap 5 cm, n down: the side they came from), and none where x_prev is x */
+  for (int i = 4; i < 8; i++) xp[3 * i + 1] = 0.05, x[3 * i + 1] = -0.05;
+  s.x_prev = xp;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 0);
+  p.sweep = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
+  int swept_bad = 0;
+  for (int j = 0; j < o.n; j++)
+    swept_bad += fabs(o.c[j].gap - 0.05) > 1e-15 || fabs(o.c[j].n[1] + 1) > 1e-15;
+  CHECK_INT(swept_bad, 0);
+  for (int i = 4; i < 8; i++) /* sliding in 3 m along z, 5 cm under the lower: never near */
+    xp[3 * i + 1] = -0.05, xp[3 * i + 2] += 3;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 0);
+  p.sweep = 0;
+  quads(x, tri, 0.0);
+  s.x_prev = x;
   /* the side memory: the pairs remembered with n up (turned); x_prev at x (0.01 in front,
      above the slack): their present side, unless the memory says behind */
   CHECK_INT(detect(&s, &p, &o), SIM_OK);

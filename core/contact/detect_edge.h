@@ -33,8 +33,12 @@
      was behind or x_prev was behind or less than SIM_DETECT_SIDE_SLACK margins in front;
      without one, where x_prev was behind.
    - Order: the vertex's edge contacts by source, after its other contacts.
-   There is no sweep: edges that pass each other farther than the margin at both ends of a
-   pass are not found (the margin must exceed a step's motion, as for detection without it). */
+   - sweep (the prediction pass, x_prev = q_t): a pair not within the margin at x is still a
+     contact where its edges, their vertices moving linearly from x_prev to x, come within the
+     margin of each other over the step (sim_detect_edges_swept), taken at x_prev (its closest
+     points, normal and gap there, where they lie inside both edges): edges crossing faster
+     than twice the margin a step, found at neither end, are held on their side. The walk and
+     the triangles' boxes then bound both poses. */
 #ifndef SIM_CONTACT_DETECT_EDGE_H
 #define SIM_CONTACT_DETECT_EDGE_H
 
@@ -54,6 +58,57 @@ SIM_HD double sim_detect_tri_box_d2(const double *x, const int *t, const double 
     const double a = x[3 * (size_t)t[0] + k], b = x[3 * (size_t)t[1] + k],
                  c = x[3 * (size_t)t[2] + k];
     const double lo = fmin(a, fmin(b, c)), hi = fmax(a, fmax(b, c));
+    const double d = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0.0;
+    d2 += d * d;
+  }
+  return d2;
+}
+
+/* sweep: whether edges (v, u) and (lo, hi), their vertices moving linearly from xp to x, come
+   within margin of each other over the step (they are farther at its end). Conservative
+   advancement in time, as for a vertex (detect_body.h sim_detect_tri_swept): a point of an edge
+   moves at most as far as the faster of its ends, so the distance changes at most as fast as L,
+   the two edges' faster ends' together; from a time where it is d > margin it stays above
+   margin / 2 for (d - margin / 2) / L. 1 as well where SIM_DETECT_SWEEP_STEPS steps did not
+   settle it. */
+SIM_HD int sim_detect_edges_swept(const double *x, const double *xp, int v, int u, int lo, int hi,
+                                  double margin) {
+  const int id[4] = {v, u, lo, hi};
+  double L[2] = {0.0, 0.0};
+  for (int j = 0; j < 4; j++) {
+    const double *a = xp + 3 * (size_t)id[j], *b = x + 3 * (size_t)id[j];
+    const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    L[j / 2] = fmax(L[j / 2], sim_norm3(d));
+  }
+  const double rate = L[0] + L[1];
+  double t = 0.0;
+  for (int i = 0; i < SIM_DETECT_SWEEP_STEPS; i++) {
+    double p[4][3];
+    for (int j = 0; j < 4; j++)
+      for (int k = 0; k < 3; k++) {
+        const double a = xp[3 * (size_t)id[j] + k];
+        p[j][k] = a + t * (x[3 * (size_t)id[j] + k] - a);
+      }
+    const double d = sqrt(sim_seg_d2(p[0], p[1], p[2], p[3]));
+    if (d <= margin) return 1;
+    if (!(rate > 0.0) || !(d < INFINITY)) return 0; /* nothing moves (or NaN) */
+    t += (d - 0.5 * margin) / rate;
+    if (t > 1.0) return 0;
+  }
+  return 1;
+}
+
+/* The squared distance from p to the box of triangle t at x and, unless x2 is NULL, at x2. */
+SIM_HD double sim_detect_tri_box2_d2(const double *x, const double *x2, const int *t,
+                                     const double p[3]) {
+  if (!x2) return sim_detect_tri_box_d2(x, t, p);
+  double d2 = 0.0;
+  for (int k = 0; k < 3; k++) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int j = 0; j < 6; j++) {
+      const double c = (j < 3 ? x : x2)[3 * (size_t)t[j % 3] + k];
+      lo = fmin(lo, c), hi = fmax(hi, c);
+    }
     const double d = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0.0;
     d2 += d * d;
   }
@@ -124,8 +179,13 @@ SIM_HD int sim_detect_edge_tri(const sim_detect_view *s, const sim_detect_body_v
     if (pinned && s->pinned[lo] && s->pinned[hi]) continue;
     if (rest && sim_detect_edge_rest_near(bd, v, u, lo, hi, 1)) continue;
     sim_seg_closest c;
-    if (!sim_seg_closest_inner(a0, a1, x + 3 * (size_t)lo, x + 3 * (size_t)hi, &c) ||
-        !(c.d2 <= s->margin * s->margin))
+    const int near = sim_seg_closest_inner(a0, a1, x + 3 * (size_t)lo, x + 3 * (size_t)hi, &c) &&
+                     c.d2 <= s->margin * s->margin;
+    const double *xp = s->x_prev;
+    if (!near && !(s->sweep && xp && /* met over the step: taken at x_prev, where inside both */
+                   sim_detect_edges_swept(x, xp, v, u, lo, hi, s->margin) &&
+                   sim_seg_closest_inner(xp + 3 * (size_t)v, xp + 3 * (size_t)u,
+                                         xp + 3 * (size_t)lo, xp + 3 * (size_t)hi, &c)))
       continue;
     if ((rest && sim_detect_edge_rest_near(bd, v, u, lo, hi, 0)) ||
         sim_detect_skipped(s, lo_key, hi_key, SIM_CONTACT_EDGE, sim_detect_edge_source(lo, f, e)))
@@ -155,13 +215,21 @@ SIM_HD int sim_detect_edges(const sim_detect_view *s, int v, int lo, int hi, sim
   if (bv < 0) return 0;
   int u[SIM_CONTACT_EDGE_SLOTS];
   const int ne = sim_bvh_edges_owned(&s->body[bv].bvh, v, SIM_CONTACT_EDGE_SLOTS, u, NULL);
-  const double *x = s->x, *xv = x + 3 * (size_t)v;
+  const double *x = s->x, *xp = s->sweep ? s->x_prev : NULL;
   int found = 0;
   for (int e = 0; e < ne && e < SIM_CONTACT_EDGE_SLOTS; e++) {
-    const double *xu = x + 3 * (size_t)u[e];
-    const double d[3] = {xu[0] - xv[0], xu[1] - xv[1], xu[2] - xv[2]};
-    const double mid[3] = {xv[0] + 0.5 * d[0], xv[1] + 0.5 * d[1], xv[2] + 0.5 * d[2]};
-    const double r = 0.5 * sim_norm3(d) + s->margin;
+    /* the edge's ball: its middle, and its ends' farthest from it (at x and, swept, x_prev) */
+    const int end[2] = {v, u[e]};
+    double mid[3] = {0.0, 0.0, 0.0}, r = 0.0;
+    for (int j = 0; j < (xp ? 4 : 2); j++)
+      for (int k = 0; k < 3; k++) mid[k] += (j < 2 ? x : xp)[3 * (size_t)end[j % 2] + k];
+    for (int k = 0; k < 3; k++) mid[k] /= xp ? 4.0 : 2.0;
+    for (int j = 0; j < (xp ? 4 : 2); j++) {
+      const double *a = (j < 2 ? x : xp) + 3 * (size_t)end[j % 2];
+      const double d[3] = {a[0] - mid[0], a[1] - mid[1], a[2] - mid[2]};
+      r = fmax(r, sim_norm3(d));
+    }
+    r += s->margin;
     for (int B = 0; B < s->nbodies; B++) {
       if (B == bv ? !s->self_collision : s->no_others) continue;
       const sim_detect_body_view *bd = &s->body[B];
@@ -173,8 +241,8 @@ SIM_HD int sim_detect_edges(const sim_detect_view *s, int v, int lo, int hi, sim
         const sim_bvh_node *nd = &bd->bvh.node[leaf];
         for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
           const int *t = bd->bvh.tri + 3 * slot;
-          if ((t[0] <= v && t[1] <= v && t[2] <= v) ||  /* its edges held by lower vertices */
-              sim_detect_tri_box_d2(x, t, mid) > r * r) /* or beyond the margin */
+          if ((t[0] <= v && t[1] <= v && t[2] <= v) ||       /* its edges held by lower vertices */
+              sim_detect_tri_box2_d2(x, xp, t, mid) > r * r) /* or beyond the margin */
             continue;
           found = sim_detect_edge_tri(s, bd, rest, v, u[e], e, slot, mu, lo, hi, out, cap, found);
         }
