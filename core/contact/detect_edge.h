@@ -65,12 +65,14 @@ SIM_HD double sim_detect_tri_box_d2(const double *x, const int *t, const double 
 }
 
 /* sweep: whether edges (v, u) and (lo, hi), their vertices moving linearly from xp to x, come
-   within margin of each other over the step (they are farther at its end). Conservative
-   advancement in time, as for a vertex (detect_body.h sim_detect_tri_swept): a point of an edge
-   moves at most as far as the faster of its ends, so the distance changes at most as fast as L,
-   the two edges' faster ends' together; from a time where it is d > margin it stays above
-   margin / 2 for (d - margin / 2) / L. 1 as well where SIM_DETECT_SWEEP_STEPS steps did not
-   settle it. */
+   within margin of each other over the step with their closest points inside both (they are
+   farther at its end). Conservative advancement in time, as for a vertex (detect_body.h
+   sim_detect_tri_swept): a point of an edge moves at most as far as the faster of its ends, so
+   the segments' distance changes at most as fast as L, the two edges' faster ends' together;
+   from a time where it is d > margin it stays above margin / 2 for (d - margin / 2) / L. Where
+   it is within the margin at an end of an edge (a vertex near an edge: vertex-triangle
+   contacts' part), the next time is margin / (2 L) on. 1 as well where SIM_DETECT_SWEEP_STEPS
+   steps did not settle it. */
 SIM_HD int sim_detect_edges_swept(const double *x, const double *xp, int v, int u, int lo, int hi,
                                   double margin) {
   const int id[4] = {v, u, lo, hi};
@@ -89,10 +91,11 @@ SIM_HD int sim_detect_edges_swept(const double *x, const double *xp, int v, int 
         const double a = xp[3 * (size_t)id[j] + k];
         p[j][k] = a + t * (x[3 * (size_t)id[j] + k] - a);
       }
+    sim_seg_closest q;
+    if (sim_seg_closest_inner(p[0], p[1], p[2], p[3], &q) && q.d2 <= margin * margin) return 1;
     const double d = sqrt(sim_seg_d2(p[0], p[1], p[2], p[3]));
-    if (d <= margin) return 1;
     if (!(rate > 0.0) || !(d < INFINITY)) return 0; /* nothing moves (or NaN) */
-    t += (d - 0.5 * margin) / rate;
+    t += fmax(d - 0.5 * margin, 0.5 * margin) / rate;
     if (t > 1.0) return 0;
   }
   return 1;
