@@ -443,7 +443,7 @@ static int merge_into_out(sim_world *w, const sim_detect_contacts *b, sim_status
 }
 
 /* w->sides := w->out's contacts (the step before's) with open surfaces, blades' and cloths',
-   in its order. */
+   and its pairs of edges (held on their side as a cloth's vertex is), in its order. */
 static int remember_sides(sim_world *w, sim_status *st) {
   if (w->out.n > w->sides_cap) { /* room for all of them, as for the skip list */
     const int cap = w->out.n + w->out.n / 2 + 16;
