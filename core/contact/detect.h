@@ -15,7 +15,8 @@
          normals, angle-weighted at a vertex), so a vertex behind the surface is inside:
          gap = -d, n = (c - x)/d (pointing out). Outside gap = d, n = (x - c)/d. In a face's
          region n is the face normal itself (the same in exact arithmetic, free of rounding).
-   Touching (d <= 8 eps max_i |c_i|, i.e. zero to rounding): gap 0, n the outward (pseudo-)normal.
+         Touching (d <= 8 eps max_i |c_i|, i.e. zero to rounding): gap 0, n the outward
+         (pseudo-)normal.
        open (thin blades, codimensional): unsigned: gap = d, n = (x - c)/d (side times the
          face normal in a face's region); touching (as above), gap 0 and the triangle's
          normal turned towards the side x_prev (the caller's positions at the previous step)

@@ -51,19 +51,6 @@ SIM_HD int sim_detect_edge_source(int lo, int f, int e) {
   return (lo * SIM_CONTACT_EDGE_SLOTS + f) * SIM_CONTACT_EDGE_SLOTS + e;
 }
 
-/* The squared distance from p to the box of triangle t (vertex indices into x). */
-SIM_HD double sim_detect_tri_box_d2(const double *x, const int *t, const double p[3]) {
-  double d2 = 0.0;
-  for (int k = 0; k < 3; k++) {
-    const double a = x[3 * (size_t)t[0] + k], b = x[3 * (size_t)t[1] + k],
-                 c = x[3 * (size_t)t[2] + k];
-    const double lo = fmin(a, fmin(b, c)), hi = fmax(a, fmax(b, c));
-    const double d = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0.0;
-    d2 += d * d;
-  }
-  return d2;
-}
-
 /* sweep: whether edges (v, u) and (lo, hi), their vertices moving linearly from xp to x, come
    within margin of each other over the step with their closest points inside both (they are
    farther at its end). Conservative advancement in time, as for a vertex (detect_body.h
@@ -92,8 +79,9 @@ SIM_HD int sim_detect_edges_swept(const double *x, const double *xp, int v, int 
         p[j][k] = a + t * (x[3 * (size_t)id[j] + k] - a);
       }
     sim_seg_closest q;
-    if (sim_seg_closest_inner(p[0], p[1], p[2], p[3], &q) && q.d2 <= margin * margin) return 1;
-    const double d = sqrt(sim_seg_d2(p[0], p[1], p[2], p[3]));
+    const int inner = sim_seg_closest_inner(p[0], p[1], p[2], p[3], &q);
+    if (inner && q.d2 <= margin * margin) return 1;
+    const double d = sqrt(inner ? q.d2 : sim_seg_ends_d2(p[0], p[1], p[2], p[3]));
     if (!(rate > 0.0) || !(d < INFINITY)) return 0; /* nothing moves (or NaN) */
     t += fmax(d - 0.5 * margin, 0.5 * margin) / rate;
     if (t > 1.0) return 0;
@@ -102,20 +90,42 @@ SIM_HD int sim_detect_edges_swept(const double *x, const double *xp, int v, int 
 }
 
 /* The squared distance from p to the box of triangle t at x and, unless x2 is NULL, at x2. */
-SIM_HD double sim_detect_tri_box2_d2(const double *x, const double *x2, const int *t,
-                                     const double p[3]) {
-  if (!x2) return sim_detect_tri_box_d2(x, t, p);
+SIM_HD double sim_detect_tri_box_d2(const double *x, const double *x2, const int *t,
+                                    const double p[3]) {
   double d2 = 0.0;
   for (int k = 0; k < 3; k++) {
-    double lo = INFINITY, hi = -INFINITY;
-    for (int j = 0; j < 6; j++) {
-      const double c = (j < 3 ? x : x2)[3 * (size_t)t[j % 3] + k];
-      lo = fmin(lo, c), hi = fmax(hi, c);
+    const double a = x[3 * (size_t)t[0] + k], b = x[3 * (size_t)t[1] + k],
+                 c = x[3 * (size_t)t[2] + k];
+    double lo = fmin(a, fmin(b, c)), hi = fmax(a, fmax(b, c));
+    for (int j = 0; x2 && j < 3; j++) {
+      const double e = x2[3 * (size_t)t[j] + k];
+      lo = fmin(lo, e), hi = fmax(hi, e);
     }
     const double d = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0.0;
     d2 += d * d;
   }
   return d2;
+}
+
+/* The edges v owns (bvh_query.h sim_bvh_edges_owned), read from the tree's edge_f at v's ring
+   (an edge is named at the first of its lower vertex's ring triangles that has it): each
+   one's other vertex into u at its place (those below SIM_CONTACT_EDGE_SLOTS); returns how
+   many v owns, as the scan of the ring that built edge_f counts them (at most
+   SIM_BVH_EDGE_PLACES). */
+SIM_HD int sim_detect_edges_of(const sim_bvh_view *b, int v, int u[SIM_CONTACT_EDGE_SLOTS]) {
+  const int i = v - b->ring_lo;
+  if (!b->ring_ptr || i < 0 || i >= b->ring_n) return 0;
+  int n = 0;
+  for (int r = b->ring_ptr[i]; r < b->ring_ptr[i + 1]; r++) {
+    const int slot = b->ring[r], *t = b->tri + 3 * slot;
+    for (int k = 0; k < 3; k++) {
+      const int f = b->edge_f[3 * slot + k], p = t[k], q = t[(k + 1) % 3];
+      if (f == SIM_BVH_EDGE_NONE || (p < q ? p : q) != v) continue;
+      if (f < SIM_CONTACT_EDGE_SLOTS) u[f] = p < q ? q : p;
+      n = f + 1 > n ? f + 1 : n;
+    }
+  }
+  return n;
 }
 
 /* Self: whether edge (lo, hi) lies nearer than rest_gap to edge (v, u) at rest; quick: by
@@ -217,7 +227,7 @@ SIM_HD int sim_detect_edges(const sim_detect_view *s, int v, int lo, int hi, sim
   const int bv = s->body_of[v];
   if (bv < 0) return 0;
   int u[SIM_CONTACT_EDGE_SLOTS];
-  const int ne = sim_bvh_edges_owned(&s->body[bv].bvh, v, SIM_CONTACT_EDGE_SLOTS, u, NULL);
+  const int ne = sim_detect_edges_of(&s->body[bv].bvh, v, u);
   const double *x = s->x, *xp = s->sweep ? s->x_prev : NULL;
   int found = 0;
   for (int e = 0; e < ne && e < SIM_CONTACT_EDGE_SLOTS; e++) {
@@ -244,8 +254,8 @@ SIM_HD int sim_detect_edges(const sim_detect_view *s, int v, int lo, int hi, sim
         const sim_bvh_node *nd = &bd->bvh.node[leaf];
         for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
           const int *t = bd->bvh.tri + 3 * slot;
-          if ((t[0] <= v && t[1] <= v && t[2] <= v) ||       /* its edges held by lower vertices */
-              sim_detect_tri_box2_d2(x, xp, t, mid) > r * r) /* or beyond the margin */
+          if ((t[0] <= v && t[1] <= v && t[2] <= v) ||      /* its edges held by lower vertices */
+              sim_detect_tri_box_d2(x, xp, t, mid) > r * r) /* or beyond the margin */
             continue;
           found = sim_detect_edge_tri(s, bd, rest, v, u[e], e, slot, mu, lo, hi, out, cap, found);
         }

@@ -60,14 +60,21 @@ SIM_HD double sim_seg_point_d2(const double p[3], const double a[3], const doubl
   return sim_dot3(d, d);
 }
 
+/* The least squared distance of each segment's ends to the other segment: the segments'
+   where their closest points are not inside both. */
+SIM_HD double sim_seg_ends_d2(const double a0[3], const double a1[3], const double b0[3],
+                              const double b1[3]) {
+  return fmin(fmin(sim_seg_point_d2(a0, b0, b1), sim_seg_point_d2(a1, b0, b1)),
+              fmin(sim_seg_point_d2(b0, a0, a1), sim_seg_point_d2(b1, a0, a1)));
+}
+
 /* Squared distance between the segments: the inner closest pair's where there is one, else
-   the least of each end's to the other segment. */
+   sim_seg_ends_d2. */
 SIM_HD double sim_seg_d2(const double a0[3], const double a1[3], const double b0[3],
                          const double b1[3]) {
   sim_seg_closest q;
   if (sim_seg_closest_inner(a0, a1, b0, b1, &q)) return q.d2;
-  return fmin(fmin(sim_seg_point_d2(a0, b0, b1), sim_seg_point_d2(a1, b0, b1)),
-              fmin(sim_seg_point_d2(b0, a0, a1), sim_seg_point_d2(b1, a0, a1)));
+  return sim_seg_ends_d2(a0, a1, b0, b1);
 }
 
 #endif

@@ -122,15 +122,15 @@ static int bodies_collide(const sim_model *m) {
 
 void sim_world_kind_counts(const sim_world *w, int counts[SIM_WORLD_KINDS]) {
   for (int k = 0; k < SIM_WORLD_KINDS; k++) counts[k] = 0;
-  const sim_model *m = w->m;
   for (int j = 0; j < w->out.n; j++) {
     const sim_contact *c = &w->out.c[j];
     int k = (int)c->kind;
-    /* the body of the other side: BODY's source, the other edge's vertex's for EDGE */
+    /* the body of the other side: BODY's source, the other edge's vertex's for EDGE; the
+       vertex's own (such contacts exist only where detection ran, w->det) */
     const int B = c->kind == SIM_CONTACT_BODY   ? c->source
                   : c->kind == SIM_CONTACT_EDGE ? w->det.body_of[c->tri[1]]
                                                 : -1;
-    if (B >= 0 && c->v >= m->body_vert_start[B] && c->v < m->body_vert_start[B + 1])
+    if (B >= 0 && B == w->det.body_of[c->v])
       k = c->kind == SIM_CONTACT_BODY ? SIM_WORLD_SELF : SIM_WORLD_SELF_EDGE;
     counts[k]++;
   }
