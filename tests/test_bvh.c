@@ -682,7 +682,7 @@ static void walk_pseudo_normal(const sim_bvh_view *b, const double *x, const dou
   const double m2 = radius * radius;
   sim_bvh_walk w;
   sim_bvh_walk_begin(b, &w);
-  for (int leaf; (leaf = sim_bvh_walk_next(b, &w, p, m2)) >= 0;)
+  for (int leaf; (leaf = sim_bvh_walk_next(b, &w, p, m2, NULL)) >= 0;)
     for (int s = b->node[leaf].first; s < b->node[leaf].first + b->node[leaf].count; s++)
       sim_bvh_pseudo_term(b, x, p, m2, s, ga, gb, N);
 }
@@ -755,6 +755,59 @@ static void test_rings(mesh m, int shift, unsigned long long seed) {
   mesh_free(&m);
 }
 
+/* The walk with a box (bvh_query.h sim_bvh_walk_next): the leaves that meet a box, with and
+   without a ball round a point as well, each once, against every leaf tested; and a triangle
+   whose box meets the box lies in one of them (all its box's corners, so a segment's grown by
+   a margin finds every triangle within the margin). */
+static void test_walk_box(mesh m, unsigned long long seed) {
+  unsigned long long r = seed;
+  mesh_finish(&m);
+  sim_status st;
+  sim_status_clear(&st);
+  sim_bvh b;
+  CHECK_INT(sim_bvh_build(m.nv, m.x, m.nt, m.tri, &b, &st), SIM_OK);
+  const sim_bvh_view bv = sim_bvh_view_of(&b);
+  char *seen = SIM_NEW(char, (size_t)b.nnodes);
+  int bad = 0, total = 0, lost = 0;
+  for (int q = 0; q < 400; q++) {
+    double box[6], c[3];
+    for (int k = 0; k < 3; k++) {
+      const double a = 0.6 * m.size * rnd(&r), e = 0.2 * m.size * fabs(rnd(&r));
+      box[k] = a - e, box[3 + k] = a + e, c[k] = a + e * rnd(&r);
+    }
+    const int ball = q % 2;
+    const double m2 = ball ? 0.04 * m.size * m.size : 0.0;
+    memset(seen, 0, (size_t)b.nnodes);
+    sim_bvh_walk w;
+    sim_bvh_walk_begin(&bv, &w);
+    for (int leaf; (leaf = sim_bvh_walk_next(&bv, &w, ball ? c : NULL, m2, box)) >= 0;)
+      bad += seen[leaf]++ != 0;
+    for (int i = 0; i < b.nnodes; i++) {
+      const sim_bvh_node *nd = &b.node[i];
+      const int want = nd->count > 0 && sim_bvh_box_meets(nd->lo, nd->hi, box) &&
+                       (!ball || sim_bvh_box_d2(nd, c) <= m2);
+      bad += want != (seen[i] != 0), total += want;
+      for (int s = nd->first; nd->count > 0 && s < nd->first + nd->count; s++) {
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+          lo[k] = INFINITY, hi[k] = -INFINITY;
+          for (int j = 0; j < 3; j++) {
+            const double e = m.x[3 * b.tri[3 * s + j] + k];
+            lo[k] = fmin(lo[k], e), hi[k] = fmax(hi[k], e);
+          }
+        }
+        lost += !ball && sim_bvh_box_meets(lo, hi, box) && !seen[i];
+      }
+    }
+  }
+  check_report(bad == 0 && lost == 0, __FILE__, __LINE__, "%s: %d leaves wrong, %d lost", m.name,
+               bad, lost);
+  CHECK(total > 400); /* the boxes met leaves */
+  sim_free(seen);
+  sim_bvh_free(&b);
+  mesh_free(&m);
+}
+
 int main(void) {
   test_tri_known();
   test_tri_random();
@@ -767,6 +820,8 @@ int main(void) {
   test_rings(make_sphere(), 0, 6);
   test_rings(make_sphere(), 57, 7);
   test_rings(make_strip(), 3, 8);
+  test_walk_box(make_sphere(), 9);
+  test_walk_box(make_soup(&r), 10);
   test_quality();
   test_rounding_pad();
   test_threads();

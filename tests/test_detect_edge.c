@@ -2,9 +2,12 @@
 /* Edge-edge contacts (core/contact/detect_edge.h): two quads crossed 1 cm apart, as two bodies
    and as one, with the exact gaps, normals and weights of their nine crossing pairs, each held
    once; the margin, parallel edges and ends; the rest rule, pinned vertices, the side the
-   pair came from and the side memory; the slot limit; thread counts. */
+   pair came from and the side memory; the slot limit; thread counts. Against every pair of
+   edges tested (brute force): two crumpled sheets crossed, as two bodies and as one, at rest
+   and swept. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/contact/detect.h"
@@ -287,10 +290,120 @@ static void test_slots(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* Two sheets of G x G vertices, 1 m square, crumpled by up to 3 cm: the lower in y = 0, the
+   upper 2 cm above it turned by 0.5 rad about y; and a second pose, each vertex moved by up
+   to 8 cm (x_prev of a sweep). tri: both sheets' triangles, the lower's first. */
+enum { G = 9, SHEET = G * G, NV = 2 * SHEET, NT = 4 * (G - 1) * (G - 1) };
+static double jitter(unsigned long long *r, double a) {
+  *r = *r * 6364136223846793005ULL + 1442695040888963407ULL;
+  return a * (2.0 * (double)(*r >> 11) / 9007199254740992.0 - 1.0);
+}
+static void sheets(unsigned long long seed, double *x, double *xp, int *tri) {
+  unsigned long long r = seed;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < G; i++)
+      for (int j = 0; j < G; j++) {
+        const double a = (double)i / (G - 1) - 0.5, b = (double)j / (G - 1) - 0.5;
+        const double c = k ? cos(0.5) : 1.0, sn = k ? sin(0.5) : 0.0;
+        double *p = x + 3 * (k * SHEET + i * G + j);
+        p[0] = c * a + sn * b, p[1] = 0.02 * k + jitter(&r, 0.03), p[2] = -sn * a + c * b;
+        for (int d = 0; d < 3; d++) xp[p - x + d] = p[d] + jitter(&r, 0.08);
+      }
+  int *t = tri;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i + 1 < G; i++)
+      for (int j = 0; j + 1 < G; j++) {
+        const int a = k * SHEET + i * G + j, q[6] = {a, a + G, a + G + 1, a, a + G + 1, a + 1};
+        memcpy(t, q, sizeof q), t += 6;
+      }
+}
+
+/* The pairs a brute force finds: every two surface edges (v, u) and (lo, hi), v < lo, sharing
+   no vertex, of two bodies (nbodies 2: the sheets; 1: one body, self) whose segments come
+   closest inside both within the margin at x or (xp != NULL) over the step from xp, taken
+   there where inside both; not within rest_gap at rest (rest != NULL). Each as v, u, lo, hi
+   into q (4 per pair); returns how many. */
+static int brute(const double *x, const double *xp, const int *tri, int nbodies, const double *rest,
+                 double rest_gap, double margin, int *q) {
+  static int e[3 * NT][2];
+  int ne = 0, n = 0;
+  for (int t = 0; t < NT; t++)
+    for (int k = 0; k < 3; k++) {
+      const int a = tri[3 * t + k], b = tri[3 * t + (k + 1) % 3];
+      const int lo = a < b ? a : b, hi = a < b ? b : a;
+      int seen = 0;
+      for (int i = 0; i < ne && !seen; i++) seen = e[i][0] == lo && e[i][1] == hi;
+      if (!seen) e[ne][0] = lo, e[ne][1] = hi, ne++;
+    }
+  for (int i = 0; i < ne; i++)
+    for (int j = 0; j < ne; j++) {
+      const int v = e[i][0], u = e[i][1], lo = e[j][0], hi = e[j][1];
+      if (v >= lo || u == lo || u == hi) continue;
+      if (nbodies == 2 && (v < SHEET) == (lo < SHEET)) continue;
+      const double *X = x;
+      sim_seg_closest c;
+      int met = sim_seg_closest_inner(X + 3 * v, X + 3 * u, X + 3 * lo, X + 3 * hi, &c) &&
+                c.d2 <= margin * margin;
+      if (!met && xp)
+        met = sim_detect_edges_swept(x, xp, v, u, lo, hi, margin) &&
+              sim_seg_closest_inner(xp + 3 * v, xp + 3 * u, xp + 3 * lo, xp + 3 * hi, &c);
+      if (!met || (rest && sim_seg_d2(rest + 3 * v, rest + 3 * u, rest + 3 * lo, rest + 3 * hi) <
+                               rest_gap * rest_gap))
+        continue;
+      int *p = q + 4 * n++;
+      p[0] = v, p[1] = u, p[2] = lo, p[3] = hi;
+    }
+  return n;
+}
+
+/* Detection's edge pairs, sorted as the brute force's (v, u, lo, hi ascending), against it. */
+static int cmp_quad(const void *a, const void *b) {
+  const int *p = a, *r = b;
+  for (int k = 0; k < 4; k++)
+    if (p[k] != r[k]) return p[k] < r[k] ? -1 : 1;
+  return 0;
+}
+static void test_brute(unsigned long long seed) {
+  static double x[3 * NV], xp[3 * NV], rest[3 * NV];
+  static int tri[3 * NT], want[4 * 20000], got[4 * 20000];
+  sheets(seed, x, xp, tri);
+  for (int i = 0; i < NV; i++) /* at rest flat, the sheets a metre apart */
+    rest[3 * i] = x[3 * i], rest[3 * i + 1] = i < SHEET ? 0.0 : 1.0, rest[3 * i + 2] = x[3 * i + 2];
+  const double margin = 0.05;
+  for (int mode = 0; mode < 4; mode++) {
+    const int nb = mode % 2 ? 1 : 2, swept = mode >= 2;
+    sim_detect_body b2[2] = {{0, SHEET, NT / 2, tri, 0.5, 1, NULL, 0},
+                             {SHEET, SHEET, NT / 2, tri + 3 * (NT / 2), 0.5, 1, NULL, 0}};
+    sim_detect_body b1 = {0, NV, NT, tri, 0.5, 1, rest, 2 * margin};
+    sim_detect_scene s = {NV, x, swept ? xp : NULL, NULL, 0, 0, nb, NULL, NULL, nb == 2 ? b2 : &b1};
+    sim_detect_params p = sim_default_detect_params();
+    p.margin = margin, p.edge_edge = 1, p.self_collision = nb == 1, p.sweep = swept;
+    sim_detect_contacts o = {0};
+    CHECK_INT(detect(&s, &p, &o), SIM_OK);
+    int n = 0;
+    for (int j = 0; j < o.n; j++) {
+      const sim_contact *c = &o.c[j];
+      if (c->kind != SIM_CONTACT_EDGE || n >= 20000) continue;
+      int *q = got + 4 * n++;
+      q[0] = c->v, q[1] = c->tri[0], q[2] = c->tri[1], q[3] = c->tri[2];
+    }
+    qsort(got, (size_t)n, 4 * sizeof(int), cmp_quad);
+    const int m =
+        brute(x, swept ? xp : NULL, tri, nb, nb == 1 ? rest : NULL, 2 * margin, margin, want);
+    qsort(want, (size_t)m, 4 * sizeof(int), cmp_quad);
+    CHECK(m > 50); /* the sheets cross: many pairs */
+    CHECK_INT(n, m);
+    CHECK(n == m && !memcmp(got, want, 4 * sizeof(int) * (size_t)m));
+    sim_detect_contacts_free(&o);
+  }
+}
+
 int main(void) {
   test_segments();
   test_two_bodies();
   test_self();
   test_slots();
+  test_brute(11);
+  test_brute(12);
   return check_summary("test_detect_edge");
 }

@@ -206,7 +206,7 @@ int sim_bvh_query(const sim_bvh *b, const double *x, const double p[3], double m
   int found = 0;
   sim_bvh_walk w;
   sim_bvh_walk_begin(&bv, &w);
-  for (int leaf; (leaf = sim_bvh_walk_next(&bv, &w, p, m2)) >= 0;) {
+  for (int leaf; (leaf = sim_bvh_walk_next(&bv, &w, p, m2, NULL)) >= 0;) {
     const sim_bvh_node *nd = &b->node[leaf];
     for (int s = nd->first; s < nd->first + nd->count; s++) {
       sim_bvh_hit h;

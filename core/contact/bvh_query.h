@@ -78,6 +78,13 @@ SIM_HD double sim_bvh_box_d2(const sim_bvh_node *nd, const double p[3]) {
   return d2;
 }
 
+/* Whether the box [lo, hi] overlaps box (box[0..2] its low corner, box[3..5] its high). */
+SIM_HD int sim_bvh_box_meets(const double lo[3], const double hi[3], const double box[6]) {
+  SIM_TALLY_BOX();
+  return lo[0] <= box[3] && box[0] <= hi[0] && lo[1] <= box[4] && box[1] <= hi[1] &&
+         lo[2] <= box[5] && box[2] <= hi[2];
+}
+
 SIM_HD void sim_bvh_slot_closest(const sim_bvh_view *b, const double *x, const double p[3], int s,
                                  sim_tri_closest *q) {
   const int *t = b->tri + 3 * s;
@@ -193,8 +200,10 @@ SIM_HD int sim_bvh_view_nearest(const sim_bvh_view *b, const double *x, const do
   return found;
 }
 
-/* The leaves whose boxes lie within sqrt(m2) of p, depth first, left child first: start with
-   sim_bvh_walk_begin, then sim_bvh_walk_next returns the next such leaf or -1 at the end. */
+/* The leaves whose boxes lie within sqrt(m2) of p (p NULL: any) and, where box != NULL,
+   overlap the box (box[0..2] its low corner, box[3..5] its high), depth first, left child
+   first: start with sim_bvh_walk_begin, then sim_bvh_walk_next returns the next such leaf or
+   -1 at the end. */
 typedef struct sim_bvh_walk {
   int stack[SIM_BVH_STACK], top;
 } sim_bvh_walk;
@@ -204,12 +213,13 @@ SIM_HD void sim_bvh_walk_begin(const sim_bvh_view *b, sim_bvh_walk *w) {
   if (b->nnodes > 0) w->stack[w->top++] = 0;
 }
 
-SIM_HD int sim_bvh_walk_next(const sim_bvh_view *b, sim_bvh_walk *w, const double p[3],
-                             double m2) {
+SIM_HD int sim_bvh_walk_next(const sim_bvh_view *b, sim_bvh_walk *w, const double p[3], double m2,
+                             const double *box) {
   while (w->top > 0) {
     const int i = w->stack[--w->top];
     const sim_bvh_node *nd = &b->node[i];
-    if (sim_bvh_box_d2(nd, p) > m2) continue;
+    if (box && !sim_bvh_box_meets(nd->lo, nd->hi, box)) continue;
+    if (p && sim_bvh_box_d2(nd, p) > m2) continue;
     if (nd->count > 0) return i;
     w->stack[w->top++] = nd->first; /* right after left */
     w->stack[w->top++] = i + 1;

@@ -86,7 +86,7 @@ SIM_HD int sim_detect_body_swept(const sim_detect_view *s, const sim_detect_body
   const double mid[3] = {a[0] + 0.5 * d[0], a[1] + 0.5 * d[1], a[2] + 0.5 * d[2]};
   sim_bvh_walk w;
   sim_bvh_walk_begin(&bd->bvh, &w);
-  for (int leaf; (leaf = sim_bvh_walk_next(&bd->bvh, &w, mid, r * r)) >= 0;) {
+  for (int leaf; (leaf = sim_bvh_walk_next(&bd->bvh, &w, mid, r * r, NULL)) >= 0;) {
     const sim_bvh_node *nd = &bd->bvh.node[leaf];
     for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
       const int *t3 = bd->bvh.tri + 3 * slot;

@@ -117,7 +117,7 @@ SIM_HD int sim_detect_mesh_crossed(const sim_bvh_view *b, const double *mx, cons
   const double mid[3] = {a[0] + 0.5 * d[0], a[1] + 0.5 * d[1], a[2] + 0.5 * d[2]};
   sim_bvh_walk w;
   sim_bvh_walk_begin(b, &w);
-  for (int leaf; (leaf = sim_bvh_walk_next(b, &w, mid, r * r)) >= 0;) {
+  for (int leaf; (leaf = sim_bvh_walk_next(b, &w, mid, r * r, NULL)) >= 0;) {
     const sim_bvh_node *nd = &b->node[leaf];
     for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
       const int *t = b->tri + 3 * slot;
