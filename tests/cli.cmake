@@ -22,6 +22,13 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_obj_scripts COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_obj_scripts.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts)
   set_tests_properties(test_obj_scripts PROPERTIES LABELS scene TIMEOUT 60)
+  # scripts/thrown_ribbons.sh, two starts at 5 m/s: its table, and neither ribbon through the
+  # other (edge-edge contact with the sweep; at 8 m/s some starts go through: docs/results.md)
+  add_test(NAME test_thrown_ribbons COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/thrown_ribbons.sh
+           --simctl $<TARGET_FILE:simctl> --speed 5 --starts 2
+           --out ${CMAKE_CURRENT_BINARY_DIR}/thrown_ribbons)
+  set_tests_properties(test_thrown_ribbons PROPERTIES LABELS scene TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "[|] 1[.]95 [|] 0 [|] - [|].*speed 5 m/s: 0 of 2 starts went through")
   # scripts/gpu_goals.py on a gpu_report.sh folder of known figures, and its bad input
   add_test(NAME test_gpu_goals COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_goals.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/gpu_goals.py)

@@ -2,7 +2,8 @@
 /* Edge-edge contacts (core/contact/detect_edge.h): two quads crossed 1 cm apart, as two bodies
    and as one, with the exact gaps, normals and weights of their nine crossing pairs, each held
    once; the margin, parallel edges and ends; the rest rule, pinned vertices, the side the
-   pair came from and the side memory; the slot limit; thread counts. Against every pair of
+   pair came from and the side memory; a sweep, also across an edge's end; the slot limit;
+   thread counts. Against every pair of
    edges tested (brute force): two crumpled sheets crossed, as two bodies and as one, at rest
    and swept. */
 #include <math.h>
@@ -176,6 +177,29 @@ static void test_two_bodies(void) {
     xp[3 * i + 1] = -0.05, xp[3 * i + 2] += 3;
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 0);
+  /* coming down across the lower quad's end: 5 cm above it and 1.3 m along x at x_prev (the
+     lower's edges closest to the upper's at their end x = 1), 5 cm below it and 0.6 m back at
+     x; through its middle over the step. The nine pairs taken with the weights of the time
+     they pass through each other, n their common normal then, turned up to x_prev's side
+     (down: from the upper edge to the lower), the gap along n at x_prev (5 cm) */
+  quads(x, tri, 0.0);
+  memcpy(xp, x, sizeof x);
+  for (int i = 4; i < 8; i++)
+    xp[3 * i] += 1.3, xp[3 * i + 1] = 0.05, x[3 * i] -= 0.6, x[3 * i + 1] = -0.05;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
+  CHECK_INT(o.count[SIM_CONTACT_BODY], 0);
+  swept_bad = 0;
+  for (int j = 0; j < o.n; j++) {
+    const sim_contact *k = &o.c[j];
+    double d[3]; /* the row at x_prev: n . (sum_j beta_j x_prev) = gap */
+    for (int i = 0; i < 3; i++)
+      d[i] = (1 - k->w[0]) * xp[3 * k->v + i] + k->w[0] * xp[3 * k->tri[0] + i] -
+             k->w[1] * xp[3 * k->tri[1] + i] - k->w[2] * xp[3 * k->tri[2] + i];
+    swept_bad += fabs(k->gap - 0.05) > 1e-14 || fabs(k->n[1] + 1) > 1e-14 ||
+                 fabs(sim_dot3(k->n, d) - k->gap) > 1e-15;
+  }
+  CHECK_INT(swept_bad, 0);
   p.sweep = 0;
   quads(x, tri, 0.0);
   s.x_prev = x;
@@ -320,9 +344,8 @@ static void sheets(unsigned long long seed, double *x, double *xp, int *tri) {
 
 /* The pairs a brute force finds: every two surface edges (v, u) and (lo, hi), v < lo, sharing
    no vertex, of two bodies (nbodies 2: the sheets; 1: one body, self) whose segments come
-   closest inside both within the margin at x or (xp != NULL) over the step from xp, taken
-   there where inside both; not within rest_gap at rest (rest != NULL). Each as v, u, lo, hi
-   into q (4 per pair); returns how many. */
+   closest inside both within the margin at x or (xp != NULL) over the step from xp; not within
+   rest_gap at rest (rest != NULL). Each as v, u, lo, hi into q (4 per pair); returns how many. */
 static int brute(const double *x, const double *xp, const int *tri, int nbodies, const double *rest,
                  double rest_gap, double margin, int *q) {
   static int e[3 * NT][2];
@@ -344,9 +367,11 @@ static int brute(const double *x, const double *xp, const int *tri, int nbodies,
       sim_seg_closest c;
       int met = sim_seg_closest_inner(X + 3 * v, X + 3 * u, X + 3 * lo, X + 3 * hi, &c) &&
                 c.d2 <= margin * margin;
-      if (!met && xp)
-        met = sim_detect_edges_swept(x, xp, v, u, lo, hi, margin) &&
-              sim_seg_closest_inner(xp + 3 * v, xp + 3 * u, xp + 3 * lo, xp + 3 * hi, &c);
+      if (!met && xp && sim_detect_edges_swept(x, xp, v, u, lo, hi, margin)) {
+        double dir[3];
+        met = sim_seg_closest_inner(xp + 3 * v, xp + 3 * u, xp + 3 * lo, xp + 3 * hi, &c) ||
+              sim_detect_edges_crossed(x, xp, v, u, lo, hi, &c, dir);
+      }
       if (!met || (rest && sim_seg_d2(rest + 3 * v, rest + 3 * u, rest + 3 * lo, rest + 3 * hi) <
                                rest_gap * rest_gap))
         continue;

@@ -35,10 +35,13 @@
    - Order: the vertex's edge contacts by source, after its other contacts.
    - sweep (the prediction pass, x_prev = q_t): a pair not within the margin at x is still a
      contact where its edges, their vertices moving linearly from x_prev to x, come within the
-     margin of each other over the step (sim_detect_edges_swept), taken at x_prev (its closest
-     points, normal and gap there, where they lie inside both edges): edges crossing faster
-     than twice the margin a step, found at neither end, are held on their side. The walk and
-     the triangles' boxes then bound both poses. */
+     margin of each other over the step (sim_detect_edges_swept), taken at x_prev: its closest
+     points, normal and gap there where they lie inside both edges; else (an edge slid past
+     the other's end as they came) where the segments pass through each other over the step,
+     with the weights of the time they do, at x_prev, the normal the edges' common normal then
+     and the gap along it at x_prev (sim_detect_edges_crossed). Edges crossing faster than
+     twice the margin a step, found at neither end, are held on their side. The walk and the
+     triangles' boxes then bound both poses. */
 #ifndef SIM_CONTACT_DETECT_EDGE_H
 #define SIM_CONTACT_DETECT_EDGE_H
 
@@ -87,6 +90,64 @@ SIM_HD int sim_detect_edges_swept(const double *x, const double *xp, int v, int 
     if (t > 1.0) return 0;
   }
   return 1;
+}
+
+/* The positions at time tau of the step of vertices id (moving linearly from xp to x) into p,
+   and the edges' lines' signed separation there times |N|: N . (a0 - b0), N = (a1 - a0) x
+   (b1 - b0); it changes sign where the lines pass through each other. */
+SIM_HD double sim_detect_edges_side(const double *x, const double *xp, const int id[4], double tau,
+                                    double p[4][3]) {
+  for (int j = 0; j < 4; j++)
+    for (int k = 0; k < 3; k++) {
+      const double a = xp[3 * (size_t)id[j] + k];
+      p[j][k] = a + tau * (x[3 * (size_t)id[j] + k] - a);
+    }
+  double d1[3], d2[3], N[3];
+  for (int k = 0; k < 3; k++) d1[k] = p[1][k] - p[0][k], d2[k] = p[3][k] - p[2][k];
+  sim_cross3(d1, d2, N);
+  const double r[3] = {p[0][0] - p[2][0], p[0][1] - p[2][1], p[0][2] - p[2][2]};
+  return sim_dot3(N, r);
+}
+
+/* The pair met over the step (sweep) whose closest points at x_prev are not inside both edges
+   (an edge slid past the other's end as it came): whether the edges pass through each other
+   over the step. Their lines do where the side above changes sign between x_prev and x; the
+   time it is zero is found by bisection (SIM_DETECT_SWEEP_STEPS halvings), and the segments
+   meet there where the lines' closest points lie inside both (else one passed beside the
+   other's end). Where they do, 1 with the points of that time's weights at x_prev into *c and
+   the edges' common normal then, turned to their side at x_prev, into dir. Else 0: edges
+   that stay on their side slid along each other (a cloth's layers sliding over each other),
+   which their ends' vertex-triangle contacts hold. (Taken with the weights of the time they
+   came within the margin and the direction between the points then, the upper of two crossed
+   ribbons thrown across the other at 5 m/s was pushed through it near its end.) */
+SIM_HD int sim_detect_edges_crossed(const double *x, const double *xp, int v, int u, int lo, int hi,
+                                    sim_seg_closest *c, double dir[3]) {
+  const int id[4] = {v, u, lo, hi};
+  double p[4][3], t0 = 0.0, t1 = 1.0;
+  const double f0 = sim_detect_edges_side(x, xp, id, 0.0, p);
+  const double f1 = sim_detect_edges_side(x, xp, id, 1.0, p);
+  if (!(f0 * f1 < 0.0)) return 0; /* no change of side (or NaN) */
+  for (int i = 0; i < SIM_DETECT_SWEEP_STEPS; i++) {
+    const double tm = 0.5 * (t0 + t1), fm = sim_detect_edges_side(x, xp, id, tm, p);
+    if ((fm < 0.0) == (f0 < 0.0))
+      t0 = tm;
+    else
+      t1 = tm;
+  }
+  sim_detect_edges_side(x, xp, id, 0.5 * (t0 + t1), p);
+  sim_seg_closest at;
+  if (!sim_seg_closest_inner(p[0], p[1], p[2], p[3], &at)) return 0; /* beside an end */
+  *c = at;
+  double before = 0.0;
+  for (int k = 0; k < 3; k++) {
+    c->pa[k] = (1.0 - at.s) * xp[3 * (size_t)v + k] + at.s * xp[3 * (size_t)u + k];
+    c->pb[k] = (1.0 - at.t) * xp[3 * (size_t)lo + k] + at.t * xp[3 * (size_t)hi + k];
+    before += at.N[k] * (c->pa[k] - c->pb[k]);
+  }
+  const double d[3] = {c->pa[0] - c->pb[0], c->pa[1] - c->pb[1], c->pa[2] - c->pb[2]};
+  c->d2 = sim_dot3(d, d);
+  for (int k = 0; k < 3; k++) dir[k] = before < 0.0 ? -at.N[k] : at.N[k];
+  return before != 0.0;
 }
 
 /* The box of triangle t at x and, unless x2 is NULL, at x2: lo, hi. */
@@ -140,9 +201,11 @@ SIM_HD int sim_detect_edge_rest_near(const sim_detect_body_view *bd, int v, int 
 }
 
 /* The contact of edge (v, u), place e, with edge (lo, hi), place f, at the closest points q:
-   its normal and gap, oriented, into *k. */
+   its normal and gap, oriented, into *k. dir (NULL: none) the normal's direction where q's
+   points are not the closest (sim_detect_edges_crossed), the gap then n . (pa - pb). */
 SIM_HD void sim_detect_edge_put(const sim_detect_view *s, int v, int u, int e, int lo, int hi,
-                                int f, double mu, const sim_seg_closest *q, sim_contact *k) {
+                                int f, double mu, const sim_seg_closest *q, const double *dir,
+                                sim_contact *k) {
   double n[3], dp[3] = {0.0, 0.0, 0.0};
   const double *xp = s->x_prev;
   if (xp) /* the same points at x_prev */
@@ -151,7 +214,12 @@ SIM_HD void sim_detect_edge_put(const sim_detect_view *s, int v, int u, int e, i
               (1.0 - q->t) * xp[3 * (size_t)lo + i] - q->t * xp[3 * (size_t)hi + i];
   const double scale = fmax(fabs(q->pb[0]), fmax(fabs(q->pb[1]), fabs(q->pb[2])));
   double gap = sqrt(q->d2);
-  if (q->d2 <= 64 * DBL_EPSILON * DBL_EPSILON * scale * scale) { /* touching */
+  if (dir) {
+    const double l = sim_norm3(dir),
+                 d[3] = {q->pa[0] - q->pb[0], q->pa[1] - q->pb[1], q->pa[2] - q->pb[2]};
+    for (int i = 0; i < 3; i++) n[i] = dir[i] / l;
+    gap = sim_dot3(n, d);
+  } else if (q->d2 <= 64 * DBL_EPSILON * DBL_EPSILON * scale * scale) { /* touching */
     const double l = sim_norm3(q->N), sgn = sim_dot3(dp, q->N) < 0 ? -1.0 : 1.0;
     for (int i = 0; i < 3; i++) n[i] = sgn * q->N[i] / l;
     gap = 0.0;
@@ -186,14 +254,19 @@ SIM_HD int sim_detect_edge_tri(const sim_detect_view *s, const sim_detect_body_v
     if (pinned && s->pinned[lo] && s->pinned[hi]) continue;
     if (rest && sim_detect_edge_rest_near(bd, v, u, lo, hi, 1)) continue;
     sim_seg_closest c;
-    const int near = sim_seg_closest_inner(a0, a1, x + 3 * (size_t)lo, x + 3 * (size_t)hi, &c) &&
-                     c.d2 <= s->margin * s->margin;
-    const double *xp = s->x_prev;
-    if (!near && !(s->sweep && xp && /* met over the step: taken at x_prev, where inside both */
-                   sim_detect_edges_swept(x, xp, v, u, lo, hi, s->margin) &&
-                   sim_seg_closest_inner(xp + 3 * (size_t)v, xp + 3 * (size_t)u,
-                                         xp + 3 * (size_t)lo, xp + 3 * (size_t)hi, &c)))
-      continue;
+    double dir[3];
+    const double *xp = s->x_prev, *d = NULL;
+    if (!(sim_seg_closest_inner(a0, a1, x + 3 * (size_t)lo, x + 3 * (size_t)hi, &c) &&
+          c.d2 <= s->margin * s->margin)) {
+      /* not near: met over the step, taken at x_prev (where inside both; else where they
+         pass through each other) */
+      if (!(s->sweep && xp && sim_detect_edges_swept(x, xp, v, u, lo, hi, s->margin))) continue;
+      if (!sim_seg_closest_inner(xp + 3 * (size_t)v, xp + 3 * (size_t)u, xp + 3 * (size_t)lo,
+                                 xp + 3 * (size_t)hi, &c)) {
+        if (!sim_detect_edges_crossed(x, xp, v, u, lo, hi, &c, dir)) continue;
+        d = dir;
+      }
+    }
     if ((rest && sim_detect_edge_rest_near(bd, v, u, lo, hi, 0)) ||
         sim_detect_skipped(s, lo_key, hi_key, SIM_CONTACT_EDGE, sim_detect_edge_source(lo, f, e)))
       continue;
@@ -203,7 +276,7 @@ SIM_HD int sim_detect_edge_tri(const sim_detect_view *s, const sim_detect_body_v
       continue;
     }
     sim_contact *kc = s->inside_only || !room ? &tmp : &out[found];
-    sim_detect_edge_put(s, v, u, e, lo, hi, f, mu, &c, kc);
+    sim_detect_edge_put(s, v, u, e, lo, hi, f, mu, &c, d, kc);
     found += sim_detect_keep(s, kc->gap, kc, room ? out : NULL, found);
   }
   return found;
