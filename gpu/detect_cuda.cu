@@ -84,27 +84,56 @@ struct sim_cuda_detect {
   cuda_twins twins;  // device copies of host position arrays (sim_cuda_detect_keep)
 };
 
+// Vertex i's contacts (sim_detect_vertex) with edge pairs where `edges` and v asks for them.
+// Each kernel below comes in two: without edge pairs (edges 0, a constant the compiler
+// removes their code for) and with them, so that a pass without them keeps the registers it
+// had before they were added (scripts/kernel_regs.sh: 224 and 242).
+static __device__ __forceinline__ int vertex_contacts(const sim_detect_view &v, int edges, int i,
+                                                      sim_contact *out) {
+  sim_detect_view w = v;
+  w.edges = edges && v.edges;
+  return sim_detect_vertex(&w, i, out);
+}
+
 // count[v] = the number of vertex v's contacts, and with slots the contacts themselves at
 // slots + v most; count[nv] = 0 (the scan's total lands there).
-static __global__ void k_count(sim_detect_view v, int *count, sim_contact *slots, int most) {
-  SIM_PDL_WAIT();
+static __device__ __forceinline__ void count_at(const sim_detect_view &v, int edges, int *count,
+                                                sim_contact *slots, int most) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < v.nv)
-    count[i] = sim_detect_vertex(&v, i, slots ? slots + (size_t)i * (size_t)most : NULL);
+    count[i] = vertex_contacts(v, edges, i, slots ? slots + (size_t)i * (size_t)most : NULL);
   else if (i == v.nv)
     count[i] = 0;
+}
+static __global__ void k_count(sim_detect_view v, int *count, sim_contact *slots, int most) {
+  SIM_PDL_WAIT();
+  count_at(v, 0, count, slots, most);
+}
+static __global__ void k_count_edges(sim_detect_view v, int *count, sim_contact *slots, int most) {
+  SIM_PDL_WAIT();
+  count_at(v, 1, count, slots, most);
 }
 
 // Each vertex's contacts at its offset, for the vertices whose contacts end within `cap`, each
 // with its place in the list (dev_ref, dev_slot). A vertex that k_count found none for is not
 // queried again (most of them: the query is the pass's cost, and it finds what k_count found).
+static __device__ __forceinline__ void write_at(const sim_detect_view &v, int edges,
+                                                const int *offset, int cap, int ref,
+                                                sim_contact *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= v.nv || offset[i + 1] > cap || offset[i + 1] == offset[i]) return;
+  const int o = offset[i], n = vertex_contacts(v, edges, i, out + o);
+  for (int t = 0; t < n; t++) out[o + t].dev_ref = ref, out[o + t].dev_slot = o + t;
+}
 static __global__ void k_write(sim_detect_view v, const int *offset, int cap, int ref,
                                sim_contact *out) {
   SIM_PDL_WAIT();
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= v.nv || offset[i + 1] > cap || offset[i + 1] == offset[i]) return;
-  const int o = offset[i], n = sim_detect_vertex(&v, i, out + o);
-  for (int t = 0; t < n; t++) out[o + t].dev_ref = ref, out[o + t].dev_slot = o + t;
+  write_at(v, 0, offset, cap, ref, out);
+}
+static __global__ void k_write_edges(sim_detect_view v, const int *offset, int cap, int ref,
+                                     sim_contact *out) {
+  SIM_PDL_WAIT();
+  write_at(v, 1, offset, cap, ref, out);
 }
 
 // k_write's work where k_count kept the contacts in slots: each vertex's copied from its slots
@@ -350,8 +379,12 @@ static int count_scan(sim_cuda_detect *k, const sim_detect_view *v, sim_status *
   if (rc) return rc;
   {
     sim_cuda_dev_range range(sm, "detect: query (k_count)");
-    k_count<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(
-        *v, k->count, k->most ? k->slots : NULL, k->most);
+    if (v->edges)
+      k_count_edges<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(
+          *v, k->count, k->most ? k->slots : NULL, k->most);
+    else
+      k_count<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(
+          *v, k->count, k->most ? k->slots : NULL, k->most);
     SIM_CU(cudaGetLastError(), st);
   }
   sim_cuda_dev_range range(sm, "detect: scan of the counts");
@@ -371,6 +404,8 @@ static int write(sim_cuda_detect *k, const sim_detect_view *v, int cap, int ref,
                            k->most ? "detect: place (k_place)" : "detect: query again (k_write)");
   if (k->most)
     k_place<<<g, SIM_CUDA_BLOCK, 0, sm>>>(v->nv, k->offset, cap, ref, k->slots, k->most, out);
+  else if (v->edges)
+    k_write_edges<<<g, SIM_CUDA_BLOCK, 0, sm>>>(*v, k->offset, cap, ref, out);
   else
     k_write<<<g, SIM_CUDA_BLOCK, 0, sm>>>(*v, k->offset, cap, ref, out);
   SIM_CU(cudaGetLastError(), st);
