@@ -63,6 +63,19 @@ SIM_HD int sim_bvh_edges_owned(const sim_bvh_view *b, int v, int cap, int *u, in
   return n;
 }
 
+/* Grows the box [lo, hi] by the points x[ids[0..n)] (3 doubles each). Callers grow it by one
+   pose, then the other: one loop over both, the pose picked per point ((j < n ? x : x2)[...]),
+   is compiled by g++ 12.2 at -O2 with -fsanitize=address,undefined (the emulated device code
+   of `make test-asan`) as if it read x alone: the emulated detector's boxes lost x2's pose. */
+SIM_HD void sim_box_grow(const double *x, const int *ids, int n, double lo[3], double hi[3]) {
+  for (int j = 0; j < n; j++)
+    for (int k = 0; k < 3; k++) {
+      const double e = x[3 * (size_t)ids[j] + k];
+      if (e < lo[k]) lo[k] = e;
+      if (e > hi[k]) hi[k] = e;
+    }
+}
+
 /* Squared distance from p to the node's box. */
 SIM_HD double sim_bvh_box_d2(const sim_bvh_node *nd, const double p[3]) {
   SIM_TALLY_BOX();
@@ -101,14 +114,10 @@ SIM_HD void sim_bvh_refit_node(sim_bvh_node *node, const int *tri, const double 
   sim_bvh_node *nd = &node[i];
   if (nd->count > 0) {
     for (int k = 0; k < 3; k++) nd->lo[k] = INFINITY, nd->hi[k] = -INFINITY;
-    for (int s = nd->first; s < nd->first + nd->count; s++)
-      for (int j = 0; j < (x2 ? 6 : 3); j++) {
-        const double *v = (j < 3 ? x : x2) + 3 * tri[3 * s + j % 3];
-        for (int k = 0; k < 3; k++) {
-          if (v[k] < nd->lo[k]) nd->lo[k] = v[k];
-          if (v[k] > nd->hi[k]) nd->hi[k] = v[k];
-        }
-      }
+    for (int s = nd->first; s < nd->first + nd->count; s++) {
+      sim_box_grow(x, tri + 3 * s, 3, nd->lo, nd->hi);
+      if (x2) sim_box_grow(x2, tri + 3 * s, 3, nd->lo, nd->hi);
+    }
     for (int k = 0; k < 3; k++) {
       const double pad = 16 * DBL_EPSILON * fmax(fabs(nd->lo[k]), fabs(nd->hi[k]));
       nd->lo[k] -= pad;

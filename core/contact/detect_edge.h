@@ -153,13 +153,9 @@ SIM_HD int sim_detect_edges_crossed(const double *x, const double *xp, int v, in
 /* The box of triangle t at x and, unless x2 is NULL, at x2: lo, hi. */
 SIM_HD void sim_detect_tri_box(const double *x, const double *x2, const int *t, double lo[3],
                                double hi[3]) {
-  for (int k = 0; k < 3; k++) {
-    lo[k] = INFINITY, hi[k] = -INFINITY; /* compares, not fmin (a libm call on the host) */
-    for (int j = 0; j < (x2 ? 6 : 3); j++) {
-      const double e = (j < 3 ? x : x2)[3 * (size_t)t[j % 3] + k];
-      lo[k] = e < lo[k] ? e : lo[k], hi[k] = e > hi[k] ? e : hi[k];
-    }
-  }
+  for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+  sim_box_grow(x, t, 3, lo, hi); /* compares, not fmin (a libm call on the host) */
+  if (x2) sim_box_grow(x2, t, 3, lo, hi);
 }
 
 /* The edges v owns (bvh_query.h sim_bvh_edges_owned), read from the tree's edge_f at v's ring
@@ -308,12 +304,10 @@ SIM_HD int sim_detect_edges(const sim_detect_view *s, int v, int lo, int hi, sim
   for (int e = 0; e < m; e++) {
     const int end[2] = {v, u[e]};
     double *b = box[e];
+    for (int k = 0; k < 3; k++) b[k] = INFINITY, b[3 + k] = -INFINITY;
+    sim_box_grow(x, end, 2, b, b + 3);
+    if (xp) sim_box_grow(xp, end, 2, b, b + 3);
     for (int k = 0; k < 3; k++) {
-      b[k] = INFINITY, b[3 + k] = -INFINITY;
-      for (int j = 0; j < (xp ? 4 : 2); j++) {
-        const double a = (j < 2 ? x : xp)[3 * (size_t)end[j % 2] + k];
-        b[k] = a < b[k] ? a : b[k], b[3 + k] = a > b[3 + k] ? a : b[3 + k];
-      }
       b[k] -= s->margin, b[3 + k] += s->margin;
       all[k] = b[k] < all[k] ? b[k] : all[k];
       all[3 + k] = b[3 + k] > all[3 + k] ? b[3 + k] : all[3 + k];
