@@ -112,7 +112,8 @@ SIM_HD double sim_detect_edges_side(const double *x, const double *xp, const int
 /* The pair met over the step (sweep) whose closest points at x_prev are not inside both edges
    (an edge slid past the other's end as it came): whether the edges pass through each other
    over the step. Their lines do where the side above changes sign between x_prev and x; the
-   time it is zero is found by bisection (SIM_DETECT_SWEEP_STEPS halvings), and the segments
+   time it is zero is found by bisection (SIM_DETECT_SWEEP_STEPS halvings; one of three where
+   the side, a cubic in time, has three: a crossing at another may be missed), and the segments
    meet there where the lines' closest points lie inside both (else one passed beside the
    other's end). Where they do, 1 with the points of that time's weights at x_prev into *c and
    the edges' common normal then, turned to their side at x_prev, into dir. Else 0: edges
