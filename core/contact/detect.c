@@ -246,7 +246,7 @@ static int buf_room(sim_detect_buf_ *b, int more) {
 static int vertex_and_edges(const sim_detect_view *s, int v, sim_detect_buf_ *b) {
   int lo, hi;
   sim_detect_skip_range(s, v, &lo, &hi);
-  int n = s->pinned && s->pinned[v] ? 0 : sim_detect_vertex_point(s, v, lo, hi, b->c + b->n);
+  int n = sim_detect_vertex_point(s, v, lo, hi, b->c + b->n);
   const int cap = b->cap - b->n - n;
   const int ne = sim_detect_edges(s, v, lo, hi, b->c + b->n + n, cap);
   if (ne > cap) {

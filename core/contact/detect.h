@@ -43,8 +43,9 @@
      held by the edge with the lower first vertex: detect_edge.h.
    For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY and EDGE.
 
-   Filters: a pinned vertex (pinned[v] != 0) is skipped (its triangles still count, and its
-   edges' pairs where a vertex of the pair is free). An
+   Filters: a pinned vertex (pinned[v] != 0) meets the bodies alone, not their triangles of
+   pinned vertices alone, nor obstacles (its triangles still count, and its edges' pairs
+   where a vertex of the pair is free). An
    obstacle or mesh obstacle touches the vertices of body b when bit b of its bodies mask is
    set (bodies >= 64: only with the full mask SIM_DETECT_ALL); a vertex in no body's range is
    touched by every obstacle.

@@ -113,6 +113,23 @@ SIM_HD double sim_detect_body_side(const sim_detect_view *s, const int *t3, cons
   return side;
 }
 
+/* Where x_prev is relative to triangle t3 as it was then, along the normal n of a contact found
+   at x: n . (x_prev - c), c the triangle's point nearest x_prev at x_prev. An open body's side
+   rule (detect_vertex.h sim_detect_open_body_turn) reads it: the contact's own point carried
+   back (sim_detect_body_side) lies where the triangle's motion took it, which for a triangle
+   sliding past the vertex is beside it. (A ribbon sliding 1.4 cm a step over a vertex 7 mm
+   below it took that vertex, now 4 mm below and beyond its edge, whose n leant 15 degrees
+   along the slide, as having come from above: pushed up through the ribbon.) */
+SIM_HD double sim_detect_body_side_near(const sim_detect_view *s, const int *t3,
+                                        const double xprev[3], const double n[3]) {
+  const double *xp = s->x_prev;
+  sim_tri_closest q;
+  sim_tri_closest_point(xprev, xp + 3 * (size_t)t3[0], xp + 3 * (size_t)t3[1],
+                        xp + 3 * (size_t)t3[2], &q);
+  const double d[3] = {xprev[0] - q.c[0], xprev[1] - q.c[1], xprev[2] - q.c[2]};
+  return sim_dot3(n, d);
+}
+
 /* face_prev: whether x_prev is more than the margin behind that plane (a closed body's far
    side). */
 SIM_HD int sim_detect_body_behind(const sim_detect_view *s, const int *t3, const double w[3],

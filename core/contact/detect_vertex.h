@@ -230,23 +230,31 @@ SIM_HD int sim_detect_swept(const sim_obstacle *o, const sim_bvh_view *b, const 
 }
 
 /* An open body's (a cloth's) contact of vertex v with body B, found unsigned at x on triangle
-   t3 at barycentrics w (n, gap), turned to the side v came from (detect_body.h). */
+   t3 (n, gap), turned to the side v came from (detect_body.h). */
 SIM_HD void sim_detect_open_body_turn(const sim_detect_view *s, int v, int B, const int *t3,
-                                      const double w[3], const double xprev[3], double n[3],
-                                      double *gap) {
+                                      const double xprev[3], double n[3], double *gap) {
   const sim_detect_side *e = sim_detect_side_find(s, v, SIM_CONTACT_BODY, B);
   int near = 0; /* the same part of the cloth: t3 shares a vertex with the remembered one */
   for (int i = 0; e && i < 3; i++)
     for (int j = 0; j < 3; j++) near |= t3[i] == e->tri[j];
-  sim_detect_side_turn(s, e, near, sim_detect_body_side(s, t3, w, xprev, n), n, gap);
+  sim_detect_side_turn(s, e, near, sim_detect_body_side_near(s, t3, xprev, n), n, gap);
+}
+
+/* Whether the three vertices of triangle t3 (global indices) are pinned. */
+SIM_HD int sim_detect_tri_pinned(const sim_detect_view *s, const int *t3) {
+  return s->pinned && s->pinned[t3[0]] && s->pinned[t3[1]] && s->pinned[t3[2]];
 }
 
 /* Vertex v's contacts as a point: against obstacles, mesh obstacles and the bodies' triangles
-   (v's skipped keys [lo, hi)). */
+   (v's skipped keys [lo, hi)). A pinned vertex (detect.h) against the bodies' alone, a
+   triangle of pinned vertices not: its row holds the other body's vertices (those of a
+   crossed ribbon sliding over its pinned end went through them), and neither side of either
+   kind can move. */
 SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int hi,
                                    sim_contact *out) {
   const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
   const double margin = s->margin;
+  const int fixed = s->pinned && s->pinned[v];
   double y[3], ys[3], mo; /* an obstacle's query point and margin (sim_detect_query_at), and
                              x_prev's place relative to it (sim_detect_start_of) */
   const int bv = s->body_of[v];
@@ -254,7 +262,7 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
   double c[3], n[3], u[3], gap;
   sim_contact tmp; /* inside_only: the candidate, before the filter */
   int found = 0;
-  for (int o = 0; o < s->nobs; o++) {
+  for (int o = 0; !fixed && o < s->nobs; o++) {
     const sim_detect_obstacle *ob = &s->obs[o];
     if (!sim_detect_touches(ob->bodies, bv) ||
         sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE, o))
@@ -279,7 +287,7 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
     sim_detect_put(k, SIM_CONTACT_OBSTACLE, v, o, n, c, phi, ob->mu, u);
     found += sim_detect_keep(s, found_gap, k, out, found);
   }
-  for (int m = 0; m < s->nmesh; m++) {
+  for (int m = 0; !fixed && m < s->nmesh; m++) {
     const sim_detect_mesh_view *me = &s->mesh[m];
     sim_bvh_hit h;
     if (!sim_detect_touches(me->bodies, bv) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m))
@@ -346,17 +354,18 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
     const sim_bvh_skip *skip = B == bv ? &own : NULL;
     const int swept = !sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, skip, &h);
     if (swept && !(s->sweep && xprev && sim_detect_body_swept(s, bd, xprev, x, skip))) continue;
+    if (swept && (form || fixed)) /* taken at x_prev (detect_body.h): the sweep met a triangle,
+                                     so one is nearest */
+      sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h);
+    if (fixed && sim_detect_tri_pinned(s, bd->tri + 3 * h.tri)) continue;
     if (!form) {
       found++;
       continue;
     }
-    if (swept) /* taken at x_prev (detect_body.h): the sweep met a triangle, so one is nearest */
-      sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h);
     double found_gap;
     if (bd->open) { /* a cloth: unsigned, turned to the side v came from (detect_body.h) */
       sim_detect_orient_open(swept ? xprev : x, NULL, &h, n, &gap);
-      if (xprev && !swept)
-        sim_detect_open_body_turn(s, v, B, bd->tri + 3 * h.tri, h.q.w, xprev, n, &gap);
+      if (xprev && !swept) sim_detect_open_body_turn(s, v, B, bd->tri + 3 * h.tri, xprev, n, &gap);
       found_gap = gap;
     } else {
       sim_detect_orient_closed(&bd->bvh, swept ? s->x_prev : s->x, bd->tri, swept ? xprev : x,
@@ -376,11 +385,11 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
   return found;
 }
 
-/* Vertex v's contacts (detect.h): as a point unless pinned, then its edges' (edge_edge). */
+/* Vertex v's contacts (detect.h): as a point, then its edges' (edge_edge). */
 SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) {
   int lo, hi; /* v's skipped keys */
   sim_detect_skip_range(s, v, &lo, &hi);
-  int found = s->pinned && s->pinned[v] ? 0 : sim_detect_vertex_point(s, v, lo, hi, out);
+  int found = sim_detect_vertex_point(s, v, lo, hi, out);
   if (s->edges) found += sim_detect_edges(s, v, lo, hi, out ? out + found : NULL, INT_MAX);
   return found;
 }

@@ -7,6 +7,7 @@
 
 #include "../base/alloc.h"
 #include "../mesh/mesh.h"
+#include "rows.h"
 #include "world_pins.h"
 #include "world_points.h"
 
@@ -345,8 +346,8 @@ static int reserve(sim_detect_contacts *o, int n) {
   return 0;
 }
 
-/* o = a, plus the contacts of b (both sorted by key); with `ahead`, b's contacts whose key a
-   has are dropped. */
+/* o = a, plus the contacts of b (both sorted by key); where both have a key, with `ahead` 1
+   b's contact is dropped, with 2 a's (0: both kept). */
 static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_detect_contacts *b,
                  int ahead, sim_detect_contacts *o, sim_status *st) {
   if (reserve(o, a->n + b->n + 1))
@@ -354,11 +355,12 @@ static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_det
   int i = 0, j = 0, n = 0;
   while (i < a->n || j < b->n) {
     int cmp = i >= a->n ? 1 : j >= b->n ? -1 : sim_contact_key_cmp(&a->c[i], &b->c[j]);
-    if (cmp < 0 || (cmp == 0 && ahead)) {
+    if (cmp < 0 || (cmp == 0 && ahead == 1)) {
       o->c[n++] = a->c[i++];
       if (cmp == 0) j++;
     } else {
       o->c[n++] = b->c[j++];
+      if (cmp == 0 && ahead == 2) i++;
     }
   }
   o->n = n;
@@ -432,9 +434,9 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   return rc;
 }
 
-/* out := out + b (both sorted by key) */
+/* out := out + b (both sorted by key), b's contact where both have the key */
 static int merge_into_out(sim_world *w, const sim_detect_contacts *b, sim_status *st) {
-  int rc = merge(w, &w->out, b, 0, &w->both, st);
+  int rc = merge(w, &w->out, b, 2, &w->both, st);
   if (!rc) {
     sim_detect_contacts tmp = w->out;
     w->out = w->both, w->both = tmp;
@@ -501,6 +503,42 @@ int sim_world_host_reads(const sim_world *w, const int **verts, int *npred) {
   return w->nread;
 }
 
+/* A pair of bodies' contact (BODY, EDGE): its row holds the points of the weights it was found
+   with, which move with both bodies. */
+static int renewable(const sim_contact *c) {
+  return c->kind == SIM_CONTACT_BODY || c->kind == SIM_CONTACT_EDGE;
+}
+
+/* Re-detection's contacts found again (a's whose key w->out has, both sorted): kept, to take
+   the place of out's, where out's row reads a gap at x by more than SIM_WORLD_STALE margins
+   over theirs, found inside at x: the points its weights name no longer the nearest (a ribbon
+   sliding 8 cm a step over another's 10 cm edges, its rows holding points 8 cm apart at the
+   step's end, went through it), and it holds the same side (the side out's holds is the
+   vertex's at the step's start: a vertex resting on a cloth's face, in its plane to rounding
+   there, was taken again on the face's back, without out's side, and pushed through). Else
+   dropped: out's row holds it. */
+static void stale_kept(const sim_world *w, sim_detect_contacts *a, const double *x) {
+  int i = 0, n = 0;
+  for (int j = 0; j < a->n; j++) {
+    const sim_contact *c = &a->c[j];
+    while (i < w->out.n && sim_contact_key_cmp(&w->out.c[i], c) < 0) i++;
+    int keep = 1;
+    if (i < w->out.n && sim_contact_key_cmp(&w->out.c[i], c) == 0) {
+      const sim_contact *o = &w->out.c[i];
+      int vert[4];
+      double beta[4], g = 0.0;
+      const int nt = sim_rows_terms(o, vert, beta);
+      for (int t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++) g += beta[t] * o->n[k] * x[3 * (size_t)vert[t] + k];
+      keep = g - c->gap > SIM_WORLD_STALE * w->par.margin && sim_dot3(o->n, c->n) > 0.0;
+    }
+    if (keep) a->c[n++] = *c;
+  }
+  a->n = n;
+  for (int k = 0; k < SIM_CONTACT_KINDS; k++) a->count[k] = 0;
+  for (int k = 0; k < n; k++) a->count[a->c[k].kind]++;
+}
+
 int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *x_end,
                        int *added, sim_status *st) {
   *added = 0;
@@ -516,11 +554,15 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
     w->skip_cap = w->skip ? cap : 0;
     if (!w->skip) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", w->out.n);
   }
-  for (int j = 0; j < w->out.n; j++) w->skip[j] = sim_contact_key_of(&w->out.c[j]); /* sorted */
-  par.skip = w->skip, par.nskip = w->out.n;
+  /* a pair of bodies' contact is found again where it ended inside (stale_kept below) */
+  int nskip = 0;
+  for (int j = 0; j < w->out.n; j++) /* sorted */
+    if (!renewable(&w->out.c[j])) w->skip[nskip++] = sim_contact_key_of(&w->out.c[j]);
+  par.skip = w->skip, par.nskip = nskip;
   int rc = sim_detect_run_on(&w->runner, &w->det, &s, &par, &w->ahead, st);
   if (rc) return rc;
   sim_detect_contacts *a = &w->ahead;
+  stale_kept(w, a, x_end);
   const int n = a->n;
   if (n == 0) return SIM_OK;
   script_velocities(w, a, h);

@@ -47,6 +47,7 @@
 #include "detect.h"
 
 #define SIM_WORLD_SELF_REST 2.0 /* margins: a body's own triangles nearer at rest are skipped */
+#define SIM_WORLD_STALE 0.1     /* margins: a pair's row reading that much more gap is renewed */
 
 typedef struct sim_world_motion {
   double Q[9], c[3]; /* x -> Q x + c */
