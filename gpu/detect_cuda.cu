@@ -356,7 +356,8 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                        ps->nsides > 0 ? ps->sides : NULL,
                        ps->nsides,
                        p->no_others,
-                       p->edge_edge};
+                       p->edge_edge,
+                       p->renew};
   return v;
 }
 

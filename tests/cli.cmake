@@ -22,13 +22,15 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_obj_scripts COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_obj_scripts.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts)
   set_tests_properties(test_obj_scripts PROPERTIES LABELS scene TIMEOUT 60)
-  # scripts/thrown_ribbons.sh, two starts at 5 m/s: its table, and neither ribbon through the
-  # other (edge-edge contact with the sweep; at 8 m/s some starts go through: docs/results.md)
+  # scripts/thrown_ribbons.sh, its 21 starts at 8 m/s: its table, and neither ribbon through the
+  # other in any (edge-edge contact with the sweep, the pinned ends' contacts, a cloth's side
+  # from x_prev's nearest point and re-detection's renewed rows, 2026-12-05: 4 of 21 went
+  # through before those three; 3 of 21 still do at 12 m/s: docs/results.md)
   add_test(NAME test_thrown_ribbons COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/thrown_ribbons.sh
-           --simctl $<TARGET_FILE:simctl> --speed 5 --starts 2
+           --simctl $<TARGET_FILE:simctl> --speed 8 --starts 21
            --out ${CMAKE_CURRENT_BINARY_DIR}/thrown_ribbons)
-  set_tests_properties(test_thrown_ribbons PROPERTIES LABELS scene TIMEOUT 120
-    PASS_REGULAR_EXPRESSION "[|] 1[.]95 [|] 0 [|] - [|].*speed 5 m/s: 0 of 2 starts went through")
+  set_tests_properties(test_thrown_ribbons PROPERTIES LABELS scene TIMEOUT 180
+    PASS_REGULAR_EXPRESSION "[|] 3[.]0 [|] 0 [|] - [|].*speed 8 m/s: 0 of 21 starts went through")
   # scripts/gpu_goals.py on a gpu_report.sh folder of known figures, and its bad input
   add_test(NAME test_gpu_goals COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_goals.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts/gpu_goals.py)

@@ -725,10 +725,11 @@ static void test_blade_sides(void) {
                           {0.5, -0.01, 0},  {0.2, 0.2, 0.05},  {0.3, -0.01, 0.01},
                           {0.3, 0.3, -0.002}};
   const int M = SIM_CONTACT_MESH;
-  sim_detect_side sides[5] = {
-      {0, M, 0, 0, {-1, -1, -1}, {0, 0, 1}},     {1, M, 0, 0, {-1, -1, -1}, {0, 0, -1}},
-      {2, M, 0, 0, {-1, -1, -1}, {0, 0.6, 0.8}}, {3, M, 0, 0, {-1, -1, -1}, {0, 1, 0}},
-      {6, M, 0, 1, {-1, -1, -1}, {0, 0, 1}}};
+  sim_detect_side sides[5] = {{0, M, 0, 0, {-1, -1, -1}, {0, 0, 1}, {0, 0, 0}},
+                              {1, M, 0, 0, {-1, -1, -1}, {0, 0, -1}, {0, 0, 0}},
+                              {2, M, 0, 0, {-1, -1, -1}, {0, 0.6, 0.8}, {0, 0, 0}},
+                              {3, M, 0, 0, {-1, -1, -1}, {0, 1, 0}, {0, 0, 0}},
+                              {6, M, 0, 1, {-1, -1, -1}, {0, 0, 1}, {0, 0, 0}}};
   sim_detect_scene s = {7, &x[0][0], &xp[0][0], NULL, 0, 1, 0, NULL, &m, NULL};
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.02;
@@ -767,7 +768,7 @@ static void test_blade_sides(void) {
   /* the remembered normal turns with a scripted mesh's step map (Q: 90 degrees about x,
      y -> z) */
   sim_detect_view v = {0};
-  const sim_detect_side e = {7, M, 2, 1, {-1, -1, -1}, {0, 1, 0}};
+  const sim_detect_side e = {7, M, 2, 1, {-1, -1, -1}, {0, 1, 0}, {0, 0, 0}};
   v.sides = &e, v.nsides = 1;
   sim_detect_step st = {1, {1, 0, 0, 0, 0, -1, 0, 1, 0}, {5, 5, 5}};
   double nm[3];
@@ -842,10 +843,10 @@ static void test_open_body(void) {
     CHECK_NEAR(o.c[i].gap, g0[i], 1e-15);
   }
   const int B = SIM_CONTACT_BODY;
-  const sim_detect_side sides[4] = {{2, B, 1, 0, {6, 7, 8}, {0, 0, 1}},
-                                    {3, B, 1, 0, {6, 7, 8}, {0, 0, 1}},
-                                    {4, B, 1, 1, {10, 11, 12}, {0, 0, 1}},
-                                    {5, B, 1, 0, {6, 8, 9}, {0, 0, 1}}};
+  const sim_detect_side sides[4] = {{2, B, 1, 0, {6, 7, 8}, {0, 0, 1}, {0, 0, 0}},
+                                    {3, B, 1, 0, {6, 7, 8}, {0, 0, 1}, {0, 0, 0}},
+                                    {4, B, 1, 1, {10, 11, 12}, {0, 0, 1}, {0, 0, 0}},
+                                    {5, B, 1, 0, {6, 8, 9}, {0, 0, 1}, {0, 0, 0}}};
   p.sides = sides, p.nsides = 4;
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
   const double z1[6] = {1, 1, 1, -1, 1, -1}, g1[6] = {-0.005, 0.01, -2e-6, 0.005, -0.01, 0.005};

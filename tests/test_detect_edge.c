@@ -2,7 +2,8 @@
 /* Edge-edge contacts (core/contact/detect_edge.h): two quads crossed 1 cm apart, as two bodies
    and as one, with the exact gaps, normals and weights of their nine crossing pairs, each held
    once; the margin, parallel edges and ends; the rest rule, pinned vertices, the side the
-   pair came from and the side memory; a sweep, also across an edge's end; the slot limit;
+   pair came from and the side memory; a sweep, also across an edge's end; re-detection's
+   renewal of a stale pair; the slot limit;
    thread counts. Against every pair of
    edges tested (brute force): two crumpled sheets crossed, as two bodies and as one, at rest
    and swept. */
@@ -208,7 +209,7 @@ static void test_two_bodies(void) {
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
   sim_detect_side sides[9];
   for (int j = 0; j < 9; j++) {
-    sides[j] = (sim_detect_side){o.c[j].v, SIM_CONTACT_EDGE, o.c[j].source, 0, {0}, {0, 1, 0}};
+    sides[j] = (sim_detect_side){o.c[j].v, SIM_CONTACT_EDGE, o.c[j].source, 0, {0}, {0, 1, 0}, {0}};
     memcpy(sides[j].tri, o.c[j].tri, sizeof sides[j].tri);
   }
   p.sides = sides, p.nsides = 9;
@@ -224,6 +225,78 @@ static void test_two_bodies(void) {
   CHECK_INT(detect(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 8);
   for (int j = 0; j < o.n; j++) CHECK(o.c[j].source != skip.source || o.c[j].v != skip.v);
+  sim_detect_contacts_free(&o);
+}
+
+/* renew (re-detection, detect.h): the step's nine pairs, found with the upper quad 1 cm over
+   the lower (tilted, y = 0.02 x), are found again at x, the upper slid 0.5 along x to 9 mm
+   high and the lower tilted further (y = 0.04 x - 0.01), over the upper where x > 0.475: a
+   pair is found where it ended inside and its step's row (its normal, no longer at right
+   angles to the lower edge, at the weights of the crossing near x = 0) reads more than
+   SIM_DETECT_STALE margins more gap; with the rows of the crossings at x (their own normals
+   and weights) or the other side's normal, none. (An edge sliding along the other, the two
+   turning not, keeps its row: the normal is at right angles to both.) */
+static void test_renew(void) {
+  double xp[24], x[24];
+  int tri[12];
+  quads(xp, tri, 0.0);
+  for (int i = 0; i < 4; i++) xp[3 * i + 1] = 0.02 * xp[3 * i];
+  memcpy(x, xp, sizeof x);
+  for (int i = 0; i < 4; i++) x[3 * i + 1] = 0.04 * x[3 * i] - 0.01;
+  for (int i = 4; i < 8; i++) x[3 * i] += 0.5, x[3 * i + 1] = 0.009;
+  sim_detect_body b[2] = {{0, 4, 2, tri, 0.4, 1, NULL, 0}, {4, 4, 2, tri + 6, 0.9, 1, NULL, 0}};
+  sim_detect_scene s = {8, xp, NULL, NULL, 0, 0, 2, NULL, NULL, b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.02, p.edge_edge = 1;
+  sim_detect_contacts step = {0}, o = {0};
+  CHECK_INT(detect(&s, &p, &step), SIM_OK);
+  CHECK_INT(step.count[SIM_CONTACT_EDGE], 9);
+  sim_detect_side sides[9];
+  for (int j = 0; j < 9 && j < step.n; j++) {
+    const sim_contact *c = &step.c[j];
+    sides[j] = (sim_detect_side){c->v, c->kind, c->source, 0, {0}, {0}, {0}};
+    for (int k = 0; k < 3; k++)
+      sides[j].tri[k] = c->tri[k], sides[j].n[k] = c->n[k], sides[j].w[k] = c->w[k];
+  }
+  s.x = x, s.x_prev = xp;
+  p.inside_only = p.face_prev = 1;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK); /* without renew: the pairs that ended inside */
+  const int inside = o.n;
+  p.renew = 1, p.sides = sides, p.nsides = 9;
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  printf("renew: %d of 9 pairs inside at x, %d renewed\n", inside, o.n);
+  CHECK(o.n > 0 && o.n <= inside);
+  int bad = 0;
+  for (int j = 0; j < o.n; j++) {
+    const sim_contact *c = &o.c[j];
+    const sim_detect_side *m = NULL;
+    for (int i = 0; i < 9; i++)
+      if (sides[i].v == c->v && sides[i].source == c->source) m = &sides[i];
+    if (!m) {
+      bad++;
+      continue;
+    }
+    double row = 0.0; /* the step's row at x */
+    for (int k = 0; k < 3; k++)
+      row += m->n[k] * ((1 - m->w[0]) * x[3 * c->v + k] + m->w[0] * x[3 * m->tri[0] + k] -
+                        m->w[1] * x[3 * m->tri[1] + k] - m->w[2] * x[3 * m->tri[2] + k]);
+    bad += !(c->gap < 0) || !(row - c->gap > SIM_DETECT_STALE * p.margin) ||
+           !(sim_dot3(c->n, m->n) > 0) || c->tri[0] != m->tri[0] || c->tri[1] != m->tri[1];
+  }
+  CHECK_INT(bad, 0);
+  /* each pair's row at its crossing at x: none stale */
+  for (int j = 0; j < o.n; j++)
+    for (int i = 0; i < 9; i++)
+      if (sides[i].v == o.c[j].v && sides[i].source == o.c[j].source)
+        for (int k = 0; k < 3; k++) sides[i].w[k] = o.c[j].w[k], sides[i].n[k] = o.c[j].n[k];
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0);
+  /* the other side's normal (up), the step's weights: none */
+  for (int j = 0; j < 9; j++)
+    for (int k = 0; k < 3; k++) sides[j].w[k] = step.c[j].w[k], sides[j].n[k] = -step.c[j].n[k];
+  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 0);
+  sim_detect_contacts_free(&step);
   sim_detect_contacts_free(&o);
 }
 
@@ -426,6 +499,7 @@ static void test_brute(unsigned long long seed) {
 int main(void) {
   test_segments();
   test_two_bodies();
+  test_renew();
   test_self();
   test_slots();
   test_brute(11);

@@ -74,7 +74,8 @@
 /* The side a vertex was held on against an open surface, a mesh obstacle's (kind
    SIM_CONTACT_MESH) or an open body's (a cloth: SIM_CONTACT_BODY): its contact's normal n with
    that `source` at the step before, and whether the vertex was behind it at that step's start
-   (the q_t pass's side memory, sim_detect_params.sides). */
+   (the q_t pass's side memory, sim_detect_params.sides). In a renew pass, a contact of the step
+   between bodies (BODY or EDGE) with its row: n, tri and w (sim_detect_params.renew). */
 typedef struct sim_detect_side {
   int v, kind, source;
   int behind; /* 1: the contact came from that step's q_t pass with a gap < 0 (the vertex
@@ -82,6 +83,7 @@ typedef struct sim_detect_side {
                  at q_t) */
   int tri[3]; /* a body's: the contact's triangle (global vertex indices); else unread */
   double n[3];
+  double w[3]; /* renew: the contact's weights (contact.h); else unread */
 } sim_detect_side;
 
 /* The order of the side memory's keys, (v, kind, source): < 0, 0 or > 0 as e's key is before,
@@ -148,7 +150,21 @@ typedef struct {
   int edge_edge; /* 1: the bodies' surface edges meet the other bodies' (and their own body's
                     with self_collision) where they pass each other between vertices
                     (detect_edge.h, kind SIM_CONTACT_EDGE); 0 (default): vertices alone */
+  int renew;     /* 1 (re-detection, with inside_only): sides lists step's contacts between bodies
+                    (BODY, EDGE; the world lists its edge pairs) with their rows, whose keys skip
+                    leaves out, and such a contact found again at x is kept, to take that one's
+                    place, where that one's
+                    row reads more than SIM_DETECT_STALE margins more gap at x than it has, and it
+                    holds that one's side (n . n_step > 0): the points the step's weights name are
+                    no longer the nearest (a ribbon sliding 8 cm a step over another's 10 cm
+                    edges, its rows holding points 8 cm apart at the step's end, went through).
+                    Else not found: the step's row holds it (found again whatever they read, a box
+                    resting on a coarse cloth, in its plane to rounding, was taken on the face's
+                    back and pushed through). Those sides are also the open bodies' side memory
+                    (the step's contact, its side at q_t); 0 (default): none */
 } sim_detect_params;
+
+#define SIM_DETECT_STALE 0.1 /* margins: a step's row reading that much more gap is renewed */
 
 #define SIM_DETECT_SWEEP_STEPS 64 /* conservative advancement steps of a sweep */
 
@@ -281,6 +297,7 @@ typedef struct sim_detect_view {
   int nsides;
   int no_others; /* sim_detect_params.no_others */
   int edges;     /* sim_detect_params.edge_edge */
+  int renew;     /* sim_detect_params.renew */
 } sim_detect_view;
 
 /* The most contacts one vertex can have as a point (sim_detect_vertex_point): one per obstacle,

@@ -23,7 +23,8 @@
      With contact.edge_edge the bodies' surface edges meet each other's too (detect_edge.h),
      within a body past the same rest distance; sim_world_init refuses a mesh beyond its
      limits (16 edges a vertex to higher-numbered vertices, SIM_CONTACT_EDGE_VERTS vertices).
-   - Pinned vertices are skipped (they follow their script; their edges still meet free ones).
+   - Pinned vertices meet the bodies' triangles alone (they follow their script; not
+     obstacles, nor triangles of pinned vertices; their edges still meet free ones).
    Two passes: from the vertices at q_t (what touches now) and at the prediction q~ (what the
    step would reach: a vertex faster than margin / h is caught before it passes through). A
    vertex and obstacle found by both keep the q_t contact (the prediction pass skips the q_t
@@ -47,7 +48,6 @@
 #include "detect.h"
 
 #define SIM_WORLD_SELF_REST 2.0 /* margins: a body's own triangles nearer at rest are skipped */
-#define SIM_WORLD_STALE 0.1     /* margins: a pair's row reading that much more gap is renewed */
 
 typedef struct sim_world_motion {
   double Q[9], c[3]; /* x -> Q x + c */
@@ -94,7 +94,8 @@ typedef struct sim_world {
   sim_contact_key *skip; /* re-detection: the keys of out, which it does not find again */
   int skip_cap;
   sim_detect_side *sides; /* the q_t pass's side memory: out's open-surface contacts of the */
-  int nsides, sides_cap;  /* step before (detect.h sim_detect_params.sides) */
+  int nsides, sides_cap;  /* step before (detect.h sim_detect_params.sides); in re-detection
+                             out's edge pairs (sim_detect_params.renew) */
 } sim_world;
 
 /* The step's contacts (w->out) by what they hold a vertex against: SIM_WORLD_KINDS counts, one
