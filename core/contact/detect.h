@@ -152,16 +152,16 @@ typedef struct {
                     (detect_edge.h, kind SIM_CONTACT_EDGE); 0 (default): vertices alone */
   int renew;     /* 1 (re-detection, with inside_only): sides lists step's contacts between bodies
                     (BODY, EDGE; the world lists its edge pairs) with their rows, whose keys skip
-                    leaves out, and such a contact found again at x is kept, to take that one's
-                    place, where that one's
-                    row reads more than SIM_DETECT_STALE margins more gap at x than it has, and it
-                    holds that one's side (n . n_step > 0): the points the step's weights name are
-                    no longer the nearest (a ribbon sliding 8 cm a step over another's 10 cm
-                    edges, its rows holding points 8 cm apart at the step's end, went through).
-                    Else not found: the step's row holds it (found again whatever they read, a box
-                    resting on a coarse cloth, in its plane to rounding, was taken on the face's
-                    back and pushed through). Those sides are also the open bodies' side memory
-                    (the step's contact, its side at q_t); 0 (default): none */
+                    leaves out. Such a contact found again at x is kept, to take the step's one's
+                    place, where that one's row reads more than SIM_DETECT_STALE margins more gap
+                    at x than it has and it holds that one's side (n . n_step > 0): the points the
+                    step's weights name are no longer the nearest (a ribbon sliding 8 cm a step
+                    over another's 10 cm edges, its rows holding points 8 cm apart at the step's
+                    end, went through). Else it is not found: the step's row holds it (found again
+                    whatever the row read, a box resting on a coarse cloth, in its plane to
+                    rounding, was taken on the face's back and pushed through). The entries are
+                    also those keys' side memory (the step's contact, its side at q_t);
+                    0 (default): none */
 } sim_detect_params;
 
 #define SIM_DETECT_STALE 0.1 /* margins: a step's row reading that much more gap is renewed */
