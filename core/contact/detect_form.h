@@ -8,6 +8,7 @@
 
 #include "contact/detect.h"
 #include "contact/detect_body.h"
+#include "contact/rows.h"
 
 /* The side memory's entry for vertex v against the open surface (kind, m) (detect.h
    sim_detect_params.sides), or NULL. */
@@ -64,18 +65,15 @@ SIM_HD void sim_detect_put(sim_contact *k, sim_contact_kind kind, int v, int sou
 
 /* renew (detect.h): whether contact k, whose gap as found is `gap`, is kept: a new key, or
    one whose step's contact (its entry in s->sides) reads more than SIM_DETECT_STALE margins
-   more gap at x along its row, n . C x (contact.h: BODY's C x = x_v - sum_k w_k x_tri_k,
-   EDGE's (1 - w_0) x_v + w_0 x_tri_0 - w_1 x_tri_1 - w_2 x_tri_2), and faces its side. */
+   more gap at x along its row, n . C x (rows.h), and faces its side. */
 SIM_HD int sim_detect_renews(const sim_detect_view *s, double gap, const sim_contact *k) {
   if (k->kind != SIM_CONTACT_BODY && k->kind != SIM_CONTACT_EDGE) return 1;
   const sim_detect_side *m = sim_detect_side_find(s, k->v, k->kind, k->source);
   if (!m) return 1;
-  const int edge = k->kind == SIM_CONTACT_EDGE;
-  const double beta[4] = {edge ? 1.0 - m->w[0] : 1.0, edge ? m->w[0] : -m->w[0], -m->w[1],
-                          -m->w[2]};
-  const int vert[4] = {k->v, m->tri[0], m->tri[1], m->tri[2]};
-  double row = 0.0;
-  for (int t = 0; t < 4; t++)
+  int vert[4];
+  double beta[4], row = 0.0;
+  const int nt = sim_rows_terms_of(k->kind, k->v, m->tri, m->w, vert, beta);
+  for (int t = 0; t < nt; t++)
     for (int i = 0; i < 3; i++) row += beta[t] * m->n[i] * s->x[3 * (size_t)vert[t] + i];
   return row - gap > SIM_DETECT_STALE * s->margin && sim_dot3(m->n, k->n) > 0.0;
 }

@@ -14,30 +14,36 @@
 #include "../base/mathx.h"
 #include "contact.h"
 
-/* Up to 4 (vertex, beta) terms of C_j: (v, 1) and, for BODY, (tri_k, -w_k); for TRIANGLE the
-   3 terms (tri_k, w_k); for EDGE (v, 1 - w_0), (tri_0, w_0), (tri_1, -w_1), (tri_2, -w_2). Returns
-   the count; 0 for CABLE, whose row is not a direction times a vertex combination: its terms
-   (vertex, 3-vector g) are c->cable's. SIM_HD: the CUDA backend builds its rows on the device with
-   it (gpu/rows_cuda.cu). */
-SIM_HD int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]) {
-  if (c->kind == SIM_CONTACT_CABLE) return 0; /* its terms are c->cable's */
-  if (c->kind == SIM_CONTACT_TRIANGLE) {
-    for (int k = 0; k < 3; k++) vert[k] = c->tri[k], beta[k] = c->w[k];
+/* Up to 4 (vertex, beta) terms of C_j for a contact of kind `kind` on vertex v, tri and w: (v, 1)
+   and, for BODY, (tri_k, -w_k); for TRIANGLE the 3 terms (tri_k, w_k); for EDGE (v, 1 - w_0),
+   (tri_0, w_0), (tri_1, -w_1), (tri_2, -w_2). Returns the count; 0 for CABLE, whose row is not a
+   direction times a vertex combination: its terms (vertex, 3-vector g) are c->cable's. SIM_HD: the
+   CUDA backend builds its rows on the device with it (gpu/rows_cuda.cu). */
+SIM_HD int sim_rows_terms_of(int kind, int v, const int tri[3], const double w[3], int vert[4],
+                             double beta[4]) {
+  if (kind == SIM_CONTACT_CABLE) return 0; /* its terms are c->cable's */
+  if (kind == SIM_CONTACT_TRIANGLE) {
+    for (int k = 0; k < 3; k++) vert[k] = tri[k], beta[k] = w[k];
     return 3;
   }
-  vert[0] = c->v;
+  vert[0] = v;
   beta[0] = 1.0;
-  if (c->kind == SIM_CONTACT_EDGE) {
-    beta[0] = 1.0 - c->w[0];
-    for (int k = 0; k < 3; k++) vert[k + 1] = c->tri[k], beta[k + 1] = k ? -c->w[k] : c->w[0];
+  if (kind == SIM_CONTACT_EDGE) {
+    beta[0] = 1.0 - w[0];
+    for (int k = 0; k < 3; k++) vert[k + 1] = tri[k], beta[k + 1] = k ? -w[k] : w[0];
     return 4;
   }
-  if (c->kind != SIM_CONTACT_BODY) return 1;
+  if (kind != SIM_CONTACT_BODY) return 1;
   for (int k = 0; k < 3; k++) {
-    vert[k + 1] = c->tri[k];
-    beta[k + 1] = -c->w[k];
+    vert[k + 1] = tri[k];
+    beta[k + 1] = -w[k];
   }
   return 4;
+}
+
+/* Contact c's terms (above). */
+SIM_HD int sim_rows_terms(const sim_contact *c, int vert[4], double beta[4]) {
+  return sim_rows_terms_of(c->kind, c->v, c->tri, c->w, vert, beta);
 }
 
 /* out[3j + r] = H_{3j+r} x for the 3 nc rows. Rows are independent (parallel, deterministic). */
