@@ -26,7 +26,7 @@ typedef struct sim_run_opts {
   const volatile sig_atomic_t *stop;
 } sim_run_opts;
 
-#define SIM_RUN_CONTACT_KINDS 9 /* sim_run_result.kinds_max */
+#define SIM_RUN_CONTACT_KINDS 10 /* sim_run_result.kinds_max */
 
 typedef struct sim_run_result {
   int frames;            /* frames simulated */

@@ -357,7 +357,8 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                        ps->nsides,
                        p->no_others,
                        p->edge_edge,
-                       p->renew};
+                       p->renew,
+                       p->creases};
   return v;
 }
 

@@ -2,6 +2,7 @@
 # Unit tests of core/contact/detect.c (collision detection).
 sim_unit_test(test_detect test_detect.c)
 sim_unit_test(test_detect_edge test_detect_edge.c)
+sim_unit_test(test_detect_crease test_detect_crease.c)
 # The benchmark build's counting (SIMCTL_DETECT_TALLY, scripts/detect_tally.sh) is compiled in
 # every build, in an object library of its own that nothing links, so that it cannot rot
 # unseen: detect.c with its headers, the counters on.

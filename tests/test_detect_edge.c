@@ -16,6 +16,7 @@
 #include "../core/contact/detect_edge.h"
 #include "../core/contact/rows.h"
 #include "check.h"
+#include "detect_once.h"
 
 #define H 0.01 /* the upper quad's height over the lower */
 
@@ -34,16 +35,6 @@ static void quads(double *x, int *tri, double turn) {
     }
   const int t[12] = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7};
   memcpy(tri, t, sizeof t);
-}
-
-static int detect(const sim_detect_scene *s, const sim_detect_params *p, sim_detect_contacts *o) {
-  sim_detect d;
-  sim_status st = {0};
-  int rc = sim_detect_init(&d, s, &st);
-  if (!rc) rc = sim_detect_run(&d, s, p, o, &st);
-  if (rc) fprintf(stderr, "detect: %s\n", st.msg);
-  sim_detect_free(&d);
-  return rc;
 }
 
 /* The pairs' fields: v < tri[1] < tri[2], v < tri[0], gap H along -y (from the upper edge to
@@ -98,10 +89,10 @@ static void test_two_bodies(void) {
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.02;
   sim_detect_contacts o = {0};
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 0); /* off by default */
   p.edge_edge = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   /* the lower quad's long sides and diagonal across the upper's: 9 pairs, held by vertices
      0 and 2; the corners lie farther than the margin from the other quad */
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
@@ -121,28 +112,28 @@ static void test_two_bodies(void) {
     CHECK_INT(c->source, sim_detect_edge_source(4, 2, 0)); /* (4,7): vertex 4's third edge */
   }
   p.margin = 0.9 * H; /* the margin below the gap: none */
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
   p.margin = 0.02;
   p.no_others = 1; /* other bodies off, self-collision off: none */
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
   p.no_others = 0;
   /* turned a little (0.3 rad): the same nine pairs cross, no two edges parallel */
   quads(x, tri, 0.3);
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
   CHECK_INT(check_pairs(&o, x, 1.0), 0);
   /* pinned: the lower quad's four vertices still hold pairs with a free edge; all eight not */
   quads(x, tri, 0.0);
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 9);
   unsigned char pin[8] = {1, 1, 1, 1, 0, 0, 0, 0};
   s.pinned = pin;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 9);
   memset(pin, 1, sizeof pin);
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
   s.pinned = NULL;
   /* x_prev with the upper quad below the lower: the pairs crossed over the step, turned to the
@@ -150,14 +141,14 @@ static void test_two_bodies(void) {
   memcpy(xp, x, sizeof x);
   for (int i = 4; i < 8; i++) xp[3 * i + 1] = -H;
   s.x_prev = xp;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 9);
   CHECK_INT(check_pairs(&o, x, -1.0), 0);
   p.inside_only = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 9);
   s.x_prev = x;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
   p.inside_only = 0;
   /* sweep: the upper quad 5 cm above the lower at x_prev and 5 cm below it at x, farther than
@@ -165,10 +156,10 @@ static void test_two_bodies(void) {
      x_prev (gap 5 cm, n down: the side they came from), and none where x_prev is x */
   for (int i = 4; i < 8; i++) xp[3 * i + 1] = 0.05, x[3 * i + 1] = -0.05;
   s.x_prev = xp;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 0);
   p.sweep = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
   int swept_bad = 0;
   for (int j = 0; j < o.n; j++)
@@ -176,7 +167,7 @@ static void test_two_bodies(void) {
   CHECK_INT(swept_bad, 0);
   for (int i = 4; i < 8; i++) /* sliding in 3 m along z, 5 cm under the lower: never near */
     xp[3 * i + 1] = -0.05, xp[3 * i + 2] += 3;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 0);
   /* coming down across the lower quad's end: 5 cm above it and 1.3 m along x at x_prev (the
      lower's edges closest to the upper's at their end x = 1), 5 cm below it and 0.6 m back at
@@ -187,7 +178,7 @@ static void test_two_bodies(void) {
   memcpy(xp, x, sizeof x);
   for (int i = 4; i < 8; i++)
     xp[3 * i] += 1.3, xp[3 * i + 1] = 0.05, x[3 * i] -= 0.6, x[3 * i + 1] = -0.05;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
   CHECK_INT(o.count[SIM_CONTACT_BODY], 0);
   swept_bad = 0;
@@ -206,23 +197,23 @@ static void test_two_bodies(void) {
   s.x_prev = x;
   /* the side memory: the pairs remembered with n up (turned); x_prev at x (0.01 in front,
      above the slack): their present side, unless the memory says behind */
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   sim_detect_side sides[9];
   for (int j = 0; j < 9; j++) {
     sides[j] = (sim_detect_side){o.c[j].v, SIM_CONTACT_EDGE, o.c[j].source, 0, {0}, {0, 1, 0}, {0}};
     memcpy(sides[j].tri, o.c[j].tri, sizeof sides[j].tri);
   }
   p.sides = sides, p.nsides = 9;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(check_pairs(&o, x, 1.0), 0);
   for (int j = 0; j < 9; j++) sides[j].behind = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(check_pairs(&o, x, -1.0), 0);
   /* the skip list: a pair's key is skipped alone */
   p.sides = NULL, p.nsides = 0;
   const sim_contact_key skip = sim_contact_key_of(&o.c[4]);
   p.skip = &skip, p.nskip = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 8);
   for (int j = 0; j < o.n; j++) CHECK(o.c[j].source != skip.source || o.c[j].v != skip.v);
   sim_detect_contacts_free(&o);
@@ -249,7 +240,7 @@ static void test_renew(void) {
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.02, p.edge_edge = 1;
   sim_detect_contacts step = {0}, o = {0};
-  CHECK_INT(detect(&s, &p, &step), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &step), SIM_OK);
   CHECK_INT(step.count[SIM_CONTACT_EDGE], 9);
   sim_detect_side sides[9];
   for (int j = 0; j < 9 && j < step.n; j++) {
@@ -260,10 +251,10 @@ static void test_renew(void) {
   }
   s.x = x, s.x_prev = xp;
   p.inside_only = p.face_prev = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK); /* without renew: the pairs that ended inside */
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK); /* without renew: the pairs that ended inside */
   const int inside = o.n;
   p.renew = 1, p.sides = sides, p.nsides = 9;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   printf("renew: %d of 9 pairs inside at x, %d renewed\n", inside, o.n);
   CHECK(o.n > 0 && o.n <= inside);
   int bad = 0;
@@ -289,12 +280,12 @@ static void test_renew(void) {
     for (int i = 0; i < 9; i++)
       if (sides[i].v == o.c[j].v && sides[i].source == o.c[j].source)
         for (int k = 0; k < 3; k++) sides[i].w[k] = o.c[j].w[k], sides[i].n[k] = o.c[j].n[k];
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
   /* the other side's normal (up), the step's weights: none */
   for (int j = 0; j < 9; j++)
     for (int k = 0; k < 3; k++) sides[j].w[k] = step.c[j].w[k], sides[j].n[k] = -step.c[j].n[k];
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0);
   sim_detect_contacts_free(&step);
   sim_detect_contacts_free(&o);
@@ -310,25 +301,25 @@ static void test_self(void) {
   sim_detect_params p = sim_default_detect_params();
   p.margin = 0.02, p.edge_edge = 1;
   sim_detect_contacts o = {0};
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.n, 0); /* self-collision off */
   p.self_collision = 1;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
   /* at rest as now: the pairs lie within rest_gap (the segments' distance H, their ends far):
      skipped; at rest a metre apart: found */
   memcpy(rest, x, sizeof x);
   b.rest = rest, b.rest_gap = 2 * H;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 0);
   for (int i = 4; i < 8; i++) rest[3 * i + 1] += 1.0;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 9);
   /* a flat sheet (both quads in one plane, 5 cm apart, the margin 20 cm): pairs within the
      margin, but none comes closest inside both edges */
   for (int i = 4; i < 8; i++) x[3 * i + 1] = 0, x[3 * i] += 1.15;
   b.rest = NULL, p.margin = 0.2;
-  CHECK_INT(detect(&s, &p, &o), SIM_OK);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   CHECK_INT(o.count[SIM_CONTACT_EDGE], 0);
   CHECK(o.count[SIM_CONTACT_BODY] > 0); /* vertices near the other quad's triangles */
   sim_detect_contacts_free(&o);
@@ -477,7 +468,7 @@ static void test_brute(unsigned long long seed) {
     sim_detect_params p = sim_default_detect_params();
     p.margin = margin, p.edge_edge = 1, p.self_collision = nb == 1, p.sweep = swept;
     sim_detect_contacts o = {0};
-    CHECK_INT(detect(&s, &p, &o), SIM_OK);
+    CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
     int n = 0;
     for (int j = 0; j < o.n; j++) {
       const sim_contact *c = &o.c[j];

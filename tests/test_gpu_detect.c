@@ -226,6 +226,7 @@ static long long g_tree_nodes; /* the bodies' tree nodes compared with the host'
 static int g_open_turned;  /* the open box's contacts with a negative gap: turned to a side */
 static int g_open_self;    /* the open box's vertices' contacts with its own triangles */
 static int g_edges, g_edges_self, g_edges_turned; /* edge pairs: all, of one body, gap < 0 */
+static int g_creases, g_creases_open; /* second contacts in folds (creases): all, the open box's */
 
 /* The copies the device left of a pass's contacts (dev_ref, dev_slot: what a device contact
    stage gathers instead of an upload): every 7th of them, bitwise the contact; and a contact of
@@ -368,6 +369,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     p.self_collision = step % 4 != 0; /* step 2: the open box against itself */
     p.no_others = step % 4 == 3;      /* step 3: against itself alone (contact.bodies off) */
     p.edge_edge = step % 3 != 2;      /* the bodies' edges against each other's */
+    p.creases = step % 3 != 1;        /* second contacts in the bodies' folds */
     w->body[1].open = step % 2 == 0; /* the box as an open body (a cloth's rules) */
     int open_turned = 0;
     p.face_prev = (step / 2) % 2; /* the blade's contacts turned to x_prev's side */
@@ -402,6 +404,10 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
                      h.c[j].v >= w->body[1].v0 && h.c[j].v < w->body[1].v0 + w->body[1].nv;
     for (int j = 0; j < h.n; j++) {
       const sim_contact *c = &h.c[j];
+      if (c->kind == SIM_CONTACT_BODY && c->source >= SIM_CONTACT_CREASE) {
+        g_creases++;
+        g_creases_open += w->body[1].open && c->source == 1 + SIM_CONTACT_CREASE;
+      }
       if (c->kind != SIM_CONTACT_EDGE) continue;
       g_edges++;
       g_edges_self += dh.body_of[c->v] == dh.body_of[c->tri[1]];
@@ -450,6 +456,9 @@ int main(void) {
   printf("edge-edge contacts: %d, %d of them within a body, %d turned (gap < 0)\n", g_edges,
          g_edges_self, g_edges_turned);
   CHECK(g_edges > 100 && g_edges_self > 0 && g_edges_turned > 0);
+  printf("second contacts in folds (creases): %d, %d of them the open box's\n", g_creases,
+         g_creases_open);
+  CHECK(g_creases > 10 && g_creases_open > 0);
   /* the first scene again with the slots off (SIMCTL_CUDA_DETECT_SLOTS=off, what a run too
      large for them does): each vertex counted, then queried again for its contacts; new
      detectors, whose guesses start over */

@@ -28,6 +28,7 @@ static void test_full_scene(void) {
   CHECK_INT(c->warm_start, 0);
   CHECK_INT(c->bodies, 0);
   CHECK_INT(c->self_collision, 1);
+  CHECK_INT(c->creases, 0);
   CHECK_NEAR(c->mu, 0.25, 0);
   CHECK_INT(c->delassus, SIM_SCENE_DELASSUS_OPERATOR);
   CHECK_INT(c->formulation, SIM_SCENE_FORM_PAPER);
@@ -130,6 +131,7 @@ static void test_defaults(void) {
   CHECK_INT(c.bodies, 1);
   CHECK_INT(c.self_collision, 0);
   CHECK_INT(c.edge_edge, 0);
+  CHECK_INT(c.creases, 1);
   sim_default_scene(&g_scene);
   CHECK(memcmp(&g_scene.contact, &c, sizeof c) == 0);
   CHECK_INT(g_scene.nobstacles, 0);
@@ -211,7 +213,7 @@ static const bad_case bad_cases[] = {
      "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"edge_edge\", \"mu\", "
      "\"delassus\", "
      "\"formulation\", \"cr_preconditioner\", \"newton_steps\", \"newton_tolerance\", "
-     "\"redetect\", \"line_search\", \"cr_precision\", \"newton_jacobian\")"},
+     "\"redetect\", \"line_search\", \"cr_precision\", \"newton_jacobian\", \"creases\")"},
     {BODIES "'contact': {'newton_jacobian': 'exakt'}}",
      "bad.json:1:94: contact.newton_jacobian: expected one of \"lagged\", \"exact\", got "
      "\"exakt\" (did you mean \"exact\"?)"},
@@ -268,6 +270,8 @@ static const bad_case bad_cases[] = {
      "bad.json:1:85: contact.bodies: expected true or false, got a string"},
     {BODIES "'contact': {'self_collision': null}}",
      "bad.json:1:93: contact.self_collision: expected true or false, got null"},
+    {BODIES "'contact': {'creases': 0}}",
+     "bad.json:1:86: contact.creases: expected true or false, got a number"},
     {BODIES "'obstacles': {}}", "bad.json:1:76: obstacles: expected an array, got an object"},
     {BODIES "'obstacles': [5]}",
      "bad.json:1:77: obstacles.0: expected an object (an obstacle), got a number"},
@@ -547,7 +551,7 @@ static void test_round_trip(void) {
         "    \"cr_iterations\": 10,\n    \"cr_tolerance\": 0,\n"
         "    \"max_force\": 0,\n    \"warm_start\": true,\n"
         "    \"bodies\": true,\n    \"self_collision\": false,\n    \"edge_edge\": false,\n    "
-        "\"mu\": 0,\n    \"delassus\": "
+        "\"creases\": true,\n    \"mu\": 0,\n    \"delassus\": "
         "\"auto\",\n"
         "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
         "    \"cr_precision\": \"double\",\n"

@@ -21,7 +21,7 @@ struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
 };
 
 sim_detect_params sim_default_detect_params(void) {
-  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0};
+  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0};
   return p;
 }
 
@@ -225,7 +225,8 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
                        p->nsides,
                        p->no_others,
                        p->edge_edge,
-                       p->renew};
+                       p->renew,
+                       p->creases};
   return v;
 }
 

@@ -2,7 +2,8 @@
 /* Collision detection, once per time step (DESIGN.md Sec. 7): every simulated vertex against
    analytic obstacles, triangle-mesh obstacles and the surface triangles of the other bodies.
 
-   What is a contact (one per vertex and obstacle / mesh obstacle / other body, the nearest):
+   What is a contact (one per vertex and obstacle / mesh obstacle / other body, the nearest,
+   and with creases a second one per body on the far face of a fold: detect_crease.h):
    - analytic obstacle o (sdf.h): phi(x_v) <= margin. gap = phi, p = the closest point,
      n = the outward normal of the SDF (points from the obstacle towards v), u = the
      obstacle's rigid velocity at p (sim_obstacle_velocity: omega r tangential on a spinning
@@ -162,6 +163,9 @@ typedef struct {
                     rounding, was taken on the face's back and pushed through). The entries are
                     also those keys' side memory (the step's contact, its side at q_t);
                     0 (default): none */
+  int creases;   /* 1: a vertex within the margin of a fold of a body's surface towards it has a
+                    second contact with that body, on the fold's other face (detect_crease.h;
+                    key source B + SIM_CONTACT_CREASE, contact.h); 0 (default): one per body */
 } sim_detect_params;
 
 #define SIM_DETECT_STALE 0.1 /* margins: a step's row reading that much more gap is renewed */
@@ -298,11 +302,15 @@ typedef struct sim_detect_view {
   int no_others; /* sim_detect_params.no_others */
   int edges;     /* sim_detect_params.edge_edge */
   int renew;     /* sim_detect_params.renew */
+  int creases;   /* sim_detect_params.creases */
 } sim_detect_view;
 
 /* The most contacts one vertex can have as a point (sim_detect_vertex_point): one per obstacle,
-   mesh obstacle and body; its edges' (edge_edge) have no such bound. */
-SIM_HD int sim_detect_most(const sim_detect_view *v) { return v->nobs + v->nmesh + v->nbodies; }
+   mesh obstacle and body, two per body with creases; its edges' (edge_edge) have no such
+   bound. */
+SIM_HD int sim_detect_most(const sim_detect_view *v) {
+  return v->nobs + v->nmesh + (v->creases ? 2 : 1) * v->nbodies;
+}
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's
    device detector finds the same contacts from the same inputs (gpu/detect_cuda.h). Likewise

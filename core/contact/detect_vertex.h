@@ -15,6 +15,7 @@
 #include "contact/bvh_query.h"
 #include "contact/detect.h"
 #include "contact/detect_body.h"
+#include "contact/detect_crease.h"
 #include "contact/detect_edge.h"
 #include "contact/detect_form.h"
 
@@ -245,6 +246,68 @@ SIM_HD int sim_detect_tri_pinned(const sim_detect_view *s, const int *t3) {
   return s->pinned && s->pinned[t3[0]] && s->pinned[t3[1]] && s->pinned[t3[2]];
 }
 
+/* Vertex v's contact with body B on the triangle of hit h, into *k; h was found at x, or at
+   x_prev where swept (detect_body.h). Returns the gap as found (sim_detect_keep's); *retaken
+   where a face_prev pass took it again at x_prev (a closed body's far side). */
+SIM_HD double sim_detect_body_form(const sim_detect_view *s, int v, int B, int swept,
+                                   const sim_bvh_skip *skip, sim_bvh_hit *h, sim_contact *k,
+                                   int *retaken) {
+  const sim_detect_body_view *bd = &s->body[B];
+  const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
+  double n[3], gap, found_gap;
+  *retaken = 0;
+  if (bd->open) { /* a cloth: unsigned, turned to the side v came from (detect_body.h) */
+    sim_detect_orient_open(swept ? xprev : x, NULL, h, n, &gap);
+    if (xprev && !swept) sim_detect_open_body_turn(s, v, B, bd->tri + 3 * h->tri, xprev, n, &gap);
+    found_gap = gap;
+  } else {
+    sim_detect_orient_closed(&bd->bvh, swept ? s->x_prev : s->x, bd->tri, swept ? xprev : x, h, n,
+                             &gap);
+    found_gap = gap;
+    if (s->face_prev && xprev && !swept &&
+        sim_detect_body_behind(s, bd->tri + 3 * h->tri, h->q.w, xprev, n) &&
+        sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, h)) {
+      sim_detect_orient_closed(&bd->bvh, s->x_prev, bd->tri, xprev, h, n, &gap);
+      *retaken = 1;
+    }
+  }
+  const int bv = s->body_of[v];
+  const double mu = bv >= 0 ? sqrt(s->body[bv].mu * bd->mu) : bd->mu;
+  sim_detect_put(k, SIM_CONTACT_BODY, v, B, n, h->q.c, gap, mu, 0);
+  for (int i = 0; i < 3; i++) k->tri[i] = bd->tri[3 * h->tri + i], k->w[i] = h->q.w[i];
+  return found_gap;
+}
+
+/* What the folds' test (detect_crease.h) reads of a vertex's first contact with a body: its
+   triangle (input index; SIM_DETECT_FIRST_NONE: none at x, within the margin and not taken
+   again at x_prev; SIM_DETECT_FIRST_UNKNOWN: not looked for), normal, point and mu.
+   sim_detect_vertex_point keeps those of the first SIM_DETECT_FIRSTS bodies, and finds the
+   others' again. */
+#define SIM_DETECT_FIRSTS 4
+#define SIM_DETECT_FIRST_NONE -1
+#define SIM_DETECT_FIRST_UNKNOWN -2
+typedef struct sim_detect_first {
+  int a;
+  double n[3], p[3], mu;
+} sim_detect_first;
+
+SIM_HD void sim_detect_first_of(sim_detect_first *f, int a, const sim_contact *k) {
+  f->a = a, f->mu = k->mu;
+  for (int i = 0; i < 3; i++) f->n[i] = k->n[i], f->p[i] = k->p[i];
+}
+
+/* creases (detect.h): whether vertex v, whose first contact with body B is f, has a second one
+   on the other face of a fold (detect_crease.h): its hit, normal and gap into *hc, n, *gap.
+   Not on a triangle whose vertices are all pinned where v is pinned (sim_detect_vertex_point). */
+SIM_HD int sim_detect_crease_of(const sim_detect_view *s, int v, int B, const sim_bvh_skip *skip,
+                                const sim_detect_first *f, sim_bvh_hit *hc, double n[3],
+                                double *gap) {
+  const sim_detect_body_view *bd = &s->body[B];
+  if (!sim_detect_crease_find(s, bd, s->x + 3 * (size_t)v, f->a, f->n, f->p, skip, hc, n, gap))
+    return 0;
+  return !(s->pinned && s->pinned[v] && sim_detect_tri_pinned(s, bd->tri + 3 * hc->tri));
+}
+
 /* Vertex v's contacts as a point: against obstacles, mesh obstacles and the bodies' triangles
    (v's skipped keys [lo, hi)). A pinned vertex (detect.h) against the bodies' alone, a
    triangle of pinned vertices not: its row holds the other body's vertices (those of a
@@ -343,6 +406,9 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
     sim_detect_put(k, SIM_CONTACT_MESH, v, m, n, h.q.c, gap, me->mu, u);
     found += sim_detect_keep(s, found_gap, k, out, found);
   }
+  /* the first contacts' fields the folds' test reads, kept for the first bodies */
+  sim_detect_first first[SIM_DETECT_FIRSTS];
+  for (int B = 0; B < SIM_DETECT_FIRSTS; B++) first[B].a = SIM_DETECT_FIRST_UNKNOWN;
   for (int B = 0; B < s->nbodies; B++) {
     const sim_detect_body_view *bd = &s->body[B];
     sim_bvh_hit h;
@@ -353,34 +419,60 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
     const sim_bvh_skip own = {v, bd->rest, bd->rest_gap * bd->rest_gap};
     const sim_bvh_skip *skip = B == bv ? &own : NULL;
     const int swept = !sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, skip, &h);
+    const int keep = s->creases && B < SIM_DETECT_FIRSTS;
+    if (keep) first[B].a = SIM_DETECT_FIRST_NONE;
     if (swept && !(s->sweep && xprev && sim_detect_body_swept(s, bd, xprev, x, skip))) continue;
     if (swept && (form || fixed)) /* taken at x_prev (detect_body.h): the sweep met a triangle,
                                      so one is nearest */
       sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h);
     if (fixed && sim_detect_tri_pinned(s, bd->tri + 3 * h.tri)) continue;
+    const int fold = keep && !swept; /* formed where counted too: the fold's test reads it */
+    if (!form && !fold) {
+      found++;
+      continue;
+    }
+    sim_contact *k = out && !s->inside_only ? &out[found] : &tmp;
+    const int a = h.tri;
+    int retaken;
+    const double found_gap = sim_detect_body_form(s, v, B, swept, skip, &h, k, &retaken);
+    if (fold && !retaken) sim_detect_first_of(&first[B], a, k);
+    found += form ? sim_detect_keep(s, found_gap, k, out, found) : 1;
+  }
+  /* the folds' second faces (detect_crease.h), after every body's first contact: their keys
+     (B + SIM_CONTACT_CREASE) sort after those. A first contact not kept above is found again,
+     at x alone (not swept), and formed, counted or not */
+  for (int B = 0; s->creases && B < s->nbodies; B++) {
+    const sim_detect_body_view *bd = &s->body[B];
+    sim_bvh_hit hc;
+    if ((B == bv ? !s->self_collision : s->no_others) ||
+        sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B + SIM_CONTACT_CREASE))
+      continue;
+    const sim_bvh_skip own = {v, bd->rest, bd->rest_gap * bd->rest_gap};
+    const sim_bvh_skip *skip = B == bv ? &own : NULL;
+    sim_detect_first f;
+    if (B < SIM_DETECT_FIRSTS && first[B].a != SIM_DETECT_FIRST_UNKNOWN) {
+      f = first[B];
+    } else {
+      sim_bvh_hit h;
+      f.a = SIM_DETECT_FIRST_NONE;
+      int retaken = 1;
+      if (sim_bvh_view_nearest(&bd->bvh, s->x, x, margin, skip, &h) &&
+          !(fixed && sim_detect_tri_pinned(s, bd->tri + 3 * h.tri))) {
+        const int a = h.tri;
+        sim_detect_body_form(s, v, B, 0, skip, &h, &tmp, &retaken);
+        if (!retaken) sim_detect_first_of(&f, a, &tmp);
+      }
+    }
+    double nc[3], gc;
+    if (f.a < 0 || !sim_detect_crease_of(s, v, B, skip, &f, &hc, nc, &gc)) continue;
     if (!form) {
       found++;
       continue;
     }
-    double found_gap;
-    if (bd->open) { /* a cloth: unsigned, turned to the side v came from (detect_body.h) */
-      sim_detect_orient_open(swept ? xprev : x, NULL, &h, n, &gap);
-      if (xprev && !swept) sim_detect_open_body_turn(s, v, B, bd->tri + 3 * h.tri, xprev, n, &gap);
-      found_gap = gap;
-    } else {
-      sim_detect_orient_closed(&bd->bvh, swept ? s->x_prev : s->x, bd->tri, swept ? xprev : x,
-                               &h, n, &gap);
-      found_gap = gap;
-      if (s->face_prev && xprev && !swept &&
-          sim_detect_body_behind(s, bd->tri + 3 * h.tri, h.q.w, xprev, n) &&
-          sim_bvh_view_nearest(&bd->bvh, s->x_prev, xprev, INFINITY, skip, &h))
-        sim_detect_orient_closed(&bd->bvh, s->x_prev, bd->tri, xprev, &h, n, &gap);
-    }
-    const double mu = bv >= 0 ? sqrt(s->body[bv].mu * bd->mu) : bd->mu;
     sim_contact *k = s->inside_only ? &tmp : &out[found];
-    sim_detect_put(k, SIM_CONTACT_BODY, v, B, n, h.q.c, gap, mu, 0);
-    for (int i = 0; i < 3; i++) k->tri[i] = bd->tri[3 * h.tri + i], k->w[i] = h.q.w[i];
-    found += sim_detect_keep(s, found_gap, k, out, found);
+    sim_detect_put(k, SIM_CONTACT_BODY, v, B + SIM_CONTACT_CREASE, nc, hc.q.c, gc, f.mu, 0);
+    for (int i = 0; i < 3; i++) k->tri[i] = bd->tri[3 * hc.tri + i], k->w[i] = hc.q.w[i];
+    found += sim_detect_keep(s, gc, k, out, found);
   }
   return found;
 }

@@ -127,11 +127,12 @@ void sim_world_kind_counts(const sim_world *w, int counts[SIM_WORLD_KINDS]) {
     int k = (int)c->kind;
     /* the body of the other side: BODY's source, the other edge's vertex's for EDGE; the
        vertex's own (such contacts exist only where detection ran, w->det) */
-    const int B = c->kind == SIM_CONTACT_BODY   ? c->source
+    const int B = c->kind == SIM_CONTACT_BODY   ? sim_contact_body_of(c->source)
                   : c->kind == SIM_CONTACT_EDGE ? w->det.body_of[c->tri[1]]
                                                 : -1;
     if (B >= 0 && B == w->det.body_of[c->v])
       k = c->kind == SIM_CONTACT_BODY ? SIM_WORLD_SELF : SIM_WORLD_SELF_EDGE;
+    if (c->kind == SIM_CONTACT_BODY && c->source >= SIM_CONTACT_CREASE) k = SIM_WORLD_CREASE;
     counts[k]++;
   }
 }
@@ -199,6 +200,7 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   w->par.self_collision = sc->contact.self_collision;
   w->par.no_others = !sc->contact.bodies; /* self-collision alone: no other body a target */
   w->par.edge_edge = sc->contact.edge_edge;
+  w->par.creases = sc->contact.creases;
   w->obs = SIM_NEW0(sim_detect_obstacle, no + 1);
   w->obs_frame0 = SIM_NEW0(sim_frame, no + 1);
   w->obs_def = SIM_NEW0(int, no + 1);
@@ -470,7 +472,8 @@ static int remember_sides(sim_world *w, int renew, sim_status *st) {
     while (i < w->now.n && sim_contact_key_cmp(&w->now.c[i], c) < 0) i++;
     if (renew ? !renewable(c)
               : !(c->kind == SIM_CONTACT_MESH && !w->mesh[c->source].closed) &&
-                    !(c->kind == SIM_CONTACT_BODY && w->body[c->source].open) &&
+                    !(c->kind == SIM_CONTACT_BODY && c->source < SIM_CONTACT_CREASE &&
+                      w->body[c->source].open) && /* a fold's face: its side is its first's */
                     c->kind != SIM_CONTACT_EDGE)
       continue;
     /* behind at that step's start: a q_t pass's gap. The prediction's and re-detection's

@@ -100,11 +100,14 @@ typedef struct sim_world {
 
 /* The step's contacts (w->out) by what they hold a vertex against: SIM_WORLD_KINDS counts, one
    per kind (contact.h), but a BODY contact whose vertex is of the body it touches
-   (self-collision) counted at index SIM_WORLD_SELF instead of SIM_CONTACT_BODY, and an EDGE
-   contact between edges of one body at SIM_WORLD_SELF_EDGE instead of SIM_CONTACT_EDGE. */
+   (self-collision) counted at index SIM_WORLD_SELF instead of SIM_CONTACT_BODY, an EDGE
+   contact between edges of one body at SIM_WORLD_SELF_EDGE instead of SIM_CONTACT_EDGE, and a
+   BODY contact on a fold's second face (detect_crease.h: its source B + SIM_CONTACT_CREASE), of
+   another body or its own, at SIM_WORLD_CREASE. */
 #define SIM_WORLD_SELF SIM_CONTACT_KINDS
 #define SIM_WORLD_SELF_EDGE (SIM_CONTACT_KINDS + 1)
-#define SIM_WORLD_KINDS (SIM_CONTACT_KINDS + 2)
+#define SIM_WORLD_CREASE (SIM_CONTACT_KINDS + 2)
+#define SIM_WORLD_KINDS (SIM_CONTACT_KINDS + 3)
 void sim_world_kind_counts(const sim_world *w, int counts[SIM_WORLD_KINDS]);
 
 /* 1 when model m has anything for the contact stage to solve (obstacles, body-body contact,

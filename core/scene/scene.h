@@ -215,6 +215,9 @@ typedef struct sim_contact_def {
   int self_collision;  /* 0/1: a body against its own surface (0) */
   int edge_edge;       /* 0/1: the bodies' surface edges against each other's, where body-body
                           contact or self-collision is on (0) */
+  int creases;         /* 0/1: a vertex in a fold of a body's surface (within the margin of two
+                          of its faces meeting at over 25.8 degrees) has a contact with each
+                          face, where body-body contact or self-collision is on (1) */
   double mu;           /* >= 0: friction coefficient between bodies (and within one) (0) */
   sim_scene_delassus delassus; /* how W is applied (auto) */
   sim_scene_form formulation;  /* the Newton system's form (compliance) */

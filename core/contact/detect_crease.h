@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* A vertex's second contact with a body, on the other face of a fold of its surface towards
+   the vertex (SIM_HD: the CPU's detect.c and the CUDA detector run this same code; detect.h
+   sim_detect_params.creases).
+
+   One contact per vertex and body holds the vertex off the body's nearest triangle alone. Where
+   the surface folds towards the vertex (a cloth pressed into a tent by a box's corner, the
+   corner in the tent's valley), the row of the nearer face does not stop the vertex going
+   through the other: box_on_trampoline's box corner, resting on one face of a tent 6 mm from
+   the fold, went 4.4 mm through the face beyond it, and its nearest triangle changed from one
+   face to the other from step to step.
+
+   The fold's other face: the nearest triangle B of the body within the margin of x, other than
+   the nearest one A, such that
+   - their planes meet at more than acos(SIM_DETECT_CREASE_COS): a sheet curved a little, and a
+     layer of cloth lying parallel on the vertex's other side, give none;
+   - the fold turns towards the vertex: B's centroid lies in front of A's plane (A's contact
+     normal n_A, facing the vertex), and, with B's normal n_B turned to face A's centroid, the
+     vertex is no more than the margin in front of B's plane. A point over a ridge (B falling
+     away from A) gives none.
+   Its row holds the vertex in front of B's plane, not off B's nearest point: a vertex resting
+   on A next to the fold is nearest B's edge on the fold, and (x - c) / |x - c| there lies in
+   A's plane. The contact: tri, w = B's vertices and the barycentrics of its point nearest x,
+   n = n_B, gap = n_B . (x - c), negative where the vertex has crossed B's plane (a vertex in
+   front of A and behind B within B's reach has gone through B). A closed body's n_B is its
+   outward normal, which faces A's centroid in a fold (a notch in the surface). */
+#ifndef SIM_CONTACT_DETECT_CREASE_H
+#define SIM_CONTACT_DETECT_CREASE_H
+#define SIM_DETECT_CREASE_COS 0.9 /* |n_A . n_B| below this: the planes meet at over 25.8 deg */
+
+#include "contact/bvh_query.h"
+#include "contact/detect.h"
+
+/* The centroid of triangle t3 (global vertex indices) at positions x. */
+SIM_HD void sim_detect_centroid(const double *x, const int *t3, double c[3]) {
+  for (int k = 0; k < 3; k++)
+    c[k] = (x[3 * (size_t)t3[0] + k] + x[3 * (size_t)t3[1] + k] + x[3 * (size_t)t3[2] + k]) / 3.0;
+}
+
+/* The cheap part of sim_detect_crease_face, before the closest point: whether triangle t3's
+   plane meets A's (normal nA, point cA) at more than acos(SIM_DETECT_CREASE_COS) (to rounding)
+   and t3's centroid lies in front of A's plane. */
+SIM_HD int sim_detect_crease_may(const double *x, const int *t3, const double nA[3],
+                                 const double cA[3]) {
+  const double *x0 = x + 3 * (size_t)t3[0], *x1 = x + 3 * (size_t)t3[1],
+               *x2 = x + 3 * (size_t)t3[2];
+  const double e1[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+  const double e2[3] = {x2[0] - x0[0], x2[1] - x0[1], x2[2] - x0[2]};
+  double nn[3], g[3];
+  sim_cross3(e1, e2, nn);
+  const double l2 = sim_dot3(nn, nn), t = sim_dot3(nn, nA), c = SIM_DETECT_CREASE_COS + 1e-9;
+  if (!(l2 > 0.0) || !(t * t < c * c * l2)) return 0;
+  sim_detect_centroid(x, t3, g);
+  const double d[3] = {g[0] - cA[0], g[1] - cA[1], g[2] - cA[2]};
+  return sim_dot3(nA, d) > 0.0;
+}
+
+/* Whether triangle t3, whose point nearest x is q, is the other face of a fold towards x from
+   the triangle a3 (contact normal nA at point cA, facing x): then its normal facing a3's
+   centroid into n and x's distance in front of its plane (<= margin) into *gap. */
+SIM_HD int sim_detect_crease_face(const sim_detect_view *s, const sim_detect_body_view *bd,
+                                  const double x[3], const int *a3, const double nA[3],
+                                  const double cA[3], const int *t3, const sim_tri_closest *q,
+                                  double n[3], double *gap) {
+  if (sim_dot3(q->n, q->n) == 0.0 || !(fabs(sim_dot3(q->n, nA)) < SIM_DETECT_CREASE_COS)) return 0;
+  double gB[3], gA[3];
+  sim_detect_centroid(s->x, t3, gB);
+  sim_detect_centroid(s->x, a3, gA);
+  const double dB[3] = {gB[0] - cA[0], gB[1] - cA[1], gB[2] - cA[2]};
+  const double dA[3] = {gA[0] - q->c[0], gA[1] - q->c[1], gA[2] - q->c[2]};
+  if (!(sim_dot3(nA, dB) > 0.0)) return 0; /* B falls away behind A's plane: a ridge */
+  const double turn = sim_dot3(q->n, dA) < 0.0 ? -1.0 : 1.0;
+  if (!bd->open && turn < 0.0) return 0; /* a closed body's outward normal faces A: a ridge */
+  for (int k = 0; k < 3; k++) n[k] = turn * q->n[k];
+  const double d[3] = {x[0] - q->c[0], x[1] - q->c[1], x[2] - q->c[2]};
+  *gap = sim_dot3(n, d);
+  return *gap <= s->margin;
+}
+
+/* The fold's other face for a vertex at x whose contact with body bd is on triangle a (input
+   index) with normal nA at point cA, skipping what `skip` names (NULL: nothing): its hit into
+   *h and its normal and gap (sim_detect_crease_face) into n and *gap, returning 1, or 0 where
+   there is none. The smallest (d2, input index) among them, as sim_bvh_view_nearest picks. */
+SIM_HD int sim_detect_crease_find(const sim_detect_view *s, const sim_detect_body_view *bd,
+                                  const double x[3], int a, const double nA[3], const double cA[3],
+                                  const sim_bvh_skip *skip, sim_bvh_hit *h, double n[3],
+                                  double *gap) {
+  const double m2 = s->margin * s->margin;
+  const int *a3 = bd->tri + 3 * a;
+  int found = 0;
+  sim_bvh_walk w;
+  sim_bvh_walk_begin(&bd->bvh, &w);
+  for (int leaf; (leaf = sim_bvh_walk_next(&bd->bvh, &w, x, m2, NULL)) >= 0;) {
+    const sim_bvh_node *nd = &bd->bvh.node[leaf];
+    for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
+      const int id = bd->bvh.id[slot], *t3 = bd->bvh.tri + 3 * slot;
+      if (id == a || sim_bvh_skips_quick(skip, t3) || !sim_detect_crease_may(s->x, t3, nA, cA))
+        continue;
+      sim_tri_closest q;
+      sim_bvh_slot_closest(&bd->bvh, s->x, x, slot, &q);
+      if (!(q.d2 <= m2) || (found && (q.d2 > h->q.d2 || (q.d2 == h->q.d2 && id > h->tri))))
+        continue;
+      double nb[3], gb;
+      if (!sim_detect_crease_face(s, bd, x, a3, nA, cA, t3, &q, nb, &gb) ||
+          sim_bvh_skips_rest(skip, t3))
+        continue;
+      h->tri = id, h->q = q, found = 1, *gap = gb;
+      for (int k = 0; k < 3; k++) n[k] = nb[k];
+    }
+  }
+  return found;
+}
+
+#endif

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What a vertex's second contact in a fold of a body's surface (contact.creases,
+# core/contact/detect_crease.h) changes: each scene run with creases on, then off, on the CPU
+# with one thread, and one table row per run: the smallest gap at a step's start (mm) and its
+# frame, the most contacts in a step and the most of them on a fold's far face (summary.json's
+# contacts_max_by_kind.crease), the L-G iterations, and the mean detection and frame times
+# (ms a frame, timing.csv's cd and frame_ms; one run each: compare them with
+# scripts/bench_cd.sh for a figure that holds).
+# usage: scripts/creases.sh [--simctl BIN] [--frames N] [--out DIR] [SCENE.json...]
+#        (defaults: build/simctl, each scene's frames, out/creases, the scenes whose bodies meet)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+SIMCTL="$ROOT/build/simctl" FRAMES= OUT=out/creases
+SCENES=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
+    --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "creases.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
+    *) SCENES+=("$1"); shift ;;
+  esac
+done
+if [ -n "$FRAMES" ] && ! [[ "$FRAMES" =~ ^[1-9][0-9]*$ ]]; then
+  echo "creases.sh: --frames: expected a positive whole number, got '$FRAMES'" >&2
+  exit 2
+fi
+if [ ! -x "$SIMCTL" ]; then
+  echo "creases.sh: $SIMCTL: no such program (make build first, or give --simctl)" >&2
+  exit 2
+fi
+if [ ${#SCENES[@]} -eq 0 ]; then
+  for s in box_on_trampoline pushing_wall soft_box_on_slab crossed_ribbons folding_towel \
+    cloth_pile; do
+    SCENES+=("$ROOT/scenes/$s.json")
+  done
+fi
+echo "| scene | creases | min gap (mm) | its frame | contacts max | on folds max | L-G iterations | cd (ms) | frame (ms) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for scene in "${SCENES[@]}"; do
+  name=$(basename "$scene" .json)
+  for on in true false; do
+    dir="$OUT/$name-$on"
+    args=(run "$scene" --out "$dir" --quiet --threads 1 --device cpu --set "contact.creases=$on"
+      --set 'output.formats=["csv"]')
+    [ -n "$FRAMES" ] && args+=(--frames "$FRAMES")
+    "$SIMCTL" "${args[@]}"
+    python3 - "$dir" "$name" "$on" <<'PY'
+import csv, json, math, sys
+d, name, on = sys.argv[1:4]
+rows = list(csv.DictReader(open(d + "/timing.csv")))
+gaps = [(float(r["min_gap"]), int(r["frame"])) for r in rows
+        if r["min_gap"] not in ("", "inf", "nan")]
+s = json.load(open(d + "/summary.json"))["contact"]
+gap, at = min(gaps) if gaps else (math.nan, "-")
+mean = lambda k: sum(float(r[k]) for r in rows) / len(rows)
+print(f"| {name} | {'on' if on == 'true' else 'off'} | {1e3 * gap:+.3f} | {at} | "
+      f"{s['contacts_max']:,} | {s['contacts_max_by_kind']['crease']:,} | "
+      f"{sum(int(r['lg_iterations']) for r in rows):,} | {mean('cd'):.3f} | {mean('frame_ms'):.2f} |")
+PY
+  done
+done
