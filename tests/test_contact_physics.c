@@ -729,12 +729,13 @@ static void test_open_trough(void) {
       "  centre at the end (%.4f, %.4f) m, speed %.3g m/s; deepest vertex %.3g m, at the end"
       " %.3g m; min gap %.3g m\n",
       c[0], c[1], sim_norm3(v), deepest, last, r.min_gap);
-  /* the landing in the valley is an impact, at about 2 m/s (22 mm a step), that the step's
-     solve (10 L-G iterations) meets to a depth set by rounding: 0.024 mm on one machine,
-     0.74 mm (one step, frame 33) on another with other library builds, 1.13 mm on a third
-     (AVX-512); through the trough, as before, is 0.7 m. At rest in the valley the box is out
-     of the slopes again. */
-  CHECK(deepest >= -5e-3);
+  /* the landing in the valley, at about 2 m/s (22 mm a step): the box's lowest vertices come
+     within the margin of both slopes, and with one contact per vertex and mesh went up to
+     1.13 mm through the slope their row did not name (0.024 mm on one machine, 0.74 mm on
+     another, 1.13 mm on a third: which slope is nearest turned on rounding). With the valley's
+     second contact (contact.creases, detect_crease.h) 0.033 mm; through the trough, as before,
+     is 0.7 m. At rest in the valley the box is out of the slopes again. */
+  CHECK(deepest >= -5e-4);
   CHECK(last >= -1e-4);
   CHECK(fabs(c[0]) < 0.05 && c[1] > 0.03 && c[1] < 0.1); /* in the valley */
   CHECK(sim_norm3(v) < 0.05);

@@ -6,8 +6,9 @@
    one that went through the second face (its contact turned by x_prev, the crease on the
    first); none over a ridge, across a shallow fold (20 degrees), against a parallel layer,
    with creases off, or against an all-pinned triangle where the vertex is pinned; the skip
-   list and inside_only with the crease's own key; a closed cube dented at the top (outward
-   normals) and the same cube with a roof instead (none). */
+   list and inside_only with the crease's own key; the valley as an open mesh obstacle (a
+   spinning V trough: the point, normal, gap and surface velocity); a closed cube dented at the top
+   (outward normals) and the same cube with a roof instead (none). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,6 +156,55 @@ static void test_valley(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* The valley as an open mesh obstacle (a V trough; its vertices and triangles those of the
+   cloth above, renumbered from 0), spinning about z: vertex 0 on A beside the fold has a second
+   contact on B (MESH, source 0 + SIM_CONTACT_CREASE) at B's point on the fold, B's normal, the
+   gap to B's plane and the surface velocity there; none over a ridge, or with creases off. */
+static void test_mesh_valley(void) {
+  double x[3 * NV], mx[18];
+  const double probe[3] = {-0.01, 0.001, 0.3};
+  memcpy(x, probe, sizeof probe);
+  fold(x, 60);
+  memcpy(mx, x + 3 * NP, sizeof mx);
+  int mt[12];
+  for (int i = 0; i < 12; i++) mt[i] = g_tri[i] - NP;
+  sim_detect_mesh m = sim_default_detect_mesh();
+  m.nv = 6, m.nt = 4, m.x = mx, m.tri = mt, m.closed = 0, m.mu = 0.3;
+  m.omega[2] = 2.0, m.center[0] = 1.0; /* about z through (1, 0, 0): u = (-2 y, 2 (x - 1), 0) */
+  sim_detect_scene s = {1, x, x, NULL, 0, 1, 0, NULL, &m, NULL};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.05, p.creases = 1;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
+  const double sn = sin(SIM_PI / 3), cs = cos(SIM_PI / 3);
+  CHECK_INT(o.n, 2);
+  if (o.n == 2) {
+    const sim_contact *a = &o.c[0], *k = &o.c[1];
+    CHECK(a->kind == SIM_CONTACT_MESH && a->source == 0 && k->kind == SIM_CONTACT_MESH &&
+          k->source == SIM_CONTACT_CREASE);
+    CHECK_NEAR(a->n[1], 1, 0);
+    CHECK_NEAR(a->gap, 0.001, 1e-17);
+    CHECK_NEAR(k->n[0], -sn, 1e-15);
+    CHECK_NEAR(k->n[1], cs, 1e-15);
+    CHECK_NEAR(k->gap, 0.01 * sn + 0.001 * cs, 1e-15);
+    const double c[3] = {0, 0, 0.3};
+    for (int i = 0; i < 3; i++) CHECK_NEAR(k->p[i], c[i], 1e-15);
+    CHECK_NEAR(k->u[0], 0, 1e-15); /* at the fold's point (0, 0, 0.3) */
+    CHECK_NEAR(k->u[1], -2, 1e-15);
+    CHECK_NEAR(k->mu, 0.3, 0);
+    CHECK(k->tri[0] == -1 && k->w[0] == 0); /* an obstacle's row: p alone */
+  }
+  p.creases = 0;
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 1);
+  p.creases = 1;
+  fold(x, -60); /* a ridge */
+  memcpy(mx, x + 3 * NP, sizeof mx);
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 1);
+  sim_detect_contacts_free(&o);
+}
+
 /* A closed cube [0,1]^3 whose top is four triangles round a centre vertex at height `top`:
    0.8 a dent, 1.2 a roof. Vertices 0-7 the corners (bit 0 x, bit 1 y, bit 2 z), 8 the top's
    centre; probes 9, 10. */
@@ -200,6 +250,7 @@ static void test_dent(void) {
 
 int main(void) {
   test_valley();
+  test_mesh_valley();
   test_dent();
   return check_summary("test_detect_crease");
 }

@@ -226,7 +226,8 @@ static long long g_tree_nodes; /* the bodies' tree nodes compared with the host'
 static int g_open_turned;  /* the open box's contacts with a negative gap: turned to a side */
 static int g_open_self;    /* the open box's vertices' contacts with its own triangles */
 static int g_edges, g_edges_self, g_edges_turned; /* edge pairs: all, of one body, gap < 0 */
-static int g_creases, g_creases_open; /* second contacts in folds (creases): all, the open box's */
+static int g_creases, g_creases_open, g_creases_mesh; /* second contacts in folds (creases): */
+                                                      /* bodies', the open box's, meshes' */
 
 /* The copies the device left of a pass's contacts (dev_ref, dev_slot: what a device contact
    stage gathers instead of an upload): every 7th of them, bitwise the contact; and a contact of
@@ -408,6 +409,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
         g_creases++;
         g_creases_open += w->body[1].open && c->source == 1 + SIM_CONTACT_CREASE;
       }
+      g_creases_mesh += c->kind == SIM_CONTACT_MESH && c->source >= SIM_CONTACT_CREASE;
       if (c->kind != SIM_CONTACT_EDGE) continue;
       g_edges++;
       g_edges_self += dh.body_of[c->v] == dh.body_of[c->tri[1]];
@@ -456,9 +458,11 @@ int main(void) {
   printf("edge-edge contacts: %d, %d of them within a body, %d turned (gap < 0)\n", g_edges,
          g_edges_self, g_edges_turned);
   CHECK(g_edges > 100 && g_edges_self > 0 && g_edges_turned > 0);
-  printf("second contacts in folds (creases): %d, %d of them the open box's\n", g_creases,
-         g_creases_open);
-  CHECK(g_creases > 10 && g_creases_open > 0);
+  printf(
+      "second contacts in folds (creases): %d of bodies, %d of them the open box's; %d of"
+      " mesh obstacles\n",
+      g_creases, g_creases_open, g_creases_mesh);
+  CHECK(g_creases > 10 && g_creases_open > 0 && g_creases_mesh > 0);
   /* the first scene again with the slots off (SIMCTL_CUDA_DETECT_SLOTS=off, what a run too
      large for them does): each vertex counted, then queried again for its contacts; new
      detectors, whose guesses start over */

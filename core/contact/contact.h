@@ -63,8 +63,9 @@ typedef enum {
 #define SIM_CONTACT_EDGE_SLOTS 16
 #define SIM_CONTACT_EDGE_VERTS (2147483647 / (SIM_CONTACT_EDGE_SLOTS * SIM_CONTACT_EDGE_SLOTS))
 
-/* A BODY contact's source: the body B, or B + SIM_CONTACT_CREASE for the vertex's second
-   contact with B, in a fold of B's surface (detect_crease.h); sim_contact_body_of gives B. */
+/* A BODY (MESH) contact's source: the body B (mesh obstacle m), or B + SIM_CONTACT_CREASE for
+   the vertex's second contact with it, in a fold of its surface (detect_crease.h);
+   sim_contact_body_of gives B (m). */
 #define SIM_CONTACT_CREASE (1 << 24)
 static inline int sim_contact_body_of(int source) { return source & (SIM_CONTACT_CREASE - 1); }
 

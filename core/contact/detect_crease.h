@@ -55,53 +55,65 @@ SIM_HD int sim_detect_crease_may(const double *x, const int *t3, const double nA
   return sim_dot3(nA, d) > 0.0;
 }
 
-/* Whether triangle t3, whose point nearest x is q, is the other face of a fold towards x from
-   the triangle a3 (contact normal nA at point cA, facing x): then its normal facing a3's
-   centroid into n and x's distance in front of its plane (<= margin) into *gap. */
-SIM_HD int sim_detect_crease_face(const sim_detect_view *s, const sim_detect_body_view *bd,
-                                  const double x[3], const int *a3, const double nA[3],
-                                  const double cA[3], const int *t3, const sim_tri_closest *q,
-                                  double n[3], double *gap) {
+/* A surface the folds' test reads: a body's (its tree over the global positions, its
+   triangles in input order, open: a cloth) or a mesh obstacle's (its tree and posed vertices),
+   and the margin of its contacts. */
+typedef struct sim_detect_surface {
+  const sim_bvh_view *bvh;
+  const double *x;
+  const int *tri;
+  int open;
+  double margin;
+} sim_detect_surface;
+
+/* Whether triangle t3 of surface f, whose point nearest x is q, is the other face of a fold
+   towards x from the triangle a3 (contact normal nA at point cA, facing x): then its normal
+   facing a3's centroid into n and x's distance in front of its plane (<= the margin) into
+   *gap. */
+SIM_HD int sim_detect_crease_face(const sim_detect_surface *f, const double x[3], const int *a3,
+                                  const double nA[3], const double cA[3], const int *t3,
+                                  const sim_tri_closest *q, double n[3], double *gap) {
   if (sim_dot3(q->n, q->n) == 0.0 || !(fabs(sim_dot3(q->n, nA)) < SIM_DETECT_CREASE_COS)) return 0;
   double gB[3], gA[3];
-  sim_detect_centroid(s->x, t3, gB);
-  sim_detect_centroid(s->x, a3, gA);
+  sim_detect_centroid(f->x, t3, gB);
+  sim_detect_centroid(f->x, a3, gA);
   const double dB[3] = {gB[0] - cA[0], gB[1] - cA[1], gB[2] - cA[2]};
   const double dA[3] = {gA[0] - q->c[0], gA[1] - q->c[1], gA[2] - q->c[2]};
   if (!(sim_dot3(nA, dB) > 0.0)) return 0; /* B falls away behind A's plane: a ridge */
   const double turn = sim_dot3(q->n, dA) < 0.0 ? -1.0 : 1.0;
-  if (!bd->open && turn < 0.0) return 0; /* a closed body's outward normal faces A: a ridge */
+  if (!f->open && turn < 0.0) return 0; /* a closed surface's outward normal faces A: a ridge */
   for (int k = 0; k < 3; k++) n[k] = turn * q->n[k];
   const double d[3] = {x[0] - q->c[0], x[1] - q->c[1], x[2] - q->c[2]};
   *gap = sim_dot3(n, d);
-  return *gap <= s->margin;
+  return *gap <= f->margin;
 }
 
-/* The fold's other face for a vertex at x whose contact with body bd is on triangle a (input
-   index) with normal nA at point cA, skipping what `skip` names (NULL: nothing): its hit into
-   *h and its normal and gap (sim_detect_crease_face) into n and *gap, returning 1, or 0 where
-   there is none. The smallest (d2, input index) among them, as sim_bvh_view_nearest picks. */
-SIM_HD int sim_detect_crease_find(const sim_detect_view *s, const sim_detect_body_view *bd,
-                                  const double x[3], int a, const double nA[3], const double cA[3],
-                                  const sim_bvh_skip *skip, sim_bvh_hit *h, double n[3],
-                                  double *gap) {
-  const double m2 = s->margin * s->margin;
-  const int *a3 = bd->tri + 3 * a;
+/* The fold's other face of surface f for a vertex at x whose contact with it is on triangle a
+   (input index) with normal nA at point cA, skipping what `skip` names (NULL: nothing): its
+   hit into *h and its normal and gap (sim_detect_crease_face) into n and *gap, returning 1, or
+   0 where there is none. The smallest (d2, input index) among them, as sim_bvh_view_nearest
+   picks. */
+SIM_HD int sim_detect_crease_find(const sim_detect_surface *f, const double x[3], int a,
+                                  const double nA[3], const double cA[3], const sim_bvh_skip *skip,
+                                  sim_bvh_hit *h, double n[3], double *gap) {
+  const sim_bvh_view *b = f->bvh;
+  const double m2 = f->margin * f->margin;
+  const int *a3 = f->tri + 3 * a;
   int found = 0;
   sim_bvh_walk w;
-  sim_bvh_walk_begin(&bd->bvh, &w);
-  for (int leaf; (leaf = sim_bvh_walk_next(&bd->bvh, &w, x, m2, NULL)) >= 0;) {
-    const sim_bvh_node *nd = &bd->bvh.node[leaf];
+  sim_bvh_walk_begin(b, &w);
+  for (int leaf; (leaf = sim_bvh_walk_next(b, &w, x, m2, NULL)) >= 0;) {
+    const sim_bvh_node *nd = &b->node[leaf];
     for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
-      const int id = bd->bvh.id[slot], *t3 = bd->bvh.tri + 3 * slot;
-      if (id == a || sim_bvh_skips_quick(skip, t3) || !sim_detect_crease_may(s->x, t3, nA, cA))
+      const int id = b->id[slot], *t3 = b->tri + 3 * slot;
+      if (id == a || sim_bvh_skips_quick(skip, t3) || !sim_detect_crease_may(f->x, t3, nA, cA))
         continue;
       sim_tri_closest q;
-      sim_bvh_slot_closest(&bd->bvh, s->x, x, slot, &q);
+      sim_bvh_slot_closest(b, f->x, x, slot, &q);
       if (!(q.d2 <= m2) || (found && (q.d2 > h->q.d2 || (q.d2 == h->q.d2 && id > h->tri))))
         continue;
       double nb[3], gb;
-      if (!sim_detect_crease_face(s, bd, x, a3, nA, cA, t3, &q, nb, &gb) ||
+      if (!sim_detect_crease_face(f, x, a3, nA, cA, t3, &q, nb, &gb) ||
           sim_bvh_skips_rest(skip, t3))
         continue;
       h->tri = id, h->q = q, found = 1, *gap = gb;

@@ -303,9 +303,79 @@ SIM_HD int sim_detect_crease_of(const sim_detect_view *s, int v, int B, const si
                                 const sim_detect_first *f, sim_bvh_hit *hc, double n[3],
                                 double *gap) {
   const sim_detect_body_view *bd = &s->body[B];
-  if (!sim_detect_crease_find(s, bd, s->x + 3 * (size_t)v, f->a, f->n, f->p, skip, hc, n, gap))
+  const sim_detect_surface sf = {&bd->bvh, s->x, bd->tri, bd->open, s->margin};
+  if (!sim_detect_crease_find(&sf, s->x + 3 * (size_t)v, f->a, f->n, f->p, skip, hc, n, gap))
     return 0;
   return !(s->pinned && s->pinned[v] && sim_detect_tri_pinned(s, bd->tri + 3 * hc->tri));
+}
+
+/* Mesh obstacle me's rigid velocity at p: vel + omega x (p - center). */
+SIM_HD void sim_detect_mesh_velocity(const sim_detect_mesh_view *me, const double p[3],
+                                     double u[3]) {
+  const double r[3] = {p[0] - me->center[0], p[1] - me->center[1], p[2] - me->center[2]};
+  sim_cross3(me->omega, r, u);
+  for (int i = 0; i < 3; i++) u[i] += me->vel[i];
+}
+
+/* Vertex v's contact with mesh obstacle m (sim_detect_vertex_point: v's body touches it, its
+   key is not skipped): 0 where it has none, else 1, the contact formed into *k where k != NULL
+   (its gap as found into *found_gap) and, where f != NULL (with k), what the folds' test reads
+   of it into *f (SIM_DETECT_FIRST_NONE where the sweep found it or it was taken again at
+   x_prev). */
+SIM_HD int sim_detect_mesh_contact(const sim_detect_view *s, int v, int m, sim_contact *k,
+                                   double *found_gap, sim_detect_first *f) {
+  const sim_detect_mesh_view *me = &s->mesh[m];
+  const double *x = s->x + 3 * (size_t)v, *xprev = s->x_prev ? s->x_prev + 3 * (size_t)v : 0;
+  double y[3], ys[3], mo, n[3], u[3], gap; /* the query point and margin (sim_detect_query_at) */
+  sim_bvh_hit h;
+  if (f) f->a = SIM_DETECT_FIRST_NONE;
+  const double own = sim_detect_margin(me->margin, s->margin);
+  const double *q = sim_detect_query_at(s, &me->step, own, x, y, &mo);
+  const double *xs = xprev ? sim_detect_start_of(&me->step, xprev, ys) : 0;
+  const int swept = !sim_bvh_view_nearest(&me->bvh, me->x, q, mo, NULL, &h); /* as obstacles' */
+  if (swept && !(s->sweep && xs && sim_detect_swept(0, &me->bvh, me->x, xs, q, mo))) return 0;
+  if (!k) return 1;
+  const int a = h.tri;
+  int retaken = swept;
+  if (swept) /* the sweep met a triangle: the nearest at x_prev exists */
+    sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, NULL, &h), q = xs;
+  if (me->closed)
+    sim_detect_orient_closed(&me->bvh, me->x, me->tri, q, &h, n, &gap);
+  else /* queried where it was (at_start, swept): x_prev there too */
+    sim_detect_orient_open(q, q != x ? xs : xprev, &h, n, &gap);
+  /* a blade's side where the vertex crossed it: remembered, else x_prev's (detect.h sides) */
+  double nm[3];
+  int behind = 0;
+  const double *side =
+      me->closed ? 0 : sim_detect_side_of(s, v, SIM_CONTACT_MESH, m, &me->step, nm, &behind);
+  *found_gap = gap; /* a blade's turned to x_prev's side: crossed it, inside_only */
+  if (side) {
+    /* crossed: the side it came from, that of the triangle it went through, where x_prev is
+       off that triangle's plane; the side remembered where it lies in it (it rested on the
+       face). A remembered edge contact's normal lies almost in the blade's plane, and its
+       small tilt took a vertex that went through the face as on the side it reached */
+    double from[3] = {0.0, 0.0, 0.0};
+    const int turn = behind ? sim_dot3(n, side) < 0
+                            : xs && sim_detect_mesh_crossed(&me->bvh, me->x, xs, q, from) &&
+                                  sim_dot3(n, sim_dot3(from, from) > 0 ? from : side) < 0;
+    if (turn) sim_detect_turn(n, &gap), *found_gap = gap;
+  } else if (s->face_prev && xs) {
+    if (!me->closed) {
+      sim_detect_face_prev(xs, h.q.c, n, &gap), *found_gap = gap;
+    } else if (sim_detect_behind_by(xs, h.q.c, n, own) && /* as for analytic obstacles */
+               sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, NULL, &h)) {
+      sim_detect_orient_closed(&me->bvh, me->x, me->tri, xs, &h, n, &gap);
+      retaken = 1;
+    }
+  } else if (s->at_start && !me->closed && xprev && !me->step.on && /* x_prev: a step back */
+             sim_detect_behind_by(xprev, h.q.c, n, 0.0) &&
+             sim_detect_mesh_crossed(&me->bvh, me->x, xprev, x, 0)) {
+    sim_detect_turn(n, &gap), *found_gap = gap;
+  }
+  sim_detect_mesh_velocity(me, h.q.c, u);
+  sim_detect_put(k, SIM_CONTACT_MESH, v, m, n, h.q.c, gap, me->mu, u);
+  if (f && !retaken) sim_detect_first_of(f, a, k);
+  return 1;
 }
 
 /* Vertex v's contacts as a point: against obstacles, mesh obstacles and the bodies' triangles
@@ -322,7 +392,7 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
                              x_prev's place relative to it (sim_detect_start_of) */
   const int bv = s->body_of[v];
   const int form = out || s->inside_only; /* the candidates are formed, not only counted */
-  double c[3], n[3], u[3], gap;
+  double c[3], n[3], u[3];
   sim_contact tmp; /* inside_only: the candidate, before the filter */
   int found = 0;
   for (int o = 0; !fixed && o < s->nobs; o++) {
@@ -350,65 +420,48 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
     sim_detect_put(k, SIM_CONTACT_OBSTACLE, v, o, n, c, phi, ob->mu, u);
     found += sim_detect_keep(s, found_gap, k, out, found);
   }
+  sim_detect_first first[SIM_DETECT_FIRSTS]; /* the folds' test's (sim_detect_first) */
+  for (int i = 0; i < SIM_DETECT_FIRSTS; i++) first[i].a = SIM_DETECT_FIRST_UNKNOWN;
   for (int m = 0; !fixed && m < s->nmesh; m++) {
+    if (!sim_detect_touches(s->mesh[m].bodies, bv) ||
+        sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m))
+      continue;
+    sim_detect_first *f = s->creases && m < SIM_DETECT_FIRSTS ? &first[m] : NULL;
+    sim_contact *k = out && !s->inside_only ? &out[found] : &tmp;
+    double found_gap;
+    if (!sim_detect_mesh_contact(s, v, m, form || f ? k : NULL, &found_gap, f)) continue;
+    found += form ? sim_detect_keep(s, found_gap, k, out, found) : 1;
+  }
+  /* the folds' second faces (detect_crease.h), after every mesh's first contact: their keys
+     (m + SIM_CONTACT_CREASE) sort after those. A first contact not kept above is found again,
+     and formed, counted or not */
+  for (int m = 0; !fixed && s->creases && m < s->nmesh; m++) {
     const sim_detect_mesh_view *me = &s->mesh[m];
-    sim_bvh_hit h;
-    if (!sim_detect_touches(me->bodies, bv) || sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m))
+    if (!sim_detect_touches(me->bodies, bv) ||
+        sim_detect_skipped(s, lo, hi, SIM_CONTACT_MESH, m + SIM_CONTACT_CREASE))
+      continue;
+    sim_detect_first f;
+    double gap0;
+    if (m < SIM_DETECT_FIRSTS && first[m].a != SIM_DETECT_FIRST_UNKNOWN)
+      f = first[m];
+    else if (!sim_detect_mesh_contact(s, v, m, &tmp, &gap0, &f))
       continue;
     const double own = sim_detect_margin(me->margin, margin);
     const double *q = sim_detect_query_at(s, &me->step, own, x, y, &mo);
-    const double *xs = xprev ? sim_detect_start_of(&me->step, xprev, ys) : 0;
-    const int swept = !sim_bvh_view_nearest(&me->bvh, me->x, q, mo, NULL, &h); /* as above */
-    if (swept && !(s->sweep && xs && sim_detect_swept(0, &me->bvh, me->x, xs, q, mo))) continue;
+    const sim_detect_surface sf = {&me->bvh, me->x, me->tri, !me->closed, mo};
+    sim_bvh_hit hc = {0}; /* the fold's other face */
+    double nc[3], gc;
+    if (f.a < 0 || !sim_detect_crease_find(&sf, q, f.a, f.n, f.p, NULL, &hc, nc, &gc)) continue;
     if (!form) {
       found++;
       continue;
     }
-    if (swept) /* the sweep met a triangle: the nearest at x_prev exists */
-      sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, NULL, &h), q = xs;
-    if (me->closed)
-      sim_detect_orient_closed(&me->bvh, me->x, me->tri, q, &h, n, &gap);
-    else /* queried where it was (at_start, swept): x_prev there too */
-      sim_detect_orient_open(q, q != x ? xs : xprev, &h, n, &gap);
-    /* a blade's side where the vertex crossed it: remembered, else x_prev's (detect.h sides) */
-    double nm[3];
-    int behind = 0;
-    const double *side =
-        me->closed ? 0 : sim_detect_side_of(s, v, SIM_CONTACT_MESH, m, &me->step, nm, &behind);
-    double found_gap = gap; /* a blade's turned to x_prev's side: crossed it, inside_only */
-    if (side) {
-      /* crossed: the side it came from, that of the triangle it went through, where x_prev is
-         off that triangle's plane; the side remembered where it lies in it (it rested on the
-         face). A remembered edge contact's normal lies almost in the blade's plane, and its
-         small tilt took a vertex that went through the face as on the side it reached */
-      double from[3] = {0.0, 0.0, 0.0};
-      const int turn =
-          behind ? sim_dot3(n, side) < 0
-                 : xs && sim_detect_mesh_crossed(&me->bvh, me->x, xs, q, from) &&
-                       sim_dot3(n, sim_dot3(from, from) > 0 ? from : side) < 0;
-      if (turn) sim_detect_turn(n, &gap), found_gap = gap;
-    } else if (s->face_prev && xs) {
-      if (!me->closed)
-        sim_detect_face_prev(xs, h.q.c, n, &gap), found_gap = gap;
-      else if (sim_detect_behind_by(xs, h.q.c, n, own) && /* as for analytic obstacles */
-               sim_bvh_view_nearest(&me->bvh, me->x, xs, INFINITY, NULL, &h))
-        sim_detect_orient_closed(&me->bvh, me->x, me->tri, xs, &h, n, &gap);
-    } else if (s->at_start && !me->closed && xprev && !me->step.on && /* x_prev: a step back */
-               sim_detect_behind_by(xprev, h.q.c, n, 0.0) &&
-               sim_detect_mesh_crossed(&me->bvh, me->x, xprev, x, 0)) {
-      sim_detect_turn(n, &gap), found_gap = gap;
-    }
-    const double r[3] = {h.q.c[0] - me->center[0], h.q.c[1] - me->center[1],
-                         h.q.c[2] - me->center[2]};
-    sim_cross3(me->omega, r, u);
-    for (int k = 0; k < 3; k++) u[k] += me->vel[k];
+    sim_detect_mesh_velocity(me, hc.q.c, u);
     sim_contact *k = s->inside_only ? &tmp : &out[found];
-    sim_detect_put(k, SIM_CONTACT_MESH, v, m, n, h.q.c, gap, me->mu, u);
-    found += sim_detect_keep(s, found_gap, k, out, found);
+    sim_detect_put(k, SIM_CONTACT_MESH, v, m + SIM_CONTACT_CREASE, nc, hc.q.c, gc, me->mu, u);
+    found += sim_detect_keep(s, gc, k, out, found);
   }
-  /* the first contacts' fields the folds' test reads, kept for the first bodies */
-  sim_detect_first first[SIM_DETECT_FIRSTS];
-  for (int B = 0; B < SIM_DETECT_FIRSTS; B++) first[B].a = SIM_DETECT_FIRST_UNKNOWN;
+  for (int i = 0; i < SIM_DETECT_FIRSTS; i++) first[i].a = SIM_DETECT_FIRST_UNKNOWN;
   for (int B = 0; B < s->nbodies; B++) {
     const sim_detect_body_view *bd = &s->body[B];
     sim_bvh_hit h;
@@ -443,7 +496,7 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
      at x alone (not swept), and formed, counted or not */
   for (int B = 0; s->creases && B < s->nbodies; B++) {
     const sim_detect_body_view *bd = &s->body[B];
-    sim_bvh_hit hc;
+    sim_bvh_hit hc = {0}; /* the fold's other face */
     if ((B == bv ? !s->self_collision : s->no_others) ||
         sim_detect_skipped(s, lo, hi, SIM_CONTACT_BODY, B + SIM_CONTACT_CREASE))
       continue;

@@ -132,7 +132,9 @@ void sim_world_kind_counts(const sim_world *w, int counts[SIM_WORLD_KINDS]) {
                                                 : -1;
     if (B >= 0 && B == w->det.body_of[c->v])
       k = c->kind == SIM_CONTACT_BODY ? SIM_WORLD_SELF : SIM_WORLD_SELF_EDGE;
-    if (c->kind == SIM_CONTACT_BODY && c->source >= SIM_CONTACT_CREASE) k = SIM_WORLD_CREASE;
+    if ((c->kind == SIM_CONTACT_BODY || c->kind == SIM_CONTACT_MESH) &&
+        c->source >= SIM_CONTACT_CREASE)
+      k = SIM_WORLD_CREASE;
     counts[k]++;
   }
 }
@@ -373,11 +375,10 @@ static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_det
 
 /* The scene obstacle a contact's fixed point belongs to when a script moves it; -1 otherwise. */
 static int scripted_def(const sim_world *w, const sim_contact *c) {
-  int def = c->kind == SIM_CONTACT_OBSTACLE ? w->obs_def[c->source]
-            : c->kind == SIM_CONTACT_MESH   ? w->mesh_def[c->source]
-            : c->kind == SIM_CONTACT_TRIANGLE
-                ? w->mesh_def[sim_world_point_mesh(w, c->source)]
-                : -1;
+  int def = c->kind == SIM_CONTACT_OBSTACLE   ? w->obs_def[c->source]
+            : c->kind == SIM_CONTACT_MESH     ? w->mesh_def[sim_contact_body_of(c->source)]
+            : c->kind == SIM_CONTACT_TRIANGLE ? w->mesh_def[sim_world_point_mesh(w, c->source)]
+                                              : -1;
   return def >= 0 && w->m->scene->obstacles[def].nsteps > 0 ? def : -1;
 }
 
@@ -471,7 +472,8 @@ static int remember_sides(sim_world *w, int renew, sim_status *st) {
     const sim_contact *c = &w->out.c[j];
     while (i < w->now.n && sim_contact_key_cmp(&w->now.c[i], c) < 0) i++;
     if (renew ? !renewable(c)
-              : !(c->kind == SIM_CONTACT_MESH && !w->mesh[c->source].closed) &&
+              : !(c->kind == SIM_CONTACT_MESH && c->source < SIM_CONTACT_CREASE &&
+                  !w->mesh[c->source].closed) &&
                     !(c->kind == SIM_CONTACT_BODY && c->source < SIM_CONTACT_CREASE &&
                       w->body[c->source].open) && /* a fold's face: its side is its first's */
                     c->kind != SIM_CONTACT_EDGE)
