@@ -104,6 +104,11 @@ static void test_valley(void) {
   CHECK(find(&o, 3, 1) && !find(&o, 3, C)); /* far from the fold: B beyond the margin */
   CHECK_INT(o.n, 7);
   CHECK_INT(o.count[SIM_CONTACT_BODY], 7);
+  for (int i = 0; i < o.n; i++) { /* two a vertex: the one body it meets (self off) */
+    int mine = 0;
+    for (int j = 0; j < o.n; j++) mine += o.c[j].v == o.c[i].v;
+    CHECK(mine <= 2);
+  }
   for (int i = 1; i < o.n; i++) /* sorted by key: a vertex's creases after its first contacts */
     CHECK(sim_contact_key_cmp(&o.c[i - 1], &o.c[i]) < 0);
 
@@ -178,6 +183,9 @@ static void test_mesh_valley(void) {
   CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
   const double sn = sin(SIM_PI / 3), cs = cos(SIM_PI / 3);
   CHECK_INT(o.n, 2);
+  sim_detect_view vw = {0}; /* a vertex's bound (the host's room and the device's slots) */
+  vw.nmesh = 1, vw.creases = 1;
+  CHECK(o.n <= sim_detect_most(&vw));
   if (o.n == 2) {
     const sim_contact *a = &o.c[0], *k = &o.c[1];
     CHECK(a->kind == SIM_CONTACT_MESH && a->source == 0 && k->kind == SIM_CONTACT_MESH &&

@@ -163,9 +163,10 @@ typedef struct {
                     rounding, was taken on the face's back and pushed through). The entries are
                     also those keys' side memory (the step's contact, its side at q_t);
                     0 (default): none */
-  int creases;   /* 1: a vertex within the margin of a fold of a body's surface towards it has a
-                    second contact with that body, on the fold's other face (detect_crease.h;
-                    key source B + SIM_CONTACT_CREASE, contact.h); 0 (default): one per body */
+  int creases;   /* 1: a vertex within the margin of a fold of a body's or a mesh obstacle's
+                    surface towards it has a second contact with it, on the fold's other face
+                    (detect_crease.h; key source B + SIM_CONTACT_CREASE, contact.h); 0
+                    (default): one per body and mesh */
 } sim_detect_params;
 
 #define SIM_DETECT_STALE 0.1 /* margins: a step's row reading that much more gap is renewed */
@@ -306,10 +307,10 @@ typedef struct sim_detect_view {
 } sim_detect_view;
 
 /* The most contacts one vertex can have as a point (sim_detect_vertex_point): one per obstacle,
-   mesh obstacle and body, two per body with creases; its edges' (edge_edge) have no such
-   bound. */
+   mesh obstacle and body, two per mesh and body with creases; its edges' (edge_edge) have no
+   such bound. */
 SIM_HD int sim_detect_most(const sim_detect_view *v) {
-  return v->nobs + v->nmesh + (v->creases ? 2 : 1) * v->nbodies;
+  return v->nobs + (v->creases ? 2 : 1) * (v->nmesh + v->nbodies);
 }
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's
