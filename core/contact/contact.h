@@ -65,9 +65,9 @@ typedef enum {
 
 /* A BODY (MESH) contact's source: the body B (mesh obstacle m), or B + SIM_CONTACT_CREASE for
    the vertex's second contact with it, in a fold of its surface (detect_crease.h);
-   sim_contact_body_of gives B (m). */
+   sim_contact_surface_of gives B (m). */
 #define SIM_CONTACT_CREASE (1 << 24)
-static inline int sim_contact_body_of(int source) { return source & (SIM_CONTACT_CREASE - 1); }
+static inline int sim_contact_surface_of(int source) { return source & (SIM_CONTACT_CREASE - 1); }
 
 /* A cable's row (CABLE): its terms (vertex, 3-vector coefficient), each vertex once. */
 #define SIM_CABLE_MAX_TERMS 128

@@ -34,15 +34,16 @@
 #include "contact/bvh_query.h"
 #include "contact/detect.h"
 
-/* The centroid of triangle t3 (global vertex indices) at positions x. */
+/* The centroid of triangle t3 (indices into x) at positions x. */
 SIM_HD void sim_detect_centroid(const double *x, const int *t3, double c[3]) {
   for (int k = 0; k < 3; k++)
     c[k] = (x[3 * (size_t)t3[0] + k] + x[3 * (size_t)t3[1] + k] + x[3 * (size_t)t3[2] + k]) / 3.0;
 }
 
-/* The cheap part of sim_detect_crease_face, before the closest point: whether triangle t3's
-   plane meets A's (normal nA, point cA) at more than acos(SIM_DETECT_CREASE_COS) (to rounding)
-   and t3's centroid lies in front of A's plane. */
+/* The cheap part of the fold's test, before the closest point: whether triangle t3's plane
+   meets A's (normal nA, point cA) at more than acos(SIM_DETECT_CREASE_COS) (to rounding; the
+   closest point's unit normal settles it, sim_detect_crease_face) and t3's centroid lies in
+   front of A's plane. */
 SIM_HD int sim_detect_crease_may(const double *x, const int *t3, const double nA[3],
                                  const double cA[3]) {
   const double *x0 = x + 3 * (size_t)t3[0], *x1 = x + 3 * (size_t)t3[1],
@@ -69,20 +70,15 @@ typedef struct sim_detect_surface {
   double margin;
 } sim_detect_surface;
 
-/* Whether triangle t3 of surface f, whose point nearest x is q, is the other face of a fold
-   towards x from the triangle a3 (contact normal nA at point cA, facing x): then its normal
-   facing a3's centroid into n and x's distance in front of its plane (<= the margin) into
-   *gap. */
-SIM_HD int sim_detect_crease_face(const sim_detect_surface *f, const double x[3], const int *a3,
-                                  const double nA[3], const double cA[3], const int *t3,
-                                  const sim_tri_closest *q, double n[3], double *gap) {
+/* Whether a triangle of surface f that passed sim_detect_crease_may (its centroid in front of
+   A's plane: B does not fall away behind it, a ridge), whose point nearest x is q, is the other
+   face of a fold towards x from triangle A (contact normal nA, centroid gA): then its normal
+   facing gA into n and x's distance in front of its plane (<= the margin) into *gap. */
+SIM_HD int sim_detect_crease_face(const sim_detect_surface *f, const double x[3],
+                                  const double nA[3], const double gA[3], const sim_tri_closest *q,
+                                  double n[3], double *gap) {
   if (sim_dot3(q->n, q->n) == 0.0 || !(fabs(sim_dot3(q->n, nA)) < SIM_DETECT_CREASE_COS)) return 0;
-  double gB[3], gA[3];
-  sim_detect_centroid(f->x, t3, gB);
-  sim_detect_centroid(f->x, a3, gA);
-  const double dB[3] = {gB[0] - cA[0], gB[1] - cA[1], gB[2] - cA[2]};
   const double dA[3] = {gA[0] - q->c[0], gA[1] - q->c[1], gA[2] - q->c[2]};
-  if (!(sim_dot3(nA, dB) > 0.0)) return 0; /* B falls away behind A's plane: a ridge */
   const double turn = sim_dot3(q->n, dA) < 0.0 ? -1.0 : 1.0;
   if (!f->open && turn < 0.0) return 0; /* a closed surface's outward normal faces A: a ridge */
   for (int k = 0; k < 3; k++) n[k] = turn * q->n[k];
@@ -101,7 +97,8 @@ SIM_HD int sim_detect_crease_find(const sim_detect_surface *f, const double x[3]
                                   sim_bvh_hit *h, double n[3], double *gap) {
   const sim_bvh_view *b = f->bvh;
   const double m2 = f->margin * f->margin;
-  const int *a3 = f->tri + 3 * a;
+  double gA[3]; /* A's centroid */
+  sim_detect_centroid(f->x, f->tri + 3 * a, gA);
   int found = 0;
   sim_bvh_walk w;
   sim_bvh_walk_begin(b, &w);
@@ -116,8 +113,7 @@ SIM_HD int sim_detect_crease_find(const sim_detect_surface *f, const double x[3]
       if (!(q.d2 <= m2) || (found && (q.d2 > h->q.d2 || (q.d2 == h->q.d2 && id > h->tri))))
         continue;
       double nb[3], gb;
-      if (!sim_detect_crease_face(f, x, a3, nA, cA, t3, &q, nb, &gb) ||
-          sim_bvh_skips_rest(skip, t3))
+      if (!sim_detect_crease_face(f, x, nA, gA, &q, nb, &gb) || sim_bvh_skips_rest(skip, t3))
         continue;
       h->tri = id, h->q = q, found = 1, *gap = gb;
       for (int k = 0; k < 3; k++) n[k] = nb[k];

@@ -450,7 +450,7 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
     const double *q = sim_detect_query_at(s, &me->step, own, x, y, &mo);
     const sim_detect_surface sf = {&me->bvh, me->x, me->tri, !me->closed, mo};
     sim_bvh_hit hc = {0}; /* the fold's other face */
-    double nc[3], gc;
+    double nc[3] = {0.0, 0.0, 0.0}, gc = 0.0; /* set where a fold is found */
     if (f.a < 0 || !sim_detect_crease_find(&sf, q, f.a, f.n, f.p, NULL, &hc, nc, &gc)) continue;
     if (!form) {
       found++;
@@ -516,7 +516,7 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
         if (!retaken) sim_detect_first_of(&f, a, &tmp);
       }
     }
-    double nc[3], gc;
+    double nc[3] = {0.0, 0.0, 0.0}, gc = 0.0; /* set where a fold is found */
     if (f.a < 0 || !sim_detect_crease_of(s, v, B, skip, &f, &hc, nc, &gc)) continue;
     if (!form) {
       found++;

@@ -127,7 +127,7 @@ void sim_world_kind_counts(const sim_world *w, int counts[SIM_WORLD_KINDS]) {
     int k = (int)c->kind;
     /* the body of the other side: BODY's source, the other edge's vertex's for EDGE; the
        vertex's own (such contacts exist only where detection ran, w->det) */
-    const int B = c->kind == SIM_CONTACT_BODY   ? sim_contact_body_of(c->source)
+    const int B = c->kind == SIM_CONTACT_BODY   ? sim_contact_surface_of(c->source)
                   : c->kind == SIM_CONTACT_EDGE ? w->det.body_of[c->tri[1]]
                                                 : -1;
     if (B >= 0 && B == w->det.body_of[c->v])
@@ -376,7 +376,7 @@ static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_det
 /* The scene obstacle a contact's fixed point belongs to when a script moves it; -1 otherwise. */
 static int scripted_def(const sim_world *w, const sim_contact *c) {
   int def = c->kind == SIM_CONTACT_OBSTACLE   ? w->obs_def[c->source]
-            : c->kind == SIM_CONTACT_MESH     ? w->mesh_def[sim_contact_body_of(c->source)]
+            : c->kind == SIM_CONTACT_MESH     ? w->mesh_def[sim_contact_surface_of(c->source)]
             : c->kind == SIM_CONTACT_TRIANGLE ? w->mesh_def[sim_world_point_mesh(w, c->source)]
                                               : -1;
   return def >= 0 && w->m->scene->obstacles[def].nsteps > 0 ? def : -1;
