@@ -59,6 +59,11 @@ typedef struct sim_run_result {
   /* contacts added by re-detection at steps' ends (contact.redetect), and the steps that did */
   long redetected;
   int redetect_steps;
+  /* the contact solve's end (contact.end_tolerance): Newton steps taken there, the steps that
+     ended above the tolerance, and the largest max |phi| a step ended with (m) */
+  long end_newton_steps;
+  int end_unmet_steps;
+  double end_phi_max;
   /* Newton steps whose line search (contact.line_search) took the full step, a shorter one,
      or none (the multipliers stood), summed over the run */
   long ls_full, ls_shorter, ls_none;

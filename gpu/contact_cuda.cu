@@ -419,6 +419,11 @@ static int cuda_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st
   return k->dn ? sim_cuda_nsn_global(k, t, st) : sim_contact_stage_global(&k->stage, t, st);
 }
 
+static int cuda_contact_finish(sim_backend *be, sim_cst_times *t, sim_status *st) {
+  cuda_contact *k = CCTX(be)->cst;
+  return k->dn ? sim_cuda_nsn_finish(k, t, st) : sim_contact_stage_finish(&k->stage, t, st);
+}
+
 static int cuda_contact_lambda(sim_backend *be, double *out, sim_status *st) {
   cuda_contact *k = CCTX(be)->cst;
   int rc = k->dn ? sim_cuda_nsn_results(k, st) : SIM_OK;
@@ -475,6 +480,7 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   be->contact_clocked = nsn_on_device; /* sim_cuda_nsn_global times itself by events */
   be->contact_begin = cuda_contact_begin;
   be->contact_global = cuda_contact_global;
+  be->contact_finish = cuda_contact_finish;
   be->contact_lambda = cuda_contact_lambda;
   return SIM_OK;
 }

@@ -281,6 +281,14 @@ int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st);
+// The end pass after the step's last L-G iteration (core/contact/stage.h
+// sim_contact_stage_finish, on the device): the NCP values at hab + h^2 W f and the judge at
+// contact.end_tolerance, read by the host (a wait), then while they are above it a Newton
+// step (up to end_newton_steps; its line search's outcome read, a wait: where it took no step
+// the pass stops, as the host's), and the change of f through the correction. Its times and
+// Newton steps come back at the settle, like an iteration's; the end's counts and max |phi|
+// go into t at once.
+int sim_cuda_nsn_finish(cuda_contact *k, sim_cst_times *t, sim_status *st);
 // The iterations' statistics and times come back at the backend's settle, with its one wait:
 // settle_begin queues their copies to the host before it, settle_end takes them after it (the
 // counts and the buckets' times into the sim_cst_times the iterations were given); flush does

@@ -309,7 +309,7 @@ static inline int sim_cuda_new(cuda_ctx *c, T **p, size_t n, const T *host, sim_
 // array starts at a 256-byte boundary, zeroed. On the host emulation under AddressSanitizer,
 // 256 poisoned bytes follow each array, so that running off its end is caught as it is between
 // separate allocations.
-#define SIM_CUDA_GROUP_PARTS 32
+#define SIM_CUDA_GROUP_PARTS 40
 typedef struct cuda_part {
   void **p;      // set to the array's place in the group's block (NULL while none is held)
   size_t bytes;  // the array's size

@@ -26,6 +26,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <cmath>
+
 #include "gmres_cuda.h"
 #include "nsn_fused.cuh"
 #include "pdl.cuh"
@@ -374,13 +376,13 @@ static ncp_args ncp_at(const cuda_contact *k, const double *hq, const double *la
 }
 
 // NCP values into phi, Omega, E at (hq, lambda), its merit over the normal and bilateral rows
-// and max |phi| into res (nsn.c ncp_eval), then the step's convergence test (k_nsn_judge).
-static int ncp_start(cuda_contact *k, sim_status *st) {
+// and max |phi| into res (nsn.c ncp_eval), then the step's convergence test (k_nsn_judge) at
+// tolerance tol (newton_tol; the end pass's own: sim_cuda_nsn_finish).
+static int ncp_start(cuda_contact *k, double tol, sim_status *st) {
   cuda_nsn *s = k->dn;
-  const sim_nsn_options *o = &k->stage.nsn.opt;
   const int nc = s->cap; /* the contacts the arrays hold: the grids' */
   const ncp_args a = ncp_at(k, s->hq, s->lam, 1);
-  red_then judge = {THEN_NSN_JUDGE, s->crd, s->ctl, NULL, o->newton_tol, 0};
+  red_then judge = {THEN_NSN_JUDGE, s->crd, s->ctl, NULL, tol, 0};
   if (s->fuse) {
     k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(
         k->dnc, a, &s->ctl->go, s->part, s->res, s->count, judge);
@@ -747,7 +749,8 @@ static int exact_system(cuda_contact *k, cr_tally *tally, sim_status *st) {
 // the device once a step's start met newton_tol (the `go` gate). *stopped: the host knows that
 // this step's start met it (where the host reads the decisions: sim_cuda_nsn_reads). The
 // solve (decoupled rows, Jacobi, CR; or the exact system by GMRES) is timed by a pair of stamps.
-static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
+// judged: the caller queued the step's start (ncp_start) and read that it goes on.
+static int iterate(cuda_contact *k, int judged, int *stopped, sim_status *st) {
   cuda_nsn *s = k->dn;
   const sim_nsn_options *o = &k->stage.nsn.opt;
   int nc = s->cap, m = 3 * nc, paper = o->form == SIM_NSN_FORM_PAPER, rc; /* the grids' */
@@ -756,8 +759,8 @@ static int iterate(cuda_contact *k, int *stopped, sim_status *st) {
   cudaStream_t sm = stream(k);
   int forced = 0; /* f formed with the update (fused) */
   *stopped = 0;
-  if ((rc = ncp_start(k, st))) return rc;
-  if (sim_cuda_nsn_reads(k)) {
+  if (!judged && (rc = ncp_start(k, o->newton_tol, st))) return rc;
+  if (!judged && sim_cuda_nsn_reads(k)) {
     int on = 0;
     if ((rc = read_flag(k, go, &on, st))) return rc;
     *stopped = !on;
@@ -814,7 +817,7 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
      cst_solve, corr; the first with the decisions' reset, the last with the tally */
   nsn_stamp_at start;
   if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_START, &start, st))) return rc;
-  k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl, start);
+  k_nsn_reset<<<1, 1, 0, c->stream>>>(s->ctl, start, nsn_no_stamp());
   if ((rc = sim_cuda_solve_into(c, c->rhs, c->vec[SIM_VEC_Q], 1.0, 0, st))) return rc;
   nsn_stamp_at solved, newton; /* stamped by H's product and H^T's gather */
   if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_SOLVED, &solved, st))) return rc;
@@ -823,14 +826,14 @@ static int queue_iteration(cuda_contact *k, sim_status *st) {
   for (int step = 0; step < k->stage.newton_steps; step++) {
     int stopped = 0;
     rc = w_then<W_THEN_HQ>(k, s->f, s->y, h2, s->hab, NULL, s->hq, &s->ctl->go, st, stale);
-    if (rc || (rc = iterate(k, &stopped, st))) return rc;
+    if (rc || (rc = iterate(k, 0, &stopped, st))) return rc;
     if (stopped) break;
   }
   if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_NEWTON, &newton, st))) return rc;
   rc = sim_cuda_ht_gather_at(k, s->f, newton, st);
   if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
   if (rc) return rc;
-  return sim_cuda_nsn_tally(k, st); /* and the end's stamp */
+  return sim_cuda_nsn_tally(k, 0, st); /* and the end's stamp */
 }
 
 // Whether this step's L-G iterations run as a CUDA graph: where the host reads no decision (W
@@ -924,4 +927,70 @@ int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st) {
      happens outside a capture; the next one captures */
   s->warm |= graphed(k);
   return queue_iteration(k, st);
+}
+
+// fend = f - fend: the end pass's change of f (f before it in fend).
+static __global__ void k_fchange(const int *nc, const double *f, double *fend) {
+  SIM_PDL_WAIT();
+  const int m = 3 * *nc;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) fend[i] = f[i] - fend[i];
+}
+
+// The device's decisions to the host: a wait.
+static int read_ctl(cuda_contact *k, nsn_dev *out, sim_status *st) {
+  SIM_CU(cudaMemcpyAsync(out, k->dn->ctl, sizeof *out, cudaMemcpyDeviceToHost, stream(k)), st);
+  SIM_CU(cudaStreamSynchronize(stream(k)), st);
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_finish(cuda_contact *k, sim_cst_times *t, sim_status *st) {
+  const sim_contact_stage *g = &k->stage;
+  if (g->nc == 0 || !(g->end_tol > 0.0)) return SIM_OK;
+  cuda_nsn *s = k->dn;
+  cuda_ctx *c = k->cx;
+  const sim_nsn_options *o = &g->nsn.opt;
+  const double h2 = c->m->h * c->m->h, tol = fmax(o->newton_tol, g->end_tol);
+  const int paper = o->form == SIM_NSN_FORM_PAPER;
+  cudaStream_t sm = stream(k);
+  s->t = t;
+  s->pending = 1;
+  nsn_stamp_at start, solved, newton;
+  int rc = sim_cuda_nsn_stamp_at(k, NSN_AT_START, &start, st);
+  if (!rc) rc = sim_cuda_nsn_stamp_at(k, NSN_AT_SOLVED, &solved, st); /* no A^{-1} b: hab stands */
+  if (rc) return rc;
+  k_nsn_reset<<<1, 1, 0, sm>>>(s->ctl, start, solved);
+  SIM_CU(cudaMemcpyAsync(s->fend, s->f, sizeof(double) * 3 * (size_t)g->nc,
+                         cudaMemcpyDeviceToDevice, sm),
+         st);
+  /* y is W f where the iterations kept it (reuse_wf), so the first product is skipped there */
+  const int *stale = reuse_wf(k) ? &s->ctl->wf_stale : NULL;
+  int steps = 0;
+  nsn_dev now;
+  for (;;) { /* at hab + h^2 W f; the last start past end_newton_steps only evaluates */
+    rc = w_then<W_THEN_HQ>(k, s->f, s->y, h2, s->hab, NULL, s->hq, &s->ctl->go, st, stale);
+    if (!rc) rc = ncp_start(k, steps < g->end_steps ? tol : HUGE_VAL, st);
+    if (!rc) rc = read_ctl(k, &now, st);
+    if (rc) return rc;
+    if (!now.go) break;
+    const int none = now.ls.none;
+    int stopped = 0;
+    if ((rc = iterate(k, 1, &stopped, st)) || (rc = read_ctl(k, &now, st))) return rc;
+    steps++;
+    if (now.ls.none > none) break; /* lambda stood: every further step would be this one */
+  }
+  t->end_phi = fmax(t->end_phi, now.pmax0);
+  t->end_steps += steps;
+  t->end_unmet += !(now.pmax0 <= g->end_tol);
+  t->nonfinite |= !std::isfinite(now.merit0);
+  if (steps == 0) return sim_cuda_nsn_tally(k, 1, st); /* f stands */
+  /* f = F lambda at the last start (nsn.c's stop), and its change through the correction */
+  const unsigned gr = blocks_for(3 * s->cap);
+  k_force<<<gr, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, paper, s->om, s->lam, s->f);
+  k_fchange<<<gr, SIM_CUDA_BLOCK, 0, sm>>>(k->dnc, s->f, s->fend);
+  SIM_CU(cudaGetLastError(), st);
+  if ((rc = sim_cuda_nsn_stamp_at(k, NSN_AT_NEWTON, &newton, st))) return rc;
+  rc = sim_cuda_ht_gather_at(k, s->fend, newton, st);
+  if (!rc) rc = sim_cuda_solve_into(c, k->g, c->vec[SIM_VEC_Q], h2, 1, st);
+  return rc ? rc : sim_cuda_nsn_tally(k, 0, st);
 }

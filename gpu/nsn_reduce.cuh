@@ -136,10 +136,12 @@ static __device__ inline void cr_last_step(const cr_tally &t, int j) {
 }
 
 // The Newton steps' decisions (nsn.c sim_nsn_iterate_w, stage.c's loop), one thread each: an
-// L-G iteration's start (a launch) ...
-static __global__ void k_nsn_reset(nsn_dev *n, nsn_stamp_at start) {
+// L-G iteration's start (a launch; `then`, where its n is not NULL, a second stamp right after
+// `start`: the end pass, nsn_cuda.cu sim_cuda_nsn_finish, has no unconstrained solve) ...
+static __global__ void k_nsn_reset(nsn_dev *n, nsn_stamp_at start, nsn_stamp_at then) {
   SIM_PDL_WAIT();
   nsn_stamp_write(start);
+  if (then.n) nsn_stamp_write(then);
   n->go = 1;
   n->search = 0;
   n->pick = -1;

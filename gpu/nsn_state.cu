@@ -20,8 +20,10 @@ extern "C" {
 
 // An L-G iteration's end: its counts added to the sums since the last settle, its last step's
 // merit, max |phi| and convergence kept.
-static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc, nsn_stamp_at end) {
+static __global__ void k_nsn_tally(const nsn_dev *n, nsn_dev *acc, nsn_stamp_at before,
+                                   nsn_stamp_at end) {
   SIM_PDL_WAIT();
+  if (before.n) nsn_stamp_write(before);
   nsn_stamp_write(end);
   acc->steps += n->steps;
   acc->worked += n->worked;
@@ -51,11 +53,12 @@ int sim_cuda_nsn_stamp_at(cuda_contact *k, int tag, nsn_stamp_at *at, sim_status
   return SIM_OK;
 }
 
-int sim_cuda_nsn_tally(cuda_contact *k, sim_status *st) {
-  nsn_stamp_at end;
-  int rc = sim_cuda_nsn_stamp_at(k, NSN_AT_END, &end, st);
+int sim_cuda_nsn_tally(cuda_contact *k, int newton, sim_status *st) {
+  nsn_stamp_at before = nsn_no_stamp(), end;
+  int rc = newton ? sim_cuda_nsn_stamp_at(k, NSN_AT_NEWTON, &before, st) : SIM_OK;
+  if (!rc) rc = sim_cuda_nsn_stamp_at(k, NSN_AT_END, &end, st);
   if (rc) return rc;
-  k_nsn_tally<<<1, 1, 0, k->cx->stream>>>(k->dn->ctl, k->dn->acc, end);
+  k_nsn_tally<<<1, 1, 0, k->cx->stream>>>(k->dn->ctl, k->dn->acc, before, end);
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }
@@ -161,10 +164,10 @@ int sim_cuda_nsn_results(cuda_contact *k, sim_status *st) {
 static int parts(void *arg, size_t cap, cuda_part *p) {
   cuda_nsn *s = (cuda_nsn *)arg;
   const size_t c3 = 3 * cap, b3 = SIM_W_BATCH * c3;
-  double **v3[] = {&s->d,     &s->hqt,   &s->w,     &s->wd,    &s->lam,  &s->f,
-                   &s->om,    &s->e,     &s->phi,   &s->rhs,   &s->dlam, &s->y,
-                   &s->tmp,   &s->pc,    &s->wl,    &s->hab,   &s->hq,   &s->cr[0],
-                   &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4], &s->cr[5]};
+  double **v3[] = {&s->d,     &s->hqt,   &s->w,     &s->wd,    &s->lam,   &s->f,
+                   &s->om,    &s->e,     &s->phi,   &s->rhs,   &s->dlam,  &s->y,
+                   &s->tmp,   &s->pc,    &s->wl,    &s->hab,   &s->hq,    &s->cr[0],
+                   &s->cr[1], &s->cr[2], &s->cr[3], &s->cr[4], &s->cr[5], &s->fend};
   double **vt[] = {&s->ltry, &s->ytry, &s->htry, &s->bt, &s->bx}; /* a line-search batch */
   double **v1[] = {&s->mu, &s->comp}, **vb[] = {&s->mterm, &s->pterm};
   static_assert(sizeof v3 / sizeof *v3 + 5 + 2 + 2 <= SIM_CUDA_GROUP_PARTS, "cuda_nsn's arrays");
@@ -372,11 +375,13 @@ int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, int cr_step, int 
   if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->ctl, 1, NULL, st);
   if (!rc) s->moved = &s->ctl->moved;
   if (!rc) rc = sim_cuda_new<nsn_dev>(k->cx, &s->acc, 1, NULL, st);
-  /* a frame's stamps at most: its L-G iterations, again per re-detection pass, each with 4
-     boundaries and 2 per Newton step */
+  /* a frame's stamps at most: its L-G iterations and its end pass (contact.end_tolerance),
+     again per re-detection pass, each with 4 boundaries and 2 per Newton step */
   const sim_scene *sc = k->cx->m->scene;
-  s->stamp_cap = (1 + sc->contact.redetect) * sc->solver.lg_iterations *
-                 (4 + 2 * sc->contact.newton_steps);
+  const sim_contact_def *cd = &sc->contact;
+  const int end_pass = cd->end_tolerance > 0.0 ? 4 + 2 * cd->end_newton_steps : 0;
+  s->stamp_cap =
+      (1 + cd->redetect) * (sc->solver.lg_iterations * (4 + 2 * cd->newton_steps) + end_pass);
   if (!rc) rc = sim_cuda_new<int>(k->cx, &s->nstamp, 1, NULL, st);
   if (!rc) rc = sim_cuda_new<nsn_stamp>(k->cx, &s->stamps, (size_t)s->stamp_cap, NULL, st);
   if (!rc)

@@ -68,7 +68,8 @@ typedef struct cuda_nsn {
   int cap;            // contacts the arrays hold
   double *mu, *comp;  // cap
   double *d, *hqt, *w, *wd, *lam, *f, *om, *e, *phi, *rhs, *dlam, *y, *tmp, *pc, *wl, *hab, *hq,
-      *cr[6];                  // 3 cap each (cr[5]: z's second array, cr_solve's stepped)
+      *cr[6],                  // 3 cap each (cr[5]: z's second array, cr_solve's stepped)
+      *fend;                   // 3 cap: the end pass's f before it, then the change it made
   double *ltry, *ytry, *htry;  // SIM_W_BATCH x 3 cap: the line search's trials, W ltry, H q
   double *bt, *bx;             // the same: W's block form's prepared vectors (cuda_wblk t, xp)
   double *mterm, *pterm;       // SIM_W_BATCH x cap: a contact's merit term and max |phi|
@@ -152,7 +153,8 @@ int sim_cuda_nsn_room(const cuda_contact *k, int n, sim_status *st);
 // more stamps than the array holds.
 int sim_cuda_nsn_stamp_at(cuda_contact *k, int tag, nsn_stamp_at *at, sim_status *st);
 // The L-G iteration's statistics (ctl) added to the sums since the last settle (acc), and its
-// end stamped (NSN_AT_END), queued.
-int sim_cuda_nsn_tally(cuda_contact *k, sim_status *st);
+// end stamped (NSN_AT_END; newton: NSN_AT_NEWTON first, where no kernel of the pass made it),
+// queued.
+int sim_cuda_nsn_tally(cuda_contact *k, int newton, sim_status *st);
 
 #endif

@@ -220,7 +220,8 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
       " 'cables': [{'body': 0, 'points': [[0.1, -0.8, 0], [0.1, 0, 0], [0.1, 0.8, 0]]},"
       "            {'body': 0, 'points': [[-0.1, -0.8, 0.1], [-0.1, 0.5, 0.1]]}],"
       " 'contact': {'delassus': '%s', 'cr_iterations': 60, 'newton_steps': 4,"
-      " 'cr_precision': '%s', 'newton_jacobian': '%s', 'cr_tolerance': %s}}",
+      " 'cr_precision': '%s', 'newton_jacobian': '%s', 'cr_tolerance': %s,"
+      " 'end_newton_steps': 12, 'end_tolerance': 1e-6}}",
       delassus, delassus, cr_precision, g_jacobian, g_tol);
   if (pair_load_scene(&g_sc, text, "test_gpu_contact_ops.json")) return;
   gpu_pair g;
@@ -240,6 +241,7 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
   const int graphs = nsn && strcmp(nsn, "device") == 0 &&
                      (strcmp(delassus, "dense") == 0 || strcmp(delassus, "blocks") == 0 ||
                       (strcmp(delassus, "operator") == 0 && queued));
+  int end_steps = 0;
   for (int step = 0; step < 4; step++) {
     const long long cap0 = graphs ? captures() : 0;
     random_state(&g, &seed);
@@ -286,6 +288,33 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
       check_report(dl <= g_ltol, __FILE__, __LINE__, "%s: lambda %d.%d rel diff %.3g", what, step,
                    it, dl);
     }
+    /* the end pass (contact.end_tolerance): its Newton steps past the budget, then the change
+       of f through the correction (steps 0 and 1 take steps, the second until its line search
+       takes none; steps 2 and 3 end within 1e-6, step 3 at 8.1e-7, whose Newton step the line
+       search would decide on a merit of 1.7e-33: by rounding) */
+    CHECK_INT(g.cpu->contact_finish(g.cpu, &tc, &st), SIM_OK);
+    rc = g.gpu->contact_finish(g.gpu, &tg, &st);
+    if (rc) fprintf(stderr, "contact_finish: %s\n", st.msg);
+    CHECK_INT(rc, SIM_OK);
+    double ms[SIM_SPAN_COUNT];
+    CHECK_INT(g.gpu->settle(g.gpu, ms, &st), SIM_OK);
+    char w[96];
+    snprintf(w, sizeof w, "q %d end", step);
+    pair_compare(&g, 0, SIM_VEC_Q, g_qtol, w);
+    CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, q, &st), SIM_OK);
+    record(q, 3 * (size_t)g.m.n);
+    double dl = lambda_diff(&g, nc);
+    printf(
+        "  %-28s end %d: %d and %d Newton steps, max |phi| %.3g and %.3g, lambda rel diff "
+        "%.2e\n",
+        g.m.scene->name, step, tc.end_steps, tg.end_steps, tc.end_phi, tg.end_phi, dl);
+    check_report(dl <= g_ltol, __FILE__, __LINE__, "%s: lambda %d end rel diff %.3g", what, step,
+                 dl);
+    CHECK_INT(tc.end_unmet, tg.end_unmet);
+    end_steps += tc.end_steps;
+#ifdef SIM_TEST_EMU /* on a GPU a max |phi| within rounding of the tolerance may decide apart */
+    CHECK_INT(tg.end_steps, tc.end_steps);
+#endif
     if (graphs) { /* the arrays grew at steps 0 and 1 alone (40, then 90 contacts) */
       const long long got = captures() - cap0;
       printf("  %-28s graphs captured at step %d: %lld\n", g.m.scene->name, step, got);
@@ -296,6 +325,8 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
 #endif
     }
   }
+  printf("%s: the end passes took %d Newton steps\n", what, end_steps);
+  CHECK(end_steps > 0); /* the end pass's steps and correction ran */
   sim_free(b), sim_free(q), sim_free(c), sim_free(prev);
   gpu_pair_close(&g);
 }

@@ -37,6 +37,8 @@ static void test_full_scene(void) {
   CHECK_INT(c->redetect, 3);
   CHECK_INT(c->line_search, 0);
   CHECK_NEAR(c->newton_tolerance, 1e-6, 0);
+  CHECK_INT(c->end_newton_steps, 7);
+  CHECK_NEAR(c->end_tolerance, 2e-4, 0);
   CHECK_INT(s->nobstacles, 7);
 
   const sim_obstacle_def *o = &s->obstacles[0];
@@ -213,7 +215,8 @@ static const bad_case bad_cases[] = {
      "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"edge_edge\", \"mu\", "
      "\"delassus\", "
      "\"formulation\", \"cr_preconditioner\", \"newton_steps\", \"newton_tolerance\", "
-     "\"redetect\", \"line_search\", \"cr_precision\", \"newton_jacobian\", \"creases\")"},
+     "\"redetect\", \"line_search\", \"cr_precision\", \"newton_jacobian\", \"creases\", "
+     "\"end_newton_steps\", \"end_tolerance\")"},
     {BODIES "'contact': {'newton_jacobian': 'exakt'}}",
      "bad.json:1:94: contact.newton_jacobian: expected one of \"lagged\", \"exact\", got "
      "\"exakt\" (did you mean \"exact\"?)"},
@@ -253,6 +256,10 @@ static const bad_case bad_cases[] = {
      "bad.json:1:91: contact.newton_steps: expected an integer >= 1, got 0"},
     {BODIES "'contact': {'redetect': 11}}",
      "bad.json:1:87: contact.redetect: expected an integer <= 10, got 11"},
+    {BODIES "'contact': {'end_newton_steps': -1}}",
+     "bad.json:1:95: contact.end_newton_steps: expected an integer >= 0, got -1"},
+    {BODIES "'contact': {'end_tolerance': 'tight'}}",
+     "bad.json:1:92: contact.end_tolerance: expected a number, got a string"},
     {BODIES "'contact': {'line_search': -1}}",
      "bad.json:1:90: contact.line_search: expected an integer >= 0, got -1"},
     {BODIES "'contact': {'line_search': 31}}",
@@ -556,7 +563,8 @@ static void test_round_trip(void) {
         "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
         "    \"cr_precision\": \"double\",\n"
         "    \"newton_steps\": 3,\n    \"newton_tolerance\": 1e-08,\n"
-        "    \"redetect\": 3,\n    \"line_search\": 8,\n"
+        "    \"redetect\": 3,\n    \"end_newton_steps\": 20,\n    \"end_tolerance\": 1e-05,\n"
+        "    \"line_search\": 8,\n"
         "    \"newton_jacobian\": \"lagged\"\n  }");
     CHECK_STR_CONTAINS(text, "\"closed\": \"auto\"");
     CHECK_STR_CONTAINS(text, "\"touches\": [\"body0\"]");

@@ -25,19 +25,20 @@ static int grow(sim_contact_stage *k, int nc) {
   if (nc <= k->cap) return 0;
   int cap = nc + nc / 2 + 16;
   sim_contact *c = SIM_NEW(sim_contact, cap);
-  double *b[9];
-  size_t sz[9] = {3, 1, 3, 3, 3, 3, 3, 3, 1};
+  double *b[10];
+  size_t sz[10] = {3, 1, 3, 3, 3, 3, 3, 3, 1, 3};
   int ok = c != NULL;
-  for (int i = 0; i < 9; i++) ok &= (b[i] = SIM_NEW(double, sz[i] * (size_t)cap)) != NULL;
+  for (int i = 0; i < 10; i++) ok &= (b[i] = SIM_NEW(double, sz[i] * (size_t)cap)) != NULL;
   if (!ok) {
     sim_free(c);
-    for (int i = 0; i < 9; i++) sim_free(b[i]);
+    for (int i = 0; i < 10; i++) sim_free(b[i]);
     return -1;
   }
   sim_free(k->c), sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq);
   sim_free(k->hab), sim_free(k->minv), sim_free(k->wdiag), sim_free(k->tmp), sim_free(k->comp);
+  sim_free(k->fend);
   k->c = c, k->d = b[0], k->mu = b[1], k->hqt = b[2], k->hq = b[3], k->hab = b[4];
-  k->minv = b[5], k->wdiag = b[6], k->tmp = b[7], k->comp = b[8];
+  k->minv = b[5], k->wdiag = b[6], k->tmp = b[7], k->comp = b[8], k->fend = b[9];
   k->cap = cap;
   return 0;
 }
@@ -236,6 +237,51 @@ int sim_contact_stage_global(sim_contact_stage *k, sim_cst_times *t, sim_status 
   return SIM_OK;
 }
 
+int sim_contact_stage_finish(sim_contact_stage *k, sim_cst_times *t, sim_status *st) {
+  if (k->nc == 0 || !(k->end_tol > 0.0)) return SIM_OK;
+  sim_nsn *n = &k->nsn;
+  const int m = 3 * k->nc;
+  const double h2 = k->m->h * k->m->h, tol0 = n->opt.newton_tol;
+  const sim_ls_counts ls0 = n->stats.ls;
+  double s0 = n->stats.cst_solve_ms, t0 = sim_now_ms();
+  double *f = n->f;
+  memcpy(k->fend, f, sizeof(double) * (size_t)m); /* the force the last correction applied */
+  int steps = 0, its_sum = 0, none = ls0.none;
+  for (;;) { /* at q = hab + h^2 W f, where the last correction left it */
+    sim_nsn_w_apply(n, f, k->tmp);
+    for (int i = 0; i < m; i++) k->hq[i] = k->hab[i] + h2 * k->tmp[i];
+    /* the tolerance decides; the last call only evaluates (no step past end_newton_steps) */
+    n->opt.newton_tol = steps < k->end_steps ? fmax(tol0, k->end_tol) : HUGE_VAL;
+    int its = sim_nsn_iterate_w(n, k->hq, k->hab, k->tmp);
+    n->opt.newton_tol = tol0;
+    if (its < 0) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Conjugate Residual)");
+    t->nonfinite |= !isfinite(n->stats.merit);
+    if (n->stats.converged) break;
+    its_sum += its;
+    steps++;
+    /* its line search took no step: lambda stood, and every further step would be this one */
+    if (n->stats.ls.none > none) break;
+  }
+  t->end_phi = fmax(t->end_phi, n->stats.phi_max);
+  t->end_steps += steps;
+  t->end_unmet += !(n->stats.phi_max <= k->end_tol);
+  t->newton_steps += steps;
+  t->cr_iters += its_sum;
+  sim_ls_counts_add(&t->ls, &n->stats.ls, &ls0);
+  double t1 = sim_now_ms(), solve_ms = n->stats.cst_solve_ms - s0;
+  t->assemble_ms += (t1 - t0) - solve_ms;
+  t->cst_solve_ms += solve_ms;
+  if (steps == 0) { /* nothing moves (the paper's form re-read Omega into f: the old one stands) */
+    memcpy(f, k->fend, sizeof(double) * (size_t)m);
+    return SIM_OK;
+  }
+  /* q = A^{-1} b + h^2 A^{-1} H^T f is linear in f: the change alone is applied */
+  for (int i = 0; i < m; i++) k->tmp[i] = f[i] - k->fend[i];
+  int rc = k->ops.correct(k->ops.ctx, k->tmp, st);
+  t->corr_ms += sim_now_ms() - t1;
+  return rc;
+}
+
 void sim_contact_stage_lambda(sim_contact_stage *k, double *out) {
   if (k->nc > 0) memcpy(out, sim_nsn_lambda(&k->nsn), sizeof(double) * 3 * (size_t)k->nc);
 }
@@ -282,6 +328,8 @@ int sim_contact_stage_init(sim_contact_stage *k, const sim_model *m, const sim_c
   k->delassus = cd->delassus;
   k->warm = cd->warm_start;
   k->newton_steps = cd->newton_steps;
+  k->end_steps = cd->end_newton_steps;
+  k->end_tol = cd->end_tolerance;
   return SIM_OK;
 }
 
@@ -290,6 +338,6 @@ void sim_contact_stage_free(sim_contact_stage *k) {
   sim_free(k->c), sim_free(k->pc), sim_free(k->plam), sim_free(k->W);
   sim_wblocks_free(&k->wb);
   sim_free(k->d), sim_free(k->mu), sim_free(k->hqt), sim_free(k->hq), sim_free(k->hab);
-  sim_free(k->minv), sim_free(k->wdiag), sim_free(k->tmp), sim_free(k->comp);
+  sim_free(k->minv), sim_free(k->wdiag), sim_free(k->tmp), sim_free(k->comp), sim_free(k->fend);
   memset(k, 0, sizeof *k);
 }

@@ -64,6 +64,8 @@ typedef struct sim_contact_stage {
   double min_sep;
   int warm;
   int newton_steps; /* per L-G iteration */
+  int end_steps;    /* contact.end_newton_steps: Newton steps more at the step's end */
+  double end_tol;   /* contact.end_tolerance (m; 0: no check at the step's end) */
   sim_contact *c, *pc; /* this step's contacts and the previous step's */
   int nc, pnc, cap, pcap;
   int first; /* the step's first L-G iteration is next */
@@ -81,6 +83,7 @@ typedef struct sim_contact_stage {
      (sim_nsn_hold), which the backend writes */
   int backend_prepares;
   double *wdiag, *d, *mu, *comp, *hqt, *hq, *hab, *minv, *tmp; /* 3 nc (mu, comp: nc) */
+  double *fend; /* 3 nc: the force of the last correction (sim_contact_stage_finish) */
 } sim_contact_stage;
 
 /* The solver options of the scene's contact block; S or fac (host, borrowed, kept alive by the
@@ -100,6 +103,15 @@ int sim_contact_stage_check_solver(const sim_model *m, sim_global_kind global, d
 int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, sim_cst_times *t,
                             sim_status *st);
 int sim_contact_stage_global(sim_contact_stage *k, sim_cst_times *t, sim_status *st);
+/* The backend table's contact_finish: after a step's last L-G iteration, where end_tol > 0,
+   the NCP values at the state the last correction left, q = A^{-1} b + h^2 A^{-1} H^T f (H q =
+   hab + h^2 W f, that iteration's hab), and while max |phi| > end_tol up to end_steps more
+   Newton steps there (newton_tolerance stays the floor), stopping after one whose line search
+   took no step (lambda stood: the next would be the same); the change of f then goes through
+   the correction alone (q is linear in f). Adds max |phi| at the end to t->end_phi (the
+   largest), the steps to t->end_steps and t->newton_steps, and 1 to t->end_unmet where the
+   tolerance was not met. */
+int sim_contact_stage_finish(sim_contact_stage *k, sim_cst_times *t, sim_status *st);
 void sim_contact_stage_lambda(sim_contact_stage *k, double *out);
 
 #endif

@@ -228,6 +228,10 @@ typedef struct sim_contact_def {
   int newton_steps;            /* most non-smooth Newton steps per L-G iteration, 1..100 (3) */
   double newton_tolerance;     /* m, >= 0: no further step once max |phi| <= this (1e-8);
                                   0 = always newton_steps */
+  int end_newton_steps;        /* 0..100 Newton steps more at the end of a step's L-G
+                                  iterations while max |phi| > end_tolerance (20; 0 = none, the
+                                  paper's fixed budget) */
+  double end_tolerance;        /* m, >= 0: what end_newton_steps work to (1e-5; 0 = none) */
   int redetect;                /* 0..10 re-detections at a step's end (3; 0 = the paper's once
                                   per step): vertices that ended inside something without a
                                   contact get one, and the step is solved again from its

@@ -14,11 +14,11 @@ static int load_contact_def(scene_ctx *c, const cJSON *o, sim_contact_def *d) {
                                      "delassus",       "formulation",      "cr_preconditioner",
                                      "newton_steps",   "newton_tolerance", "redetect",
                                      "line_search",    "cr_precision",     "newton_jacobian",
-                                     "creases"};
+                                     "creases",        "end_newton_steps", "end_tolerance"};
   int ncp = (int)d->ncp, pre = (int)d->preconditioner, del = (int)d->delassus;
   int form = (int)d->formulation, crpc = (int)d->cr_preconditioner;
   int crprec = (int)d->cr_precision, fjac = (int)d->newton_jacobian;
-  if (scene_keys(c, o, keys, 22, NULL) || scene_rd_num(c, o, "margin", &d->margin) ||
+  if (scene_keys(c, o, keys, 24, NULL) || scene_rd_num(c, o, "margin", &d->margin) ||
       scene_rd_num(c, o, "min_separation", &d->min_separation) ||
       scene_rd_enum(c, o, "ncp", scene_ncp_names, SIM_SCENE_NCP_COUNT, &ncp) ||
       scene_rd_enum(c, o, "preconditioner", scene_precond_names, SIM_SCENE_PRECOND_COUNT, &pre) ||
@@ -36,6 +36,8 @@ static int load_contact_def(scene_ctx *c, const cJSON *o, sim_contact_def *d) {
       scene_rd_int(c, o, "newton_steps", &d->newton_steps) ||
       scene_rd_num(c, o, "newton_tolerance", &d->newton_tolerance) ||
       scene_rd_int(c, o, "redetect", &d->redetect) ||
+      scene_rd_int(c, o, "end_newton_steps", &d->end_newton_steps) ||
+      scene_rd_num(c, o, "end_tolerance", &d->end_tolerance) ||
       scene_rd_int(c, o, "line_search", &d->line_search) ||
       scene_rd_enum(c, o, "cr_precision", scene_precision_names, 2, &crprec) ||
       scene_rd_enum(c, o, "newton_jacobian", scene_fjac_names, SIM_SCENE_FJAC_COUNT, &fjac))

@@ -233,6 +233,8 @@ static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
   num(w, o, "newton_steps", d->newton_steps);
   num(w, o, "newton_tolerance", d->newton_tolerance);
   num(w, o, "redetect", d->redetect);
+  num(w, o, "end_newton_steps", d->end_newton_steps);
+  num(w, o, "end_tolerance", d->end_tolerance);
   num(w, o, "line_search", d->line_search);
   str(w, o, "newton_jacobian",
       name_of(scene_fjac_names, SIM_SCENE_FJAC_COUNT, (int)d->newton_jacobian));

@@ -46,6 +46,9 @@ static int validate_contact_def(scene_ctx *c, const sim_contact_def *d) {
   if (!rc)
     rc = scene_chk_num(c, "newton_tolerance", d->newton_tolerance, SCENE_GE, 0, SCENE_NONE, 0);
   if (!rc) rc = scene_chk_int(c, "redetect", d->redetect, 0, SCENE_REDETECT_MAX);
+  if (!rc)
+    rc = scene_chk_int(c, "end_newton_steps", d->end_newton_steps, 0, SCENE_NEWTON_STEPS_MAX);
+  if (!rc) rc = scene_chk_num(c, "end_tolerance", d->end_tolerance, SCENE_GE, 0, SCENE_NONE, 0);
   if (!rc) rc = scene_chk_int(c, "line_search", d->line_search, 0, SCENE_LINE_SEARCH_MAX);
   if (!rc)
     rc = scene_chk_enum(c, "newton_jacobian", (int)d->newton_jacobian, scene_fjac_names,

@@ -99,6 +99,10 @@ typedef struct sim_cst_times {
   int newton_steps;
   sim_ls_counts ls; /* the line searches' outcomes */
   int nonfinite;    /* a Newton step's merit was NaN or infinite (an overflowing target) */
+  /* contact_finish (contact.end_tolerance): the Newton steps it took, whether it ended above
+     the tolerance (the passes that did), and the largest max |phi| it ended with (m) */
+  int end_steps, end_unmet;
+  double end_phi;
 } sim_cst_times;
 
 /* A snapshot of the state for the host (snapshot_get): what an output frame writes. */
@@ -155,6 +159,11 @@ struct sim_backend {
   int (*contact_begin)(sim_backend *be, const struct sim_contact *c, int nc, sim_cst_times *t,
                        sim_status *st);
   int (*contact_global)(sim_backend *be, sim_cst_times *t, sim_status *st);
+  /* After the step's last contact_global (core/contact/stage.h sim_contact_stage_finish):
+     where contact.end_tolerance > 0, the NCP values at the state it left, and while above
+     the tolerance up to contact.end_newton_steps more Newton steps, their change of f applied
+     by a correction. Times and counts as contact_global's (contact_clocked). */
+  int (*contact_finish)(sim_backend *be, sim_cst_times *t, sim_status *st);
   /* 1: contact_global times its buckets on the backend's own clock (time stamps on the
      device, with the Newton solve there), so the queued work before it need not be settled
      first; it may then return before its work is done, and its times and counts reach `t`

@@ -115,6 +115,10 @@ static int cpu_contact_global(sim_backend *be, sim_cst_times *t, sim_status *st)
   return sim_contact_stage_global(&CTX(be)->cst->stage, t, st);
 }
 
+static int cpu_contact_finish(sim_backend *be, sim_cst_times *t, sim_status *st) {
+  return sim_contact_stage_finish(&CTX(be)->cst->stage, t, st);
+}
+
 static int cpu_contact_lambda(sim_backend *be, double *out, sim_status *st) {
   sim_contact_stage_lambda(&CTX(be)->cst->stage, out);
   return SIM_OK;
@@ -158,6 +162,7 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   if (S) k->stage.dense_rows = SIM_CPU_DENSE_ROWS;
   be->contact_begin = cpu_contact_begin;
   be->contact_global = cpu_contact_global;
+  be->contact_finish = cpu_contact_finish;
   be->contact_lambda = cpu_contact_lambda;
   return SIM_OK;
 }

@@ -138,6 +138,12 @@ static int lg_iterations(sim_stepper *s, sim_profile *prof, sim_cst_times *ct,
     if (!rc && energies) energies[k + 1] = be->energy(be, NULL);
     prof->lg_iterations++;
   }
+  /* the contact solve finished where its budget left it above contact.end_tolerance */
+  if (!rc && prof->contacts > 0 && be->contact_finish) {
+    if (!be->contact_clocked) rc = settle(s, span, st);
+    if (!rc) rc = be->contact_finish(be, ct, st);
+    if (!rc && energies) energies[s->lg_iterations] = be->energy(be, NULL);
+  }
   return rc;
 }
 
@@ -192,6 +198,9 @@ int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_st
     prof->cr_iterations = ct.cr_iters;
     prof->newton_steps = ct.newton_steps;
     prof->ls = ct.ls;
+    prof->end_steps = ct.end_steps;
+    prof->end_unmet = ct.end_unmet;
+    prof->end_phi = ct.end_phi;
   }
   prof->schur_ms = ct.schur_ms;
   if (!rc && ct.nonfinite) /* the solve then moves nothing, which would pass for a result */

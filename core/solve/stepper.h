@@ -17,6 +17,11 @@ typedef struct sim_profile {
   double min_gap; /* smallest signed distance among the step's contacts (+inf: none) */
   int redetected; /* contacts added by re-detection at the step's end (contact.redetect) */
   sim_ls_counts ls; /* the line searches' outcomes, summed over the L-G iterations */
+  /* the contact solve's end (contact.end_tolerance, backend.h contact_finish): Newton steps
+     taken there, its passes that ended above the tolerance, the largest max |phi| it ended
+     with (m; 0 where it did not run) */
+  int end_steps, end_unmet;
+  double end_phi;
 } sim_profile;
 
 typedef struct sim_stepper {
