@@ -209,6 +209,24 @@ static long long captures(void) {
   return c;
 }
 
+/* After a contact operation on both backends (the GPU's returned rc): the GPU's work settled,
+   q within g_qtol (recorded) and the multipliers within g_ltol of the CPU's, at `when`. */
+static void both_after(gpu_pair *g, int rc, sim_status *st, int nc, double *q, const char *what,
+                       const char *when) {
+  if (rc) fprintf(stderr, "%s %s: %s\n", what, when, st->msg);
+  CHECK_INT(rc, SIM_OK);
+  double ms[SIM_SPAN_COUNT];
+  CHECK_INT(g->gpu->settle(g->gpu, ms, st), SIM_OK);
+  char w[96];
+  snprintf(w, sizeof w, "q %s", when);
+  pair_compare(g, 0, SIM_VEC_Q, g_qtol, w);
+  CHECK_INT(g->gpu->download(g->gpu, SIM_VEC_Q, q, st), SIM_OK);
+  record(q, 3 * (size_t)g->m.n);
+  double dl = lambda_diff(g, nc);
+  printf("  %-28s lambda %s rel diff %.2e\n", g->m.scene->name, when, dl);
+  check_report(dl <= g_ltol, __FILE__, __LINE__, "%s: lambda %s rel diff %.3g", what, when, dl);
+}
+
 static void steps(const char *what, const char *delassus, const char *cr_precision) {
   const char *text = json(
       "{'name': 'contact_ops_%s', 'solver': {'dt': 0.01, 'lg_iterations': 3},"
@@ -273,43 +291,20 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
       CHECK_INT(g.cpu->read_buffer(g.cpu, SIM_BUF_RHS, b, &st), SIM_OK);
       CHECK_INT(g.gpu->write_buffer(g.gpu, SIM_BUF_RHS, b, &st), SIM_OK);
       CHECK_INT(g.cpu->contact_global(g.cpu, &tc, &st), SIM_OK);
-      rc = g.gpu->contact_global(g.gpu, &tg, &st);
-      if (rc) fprintf(stderr, "contact_global: %s\n", st.msg);
-      CHECK_INT(rc, SIM_OK);
-      double ms[SIM_SPAN_COUNT];
-      CHECK_INT(g.gpu->settle(g.gpu, ms, &st), SIM_OK);
-      char w[96];
-      snprintf(w, sizeof w, "q %d.%d", step, it);
-      pair_compare(&g, 0, SIM_VEC_Q, g_qtol, w);
-      CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, q, &st), SIM_OK);
-      record(q, 3 * (size_t)g.m.n);
-      double dl = lambda_diff(&g, nc);
-      printf("  %-28s lambda %d.%d rel diff %.2e\n", g.m.scene->name, step, it, dl);
-      check_report(dl <= g_ltol, __FILE__, __LINE__, "%s: lambda %d.%d rel diff %.3g", what, step,
-                   it, dl);
+      char w[32];
+      snprintf(w, sizeof w, "%d.%d", step, it);
+      both_after(&g, g.gpu->contact_global(g.gpu, &tg, &st), &st, nc, q, what, w);
     }
     /* the end pass (contact.end_tolerance): its Newton steps past the budget, then the change
        of f through the correction (steps 0 and 1 take steps, the second until its line search
        takes none; steps 2 and 3 end within 1e-6, step 3 at 8.1e-7, whose Newton step the line
        search would decide on a merit of 1.7e-33: by rounding) */
     CHECK_INT(g.cpu->contact_finish(g.cpu, &tc, &st), SIM_OK);
-    rc = g.gpu->contact_finish(g.gpu, &tg, &st);
-    if (rc) fprintf(stderr, "contact_finish: %s\n", st.msg);
-    CHECK_INT(rc, SIM_OK);
-    double ms[SIM_SPAN_COUNT];
-    CHECK_INT(g.gpu->settle(g.gpu, ms, &st), SIM_OK);
-    char w[96];
-    snprintf(w, sizeof w, "q %d end", step);
-    pair_compare(&g, 0, SIM_VEC_Q, g_qtol, w);
-    CHECK_INT(g.gpu->download(g.gpu, SIM_VEC_Q, q, &st), SIM_OK);
-    record(q, 3 * (size_t)g.m.n);
-    double dl = lambda_diff(&g, nc);
-    printf(
-        "  %-28s end %d: %d and %d Newton steps, max |phi| %.3g and %.3g, lambda rel diff "
-        "%.2e\n",
-        g.m.scene->name, step, tc.end_steps, tg.end_steps, tc.end_phi, tg.end_phi, dl);
-    check_report(dl <= g_ltol, __FILE__, __LINE__, "%s: lambda %d end rel diff %.3g", what, step,
-                 dl);
+    char w[32];
+    snprintf(w, sizeof w, "%d end", step);
+    both_after(&g, g.gpu->contact_finish(g.gpu, &tg, &st), &st, nc, q, what, w);
+    printf("  %-28s end %d: %d and %d Newton steps, max |phi| %.3g and %.3g\n", g.m.scene->name,
+           step, tc.end_steps, tg.end_steps, tc.end_phi, tg.end_phi);
     CHECK_INT(tc.end_unmet, tg.end_unmet);
     end_steps += tc.end_steps;
 #ifdef SIM_TEST_EMU /* on a GPU a max |phi| within rounding of the tolerance may decide apart */
