@@ -282,8 +282,9 @@ int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st);
 // The end pass after the step's last L-G iteration (core/contact/stage.h
-// sim_contact_stage_finish, on the device): the NCP values at hab + h^2 W f and the judge at
-// contact.end_tolerance, read by the host (a wait), then while they are above it a Newton
+// sim_contact_stage_finish, on the device): the NCP values at hab + h^2 W f and the judge on
+// their max over the merit's rows at contact.end_tolerance, read by the host (a wait), then
+// while above it a Newton
 // step (up to end_newton_steps; its line search's outcome read, a wait: where it took no step
 // the pass stops, as the host's), and the change of f through the correction. Its times and
 // Newton steps come back at the settle, like an iteration's; the end's counts and max |phi|

@@ -377,11 +377,13 @@ static ncp_args ncp_at(const cuda_contact *k, const double *hq, const double *la
 
 // NCP values into phi, Omega, E at (hq, lambda), its merit over the normal and bilateral rows
 // and max |phi| into res (nsn.c ncp_eval), then the step's convergence test (k_nsn_judge) at
-// tolerance tol (newton_tol; the end pass's own: sim_cuda_nsn_finish).
-static int ncp_start(cuda_contact *k, double tol, sim_status *st) {
+// tolerance tol (newton_tol; the end pass's: sim_cuda_nsn_finish, with max |phi| over the
+// merit's rows alone, merit_max).
+static int ncp_start(cuda_contact *k, double tol, int merit_max, sim_status *st) {
   cuda_nsn *s = k->dn;
   const int nc = s->cap; /* the contacts the arrays hold: the grids' */
-  const ncp_args a = ncp_at(k, s->hq, s->lam, 1);
+  ncp_args a = ncp_at(k, s->hq, s->lam, 1);
+  a.merit_max = merit_max;
   red_then judge = {THEN_NSN_JUDGE, s->crd, s->ctl, NULL, tol, 0};
   if (s->fuse) {
     k_ncp_reduce<<<reduce_blocks(nc), SIM_CUDA_BLOCK, 0, stream(k)>>>(
@@ -759,7 +761,7 @@ static int iterate(cuda_contact *k, int judged, int *stopped, sim_status *st) {
   cudaStream_t sm = stream(k);
   int forced = 0; /* f formed with the update (fused) */
   *stopped = 0;
-  if (!judged && (rc = ncp_start(k, o->newton_tol, st))) return rc;
+  if (!judged && (rc = ncp_start(k, o->newton_tol, 0, st))) return rc;
   if (!judged && sim_cuda_nsn_reads(k)) {
     int on = 0;
     if ((rc = read_flag(k, go, &on, st))) return rc;
@@ -950,7 +952,7 @@ int sim_cuda_nsn_finish(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   cuda_nsn *s = k->dn;
   cuda_ctx *c = k->cx;
   const sim_nsn_options *o = &g->nsn.opt;
-  const double h2 = c->m->h * c->m->h, tol = fmax(o->newton_tol, g->end_tol);
+  const double h2 = c->m->h * c->m->h;
   const int paper = o->form == SIM_NSN_FORM_PAPER;
   cudaStream_t sm = stream(k);
   s->t = t;
@@ -969,7 +971,8 @@ int sim_cuda_nsn_finish(cuda_contact *k, sim_cst_times *t, sim_status *st) {
   nsn_dev now;
   for (;;) { /* at hab + h^2 W f; the last start past end_newton_steps only evaluates */
     rc = w_then<W_THEN_HQ>(k, s->f, s->y, h2, s->hab, NULL, s->hq, &s->ctl->go, st, stale);
-    if (!rc) rc = ncp_start(k, steps < g->end_steps ? tol : HUGE_VAL, st);
+    /* max |phi| over the merit's rows decides; past end_newton_steps it only evaluates */
+    if (!rc) rc = ncp_start(k, steps == g->end_steps ? HUGE_VAL : g->end_tol, 1, st);
     if (!rc) rc = read_ctl(k, &now, st);
     if (rc) return rc;
     if (!now.go) break;

@@ -22,10 +22,11 @@ typedef struct ncp_args {
   const double *comp, *mu, *d, *hqt, *w, *hq, *lam;
   double *phi, *om, *e, *mterm, *pterm;
   size_t s3, s1;
+  int merit_max;  // max |phi| over the merit's rows alone (nsn.h merit_max: the end pass)
 } ncp_args;
 
 // Contact j's NCP values at vector t (nsn.c ncp_eval): its merit term, over the normal and
-// bilateral rows, and its max |phi|.
+// bilateral rows, and its max |phi| (over those alone with a.merit_max).
 static __device__ void ncp_contact(const ncp_args &a, int j, int t) {
   size_t i = 3 * (size_t)j, v = t * a.s3 + i;
   double o[3], ee[3], ph[3], mt = 0.0, pm = 0.0;
@@ -35,8 +36,9 @@ static __device__ void ncp_contact(const ncp_args &a, int j, int t) {
     if (a.phi) a.phi[i + r] = ph[r];
     if (a.om) a.om[i + r] = o[r];
     if (a.e) a.e[i + r] = ee[r];
-    pm = fmax(pm, fabs(ph[r]));
-    if (r == 0 || a.comp[j] >= 0.0) mt += 0.5 * ph[r] * ph[r];
+    const int in_merit = r == 0 || a.comp[j] >= 0.0;
+    if (in_merit || !a.merit_max) pm = fmax(pm, fabs(ph[r]));
+    if (in_merit) mt += 0.5 * ph[r] * ph[r];
   }
   a.mterm[t * a.s1 + j] = mt;
   a.pterm[t * a.s1 + j] = pm;

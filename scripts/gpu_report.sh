@@ -76,7 +76,8 @@
 #             call where a call's time is short; fused is device with SIMCTL_CUDA_FUSE=on (the
 #             default since 2026-12-04, so the same runs as device), apart with it off;
 #             crfloat is device with contact.cr_precision=float; paper is device with the
-#             paper's algorithm (contact.newton_steps=1, redetect=0, line_search=0); fastest is
+#             paper's algorithm (contact.newton_steps=1, redetect=0, line_search=0,
+#             end_tolerance=0); fastest is
 #             paper with fused and crfloat's settings as well; pdl is fastest with programmatic
 #             dependent launch in its graphs (SIMCTL_CUDA_PDL=on: each kernel's launch overlapped
 #             with the end of the one before, gpu/pdl_cuda.cu; sm_90 on); tuned is fastest with
@@ -297,7 +298,8 @@ if want table3; then
     pdl=off tune=off
     what=
     # Table 3's algorithm (one full Newton step per L-G iteration, detection once per step)
-    paper=(--set contact.newton_steps=1 --set contact.redetect=0 --set contact.line_search=0)
+    paper=(--set contact.newton_steps=1 --set contact.redetect=0 --set contact.line_search=0
+      --set contact.end_tolerance=0)
     fastest=", the paper's algorithm, reductions fused, CR's W in float"
     case "$v" in
       fused) nsn=device fuse=on what=", reductions fused" ;;

@@ -239,7 +239,7 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
       "            {'body': 0, 'points': [[-0.1, -0.8, 0.1], [-0.1, 0.5, 0.1]]}],"
       " 'contact': {'delassus': '%s', 'cr_iterations': 60, 'newton_steps': 4,"
       " 'cr_precision': '%s', 'newton_jacobian': '%s', 'cr_tolerance': %s,"
-      " 'end_newton_steps': 12, 'end_tolerance': 1e-6}}",
+      " 'end_newton_steps': 12, 'end_tolerance': 1e-7}}",
       delassus, delassus, cr_precision, g_jacobian, g_tol);
   if (pair_load_scene(&g_sc, text, "test_gpu_contact_ops.json")) return;
   gpu_pair g;
@@ -295,10 +295,10 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
       snprintf(w, sizeof w, "%d.%d", step, it);
       both_after(&g, g.gpu->contact_global(g.gpu, &tg, &st), &st, nc, q, what, w);
     }
-    /* the end pass (contact.end_tolerance): its Newton steps past the budget, then the change
-       of f through the correction (steps 0 and 1 take steps, the second until its line search
-       takes none; steps 2 and 3 end within 1e-6, step 3 at 8.1e-7, whose Newton step the line
-       search would decide on a merit of 1.7e-33: by rounding) */
+    /* the end pass (contact.end_tolerance 1e-7): its Newton steps past the budget, then the
+       change of f through the correction (lagged: step 0 takes 3, step 1 takes 9, the last
+       one's line search none; the exact Jacobian without friction: one at step 1; with
+       friction: none) */
     CHECK_INT(g.cpu->contact_finish(g.cpu, &tc, &st), SIM_OK);
     char w[32];
     snprintf(w, sizeof w, "%d end", step);
@@ -321,7 +321,8 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
     }
   }
   printf("%s: the end passes took %d Newton steps\n", what, end_steps);
-  CHECK(end_steps > 0); /* the end pass's steps and correction ran */
+  if (strcmp(g_jacobian, "lagged") == 0 || g_frictionless)
+    CHECK(end_steps > 0); /* the end pass's steps and correction ran */
   sim_free(b), sim_free(q), sim_free(c), sim_free(prev);
   gpu_pair_close(&g);
 }

@@ -259,8 +259,9 @@ static double ncp_eval(const sim_nsn *s, const double *hq, const double *lambda,
     for (int a = 0; a < 3; a++) {
       if (omega) omega[i + a] = om[a];
       if (e) e[i + a] = ee[a];
-      pmax = fmax(pmax, fabs(phi[i + a]));
-      if (a == 0 || s->comp[j] >= 0.0) merit += 0.5 * phi[i + a] * phi[i + a];
+      const int in_merit = a == 0 || s->comp[j] >= 0.0;
+      if (in_merit || !s->opt.merit_max) pmax = fmax(pmax, fabs(phi[i + a]));
+      if (in_merit) merit += 0.5 * phi[i + a] * phi[i + a];
     }
   }
   *phi_max = pmax;

@@ -100,6 +100,9 @@ typedef struct sim_nsn_options {
                               of it (of G) (0); the
                               right-hand side, the line search and f use W in double */
   double newton_tol;       /* skip the step when max |phi| <= this, in metres (0: never) */
+  int merit_max;           /* 1: max |phi| (newton_tol's test, stats.phi_max) over the normal
+                              and bilateral rows alone, those of the merit (the stage's end
+                              pass); 0: over every row */
   double max_force;        /* cap on lambda_n in newtons (0: none) */
   double h;                /* time step (s) */
   int warm_start;          /* keep lambda across steps (1) */

@@ -250,10 +250,11 @@ int sim_contact_stage_finish(sim_contact_stage *k, sim_cst_times *t, sim_status 
   for (;;) { /* at q = hab + h^2 W f, where the last correction left it */
     sim_nsn_w_apply(n, f, k->tmp);
     for (int i = 0; i < m; i++) k->hq[i] = k->hab[i] + h2 * k->tmp[i];
-    /* the tolerance decides; the last call only evaluates (no step past end_newton_steps) */
-    n->opt.newton_tol = steps < k->end_steps ? fmax(tol0, k->end_tol) : HUGE_VAL;
+    /* max |phi| over the merit's rows decides; the last call only evaluates */
+    n->opt.newton_tol = steps == k->end_steps ? HUGE_VAL : k->end_tol;
+    n->opt.merit_max = 1;
     int its = sim_nsn_iterate_w(n, k->hq, k->hab, k->tmp);
-    n->opt.newton_tol = tol0;
+    n->opt.newton_tol = tol0, n->opt.merit_max = 0;
     if (its < 0) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (Conjugate Residual)");
     t->nonfinite |= !isfinite(n->stats.merit);
     if (n->stats.converged) break;

@@ -105,12 +105,13 @@ int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, 
 int sim_contact_stage_global(sim_contact_stage *k, sim_cst_times *t, sim_status *st);
 /* The backend table's contact_finish: after a step's last L-G iteration, where end_tol > 0,
    the NCP values at the state the last correction left, q = A^{-1} b + h^2 A^{-1} H^T f (H q =
-   hab + h^2 W f, that iteration's hab), and while max |phi| > end_tol up to end_steps more
-   Newton steps there (newton_tolerance stays the floor), stopping after one whose line search
-   took no step (lambda stood: the next would be the same); the change of f then goes through
-   the correction alone (q is linear in f). Adds max |phi| at the end to t->end_phi (the
-   largest), the steps to t->end_steps and t->newton_steps, and 1 to t->end_unmet where the
-   tolerance was not met. */
+   hab + h^2 W f, that iteration's hab), and while max |phi| over the normal and bilateral rows
+   (those of the line search's merit; the friction rows, which it does not weigh, are left as
+   the iterations left them) is above end_tol, up to end_steps more Newton steps there,
+   stopping after one whose line search took no step (lambda stood: the next would be the
+   same); the change of f then goes through the correction alone (q is linear in f). Adds that
+   max |phi| at the end to t->end_phi (the largest), the steps to t->end_steps and
+   t->newton_steps, and 1 to t->end_unmet where it stayed above end_tol. */
 int sim_contact_stage_finish(sim_contact_stage *k, sim_cst_times *t, sim_status *st);
 void sim_contact_stage_lambda(sim_contact_stage *k, double *out);
 

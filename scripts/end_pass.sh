@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What the contact solve's end pass (contact.end_tolerance, contact.end_newton_steps;
+# core/contact/stage.h sim_contact_stage_finish) changes: each scene run three ways on the CPU
+# with one thread: "on" (the scene's settings: the defaults, 20 steps to 1e-5 m), "measure"
+# (end_newton_steps=0: the pass measures the NCP values a step ends with and takes no step, as
+# the budget of newton_steps per L-G iteration leaves them) and "off" (end_tolerance=0: no pass,
+# the paper's fixed budget). One table row per run: the smallest gap at a step's start (mm)
+# and its frame, the Newton steps in all and those of the end pass, the steps that ended above
+# the tolerance, the largest NCP value a step ended with (mm; "-" with no pass), and the mean
+# frame time (ms, timing.csv's frame_ms; one run each: rerun it for a figure that holds).
+# usage: scripts/end_pass.sh [--simctl BIN] [--frames N] [--out DIR] [SCENE.json...]
+#        (defaults: build/simctl, each scene's frames, out/end_pass, the shipped contact scenes
+#        but the three longest: squeezing_ball, pulling_wooper, gingerbread_man)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+SIMCTL="$ROOT/build/simctl" FRAMES= OUT=out/end_pass
+SCENES=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
+    --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "end_pass.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
+    *) SCENES+=("$1"); shift ;;
+  esac
+done
+if [ -n "$FRAMES" ] && ! [[ "$FRAMES" =~ ^[1-9][0-9]*$ ]]; then
+  echo "end_pass.sh: --frames: expected a positive whole number, got '$FRAMES'" >&2
+  exit 2
+fi
+if [ ! -x "$SIMCTL" ]; then
+  echo "end_pass.sh: $SIMCTL: no such program (make build first, or give --simctl)" >&2
+  exit 2
+fi
+if [ ${#SCENES[@]} -eq 0 ]; then
+  for s in stick_slip pushing_wall box_on_trampoline soft_box_on_slab folding_towel cloth_pile \
+    crossed_ribbons sharp_corner cloth_on_knives grabbing_raptor; do
+    SCENES+=("$ROOT/scenes/$s.json")
+  done
+fi
+echo "| scene | end pass | min gap (mm) | its frame | Newton steps | of them at the end | steps above | max NCP value at an end (mm) | frame (ms) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for scene in "${SCENES[@]}"; do
+  name=$(basename "$scene" .json)
+  for mode in on measure off; do
+    dir="$OUT/$name-$mode"
+    args=(run "$scene" --out "$dir" --quiet --threads 1 --device cpu --set 'output.formats=["csv"]')
+    [ "$mode" = measure ] && args+=(--set contact.end_newton_steps=0)
+    [ "$mode" = off ] && args+=(--set contact.end_tolerance=0)
+    [ -n "$FRAMES" ] && args+=(--frames "$FRAMES")
+    "$SIMCTL" "${args[@]}"
+    python3 - "$dir" "$name" "$mode" <<'PY'
+import csv, json, math, sys
+d, name, mode = sys.argv[1:4]
+rows = list(csv.DictReader(open(d + "/timing.csv")))
+gaps = [(float(r["min_gap"]), int(r["frame"])) for r in rows
+        if r["min_gap"] not in ("", "inf", "nan")]
+s = json.load(open(d + "/summary.json")).get("contact", {})
+gap, at = min(gaps) if gaps else (math.nan, "-")
+e = s.get("end", {"newton_steps": 0, "unmet_steps": 0, "phi_max": 0})
+phi = "-" if mode == "off" else f"{1e3 * e['phi_max']:.4g}"
+mean = sum(float(r["frame_ms"]) for r in rows) / len(rows)
+print(f"| {name} | {mode} | {1e3 * gap:+.3f} | {at} | "
+      f"{sum(int(r['newton_steps']) for r in rows):,} | {e['newton_steps']:,} | "
+      f"{e['unmet_steps']:,} | {phi} | {mean:.2f} |")
+PY
+  done
+done
