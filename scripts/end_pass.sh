@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # What the contact solve's end pass (contact.end_tolerance, contact.end_newton_steps;
 # core/contact/stage.h sim_contact_stage_finish) changes: each scene run three ways on the CPU
-# with one thread: "on" (the scene's settings: the defaults, 20 steps to 1e-5 m), "measure"
+# with one thread: "on" (the scene's settings: the defaults, 20 steps to 1e-4 m), "measure"
 # (end_newton_steps=0: the pass measures the NCP values a step ends with and takes no step, as
 # the budget of newton_steps per L-G iteration leaves them) and "off" (end_tolerance=0: no pass,
 # the paper's fixed budget). One table row per run: the smallest gap at a step's start (mm)

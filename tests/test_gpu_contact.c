@@ -344,10 +344,11 @@ static void step_by_step(const char *file, const char *set, int steps) {
    median is 2.6e-8 (largest 9.3e-5), hence its tighter bound. The likely branch: a contact at
    the cap is decoupled (Omega 0) and one just below it coupled with an Omega near the
    threshold, and CR (10 iterations, not converged) goes on from another system. Since the
-   contact solve's end pass (contact.end_tolerance, 2026-12-06), which takes some 9 Newton steps
-   more in each of these steps, the CPU alone moves a step by a median of 9.9e-6 of the size
-   from a start one ulp off (1.5e-5 at most; 2.6e-9 and 1.4e-8 without the pass), and the
-   emulation with cuSPARSE gave 7.8e-6: the tighter bound holds for a run without the pass. */
+   contact solve's end pass (contact.end_tolerance, 2026-12-06; 12 Newton steps more over these
+   8 steps), the CPU alone moves a step by a median of 8.9e-8 of the size from a start one ulp
+   off, 9.4e-6 from 1e-14 and 1.4e-5 against its Cholesky solve (2.6e-9, 7.0e-9 and 9.4e-9
+   without the pass; scripts/sensitivity.sh --steps 84), and the emulation with cuSPARSE gave
+   7.8e-6 with the pass at 1e-5: the tighter bound holds for a run without the pass. */
 static void sharp_corner_steps(void) {
   double med_tol = 1e-4;
   const char *set = NULL;

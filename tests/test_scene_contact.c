@@ -563,7 +563,7 @@ static void test_round_trip(void) {
         "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
         "    \"cr_precision\": \"double\",\n"
         "    \"newton_steps\": 3,\n    \"newton_tolerance\": 1e-08,\n"
-        "    \"redetect\": 3,\n    \"end_newton_steps\": 20,\n    \"end_tolerance\": 1e-05,\n"
+        "    \"redetect\": 3,\n    \"end_newton_steps\": 20,\n    \"end_tolerance\": 0.0001,\n"
         "    \"line_search\": 8,\n"
         "    \"newton_jacobian\": \"lagged\"\n  }");
     CHECK_STR_CONTAINS(text, "\"closed\": \"auto\"");

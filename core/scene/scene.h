@@ -231,7 +231,7 @@ typedef struct sim_contact_def {
   int end_newton_steps;        /* 0..100 Newton steps more at the end of a step's L-G
                                   iterations while max |phi| > end_tolerance (20; 0 = none, the
                                   paper's fixed budget) */
-  double end_tolerance;        /* m, >= 0: what end_newton_steps work to (1e-5; 0 = none) */
+  double end_tolerance;        /* m, >= 0: what end_newton_steps work to (1e-4; 0 = none) */
   int redetect;                /* 0..10 re-detections at a step's end (3; 0 = the paper's once
                                   per step): vertices that ended inside something without a
                                   contact get one, and the step is solved again from its

@@ -95,7 +95,7 @@ void sim_default_contact(sim_contact_def *c) {
   c->line_search = 8;
   c->redetect = 3;
   c->end_newton_steps = 20;
-  c->end_tolerance = 1e-5;
+  c->end_tolerance = 1e-4;
   c->newton_tolerance = 1e-8;
   c->newton_jacobian = SIM_SCENE_FJAC_LAGGED;
 }
