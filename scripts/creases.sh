@@ -10,27 +10,9 @@
 # usage: scripts/creases.sh [--simctl BIN] [--frames N] [--out DIR] [SCENE.json...]
 #        (defaults: build/simctl, each scene's frames, out/creases, the scenes whose bodies meet)
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-SIMCTL="$ROOT/build/simctl" FRAMES= OUT=out/creases
-SCENES=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
-    --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
-    --out) OUT=${2:?--out needs a value}; shift 2 ;;
-    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "creases.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
-    *) SCENES+=("$1"); shift ;;
-  esac
-done
-if [ -n "$FRAMES" ] && ! [[ "$FRAMES" =~ ^[1-9][0-9]*$ ]]; then
-  echo "creases.sh: --frames: expected a positive whole number, got '$FRAMES'" >&2
-  exit 2
-fi
-if [ ! -x "$SIMCTL" ]; then
-  echo "creases.sh: $SIMCTL: no such program (make build first, or give --simctl)" >&2
-  exit 2
-fi
+# shellcheck source=scene_args.sh
+. "$(dirname "$0")/scene_args.sh"
+scene_args creases.sh out/creases "$@"
 if [ ${#SCENES[@]} -eq 0 ]; then
   for s in box_on_trampoline pushing_wall soft_box_on_slab crossed_ribbons folding_towel \
     cloth_pile; do

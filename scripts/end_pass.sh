@@ -13,27 +13,9 @@
 #        (defaults: build/simctl, each scene's frames, out/end_pass, the shipped contact scenes
 #        but the three longest: squeezing_ball, pulling_wooper, gingerbread_man)
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-SIMCTL="$ROOT/build/simctl" FRAMES= OUT=out/end_pass
-SCENES=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
-    --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
-    --out) OUT=${2:?--out needs a value}; shift 2 ;;
-    -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "end_pass.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
-    *) SCENES+=("$1"); shift ;;
-  esac
-done
-if [ -n "$FRAMES" ] && ! [[ "$FRAMES" =~ ^[1-9][0-9]*$ ]]; then
-  echo "end_pass.sh: --frames: expected a positive whole number, got '$FRAMES'" >&2
-  exit 2
-fi
-if [ ! -x "$SIMCTL" ]; then
-  echo "end_pass.sh: $SIMCTL: no such program (make build first, or give --simctl)" >&2
-  exit 2
-fi
+# shellcheck source=scene_args.sh
+. "$(dirname "$0")/scene_args.sh"
+scene_args end_pass.sh out/end_pass "$@"
 if [ ${#SCENES[@]} -eq 0 ]; then
   for s in stick_slip pushing_wall box_on_trampoline soft_box_on_slab folding_towel cloth_pile \
     crossed_ribbons sharp_corner cloth_on_knives grabbing_raptor; do

@@ -21,7 +21,7 @@ helps() { # NAME COMMAND...: COMMAND --help and -h both give help
   done
 }
 for s in "$ROOT"/scripts/*.sh; do
-  [ "$(basename "$s")" = kernel_nvcc.sh ] && continue
+  case "$(basename "$s")" in kernel_nvcc.sh | scene_args.sh) continue ;; esac # sourced helpers
   helps "scripts/$(basename "$s")" bash "$s"
 done
 for s in "$ROOT"/scripts/*.py; do

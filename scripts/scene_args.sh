@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the scripts that run a list of scenes with a simctl and print a table per run
+# (creases.sh, end_pass.sh): their options, checked, into SIMCTL, FRAMES, OUT and SCENES.
+# usage (from the script): scene_args NAME DEFAULT_OUT "$@"; SCENES stays empty where no scene
+# was given (the script then fills in its own). -h/--help prints the script's usage comment.
+scene_args() {
+  local name=$1
+  ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+  SIMCTL="$ROOT/build/simctl" FRAMES= OUT=$2
+  SCENES=()
+  shift 2
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
+      --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
+      --out) OUT=${2:?--out needs a value}; shift 2 ;;
+      -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
+      -*) echo "$name: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
+      *) SCENES+=("$1"); shift ;;
+    esac
+  done
+  if [ -n "$FRAMES" ] && ! [[ "$FRAMES" =~ ^[1-9][0-9]*$ ]]; then
+    echo "$name: --frames: expected a positive whole number, got '$FRAMES'" >&2
+    exit 2
+  fi
+  if [ ! -x "$SIMCTL" ]; then
+    echo "$name: $SIMCTL: no such program (make build first, or give --simctl)" >&2
+    exit 2
+  fi
+}
