@@ -289,6 +289,7 @@ static double line_search(sim_nsn *s, const double *hq, const double *wlam, doub
     double merit = ncp_eval(s, s->tmp, s->lam_try, s->rhs, NULL, NULL, &pmax);
     if (merit <= (1.0 - 2e-4 * alpha) * merit0) {
       memcpy(s->lambda, s->lam_try, sizeof(double) * (size_t)m);
+      s->y_wf = 1; /* f = lambda in this form: y = W f */
       return alpha;
     }
   }
@@ -347,6 +348,7 @@ int sim_nsn_iterate_w(sim_nsn *s, const double *hq, const double *hab, const dou
   double h = s->opt.h, ih2 = 1.0 / (h * h), t0 = sim_now_ms();
   double *phi = s->dlam; /* phi is held in dlam until the solve starts */
   s->stats.newton_steps++;
+  s->y_wf = 0;
   if (nc == 0) return 0;
   /* Step 2: NCP values and the diagonal Omega, E (Appendix B) at (H q^k, lambda^k). */
   double phi_max, merit = ncp_eval(s, hq, s->lambda, phi, s->omega, s->e, &phi_max);

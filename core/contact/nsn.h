@@ -165,6 +165,9 @@ typedef struct sim_nsn {
   double *f;       /* 3nc Omega lambda: what the caller applies with H^T */
   double *omega, *e, *rhs, *dlam, *y, *tmp, *work; /* workspace (e: E / h^2) */
   double *lam_try, *wl;                             /* line search: trial lambda, W lambda^k */
+  int y_wf; /* y is W f (the last call's line search accepted a step, compliance form: its
+               trial's product, sim_nsn_w_apply's bits), so a caller may take it instead of a
+               product of its own; 0 otherwise */
   double *wt;                                       /* 3nc: B's products' workspace */
   double *jac;   /* friction_exact: SIM_NSN_JAC per contact (nsn_exact.h) */
   double *gwork; /* friction_exact: GMRES's workspace (cr_iters a cycle) */

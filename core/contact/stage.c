@@ -248,7 +248,10 @@ int sim_contact_stage_finish(sim_contact_stage *k, sim_cst_times *t, sim_status 
   memcpy(k->fend, f, sizeof(double) * (size_t)m); /* the force the last correction applied */
   int steps = 0, its_sum = 0, none = ls0.none;
   for (;;) { /* at q = hab + h^2 W f, where the last correction left it */
-    sim_nsn_w_apply(n, f, k->tmp);
+    if (n->y_wf) /* the accepted line-search trial's product is W f already */
+      memcpy(k->tmp, n->y, sizeof(double) * (size_t)m);
+    else
+      sim_nsn_w_apply(n, f, k->tmp);
     for (int i = 0; i < m; i++) k->hq[i] = k->hab[i] + h2 * k->tmp[i];
     /* max |phi| over the merit's rows decides; the last call only evaluates */
     n->opt.newton_tol = steps == k->end_steps ? HUGE_VAL : k->end_tol;
