@@ -34,24 +34,37 @@ typedef struct run {
   int max_contacts;  /* most contacts in a step */
 } run;
 
-static inline int run_open(run *r, const char *text) {
-  sim_status st = {0};
-  memset(r, 0, sizeof *r);
-  r->min_gap = INFINITY;
-  int rc = sim_scene_load_string(text, "test_contact_physics.json", NULL, 0, &g_scene, &st);
+/* The rest of run_open and run_open_file: the fixture and buffers for the scene loaded (rc
+   its load's status, st its message, `what` naming it there). */
+static inline int run_setup(run *r, int rc, const char *what, const sim_status *st) {
+  if (!rc) rc = lg_setup(&r->c, &g_scene, SIM_GLOBAL_CHOLESKY, 0);
   if (rc) {
-    fprintf(stderr, "scene: %s\n", st.msg);
+    fprintf(stderr, "%s: %s\n", what, st->msg);
     CHECK_INT(rc, SIM_OK);
     return rc;
   }
-  rc = lg_setup(&r->c, &g_scene, SIM_GLOBAL_CHOLESKY, 0);
-  CHECK_INT(rc, SIM_OK);
-  if (rc) return rc;
   int n = r->c.m.n;
   r->q = malloc(sizeof(double) * 3 * n);
   r->v = malloc(sizeof(double) * 3 * n);
   r->ok = 1;
   return 0;
+}
+
+static inline int run_open(run *r, const char *text) {
+  sim_status st = {0};
+  memset(r, 0, sizeof *r);
+  r->min_gap = INFINITY;
+  int rc = sim_scene_load_string(text, "test_contact_physics.json", NULL, 0, &g_scene, &st);
+  return run_setup(r, rc, "scene", &st);
+}
+
+/* A scene file (a shipped one: "../scenes/NAME.json" from tests/) with nov overrides. */
+static inline int run_open_file(run *r, const char *path, const char *const *ov, int nov) {
+  sim_status st = {0};
+  memset(r, 0, sizeof *r);
+  r->min_gap = INFINITY;
+  int rc = sim_scene_load(path, ov, nov, &g_scene, &st);
+  return run_setup(r, rc, path, &st);
 }
 
 static inline void run_close(run *r) {

@@ -9,32 +9,13 @@
 
 #define STEPS 110
 
-/* The shipped scene with one override (NULL: none), as run_open sets up a run. */
-static int open_scene(run *r, const char *set) {
-  sim_status st = {0};
-  memset(r, 0, sizeof *r);
-  r->min_gap = INFINITY;
-  const char *ov[1] = {set};
-  int rc = sim_scene_load("../scenes/box_on_trampoline.json", set ? ov : NULL, set ? 1 : 0,
-                          &g_scene, &st);
-  if (!rc) rc = lg_setup(&r->c, &g_scene, SIM_GLOBAL_CHOLESKY, 0);
-  if (rc) {
-    fprintf(stderr, "box_on_trampoline: %s\n", st.msg);
-    CHECK_INT(rc, SIM_OK);
-    return rc;
-  }
-  r->q = malloc(sizeof(double) * 3 * r->c.m.n);
-  r->v = malloc(sizeof(double) * 3 * r->c.m.n);
-  r->ok = 1;
-  return 0;
-}
-
 /* STEPS steps: the smallest gap at a step's start, the most crease contacts in a step, and
    the largest normal force a crease contact's row carried. */
 static void run_scene(const char *set, double *min_gap, int *most, double *force) {
   run r;
   *min_gap = NAN, *most = -1, *force = 0;
-  if (open_scene(&r, set)) return;
+  const char *const ov[1] = {set};
+  if (run_open_file(&r, "../scenes/box_on_trampoline.json", ov, set ? 1 : 0)) return;
   *most = 0;
   for (int step = 0; step < STEPS && r.ok; step++) {
     if (run_steps(&r, 1)) break;

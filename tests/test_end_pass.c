@@ -5,12 +5,18 @@
    an obstacle or another body's triangle (a row's own gap, linear in q), leaving out the rows
    held at the force cap (max_force: the box complementarity lets those close further).
    - With the pass measuring only (end_newton_steps 0, so the run is the paper's fixed budget's)
-     a vertex at a blade's tip ends step 183 more than 1 mm past its row (1.4 cm: the Newton
-     budget left the solve unsolved), and each step's reported largest NCP value of a normal
-     or bilateral row is at least its deepest row's depth (|phi| >= -gap, Fischer-Burmeister).
+     steps end above the tolerance, a row 0.24 mm past its plane (the Newton budget left the
+     solve unsolved), and each step's reported largest NCP value of a normal or bilateral row
+     is at least its deepest row's depth (|phi| >= -gap, Fischer-Burmeister).
    - With the pass (the default 20 steps) it takes Newton steps, every step it reports within
      the tolerance ends with no row deeper than the tolerance, no step ends a row 1 mm deep,
-     and the reported value bounds the depth as before. */
+     and the reported value bounds the depth as before.
+   And the shipped folding_towel with the pass at 1e-5 m, its first 215 steps: no contact's gap
+   at a step's start below zero, with second contacts on folds dropped where no position held
+   them with the first (detect.h sim_detect_drop_stray_creases). Keeping them, a vertex in the
+   curl beside the rolled edge was held in front of both faces of a closed fold from step 204,
+   the rows' multipliers grew to 5e3 N and the cloth went 3 mm through itself at step 205 (15 mm
+   by step 253). */
 #include "contact_run.h"
 
 #define STEPS 190
@@ -55,22 +61,10 @@ typedef struct outcome {
 static void run_scene(const char *steps, outcome *o) {
   char set[64];
   snprintf(set, sizeof set, "contact.end_newton_steps=%s", steps);
-  const char *ov[2] = {"contact.end_tolerance=1e-4", set};
-  sim_status st = {0};
+  const char *const ov[2] = {"contact.end_tolerance=1e-4", set};
   run r;
-  memset(&r, 0, sizeof r);
-  r.min_gap = INFINITY;
   o->deepest = o->deepest_met = INFINITY, o->taken = o->unmet = 0, o->bounded = 1;
-  int rc = sim_scene_load("../scenes/cloth_on_knives.json", ov, 2, &g_scene, &st);
-  if (!rc) rc = lg_setup(&r.c, &g_scene, SIM_GLOBAL_CHOLESKY, 0);
-  if (rc) {
-    fprintf(stderr, "cloth_on_knives: %s\n", st.msg);
-    CHECK_INT(rc, SIM_OK);
-    return;
-  }
-  r.q = malloc(sizeof(double) * 3 * r.c.m.n);
-  r.v = malloc(sizeof(double) * 3 * r.c.m.n);
-  r.ok = 1;
+  if (run_open_file(&r, "../scenes/cloth_on_knives.json", ov, 2)) return;
   for (int s = 0; s < STEPS && r.ok; s++) {
     if (run_steps(&r, 1)) break;
     if (r.prof.contacts == 0) continue;
@@ -88,7 +82,24 @@ static void run_scene(const char *steps, outcome *o) {
   run_close(&r);
 }
 
+/* The folded towel's first 215 steps with the pass at 1e-5 m. */
+static void towel(void) {
+  const char *const ov[2] = {"contact.end_tolerance=1e-5", "output.formats=[]"};
+  run r;
+  if (run_open_file(&r, "../scenes/folding_towel.json", ov, 2)) return;
+  run_steps(&r, 215);
+  const long long dropped = r.c.s.world.stray_creases;
+  printf(
+      "folding_towel, 215 steps at 1e-5 m: the smallest gap at a step's start %.4g mm, %lld "
+      "second contacts on folds dropped\n",
+      1e3 * r.min_gap, dropped);
+  CHECK(r.ok && r.min_gap > 0.0);
+  CHECK(dropped > 0);
+  run_close(&r);
+}
+
 int main(void) {
+  towel();
   outcome m, p;
   run_scene("0", &m);
   run_scene("20", &p);
@@ -97,7 +108,7 @@ int main(void) {
       "%.4g mm; with the end pass (%d Newton steps) %d, %.4g mm (%.4g mm where within "
       "0.1 mm)\n",
       STEPS, m.unmet, 1e3 * m.deepest, p.taken, p.unmet, 1e3 * p.deepest, 1e3 * p.deepest_met);
-  CHECK(m.deepest < -1e-3); /* the budget leaves a row unsolved: what the pass is for */
+  CHECK(m.deepest < -2.0 * TOL); /* the budget leaves a row unsolved: what the pass is for */
   CHECK(m.taken == 0 && m.unmet > 0 && m.bounded && p.bounded);
   CHECK(p.taken > 0 && p.unmet < m.unmet);
   CHECK(p.deepest_met >= -TOL - 1e-12);

@@ -210,6 +210,7 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     if (prof.min_gap < res->min_gap) res->min_gap = prof.min_gap;
     res->redetected += prof.redetected;
     res->redetect_steps += prof.redetected > 0;
+    res->creases_dropped = (long)r->step.world.stray_creases;
     res->end_newton_steps += prof.end_steps;
     res->end_unmet_steps += prof.end_unmet > 0;
     if (prof.end_phi > res->end_phi_max) res->end_phi_max = prof.end_phi;

@@ -135,6 +135,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
       cJSON_AddNullToObject(co, "min_gap");
     cJSON_AddNumberToObject(co, "redetected", (double)res->redetected);
     cJSON_AddNumberToObject(co, "redetect_steps", res->redetect_steps);
+    cJSON_AddNumberToObject(co, "creases_dropped", (double)res->creases_dropped);
     cJSON *eo = cJSON_AddObjectToObject(co, "end"); /* contact.end_tolerance */
     cJSON_AddNumberToObject(eo, "newton_steps", (double)res->end_newton_steps);
     cJSON_AddNumberToObject(eo, "unmet_steps", res->end_unmet_steps);

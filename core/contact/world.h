@@ -96,6 +96,8 @@ typedef struct sim_world {
   sim_detect_side *sides; /* the q_t pass's side memory: out's open-surface contacts of the */
   int nsides, sides_cap;  /* step before (detect.h sim_detect_params.sides); in re-detection
                              out's edge pairs (sim_detect_params.renew) */
+  long long stray_creases; /* the fold's second faces dropped after a merge, in all steps
+                              (sim_detect_drop_stray_creases) */
 } sim_world;
 
 /* The step's contacts (w->out) by what they hold a vertex against: SIM_WORLD_KINDS counts, one
