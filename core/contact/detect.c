@@ -381,21 +381,7 @@ void sim_detect_drop_keys(sim_detect_contacts *out, const sim_detect_contacts *f
   out->n = n;
 }
 
-/* A body's or mesh obstacle's row at positions x: n . (x_v - c), c its triangle's point of
-   weights w (a body's) or its fixed point p (a mesh obstacle's). */
-static double fold_row_gap(const sim_contact *c, const double *x) {
-  double d[3];
-  for (int i = 0; i < 3; i++) {
-    double p = c->p[i];
-    if (c->kind == SIM_CONTACT_BODY)
-      p = c->w[0] * x[3 * (size_t)c->tri[0] + i] + c->w[1] * x[3 * (size_t)c->tri[1] + i] +
-          c->w[2] * x[3 * (size_t)c->tri[2] + i];
-    d[i] = x[3 * (size_t)c->v + i] - p;
-  }
-  return sim_dot3(c->n, d);
-}
-
-int sim_detect_drop_stray_creases(sim_detect_contacts *out, const double *x) {
+int sim_detect_drop_stray_creases(sim_detect_contacts *out) {
   int n = 0;
   for (int j = 0; j < out->n; j++) {
     const sim_contact *c = &out->c[j];
@@ -404,9 +390,7 @@ int sim_detect_drop_stray_creases(sim_detect_contacts *out, const double *x) {
         c->source >= SIM_CONTACT_CREASE) /* its first contact sorts before it: (v, kind, source) */
       for (int i = n - 1; i >= 0 && out->c[i].v == c->v && out->c[i].kind == c->kind; i--)
         if (out->c[i].source == sim_contact_surface_of(c->source)) {
-          const sim_contact *a = &out->c[i];
-          keep = sim_dot3(a->n, c->n) > -SIM_DETECT_CREASE_COS ||
-                 fold_row_gap(a, x) + fold_row_gap(c, x) >= 2.0 * out->min_sep;
+          keep = sim_dot3(out->c[i].n, c->n) > -SIM_DETECT_CREASE_COS;
           break;
         }
     if (!keep) {

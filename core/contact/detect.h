@@ -381,17 +381,17 @@ int sim_detect_check_passes(int n, const sim_detect_params *p, sim_status *st);
    skip_first, exactly, whatever a runner left out before. */
 void sim_detect_drop_keys(sim_detect_contacts *out, const sim_detect_contacts *first);
 /* out less its contacts on a fold's second face (detect_crease.h, key source B +
-   SIM_CONTACT_CREASE) that no position of the vertex near x satisfies together with the
-   vertex's first contact with that surface, kept in out: their normals face each other within
-   acos(SIM_DETECT_CREASE_COS) of opposite and the two rows' planes, read at x, lie nearer than
-   twice out->min_sep (counts redone). Detection makes no such pair within a pass (a fold's faces
-   meet at more than that angle there), but merging passes may keep the first contact of one
-   (q_t's) and the second of another (the prediction's, or re-detection's), found against a
+   SIM_CONTACT_CREASE) whose normal faces that of the vertex's first contact with that surface,
+   kept in out, within acos(SIM_DETECT_CREASE_COS) of opposite (counts redone). Detection makes
+   no such pair within a pass: a fold's faces meet at more than that angle, and a layer facing
+   the vertex from its other side is no fold. But merging passes may keep the first contact of
+   one (q_t's) and the second of another (the prediction's, or re-detection's), found against a
    different first face. On the folding towel a vertex inside a curl was held 4 mm in front of
-   both faces of a fold closed to 18 degrees whose planes were 6.7 mm apart; the rows'
-   multipliers grew to 5e3 N and the cloth went 15 mm through itself. A vertex between two
-   blades 2 cm apart keeps both rows. Returns the number dropped. */
-int sim_detect_drop_stray_creases(sim_detect_contacts *out, const double *x);
+   both faces of a fold closed to 18 degrees whose planes were 6.7 mm apart, which no position
+   satisfies; the rows' multipliers grew to 5e3 N and the cloth went 15 mm through itself. The
+   test reads the contacts alone (no positions: the CUDA backend's host holds few), so both
+   backends drop the same. Returns the number dropped. */
+int sim_detect_drop_stray_creases(sim_detect_contacts *out);
 /* sim_detect_run, or r's device detector when r and r->run are set. */
 int sim_detect_run_on(const sim_detect_runner *r, sim_detect *d, const sim_detect_scene *s,
                       const sim_detect_params *p, sim_detect_contacts *out, sim_status *st);

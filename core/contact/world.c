@@ -429,7 +429,7 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
     w->min_gap = fmin(w->min_gap, w->now.c[j].gap);
   if (!rc) rc = merge(w, &w->now, &w->ahead, 1, &w->both, st);
   if (!rc) rc = merge(w, &w->both, &w->pts, 0, &w->out, st);
-  if (!rc) w->stray_creases += sim_detect_drop_stray_creases(&w->out, x);
+  if (!rc) w->stray_creases += sim_detect_drop_stray_creases(&w->out);
   for (int j = 0; !rc && j < w->pts.n; j++) /* the gaps at q_t: the first pass's */
     if (w->point_found[w->pts.c[j].source] == 1)
       w->min_gap = fmin(w->min_gap, w->pts.c[j].gap);
@@ -553,7 +553,7 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
   script_velocities(w, a, h);
   rc = merge_into_out(w, a, st);
   if (rc) return rc;
-  const int dropped = sim_detect_drop_stray_creases(&w->out, x_t);
+  const int dropped = sim_detect_drop_stray_creases(&w->out);
   w->stray_creases += dropped;
   *added = n - dropped;
   return rc;
