@@ -59,8 +59,9 @@ typedef struct sim_run_result {
   /* contacts added by re-detection at steps' ends (contact.redetect), and the steps that did */
   long redetected;
   int redetect_steps;
-  /* contacts on a fold's second face dropped because no position satisfied them together with
-     the vertex's first contact (core/contact/detect.h sim_detect_drop_stray_creases) */
+  /* contacts on a fold's second face dropped after detection's merge because their normal faced
+     that of the vertex's first contact within 25.8 degrees of opposite (core/contact/detect.h
+     sim_detect_drop_stray_creases) */
   long creases_dropped;
   /* the contact solve's end (contact.end_tolerance): Newton steps taken there, the steps that
      ended above the tolerance, and the largest max |phi| a step ended with (m) */

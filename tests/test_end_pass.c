@@ -12,8 +12,8 @@
      the tolerance ends with no row deeper than the tolerance, no step ends a row 1 mm deep,
      and the reported value bounds the depth as before.
    And the shipped folding_towel with the pass at 1e-5 m, its first 215 steps: no contact's gap
-   at a step's start below zero, with second contacts on folds dropped where no position held
-   them with the first (detect.h sim_detect_drop_stray_creases). Keeping them, a vertex in the
+   at a step's start below zero, with second contacts on folds dropped where their normal faced
+   the first contact's (detect.h sim_detect_drop_stray_creases). Keeping them, a vertex in the
    curl beside the rolled edge was held in front of both faces of a closed fold from step 204,
    the rows' multipliers grew to 5e3 N and the cloth went 3 mm through itself at step 205 (15 mm
    by step 253). */
