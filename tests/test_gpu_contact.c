@@ -428,6 +428,12 @@ static void all_scenes(void) {
               {"contact.preconditioner=mass", 1e-9, 1e-3},
               {"contact.ncp=min_map", 1e-9, 1e-3},
               {"contact.line_search=0", 1e-9, 1e-3},
+              /* the friction rows' exact Jacobian (GMRES on the device, whose sums are not
+                 the host's: its operations' pass differs from the CPU's by 1.2e-6 on an H200,
+                 test_gpu_contact_ops exact); on the emulation median 1.0e-9 (stick_slip) and
+                 1.4e-8 (soft_box_on_slab), largest 3.5e-8; not yet run on a GPU
+                 (docs/gpu_checklist.md), so the bound on the median is provisional */
+              {"contact.newton_jacobian=exact", 1e-5, 1e-3},
               /* W's block form at every size (auto: above SIM_CUDA_BLOCK_ROWS), both forms */
               {"contact.delassus=blocks", 1e-9, 1e-3},
               {"contact.delassus=blocks|contact.formulation=paper", 1e-9, 1e-2}};
