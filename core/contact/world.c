@@ -553,6 +553,8 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
   script_velocities(w, a, h);
   rc = merge_into_out(w, a, st);
   if (rc) return rc;
+  /* the dropped ones are among the n new ones: out's keys are skipped above (but edge pairs,
+     no folds), and collide already dropped out's own stray pairs */
   const int dropped = sim_detect_drop_stray_creases(&w->out);
   w->stray_creases += dropped;
   *added = n - dropped;
