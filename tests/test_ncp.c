@@ -5,6 +5,7 @@
    the preconditioners and the two cone projections. */
 #include <float.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/contact/ncp.h"
 #include "check.h"
@@ -354,6 +355,36 @@ static void test_friction_states(void) {
     }
 }
 
+/* On the cone's edge to rounding (|lambda_f| a few ulps either side of mu lambda_n, as
+   sim_ncp_cone_clamp leaves it) the partials are the inside's on both sides: one Jacobian, not
+   one chosen by the last bit of |lambda_f| (SIM_NCP_CONE_EDGE). Beyond the edge dlf carries no
+   e_l lambda_f lambda_f^T / l term, which is of the order of dlf itself, and that branch
+   taken from one ulp beyond (the rule before) failed this check in 24,528 entries. */
+static void test_friction_cone_edge(void) {
+  int sliding = 0;
+  for (int k = 0; k < 2; k++)
+    for (int n = 0; n < 500; n++) {
+      fpoint p = random_active(0);
+      const double lim = p.mu * p.ln, l0 = hypot(p.lf[0], p.lf[1]);
+      double ref[10], out[10];
+      for (int side = -4; side <= 4; side++) { /* side -4: 4 ulps inside, the reference */
+        const double f = 1.0 + side * DBL_EPSILON;
+        fpoint q = p;
+        q.lf[0] = p.lf[0] / l0 * lim * f;
+        q.lf[1] = p.lf[1] / l0 * lim * f;
+        sim_ncp_friction_jac(KINDS[k], q.u, q.lf, q.ln, q.mu, q.r, out, out + 4, out + 8);
+        if (side == -4) memcpy(ref, out, sizeof ref);
+        /* du is dimensionless; dlf has the units of r, dln those of r mu */
+        for (int i = 0; i < 10; i++) {
+          const double sc = i < 4 ? 1.0 : (i < 8 ? p.r : p.r * p.mu);
+          CHECK_NEAR(out[i], ref[i], 1e-7 * sc);
+        }
+      }
+      sliding += hypot(p.u[0], p.u[1]) > 1e-3 * p.r * lim;
+    }
+  CHECK(sliding > 500);
+}
+
 /* phi_f(t u, t r) = t phi_f(u, r) (velocity vs displacement form); phi_f(u, t lambda, r / t)
    = phi_f(u, lambda, r) (force units). e >= 0 everywhere, also outside the cone. */
 static void test_friction_scaling(void) {
@@ -477,6 +508,7 @@ int main(void) {
   test_friction_paper_forms();
   test_friction_states();
   test_friction_scaling();
+  test_friction_cone_edge();
   test_cone();
   test_precond();
   for (int k = 0; k < 2; k++) {

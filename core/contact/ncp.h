@@ -52,7 +52,8 @@
      d phi_f/d lambda_n = e_n lambda_f
    with e_x = (N_x D - N D_x) / D^2, N = r (a - g), D = g + r l_c and
      N_a = r (1 - g_a),  D_a = g_a;   N_l = r^2 g_b,  D_l = r (1 - g_b);
-     N_n = -r^2 mu g_b,  D_n = r mu g_b;   (clamped, l > mu lambda_n: e_n += mu e_l, e_l = 0).
+     N_n = -r^2 mu g_b,  D_n = r mu g_b;   (clamped, l > mu lambda_n beyond the cone's edge
+     to rounding, SIM_NCP_CONE_EDGE: e_n += mu e_l, e_l = 0).
    Units: with u = dot(delta_f) (velocity) and r = h W_jj (Eq. 28b) phi_f is a velocity, and
    the system's friction row (Eq. 17c, 19d) is J_f q + h e dlambda_f = -h phi_f + J_f q^k, so
    its E entry in the dlambda system (Eq. 22) is e / h. Both NCP functions are positively
@@ -133,8 +134,21 @@ SIM_HD double sim_ncp_normal_capped(sim_ncp_kind kind, double delta, double lamb
   return phi;
 }
 
+/* Where |lambda_f| exceeds mu lambda_n by at most this fraction, de takes the inside's partials
+   (below). sim_ncp_cone_clamp scales lambda_f onto the cone's edge, and the |lambda_f| it leaves
+   is mu lambda_n only to rounding, on either side. e is continuous there (l_c = min(l,
+   mu lambda_n)), but its partials are not (e_l inside, mu e_l moved into e_n beyond the edge),
+   so the last bit of |lambda_f| chose a sliding contact's Jacobian: a start one ulp off moved a
+   step of soft_box_on_slab by a median 2e-8 of its size with the exact Jacobian (nsn_exact.h),
+   against 6e-16 with the lagged one, which takes no partials. On the edge the inside's partials
+   are the one-sided derivative towards the cone, the side the clamp keeps lambda_f on; with the
+   clamped branch's there the folded towel's deepest gap was -68 mm, +3.95 mm with the inside's
+   (docs/results.md, *Frictional contact*). */
+#define SIM_NCP_CONE_EDGE 1e-12
+
 /* Friction scalar e(a, l, lambda_n) of an active contact (lambda_n > 0, mu > 0), a = |u|,
-   l = |lambda_f|; de (NULL to skip) receives (de/da, de/dl, de/dlambda_n). */
+   l = |lambda_f|; de (NULL to skip) receives (de/da, de/dl, de/dlambda_n), those of the clamped
+   branch only where l > (1 + SIM_NCP_CONE_EDGE) mu lambda_n. */
 SIM_HD double sim_ncp_friction_e(sim_ncp_kind kind, double a, double l, double lambda_n, double mu,
                                  double r, double de[3]) {
   double lim = mu * lambda_n;
@@ -165,8 +179,8 @@ SIM_HD double sim_ncp_friction_e(sim_ncp_kind kind, double a, double l, double l
     double el = (Nl * D - N * Dl) / D2;
     de[0] = (Na * D - N * Da) / D2;
     de[2] = (Nn * D - N * Dn) / D2;
-    if (clamped)
-      de[2] += mu * el; /* lc = mu lambda_n */
+    if (l > (1.0 + SIM_NCP_CONE_EDGE) * lim)
+      de[2] += mu * el; /* lc = mu lambda_n, beyond the edge (SIM_NCP_CONE_EDGE) */
     else
       de[1] = el;
   }
