@@ -485,9 +485,10 @@ static void test_thin_slab(void) {
    (x = 0.3), overhanging it by 0.05 m. As generated, the icosphere (1 subdivision) has a vertex
    at its bottom, the midpoint of the icosahedron's lowest edge: dropped straight down it lands
    on that vertex and balances there, an unstable equilibrium that only the landing's symmetry
-   keeps (how long depends on rounding: with the exact friction Jacobian, whose GMRES breaks
-   the symmetry at 1e-6 m/s, it tips over within 2 s and rocks at 0.1 m/s; so does the lagged
-   system, from 1e-12 m/s, by 3.5 s). face_down turns it about x by 20.905 degrees, which
+   keeps (how long depends on rounding: with the exact friction Jacobian, whose GMRES broke
+   the symmetry at 1e-6 m/s before ncp.h's SIM_NCP_CONE_EDGE, it tipped over within 2 s and
+   rocked at 0.1 m/s, 3.1e-8 m/s across at 2 s since; the lagged system, from 1e-12 m/s, tips
+   by 3.5 s). face_down turns it about x by 20.905 degrees, which
    brings the centre of one of the icosahedron's faces (3, 2, 6) to the bottom: it lands on
    that face's middle triangle, on a 3-fold axis of the mesh, and rests there. exact: the
    friction rows' exact Jacobian (contact.newton_jacobian). */
@@ -564,8 +565,9 @@ static void test_no_penetration(void) {
     CHECK(worst >= -margin);
     CHECK(all_finite(r.q, 3 * m->n));
     if (!on_box) { /* at rest on the plane, touching it (measured at 2 s: settling at
-                      2.4e-6 m/s; across 1e-12 m/s lagged, 9e-7 exact; on its bottom vertex,
-                      not face down, 0.0135 m/s across with the exact Jacobian, rocking on) */
+                      2.4e-6 m/s; across 1e-12 m/s lagged, 1.2e-12 exact, 9e-7 before ncp.h's
+                      SIM_NCP_CONE_EDGE; on its bottom vertex, not face down, 0.0135 m/s
+                      across with the exact Jacobian before that rule, rocking on) */
       CHECK(fabs(vc[0]) < 1e-4 && fabs(vc[1]) < 1e-4 && fabs(vc[2]) < 1e-4);
       CHECK(endmin <= margin);
     }
