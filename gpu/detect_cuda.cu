@@ -20,8 +20,8 @@
 #include "range_cuda.h"
 #include "twins_cuda.h"
 
-// The most device memory the vertices' slots take (k_count); a larger run counts, then queries
-// again (k_write).
+// The most device memory the vertices' slots take (count_scan); a larger run counts, then
+// queries again (write).
 #define SIM_CUDA_DETECT_SLOT_BYTES ((size_t)64 << 20)
 
 extern "C" {
@@ -96,49 +96,63 @@ static __device__ __forceinline__ int vertex_contacts(const sim_detect_view &v, 
   return sim_detect_vertex(&w, i, out);
 }
 
-// count[v] = the number of vertex v's contacts, and with slots the contacts themselves at
-// slots + v most; count[nv] = 0 (the scan's total lands there).
-static __device__ __forceinline__ void count_at(const sim_detect_view &v, int edges, int *count,
-                                                sim_contact *slots, int most) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < v.nv)
-    count[i] = vertex_contacts(v, edges, i, slots ? slots + (size_t)i * (size_t)most : NULL);
-  else if (i == v.nv)
-    count[i] = 0;
+// One kernel queries the vertices twice over (count_scan, then write where the slots are
+// off): with offset NULL, count[v] = the number of vertex v's contacts, and with slots the
+// contacts themselves at slots + v most, count[nv] = 0 (the scan's total lands there); with
+// offset, each vertex's contacts at its offset, for the vertices whose contacts end within
+// `cap`, each with its place in the list (dev_ref, dev_slot). A vertex that the count found
+// none for is not queried again (most of them: the query is the pass's cost, and it finds what
+// the count found). One kernel for both: each inlines the whole query, which made this file
+// some 40 % of the build's compile time (ptxas, three architectures: 181 of 373 CPU seconds on
+// the 2-core VM, 2026-12-06, as four kernels); the two shared 232-238 registers, more than 128,
+// so one block of 256 a multiprocessor either way.
+struct query_args {
+  int *count;  // the count: count and slots (NULL: none) at `most` a vertex
+  sim_contact *slots;
+  int most;
+  const int *offset;  // the write (count NULL): the offsets, cap, reference and list
+  int cap, ref;
+  sim_contact *out;
+};
+static __device__ __forceinline__ void query_at(const sim_detect_view &v, int edges,
+                                                const query_args &a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  sim_contact *to;
+  if (!a.offset) {
+    if (i == v.nv) a.count[i] = 0;
+    if (i >= v.nv) return;
+    to = a.slots ? a.slots + (size_t)i * (size_t)a.most : NULL;
+  } else {
+    if (i >= v.nv || a.offset[i + 1] > a.cap || a.offset[i + 1] == a.offset[i]) return;
+    to = a.out + a.offset[i];
+  }
+  const int n = vertex_contacts(v, edges, i, to); /* one call: the query inlined once */
+  if (!a.offset) {
+    a.count[i] = n;
+    return;
+  }
+  for (int t = 0, o = a.offset[i]; t < n; t++) to[t].dev_ref = a.ref, to[t].dev_slot = o + t;
 }
-static __global__ void k_count(sim_detect_view v, int *count, sim_contact *slots, int most) {
+static __global__ void k_query(sim_detect_view v, query_args a) {
   SIM_PDL_WAIT();
-  count_at(v, 0, count, slots, most);
+  query_at(v, 0, a);
 }
-static __global__ void k_count_edges(sim_detect_view v, int *count, sim_contact *slots, int most) {
+static __global__ void k_query_edges(sim_detect_view v, query_args a) {
   SIM_PDL_WAIT();
-  count_at(v, 1, count, slots, most);
+  query_at(v, 1, a);
 }
 
-// Each vertex's contacts at its offset, for the vertices whose contacts end within `cap`, each
-// with its place in the list (dev_ref, dev_slot). A vertex that k_count found none for is not
-// queried again (most of them: the query is the pass's cost, and it finds what k_count found).
-static __device__ __forceinline__ void write_at(const sim_detect_view &v, int edges,
-                                                const int *offset, int cap, int ref,
-                                                sim_contact *out) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= v.nv || offset[i + 1] > cap || offset[i + 1] == offset[i]) return;
-  const int o = offset[i], n = vertex_contacts(v, edges, i, out + o);
-  for (int t = 0; t < n; t++) out[o + t].dev_ref = ref, out[o + t].dev_slot = o + t;
-}
-static __global__ void k_write(sim_detect_view v, const int *offset, int cap, int ref,
-                               sim_contact *out) {
-  SIM_PDL_WAIT();
-  write_at(v, 0, offset, cap, ref, out);
-}
-static __global__ void k_write_edges(sim_detect_view v, const int *offset, int cap, int ref,
-                                     sim_contact *out) {
-  SIM_PDL_WAIT();
-  write_at(v, 1, offset, cap, ref, out);
+// Launches k_query (edge pairs where v asks for them) over `threads` threads.
+static void query(const sim_detect_view *v, unsigned threads, const query_args &a,
+                  cudaStream_t sm) {
+  if (v->edges)
+    k_query_edges<<<sim_cuda_blocks(threads), SIM_CUDA_BLOCK, 0, sm>>>(*v, a);
+  else
+    k_query<<<sim_cuda_blocks(threads), SIM_CUDA_BLOCK, 0, sm>>>(*v, a);
 }
 
-// k_write's work where k_count kept the contacts in slots: each vertex's copied from its slots
-// to its offset (the same contacts: one query made them both ways).
+// The write's work where the count kept the contacts in slots: each vertex's copied from its
+// slots to its offset (the same contacts: one query made them both ways).
 static __global__ void k_place(int nv, const int *offset, int cap, int ref,
                                const sim_contact *slots, int most, sim_contact *out) {
   SIM_PDL_WAIT();
@@ -158,7 +172,7 @@ static int new_ref(sim_cuda_detect *k) {
   return k->refs;
 }
 
-// The keys of the contacts k_write put in c (cap of them at most: the vertices' whose contacts
+// The keys of the contacts the write put in c (cap of them at most: the vertices' whose contacts
 // end within cap, which start at the largest offset <= cap), then keys of no contact (a vertex
 // past every one) up to cap: a later pass's skip list (skip_first), sorted as c is.
 static __global__ void k_first_keys(int nv, const int *offset, int cap, const sim_contact *c,
@@ -381,13 +395,9 @@ static int count_scan(sim_cuda_detect *k, const sim_detect_view *v, sim_status *
   int rc = slots_room(k, v, st);
   if (rc) return rc;
   {
-    sim_cuda_dev_range range(sm, "detect: query (k_count)");
-    if (v->edges)
-      k_count_edges<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(
-          *v, k->count, k->most ? k->slots : NULL, k->most);
-    else
-      k_count<<<sim_cuda_blocks(v->nv + 1), SIM_CUDA_BLOCK, 0, sm>>>(
-          *v, k->count, k->most ? k->slots : NULL, k->most);
+    sim_cuda_dev_range range(sm, "detect: query (k_query)");
+    query_args a = {k->count, k->most ? k->slots : NULL, k->most, NULL, 0, 0, NULL};
+    query(v, (unsigned)v->nv + 1, a, sm);
     SIM_CU(cudaGetLastError(), st);
   }
   sim_cuda_dev_range range(sm, "detect: scan of the counts");
@@ -402,15 +412,15 @@ static int count_scan(sim_cuda_detect *k, const sim_detect_view *v, sim_status *
 static int write(sim_cuda_detect *k, const sim_detect_view *v, int cap, int ref, sim_contact *out,
                  sim_status *st) {
   cudaStream_t sm = k->mem.stream;
-  const unsigned g = sim_cuda_blocks(v->nv);
   sim_cuda_dev_range range(sm,
-                           k->most ? "detect: place (k_place)" : "detect: query again (k_write)");
-  if (k->most)
-    k_place<<<g, SIM_CUDA_BLOCK, 0, sm>>>(v->nv, k->offset, cap, ref, k->slots, k->most, out);
-  else if (v->edges)
-    k_write_edges<<<g, SIM_CUDA_BLOCK, 0, sm>>>(*v, k->offset, cap, ref, out);
-  else
-    k_write<<<g, SIM_CUDA_BLOCK, 0, sm>>>(*v, k->offset, cap, ref, out);
+                           k->most ? "detect: place (k_place)" : "detect: query again (k_query)");
+  if (k->most) {
+    k_place<<<sim_cuda_blocks(v->nv), SIM_CUDA_BLOCK, 0, sm>>>(v->nv, k->offset, cap, ref, k->slots,
+                                                               k->most, out);
+  } else {
+    query_args a = {NULL, NULL, 0, k->offset, cap, ref, out};
+    query(v, (unsigned)v->nv, a, sm);
+  }
   SIM_CU(cudaGetLastError(), st);
   return SIM_OK;
 }

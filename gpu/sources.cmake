@@ -4,11 +4,13 @@
 # entry points, so both live in one library.
 # -fmad=false: no fused multiply-adds, so the device adds the same rounded terms as the CPU
 # reference and the GPU tests can hold results to 1e-12 (the products are bandwidth-bound).
-set(SIM_GPU_SOURCES gpu/device.cu gpu/backend_cuda.cu gpu/local_step.cu gpu/global_step.cu
-  gpu/global_upload.cu gpu/global_tune.cu gpu/global_solvers.cu
+# detect_cuda.cu first: the longest to compile (its query kernels' ptxas, some 100 CPU seconds
+# on the 2-core VM for the three architectures), so that make -j starts it before the rest
+# (make build from nothing there 2 min 52 s against 3 min 19 s with it in its place below).
+set(SIM_GPU_SOURCES gpu/detect_cuda.cu gpu/device.cu gpu/backend_cuda.cu gpu/local_step.cu
+  gpu/global_step.cu gpu/global_upload.cu gpu/global_tune.cu gpu/global_solvers.cu
   gpu/contact_cuda.cu gpu/rows_cuda.cu gpu/nsn_cuda.cu gpu/nsn_state.cu gpu/gmres_cuda.cu
-  gpu/bvh_cuda.cu
-  gpu/detect_cuda.cu gpu/points_cuda.cu
+  gpu/bvh_cuda.cu gpu/points_cuda.cu
   gpu/delassus_cuda.cu gpu/wcols_cuda.cu gpu/spans_cuda.cu gpu/lg_graph.cu gpu/pdl_cuda.cu
   gpu/snapshot_cuda.cu gpu/twins_cuda.cu gpu/landing_cuda.cu gpu/reads_cuda.cu gpu/ranges_cuda.cu)
 target_sources(simcore PRIVATE ${SIM_GPU_SOURCES})

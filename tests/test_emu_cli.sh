@@ -240,7 +240,7 @@ ranges_table() { # every row's count and sums sound; the ranges the frames must 
     END { exit !(ok && !bad && n["host:settle: wait for the frame"] == 4 &&
                  n["host:cd: collision detection"] >= 4 &&
                  n["host:detect: wait for the passes"] >= 4 &&
-                 n["device:detect: inputs up"] >= 8 && n["device:detect: query (k_count)"] >= 8 &&
+                 n["device:detect: inputs up"] >= 8 && n["device:detect: query (k_query)"] >= 8 &&
                  n["device:points: refit and query (k_points)"] >= 4) }' \
     "$T/ranges/ranges.csv" || { cat "$T/ranges/ranges.csv" "$T/ranges.err" >&2; false; }
 }
