@@ -2,11 +2,10 @@
 /* Edge-edge contacts (core/contact/detect_edge.h): two quads crossed 1 cm apart, as two bodies
    and as one, with the exact gaps, normals and weights of their nine crossing pairs, each held
    once; the margin, parallel edges and ends; the rest rule, pinned vertices, the side the
-   pair came from and the side memory; a sweep, also across an edge's end; re-detection's
-   renewal of a stale pair; the slot limit;
-   thread counts. Against every pair of
-   edges tested (brute force): two crumpled sheets crossed, as two bodies and as one, at rest
-   and swept. */
+   pair came from and the side memory; a sweep, also across an edge's end, and a crossed pair
+   that the surface beside a kink says holds the wrong side; re-detection's renewal of a stale
+   pair; the slot limit; thread counts. Against every pair of edges tested (brute force): two
+   crumpled sheets crossed, as two bodies and as one, at rest and swept. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,6 +290,62 @@ static void test_renew(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* A crossed pair's side read against the surface (sim_detect_crossed_misread): the lower body
+   a flat quad (x from -1 to 0, y = 0) and a slope rising from its end at 20 degrees (x from 0
+   to 1), |z| <= 0.1, its faces' normals all down by their vertex order; the upper a narrow
+   quad long along z, parallel to the slope 3 mm under it at x_prev (x = 0.5) and 3.5 cm under
+   the flat part at x (x = -0.3). Over the step its edges go up through the slope, then down
+   through the flat part's edges, whose pairs the crossing test finds (at x_prev the upper lay
+   above their lines, extended beyond the kink) and, under the slope, drops: they would hold
+   the upper above the lower. 3 mm above the slope at x_prev it came from above the lower
+   there too, and they are kept, holding it above. */
+static int flat_pairs(const sim_detect_contacts *o, int *up) {
+  int n = 0;
+  *up = 0;
+  for (int j = 0; j < o->n; j++) {
+    const sim_contact *c = &o->c[j];
+    const int a = c->v, b = c->tri[0];
+    if (c->kind != SIM_CONTACT_EDGE || a == 2 || a == 5 || b == 2 || b == 5) continue;
+    n++, *up += c->n[1] < 0; /* n from the upper edge to the lower: the upper held above */
+  }
+  return n;
+}
+
+static void test_kink(void) {
+  const double S = tan(20 * SIM_PI / 180);
+  double x[30], xp[30];
+  const double lower[6][3] = {{-1, 0, -0.1}, {0, 0, -0.1}, {1, S, -0.1},
+                              {-1, 0, 0.1},  {0, 0, 0.1},  {1, S, 0.1}};
+  int tri[18] = {0, 1, 4, 0, 4, 3, 1, 2, 5, 1, 5, 4, 6, 7, 8, 6, 8, 9};
+  sim_detect_body b[2] = {{0, 6, 4, tri, 0.4, 1, NULL, 0}, {6, 4, 2, tri + 12, 0.4, 1, NULL, 0}};
+  sim_detect_scene s = {10, x, NULL, NULL, 0, 0, 2, NULL, NULL, b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.005, p.edge_edge = 1, p.sweep = 1;
+  sim_detect_contacts o = {0};
+  for (int under = 1; under >= 0; under--) {
+    memcpy(x, lower, sizeof lower);
+    memcpy(xp, lower, sizeof lower);
+    for (int i = 0; i < 4; i++) {
+      const double dx = i == 0 || i == 3 ? -0.005 : 0.005, z = i < 2 ? -1 : 1;
+      const double a[3] = {0.5 + dx, S * (0.5 + dx) + (under ? -0.003 : 0.003), z};
+      const double e[3] = {-0.3 + dx, -0.035, z};
+      memcpy(xp + 3 * (6 + i), a, sizeof a);
+      memcpy(x + 3 * (6 + i), e, sizeof e);
+    }
+    s.x_prev = xp;
+    CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
+    int up = 0;
+    const int n = flat_pairs(&o, &up);
+    if (under) {
+      CHECK_INT(n, 0);
+    } else {
+      CHECK(n > 0);
+      CHECK_INT(up, n);
+    }
+  }
+  sim_detect_contacts_free(&o);
+}
+
 /* The two quads as one body: self-collision's pairs, and the rest rule. */
 static void test_self(void) {
   double x[24], rest[24];
@@ -408,10 +463,11 @@ static void sheets(unsigned long long seed, double *x, double *xp, int *tri) {
 
 /* The pairs a brute force finds: every two surface edges (v, u) and (lo, hi), v < lo, sharing
    no vertex, of two bodies (nbodies 2: the sheets; 1: one body, self) whose segments come
-   closest inside both within the margin at x or (xp != NULL) over the step from xp; not within
-   rest_gap at rest (rest != NULL). Each as v, u, lo, hi into q (4 per pair); returns how many. */
+   closest inside both within the margin at x or (xp != NULL) over the step from xp (a crossed
+   pair where view's surfaces do not say the other side); not within rest_gap at rest (rest !=
+   NULL). Each as v, u, lo, hi into q (4 per pair); returns how many. */
 static int brute(const double *x, const double *xp, const int *tri, int nbodies, const double *rest,
-                 double rest_gap, double margin, int *q) {
+                 double rest_gap, double margin, const sim_detect_view *view, int *q) {
   static int e[3 * NT][2];
   int ne = 0, n = 0;
   for (int t = 0; t < NT; t++)
@@ -433,8 +489,11 @@ static int brute(const double *x, const double *xp, const int *tri, int nbodies,
                 c.d2 <= margin * margin;
       if (!met && xp && sim_detect_edges_swept(x, xp, v, u, lo, hi, margin)) {
         double dir[3];
+        const sim_detect_body_view *bd = &view->body[view->body_of[lo]];
         met = sim_seg_closest_inner(xp + 3 * v, xp + 3 * u, xp + 3 * lo, xp + 3 * hi, &c) ||
-              sim_detect_edges_crossed(x, xp, v, u, lo, hi, &c, dir);
+              (sim_detect_edges_crossed(x, xp, v, u, lo, hi, &c, dir) &&
+               !sim_detect_crossed_misread(view, bd, v, u, lo, hi,
+                                           sim_detect_edge_tri_of(&bd->bvh, lo, hi), &c, dir));
       }
       if (!met || (rest && sim_seg_d2(rest + 3 * v, rest + 3 * u, rest + 3 * lo, rest + 3 * hi) <
                                rest_gap * rest_gap))
@@ -477,8 +536,25 @@ static void test_brute(unsigned long long seed) {
       q[0] = c->v, q[1] = c->tri[0], q[2] = c->tri[1], q[3] = c->tri[2];
     }
     qsort(got, (size_t)n, 4 * sizeof(int), cmp_quad);
-    const int m =
-        brute(x, swept ? xp : NULL, tri, nb, nb == 1 ? rest : NULL, 2 * margin, margin, want);
+    /* the crossed pairs' reading of the surfaces (sim_detect_crossed_misread) through trees of
+       the bodies built here, spanning both poses as detection's */
+    sim_bvh tree[2];
+    sim_detect_body_view bv[2];
+    int body_of[NV];
+    for (int k = 0; k < nb; k++) {
+      const sim_detect_body *bk = nb == 2 ? &b2[k] : &b1;
+      sim_status st = {0};
+      CHECK_INT(sim_bvh_build(NV, x, bk->nt, bk->tri, &tree[k], &st), SIM_OK);
+      sim_bvh_refit_swept(&tree[k], x, xp);
+      bv[k] = (sim_detect_body_view){sim_bvh_view_of(&tree[k]), bk->tri, 0.5, 1, NULL, 0};
+      for (int i = bk->v0; i < bk->v0 + bk->nv; i++) body_of[i] = k;
+    }
+    sim_detect_view view = {0};
+    view.nv = NV, view.x = x, view.x_prev = xp, view.body_of = body_of, view.nbodies = nb;
+    view.body = bv, view.margin = margin;
+    const int m = brute(x, swept ? xp : NULL, tri, nb, nb == 1 ? rest : NULL, 2 * margin, margin,
+                        &view, want);
+    for (int k = 0; k < nb; k++) sim_bvh_free(&tree[k]);
     qsort(want, (size_t)m, 4 * sizeof(int), cmp_quad);
     CHECK(m > 50); /* the sheets cross: many pairs */
     CHECK_INT(n, m);
@@ -491,6 +567,7 @@ int main(void) {
   test_segments();
   test_two_bodies();
   test_renew();
+  test_kink();
   test_self();
   test_slots();
   test_brute(11);

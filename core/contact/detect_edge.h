@@ -39,7 +39,9 @@
      points, normal and gap there where they lie inside both edges; else (an edge slid past
      the other's end as they came) where the segments pass through each other over the step,
      with the weights of the time they do, at x_prev, the normal the edges' common normal then
-     and the gap along it at x_prev (sim_detect_edges_crossed). Edges crossing faster than
+     and the gap along it at x_prev (sim_detect_edges_crossed), unless a point of the pair lay
+     then nearer a face of the other body, on its other side than the pair holds it on
+     (sim_detect_crossed_misread: the pair is dropped). Edges crossing faster than
      twice the margin a step, found at neither end, are held on their side. The walk and the
      triangles' boxes then bound both poses. */
 #ifndef SIM_CONTACT_DETECT_EDGE_H
@@ -151,6 +153,97 @@ SIM_HD int sim_detect_edges_crossed(const double *x, const double *xp, int v, in
   return before != 0.0;
 }
 
+/* Triangle t's normal at positions x by its vertex order, its length twice the area. */
+SIM_HD void sim_detect_tri_normal(const double *x, const int *t, double n[3]) {
+  const double *y0 = x + 3 * (size_t)t[0], *y1 = x + 3 * (size_t)t[1], *y2 = x + 3 * (size_t)t[2];
+  const double e1[3] = {y1[0] - y0[0], y1[1] - y0[1], y1[2] - y0[2]},
+               e2[3] = {y2[0] - y0[0], y2[1] - y0[1], y2[2] - y0[2]};
+  sim_cross3(e1, e2, n);
+}
+
+/* p's side of body bd's surface at x_prev (xp): n . (p - c), c the point of bd's surface nearest
+   p within sqrt(r2) / 2 and n its triangle's normal by the vertex order, where p - c lies
+   within 60 degrees of n (p beside a face, not off its rim), else 0; the triangles with a or b
+   (p's own edge) or with both c and d (the edge p is paired with) not looked at. */
+SIM_HD double sim_detect_surface_side(const sim_detect_body_view *bd, const double *xp, int a,
+                                      int b, int c, int d, const double p[3], double r2) {
+  const sim_bvh_view *t = &bd->bvh;
+  double best = 0.25 * r2, side = 0.0;
+  sim_bvh_walk w;
+  sim_bvh_walk_begin(t, &w);
+  for (int leaf; (leaf = sim_bvh_walk_next(t, &w, p, best, NULL)) >= 0;) {
+    const sim_bvh_node *nd = &t->node[leaf];
+    for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
+      const int *f = t->tri + 3 * slot;
+      int own = 0, other = 0;
+      for (int k = 0; k < 3; k++) {
+        own |= f[k] == a || f[k] == b;
+        other += f[k] == c || f[k] == d;
+      }
+      if (own || other == 2) continue;
+      const double *x0 = xp + 3 * (size_t)f[0], *x1 = xp + 3 * (size_t)f[1],
+                   *x2 = xp + 3 * (size_t)f[2];
+      sim_tri_closest q;
+      if (!(sim_tri_closest_point(p, x0, x1, x2, &q) < best)) continue;
+      const double dp[3] = {p[0] - q.c[0], p[1] - q.c[1], p[2] - q.c[2]};
+      double n[3];
+      sim_detect_tri_normal(xp, f, n);
+      const double along = sim_dot3(n, dp);
+      best = q.d2;
+      side = fabs(along) > 0.5 * sim_norm3(n) * sim_norm3(dp) ? along : 0.0;
+    }
+  }
+  return side;
+}
+
+/* Whether holding a point on side `dir` of the plane of triangle t (its normal by its vertex
+   order) is the other side than `side` says (sim_detect_surface_side: an orientable surface's
+   faces agree on their sides); not where dir lies within 60 degrees of that plane, side is 0
+   or there is no t. */
+SIM_HD int sim_detect_side_disagrees(const double *xp, const int *t, const double dir[3],
+                                     double side) {
+  if (side == 0.0 || !t) return 0;
+  double n[3];
+  sim_detect_tri_normal(xp, t, n);
+  const double lean = sim_dot3(n, dir);
+  return fabs(lean) > 0.5 * sim_norm3(n) * sim_norm3(dir) && (lean > 0.0) != (side > 0.0);
+}
+
+/* The first triangle of v's ring (tree b's) with vertex u: the one that names edge (v, u) where
+   v < u (edge_f); NULL where none. */
+SIM_HD const int *sim_detect_edge_tri_of(const sim_bvh_view *b, int v, int u) {
+  const int i = v - b->ring_lo;
+  if (!b->ring_ptr || i < 0 || i >= b->ring_n) return 0;
+  for (int r = b->ring_ptr[i]; r < b->ring_ptr[i + 1]; r++) {
+    const int *t = b->tri + 3 * b->ring[r];
+    if (t[0] == u || t[1] == u || t[2] == u) return t;
+  }
+  return 0;
+}
+
+/* A crossed pair (sim_detect_edges_crossed) of edge (v, u) with edge (lo, hi) of body bd's
+   triangle t, c its points pa, pb at x_prev (of the crossing's weights) and dir the side it
+   holds pa on: whether the surfaces at x_prev say otherwise. The pair's side is pa's against
+   (lo, hi)'s line, which beyond an edge's end need not be its side of the surface: the upper
+   of two ribbons thrown at 12 m/s, under the lower's end where it rises from a kink, lay above
+   the line of the flat edge ending at the kink, and that pair held it there, pushing it up
+   through the lower (docs/results.md, *Edge-edge contact*). So each point's side of the other
+   body's surface (sim_detect_surface_side) against the side the pair holds it on, read on a
+   triangle of the other edge: where one disagrees, 1, and the pair is dropped (its row cannot
+   hold the side the surface says; the pairs and contacts of the faces nearer the point do). A
+   surface whose triangles' vertex orders disagree misreads this; a closed body's (outward) or
+   a generated cloth's agree. */
+SIM_HD int sim_detect_crossed_misread(const sim_detect_view *s, const sim_detect_body_view *bd,
+                                      int v, int u, int lo, int hi, const int *t,
+                                      const sim_seg_closest *c, const double dir[3]) {
+  const double *xp = s->x_prev, r2 = c->d2, back[3] = {-dir[0], -dir[1], -dir[2]};
+  const sim_detect_body_view *bv = &s->body[s->body_of[v]];
+  return sim_detect_side_disagrees(xp, t, dir,
+                                   sim_detect_surface_side(bd, xp, v, u, lo, hi, c->pa, r2)) ||
+         sim_detect_side_disagrees(xp, sim_detect_edge_tri_of(&bv->bvh, v, u), back,
+                                   sim_detect_surface_side(bv, xp, lo, hi, v, u, c->pb, r2));
+}
+
 /* The box of triangle t at x and, unless x2 is NULL, at x2: lo, hi. */
 SIM_HD void sim_detect_tri_box(const double *x, const double *x2, const int *t, double lo[3],
                                double hi[3]) {
@@ -260,7 +353,9 @@ SIM_HD int sim_detect_edge_tri(const sim_detect_view *s, const sim_detect_body_v
       if (!(s->sweep && xp && sim_detect_edges_swept(x, xp, v, u, lo, hi, s->margin))) continue;
       if (!sim_seg_closest_inner(xp + 3 * (size_t)v, xp + 3 * (size_t)u, xp + 3 * (size_t)lo,
                                  xp + 3 * (size_t)hi, &c)) {
-        if (!sim_detect_edges_crossed(x, xp, v, u, lo, hi, &c, dir)) continue;
+        if (!sim_detect_edges_crossed(x, xp, v, u, lo, hi, &c, dir) ||
+            sim_detect_crossed_misread(s, bd, v, u, lo, hi, t, &c, dir))
+          continue;
         d = dir;
       }
     }
