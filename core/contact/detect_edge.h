@@ -153,18 +153,11 @@ SIM_HD int sim_detect_edges_crossed(const double *x, const double *xp, int v, in
   return before != 0.0;
 }
 
-/* Triangle t's normal at positions x by its vertex order, its length twice the area. */
-SIM_HD void sim_detect_tri_normal(const double *x, const int *t, double n[3]) {
-  const double *y0 = x + 3 * (size_t)t[0], *y1 = x + 3 * (size_t)t[1], *y2 = x + 3 * (size_t)t[2];
-  const double e1[3] = {y1[0] - y0[0], y1[1] - y0[1], y1[2] - y0[2]},
-               e2[3] = {y2[0] - y0[0], y2[1] - y0[1], y2[2] - y0[2]};
-  sim_cross3(e1, e2, n);
-}
-
 /* p's side of body bd's surface at x_prev (xp): n . (p - c), c the point of bd's surface nearest
-   p within sqrt(r2) / 2 and n its triangle's normal by the vertex order, where p - c lies
-   within 60 degrees of n (p beside a face, not off its rim), else 0; the triangles with a or b
-   (p's own edge) or with both c and d (the edge p is paired with) not looked at. */
+   p within sqrt(r2) / 2 and n its triangle's unit normal by the vertex order (sim_tri_closest's),
+   where p - c lies within 60 degrees of n (p beside a face, not off its rim), else 0; the
+   triangles with a or b (p's own edge) or with both c and d (the edge p is paired with) not
+   looked at. */
 SIM_HD double sim_detect_surface_side(const sim_detect_body_view *bd, const double *xp, int a,
                                       int b, int c, int d, const double p[3], double r2) {
   const sim_bvh_view *t = &bd->bvh;
@@ -186,11 +179,9 @@ SIM_HD double sim_detect_surface_side(const sim_detect_body_view *bd, const doub
       sim_tri_closest q;
       if (!(sim_tri_closest_point(p, x0, x1, x2, &q) < best)) continue;
       const double dp[3] = {p[0] - q.c[0], p[1] - q.c[1], p[2] - q.c[2]};
-      double n[3];
-      sim_detect_tri_normal(xp, f, n);
-      const double along = sim_dot3(n, dp);
+      const double along = sim_dot3(q.n, dp); /* q.n: unit, by the vertex order (0: degenerate) */
       best = q.d2;
-      side = fabs(along) > 0.5 * sim_norm3(n) * sim_norm3(dp) ? along : 0.0;
+      side = fabs(along) > 0.5 * sim_norm3(dp) ? along : 0.0;
     }
   }
   return side;
@@ -203,8 +194,12 @@ SIM_HD double sim_detect_surface_side(const sim_detect_body_view *bd, const doub
 SIM_HD int sim_detect_side_disagrees(const double *xp, const int *t, const double dir[3],
                                      double side) {
   if (side == 0.0 || !t) return 0;
+  const double *y0 = xp + 3 * (size_t)t[0], *y1 = xp + 3 * (size_t)t[1],
+               *y2 = xp + 3 * (size_t)t[2];
+  const double e1[3] = {y1[0] - y0[0], y1[1] - y0[1], y1[2] - y0[2]},
+               e2[3] = {y2[0] - y0[0], y2[1] - y0[1], y2[2] - y0[2]};
   double n[3];
-  sim_detect_tri_normal(xp, t, n);
+  sim_cross3(e1, e2, n);
   const double lean = sim_dot3(n, dir);
   return fabs(lean) > 0.5 * sim_norm3(n) * sim_norm3(dir) && (lean > 0.0) != (side > 0.0);
 }
