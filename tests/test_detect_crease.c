@@ -8,7 +8,8 @@
    with creases off, or against an all-pinned triangle where the vertex is pinned; the skip
    list and inside_only with the crease's own key; the valley as an open mesh obstacle (a
    spinning V trough: the point, normal, gap and surface velocity); a closed cube dented at the top
-   (outward normals) and the same cube with a roof instead (none). */
+   (outward normals) and the same cube with a roof instead (none); a vertex behind the other
+   face's plane beside it (none) and one through it (a negative gap). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -256,8 +257,42 @@ static void test_dent(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* Behind the other face's plane, beside it: a cloth's face A in y = 0 (its centroid at
+   x = 0.3) and, 2 cm to the side, a face B upright in x = 0.02 (n_B = +x, facing A's
+   centroid) from its lowest corner at y = 5 mm up. A vertex 3 mm over A is 2 cm behind B's
+   plane, its nearest point of B that corner: no second contact (it lies beside B, as the
+   folded towel's vertex beside a crumple's corner did). One 12 mm over A, its nearest point on
+   B's face, has gone through B: its second contact reads -2 cm. */
+static void test_beside(void) {
+  enum { NB = 2 + 6 };
+  double x[3 * NB] = {0,    0.003, 0,    0,    0.012, 0,                     /* the probes */
+                      -0.2, 0,     -0.5, -0.2, 0,     0.5,  1.3,  0,   0,    /* A */
+                      0.02, 0.005, 0,    0.02, 0.2,   -0.1, 0.02, 0.2, 0.1}; /* B */
+  static const int tri[6] = {2, 3, 4, 5, 6, 7};
+  sim_detect_body b[2] = {{0, 2, 0, NULL, 0.5, 0, NULL, 0}, {2, 6, 2, tri, 0.5, 1, NULL, 0}};
+  sim_detect_scene s = {NB, x, x, NULL, 0, 0, 2, NULL, NULL, b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.05, p.creases = 1;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
+  const int C = 1 + SIM_CONTACT_CREASE;
+  const sim_contact *a = find(&o, 0, 1);
+  CHECK(a && a->tri[0] == 2 && fabs(a->gap - 0.003) < 1e-15);
+  CHECK(!find(&o, 0, C));
+  const sim_contact *k = find(&o, 1, C);
+  CHECK(find(&o, 1, 1) && k);
+  if (k) {
+    CHECK_NEAR(k->n[0], 1, 0);
+    CHECK_NEAR(k->gap, -0.02, 1e-15);
+    CHECK(k->tri[0] == 5);
+    check_row(k, x, __LINE__);
+  }
+  sim_detect_contacts_free(&o);
+}
+
 int main(void) {
   test_valley();
+  test_beside();
   test_mesh_valley();
   test_dent();
   return check_summary("test_detect_crease");

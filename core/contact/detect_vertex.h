@@ -303,7 +303,7 @@ SIM_HD int sim_detect_crease_of(const sim_detect_view *s, int v, int B, const si
                                 const sim_detect_first *f, sim_bvh_hit *hc, double n[3],
                                 double *gap) {
   const sim_detect_body_view *bd = &s->body[B];
-  const sim_detect_surface sf = {&bd->bvh, s->x, bd->tri, bd->open, s->margin};
+  const sim_detect_surface sf = {&bd->bvh, s->x, bd->tri, bd->open, s->margin, 1};
   if (!sim_detect_crease_find(&sf, s->x + 3 * (size_t)v, f->a, f->n, f->p, skip, hc, n, gap))
     return 0;
   return !(s->pinned && s->pinned[v] && sim_detect_tri_pinned(s, bd->tri + 3 * hc->tri));
@@ -448,7 +448,7 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
       continue;
     const double own = sim_detect_margin(me->margin, margin);
     const double *q = sim_detect_query_at(s, &me->step, own, x, y, &mo);
-    const sim_detect_surface sf = {&me->bvh, me->x, me->tri, !me->closed, mo};
+    const sim_detect_surface sf = {&me->bvh, me->x, me->tri, !me->closed, mo, 0};
     sim_bvh_hit hc = {0}; /* the fold's other face */
     double nc[3] = {0.0, 0.0, 0.0}, gc = 0.0; /* set where a fold is found */
     if (f.a < 0 || !sim_detect_crease_find(&sf, q, f.a, f.n, f.p, NULL, &hc, nc, &gc)) continue;
