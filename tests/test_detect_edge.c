@@ -4,8 +4,9 @@
    once; the margin, parallel edges and ends; the rest rule, pinned vertices, the side the
    pair came from and the side memory; a sweep, also across an edge's end, and a crossed pair
    that the surface beside a kink says holds the wrong side; re-detection's renewal of a stale
-   pair; the slot limit; thread counts. Against every pair of edges tested (brute force): two
-   crumpled sheets crossed, as two bodies and as one, at rest and swept. */
+   pair; the slot limit; thread counts; a pair beside an edge's end, a vertex's. Against every
+   pair of edges tested (brute force): two crumpled sheets crossed, as two bodies and as one,
+   at rest and swept. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -461,9 +462,23 @@ static void sheets(unsigned long long seed, double *x, double *xp, int *tri) {
       }
 }
 
+/* Whether the closest points c of (v, u) and (lo, hi) at X lie nearer an end of either edge
+   than to each other (a vertex's, not a pair: detect_edge.h), from the distances themselves. */
+static int end_pair(const double *X, int v, int u, int lo, int hi, const sim_seg_closest *c) {
+  const double d = sqrt(c->d2);
+  const int ends[4] = {v, u, lo, hi};
+  for (int k = 0; k < 4; k++) {
+    const double *p = k < 2 ? c->pa : c->pb, *e = X + 3 * ends[k];
+    const double r[3] = {p[0] - e[0], p[1] - e[1], p[2] - e[2]};
+    if (sim_norm3(r) < d) return 1;
+  }
+  return 0;
+}
+
 /* The pairs a brute force finds: every two surface edges (v, u) and (lo, hi), v < lo, sharing
    no vertex, of two bodies (nbodies 2: the sheets; 1: one body, self) whose segments come
-   closest inside both within the margin at x or (xp != NULL) over the step from xp (a crossed
+   closest inside both, no nearer an end than each other, within the margin at x or (xp !=
+   NULL) over the step from xp (a crossed
    pair where view's surfaces do not say the other side); not within rest_gap at rest (rest !=
    NULL). Each as v, u, lo, hi into q (4 per pair); returns how many. */
 static int brute(const double *x, const double *xp, const int *tri, int nbodies, const double *rest,
@@ -487,13 +502,17 @@ static int brute(const double *x, const double *xp, const int *tri, int nbodies,
       sim_seg_closest c;
       int met = sim_seg_closest_inner(X + 3 * v, X + 3 * u, X + 3 * lo, X + 3 * hi, &c) &&
                 c.d2 <= margin * margin;
-      if (!met && xp && sim_detect_edges_swept(x, xp, v, u, lo, hi, margin)) {
+      if (met)
+        met = !end_pair(x, v, u, lo, hi, &c);
+      else if (xp && sim_detect_edges_swept(x, xp, v, u, lo, hi, margin)) {
         double dir[3];
         const sim_detect_body_view *bd = &view->body[view->body_of[lo]];
-        met = sim_seg_closest_inner(xp + 3 * v, xp + 3 * u, xp + 3 * lo, xp + 3 * hi, &c) ||
-              (sim_detect_edges_crossed(x, xp, v, u, lo, hi, &c, dir) &&
-               !sim_detect_crossed_misread(view, bd, v, u, lo, hi,
-                                           sim_detect_edge_tri_of(&bd->bvh, lo, hi), &c, dir));
+        if (sim_seg_closest_inner(xp + 3 * v, xp + 3 * u, xp + 3 * lo, xp + 3 * hi, &c))
+          met = !end_pair(xp, v, u, lo, hi, &c);
+        else
+          met = sim_detect_edges_crossed(x, xp, v, u, lo, hi, &c, dir) &&
+                !sim_detect_crossed_misread(view, bd, v, u, lo, hi,
+                                            sim_detect_edge_tri_of(&bd->bvh, lo, hi), &c, dir);
       }
       if (!met || (rest && sim_seg_d2(rest + 3 * v, rest + 3 * u, rest + 3 * lo, rest + 3 * hi) <
                                rest_gap * rest_gap))
@@ -563,9 +582,41 @@ static void test_brute(unsigned long long seed) {
   }
 }
 
+/* A pair whose points lie nearer an end than to each other is that vertex's, not a pair
+   (detect_edge.h sim_detect_edge_at_end): the upper quad moved along x until its edge at
+   x = 1 - gap crosses the lower's long sides and diagonal 1 cm under it, beside their ends at
+   x = 1. At gap 2 cm (farther from the ends than from each other) its three pairs are kept,
+   nine in all; at 1 mm they are the lower's vertices 1 and 2 against that edge, which their
+   own contacts with the upper quad hold: six pairs and two vertex contacts. */
+static void test_end(void) {
+  double x[24];
+  int tri[12];
+  sim_detect_body b[2] = {{0, 4, 2, tri, 0.4, 1, NULL, 0}, {4, 4, 2, tri + 6, 0.9, 1, NULL, 0}};
+  sim_detect_scene s = {8, x, NULL, NULL, 0, 0, 2, NULL, NULL, b};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.02, p.edge_edge = 1;
+  sim_detect_contacts o = {0};
+  const double gap[2] = {0.02, 0.001};
+  const int want[2] = {9, 6};
+  for (int i = 0; i < 2; i++) {
+    quads(x, tri, 0.0);
+    for (int v = 4; v < 8; v++) x[3 * v] += 0.9 - gap[i];
+    CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
+    CHECK_INT(o.count[SIM_CONTACT_EDGE], want[i]);
+    CHECK_INT(o.count[SIM_CONTACT_BODY], 2 * i); /* vertices 1 and 2 against the upper quad */
+    for (int j = 0; j < o.n; j++) { /* none is closer to an end than to the other edge */
+      const sim_contact *c = &o.c[j];
+      const double l = fmin(c->w[0], 1.0 - c->w[0]) * 2.0; /* the lower's edges: 2 m or more */
+      CHECK(c->kind != SIM_CONTACT_EDGE || l > H);
+    }
+  }
+  sim_detect_contacts_free(&o);
+}
+
 int main(void) {
   test_segments();
   test_two_bodies();
+  test_end();
   test_renew();
   test_kink();
   test_self();

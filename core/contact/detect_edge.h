@@ -12,7 +12,9 @@
      an edge's place in that order.
    - A pair of edges (v, u) and (lo, hi), both lower vertex first, is a contact where the
      segments' closest points lie inside both (seg_distance.h; elsewhere a vertex is the
-     nearest and vertex-triangle contacts hold it) within the margin, held by the edge with
+     nearest and vertex-triangle contacts hold it), each no nearer an end of its edge than
+     to the other point (else that vertex against the other edge: sim_detect_edge_at_end),
+     within the margin, held by the edge with
      the lower first vertex, v < lo, so each pair once. Its key's source,
      sim_detect_edge_source(lo, f, e), names the pair (f: (lo, hi)'s place among lo's edges).
      The other edge's body B is another (not with no_others) or, with self_collision, v's own.
@@ -285,6 +287,28 @@ SIM_HD int sim_detect_edge_rest_near(const sim_detect_body_view *bd, int v, int 
   return 0;
 }
 
+/* Whether the closest points q of edges (v, u) and (lo, hi) at positions x lie, on either
+   edge, nearer an end of it than to each other: the pair is then that vertex against the other
+   edge, which the vertex's own contacts hold, and is no contact. Such pairs' normals turn
+   with the last fraction of a millimetre between their points, and each has a side of its own:
+   on the folded towel with edge pairs, collinear edges of a row folded into a Z, their points
+   at the fold's vertices, held the rows apart along z with 200-520 N at step 204, and the
+   cloth went 15 mm through itself at μ 0.2 (5 mm at 0.25, 13.6 mm at end_tolerance 1e-5); two
+   thrown ribbons had two pairs at one vertex held on opposite sides of the other's edge, both
+   at 3.2e4 N (docs/results.md, *Edge-edge contact*). */
+SIM_HD int sim_detect_edge_at_end(const double *x, int v, int u, int lo, int hi,
+                                  const sim_seg_closest *q) {
+  const double *e[4] = {x + 3 * (size_t)v, x + 3 * (size_t)u, x + 3 * (size_t)lo,
+                        x + 3 * (size_t)hi};
+  const double w[2] = {q->s < 0.5 ? q->s : 1.0 - q->s, q->t < 0.5 ? q->t : 1.0 - q->t};
+  for (int i = 0; i < 2; i++) {
+    const double *p0 = e[2 * i], *p1 = e[2 * i + 1];
+    const double d[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    if (w[i] * w[i] * sim_dot3(d, d) < q->d2) return 1;
+  }
+  return 0;
+}
+
 /* The contact of edge (v, u), place e, with edge (lo, hi), place f, at the closest points q:
    its normal and gap, oriented, into *k. dir (NULL: none) the normal's direction where q's
    points are not the closest (sim_detect_edges_crossed), the gap then n . (pa - pb). */
@@ -340,12 +364,13 @@ SIM_HD int sim_detect_edge_tri(const sim_detect_view *s, const sim_detect_body_v
     if (rest && sim_detect_edge_rest_near(bd, v, u, lo, hi, 1)) continue;
     sim_seg_closest c;
     double dir[3];
-    const double *xp = s->x_prev, *d = NULL;
+    const double *xp = s->x_prev, *d = NULL, *at = x; /* the pose c was found at */
     if (!(sim_seg_closest_inner(a0, a1, x + 3 * (size_t)lo, x + 3 * (size_t)hi, &c) &&
           c.d2 <= s->margin * s->margin)) {
       /* not near: met over the step, taken at x_prev (where inside both; else where they
          pass through each other) */
       if (!(s->sweep && xp && sim_detect_edges_swept(x, xp, v, u, lo, hi, s->margin))) continue;
+      at = xp;
       if (!sim_seg_closest_inner(xp + 3 * (size_t)v, xp + 3 * (size_t)u, xp + 3 * (size_t)lo,
                                  xp + 3 * (size_t)hi, &c)) {
         if (!sim_detect_edges_crossed(x, xp, v, u, lo, hi, &c, dir) ||
@@ -354,7 +379,8 @@ SIM_HD int sim_detect_edge_tri(const sim_detect_view *s, const sim_detect_body_v
         d = dir;
       }
     }
-    if ((rest && sim_detect_edge_rest_near(bd, v, u, lo, hi, 0)) ||
+    if ((!d && sim_detect_edge_at_end(at, v, u, lo, hi, &c)) ||
+        (rest && sim_detect_edge_rest_near(bd, v, u, lo, hi, 0)) ||
         sim_detect_skipped(s, lo_key, hi_key, SIM_CONTACT_EDGE, sim_detect_edge_source(lo, f, e)))
       continue;
     const int room = out && found < cap;
