@@ -478,9 +478,9 @@ static int end_pair(const double *X, int v, int u, int lo, int hi, const sim_seg
 /* The pairs a brute force finds: every two surface edges (v, u) and (lo, hi), v < lo, sharing
    no vertex, of two bodies (nbodies 2: the sheets; 1: one body, self) whose segments come
    closest inside both, no nearer an end than each other, within the margin at x or (xp !=
-   NULL) over the step from xp (a crossed
-   pair where view's surfaces do not say the other side); not within rest_gap at rest (rest !=
-   NULL). Each as v, u, lo, hi into q (4 per pair); returns how many. */
+   NULL) over the step from xp (a crossed pair where view's surfaces do not say the other
+   side); not within rest_gap at rest (rest != NULL). Each as v, u, lo, hi into q (4 per
+   pair); returns how many. */
 static int brute(const double *x, const double *xp, const int *tri, int nbodies, const double *rest,
                  double rest_gap, double margin, const sim_detect_view *view, int *q) {
   static int e[3 * NT][2];

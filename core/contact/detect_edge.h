@@ -14,9 +14,9 @@
      segments' closest points lie inside both (seg_distance.h; elsewhere a vertex is the
      nearest and vertex-triangle contacts hold it), each no nearer an end of its edge than
      to the other point (else that vertex against the other edge: sim_detect_edge_at_end),
-     within the margin, held by the edge with
-     the lower first vertex, v < lo, so each pair once. Its key's source,
-     sim_detect_edge_source(lo, f, e), names the pair (f: (lo, hi)'s place among lo's edges).
+     within the margin, held by the edge with the lower first vertex, v < lo, so each pair
+     once. Its key's source, sim_detect_edge_source(lo, f, e), names the pair (f: (lo, hi)'s
+     place among lo's edges).
      The other edge's body B is another (not with no_others) or, with self_collision, v's own.
      A pinned vertex's edges count; a pair of four pinned vertices does not.
    - Candidates: B's triangles in the tree's leaves that meet the edge's box grown by the
