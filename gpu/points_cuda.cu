@@ -16,6 +16,8 @@ extern "C" {
 #include "../core/contact/detect_point.h"
 }
 
+#define SLOTS (1 + SIM_POINT_FOLDS)  // a point's contacts at most: its first and in folds
+
 struct cuda_points {
   cuda_ctx mem;  // the stream and the byte count (sim_cuda_alloc)
   // the binding: what the first run with a scene copied
@@ -26,14 +28,15 @@ struct cuda_points {
   dev_forest forest;   // those trees, refit together
   sim_bvh_view *view;  // device, nbodies
   int *tri, *tri_first, *pt_mesh;
-  unsigned char *cloth, *found;
+  unsigned char *cloth, *found;  // found: 0 none, 1 at q_t, 2 at q~; + 4 a contact in a fold
   dev_flags pinned;  // the vertices' pinned flags, up where they changed
   // mesh_margin: the second half of mesh_mu's block; x...: uploads where no twin
   double *mesh_mu, *mesh_margin, *pt_x, *pt_xs, *x, *x_prev, *x_pred;
   const double *rx[3];  // what this run reads for x, x_prev, x_pred: those or twins (NULL: none)
   uint64_t *mesh_bodies;
   int *count, *offset;
-  sim_contact *slot, *packed;  // np each: a point's contact; the found ones in point order
+  sim_contact *slot, *packed;  // SLOTS np each: a point's contacts (the first, then in folds);
+                               // the found ones in point order
   void *scan_tmp;
   size_t scan_bytes;
   cuda_landing land;  // the contacts' way down (landing_cuda.h)
@@ -46,7 +49,8 @@ struct cuda_points {
 };
 
 // Pass `pass` (0: q_t, 1: q~ for the points without a contact) of every point: its contact in
-// slot[p], found[p] = pass + 1 (0 where none). The trees are fit to xt.
+// slot[SLOTS p] and those in folds after it, found[p] = pass + 1 (0 where none) + 4 a contact in
+// a fold. The trees are fit to xt.
 static __global__ void k_points(sim_point_view v, int np, int pass, const double *xt,
                                 const double *xs, const double *x_prev, const double *pt_x,
                                 const double *pt_xs, const int *pt_mesh,
@@ -57,24 +61,26 @@ static __global__ void k_points(sim_point_view v, int np, int pass, const double
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= np || (pass && found[p])) return;
   found[p] = 0;
-  sim_contact c;
+  sim_contact c[SLOTS];
   const int k = pt_mesh[p];
   const size_t o = 3 * (size_t)p;
-  if (!sim_detect_point(&v, mesh_bodies[k], mesh_margin[k], pass, xt, xs, x_prev, pt_xs + o,
-                        pt_x + o, &c))
-    return;
-  c.source = p;
-  c.mu = mesh_mu[k];
-  slot[p] = c;
-  found[p] = (unsigned char)(pass + 1);
+  const int nc = sim_detect_point(&v, mesh_bodies[k], mesh_margin[k], pass, xt, xs, x_prev,
+                                  pt_xs + o, pt_x + o, &c[0], &c[1]);
+  if (nc == 0) return;
+  for (int i = 0; i < nc; i++) {
+    c[i].source = p + i * SIM_CONTACT_CREASE;
+    c[i].mu = mesh_mu[k];
+    slot[SLOTS * (size_t)p + i] = c[i];
+  }
+  found[p] = (unsigned char)(pass + 1 + 4 * (nc - 1));
 }
 
-// count[p] = 1 where point p has a contact; count[np] = 0 (the scan's total lands there)
+// count[p] = point p's contacts (0 to SLOTS); count[np] = 0 (the scan's total lands there)
 static __global__ void k_count(int np, const unsigned char *found, int *count) {
   SIM_PDL_WAIT();
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p < np)
-    count[p] = found[p] != 0;
+    count[p] = (found[p] != 0) + (found[p] >> 2);
   else if (p == np)
     count[p] = 0;
 }
@@ -85,9 +91,11 @@ static __global__ void k_pack(int np, const unsigned char *found, const int *off
   SIM_PDL_WAIT();
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= np || !found[p]) return;
-  sim_contact *c = &packed[offset[p]];
-  *c = slot[p];
-  c->dev_ref = ref, c->dev_slot = offset[p];
+  for (int i = 0; i < 1 + (found[p] >> 2); i++) {
+    sim_contact *c = &packed[offset[p] + i];
+    *c = slot[SLOTS * (size_t)p + i];
+    c->dev_ref = ref, c->dev_slot = offset[p] + i;
+  }
 }
 
 static void unbind(cuda_points *k) {
@@ -159,8 +167,8 @@ static int bind(cuda_points *k, const sim_point_scene *s, sim_status *st) {
   if (!rc) rc = block(k, &k->found, np, (const unsigned char *)NULL, st);
   if (!rc) rc = block(k, &k->count, np + 1, (const int *)NULL, st);
   if (!rc) rc = block(k, &k->offset, np + 1, (const int *)NULL, st);
-  if (!rc) rc = block(k, &k->slot, np, (const sim_contact *)NULL, st);
-  if (!rc) rc = block(k, &k->packed, np, (const sim_contact *)NULL, st);
+  if (!rc) rc = block(k, &k->slot, SLOTS * np, (const sim_contact *)NULL, st);
+  if (!rc) rc = block(k, &k->packed, SLOTS * np, (const sim_contact *)NULL, st);
   if (!rc)
     rc = sim_cuda_scan_space(&k->blk, k->count, k->offset, k->np + 1, &k->scan_tmp,
                              &k->scan_bytes, st);
@@ -204,8 +212,8 @@ static int refit(cuda_points *k, const double *x, sim_status *st) {
 
 // Both passes queued: each point's contact in its slot, its flag in k->found.
 static int queue_passes(cuda_points *k, const sim_point_scene *s, sim_status *st) {
-  const sim_point_view v = {s->nbodies, k->view,       k->tri,   k->tri_first,
-                            k->cloth,   k->pinned.dev, s->margin};
+  const sim_point_view v = {s->nbodies, k->view,       k->tri,    k->tri_first,
+                            k->cloth,   k->pinned.dev, s->margin, s->creases};
   for (int pass = 0; pass < (s->x_pred ? 2 : 1); pass++) {
     const double *xt = k->rx[pass ? 2 : 0];
     int rc = refit(k, xt, st);
@@ -253,7 +261,7 @@ int sim_cuda_points_queue(cuda_points *k, sim_point_scene *s, cuda_twins *tw, in
                                                          k->packed);
   SIM_CU(cudaGetLastError(), st);
   /* the count and the contacts that fit the landing's guess down with the flags */
-  k->n = sim_cuda_landing_guess(&k->land, (size_t)np);
+  k->n = sim_cuda_landing_guess(&k->land, SLOTS * (size_t)np);
   if ((rc = sim_cuda_landing_queue(&k->land, sm, k->offset + np, k->packed, k->n, st))) return rc;
   SIM_CU(cudaMemcpyAsync(k->hfound, k->found, (size_t)np, cudaMemcpyDeviceToHost, sm), st);
   k->queued = 1;
@@ -269,7 +277,7 @@ int sim_cuda_points_take(cuda_points *k, sim_point_scene *s, sim_detect_contacts
   }
   k->queued = 0;
   const int np = s->point_first[s->nmesh];
-  memcpy(found, k->hfound, (size_t)np);
+  for (int p = 0; p < np; p++) found[p] = k->hfound[p] & 3; /* the host's flags: no + 4 */
   int total = 0, more = 0;
   int rc = sim_cuda_landing_take(&k->land, k->n, out, &total, &more, st);
   if (rc) return rc;

@@ -30,7 +30,7 @@ SCENES = os.path.join(HERE, "..", "scenes")
 RUNS = [
     ("squeezing_ball", 600, [600]),
     ("sharp_corner", 200, [200]),
-    ("cloth_on_knives", 300, [100, 300]),
+    ("cloth_on_knives", 900, [100, 300, 900]),
     ("pulling_wooper", 500, [300, 500]),
     ("gingerbread_man", 810, [810]),
     ("stick_slip", 100, [100]),

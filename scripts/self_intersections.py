@@ -12,13 +12,17 @@ hold vertices, not edges, so a few crossings where layers meet at an angle are p
 (docs/results.md, Cloth self-collision); contact.edge_edge holds edges too.
 With --between, every pair of objects instead: the edges of either that cross a triangle of
 the other (two ribbons crossed, scenes/crossed_ribbons.json: none with contact.edge_edge on).
+With --obstacles, every body against every obstacle the frame's NNNNN.obstacles.obj draws (a
+mesh obstacle posed as at that frame, a plane as its drawn patch): the body's edges through
+the obstacle's triangles and the obstacle's edges through the body's (a blade's tip or edge
+through a cloth: scenes/cloth_on_knives.json).
 
-  scripts/self_intersections.py DIR [--every K] [--object NAME] [--between]
+  scripts/self_intersections.py DIR [--every K] [--object NAME] [--between | --obstacles]
 
 Prints one line per frame tested (every K-th written frame, and the last): the frame, and per
-object (with --between: per pair A/B, with --object only the pairs with NAME) its crossing
-edges; then the largest count. Exit 0; 2 on bad usage or an unreadable
-frame.
+object (with --between or --obstacles: per pair A/B, with --object only the pairs with NAME)
+its crossing edges; then the largest count. Exit 0; 2 on bad usage or an unreadable frame (or,
+with --obstacles, a frame without its obstacles' file).
 """
 import os
 import sys
@@ -28,7 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import obj_frames  # noqa: E402
 
 PROG = "self_intersections.py"
-USAGE = "usage: scripts/self_intersections.py DIR [--every K] [--object NAME] [--between]"
+USAGE = ("usage: scripts/self_intersections.py DIR [--every K] [--object NAME] "
+         "[--between | --obstacles]")
 
 
 def sub(a, b):
@@ -98,14 +103,34 @@ def count(V, tris, targets=None):
     return n
 
 
+def with_obstacles(path, V, objs):
+    """The frame's vertices and objects with those of its NNNNN.obstacles.obj appended (their
+    names prefixed "obstacle:"), and the (body, obstacle) pairs; exit 2 where it is missing."""
+    opath = path[:-4] + ".obstacles.obj"
+    if not os.path.isfile(opath):
+        sys.stderr.write("%s: %s: no obstacles' file (a run with obstacles and OBJ frames "
+                         "writes one per frame)\n" % (PROG, opath))
+        sys.exit(2)
+    OV, oobjs = obj_frames.read(opath, PROG)
+    off = len(V)
+    V = list(V) + list(OV)
+    bodies = list(objs)
+    objs = dict(objs)
+    for name, tris in oobjs.items():
+        objs["obstacle:" + name] = [tuple(i + off for i in t) for t in tris]
+    pairs = [(b, "obstacle:" + o) for b in bodies for o in oobjs]
+    return V, objs, pairs
+
+
 def main(argv):
     opts, rest = obj_frames.parse(argv, PROG, __doc__, USAGE,
                                   {"--every": (int, 1), "--object": (str, None),
-                                   "--between": (bool, False)})
-    if len(rest) != 1:
+                                   "--between": (bool, False), "--obstacles": (bool, False)})
+    if len(rest) != 1 or (opts["--between"] and opts["--obstacles"]):
         sys.stderr.write(USAGE + "\n")
         sys.exit(2)
     every, only, between = opts["--every"], opts["--object"], opts["--between"]
+    obstacles = opts["--obstacles"]
     paths = obj_frames.frame_names(rest[0], PROG)
     most = 0
     for k, path in enumerate(paths):
@@ -114,7 +139,9 @@ def main(argv):
         V, objs = obj_frames.read(path, PROG)
         parts = []
         names = list(objs)
-        if between:
+        if obstacles:
+            V, objs, pairs = with_obstacles(path, V, objs)
+        elif between:
             pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
         else:
             pairs = [(o, o) for o in names]

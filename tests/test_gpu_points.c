@@ -9,8 +9,9 @@
    Over four steps of random motion, with and without the step before and the prediction, both
    must give the same contacts in the same order (kind, vertex, source and triangle equal, every
    value within 1e-12 relative) and the same found flags (1 at q_t, 2 at q~), also as a
-   detection's pass (sim_cuda_detect_passes), with one wait. Then a second scene (the trees and
-   points copied anew) and back on the first. */
+   detection's pass (sim_cuda_detect_passes), with one wait. The points' second contacts in a
+   fold (detect_point.h, creases) are on but at step 1, and some must be found. Then a second
+   scene (the trees and points copied anew) and back on the first. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,10 +118,26 @@ static void pscene_build(pscene *w, int g, int npts, unsigned long long seed) {
     CHECK_INT(sim_bvh_build(w->nv, w->x, first[b + 1] - first[b], w->tri + 3 * first[b],
                             &w->tree[b], &st),
               SIM_OK);
-  sim_point_scene s = {sim_detect_new_serial(), w->nv,    NB,        w->ntri,   NM,
-                       w->x,           NULL,      NULL,      w->tree,   w->view,
-                       w->tri,         w->tri_first, w->cloth, w->pinned, w->point_first,
-                       w->pt_x,        w->pt_xs,  w->mesh,   0.03};
+  sim_point_scene s = {sim_detect_new_serial(),
+                       w->nv,
+                       NB,
+                       w->ntri,
+                       NM,
+                       w->x,
+                       NULL,
+                       NULL,
+                       w->tree,
+                       w->view,
+                       w->tri,
+                       w->tri_first,
+                       w->cloth,
+                       w->pinned,
+                       w->point_first,
+                       w->pt_x,
+                       w->pt_xs,
+                       w->mesh,
+                       0.03,
+                       1};
   w->s = s;
   sim_surface_free(&ball), sim_surface_free(&box);
 }
@@ -151,13 +168,14 @@ static void run_steps(sim_cuda_detect *k, pscene *w, unsigned long long seed, in
   sim_status st = {0};
   sim_detect_contacts h = {0}, g = {0};
   unsigned char *gfound = SIM_NEW(unsigned char, w->np);
-  int by_pass[3] = {0, 0, 0};
+  int by_pass[3] = {0, 0, 0}, creases = 0;
   for (int step = 0; step < steps; step++) {
     if (step > 0) pscene_move(w, &seed);
     if (step % 2) /* the pinned set changes (the device copy follows where it changed) */
       for (int i = 0; i < w->nv; i++) w->pinned[i] ^= rnd(&seed) > 0.8;
     w->s.x_prev = step > 0 ? w->x_prev : NULL;
     w->s.x_pred = step != 2 ? w->x_pred : NULL; /* step 2: the q_t pass alone */
+    w->s.creases = step != 1;
     if (step == 0) memcpy(w->x_pred, w->x, sizeof(double) * 3 * (size_t)w->nv);
     CHECK_INT(sim_detect_points_run(&w->s, &h, w->found, &st), SIM_OK);
     memset(gfound, 7, (size_t)w->np); /* every flag must be written */
@@ -169,7 +187,12 @@ static void run_steps(sim_cuda_detect *k, pscene *w, unsigned long long seed, in
     const int same = compare(&h, &g, what);
     CHECK(memcmp(w->found, gfound, (size_t)w->np) == 0);
     for (int p = 0; p < w->np; p++) by_pass[w->found[p] < 3 ? w->found[p] : 0]++;
-    printf("%s: %d contacts, %d bitwise equal\n", what, h.n, same);
+    int folds = 0;
+    for (int i = 0; i < h.n; i++) /* a point's folds: faces it lies in front of (gap >= 0) */
+      if (h.c[i].source >= SIM_CONTACT_CREASE) folds++, CHECK(h.c[i].gap >= 0.0);
+    CHECK(w->s.creases || folds == 0);
+    creases += folds;
+    printf("%s: %d contacts (%d in folds), %d bitwise equal\n", what, h.n, folds, same);
     CHECK(h.count[SIM_CONTACT_TRIANGLE] == h.n && h.n > w->np / 10);
     /* the same pass queued as a detection's (sim_cuda_detect_passes, no vertex pass): the
        same contacts and flags, one wait (and a second where more came than guessed) */
@@ -186,8 +209,9 @@ static void run_steps(sim_cuda_detect *k, pscene *w, unsigned long long seed, in
     check_report(dw == 1 + ds, __FILE__, __LINE__, "%s: %lld waits == 1 + %lld second", what,
                  dw, ds);
   }
-  printf("found at q_t %d, at q~ %d, none %d\n", by_pass[1], by_pass[2], by_pass[0]);
-  CHECK(by_pass[1] > 0 && by_pass[2] > 0 && by_pass[0] > 0);
+  printf("found at q_t %d, at q~ %d, none %d; %d second contacts in folds\n", by_pass[1],
+         by_pass[2], by_pass[0], creases);
+  CHECK(by_pass[1] > 0 && by_pass[2] > 0 && by_pass[0] > 0 && creases > 0);
   sim_free(gfound);
   sim_detect_contacts_free(&h), sim_detect_contacts_free(&g);
 }

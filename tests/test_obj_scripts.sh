@@ -4,8 +4,8 @@
 # frames of known geometry: frame 0 a flat strip of 4 x 2 vertices 0.1 apart (x 0..0.3, one body
 # "cloth"); frame 5 its half x > 0.15 folded over 5 mm above the other half, then 5 mm below it
 # (through it), with a second object "other" whose edge pierces its triangle (or, --between,
-# the strip's); two quads crossed at right angles 1 cm apart, then 1 cm the other way. Bad input
-# is refused with exit 2.
+# the strip's, or, --obstacles, the strip's as the frame's obstacle); two quads crossed at right
+# angles 1 cm apart, then 1 cm the other way. Bad input is refused with exit 2.
 # usage: test_obj_scripts.sh PYTHON SCRIPTS_DIR
 set -u
 PY=$1 DIR=$2
@@ -61,6 +61,27 @@ check "self_intersections --between: the other's edge through the strip's triang
   grep -q "^00000  cloth/other 1$" <<< "$out"
 check "self_intersections: each alone, none" \
   grep -q "^00000  cloth 0, other 0$" <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/between")"
+# --obstacles: the same strip alone, "other" as its obstacle in 00000.obstacles.obj (indices
+# local to that file)
+mkdir -p "$TMP/obst/frames"
+sed -n '1,/^o other/p' "$TMP/between/frames/00000.obj" | sed '$d' > "$TMP/obst/frames/00000.obj"
+# the other object as "blade", its face numbers less the strip's 8 vertices
+sed -n '/^o other/,$p' "$TMP/between/frames/00000.obj" | sed 's/^o other/o blade/' |
+  awk '$1 == "f" { print "f", $2 - 8, $3 - 8, $4 - 8; next } { print }' \
+  > "$TMP/obst/frames/00000.obstacles.obj"
+out=$("$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles)
+echo "$out"
+check "self_intersections --obstacles: the obstacle's edge through the strip's triangle" \
+  grep -q "^00000  cloth/obstacle:blade 1$" <<< "$out"
+check "self_intersections without --obstacles: the strip alone, none" \
+  grep -q "^00000  cloth 0$" <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/obst")"
+rm "$TMP/obst/frames/00000.obstacles.obj"
+"$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles > "$TMP/out" 2> "$TMP/err"
+check "--obstacles without the obstacles' file: exit 2, one line naming it" \
+  eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '00000.obstacles.obj: no obstacles' '$TMP/err'"
+"$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles --between > "$TMP/out" 2> "$TMP/err"
+check "--obstacles with --between: exit 2, the usage" \
+  eval "[ $? -eq 2 ] && grep -q '^usage:' '$TMP/err'"
 # two quads, "lower" along x (|x| <= 1, |z| <= 0.1) at y 0 and "upper" along z at y = $2: their
 # long sides and diagonals cross seen from above, 9 crossings
 mkdir -p "$TMP/cross/frames"

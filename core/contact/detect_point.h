@@ -17,13 +17,29 @@
    inside a box's side, near its top and bottom, would pull those faces together); the
    prediction pass queries pe against the triangles at q~. Either way the contact's p is pe (the
    row's target is the end pose: contact.h), its gap n . (c - q) for the query point q: the
-   distance at the step's start in the q_t pass, at its end in the prediction pass. */
+   distance at the step's start in the q_t pass, at its end in the prediction pass.
+
+   With creases (sim_point_view.creases, the scene's contact.creases) a point within the margin
+   of folds of the body's surface that turn towards it gets up to SIM_POINT_FOLDS more contacts
+   there, each on a fold's other face (sim_point_folds: detect_crease.h's test, the roles of
+   vertex and surface as for a vertex in a fold of a body's surface; keys source + k
+   SIM_CONTACT_CREASE, k = 1..SIM_POINT_FOLDS). A blade's tip under a cloth draped over it lies
+   in such folds, a cone of the cloth's triangles round the vertex above it: one row, on the
+   nearest face, let the tip through another. On cloth_on_knives (2026-12-06) the tallest
+   blade's tip, under a cloth vertex, was nearest one face and then another from step to step
+   while the cone narrowed (the faces' normals 0.99 to 0.70 up), and went through the cloth at
+   step 64; with one fold it went through a third face at step 65; with three it is held at
+   the cone's tip (with the force cap at 1e5 N: at 1e4 N its rows were at the cap from step 66
+   and it went through at step 70). */
 #ifndef SIM_CONTACT_DETECT_POINT_H
 #define SIM_CONTACT_DETECT_POINT_H
 #include <stdint.h>
 
 #include "contact/bvh_query.h"
 #include "contact/detect.h"
+#include "contact/detect_crease.h"
+
+#define SIM_POINT_FOLDS 3 /* a point's contacts in folds, beyond its first: at most */
 
 /* The pass's inputs as one point's detection reads them. */
 typedef struct sim_point_view {
@@ -34,6 +50,7 @@ typedef struct sim_point_view {
   const unsigned char *cloth;  /* nbodies: 1 for a cloth (open) body */
   const unsigned char *pinned; /* per vertex */
   double margin;               /* the pass's: a mesh's own where it has one (detect.h) */
+  int creases;                 /* 1: a second contact in a fold (above) */
 } sim_point_view;
 
 /* Which side of triangle tri (global vertices at x) p lies on: +1 front, -1 back, 0 in its
@@ -48,14 +65,32 @@ SIM_HD int sim_point_side(const double *x, const int *tri, const double p[3]) {
   return s > 1e-12 * l ? 1 : s < -1e-12 * l ? -1 : 0;
 }
 
+/* What a point's contact on triangle tri (global vertices), weights w, takes from them, its
+   normal set: kind, tri, w, v (the vertex of largest weight), p = pe, u = 0, the tangents. */
+SIM_HD void sim_point_put(const int *tri, const double w[3], const double pe[3], sim_contact *c) {
+  c->kind = SIM_CONTACT_TRIANGLE;
+  c->compliance = 0.0;
+  c->cable = NULL;
+  c->dev_ref = c->dev_slot = 0;
+  int best = 0;
+  for (int k = 0; k < 3; k++) {
+    c->tri[k] = tri[k], c->w[k] = w[k];
+    if (w[k] > w[best]) best = k;
+  }
+  c->v = tri[best];
+  for (int i = 0; i < 3; i++) c->p[i] = pe[i], c->u[i] = 0;
+  sim_tangent_basis(c->n, c->t1, c->t2);
+}
+
 /* The contact of a point with the nearest triangle of body b within `margin`: the query point
    q against the tree at x (q_t, or q~ in the prediction pass), the side of ps against xs (q_t),
    then x_prev (or NULL); p = pe. */
 SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const double *xs,
                           const double *x_prev, const double q[3], const double ps[3],
-                          const double pe[3], double margin, sim_contact *c) {
+                          const double pe[3], double margin, sim_contact *c, sim_bvh_hit *hit) {
   sim_bvh_hit h = {0}; /* set when found; zeroed for the compiler's flow analysis */
   if (!sim_bvh_view_nearest(&v->bvh[b], x, q, margin, NULL, &h)) return 0;
+  *hit = h;
   const int *tri = v->tri + 3 * (v->tri_first[b] + h.tri);
   if (v->pinned[tri[0]] && v->pinned[tri[1]] && v->pinned[tri[2]]) return 0;
   const int cloth = v->cloth[b];
@@ -71,41 +106,97 @@ SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const
     c->n[i] = (in_face || d <= 0 || (cloth ? h.q.side != s : h.q.side < 0)) ? -s * h.q.n[i] : dir;
   }
   if (sim_norm3(c->n) < 0.5) return 0; /* degenerate triangle */
-  c->kind = SIM_CONTACT_TRIANGLE;
-  c->compliance = 0.0;
-  c->cable = NULL;
-  c->dev_ref = c->dev_slot = 0;
-  int best = 0;
-  for (int k = 0; k < 3; k++) {
-    c->tri[k] = tri[k], c->w[k] = h.q.w[k];
-    if (h.q.w[k] > h.q.w[best]) best = k;
-  }
-  c->v = tri[best];
-  for (int i = 0; i < 3; i++) c->p[i] = pe[i], c->u[i] = 0;
+  sim_point_put(tri, h.q.w, pe, c);
   c->gap = sim_dot3(c->n, h.q.c) - sim_dot3(c->n, q);
-  sim_tangent_basis(c->n, c->t1, c->t2);
   return 1;
+}
+
+/* The contacts of a point at q in folds of body b's surface (its tree fit to x) towards it,
+   beyond its contact `first` on triangle `a` (the body's input index; hit point cA), within
+   `margin`: up to SIM_POINT_FOLDS into c (source and mu left to the caller), each on the
+   nearest triangle that is a fold's other face from A (detect_crease.h
+   sim_detect_crease_face) with the point in front of its plane, whose plane meets each one
+   taken before at more than acos(SIM_DETECT_CREASE_COS), none with its three vertices pinned.
+   Returns how many. A face the point lies behind is not taken, unlike a vertex's fold: on
+   cloth_on_knives a blade's edge, samples 1.5 cm apart, under cloth sliding down it, had such
+   rows (1.2 cm behind a face beyond the edge) at the force cap against its other rows, and
+   from frame 365 the blade cut through the cloth (whole to frame 900 without them). */
+SIM_HD int sim_point_folds(const sim_point_view *v, int b, const double *x, int a,
+                           const double cA[3], const double q[3], const double pe[3],
+                           const sim_contact *first, double margin, sim_contact *c) {
+  const int *tri_b = v->tri + 3 * (size_t)v->tri_first[b];
+  const sim_bvh_view *bv = &v->bvh[b];
+  const sim_detect_surface f = {bv, x, tri_b, v->cloth[b], margin, 1};
+  /* the first contact's normal points from the point to the surface: the surface's side that
+     faces the point is its opposite */
+  const double nA[3] = {-first->n[0], -first->n[1], -first->n[2]};
+  const double m2 = margin * margin;
+  double gA[3]; /* A's centroid */
+  sim_detect_centroid(x, tri_b + 3 * (size_t)a, gA);
+  int taken[SIM_POINT_FOLDS];
+  double tn[SIM_POINT_FOLDS][3];
+  int n = 0;
+  for (; n < SIM_POINT_FOLDS; n++) {
+    sim_tri_closest best = {0};
+    double bn[3] = {0, 0, 0}, bgap = 0.0;
+    int id_best = -1;
+    sim_bvh_walk w;
+    sim_bvh_walk_begin(bv, &w);
+    for (int leaf; (leaf = sim_bvh_walk_next(bv, &w, q, m2, NULL)) >= 0;) {
+      const sim_bvh_node *nd = &bv->node[leaf];
+      for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
+        const int id = bv->id[slot], *t3 = bv->tri + 3 * slot;
+        int seen = id == a;
+        for (int i = 0; i < n && !seen; i++) seen = taken[i] == id;
+        if (seen || !sim_detect_crease_may(x, t3, nA, cA)) continue;
+        sim_tri_closest qq;
+        sim_bvh_slot_closest(bv, x, q, slot, &qq);
+        if (!(qq.d2 <= m2) ||
+            (id_best >= 0 && (qq.d2 > best.d2 || (qq.d2 == best.d2 && id > id_best))))
+          continue;
+        double nb[3], gb;
+        if (!sim_detect_crease_face(&f, q, nA, gA, &qq, nb, &gb) || gb < 0.0) continue;
+        int apart = !(v->pinned[t3[0]] && v->pinned[t3[1]] && v->pinned[t3[2]]);
+        for (int i = 0; i < n && apart; i++)
+          apart = fabs(sim_dot3(nb, tn[i])) < SIM_DETECT_CREASE_COS;
+        if (!apart) continue;
+        best = qq, id_best = id, bgap = gb;
+        for (int k = 0; k < 3; k++) bn[k] = nb[k];
+      }
+    }
+    if (id_best < 0) break;
+    taken[n] = id_best;
+    for (int k = 0; k < 3; k++) tn[n][k] = bn[k], c[n].n[k] = -bn[k];
+    sim_point_put(tri_b + 3 * (size_t)id_best, best.w, pe, &c[n]);
+    c[n].gap = bgap;
+  }
+  return n;
 }
 
 /* A point's contact over the bodies in mask `bodies` (bit b: body b; bodies from 64 on always
    tested) into *best, source and mu left to the caller: at ps (its place at the step's start)
    against the trees at x = xs (ahead 0, the q_t pass), or at pe (at the step's end) against
    the trees at x = q~ (ahead 1). own: its mesh's margin (sim_detect_mesh.margin: < 0 for the
-   pass's). Returns 1 when found. */
+   pass's). Returns 1 when found; with v->creases and folds set, 1 + the point's contacts with
+   that body in folds (above), up to SIM_POINT_FOLDS, put into folds[]. */
 SIM_HD int sim_detect_point(const sim_point_view *v, uint64_t bodies, double own, int ahead,
                             const double *x, const double *xs, const double *x_prev,
-                            const double ps[3], const double pe[3], sim_contact *best) {
+                            const double ps[3], const double pe[3], sim_contact *best,
+                            sim_contact *folds) {
   const double m[3] = {pe[0] - ps[0], pe[1] - ps[1], pe[2] - ps[2]};
   const double base = sim_detect_margin(own, v->margin);
   const double margin = ahead ? base : base + sim_norm3(m);
-  int found = 0;
+  const double *q = ahead ? pe : ps;
+  int found = 0, body = 0;
   sim_contact c;
+  sim_bvh_hit h, hb = {0};
   for (int b = 0; b < v->nbodies; b++) {
     if (b < 64 && !((bodies >> b) & 1u)) continue;
-    if (!sim_point_body(v, b, x, xs, x_prev, ahead ? pe : ps, ps, pe, margin, &c)) continue;
-    if (!found || c.gap < best->gap) *best = c, found = 1;
+    if (!sim_point_body(v, b, x, xs, x_prev, q, ps, pe, margin, &c, &h)) continue;
+    if (!found || c.gap < best->gap) *best = c, found = 1, body = b, hb = h;
   }
-  return found;
+  if (!found || !v->creases || !folds) return found;
+  return 1 + sim_point_folds(v, body, x, hb.tri, hb.q.c, q, pe, best, margin, folds);
 }
 
 #endif

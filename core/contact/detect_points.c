@@ -33,8 +33,8 @@ void sim_detect_points_finish(sim_detect_contacts *out) {
 int sim_detect_points_run(sim_point_scene *s, sim_detect_contacts *out, unsigned char *found,
                           sim_status *st) {
   out->n = 0;
-  const sim_point_view v = {s->nbodies, s->view,   s->tri,   s->tri_first,
-                            s->cloth,   s->pinned, s->margin};
+  const sim_point_view v = {s->nbodies, s->view,   s->tri,    s->tri_first,
+                            s->cloth,   s->pinned, s->margin, s->creases};
   for (int pass = 0; pass < (s->x_pred ? 2 : 1); pass++) {
     const double *xp = pass ? s->x_pred : s->x;
     for (int b = 0; b < s->nbodies; b++) {
@@ -46,15 +46,17 @@ int sim_detect_points_run(sim_point_scene *s, sim_detect_contacts *out, unsigned
       for (int src = s->point_first[k]; src < s->point_first[k + 1]; src++) {
         if (pass && found[src]) continue; /* the q_t contact stands */
         found[src] = 0;
-        sim_contact c;
+        sim_contact c[1 + SIM_POINT_FOLDS];
         const size_t o = 3 * (size_t)src;
-        if (!sim_detect_point(&v, me->bodies, me->margin, pass, xp, s->x, s->x_prev,
-                              s->pt_xs + o, s->pt_x + o, &c))
-          continue;
-        c.source = src;
-        c.mu = me->mu;
+        const int nc = sim_detect_point(&v, me->bodies, me->margin, pass, xp, s->x, s->x_prev,
+                                        s->pt_xs + o, s->pt_x + o, &c[0], &c[1]);
+        if (nc == 0) continue;
         found[src] = (unsigned char)(pass + 1);
-        if (push(out, &c)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+        for (int i = 0; i < nc; i++) {
+          c[i].source = src + i * SIM_CONTACT_CREASE;
+          c[i].mu = me->mu;
+          if (push(out, &c[i])) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (points)");
+        }
       }
     }
   }

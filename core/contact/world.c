@@ -132,7 +132,8 @@ void sim_world_kind_counts(const sim_world *w, int counts[SIM_WORLD_KINDS]) {
                                                 : -1;
     if (B >= 0 && B == w->det.body_of[c->v])
       k = c->kind == SIM_CONTACT_BODY ? SIM_WORLD_SELF : SIM_WORLD_SELF_EDGE;
-    if ((c->kind == SIM_CONTACT_BODY || c->kind == SIM_CONTACT_MESH) &&
+    if ((c->kind == SIM_CONTACT_BODY || c->kind == SIM_CONTACT_MESH ||
+         c->kind == SIM_CONTACT_TRIANGLE) &&
         c->source >= SIM_CONTACT_CREASE)
       k = SIM_WORLD_CREASE;
     counts[k]++;
@@ -431,7 +432,7 @@ static int collide(sim_world *w, double t, double h, const double *x, const doub
   if (!rc) rc = merge(w, &w->both, &w->pts, 0, &w->out, st);
   if (!rc) w->stray_creases += sim_detect_drop_stray_creases(&w->out);
   for (int j = 0; !rc && j < w->pts.n; j++) /* the gaps at q_t: the first pass's */
-    if (w->point_found[w->pts.c[j].source] == 1)
+    if (w->point_found[sim_contact_surface_of(w->pts.c[j].source)] == 1)
       w->min_gap = fmin(w->min_gap, w->pts.c[j].gap);
   if (!rc) script_velocities(w, &w->out, h);
   return rc;

@@ -99,6 +99,13 @@ int sim_world_points_init(sim_world *w, sim_status *st) {
     w->point_first[k + 1] =
         w->point_first[k] + feature_points(&w->mesh[k], w->mesh_x0[k], sample_step(w, k), NULL, e);
   int np = w->point_first[w->nmesh];
+  if (np >= SIM_CONTACT_CREASE) { /* a point's key, and its second contact's (detect_point.h) */
+    sim_free(e);
+    return sim_fail(st, SIM_ERR_MESH,
+                    "mesh obstacles: %d points (vertices and feature-edge samples at half the "
+                    "margin), expected fewer than %d: a larger margin or coarser meshes",
+                    np, SIM_CONTACT_CREASE);
+  }
   w->pt_x0 = SIM_NEW(double, 3 * (size_t)np + 3);
   w->pt_x = SIM_NEW(double, 3 * (size_t)np + 3);
   w->pt_xs = SIM_NEW(double, 3 * (size_t)np + 3);
@@ -146,16 +153,18 @@ int sim_world_points_job(sim_world *w, const double *x, const double *x_prev,
   w->pts.n = 0;
   const sim_model *m = w->m;
   if (w->nmesh == 0) return 0;
-  sim_point_scene ps = {w->pt_serial, m->n,     m->nbodies,     m->ntri,      w->nmesh,
-                        x,            x_prev,   x_pred,         w->tri_bvh,   w->tri_view,
-                        m->tri,       w->tri_first, w->body_cloth, w->pinned, w->point_first,
-                        w->pt_x,      w->pt_xs, w->mesh,       w->par.margin};
+  sim_point_scene ps = {w->pt_serial,  m->n,        m->nbodies,     m->ntri,
+                        w->nmesh,      x,           x_prev,         x_pred,
+                        w->tri_bvh,    w->tri_view, m->tri,         w->tri_first,
+                        w->body_cloth, w->pinned,   w->point_first, w->pt_x,
+                        w->pt_xs,      w->mesh,     w->par.margin,  w->par.creases};
   *s = ps;
   job->s = s, job->out = &w->pts, job->found = w->point_found;
   return 1;
 }
 
 int sim_world_point_mesh(const sim_world *w, int source) {
+  source = sim_contact_surface_of(source);
   int k = 0;
   while (k + 1 < w->nmesh && w->point_first[k + 1] <= source) k++;
   return k;

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/* A mesh obstacle's point in folds of a cloth (core/contact/detect_point.h sim_point_folds,
+   contact.creases), on the host's pass (detect_points.c): a blade's tip 9 mm under the apex of
+   a cone of eight cloth triangles (slopes of 45 degrees, the cloth draped over the tip) gets its
+   first contact and SIM_POINT_FOLDS more, each on another face whose plane meets every other
+   one's at more than 25.8 degrees, every normal pointing up from the tip into the cloth, every
+   gap >= 0 and equal to its row's reading n . (sum_k w_k x_tri_k - p), the keys the point's
+   plus k SIM_CONTACT_CREASE; with creases off, one contact. The same tip under a flat cloth,
+   and 1 cm above the cone's apex (a ridge, the faces falling away from it), get one contact. */
+#include <math.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "check.h"
+#include "contact/bvh.h"
+#include "contact/contact.h"
+#include "contact/detect_point.h"
+#include "contact/detect_points.h"
+
+enum { RING = 8, NV = RING + 1, NT = RING };
+
+typedef struct cone {
+  double x[3 * NV];
+  int tri[3 * NT];
+  unsigned char pinned[NV], cloth[1], found[1];
+  int tri_first[1], point_first[2];
+  double pt[3];
+  sim_bvh tree;
+  sim_bvh_view view;
+  sim_detect_mesh mesh;
+} cone;
+
+/* The apex (vertex 0) at height `apex`, the ring at radius 0.06 and height -0.06, the triangles
+   (0, k + 1, k) facing up (counter-clockwise seen from above). */
+static void cone_make(cone *c, double apex, const double pt[3]) {
+  memset(c, 0, sizeof *c);
+  c->x[1] = apex;
+  for (int k = 0; k < RING; k++) {
+    const double a = 2.0 * SIM_PI * k / RING;
+    c->x[3 * (k + 1)] = 0.06 * cos(a), c->x[3 * (k + 1) + 1] = -0.06;
+    c->x[3 * (k + 1) + 2] = 0.06 * sin(a);
+    c->tri[3 * k] = 0, c->tri[3 * k + 1] = 1 + (k + 1) % RING, c->tri[3 * k + 2] = 1 + k;
+  }
+  c->cloth[0] = 1;
+  c->point_first[1] = 1;
+  memcpy(c->pt, pt, sizeof c->pt);
+  c->mesh = sim_default_detect_mesh();
+  sim_status st = {0};
+  CHECK_INT(sim_bvh_build(NV, c->x, NT, c->tri, &c->tree, &st), SIM_OK);
+}
+
+/* The point's contacts with creases on or off into out. */
+static void cone_detect(cone *c, int creases, sim_detect_contacts *out) {
+  sim_point_scene s = {sim_detect_new_serial(),
+                       NV,
+                       1,
+                       NT,
+                       1,
+                       c->x,
+                       NULL,
+                       NULL,
+                       &c->tree,
+                       &c->view,
+                       c->tri,
+                       c->tri_first,
+                       c->cloth,
+                       c->pinned,
+                       c->point_first,
+                       c->pt,
+                       c->pt,
+                       &c->mesh,
+                       0.03,
+                       creases};
+  sim_status st = {0};
+  CHECK_INT(sim_detect_points_run(&s, out, c->found, &st), SIM_OK);
+}
+
+/* Every contact: a TRIANGLE of the point, its key, a gap >= 0 read by its row, a normal up. */
+static void check_contacts(const cone *c, const sim_detect_contacts *o) {
+  for (int i = 0; i < o->n; i++) {
+    const sim_contact *k = &o->c[i];
+    CHECK(k->kind == SIM_CONTACT_TRIANGLE && sim_contact_surface_of(k->source) == 0);
+    CHECK(k->source % SIM_CONTACT_CREASE == 0 && k->source / SIM_CONTACT_CREASE <= SIM_POINT_FOLDS);
+    double row = 0.0, ws = 0.0;
+    for (int d = 0; d < 3; d++) {
+      double q = 0.0;
+      for (int j = 0; j < 3; j++) q += k->w[j] * c->x[3 * k->tri[j] + d];
+      row += k->n[d] * (q - c->pt[d]);
+    }
+    for (int j = 0; j < 3; j++) ws += k->w[j];
+    check_report(
+        fabs(row - k->gap) < 1e-15 && fabs(ws - 1.0) < 1e-15 && k->gap >= 0.0 && k->n[1] > 0.5,
+        __FILE__, __LINE__, "contact %d (source %d): row %.17g, gap %.17g, n_y %.3f", i, k->source,
+        row, k->gap, k->n[1]);
+  }
+}
+
+static void test_cone(void) {
+  cone c;
+  const double under[3] = {0.0, -0.004, 0.0};
+  cone_make(&c, 0.005, under);
+  sim_detect_contacts o = {0};
+  cone_detect(&c, 1, &o);
+  printf("tip 9 mm under the cone's apex: %d contacts\n", o.n);
+  CHECK_INT(o.n, 1 + SIM_POINT_FOLDS);
+  check_contacts(&c, &o);
+  int keys = 0; /* each key once: the point's, then + k SIM_CONTACT_CREASE */
+  for (int i = 0; i < o.n; i++) keys |= 1 << (o.c[i].source / SIM_CONTACT_CREASE);
+  CHECK_INT(keys, (1 << (1 + SIM_POINT_FOLDS)) - 1);
+  for (int i = 0; i < o.n; i++)
+    for (int j = i + 1; j < o.n; j++) {
+      CHECK(memcmp(o.c[i].tri, o.c[j].tri, sizeof o.c[i].tri) != 0);
+      CHECK(fabs(sim_dot3(o.c[i].n, o.c[j].n)) < SIM_DETECT_CREASE_COS);
+    }
+  cone_detect(&c, 0, &o);
+  CHECK_INT(o.n, 1);
+  check_contacts(&c, &o);
+  sim_bvh_free(&c.tree);
+  /* flat: the apex in the ring's plane */
+  const double below[3] = {0.0, -0.07, 0.0};
+  cone_make(&c, -0.06, below);
+  cone_detect(&c, 1, &o);
+  CHECK_INT(o.n, 1);
+  check_contacts(&c, &o);
+  sim_bvh_free(&c.tree);
+  /* above the apex, on the ridge's side: the faces fall away from the point */
+  const double above[3] = {0.0, 0.015, 0.0};
+  cone_make(&c, 0.005, above);
+  cone_detect(&c, 1, &o);
+  CHECK_INT(o.n, 1);
+  CHECK(o.c[0].n[1] < -0.5); /* from the point down into the cloth */
+  sim_bvh_free(&c.tree);
+  sim_detect_contacts_free(&o);
+}
+
+int main(void) {
+  test_cone();
+  return check_summary("test_point_folds");
+}
