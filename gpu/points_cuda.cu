@@ -28,7 +28,7 @@ struct cuda_points {
   dev_forest forest;   // those trees, refit together
   sim_bvh_view *view;  // device, nbodies
   int *tri, *tri_first, *pt_mesh;
-  unsigned char *cloth, *found;  // found: 0 none, 1 at q_t, 2 at q~; + 4 a contact in a fold
+  unsigned char *cloth, *found;  // found: 0 none, 1 at q_t, 2 at q~; + 4 each contact in a fold
   dev_flags pinned;  // the vertices' pinned flags, up where they changed
   // mesh_margin: the second half of mesh_mu's block; x...: uploads where no twin
   double *mesh_mu, *mesh_margin, *pt_x, *pt_xs, *x, *x_prev, *x_pred;
@@ -49,8 +49,8 @@ struct cuda_points {
 };
 
 // Pass `pass` (0: q_t, 1: q~ for the points without a contact) of every point: its contact in
-// slot[SLOTS p] and those in folds after it, found[p] = pass + 1 (0 where none) + 4 a contact in
-// a fold. The trees are fit to xt.
+// slot[SLOTS p] and those in folds after it, found[p] = pass + 1 (0 where none) + 4 each contact
+// in a fold. The trees are fit to xt.
 static __global__ void k_points(sim_point_view v, int np, int pass, const double *xt,
                                 const double *xs, const double *x_prev, const double *pt_x,
                                 const double *pt_xs, const int *pt_mesh,

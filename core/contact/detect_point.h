@@ -50,7 +50,7 @@ typedef struct sim_point_view {
   const unsigned char *cloth;  /* nbodies: 1 for a cloth (open) body */
   const unsigned char *pinned; /* per vertex */
   double margin;               /* the pass's: a mesh's own where it has one (detect.h) */
-  int creases;                 /* 1: a second contact in a fold (above) */
+  int creases;                 /* 1: contacts in folds (above) */
 } sim_point_view;
 
 /* Which side of triangle tri (global vertices at x) p lies on: +1 front, -1 back, 0 in its

@@ -27,11 +27,12 @@ struct sim_point_scene {
   const double *pt_xs;         /* the same, posed at t (equal for a mesh that does not move) */
   const sim_detect_mesh *mesh; /* nmesh: mu, bodies (the mask), moving (its points move) */
   double margin;
-  int creases; /* sim_detect_params.creases: a point's second contact in a fold (detect_point.h) */
+  int creases; /* sim_detect_params.creases: a point's contacts in folds (detect_point.h) */
 };
 
 /* The contacts into out (sorted by (v, kind, source); one per point at most, and with creases
-   a second in a fold, its source the point's + SIM_CONTACT_CREASE; out->count set,
+   up to SIM_POINT_FOLDS more in folds, their sources the point's + k SIM_CONTACT_CREASE;
+   out->count set,
    out->min_sep left alone) and found[p] for every point: 0 none, 1 at q_t, 2 at q~. */
 int sim_detect_points_run(sim_point_scene *s, sim_detect_contacts *out, unsigned char *found,
                           sim_status *st);

@@ -99,7 +99,7 @@ int sim_world_points_init(sim_world *w, sim_status *st) {
     w->point_first[k + 1] =
         w->point_first[k] + feature_points(&w->mesh[k], w->mesh_x0[k], sample_step(w, k), NULL, e);
   int np = w->point_first[w->nmesh];
-  if (np >= SIM_CONTACT_CREASE) { /* a point's key, and its second contact's (detect_point.h) */
+  if (np >= SIM_CONTACT_CREASE) { /* a point's key, and its folds' (detect_point.h) */
     sim_free(e);
     return sim_fail(st, SIM_ERR_MESH,
                     "mesh obstacles: %d points (vertices and feature-edge samples at half the "
