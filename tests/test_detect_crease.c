@@ -290,8 +290,44 @@ static void test_beside(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* A flat open mesh obstacle in z = 0: A = (0,0) (1,0) (0,1), B = (1,0.2) (1.5,0.2) (1,0.7). A
+   vertex at (0.7, 0.7, 0.2), beyond A's long edge, is nearest A's point (0.5, 0.5, 0) there,
+   its contact normal the direction to it, (1,1,1)/sqrt 3; B's centroid lies in front of that
+   contact's plane and B's normal meets it at 54.7 degrees, but B lies in A's own plane: no fold
+   (SIM_DETECT_CREASE_FLAT_COS). A blade's vertex beside its edge had such a second contact, its
+   normal turned by a coplanar centroid's rounding, which held it on the blade's other side at
+   5e4 N (cloth_on_knives_10k, frame 86). Tilted 10 degrees about A's long edge, B is a fold. */
+static void test_flat(void) {
+  double x[3] = {0.7, 0.7, 0.2};
+  double mx[18] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0.2, 0, 1.5, 0.2, 0, 1, 0.7, 0};
+  const int mt[6] = {0, 1, 2, 3, 4, 5};
+  sim_detect_mesh m = sim_default_detect_mesh();
+  m.nv = 6, m.nt = 2, m.x = mx, m.tri = mt, m.closed = 0;
+  sim_detect_scene s = {1, x, x, NULL, 0, 1, 0, NULL, &m, NULL};
+  sim_detect_params p = sim_default_detect_params();
+  p.margin = 0.6, p.creases = 1;
+  sim_detect_contacts o = {0};
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 1);
+  if (o.n >= 1) CHECK_NEAR(o.c[0].n[2], 1 / sqrt(3.0), 1e-15);
+  /* B turned 10 degrees about the line x + y = 1 (A's long edge), its far side up */
+  const double t = 10 * SIM_PI / 180, ax[3] = {-1 / sqrt(2.0), 1 / sqrt(2.0), 0};
+  for (int v = 3; v < 6; v++) {
+    double r[3] = {mx[3 * v] - 1, mx[3 * v + 1], mx[3 * v + 2]}, q[3]; /* about (1, 0, 0) */
+    const double d = sim_dot3(ax, r);
+    double c[3];
+    sim_cross3(ax, r, c);
+    for (int k = 0; k < 3; k++) q[k] = r[k] * cos(t) + c[k] * sin(t) + ax[k] * d * (1 - cos(t));
+    mx[3 * v] = 1 + q[0], mx[3 * v + 1] = q[1], mx[3 * v + 2] = q[2];
+  }
+  CHECK_INT(detect_once(&s, &p, &o), SIM_OK);
+  CHECK_INT(o.n, 2);
+  sim_detect_contacts_free(&o);
+}
+
 int main(void) {
   test_valley();
+  test_flat();
   test_beside();
   test_mesh_valley();
   test_dent();

@@ -14,7 +14,12 @@
    The fold's other face: the nearest triangle B of the surface within the margin of x, other than
    the nearest one A, such that
    - their planes meet at more than acos(SIM_DETECT_CREASE_COS): a sheet curved a little, and a
-     layer of cloth lying parallel on the vertex's other side, give none;
+     layer of cloth lying parallel on the vertex's other side, give none. A's contact normal
+     is the direction to A's nearest point where that lies on A's rim, so B is also to meet A's
+     own plane at more than 5 degrees (SIM_DETECT_CREASE_FLAT_COS): a flat blade's triangle
+     beside the one whose edge a vertex was nearest passed the first test, its normal turned by
+     the rounding of a centroid in its plane, and held the vertex on the blade's other side at
+     5e4 N (cloth_on_knives_10k, frame 86: 1 cm through the blade);
    - the fold turns towards the vertex: B's centroid lies in front of A's plane (A's contact
      normal n_A, facing the vertex), and, with B's normal n_B turned to face A's centroid, the
      vertex is no more than the margin in front of B's plane. A point over a ridge (B falling
@@ -40,9 +45,21 @@
 #ifndef SIM_CONTACT_DETECT_CREASE_H
 #define SIM_CONTACT_DETECT_CREASE_H
 #define SIM_DETECT_CREASE_COS 0.9 /* |n_A . n_B| below this: the planes meet at over 25.8 deg */
+#define SIM_DETECT_CREASE_FLAT_COS 0.9961946980917455 /* cos 5 deg: B in A's plane (below) */
 
 #include "contact/bvh_query.h"
 #include "contact/detect.h"
+
+/* The unit normal of triangle t3 (indices into x) at positions x; zero where degenerate. */
+SIM_HD void sim_detect_face_normal(const double *x, const int *t3, double n[3]) {
+  const double *x0 = x + 3 * (size_t)t3[0], *x1 = x + 3 * (size_t)t3[1],
+               *x2 = x + 3 * (size_t)t3[2];
+  const double e1[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+  const double e2[3] = {x2[0] - x0[0], x2[1] - x0[1], x2[2] - x0[2]};
+  sim_cross3(e1, e2, n);
+  const double l = sim_norm3(n);
+  for (int k = 0; k < 3; k++) n[k] = l > 0.0 ? n[k] / l : 0.0;
+}
 
 /* The centroid of triangle t3 (indices into x) at positions x. */
 SIM_HD void sim_detect_centroid(const double *x, const int *t3, double c[3]) {
@@ -88,9 +105,11 @@ typedef struct sim_detect_surface {
    facing gA into n and x's distance in front of its plane (<= the margin; with f->beside,
    negative only where q lies on B's face) into *gap. */
 SIM_HD int sim_detect_crease_face(const sim_detect_surface *f, const double x[3],
-                                  const double nA[3], const double gA[3], const sim_tri_closest *q,
-                                  double n[3], double *gap) {
-  if (sim_dot3(q->n, q->n) == 0.0 || !(fabs(sim_dot3(q->n, nA)) < SIM_DETECT_CREASE_COS)) return 0;
+                                  const double nA[3], const double fA[3], const double gA[3],
+                                  const sim_tri_closest *q, double n[3], double *gap) {
+  if (sim_dot3(q->n, q->n) == 0.0 || !(fabs(sim_dot3(q->n, nA)) < SIM_DETECT_CREASE_COS) ||
+      !(fabs(sim_dot3(q->n, fA)) < SIM_DETECT_CREASE_FLAT_COS))
+    return 0;
   const double dA[3] = {gA[0] - q->c[0], gA[1] - q->c[1], gA[2] - q->c[2]};
   const double turn = sim_dot3(q->n, dA) < 0.0 ? -1.0 : 1.0;
   if (!f->open && turn < 0.0) return 0; /* a closed surface's outward normal faces A: a ridge */
@@ -111,8 +130,9 @@ SIM_HD int sim_detect_crease_find(const sim_detect_surface *f, const double x[3]
                                   sim_bvh_hit *h, double n[3], double *gap) {
   const sim_bvh_view *b = f->bvh;
   const double m2 = f->margin * f->margin;
-  double gA[3]; /* A's centroid */
+  double gA[3], fA[3]; /* A's centroid and face normal */
   sim_detect_centroid(f->x, f->tri + 3 * a, gA);
+  sim_detect_face_normal(f->x, f->tri + 3 * a, fA);
   int found = 0;
   sim_bvh_walk w;
   sim_bvh_walk_begin(b, &w);
@@ -127,7 +147,7 @@ SIM_HD int sim_detect_crease_find(const sim_detect_surface *f, const double x[3]
       if (!(q.d2 <= m2) || (found && (q.d2 > h->q.d2 || (q.d2 == h->q.d2 && id > h->tri))))
         continue;
       double nb[3], gb;
-      if (!sim_detect_crease_face(f, x, nA, gA, &q, nb, &gb) || sim_bvh_skips_rest(skip, t3))
+      if (!sim_detect_crease_face(f, x, nA, fA, gA, &q, nb, &gb) || sim_bvh_skips_rest(skip, t3))
         continue;
       h->tri = id, h->q = q, found = 1, *gap = gb;
       for (int k = 0; k < 3; k++) n[k] = nb[k];

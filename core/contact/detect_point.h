@@ -131,8 +131,9 @@ SIM_HD int sim_point_folds(const sim_point_view *v, int b, const double *x, int 
      faces the point is its opposite */
   const double nA[3] = {-first->n[0], -first->n[1], -first->n[2]};
   const double m2 = margin * margin;
-  double gA[3]; /* A's centroid */
+  double gA[3], fA[3]; /* A's centroid and face normal */
   sim_detect_centroid(x, tri_b + 3 * (size_t)a, gA);
+  sim_detect_face_normal(x, tri_b + 3 * (size_t)a, fA);
   int taken[SIM_POINT_FOLDS];
   double tn[SIM_POINT_FOLDS][3];
   int n = 0;
@@ -155,7 +156,7 @@ SIM_HD int sim_point_folds(const sim_point_view *v, int b, const double *x, int 
             (id_best >= 0 && (qq.d2 > best.d2 || (qq.d2 == best.d2 && id > id_best))))
           continue;
         double nb[3], gb;
-        if (!sim_detect_crease_face(&f, q, nA, gA, &qq, nb, &gb) || gb < 0.0) continue;
+        if (!sim_detect_crease_face(&f, q, nA, fA, gA, &qq, nb, &gb) || gb < 0.0) continue;
         int apart = !(v->pinned[t3[0]] && v->pinned[t3[1]] && v->pinned[t3[2]]);
         for (int i = 0; i < n && apart; i++)
           apart = fabs(sim_dot3(nb, tn[i])) < SIM_DETECT_CREASE_COS;
