@@ -120,14 +120,42 @@ SIM_HD int sim_detect_crease_face(const sim_detect_surface *f, const double x[3]
   return *gap <= f->margin;
 }
 
+/* What a mesh obstacle's point's further folds ask of a face besides the fold's test
+   (detect_point.h sim_point_folds): none of the n faces taken (input indices), its plane
+   meeting each one's (unit normals tn) at more than acos(SIM_DETECT_CREASE_COS), the point in
+   front of it (gap >= 0), not all three of its vertices pinned. */
+typedef struct sim_detect_crease_more {
+  int n;
+  const int *taken;
+  const double (*tn)[3];
+  const unsigned char *pinned;
+} sim_detect_crease_more;
+
+SIM_HD int sim_detect_crease_taken(const sim_detect_crease_more *m, int id) {
+  for (int i = 0; i < m->n; i++)
+    if (m->taken[i] == id) return 1;
+  return 0;
+}
+
+/* Whether face t3 (global vertices), its normal nb and gap gb as the fold's test gave them,
+   meets m's further asks. */
+SIM_HD int sim_detect_crease_more_ok(const sim_detect_crease_more *m, const int *t3,
+                                     const double nb[3], double gb) {
+  if (gb < 0.0 || (m->pinned[t3[0]] && m->pinned[t3[1]] && m->pinned[t3[2]])) return 0;
+  for (int i = 0; i < m->n; i++)
+    if (!(fabs(sim_dot3(nb, m->tn[i])) < SIM_DETECT_CREASE_COS)) return 0;
+  return 1;
+}
+
 /* The fold's other face of surface f for a vertex at x whose contact with it is on triangle a
-   (input index) with normal nA at point cA, skipping what `skip` names (NULL: nothing): its
-   hit into *h and its normal and gap (sim_detect_crease_face) into n and *gap, returning 1, or
-   0 where there is none. The smallest (d2, input index) among them, as sim_bvh_view_nearest
-   picks. */
+   (input index) with normal nA at point cA, skipping what `skip` names (NULL: nothing) and, with
+   `more`, the faces that fail its asks: its hit into *h and its normal and gap
+   (sim_detect_crease_face) into n and *gap, returning 1, or 0 where there is none. The
+   smallest (d2, input index) among them, as sim_bvh_view_nearest picks. */
 SIM_HD int sim_detect_crease_find(const sim_detect_surface *f, const double x[3], int a,
                                   const double nA[3], const double cA[3], const sim_bvh_skip *skip,
-                                  sim_bvh_hit *h, double n[3], double *gap) {
+                                  const sim_detect_crease_more *more, sim_bvh_hit *h, double n[3],
+                                  double *gap) {
   const sim_bvh_view *b = f->bvh;
   const double m2 = f->margin * f->margin;
   double gA[3], fA[3]; /* A's centroid and face normal */
@@ -140,14 +168,16 @@ SIM_HD int sim_detect_crease_find(const sim_detect_surface *f, const double x[3]
     const sim_bvh_node *nd = &b->node[leaf];
     for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
       const int id = b->id[slot], *t3 = b->tri + 3 * slot;
-      if (id == a || sim_bvh_skips_quick(skip, t3) || !sim_detect_crease_may(f->x, t3, nA, cA))
+      if (id == a || sim_bvh_skips_quick(skip, t3) || (more && sim_detect_crease_taken(more, id)) ||
+          !sim_detect_crease_may(f->x, t3, nA, cA))
         continue;
       sim_tri_closest q;
       sim_bvh_slot_closest(b, f->x, x, slot, &q);
       if (!(q.d2 <= m2) || (found && (q.d2 > h->q.d2 || (q.d2 == h->q.d2 && id > h->tri))))
         continue;
       double nb[3], gb;
-      if (!sim_detect_crease_face(f, x, nA, fA, gA, &q, nb, &gb) || sim_bvh_skips_rest(skip, t3))
+      if (!sim_detect_crease_face(f, x, nA, fA, gA, &q, nb, &gb) || sim_bvh_skips_rest(skip, t3) ||
+          (more && !sim_detect_crease_more_ok(more, t3, nb, gb)))
         continue;
       h->tri = id, h->q = q, found = 1, *gap = gb;
       for (int k = 0; k < 3; k++) n[k] = nb[k];

@@ -125,51 +125,22 @@ SIM_HD int sim_point_folds(const sim_point_view *v, int b, const double *x, int 
                            const double cA[3], const double q[3], const double pe[3],
                            const sim_contact *first, double margin, sim_contact *c) {
   const int *tri_b = v->tri + 3 * (size_t)v->tri_first[b];
-  const sim_bvh_view *bv = &v->bvh[b];
-  const sim_detect_surface f = {bv, x, tri_b, v->cloth[b], margin, 1};
+  const sim_detect_surface f = {&v->bvh[b], x, tri_b, v->cloth[b], margin, 1};
   /* the first contact's normal points from the point to the surface: the surface's side that
      faces the point is its opposite */
   const double nA[3] = {-first->n[0], -first->n[1], -first->n[2]};
-  const double m2 = margin * margin;
-  double gA[3], fA[3]; /* A's centroid and face normal */
-  sim_detect_centroid(x, tri_b + 3 * (size_t)a, gA);
-  sim_detect_face_normal(x, tri_b + 3 * (size_t)a, fA);
   int taken[SIM_POINT_FOLDS];
   double tn[SIM_POINT_FOLDS][3];
   int n = 0;
   for (; n < SIM_POINT_FOLDS; n++) {
-    sim_tri_closest best = {0};
-    double bn[3] = {0, 0, 0}, bgap = 0.0;
-    int id_best = -1;
-    sim_bvh_walk w;
-    sim_bvh_walk_begin(bv, &w);
-    for (int leaf; (leaf = sim_bvh_walk_next(bv, &w, q, m2, NULL)) >= 0;) {
-      const sim_bvh_node *nd = &bv->node[leaf];
-      for (int slot = nd->first; slot < nd->first + nd->count; slot++) {
-        const int id = bv->id[slot], *t3 = bv->tri + 3 * slot;
-        int seen = id == a;
-        for (int i = 0; i < n && !seen; i++) seen = taken[i] == id;
-        if (seen || !sim_detect_crease_may(x, t3, nA, cA)) continue;
-        sim_tri_closest qq;
-        sim_bvh_slot_closest(bv, x, q, slot, &qq);
-        if (!(qq.d2 <= m2) ||
-            (id_best >= 0 && (qq.d2 > best.d2 || (qq.d2 == best.d2 && id > id_best))))
-          continue;
-        double nb[3], gb;
-        if (!sim_detect_crease_face(&f, q, nA, fA, gA, &qq, nb, &gb) || gb < 0.0) continue;
-        int apart = !(v->pinned[t3[0]] && v->pinned[t3[1]] && v->pinned[t3[2]]);
-        for (int i = 0; i < n && apart; i++)
-          apart = fabs(sim_dot3(nb, tn[i])) < SIM_DETECT_CREASE_COS;
-        if (!apart) continue;
-        best = qq, id_best = id, bgap = gb;
-        for (int k = 0; k < 3; k++) bn[k] = nb[k];
-      }
-    }
-    if (id_best < 0) break;
-    taken[n] = id_best;
-    for (int k = 0; k < 3; k++) tn[n][k] = bn[k], c[n].n[k] = -bn[k];
-    sim_point_put(tri_b + 3 * (size_t)id_best, best.w, pe, &c[n]);
-    c[n].gap = bgap;
+    const sim_detect_crease_more more = {n, taken, (const double(*)[3])tn, v->pinned};
+    sim_bvh_hit h = {0}; /* set when found; zeroed for the compiler's flow analysis */
+    double nb[3] = {0, 0, 0}, gap = 0.0;
+    if (!sim_detect_crease_find(&f, q, a, nA, cA, NULL, &more, &h, nb, &gap)) break;
+    taken[n] = h.tri;
+    for (int k = 0; k < 3; k++) tn[n][k] = nb[k], c[n].n[k] = -nb[k];
+    sim_point_put(tri_b + 3 * (size_t)h.tri, h.q.w, pe, &c[n]);
+    c[n].gap = gap;
   }
   return n;
 }

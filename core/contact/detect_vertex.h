@@ -304,7 +304,7 @@ SIM_HD int sim_detect_crease_of(const sim_detect_view *s, int v, int B, const si
                                 double *gap) {
   const sim_detect_body_view *bd = &s->body[B];
   const sim_detect_surface sf = {&bd->bvh, s->x, bd->tri, bd->open, s->margin, 1};
-  if (!sim_detect_crease_find(&sf, s->x + 3 * (size_t)v, f->a, f->n, f->p, skip, hc, n, gap))
+  if (!sim_detect_crease_find(&sf, s->x + 3 * (size_t)v, f->a, f->n, f->p, skip, NULL, hc, n, gap))
     return 0;
   return !(s->pinned && s->pinned[v] && sim_detect_tri_pinned(s, bd->tri + 3 * hc->tri));
 }
@@ -451,7 +451,8 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
     const sim_detect_surface sf = {&me->bvh, me->x, me->tri, !me->closed, mo, 0};
     sim_bvh_hit hc = {0}; /* the fold's other face */
     double nc[3] = {0.0, 0.0, 0.0}, gc = 0.0; /* set where a fold is found */
-    if (f.a < 0 || !sim_detect_crease_find(&sf, q, f.a, f.n, f.p, NULL, &hc, nc, &gc)) continue;
+    if (f.a < 0 || !sim_detect_crease_find(&sf, q, f.a, f.n, f.p, NULL, NULL, &hc, nc, &gc))
+      continue;
     if (!form) {
       found++;
       continue;

@@ -5,13 +5,15 @@
    points (vertices and feature-edge samples) and the bodies' triangle trees, built once; each
    step's pass runs through the world's runner (detect_points.h: on the host, or on the device
    with the CUDA backend). */
+#include "world_points.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "contact/detect_crease.h"
 #include "contact/detect_points.h"
-#include "world_points.h"
 
 typedef struct edge_ref {
   int a, b, t; /* a < b, triangle t */
@@ -22,15 +24,6 @@ static int edge_cmp(const void *x, const void *y) {
   if (e->a != f->a) return e->a < f->a ? -1 : 1;
   if (e->b != f->b) return e->b < f->b ? -1 : 1;
   return e->t < f->t ? -1 : e->t > f->t;
-}
-
-static void tri_normal(const double *x, const int *t, double n[3]) {
-  double e1[3], e2[3];
-  for (int i = 0; i < 3; i++)
-    e1[i] = x[3 * t[1] + i] - x[3 * t[0] + i], e2[i] = x[3 * t[2] + i] - x[3 * t[0] + i];
-  sim_cross3(e1, e2, n);
-  double l = sim_norm3(n);
-  for (int i = 0; i < 3; i++) n[i] = l > 0 ? n[i] / l : 0;
 }
 
 /* Points of mesh k that can poke between a body's vertices: its vertices, and samples every
@@ -54,8 +47,8 @@ static int feature_points(const sim_detect_mesh *me, const double *x0, double st
     int feature = j - i == 1;
     if (j - i == 2) {
       double n1[3], n2[3];
-      tri_normal(x0, me->tri + 3 * (size_t)e[i].t, n1);
-      tri_normal(x0, me->tri + 3 * (size_t)e[i + 1].t, n2);
+      sim_detect_face_normal(x0, me->tri + 3 * (size_t)e[i].t, n1);
+      sim_detect_face_normal(x0, me->tri + 3 * (size_t)e[i + 1].t, n2);
       feature = sim_dot3(n1, n2) < 0.8660254037844386; /* cos 30 degrees */
     }
     if (feature) {
