@@ -17,6 +17,7 @@ extern "C" {
 }
 
 #define SLOTS (1 + SIM_POINT_FOLDS)  // a point's contacts at most: its first and in folds
+static_assert(2 + 4 * SIM_POINT_FOLDS <= 255, "a point's flag (k_points) is one byte");
 
 struct cuda_points {
   cuda_ctx mem;  // the stream and the byte count (sim_cuda_alloc)
@@ -61,7 +62,7 @@ static __global__ void k_points(sim_point_view v, int np, int pass, const double
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= np || (pass && found[p])) return;
   found[p] = 0;
-  sim_contact c[SLOTS];
+  sim_contact *c = slot + SLOTS * (size_t)p;  // found straight into its slots: no stack copy
   const int k = pt_mesh[p];
   const size_t o = 3 * (size_t)p;
   const int nc = sim_detect_point(&v, mesh_bodies[k], mesh_margin[k], pass, xt, xs, x_prev,
@@ -70,7 +71,6 @@ static __global__ void k_points(sim_point_view v, int np, int pass, const double
   for (int i = 0; i < nc; i++) {
     c[i].source = p + i * SIM_CONTACT_CREASE;
     c[i].mu = mesh_mu[k];
-    slot[SLOTS * (size_t)p + i] = c[i];
   }
   found[p] = (unsigned char)(pass + 1 + 4 * (nc - 1));
 }

@@ -8,13 +8,14 @@
    scene's blade points have their folds and a cap of 1e5 N (2026-12-06) the default budget of
    three leaves only small violations on this path (2 steps above the tolerance, 0.058 mm).
    - With the pass measuring only (end_newton_steps 0, so the run is the paper's fixed budget's)
-     steps end above the tolerance (114), a row 75 mm past its plane (the Newton budget left the
+     steps end above the tolerance (99), a row 56 mm past its plane (the Newton budget left the
      solve unsolved), and each step's reported largest NCP value of a normal or bilateral row
      is at least its deepest row's depth (|phi| >= -gap, Fischer-Burmeister).
-   - With the pass (the default 20 steps) it takes Newton steps (645), every step it reports
+   - With the pass (the default 20 steps) it takes Newton steps (459), every step it reports
      within the tolerance ends with no row deeper than the tolerance, no step ends a row 1 mm
-     deep (0.084 mm; 1 step still above the tolerance after its 20), and the reported value
-     bounds the depth as before.
+     deep (0.083 mm; with a point's three folds before 2026-12-06's ninth session, 645 steps
+     and 1 step still above the tolerance after its 20), and the reported value bounds the
+     depth as before.
    And the shipped folding_towel with the pass at 1e-5 m, its first 215 steps: no contact's gap
    at a step's start below zero, with second contacts on folds dropped where their normal faced
    the first contact's (detect.h sim_detect_drop_stray_creases). Keeping them, a vertex in the

@@ -4,7 +4,7 @@
 # frames of known geometry: frame 0 a flat strip of 4 x 2 vertices 0.1 apart (x 0..0.3, one body
 # "cloth"); frame 5 its half x > 0.15 folded over 5 mm above the other half, then 5 mm below it
 # (through it), with a second object "other" whose edge pierces its triangle (or, --between,
-# the strip's, or, --obstacles, the strip's as the frame's obstacle); two quads crossed at right
+# the strip's, or, --obstacles, the strip's as the frame's obstacle, with and without --depth); two quads crossed at right
 # angles 1 cm apart, then 1 cm the other way. Bad input is refused with exit 2.
 # usage: test_obj_scripts.sh PYTHON SCRIPTS_DIR
 set -u
@@ -75,6 +75,16 @@ check "self_intersections --obstacles: the obstacle's edge through the strip's t
   grep -q "^00000  cloth/obstacle:blade 1$" <<< "$out"
 check "self_intersections without --obstacles: the strip alone, none" \
   grep -q "^00000  cloth 0$" <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/obst")"
+# --depth: the blade's edge has both ends 0.1 from the strip's plane
+check "self_intersections --obstacles --depth 0.05: both ends deeper, counted" \
+  grep -q "^00000  cloth/obstacle:blade 1$" \
+  <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles --depth 0.05)"
+check "self_intersections --obstacles --depth 0.2: an end nearer the plane, not counted" \
+  grep -q "^00000  cloth/obstacle:blade 0$" \
+  <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles --depth 0.2)"
+"$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles --depth -1 > "$TMP/out" 2> "$TMP/err"
+check "--depth -1: exit 2, one line naming the option" \
+  eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- '--depth: expected' '$TMP/err'"
 rm "$TMP/obst/frames/00000.obstacles.obj"
 "$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles > "$TMP/out" 2> "$TMP/err"
 check "--obstacles without the obstacles' file: exit 2, one line naming it" \

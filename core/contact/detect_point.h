@@ -30,7 +30,10 @@
    while the cone narrowed (the faces' normals 0.99 to 0.70 up), and went through the cloth at
    step 64; with one fold it went through a third face at step 65; with three it is held at
    the cone's tip (with the force cap at 1e5 N: at 1e4 N its rows were at the cap from step 66
-   and it went through at step 70). */
+   and it went through at step 70). Three were not enough on the 15k cloth: the tip under a
+   vertex of eight faces had rows on four of them, and a fifth swept over it between steps 82
+   and 83 (through by 1.6 mm at step 83's start, its side read there). A vertex of a grid
+   cloth has eight faces round it, so a point may have a row on each: seven folds. */
 #ifndef SIM_CONTACT_DETECT_POINT_H
 #define SIM_CONTACT_DETECT_POINT_H
 #include <stdint.h>
@@ -39,7 +42,7 @@
 #include "contact/detect.h"
 #include "contact/detect_crease.h"
 
-#define SIM_POINT_FOLDS 3 /* a point's contacts in folds, beyond its first: at most */
+#define SIM_POINT_FOLDS 7 /* a point's contacts in folds, beyond its first: at most */
 
 /* The pass's inputs as one point's detection reads them. */
 typedef struct sim_point_view {
