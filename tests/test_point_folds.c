@@ -6,7 +6,9 @@
    one's at more than 25.8 degrees, every normal pointing up from the tip into the cloth, every
    gap >= 0 and equal to its row's reading n . (sum_k w_k x_tri_k - p), the keys the point's
    plus k SIM_CONTACT_CREASE; with creases off, one contact. The same tip under a flat cloth,
-   and 1 cm above the cone's apex (a ridge, the faces falling away from it), get one contact. */
+   and 1 cm above the cone's apex (a ridge, the faces falling away from it), get one contact. A
+   flat cloth that went down over a still point within the step before holds it on the side it
+   came from (sim_point_side_kept). */
 #include <math.h>
 #include <string.h>
 
@@ -49,15 +51,17 @@ static void cone_make(cone *c, double apex, const double pt[3]) {
   CHECK_INT(sim_bvh_build(NV, c->x, NT, c->tri, &c->tree, &st), SIM_OK);
 }
 
-/* The point's contacts with creases on or off into out. */
-static void cone_detect(cone *c, int creases, sim_detect_contacts *out) {
+/* The point's contacts with creases on or off into out, the step before's vertices x_prev (or
+   NULL), the point at c->pt at t and at pe at t + h (NULL: still). */
+static void cone_detect_from(cone *c, int creases, const double *x_prev, const double *pe,
+                             sim_detect_contacts *out) {
   sim_point_scene s = {sim_detect_new_serial(),
                        NV,
                        1,
                        NT,
                        1,
                        c->x,
-                       NULL,
+                       x_prev,
                        NULL,
                        &c->tree,
                        &c->view,
@@ -66,13 +70,17 @@ static void cone_detect(cone *c, int creases, sim_detect_contacts *out) {
                        c->cloth,
                        c->pinned,
                        c->point_first,
-                       c->pt,
+                       pe ? pe : c->pt,
                        c->pt,
                        &c->mesh,
                        0.03,
                        creases};
   sim_status st = {0};
   CHECK_INT(sim_detect_points_run(&s, out, c->found, &st), SIM_OK);
+}
+
+static void cone_detect(cone *c, int creases, sim_detect_contacts *out) {
+  cone_detect_from(c, creases, NULL, NULL, out);
 }
 
 /* Every contact: a TRIANGLE of the point, its key, a gap >= 0 read by its row, a normal up. */
@@ -133,7 +141,48 @@ static void test_cone(void) {
   sim_detect_contacts_free(&o);
 }
 
+/* A flat cloth (the cone's apex in its ring's plane) that went down over a still point within
+   the step before: the point, 5 mm under it at x_prev, is 5 mm over it at q_t. Held on the side
+   it came from (sim_point_side_kept): its normal up into the cloth, its gap -5 mm, read by its
+   row. Read at q_t alone (no x_prev), or where the cloth at x_prev lay beside the point (it
+   went round the rim), or for a moving point, the side at q_t: the normal down, +5 mm. */
+static void test_swept(void) {
+  cone c;
+  const double p[3] = {0.01, -0.065, 0.005};
+  cone_make(&c, -0.07, p);
+  for (int k = 0; k < NV; k++) c.x[3 * k + 1] = -0.07; /* flat, 5 mm under the point */
+  double before[3 * NV], beside[3 * NV];
+  memcpy(before, c.x, sizeof before);
+  memcpy(beside, c.x, sizeof beside);
+  for (int k = 0; k < NV; k++) before[3 * k + 1] = -0.06, beside[3 * k] += 0.2;
+  for (int k = 0; k < NV; k++) beside[3 * k + 1] = -0.06;
+  sim_detect_contacts o = {0};
+  cone_detect_from(&c, 1, before, NULL, &o);
+  CHECK_INT(o.n, 1);
+  printf("a face swept over a still point: normal y %.3f, gap %.5f\n", o.c[0].n[1], o.c[0].gap);
+  CHECK(o.c[0].n[1] > 0.99 && fabs(o.c[0].gap + 0.005) < 1e-12);
+  double row = 0.0;
+  for (int d = 0; d < 3; d++) {
+    double q = 0.0;
+    for (int j = 0; j < 3; j++) q += o.c[0].w[j] * c.x[3 * o.c[0].tri[j] + d];
+    row += o.c[0].n[d] * (q - c.pt[d]);
+  }
+  CHECK(fabs(row - o.c[0].gap) < 1e-15);
+  const double moved[3] = {p[0] + 0.001, p[1], p[2]};
+  const double *const prev[3] = {NULL, beside, before};
+  const double *const end[3] = {NULL, NULL, moved};
+  for (int k = 0; k < 3; k++) {
+    cone_detect_from(&c, 1, prev[k], end[k], &o);
+    CHECK_INT(o.n, 1);
+    check_report(o.c[0].n[1] < -0.99 && fabs(o.c[0].gap - 0.005) < 1e-12, __FILE__, __LINE__,
+                 "case %d: normal y %.3f, gap %.5f", k, o.c[0].n[1], o.c[0].gap);
+  }
+  sim_bvh_free(&c.tree);
+  sim_detect_contacts_free(&o);
+}
+
 int main(void) {
   test_cone();
+  test_swept();
   return check_summary("test_point_folds");
 }

@@ -8,8 +8,9 @@
    (the smallest gap; the lowest body on ties), skipping triangles whose three vertices are
    pinned. The normal points from the point towards the triangle: for a closed surface minus its
    outward normal (a point inside: gap < 0); for cloth the side is the one the point is on at
-   q_t (then at the step before), so a blade that would cross the cloth within the step is held
-   on its side. v is the triangle's vertex with the largest barycentric weight.
+   q_t, so a blade that would cross the cloth within the step is held on its side (the step
+   before's where it lies in the plane at q_t, or where the face went over it within the step
+   before: sim_point_side_kept). v is the triangle's vertex with the largest barycentric weight.
    A moving mesh's point is at ps at the step's start and at pe at its end. The q_t pass takes
    the triangle, the closest point c and the normal where the point is at the start (ps against
    the triangles at q_t, the margin widened by |pe - ps|), so a point the obstacle drives into a
@@ -68,6 +69,31 @@ SIM_HD int sim_point_side(const double *x, const int *tri, const double p[3]) {
   return s > 1e-12 * l ? 1 : s < -1e-12 * l ? -1 : 0;
 }
 
+/* The side of a cloth's triangle tri a still point p is held on: s, its side at q_t (xs), but
+   x_prev's (the step before) where s is 0 (p in the plane at q_t), and where the face swept over
+   p within the step before: p over the face at both (it projects inside it) and on its other
+   side at x_prev. A tip the cloth's face went over is then held on the side it came from, its
+   gap negative, and the solve pushes the face back; read at q_t alone, the face was held on the
+   wrong side from then on, its gap positive (cloth_on_knives_15k with three folds: the tallest
+   tip 1.6 mm through a face at step 83, held there at the 1e5 N cap, and frames 83-86 with
+   crossing edges). A point of a moving mesh (at ps at t, pe at t + h) keeps s: where it was at
+   the step before is not known here. */
+SIM_HD int sim_point_side_kept(const double *xs, const double *x_prev, const int *tri,
+                               const double ps[3], const double pe[3], int s) {
+  if (!x_prev) return s;
+  const int sp = sim_point_side(x_prev, tri, ps);
+  if (s == 0 || sp == 0 || sp == s) return s ? s : sp;
+  if (ps[0] != pe[0] || ps[1] != pe[1] || ps[2] != pe[2]) return s;
+  const double *a[2] = {xs, x_prev};
+  for (int k = 0; k < 2; k++) {
+    sim_tri_closest q;
+    sim_tri_closest_point(ps, a[k] + 3 * (size_t)tri[0], a[k] + 3 * (size_t)tri[1],
+                          a[k] + 3 * (size_t)tri[2], &q);
+    if (q.feature != SIM_TRI_FACE) return s; /* beside the face: round its rim, not through */
+  }
+  return sp;
+}
+
 /* What a point's contact on triangle tri (global vertices), weights w, takes from them, its
    normal set: kind, tri, w, v (the vertex of largest weight), p = pe, u = 0, the tangents. */
 SIM_HD void sim_point_put(const int *tri, const double w[3], const double pe[3], sim_contact *c) {
@@ -98,7 +124,7 @@ SIM_HD int sim_point_body(const sim_point_view *v, int b, const double *x, const
   if (v->pinned[tri[0]] && v->pinned[tri[1]] && v->pinned[tri[2]]) return 0;
   const int cloth = v->cloth[b];
   int s = cloth ? sim_point_side(xs, tri, ps) : 1; /* closed: p outside is side +1 */
-  if (cloth && s == 0 && x_prev) s = sim_point_side(x_prev, tri, ps);
+  if (cloth) s = sim_point_side_kept(xs, x_prev, tri, ps, pe, s);
   if (s == 0) s = 1;
   const double d = sqrt(h.q.d2);
   const int in_face = h.q.feature == SIM_TRI_FACE;
