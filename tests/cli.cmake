@@ -22,6 +22,12 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_obj_scripts COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_obj_scripts.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts)
   set_tests_properties(test_obj_scripts PROPERTIES LABELS scene TIMEOUT 60)
+  # cloth_on_knives_15k's frames 76-90: no blade through the cloth (scripts/self_intersections.py
+  # --obstacles; a mesh point's seven folds)
+  add_test(NAME test_knives_whole COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_knives_whole.sh
+           $<TARGET_FILE:simctl> ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts
+           ${CMAKE_CURRENT_SOURCE_DIR}/../scenes)
+  set_tests_properties(test_knives_whole PROPERTIES LABELS scene TIMEOUT 300)
   # scripts/thrown_ribbons.sh, its 21 starts at 8 m/s: its table, and neither ribbon through the
   # other in any (edge-edge contact with the sweep, the pinned ends' contacts, a cloth's side
   # from x_prev's nearest point and re-detection's renewed rows, 2026-12-05: 4 of 21 went
