@@ -4,8 +4,9 @@
 # frames of known geometry: frame 0 a flat strip of 4 x 2 vertices 0.1 apart (x 0..0.3, one body
 # "cloth"); frame 5 its half x > 0.15 folded over 5 mm above the other half, then 5 mm below it
 # (through it), with a second object "other" whose edge pierces its triangle (or, --between,
-# the strip's, or, --obstacles, the strip's as the frame's obstacle, with and without --depth); two quads crossed at right
-# angles 1 cm apart, then 1 cm the other way. Bad input is refused with exit 2.
+# the strip's, or, --obstacles, the strip's as the frame's obstacle, with and without --depth);
+# two quads crossed at right angles 1 cm apart, then 1 cm the other way. Bad input is refused
+# with exit 2.
 # usage: test_obj_scripts.sh PYTHON SCRIPTS_DIR
 set -u
 PY=$1 DIR=$2
@@ -69,19 +70,21 @@ sed -n '1,/^o other/p' "$TMP/between/frames/00000.obj" | sed '$d' > "$TMP/obst/f
 sed -n '/^o other/,$p' "$TMP/between/frames/00000.obj" | sed 's/^o other/o blade/' |
   awk '$1 == "f" { print "f", $2 - 8, $3 - 8, $4 - 8; next } { print }' \
   > "$TMP/obst/frames/00000.obstacles.obj"
-out=$("$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles)
-echo "$out"
-check "self_intersections --obstacles: the obstacle's edge through the strip's triangle" \
-  grep -q "^00000  cloth/obstacle:blade 1$" <<< "$out"
-check "self_intersections without --obstacles: the strip alone, none" \
-  grep -q "^00000  cloth 0$" <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/obst")"
+# WHAT LINE ARGS...: self_intersections.py on the strip and its obstacle (with ARGS) prints LINE
+obst_has() {
+  local what=$1 line=$2
+  shift 2
+  check "self_intersections $what" \
+    grep -q "^$line$" <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/obst" "$@")"
+}
+obst_has "--obstacles: the obstacle's edge through the strip's triangle" \
+  "00000  cloth/obstacle:blade 1" --obstacles
+obst_has "without --obstacles: the strip alone, none" "00000  cloth 0"
 # --depth: the blade's edge has both ends 0.1 from the strip's plane
-check "self_intersections --obstacles --depth 0.05: both ends deeper, counted" \
-  grep -q "^00000  cloth/obstacle:blade 1$" \
-  <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles --depth 0.05)"
-check "self_intersections --obstacles --depth 0.2: an end nearer the plane, not counted" \
-  grep -q "^00000  cloth/obstacle:blade 0$" \
-  <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles --depth 0.2)"
+obst_has "--obstacles --depth 0.05: both ends deeper, counted" \
+  "00000  cloth/obstacle:blade 1" --obstacles --depth 0.05
+obst_has "--obstacles --depth 0.2: an end nearer the plane, not counted" \
+  "00000  cloth/obstacle:blade 0" --obstacles --depth 0.2
 "$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles --depth -1 > "$TMP/out" 2> "$TMP/err"
 check "--depth -1: exit 2, one line naming the option" \
   eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- '--depth: expected' '$TMP/err'"

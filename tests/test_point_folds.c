@@ -83,18 +83,25 @@ static void cone_detect(cone *c, int creases, sim_detect_contacts *out) {
   cone_detect_from(c, creases, NULL, NULL, out);
 }
 
+/* Contact k's normal row read at the cloth's positions: n . (sum_j w_j x_tri_j - p). */
+static double row_reading(const cone *c, const sim_contact *k) {
+  double row = 0.0;
+  for (int d = 0; d < 3; d++) {
+    double q = 0.0;
+    for (int j = 0; j < 3; j++) q += k->w[j] * c->x[3 * k->tri[j] + d];
+    row += k->n[d] * (q - c->pt[d]);
+  }
+  return row;
+}
+
 /* Every contact: a TRIANGLE of the point, its key, a gap >= 0 read by its row, a normal up. */
 static void check_contacts(const cone *c, const sim_detect_contacts *o) {
   for (int i = 0; i < o->n; i++) {
     const sim_contact *k = &o->c[i];
     CHECK(k->kind == SIM_CONTACT_TRIANGLE && sim_contact_surface_of(k->source) == 0);
     CHECK(k->source % SIM_CONTACT_CREASE == 0 && k->source / SIM_CONTACT_CREASE <= SIM_POINT_FOLDS);
-    double row = 0.0, ws = 0.0;
-    for (int d = 0; d < 3; d++) {
-      double q = 0.0;
-      for (int j = 0; j < 3; j++) q += k->w[j] * c->x[3 * k->tri[j] + d];
-      row += k->n[d] * (q - c->pt[d]);
-    }
+    const double row = row_reading(c, k);
+    double ws = 0.0;
     for (int j = 0; j < 3; j++) ws += k->w[j];
     check_report(
         fabs(row - k->gap) < 1e-15 && fabs(ws - 1.0) < 1e-15 && k->gap >= 0.0 && k->n[1] > 0.5,
@@ -154,23 +161,19 @@ static void test_swept(void) {
   const double p[3] = {0.01, -0.065, 0.005};
   cone_make(&c, -0.07, p);
   for (int k = 0; k < NV; k++) c.x[3 * k + 1] = -0.07; /* flat, 5 mm under the point */
-  double before[3 * NV], beside[3 * NV];
+  double before[3 * NV], beside[3 * NV]; /* x_prev: 5 mm over the point, over it or beside it */
   memcpy(before, c.x, sizeof before);
   memcpy(beside, c.x, sizeof beside);
-  for (int k = 0; k < NV; k++) before[3 * k + 1] = -0.06, beside[3 * k] += 0.2;
-  for (int k = 0; k < NV; k++) beside[3 * k + 1] = -0.06;
+  for (int k = 0; k < NV; k++) {
+    before[3 * k + 1] = beside[3 * k + 1] = -0.06;
+    beside[3 * k] += 0.2;
+  }
   sim_detect_contacts o = {0};
   cone_detect_from(&c, 1, before, NULL, &o);
   CHECK_INT(o.n, 1);
   printf("a face swept over a still point: normal y %.3f, gap %.5f\n", o.c[0].n[1], o.c[0].gap);
   CHECK(o.c[0].n[1] > 0.99 && fabs(o.c[0].gap + 0.005) < 1e-12);
-  double row = 0.0;
-  for (int d = 0; d < 3; d++) {
-    double q = 0.0;
-    for (int j = 0; j < 3; j++) q += o.c[0].w[j] * c.x[3 * o.c[0].tri[j] + d];
-    row += o.c[0].n[d] * (q - c.pt[d]);
-  }
-  CHECK(fabs(row - o.c[0].gap) < 1e-15);
+  CHECK(fabs(row_reading(&c, &o.c[0]) - o.c[0].gap) < 1e-15);
   const double moved[3] = {p[0] + 0.001, p[1], p[2]};
   const double *const prev[3] = {NULL, beside, before};
   const double *const end[3] = {NULL, NULL, moved};
