@@ -29,18 +29,17 @@ for scene in "${SCENES[@]}"; do
       --set 'output.formats=["csv"]')
     [ -n "$FRAMES" ] && args+=(--frames "$FRAMES")
     "$SIMCTL" "${args[@]}"
-    python3 - "$dir" "$name" "$on" <<'PY'
-import csv, json, math, sys
-d, name, on = sys.argv[1:4]
-rows = list(csv.DictReader(open(d + "/timing.csv")))
-gaps = [(float(r["min_gap"]), int(r["frame"])) for r in rows
-        if r["min_gap"] not in ("", "inf", "nan")]
-s = json.load(open(d + "/summary.json"))["contact"]
-gap, at = min(gaps) if gaps else (math.nan, "-")
-mean = lambda k: sum(float(r[k]) for r in rows) / len(rows)
+    python3 - "$ROOT/scripts" "$dir" "$name" "$on" <<'PY'
+import sys
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, sys.argv[1])
+import run_figures as rf  # noqa: E402
+d, name, on = sys.argv[2:5]
+rows, s, gap, at = rf.read(d)
 print(f"| {name} | {'on' if on == 'true' else 'off'} | {1e3 * gap:+.3f} | {at} | "
       f"{s['contacts_max']:,} | {s['contacts_max_by_kind']['crease']:,} | "
-      f"{sum(int(r['lg_iterations']) for r in rows):,} | {mean('cd'):.3f} | {mean('frame_ms'):.2f} |")
+      f"{sum(int(r['lg_iterations']) for r in rows):,} | {rf.mean(rows, 'cd'):.3f} | "
+      f"{rf.mean(rows, 'frame_ms'):.2f} |")
 PY
   done
 done

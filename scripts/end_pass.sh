@@ -33,20 +33,18 @@ for scene in "${SCENES[@]}"; do
     [ "$mode" = off ] && args+=(--set contact.end_tolerance=0)
     [ -n "$FRAMES" ] && args+=(--frames "$FRAMES")
     "$SIMCTL" "${args[@]}"
-    python3 - "$dir" "$name" "$mode" <<'PY'
-import csv, json, math, sys
-d, name, mode = sys.argv[1:4]
-rows = list(csv.DictReader(open(d + "/timing.csv")))
-gaps = [(float(r["min_gap"]), int(r["frame"])) for r in rows
-        if r["min_gap"] not in ("", "inf", "nan")]
-s = json.load(open(d + "/summary.json")).get("contact", {})
-gap, at = min(gaps) if gaps else (math.nan, "-")
+    python3 - "$ROOT/scripts" "$dir" "$name" "$mode" <<'PY'
+import sys
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, sys.argv[1])
+import run_figures as rf  # noqa: E402
+d, name, mode = sys.argv[2:5]
+rows, s, gap, at = rf.read(d)
 e = s.get("end", {"newton_steps": 0, "unmet_steps": 0, "phi_max": 0})
 phi = "-" if mode == "off" else f"{1e3 * e['phi_max']:.4g}"
-mean = sum(float(r["frame_ms"]) for r in rows) / len(rows)
 print(f"| {name} | {mode} | {1e3 * gap:+.3f} | {at} | "
       f"{sum(int(r['newton_steps']) for r in rows):,} | {e['newton_steps']:,} | "
-      f"{e['unmet_steps']:,} | {phi} | {mean:.2f} |")
+      f"{e['unmet_steps']:,} | {phi} | {rf.mean(rows, 'frame_ms'):.2f} |")
 PY
   done
 done

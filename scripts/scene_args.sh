@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Sourced by the scripts that run a list of scenes with a simctl and print a table per run
-# (creases.sh, end_pass.sh): their options, checked, into SIMCTL, FRAMES, OUT and SCENES.
+# (creases.sh, end_pass.sh, edge_pairs.sh): their options, checked, into SIMCTL, FRAMES, OUT
+# and SCENES.
 # usage (from the script): scene_args NAME DEFAULT_OUT "$@"; SCENES stays empty where no scene
 # was given (the script then fills in its own). -h/--help prints the script's usage comment.
 scene_args() {

@@ -95,6 +95,35 @@ check "--obstacles without the obstacles' file: exit 2, one line naming it" \
 "$PY" "$DIR/self_intersections.py" "$TMP/obst" --obstacles --between > "$TMP/out" 2> "$TMP/err"
 check "--obstacles with --between: exit 2, the usage" \
   eval "[ $? -eq 2 ] && grep -q '^usage:' '$TMP/err'"
+# --deep: a unit cube and a probe, an edge along z at x 0.4, y 0.3 (0.3 from the side y 0) from
+# z = $2 to $3
+mkdir -p "$TMP/deep/frames"
+probe() {
+  {
+    echo "o cube"
+    for v in "0 0 0" "1 0 0" "1 1 0" "0 1 0" "0 0 1" "1 0 1" "1 1 1" "0 1 1"; do echo "v $v"; done
+    for f in "1 3 2" "1 4 3" "5 6 7" "5 7 8" "1 2 6" "1 6 5" "2 3 7" "2 7 6" "3 4 8" "3 8 7" \
+      "4 1 5" "4 5 8"; do echo "f $f"; done
+    echo "o probe"
+    echo "v 0.4 0.3 $2"; echo "v 0.4 0.3 $3"; echo "f 9 10 9"
+  } > "$1"
+}
+probe "$TMP/deep/frames/00000.obj" -0.5 0.2 # its end 0.2 inside
+probe "$TMP/deep/frames/00001.obj" -0.5 1.5 # through: 0.3 from the side y 0 at most
+out=$("$PY" "$DIR/self_intersections.py" "$TMP/deep" --between --deep)
+echo "$out"
+check "--deep: an end 0.2 inside" grep -q "^00000  cube/probe 1 (200.00 mm deep)$" <<< "$out"
+check "--deep: through, its points between the crossings" \
+  grep -q "^00001  cube/probe 1 (300.00 mm deep)$" <<< "$out"
+check "--deep: the deepest frame" grep -q "^deepest: 300.00 mm (frame 00001, cube/probe)$" <<< "$out"
+check "--deep: the cube turned inside out, the same" grep -q "^00001  cube/probe 1 (300.00 mm deep)$" \
+  <<< "$(sed -i 's/^f \([0-9]*\) \([0-9]*\) \([0-9]*\)$/f \1 \3 \2/' "$TMP/deep/frames/00001.obj" &&
+    "$PY" "$DIR/self_intersections.py" "$TMP/deep" --between --deep)"
+check "--deep, no closed surface: none" grep -q "^deepest: none" \
+  <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/between" --between --deep)"
+"$PY" "$DIR/self_intersections.py" "$TMP/deep" --deep > "$TMP/out" 2> "$TMP/err"
+check "--deep without --between or --obstacles: exit 2, the usage" \
+  eval "[ $? -eq 2 ] && grep -q '^usage:' '$TMP/err'"
 # two quads, "lower" along x (|x| <= 1, |z| <= 0.1) at y 0 and "upper" along z at y = $2: their
 # long sides and diagonals cross seen from above, 9 crossings
 mkdir -p "$TMP/cross/frames"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Every script under scripts/ (but kernel_nvcc.sh, which the kernel scripts source, and
-# obj_frames.py, which the OBJ frame scripts import) and every
+# Every script under scripts/ (but kernel_nvcc.sh and scene_args.sh, which scripts source, and
+# obj_frames.py and run_figures.py, which scripts import) and every
 # program given answers -h and --help: exit 0, its help on standard output, nothing on standard
 # error, and nothing else done (the help is read before any option, file or device).
 # usage: test_scripts_help.sh PYTHON ROOT [PROGRAM...]
@@ -25,7 +25,7 @@ for s in "$ROOT"/scripts/*.sh; do
   helps "scripts/$(basename "$s")" bash "$s"
 done
 for s in "$ROOT"/scripts/*.py; do
-  [ "$(basename "$s")" = obj_frames.py ] && continue
+  case "$(basename "$s")" in obj_frames.py | run_figures.py) continue ;; esac # imported helpers
   helps "scripts/$(basename "$s")" "$PY" "$s"
 done
 for p in "$@"; do helps "$(basename "$p")" "$p"; done
