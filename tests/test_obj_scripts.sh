@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# scripts/fold_layers.py, scripts/self_intersections.py and scripts/crossing_heights.py on OBJ
-# frames of known geometry: frame 0 a flat strip of 4 x 2 vertices 0.1 apart (x 0..0.3, one body
-# "cloth"); frame 5 its half x > 0.15 folded over 5 mm above the other half, then 5 mm below it
-# (through it), with a second object "other" whose edge pierces its triangle (or, --between,
-# the strip's, or, --obstacles, the strip's as the frame's obstacle, with and without --depth);
-# two quads crossed at right angles 1 cm apart, then 1 cm the other way. Bad input is refused
-# with exit 2.
+# scripts/fold_layers.py, scripts/self_intersections.py, scripts/obstacle_depths.py and
+# scripts/crossing_heights.py on OBJ frames of known geometry: frame 0 a flat strip of 4 x 2
+# vertices 0.1 apart (x 0..0.3, one body "cloth"); frame 5 its half x > 0.15 folded over 5 mm
+# above the other half, then 5 mm below it (through it), with a second object "other" whose edge
+# pierces its triangle (or, --between, the strip's, or, --obstacles, the strip's as the frame's
+# obstacle, with and without --depth); an edge into a unit cube (--deep); chords of a cylinder
+# and a torus (obstacle_depths.py); two quads crossed at right angles 1 cm apart, then 1 cm the
+# other way. Bad input is refused with exit 2.
 # usage: test_obj_scripts.sh PYTHON SCRIPTS_DIR
 set -u
 PY=$1 DIR=$2
@@ -124,6 +125,43 @@ check "--deep, no closed surface: none" grep -q "^deepest: none" \
 "$PY" "$DIR/self_intersections.py" "$TMP/deep" --deep > "$TMP/out" 2> "$TMP/err"
 check "--deep without --between or --obstacles: exit 2, the usage" \
   eval "[ $? -eq 2 ] && grep -q '^usage:' '$TMP/err'"
+# obstacle_depths.py: the chord of a cylinder of radius 1 (axis z) between two points of its
+# surface 0.2 rad apart dips 1 - cos 0.1 = 5.00 mm into it; the same chord of a torus's tube
+# (major 2, minor 1, axis z); a scripted plane and a mesh obstacle are named, not checked
+mkdir -p "$TMP/sdf/frames"
+{
+  echo "o strip"
+  echo "v -0.09983341664682815 0.9950041652780258 0"; echo "v 0.09983341664682815 0.9950041652780258 0"
+  echo "v 0 2 0.5"; echo "f 1 2 3"
+  echo "o ring"
+  echo "v 1.9001665833531718 0 0.9950041652780258"; echo "v 2.0998334166468282 0 0.9950041652780258"
+  echo "v 2 0 2"; echo "f 4 5 6"
+} > "$TMP/sdf/frames/00000.obj"
+cat > "$TMP/sdf/summary.json" << 'JSON'
+{"resolved_scene": {"obstacles": [
+  {"name": "cyl", "type": "cylinder", "point": [0, 0, 0], "axis": [0, 0, 1], "radius": 1,
+   "height": 0, "touches": ["strip"], "script": []},
+  {"name": "donut", "type": "torus", "center": [0, 0, 0], "axis": [0, 0, 1], "major": 2,
+   "minor": 1, "touches": ["ring"], "script": []},
+  {"name": "wall", "type": "plane", "point": [0, 0, 0], "normal": [0, 1, 0],
+   "touches": ["strip", "ring"], "script": [{"type": "wait", "duration": 1}]},
+  {"name": "blade", "type": "mesh", "path": "/nowhere/blade.obj", "touches": ["strip"],
+   "script": []}]}}
+JSON
+out=$("$PY" "$DIR/obstacle_depths.py" "$TMP/sdf")
+rc=$?
+echo "$out"
+check "obstacle_depths: exit 0" test $rc -eq 0
+check "obstacle_depths: the chords 5.00 mm in, the vertices on the surfaces" \
+  grep -q "^00000  strip/cyl vertex 0.00 edge 5.00, ring/donut vertex 0.00 edge 5.00$" <<< "$out"
+check "obstacle_depths: the deepest edge point and its edge's length" \
+  grep -q "^deepest edge point: 5.00 mm (frame 00000, strip/cyl, an edge 199.7 mm long)$" <<< "$out"
+check "obstacle_depths: the moving plane named" grep -q "^not checked: wall, it moves" <<< "$out"
+check "obstacle_depths: the mesh obstacle named" grep -q "^not checked: blade, a mesh obstacle" <<< "$out"
+rm "$TMP/sdf/summary.json"
+"$PY" "$DIR/obstacle_depths.py" "$TMP/sdf" > "$TMP/out" 2> "$TMP/err"
+check "obstacle_depths without summary.json: exit 2, one line naming it" \
+  eval "[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'sdf/summary.json: expected a run' '$TMP/err'"
 # two quads, "lower" along x (|x| <= 1, |z| <= 0.1) at y 0 and "upper" along z at y = $2: their
 # long sides and diagonals cross seen from above, 9 crossings
 mkdir -p "$TMP/cross/frames"
