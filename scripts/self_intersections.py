@@ -264,7 +264,7 @@ def main(argv):
     every, only, between = opts["--every"], opts["--object"], opts["--between"]
     obstacles, deep = opts["--obstacles"], opts["--deep"]
     paths = obj_frames.frame_names(rest[0], PROG)
-    most, worst = 0, None  # worst: (deepest, frame, pair)
+    most, worst, closed_seen = 0, None, False  # worst: (deepest, frame, pair)
     for k, path in enumerate(paths):
         if k % every and k != len(paths) - 1:
             continue
@@ -294,13 +294,15 @@ def main(argv):
             name = a if a == b else a + "/" + b
             parts.append("%s %d" % (name, c) if reach is None else
                          "%s %d (%.2f mm deep)" % (name, c, 1e3 * reach))
-            if reach is not None and (worst is None or reach > worst[0]):
+            closed_seen |= reach is not None
+            if reach is not None and c and (worst is None or reach > worst[0]):
                 worst = (reach, os.path.basename(path)[:-4], name)
         print("%s  %s" % (os.path.basename(path)[:-4],
                           ", ".join(parts) if parts else "no such object"))
     print("most crossing edges in a frame: %d" % most)
     if deep:
-        print("deepest: %s" % ("none (no closed surface among the pairs)" if worst is None else
+        print("deepest: %s" % ("none (no closed surface among the pairs)" if not closed_seen else
+                               "none (no edge crosses a closed surface)" if worst is None else
                                "%.2f mm (frame %s, %s)" % (1e3 * worst[0], worst[1], worst[2])))
 
 

@@ -120,7 +120,11 @@ check "--deep: the deepest frame" grep -q "^deepest: 300.00 mm (frame 00001, cub
 check "--deep: the cube turned inside out, the same" grep -q "^00001  cube/probe 1 (300.00 mm deep)$" \
   <<< "$(sed -i 's/^f \([0-9]*\) \([0-9]*\) \([0-9]*\)$/f \1 \3 \2/' "$TMP/deep/frames/00001.obj" &&
     "$PY" "$DIR/self_intersections.py" "$TMP/deep" --between --deep)"
-check "--deep, no closed surface: none" grep -q "^deepest: none" \
+check "--deep, an edge outside the cube: none crossing" grep -q "^deepest: none (no edge crosses" \
+  <<< "$(sed -i 's/^v 0.4 0.3 1.5$/v 0.4 0.3 -0.1/' "$TMP/deep/frames/00001.obj" &&
+    sed -i 's/^v 0.4 0.3 0.2$/v 0.4 0.3 -0.1/' "$TMP/deep/frames/00000.obj" &&
+    "$PY" "$DIR/self_intersections.py" "$TMP/deep" --between --deep)"
+check "--deep, no closed surface: none" grep -q "^deepest: none (no closed surface" \
   <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/between" --between --deep)"
 "$PY" "$DIR/self_intersections.py" "$TMP/deep" --deep > "$TMP/out" 2> "$TMP/err"
 check "--deep without --between or --obstacles: exit 2, the usage" \
