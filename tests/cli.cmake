@@ -28,6 +28,12 @@ if(Python3_Interpreter_FOUND)
            $<TARGET_FILE:simctl> ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts
            ${CMAKE_CURRENT_SOURCE_DIR}/../scenes)
   set_tests_properties(test_knives_whole PROPERTIES LABELS scene TIMEOUT 300)
+  # pushing_wall's first 80 frames with edge pairs on and off: a box's edge held off the other
+  # box (scripts/self_intersections.py --between --deep)
+  add_test(NAME test_boxes_edge_pairs COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_boxes_edge_pairs.sh
+           $<TARGET_FILE:simctl> ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts
+           ${CMAKE_CURRENT_SOURCE_DIR}/../scenes)
+  set_tests_properties(test_boxes_edge_pairs PROPERTIES LABELS scene TIMEOUT 120)
   # scripts/thrown_ribbons.sh, its 21 starts at 8 m/s: its table, and neither ribbon through the
   # other in any (edge-edge contact with the sweep, the pinned ends' contacts, a cloth's side
   # from x_prev's nearest point and re-detection's renewed rows, 2026-12-05: 4 of 21 went
