@@ -45,6 +45,7 @@ object (with --between or --obstacles: per pair A/B, with --object only the pair
 its crossing edges (with --deep, and how deep); then the largest count. Exit 0; 2 on bad usage
 or an unreadable frame (or, with --obstacles, a frame without its obstacles' file).
 """
+import math
 import os
 import sys
 
@@ -191,11 +192,23 @@ def outward(V, tris):
 DEEP_SAMPLES = 8  # points on each stretch of an edge inside the target, evenly between its ends
 
 
+def inside(x, V, tris):
+    """Whether x lies inside the closed surface tris: its winding number (the triangles' solid
+    angles seen from x, Van Oosterom and Strackee, over 4 pi) is +-1, not 0."""
+    total = 0.0
+    for t in tris:
+        a, b, c = (sub(V[i], x) for i in t)
+        la, lb, lc = (dot(v, v) ** 0.5 for v in (a, b, c))
+        total += 2.0 * math.atan2(dot(a, cross(b, c)),
+                                  la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la)
+    return abs(total) > 2.0 * math.pi
+
+
 def deepest(V, edges, targets, grid, h):
     """How far the crossing edges reach into the closed surface targets: over the stretches of
     each edge between its entering and leaving crossings (an edge's end inside where its first
-    crossing leaves), the largest distance to the surface of DEEP_SAMPLES points on each and of
-    the edge's ends that lie inside."""
+    crossing leaves, or its last enters, and its winding number says so), the largest distance to
+    the surface of DEEP_SAMPLES points on each and of the edge's ends that lie inside."""
     sign = outward(V, targets)
     most = 0.0
     for a, b in edges:
@@ -219,6 +232,11 @@ def deepest(V, edges, targets, grid, h):
                 start = None
         if start is not None:
             spans.append((start, 1.0))
+        # an end taken to be inside (its first crossing leaves, or its last enters) is checked:
+        # a crossing through a triangle's edge or corner, which neither triangle counts, would
+        # otherwise pair the wrong ones
+        spans = [(t0, t1) for t0, t1 in spans
+                 if (t0 > 0.0 or inside(p, V, targets)) and (t1 < 1.0 or inside(q, V, targets))]
         cand = [targets[j] for j in near(V, grid, h, (p, q), grow=2)]
         for t0, t1 in spans:
             us = [t0 + (t1 - t0) * k / (DEEP_SAMPLES + 1) for k in range(1, DEEP_SAMPLES + 1)]

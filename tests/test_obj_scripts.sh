@@ -124,6 +124,14 @@ check "--deep, an edge outside the cube: none crossing" grep -q "^deepest: none 
   <<< "$(sed -i 's/^v 0.4 0.3 1.5$/v 0.4 0.3 -0.1/' "$TMP/deep/frames/00001.obj" &&
     sed -i 's/^v 0.4 0.3 0.2$/v 0.4 0.3 -0.1/' "$TMP/deep/frames/00000.obj" &&
     "$PY" "$DIR/self_intersections.py" "$TMP/deep" --between --deep)"
+# entering through the bottom face's diagonal at (0.5, 0.5, 0), which neither of its triangles
+# counts, and leaving through the side y 1: its start, outside, is not taken to be inside
+mkdir -p "$TMP/deep2/frames"
+sed -e 's/^v 0.4 0.3 -0.5$/v 0.5 0.1 -0.2/' -e 's/^v 0.4 0.3 -0.1$/v 0.5 1.1 0.3/' \
+  "$TMP/deep/frames/00000.obj" > "$TMP/deep2/frames/00000.obj"
+check "--deep, an entry no triangle counts: no depth from the outside end" \
+  grep -q "^00000  cube/probe 1 (0.00 mm deep)$" \
+  <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/deep2" --between --deep)"
 check "--deep, no closed surface: none" grep -q "^deepest: none (no closed surface" \
   <<< "$("$PY" "$DIR/self_intersections.py" "$TMP/between" --between --deep)"
 "$PY" "$DIR/self_intersections.py" "$TMP/deep" --deep > "$TMP/out" 2> "$TMP/err"
