@@ -26,7 +26,9 @@ echo "| scene | edge pairs | crossing edges max | deepest (mm) | its frame | min
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for scene in "${SCENES[@]}"; do
   name=$(basename "$scene" .json)
-  frames=${FRAMES:-$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["solver"]["frames"])' "$scene")}
+  # the scene's frames (100 where it gives none, as a run), for about 100 OBJ frames a run
+  frames=${FRAMES:-$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1])).get("solver", {}).get("frames", 100))' "$scene")}
   every=$(((frames + 99) / 100))
   for on in false true; do
     dir="$OUT/$name-$on"
@@ -48,7 +50,8 @@ most = re.search(r"^most crossing edges in a frame: (\d+)$", text, re.M).group(1
 deep = re.search(r"^deepest: ([0-9.]+) mm \(frame (\d+),", text, re.M)
 deepest, frame = (deep.group(1), str(int(deep.group(2)))) if deep else ("-", "-")
 print(f"| {name} | {'on' if on == 'true' else 'off'} | {int(most):,} | {deepest} | {frame} | "
-      f"{1e3 * gap:+.3f} | {s['contacts_max']:,} | {s['contacts_max_by_kind']['edge']:,} | "
+      f"{'-' if gap != gap else format(1e3 * gap, '+.3f')} | {s.get('contacts_max', 0):,} | "
+      f"{s.get('contacts_max_by_kind', {}).get('edge', 0):,} | "
       f"{rf.mean(rows, 'cd'):.3f} | {rf.mean(rows, 'frame_ms'):.2f} |")
 PY
   done
