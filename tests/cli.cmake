@@ -22,6 +22,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_obj_scripts COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_obj_scripts.sh
            ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts)
   set_tests_properties(test_obj_scripts PROPERTIES LABELS scene TIMEOUT 60)
+  # scripts/obstacle_depths.py's distances against simctl's drawn analytic obstacles
+  add_test(NAME test_obstacle_sdf COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_obstacle_sdf.sh
+           $<TARGET_FILE:simctl> ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts)
+  set_tests_properties(test_obstacle_sdf PROPERTIES LABELS scene TIMEOUT 60)
   # cloth_on_knives_15k's frames 76-90: no blade through the cloth (scripts/self_intersections.py
   # --obstacles; a mesh point's seven folds)
   add_test(NAME test_knives_whole COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_knives_whole.sh
