@@ -25,8 +25,8 @@ plane the body rests on (a face's diagonal) and passes through the bottoms of th
 faces, a hair behind that plane: 1 such edge in a frame of those runs at --depth 0.001. An
 analytic obstacle's drawing is only a picture of it: pulling_wooper's cylinders, radius 1 with
 24 sides, lie up to 8.6 mm inside their surfaces, and its run shows up to 223 edges at --depth
-0.001 (scripts/obstacle_depths.py measures bodies against the shapes). For a mesh obstacle the drawing is the obstacle: a blade's tip 1.6 mm through a cloth
-counts at --depth 0.001.
+0.001 (scripts/obstacle_depths.py measures bodies against the shapes). For a mesh obstacle the
+drawing is the obstacle: a blade's tip 1.6 mm through a cloth counts at --depth 0.001.
 With --deep (with --between or --obstacles) a pair also gets how far its crossing edges reach
 into the other's surface where that surface is closed (a solid's, a mesh obstacle's; not a
 cloth's or a plane's patch): along each such edge, the stretches between the crossing where it
