@@ -32,15 +32,6 @@ PROG = "crossing_heights.py"
 USAGE = "usage: scripts/crossing_heights.py DIR --upper NAME --lower NAME [--every K]"
 
 
-def edges(tris):
-    out = set()
-    for t in tris:
-        for i in range(3):
-            a, b = t[i], t[(i + 1) % 3]
-            out.add((min(a, b), max(a, b)))
-    return sorted(out)
-
-
 def heights(V, upper, lower):
     """The heights of upper's edges over lower's where their x-z projections cross."""
     out = []
@@ -77,7 +68,8 @@ def main(argv):
                 sys.stderr.write("%s: %s: no object %s (has %s)\n"
                                  % (PROG, path, name, ", ".join(objs) or "none"))
                 sys.exit(2)
-        h = sorted(heights(V, edges(objs[opts["--upper"]]), edges(objs[opts["--lower"]])))
+        up, low = (obj_frames.edges(objs[opts[o]]) for o in ("--upper", "--lower"))
+        h = sorted(heights(V, up, low))
         near = min(h, key=abs) if h else None
         if h:
             lowest = near if lowest is None else min(lowest, near)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""Shared by the scripts that read a run's OBJ frames (fold_layers.py, self_intersections.py):
-their command lines, the frames' names, and one frame's objects. Not a command of its own."""
+"""Shared by the scripts that read a run's OBJ frames (fold_layers.py, self_intersections.py,
+crossing_heights.py, obstacle_depths.py): their command lines, the frames' names, one frame's
+objects and a surface's edges. Not a command of its own."""
 import os
 import re
 import sys
@@ -96,3 +97,13 @@ def read(path, prog):
             if max(t) >= len(verts):
                 bad("a face names vertex %d of %d" % (max(t) + 1, len(verts)))
     return verts, objs
+
+
+def edges(tris):
+    """The edges of triangles tris, lower vertex first, each once, in order."""
+    out = set()
+    for t in tris:
+        for i in range(3):
+            a, b = t[i], t[(i + 1) % 3]
+            out.add((min(a, b), max(a, b)))
+    return sorted(out)

@@ -148,8 +148,7 @@ def depths(V, tris, phi, convex):
     val = {i: phi(V[i]) for i in verts}
     vdeep = max(0.0, -min(val.values())) if val else 0.0
     edeep, elen = 0.0, 0.0
-    for a, b in {(min(t[k], t[(k + 1) % 3]), max(t[k], t[(k + 1) % 3])) for t in tris
-                 for k in range(3)}:
+    for a, b in obj_frames.edges(tris):
         d = sub(V[a], V[b])
         length = math.sqrt(dot(d, d))
         if val[a] + val[b] > length:  # phi is 1-Lipschitz: the segment stays outside

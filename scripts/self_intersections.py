@@ -97,16 +97,6 @@ def crosses(p, q, a, b, c, depth=0.0):
     return 0.0 < t < 1.0
 
 
-def edges_of(tris):
-    """The edges of tris, lower vertex first, each once."""
-    edges = set()
-    for t in tris:
-        for i in range(3):
-            a, b = t[i], t[(i + 1) % 3]
-            edges.add((min(a, b), max(a, b)))
-    return edges
-
-
 def grid_of(V, targets, h):
     """A uniform grid of cells of side h: cell -> the indices of targets whose boxes meet it."""
     grid = {}
@@ -137,7 +127,7 @@ def crossing(V, tris, targets=None, depth=0.0):
     share a vertex with them, both ends more than depth from its plane; with the grid and cell
     size they were found with."""
     targets = tris if targets is None else targets
-    edges = edges_of(tris)
+    edges = obj_frames.edges(tris)
     if not tris or not targets:
         return [], {}, 1.0
     h = max(max(abs(V[a][k] - V[b][k]) for k in range(3)) for a, b in edges) or 1.0
