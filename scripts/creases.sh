@@ -13,12 +13,8 @@ set -euo pipefail
 # shellcheck source=scene_args.sh
 . "$(dirname "$0")/scene_args.sh"
 scene_args creases.sh out/creases "$@"
-if [ ${#SCENES[@]} -eq 0 ]; then
-  for s in box_on_trampoline pushing_wall soft_box_on_slab crossed_ribbons folding_towel \
-    cloth_pile; do
-    SCENES+=("$ROOT/scenes/$s.json")
-  done
-fi
+default_scenes box_on_trampoline pushing_wall soft_box_on_slab crossed_ribbons folding_towel \
+  cloth_pile
 echo "| scene | creases | min gap (mm) | its frame | contacts max | on folds max | L-G iterations | cd (ms) | frame (ms) |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for scene in "${SCENES[@]}"; do

@@ -17,11 +17,7 @@ set -euo pipefail
 # shellcheck source=scene_args.sh
 . "$(dirname "$0")/scene_args.sh"
 scene_args edge_pairs.sh out/edge_pairs "$@"
-if [ ${#SCENES[@]} -eq 0 ]; then
-  for s in box_on_trampoline pushing_wall soft_box_on_slab grabbing_raptor; do
-    SCENES+=("$ROOT/scenes/$s.json")
-  done
-fi
+default_scenes box_on_trampoline pushing_wall soft_box_on_slab grabbing_raptor
 echo "| scene | edge pairs | crossing edges max | deepest (mm) | its frame | min gap (mm) | contacts max | edge pairs max | cd (ms) | frame (ms) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for scene in "${SCENES[@]}"; do

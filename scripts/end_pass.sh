@@ -16,12 +16,8 @@ set -euo pipefail
 # shellcheck source=scene_args.sh
 . "$(dirname "$0")/scene_args.sh"
 scene_args end_pass.sh out/end_pass "$@"
-if [ ${#SCENES[@]} -eq 0 ]; then
-  for s in stick_slip pushing_wall box_on_trampoline soft_box_on_slab folding_towel cloth_pile \
-    crossed_ribbons sharp_corner cloth_on_knives grabbing_raptor; do
-    SCENES+=("$ROOT/scenes/$s.json")
-  done
-fi
+default_scenes stick_slip pushing_wall box_on_trampoline soft_box_on_slab folding_towel \
+  cloth_pile crossed_ribbons sharp_corner cloth_on_knives grabbing_raptor
 echo "| scene | end pass | min gap (mm) | its frame | Newton steps | of them at the end | steps above | max NCP value at an end (mm) | frame (ms) |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for scene in "${SCENES[@]}"; do

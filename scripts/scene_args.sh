@@ -3,7 +3,8 @@
 # (creases.sh, end_pass.sh, edge_pairs.sh): their options, checked, into SIMCTL, FRAMES, OUT
 # and SCENES.
 # usage (from the script): scene_args NAME DEFAULT_OUT "$@"; SCENES stays empty where no scene
-# was given (the script then fills in its own). -h/--help prints the script's usage comment.
+# was given, and default_scenes SCENE_NAME... then fills in the script's own (scenes/NAME.json).
+# -h/--help prints the script's usage comment.
 scene_args() {
   local name=$1
   ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,4 +29,10 @@ scene_args() {
     echo "$name: $SIMCTL: no such program (make build first, or give --simctl)" >&2
     exit 2
   fi
+}
+# SCENE_NAME...: the shipped scenes/NAME.json each, into SCENES where no scene was given
+default_scenes() {
+  [ ${#SCENES[@]} -eq 0 ] || return 0
+  local s
+  for s in "$@"; do SCENES+=("$ROOT/scenes/$s.json"); done
 }
