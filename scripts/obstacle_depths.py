@@ -116,12 +116,12 @@ def sdf(o):
     return torus
 
 
-def least_along(phi, p, q, convex):
-    """The least phi on segment pq."""
+def least_along(phi, p, q, convex, ends):
+    """The least phi on segment pq, ends the lesser of phi(p) and phi(q)."""
     def at(u):
         return phi((p[0] + u * (q[0] - p[0]), p[1] + u * (q[1] - p[1]), p[2] + u * (q[2] - p[2])))
     lo, hi = 0.0, 1.0
-    best = min(at(0.0), at(1.0))
+    best = ends
     if not convex:  # start from the least of TORUS_POINTS points
         us = [k / (TORUS_POINTS - 1) for k in range(TORUS_POINTS)]
         k = min(range(TORUS_POINTS), key=lambda i: at(us[i]))
@@ -153,7 +153,7 @@ def depths(V, tris, phi, convex):
         length = math.sqrt(dot(d, d))
         if val[a] + val[b] > length:  # phi is 1-Lipschitz: the segment stays outside
             continue
-        deep = -least_along(phi, V[a], V[b], convex)
+        deep = -least_along(phi, V[a], V[b], convex, min(val[a], val[b]))
         if deep > edeep:
             edeep, elen = deep, length
     return vdeep, edeep, elen
