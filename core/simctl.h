@@ -26,7 +26,7 @@ typedef struct sim_run_opts {
   const volatile sig_atomic_t *stop;
 } sim_run_opts;
 
-#define SIM_RUN_CONTACT_KINDS 10 /* sim_run_result.kinds_max */
+#define SIM_RUN_CONTACT_KINDS 11 /* sim_run_result.kinds_max */
 
 typedef struct sim_run_result {
   int frames;            /* frames simulated */
@@ -52,7 +52,8 @@ typedef struct sim_run_result {
   int contacts_max;
   double contacts_mean, cr_per_iteration, min_gap;
   /* the most contacts in a step of each kind: analytic obstacles, mesh obstacles, other bodies,
-     mesh obstacles' points against bodies, constraint pins, cables, and a body's own surface
+     mesh obstacles' points against bodies, constraint pins, cables, edge pairs, edges against
+     analytic obstacles, a body's own surface, its own edge pairs and folds' second faces
      (core/contact/world.h sim_world_kind_counts, in that order) */
   int kinds_max[SIM_RUN_CONTACT_KINDS];
   int contact_steps; /* steps that had contacts */

@@ -84,15 +84,16 @@ struct sim_cuda_detect {
   cuda_twins twins;  // device copies of host position arrays (sim_cuda_detect_keep)
 };
 
-// Vertex i's contacts (sim_detect_vertex) with edge pairs where `edges` and v asks for them.
-// Each kernel below comes in two: without edge pairs (edges 0, a constant the compiler
-// removes their code for) and with them, so that a pass without them does not carry their
-// registers (scripts/kernel_regs.sh, sm_90: 216-218 without, 254 with; 242 for one kernel
-// holding both).
+// Vertex i's contacts (sim_detect_vertex) with edge pairs and edges against obstacles where
+// `edges` and v asks for them. Each kernel below comes in two: without edges (edges 0, a
+// constant the compiler removes their code for) and with them, so that a pass without them does not
+// carry their registers (scripts/kernel_regs.sh, sm_90: 216-218 without, 254 with; 242 for one
+// kernel holding both).
 static __device__ __forceinline__ int vertex_contacts(const sim_detect_view &v, int edges, int i,
                                                       sim_contact *out) {
   sim_detect_view w = v;
   w.edges = edges && v.edges;
+  w.obstacle_edges = edges && v.obstacle_edges;
   return sim_detect_vertex(&w, i, out);
 }
 
@@ -142,10 +143,11 @@ static __global__ void k_query_edges(sim_detect_view v, query_args a) {
   query_at(v, 1, a);
 }
 
-// Launches k_query (edge pairs where v asks for them) over `threads` threads.
+// Launches k_query (edge pairs, edges against obstacles, where v asks for them) over `threads`
+// threads.
 static void query(const sim_detect_view *v, unsigned threads, const query_args &a,
                   cudaStream_t sm) {
-  if (v->edges)
+  if (v->edges || v->obstacle_edges)
     k_query_edges<<<sim_cuda_blocks(threads), SIM_CUDA_BLOCK, 0, sm>>>(*v, a);
   else
     k_query<<<sim_cuda_blocks(threads), SIM_CUDA_BLOCK, 0, sm>>>(*v, a);
@@ -372,7 +374,8 @@ static sim_detect_view view(const sim_cuda_detect *k, const sim_detect_scene *s,
                        p->no_others,
                        p->edge_edge,
                        p->renew,
-                       p->creases};
+                       p->creases,
+                       p->obstacle_edges};
   return v;
 }
 

@@ -20,20 +20,10 @@ scene_args edge_pairs.sh out/edge_pairs "$@"
 default_scenes box_on_trampoline pushing_wall soft_box_on_slab grabbing_raptor
 echo "| scene | edge pairs | crossing edges max | deepest (mm) | its frame | min gap (mm) | contacts max | edge pairs max | cd (ms) | frame (ms) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-for scene in "${SCENES[@]}"; do
-  name=$(basename "$scene" .json)
-  # the scene's frames (100 where it gives none, as a run), for about 100 OBJ frames a run
-  frames=${FRAMES:-$(python3 -c 'import json, sys
-print(json.load(open(sys.argv[1])).get("solver", {}).get("frames", 100))' "$scene")}
-  every=$(((frames + 99) / 100))
-  for on in false true; do
-    dir="$OUT/$name-$on"
-    rm -rf "$dir"
-    "$SIMCTL" run "$scene" --out "$dir" --quiet --threads 1 --device cpu --frames "$frames" \
-      --set "contact.edge_edge=$on" --set "output.every=$every" \
-      --set 'output.formats=["obj","csv"]'
-    python3 "$ROOT/scripts/self_intersections.py" "$dir" --between --deep > "$dir/crossings.txt"
-    python3 - "$ROOT/scripts" "$dir" "$name" "$on" <<'PY'
+# DIR NAME ON: the run's row
+row() {
+  python3 "$ROOT/scripts/self_intersections.py" "$1" --between --deep > "$1/crossings.txt"
+  python3 - "$ROOT/scripts" "$1" "$2" "$3" <<'PY'
 import re
 import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
@@ -50,5 +40,5 @@ print(f"| {name} | {'on' if on == 'true' else 'off'} | {int(most):,} | {deepest}
       f"{s.get('contacts_max_by_kind', {}).get('edge', 0):,} | "
       f"{rf.mean(rows, 'cd'):.3f} | {rf.mean(rows, 'frame_ms'):.2f} |")
 PY
-  done
-done
+}
+both_ways edge_edge row

@@ -10,8 +10,10 @@ the body's surface and its least along every edge (a golden-section search, phi 
 along a line for every type but the torus; for a torus the least of 17 points and a search
 round it). A contact holds a vertex at contact.min_separation or more outside, but an edge
 between two held vertices can pass through the obstacle: an edge of length e over a cylinder
-of radius R dips e^2 / (8 R) into it. scripts/self_intersections.py --obstacles cannot show
-this on analytic obstacles: their drawings (NNNNN.obstacles.obj) are polygons inside them.
+of radius R dips e^2 / (8 R) into it, unless contact.obstacle_edges holds the edge too
+(scripts/obstacle_edges.sh runs scenes with it off and on). scripts/self_intersections.py
+--obstacles cannot show this on analytic obstacles: their drawings (NNNNN.obstacles.obj) are
+polygons inside them.
 Obstacles that move (a script) are not checked, nor mesh obstacles (self_intersections.py
 --obstacles --deep measures those); a line names each.
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""Shared by the scripts that tabulate runs (creases.sh, end_pass.sh, edge_pairs.sh): a run
-folder's timing.csv rows, its summary.json's contact figures, and its smallest gap at a step's
-start with that step's frame. Not a command of its own."""
+"""Shared by the scripts that tabulate runs (creases.sh, end_pass.sh, edge_pairs.sh,
+obstacle_edges.sh): a run folder's timing.csv rows, its summary.json's contact figures, and its
+smallest gap at a step's start with that step's frame. Not a command of its own."""
 import csv
 import json
 import math

@@ -36,3 +36,28 @@ default_scenes() {
   local s
   for s in "$@"; do SCENES+=("$ROOT/scenes/$s.json"); done
 }
+# SCENE: its frames into RUN_FRAMES (--frames, else the scene's, else 100 as a run) and into
+# RUN_EVERY the output interval that writes about 100 frames of them
+run_frames() {
+  RUN_FRAMES=${FRAMES:-$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1])).get("solver", {}).get("frames", 100))' "$1")}
+  RUN_EVERY=$(((RUN_FRAMES + 99) / 100))
+}
+# KEY ROW: each scene run with contact.KEY false, then true, on the CPU with one thread, its
+# frames (run_frames) written as OBJ and CSV into OUT/NAME-ON, then `ROW DIR NAME ON` (the
+# script's table row for it)
+both_ways() {
+  local key=$1 row=$2 scene name on dir
+  for scene in "${SCENES[@]}"; do
+    name=$(basename "$scene" .json)
+    run_frames "$scene"
+    for on in false true; do
+      dir="$OUT/$name-$on"
+      rm -rf "$dir"
+      "$SIMCTL" run "$scene" --out "$dir" --quiet --threads 1 --device cpu \
+        --frames "$RUN_FRAMES" --set "contact.$key=$on" --set "output.every=$RUN_EVERY" \
+        --set 'output.formats=["obj","csv"]'
+      "$row" "$dir" "$name" "$on"
+    done
+  done
+}

@@ -38,6 +38,12 @@ if(Python3_Interpreter_FOUND)
            $<TARGET_FILE:simctl> ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts
            ${CMAKE_CURRENT_SOURCE_DIR}/../scenes)
   set_tests_properties(test_boxes_edge_pairs PROPERTIES LABELS scene TIMEOUT 120)
+  # a coarse ball on a cylinder with contact.obstacle_edges on and off: its edges held out of the
+  # cylinder between its vertices (scripts/obstacle_depths.py)
+  add_test(NAME test_obstacle_edges COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_obstacle_edges.sh
+           $<TARGET_FILE:simctl> ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/../scripts
+           ${CMAKE_CURRENT_SOURCE_DIR}/data/scenes/ball_on_roller.json)
+  set_tests_properties(test_obstacle_edges PROPERTIES LABELS scene TIMEOUT 120)
   # scripts/thrown_ribbons.sh, its 21 starts at 8 m/s: its table, and neither ribbon through the
   # other in any (edge-edge contact with the sweep, the pinned ends' contacts, a cloth's side
   # from x_prev's nearest point and re-detection's renewed rows, 2026-12-05: 4 of 21 went

@@ -2,6 +2,7 @@
 # Unit tests of core/contact/detect.c (collision detection).
 sim_unit_test(test_detect test_detect.c)
 sim_unit_test(test_detect_edge test_detect_edge.c)
+sim_unit_test(test_detect_obstacle_edge test_detect_obstacle_edge.c)
 sim_unit_test(test_detect_crease test_detect_crease.c)
 sim_unit_test(test_stray_creases test_stray_creases.c)
 sim_unit_test(test_point_folds test_point_folds.c)

@@ -632,6 +632,16 @@ sc run "$DATA/file_mesh.json" --out "$T/cone" --quiet --set bodies.0.mesh.path=c
   --set 'pins=[]' --set contact.edge_edge=true --set contact.self_collision=true
 check "edge_edge on a vertex of 18 edges: exit 3, one line naming the body and vertex, no output" \
   eval 'fails_with 3 "simctl: error: $DATA/file_mesh.json: contact.edge_edge: body 0 (body0): its vertex 0 has 18 surface edges to higher-numbered vertices; edge-edge contact takes at most 16" && absent "$T/cone"'
+# the same limit for edges against obstacles (a floor under the cone); without an analytic
+# obstacle the option has nothing to do and the run goes on
+sc run "$DATA/file_mesh.json" --out "$T/cone2" --quiet --set bodies.0.mesh.path=cone18.obj \
+  --set 'pins=[]' --set contact.obstacle_edges=true \
+  --set 'obstacles=[{"type": "plane", "point": [0, -5, 0], "normal": [0, 1, 0]}]'
+check "obstacle_edges on a vertex of 18 edges: exit 3, one line naming the body and vertex" \
+  eval 'fails_with 3 "simctl: error: $DATA/file_mesh.json: contact.obstacle_edges: body 0 (body0): its vertex 0 has 18 surface edges to higher-numbered vertices; edge-obstacle contact takes at most 16" && absent "$T/cone2"'
+sc run "$DATA/file_mesh.json" --out "$T/cone3" --quiet --set bodies.0.mesh.path=cone18.obj \
+  --set 'pins=[]' --set contact.obstacle_edges=true --set solver.frames=1
+check "obstacle_edges without an analytic obstacle: runs" eval 'json_has "$T/cone3/summary.json" status "\"ok\""'
 
 # ---------------------------------------------------------------------------------------------
 # 10. a run that blows up stops with exit 5, names the frame, keeps what it wrote

@@ -164,6 +164,18 @@ static int random_contacts(const sim_model *m, unsigned long long *s, int want,
     if (k->kind == SIM_CONTACT_BODY && j % 2 && !keys) /* every other one an EDGE (no draw:
                                                            the others' stay as they were) */
       k->kind = SIM_CONTACT_EDGE;
+    if (k->kind == SIM_CONTACT_OBSTACLE && j % 3 == 1 && !keys) /* a third an edge's point */
+      k->kind = SIM_CONTACT_OBSTACLE_EDGE;
+    if (k->kind == SIM_CONTACT_OBSTACLE_EDGE) { /* v's edge to the vertex a quarter of the list
+                                                   on, its point below p as v's is */
+      const sim_contact *o = &c[(j + nc / 4) % nc];
+      k->tri[0] = o->v != k->v ? o->v : c[(j + nc / 4 + 1) % nc].v;
+      k->w[0] = 0.2 + 0.6 * (double)(j % 5) / 4.0;
+      for (int i = 0; i < 3; i++)
+        k->p[i] = (1.0 - k->w[0]) * m->x_rest[3 * (size_t)k->v + i] +
+                  k->w[0] * m->x_rest[3 * (size_t)k->tri[0] + i] - 0.02 * k->n[i];
+      continue;
+    }
     if (k->kind != SIM_CONTACT_BODY && k->kind != SIM_CONTACT_TRIANGLE &&
         k->kind != SIM_CONTACT_EDGE)
       continue;
@@ -270,8 +282,9 @@ static void steps(const char *what, const char *delassus, const char *cr_precisi
     for (int j = 0; j < nc; j++) kinds[c[j].kind]++;
     printf(
         "%s, step %d: %d contacts (obstacle %d, mesh %d, body %d, triangle %d, bilateral %d, "
-        "cable %d, edge %d)\n",
-        what, step, nc, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], kinds[6]);
+        "cable %d, edge %d, obstacle edge %d)\n",
+        what, step, nc, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], kinds[6],
+        kinds[7]);
     for (int k = 0; k < SIM_CONTACT_KINDS; k++) CHECK(kinds[k] > 0);
     sim_status st = {0};
     sim_cst_times tc = {0}, tg = {0};

@@ -10,7 +10,8 @@
    segments from them swept (sweep) every other step, against the bodies' surfaces moving too
    (their trees then swept: detect_body.h), their far sides faced (face_prev), the blade's
    side remembered from the step before (sides, half of them turned round, a third flagged
-   behind), and the box as an open body (a cloth's rules: detect_body.h) every other step.
+   behind), and the box as an open body (a cloth's rules: detect_body.h) every other step;
+   the bodies' edges against each other and against the analytic obstacles at some steps.
    Over four steps
    of random motion the bodies' trees as the device refit them must be the host's bit for bit
    (the ball's of 20,480 triangles in the second scene, so both the launches per level and the
@@ -226,6 +227,7 @@ static long long g_tree_nodes; /* the bodies' tree nodes compared with the host'
 static int g_open_turned;  /* the open box's contacts with a negative gap: turned to a side */
 static int g_open_self;    /* the open box's vertices' contacts with its own triangles */
 static int g_edges, g_edges_self, g_edges_turned; /* edge pairs: all, of one body, gap < 0 */
+static int g_obstacle_edges;                      /* edges' points against the analytic obstacles */
 static int g_creases, g_creases_open, g_creases_mesh; /* second contacts in folds (creases): */
                                                       /* bodies', the open box's, meshes' */
 
@@ -370,6 +372,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
     p.self_collision = step % 4 != 0; /* step 2: the open box against itself */
     p.no_others = step % 4 == 3;      /* step 3: against itself alone (contact.bodies off) */
     p.edge_edge = step % 3 != 2;      /* the bodies' edges against each other's */
+    p.obstacle_edges = step % 3 != 0; /* and against the analytic obstacles */
     p.creases = step % 3 != 1;        /* second contacts in the bodies' folds */
     w->body[1].open = step % 2 == 0; /* the box as an open body (a cloth's rules) */
     int open_turned = 0;
@@ -410,6 +413,7 @@ static void run_steps(sim_cuda_detect *k, sim_cuda_detect *kp, world *w, unsigne
         g_creases_open += w->body[1].open && c->source == 1 + SIM_CONTACT_CREASE;
       }
       g_creases_mesh += c->kind == SIM_CONTACT_MESH && c->source >= SIM_CONTACT_CREASE;
+      g_obstacle_edges += c->kind == SIM_CONTACT_OBSTACLE_EDGE;
       if (c->kind != SIM_CONTACT_EDGE) continue;
       g_edges++;
       g_edges_self += dh.body_of[c->v] == dh.body_of[c->tri[1]];
@@ -458,6 +462,8 @@ int main(void) {
   printf("edge-edge contacts: %d, %d of them within a body, %d turned (gap < 0)\n", g_edges,
          g_edges_self, g_edges_turned);
   CHECK(g_edges > 100 && g_edges_self > 0 && g_edges_turned > 0);
+  printf("edge-obstacle contacts: %d\n", g_obstacle_edges);
+  CHECK(g_obstacle_edges > 100);
   printf(
       "second contacts in folds (creases): %d of bodies, %d of them the open box's; %d of"
       " mesh obstacles\n",

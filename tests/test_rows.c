@@ -28,8 +28,9 @@ static void cross(const double *a, const double *b, double *c) {
 /* cables' rows for random_contacts (every 10th contact, from j = 5) */
 static sim_cable_row g_cable[256];
 
-/* random contacts on n vertices: even j obstacle/mesh, odd j body (4 vertices), and j = 5 mod 10
-   a cable with 1 + j % 7 terms (random vertices, repeats allowed, random 3-vectors) */
+/* random contacts on n vertices: even j obstacle/mesh (j = 2 mod 8 an obstacle's contact with
+   an edge's point), odd j body (4 vertices), and j = 5 mod 10 a cable with 1 + j % 7 terms (random
+   vertices, repeats allowed, random 3-vectors) */
 static void random_contacts(sim_contact *c, int nc, int n) {
   memset(c, 0, sizeof(sim_contact) * (size_t)nc);
   for (int j = 0; j < nc; j++) {
@@ -60,6 +61,11 @@ static void random_contacts(sim_contact *c, int nc, int n) {
       k->kind = j % 4 == 0 ? SIM_CONTACT_OBSTACLE : SIM_CONTACT_MESH;
       k->tri[0] = k->tri[1] = k->tri[2] = -1;
       for (int d = 0; d < 3; d++) k->p[d] = rnd(), k->u[d] = rnd();
+      if (j % 8 == 2) { /* an edge's point: (1 - s) q_v + s q_tri0 */
+        k->kind = SIM_CONTACT_OBSTACLE_EDGE;
+        k->tri[0] = rand() % n;
+        k->w[0] = rand() / (double)RAND_MAX;
+      }
     } else {
       k->kind = SIM_CONTACT_BODY;
       double w0 = rand() / (double)RAND_MAX, w1 = (1 - w0) * rand() / (double)RAND_MAX;
@@ -87,6 +93,12 @@ static void dense_h(const sim_contact *c, int nc, const int *free_of, int ncol, 
     for (int r = 0; r < 3; r++) {
       double *row = H + (3 * (size_t)j + r) * 3 * ncol;
       int v = free_of ? free_of[c[j].v] : c[j].v;
+      if (c[j].kind == SIM_CONTACT_OBSTACLE_EDGE) {
+        int u = free_of ? free_of[c[j].tri[0]] : c[j].tri[0];
+        for (int d = 0; d < 3 && v >= 0; d++) row[3 * v + d] += (1 - c[j].w[0]) * dirs[r][d];
+        for (int d = 0; d < 3 && u >= 0; d++) row[3 * u + d] += c[j].w[0] * dirs[r][d];
+        continue;
+      }
       if (v >= 0)
         for (int d = 0; d < 3; d++) row[3 * v + d] += dirs[r][d];
       if (c[j].kind != SIM_CONTACT_BODY) continue;
@@ -160,6 +172,16 @@ static void check_against_dense(int n, int nc, int with_pins) {
       CHECK(sim_rows_terms(&c[j], (int[4]){0}, (double[4]){0}) == 0);
     }
   CHECK(cables >= nc / 10);
+  /* an edge's point against an obstacle: an obstacle's targets (n . p + min_sep, c_r . u) */
+  int edges = 0;
+  for (int j = 0; j < nc; j++)
+    if (c[j].kind == SIM_CONTACT_OBSTACLE_EDGE) {
+      edges++;
+      CHECK_NEAR(d[3 * j], dot_n(c[j].n, c[j].p) + 0.01, 1e-15);
+      CHECK_NEAR(d[3 * j + 1], dot_n(c[j].t1, c[j].u), 1e-15);
+      CHECK_NEAR(d[3 * j + 2], dot_n(c[j].t2, c[j].u), 1e-15);
+    }
+  CHECK(edges >= nc / 10);
   free(d);
   free(c), free(free_of), free(H), free(x), free(l), free(y), free(f), free(yd), free(fd);
 }

@@ -133,6 +133,7 @@ static void test_defaults(void) {
   CHECK_INT(c.bodies, 1);
   CHECK_INT(c.self_collision, 0);
   CHECK_INT(c.edge_edge, 0);
+  CHECK_INT(c.obstacle_edges, 0);
   CHECK_INT(c.creases, 1);
   sim_default_scene(&g_scene);
   CHECK(memcmp(&g_scene.contact, &c, sizeof c) == 0);
@@ -212,7 +213,8 @@ static const bad_case bad_cases[] = {
     {BODIES "'contact': {'friction': 0.1}}",
      "bad.json:1:75: contact.friction: unknown key \"friction\" (allowed: \"margin\", "
      "\"min_separation\", \"ncp\", \"preconditioner\", \"cr_iterations\", \"cr_tolerance\", "
-     "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"edge_edge\", \"mu\", "
+     "\"max_force\", \"warm_start\", \"bodies\", \"self_collision\", \"edge_edge\", "
+     "\"obstacle_edges\", \"mu\", "
      "\"delassus\", "
      "\"formulation\", \"cr_preconditioner\", \"newton_steps\", \"newton_tolerance\", "
      "\"redetect\", \"line_search\", \"cr_precision\", \"newton_jacobian\", \"creases\", "
@@ -279,6 +281,8 @@ static const bad_case bad_cases[] = {
      "bad.json:1:93: contact.self_collision: expected true or false, got null"},
     {BODIES "'contact': {'creases': 0}}",
      "bad.json:1:86: contact.creases: expected true or false, got a number"},
+    {BODIES "'contact': {'obstacle_edges': 1}}",
+     "bad.json:1:93: contact.obstacle_edges: expected true or false, got a number"},
     {BODIES "'obstacles': {}}", "bad.json:1:76: obstacles: expected an array, got an object"},
     {BODIES "'obstacles': [5]}",
      "bad.json:1:77: obstacles.0: expected an object (an obstacle), got a number"},
@@ -541,6 +545,10 @@ static void test_round_trip(void) {
     CHECK_STR_CONTAINS(text, "\"closed\": false");
     free(text);
   }
+  /* contact.obstacle_edges read and written back */
+  CHECK_INT(load(BODIES "'contact': {'obstacle_edges': true}}", NULL, 0, &st), SIM_OK);
+  CHECK_INT(g_scene.contact.obstacle_edges, 1);
+  round_trip("obstacle_edges");
   /* defaults are written out: the contact object, touches naming every body, closed "auto" */
   CHECK_INT(load("{'bodies': [{'mesh': {'type': 'icosphere'}}], 'obstacles': [{'type': 'mesh',"
                  " 'path': 'data/scenes/meshes/unit_cube.obj'}, {'type': 'torus', 'center': [0, "
@@ -558,7 +566,7 @@ static void test_round_trip(void) {
         "    \"cr_iterations\": 10,\n    \"cr_tolerance\": 0,\n"
         "    \"max_force\": 0,\n    \"warm_start\": true,\n"
         "    \"bodies\": true,\n    \"self_collision\": false,\n    \"edge_edge\": false,\n    "
-        "\"creases\": true,\n    \"mu\": 0,\n    \"delassus\": "
+        "\"obstacle_edges\": false,\n    \"creases\": true,\n    \"mu\": 0,\n    \"delassus\": "
         "\"auto\",\n"
         "    \"formulation\": \"compliance\",\n    \"cr_preconditioner\": \"jacobi\",\n"
         "    \"cr_precision\": \"double\",\n"

@@ -123,8 +123,8 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNumberToObject(co, "contacts_mean", res->contacts_mean);
     /* sim_run_result.kinds_max's order */
     static const char *const KIND[SIM_RUN_CONTACT_KINDS] = {
-        "obstacle", "mesh", "body", "mesh_points", "pin",
-        "cable",    "edge", "self", "self_edge",   "crease"};
+        "obstacle", "mesh",          "body", "mesh_points", "pin",   "cable",
+        "edge",     "obstacle_edge", "self", "self_edge",   "crease"};
     cJSON *km = cJSON_AddObjectToObject(co, "contacts_max_by_kind");
     for (int k = 0; k < SIM_RUN_CONTACT_KINDS; k++)
       cJSON_AddNumberToObject(km, KIND[k], res->kinds_max[k]);

@@ -43,20 +43,29 @@
      C q = (1 - s) q_v + s q_tri0 - (1 - t) q_tri1 - t q_tri2,
    the first edge's point less the other's. n points from the other edge to the first, p is
    the other edge's point at detection, u = 0; targets as BODY's. source names the pair
-   (detect_edge.h sim_detect_edge_source): each pair of edges has its own key. */
+   (detect_edge.h sim_detect_edge_source): each pair of edges has its own key.
+   OBSTACLE_EDGE joins an edge of a body's surface to an analytic obstacle at a point beside the
+   edge's point deepest in it (detect_obstacle_edge.h: two such contacts, one either side): v
+   and tri[0] the edge's vertices (v < tri[0]: v owns the edge), w[0] = s the point's
+   parameter, so
+     C q = (1 - s) q_v + s q_tri0,
+   the edge's point; tri[1] = tri[2] = -1, w[1] = w[2] = 0. n, p and u as OBSTACLE's, and its
+   targets too; source names the obstacle, the edge and the side
+   (sim_detect_obstacle_edge_source). */
 #ifndef SIM_CONTACT_CONTACT_H
 #define SIM_CONTACT_CONTACT_H
 
 typedef enum {
-  SIM_CONTACT_OBSTACLE,  /* analytic obstacle (core/contact/sdf.h) */
-  SIM_CONTACT_MESH,      /* triangle-mesh obstacle (core/contact/bvh.h) */
-  SIM_CONTACT_BODY,      /* another deformable body's surface triangle */
-  SIM_CONTACT_TRIANGLE,  /* a mesh obstacle's vertex p against a body's triangle (tri, w) */
-  SIM_CONTACT_BILATERAL, /* a constraint pin holding vertex v on its target p */
-  SIM_CONTACT_CABLE,     /* a cable holding its length (one row) */
-  SIM_CONTACT_EDGE       /* a body's surface edge against a body's surface edge */
+  SIM_CONTACT_OBSTACLE,     /* analytic obstacle (core/contact/sdf.h) */
+  SIM_CONTACT_MESH,         /* triangle-mesh obstacle (core/contact/bvh.h) */
+  SIM_CONTACT_BODY,         /* another deformable body's surface triangle */
+  SIM_CONTACT_TRIANGLE,     /* a mesh obstacle's vertex p against a body's triangle (tri, w) */
+  SIM_CONTACT_BILATERAL,    /* a constraint pin holding vertex v on its target p */
+  SIM_CONTACT_CABLE,        /* a cable holding its length (one row) */
+  SIM_CONTACT_EDGE,         /* a body's surface edge against a body's surface edge */
+  SIM_CONTACT_OBSTACLE_EDGE /* a body's surface edge against an analytic obstacle */
 } sim_contact_kind;
-#define SIM_CONTACT_KINDS 7
+#define SIM_CONTACT_KINDS 8
 /* An EDGE contact's source: (tri[1] SIM_CONTACT_EDGE_SLOTS + f) SIM_CONTACT_EDGE_SLOTS + e, e
    the first edge's place among the edges v owns, f the other's among tri[1]'s (detect_edge.h),
    so at most SIM_CONTACT_EDGE_SLOTS edges a vertex and SIM_CONTACT_EDGE_VERTS vertices. */
@@ -82,11 +91,12 @@ typedef struct sim_contact {
   sim_contact_kind kind;
   int v;           /* the simulated vertex (global index) */
   int source;      /* obstacle index (OBSTACLE), mesh obstacle index (MESH), body (BODY),
-                      pin index (BILATERAL), the pair of edges (EDGE: see above) */
-  int tri[3];      /* BODY, TRIANGLE: the triangle's global vertex indices; EDGE: see above;
-                      otherwise -1 */
-  double w[3];     /* BODY, TRIANGLE: barycentric weights of the closest point; EDGE: see
-                      above; otherwise 0 */
+                      pin index (BILATERAL), the pair of edges (EDGE: see above), the obstacle
+                      and the edge (OBSTACLE_EDGE: see above) */
+  int tri[3];      /* BODY, TRIANGLE: the triangle's global vertex indices; EDGE,
+                      OBSTACLE_EDGE: see above; otherwise -1 */
+  double w[3];     /* BODY, TRIANGLE: barycentric weights of the closest point; EDGE,
+                      OBSTACLE_EDGE: see above; otherwise 0 */
   double n[3];     /* unit normal, from the obstacle towards v */
   double t1[3];    /* unit tangents: (t1, t2, n) right-handed (sim_tangent_basis) */
   double t2[3];

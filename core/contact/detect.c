@@ -21,7 +21,7 @@ struct sim_detect_buf_ { /* one cache line per thread: no false sharing of n */
 };
 
 sim_detect_params sim_default_detect_params(void) {
-  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0};
+  sim_detect_params p = {1e-3, 0.0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
   return p;
 }
 
@@ -165,11 +165,12 @@ int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_d
   for (int i = 1; p->skip && i < p->nskip; i++) /* the vertex's range is found by bisection */
     if (p->skip[i].v < p->skip[i - 1].v)
       return sim_fail(st, SIM_ERR_INTERNAL, "detect: skip list not sorted by vertex at %d", i);
-  if (p->edge_edge && d->edge_most > SIM_CONTACT_EDGE_SLOTS)
+  if ((p->edge_edge || p->obstacle_edges) && d->edge_most > SIM_CONTACT_EDGE_SLOTS)
     return sim_fail(st, SIM_ERR_MESH,
                     "detect: vertex %d has %d surface edges to higher-numbered vertices; "
-                    "edge-edge contact takes at most %d",
-                    d->edge_most_v, d->edge_most, SIM_CONTACT_EDGE_SLOTS);
+                    "%s contact takes at most %d",
+                    d->edge_most_v, d->edge_most, p->edge_edge ? "edge-edge" : "edge-obstacle",
+                    SIM_CONTACT_EDGE_SLOTS);
   if (p->edge_edge && d->nv > SIM_CONTACT_EDGE_VERTS)
     return sim_fail(st, SIM_ERR_MESH, "detect: %d vertices; edge-edge contact takes at most %d",
                     d->nv, SIM_CONTACT_EDGE_VERTS);
@@ -226,7 +227,8 @@ static sim_detect_view host_view(sim_detect *d, const sim_detect_scene *s,
                        p->no_others,
                        p->edge_edge,
                        p->renew,
-                       p->creases};
+                       p->creases,
+                       p->obstacle_edges};
   return v;
 }
 
@@ -243,7 +245,8 @@ static int buf_room(sim_detect_buf_ *b, int more) {
 
 /* sim_detect_vertex with edge_edge into b (room for sim_detect_most + SIM_DETECT_EDGE_ROOM
    contacts): its edges' contacts, which have no bound, into the room left, and where they are
-   more, found again into a buffer grown to hold them (b->fail where it cannot). */
+   more, found again into a buffer grown to hold them (b->fail where it cannot); then its
+   edges' against the obstacles (obstacle_edges), within sim_detect_most's room. */
 #define SIM_DETECT_EDGE_ROOM 64
 static int vertex_and_edges(const sim_detect_view *s, int v, sim_detect_buf_ *b) {
   int lo, hi;
@@ -258,7 +261,15 @@ static int vertex_and_edges(const sim_detect_view *s, int v, sim_detect_buf_ *b)
     }
     sim_detect_edges(s, v, lo, hi, b->c + b->n + n, ne);
   }
-  return n + ne;
+  n += ne;
+  if (s->obstacle_edges) { /* grown where needed: what is written stays */
+    if (!buf_room(b, n + sim_detect_most(s))) {
+      b->fail = 1;
+      return 0;
+    }
+    n += sim_detect_obstacle_edges(s, v, lo, hi, b->c + b->n + n);
+  }
+  return n;
 }
 
 #ifdef SIM_DETECT_TALLY

@@ -42,6 +42,9 @@
    - with edge_edge, a pair of the bodies' surface edges (kind SIM_CONTACT_EDGE) whose segments
      come closest inside both within the margin, of two bodies or (self_collision) of one,
      held by the edge with the lower first vertex: detect_edge.h.
+   - with obstacle_edges, a body's surface edge against an analytic obstacle (kind
+     SIM_CONTACT_OBSTACLE_EDGE) at the edge's point deepest in it, where that lies inside the
+     edge within the margin, held by the edge's lower vertex: detect_obstacle_edge.h.
    For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY and EDGE.
 
    Filters: a pinned vertex (pinned[v] != 0) meets the bodies alone, not their triangles of
@@ -151,6 +154,10 @@ typedef struct {
   int edge_edge; /* 1: the bodies' surface edges meet the other bodies' (and their own body's
                     with self_collision) where they pass each other between vertices
                     (detect_edge.h, kind SIM_CONTACT_EDGE); 0 (default): vertices alone */
+  int obstacle_edges; /* 1: the bodies' surface edges meet the analytic obstacles where an edge
+                         dips into one between its vertices (detect_obstacle_edge.h, kind
+                         SIM_CONTACT_OBSTACLE_EDGE; the bodies' surfaces given, sim_detect_body
+                         nt); 0 (default): their vertices alone */
   int renew;     /* 1 (re-detection, with inside_only): sides lists step's contacts between bodies
                     (BODY, EDGE; the world lists its edge pairs) with their rows, whose keys skip
                     leaves out. Such a contact found again at x is kept, to take the step's one's
@@ -304,13 +311,16 @@ typedef struct sim_detect_view {
   int edges;     /* sim_detect_params.edge_edge */
   int renew;     /* sim_detect_params.renew */
   int creases;   /* sim_detect_params.creases */
+  int obstacle_edges; /* sim_detect_params.obstacle_edges */
 } sim_detect_view;
 
 /* The most contacts one vertex can have as a point (sim_detect_vertex_point): one per obstacle,
-   mesh obstacle and body, two per mesh and body with creases; its edges' (edge_edge) have no
-   such bound. */
+   mesh obstacle and body, two per mesh and body with creases; and its edges' against the
+   obstacles (obstacle_edges): one per obstacle and edge it owns. Its edges' against edges
+   (edge_edge) have no such bound. */
 SIM_HD int sim_detect_most(const sim_detect_view *v) {
-  return v->nobs + (v->creases ? 2 : 1) * (v->nmesh + v->nbodies);
+  return v->nobs * (v->obstacle_edges ? 1 + 2 * SIM_CONTACT_EDGE_SLOTS : 1) +
+         (v->creases ? 2 : 1) * (v->nmesh + v->nbodies);
 }
 
 /* Where a detection runs: NULL run (or no runner) = sim_detect_run on the host; a backend's
@@ -369,7 +379,8 @@ int sim_detect_run(sim_detect *d, const sim_detect_scene *s, const sim_detect_pa
                    sim_detect_contacts *out, sim_status *st);
 /* sim_detect_run's checks of its inputs: the scene has init's counts, the margin is finite and
    >= 0, the skip list sorted by vertex and the sides by key (SIM_ERR_INTERNAL, SIM_ERR_SCENE),
-   with edge_edge no vertex owning more than SIM_CONTACT_EDGE_SLOTS edges (SIM_ERR_MESH).
+   with edge_edge or obstacle_edges no vertex owning more than SIM_CONTACT_EDGE_SLOTS edges
+   (SIM_ERR_MESH).
    Also resets out (n, counts, min_sep). */
 int sim_detect_check(const sim_detect *d, const sim_detect_scene *s, const sim_detect_params *p,
                      sim_detect_contacts *out, sim_status *st);

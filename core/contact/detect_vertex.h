@@ -4,7 +4,8 @@
    whose arrays live on their side, so both find the same contacts with the same arithmetic.
    sim_detect_vertex writes the vertex's contacts in the order (kind, source) and returns how
    many; out == NULL counts them (without orienting them, except with inside_only, which needs
-   the gap). As a point at most sim_detect_most, its edges' any number. With inside_only a candidate
+   the gap). As a point and its edges against obstacles at most sim_detect_most, its edges'
+   against edges any number. With inside_only a candidate
    is formed in a local contact and copied to out only when kept, so out never holds more than the
    count. */
 #ifndef SIM_CONTACT_DETECT_VERTEX_H
@@ -18,12 +19,7 @@
 #include "contact/detect_crease.h"
 #include "contact/detect_edge.h"
 #include "contact/detect_form.h"
-
-SIM_HD int sim_detect_touches(uint64_t mask, int body) {
-  if (body < 0) return 1;
-  if (body < 64) return (int)((mask >> body) & 1u);
-  return mask == SIM_DETECT_ALL;
-}
+#include "contact/detect_obstacle_edge.h"
 
 /* d is rounding noise: c = sum w_i x_i is only accurate to a few ulps of |c|. */
 SIM_HD int sim_detect_touching(const sim_tri_closest *q) {
@@ -155,46 +151,10 @@ SIM_HD int sim_detect_mesh_crossed(const sim_bvh_view *b, const double *mx, cons
   return 0;
 }
 
-/* Whether xs is behind the plane through p with normal n by more than `by`. */
-SIM_HD int sim_detect_behind_by(const double *xs, const double p[3], const double n[3],
-                                double by) {
-  return (xs[0] - p[0]) * n[0] + (xs[1] - p[1]) * n[1] + (xs[2] - p[2]) * n[2] < -by;
-}
-
 /* face_prev (detect.h): n and the gap turned towards x_prev's side of the contact point p. */
 SIM_HD void sim_detect_face_prev(const double xprev[3], const double p[3], double n[3],
                                  double *gap) {
   if (sim_detect_behind_by(xprev, p, n, 0.0)) sim_detect_turn(n, gap);
-}
-
-/* Where a vertex at x meets an obstacle with step map m and margin `own` (sim_detect_margin):
-   x itself, or in an at_start pass its place relative to the obstacle at the step's start (y,
-   detect.h sim_detect_step), the margin widened by how far the obstacle moves there over the
-   step. */
-SIM_HD const double *sim_detect_query_at(const sim_detect_view *s, const sim_detect_step *m,
-                                         double own, const double *x, double y[3], double *margin) {
-  *margin = own;
-  if (!s->at_start || !m->on) return x;
-  sim_detect_step_apply(m, x, y);
-  const double d[3] = {y[0] - x[0], y[1] - x[1], y[2] - x[2]};
-  *margin += sim_norm3(d);
-  return y;
-}
-
-/* face_prev: where x_prev is relative to an obstacle with step map m (ys: room for it), x_prev
-   carried by the map (the step's start against the obstacle where it ends), else x_prev; and
-   whether that place is behind the plane of a contact found at p with normal n by more than
-   the margin. The passes with face_prev find only vertices without a contact at q_t, farther
-   than the margin then (the prediction pass skips the q_t pass's, re-detection the step's), so
-   one that crossed a thin part started more than the margin behind the far side's plane; one
-   nearer that plane has not crossed it. Behind by any amount, vertices of sharp_corner's cloth
-   falling past the cube's edges were taken again at q_t, and the CPU's and the device's steps
-   then differed by 1e-5 of the scene's size where they agree to 1e-10 otherwise. */
-SIM_HD const double *sim_detect_start_of(const sim_detect_step *m, const double *xprev,
-                                         double ys[3]) {
-  if (!m->on) return xprev;
-  sim_detect_step_apply(m, xprev, ys);
-  return ys;
 }
 
 /* The distance from p to analytic obstacle o (its SDF), or with o NULL to the mesh of tree b
@@ -531,12 +491,14 @@ SIM_HD int sim_detect_vertex_point(const sim_detect_view *s, int v, int lo, int 
   return found;
 }
 
-/* Vertex v's contacts (detect.h): as a point, then its edges' (edge_edge). */
+/* Vertex v's contacts (detect.h): as a point, then its edges' with other edges (edge_edge),
+   then with the obstacles (obstacle_edges). */
 SIM_HD int sim_detect_vertex(const sim_detect_view *s, int v, sim_contact *out) {
   int lo, hi; /* v's skipped keys */
   sim_detect_skip_range(s, v, &lo, &hi);
   int found = sim_detect_vertex_point(s, v, lo, hi, out);
   if (s->edges) found += sim_detect_edges(s, v, lo, hi, out ? out + found : NULL, INT_MAX);
+  if (s->obstacle_edges) found += sim_detect_obstacle_edges(s, v, lo, hi, out ? out + found : NULL);
   return found;
 }
 

@@ -3,6 +3,7 @@
    operator: row 3j + r of H belongs to contact j, r = 0 normal, 1 and 2 the tangents,
      H_{3j+r} q = c_r . (q_v - sum_k w_k q_tri_k)      (BODY; q_v alone otherwise),
      H_{3j+r} q = c_r . ((1 - w_0) q_v + w_0 q_tri0 - w_1 q_tri1 - w_2 q_tri2)   (EDGE),
+     H_{3j+r} q = c_r . ((1 - w_0) q_v + w_0 q_tri0)   (OBSTACLE_EDGE),
    and a CABLE's row 0 is sum_t g_t . q_{vert_t}, its rows 1 and 2 zero (contact.h).
    Vectors of positions are 3 interleaved columns (x0 y0 z0 x1 ...).
    free_of == NULL: H acts on the positions of all vertices (pinned ones included, they simply
@@ -16,7 +17,8 @@
 
 /* Up to 4 (vertex, beta) terms of C_j for a contact of kind `kind` on vertex v, tri and w: (v, 1)
    and, for BODY, (tri_k, -w_k); for TRIANGLE the 3 terms (tri_k, w_k); for EDGE (v, 1 - w_0),
-   (tri_0, w_0), (tri_1, -w_1), (tri_2, -w_2). Returns the count; 0 for CABLE, whose row is not a
+   (tri_0, w_0), (tri_1, -w_1), (tri_2, -w_2); for OBSTACLE_EDGE (v, 1 - w_0), (tri_0, w_0).
+   Returns the count; 0 for CABLE, whose row is not a
    direction times a vertex combination: its terms (vertex, 3-vector g) are c->cable's. SIM_HD: the
    CUDA backend builds its rows on the device with it (gpu/rows_cuda.cu). */
 SIM_HD int sim_rows_terms_of(int kind, int v, const int tri[3], const double w[3], int vert[4],
@@ -28,6 +30,11 @@ SIM_HD int sim_rows_terms_of(int kind, int v, const int tri[3], const double w[3
   }
   vert[0] = v;
   beta[0] = 1.0;
+  if (kind == SIM_CONTACT_OBSTACLE_EDGE) {
+    beta[0] = 1.0 - w[0];
+    vert[1] = tri[0], beta[1] = w[0];
+    return 2;
+  }
   if (kind == SIM_CONTACT_EDGE) {
     beta[0] = 1.0 - w[0];
     for (int k = 0; k < 3; k++) vert[k + 1] = tri[k], beta[k + 1] = k ? -w[k] : w[0];
@@ -78,7 +85,7 @@ SIM_HD void sim_rows_target(const sim_contact *c, double min_sep, double cable_t
 }
 
 /* Targets d (3 nc), per contact.h:
-     normal   d_n = n . p + min_sep (OBSTACLE, MESH), min_sep (BODY, EDGE);
+     normal   d_n = n . p + min_sep (OBSTACLE, MESH, OBSTACLE_EDGE), min_sep (BODY, EDGE);
      friction d_r = c_r . u (r = 1, 2; u = obstacle surface velocity), 0 for BODY, EDGE;
      BILATERAL d_r = c_r . p on all three rows (positions; no min_sep, no velocity);
      CABLE     d_0 = the target length, d_1 = d_2 = 0. */

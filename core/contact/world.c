@@ -7,6 +7,7 @@
 
 #include "../base/alloc.h"
 #include "../mesh/mesh.h"
+#include "detect_obstacle_edge.h"
 #include "world_pins.h"
 #include "world_points.h"
 
@@ -156,8 +157,9 @@ static void setup_bodies(sim_world *w) {
     bd->nv = m->body_vert_start[b + 1] - bd->v0;
     bd->tri = m->tri + 3 * (size_t)t0;
     bd->open = is_cloth_body(m, b); /* a cloth: unsigned, turned to the side v came from */
-    /* a target of the other bodies, or of its own: else no tree to build and refit */
-    bd->nt = on && (m->nbodies > 1 || cd->self_collision) ? t1 - t0 : 0;
+    /* a target of the other bodies, or of its own, or its edges against the obstacles: else
+       no tree to build and refit */
+    bd->nt = (on && (m->nbodies > 1 || cd->self_collision)) || w->par.obstacle_edges ? t1 - t0 : 0;
     bd->mu = cd->mu;
     if (cd->self_collision) /* not the triangles beside a vertex at rest (detect.h) */
       bd->rest = m->x_rest, bd->rest_gap = SIM_WORLD_SELF_REST * cd->margin;
@@ -172,20 +174,30 @@ static sim_detect_scene detect_scene(const sim_world *w, const double *x, const 
   return s;
 }
 
-/* contact.edge_edge's limits on the meshes (detect.h sim_detect_check), named by body. */
+/* Whether scene sc has an analytic obstacle (one not a mesh). */
+static int analytic_obstacles(const sim_scene *sc) {
+  for (int i = 0; i < sc->nobstacles; i++)
+    if (sc->obstacles[i].type != SIM_OBST_MESH) return 1;
+  return 0;
+}
+
+/* contact.edge_edge's and contact.obstacle_edges' limits on the meshes (detect.h
+   sim_detect_check), named by body. */
 static int check_edges(const sim_world *w, sim_status *st) {
   const sim_detect *d = &w->det;
   const sim_model *m = w->m;
-  if (!w->par.edge_edge) return SIM_OK;
+  if (!w->par.edge_edge && !w->par.obstacle_edges) return SIM_OK;
+  const char *key = w->par.edge_edge ? "edge_edge" : "obstacle_edges";
   if (d->edge_most > SIM_CONTACT_EDGE_SLOTS) {
     const int b = d->body_of[d->edge_most_v];
     return sim_fail(st, SIM_ERR_SCENE,
-                    "%s: contact.edge_edge: body %d (%s): its vertex %d has %d surface edges to "
-                    "higher-numbered vertices; edge-edge contact takes at most %d",
-                    m->scene->file, b, m->scene->bodies[b].name,
-                    d->edge_most_v - m->body_vert_start[b], d->edge_most, SIM_CONTACT_EDGE_SLOTS);
+                    "%s: contact.%s: body %d (%s): its vertex %d has %d surface edges to "
+                    "higher-numbered vertices; %s contact takes at most %d",
+                    m->scene->file, key, b, m->scene->bodies[b].name,
+                    d->edge_most_v - m->body_vert_start[b], d->edge_most,
+                    w->par.edge_edge ? "edge-edge" : "edge-obstacle", SIM_CONTACT_EDGE_SLOTS);
   }
-  if (m->n > SIM_CONTACT_EDGE_VERTS)
+  if (w->par.edge_edge && m->n > SIM_CONTACT_EDGE_VERTS)
     return sim_fail(st, SIM_ERR_SCENE,
                     "%s: contact.edge_edge: %d vertices; edge-edge contact takes at most %d",
                     m->scene->file, m->n, SIM_CONTACT_EDGE_VERTS);
@@ -203,6 +215,8 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   w->par.self_collision = sc->contact.self_collision;
   w->par.no_others = !sc->contact.bodies; /* self-collision alone: no other body a target */
   w->par.edge_edge = sc->contact.edge_edge;
+  /* only where there are analytic obstacles: else it would build the bodies' trees for none */
+  w->par.obstacle_edges = sc->contact.obstacle_edges && analytic_obstacles(sc);
   w->par.creases = sc->contact.creases;
   w->obs = SIM_NEW0(sim_detect_obstacle, no + 1);
   w->obs_frame0 = SIM_NEW0(sim_frame, no + 1);
@@ -376,7 +390,9 @@ static int merge(const sim_world *w, const sim_detect_contacts *a, const sim_det
 
 /* The scene obstacle a contact's fixed point belongs to when a script moves it; -1 otherwise. */
 static int scripted_def(const sim_world *w, const sim_contact *c) {
-  int def = c->kind == SIM_CONTACT_OBSTACLE   ? w->obs_def[c->source]
+  int def = c->kind == SIM_CONTACT_OBSTACLE ? w->obs_def[c->source]
+            : c->kind == SIM_CONTACT_OBSTACLE_EDGE
+                ? w->obs_def[sim_detect_obstacle_edge_obstacle(c->source)]
             : c->kind == SIM_CONTACT_MESH     ? w->mesh_def[sim_contact_surface_of(c->source)]
             : c->kind == SIM_CONTACT_TRIANGLE ? w->mesh_def[sim_world_point_mesh(w, c->source)]
                                               : -1;

@@ -215,6 +215,8 @@ typedef struct sim_contact_def {
   int self_collision;  /* 0/1: a body against its own surface (0) */
   int edge_edge;       /* 0/1: the bodies' surface edges against each other's, where body-body
                           contact or self-collision is on (0) */
+  int obstacle_edges;  /* 0/1: the bodies' surface edges against the analytic obstacles, where an
+                          edge dips into one between its vertices (0) */
   int creases;         /* 0/1: a vertex in a fold of a body's surface (within the margin of two
                           of its faces meeting at over 25.8 degrees) has a contact with each
                           face, where body-body contact or self-collision is on (1) */

@@ -85,6 +85,7 @@ void sim_default_contact(sim_contact_def *c) {
   c->bodies = 1;
   c->self_collision = 0;
   c->edge_edge = 0;
+  c->obstacle_edges = 0;
   c->creases = 1;
   c->mu = 0;
   c->delassus = SIM_SCENE_DELASSUS_AUTO;

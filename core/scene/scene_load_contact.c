@@ -7,18 +7,35 @@
 #include "scene_private.h"
 
 static int load_contact_def(scene_ctx *c, const cJSON *o, sim_contact_def *d) {
-  static const char *const keys[] = {"margin",         "min_separation",   "ncp",
-                                     "preconditioner", "cr_iterations",    "cr_tolerance",
-                                     "max_force",      "warm_start",       "bodies",
-                                     "self_collision", "edge_edge",        "mu",
-                                     "delassus",       "formulation",      "cr_preconditioner",
-                                     "newton_steps",   "newton_tolerance", "redetect",
-                                     "line_search",    "cr_precision",     "newton_jacobian",
-                                     "creases",        "end_newton_steps", "end_tolerance"};
+  static const char *const keys[] = {"margin",
+                                     "min_separation",
+                                     "ncp",
+                                     "preconditioner",
+                                     "cr_iterations",
+                                     "cr_tolerance",
+                                     "max_force",
+                                     "warm_start",
+                                     "bodies",
+                                     "self_collision",
+                                     "edge_edge",
+                                     "obstacle_edges",
+                                     "mu",
+                                     "delassus",
+                                     "formulation",
+                                     "cr_preconditioner",
+                                     "newton_steps",
+                                     "newton_tolerance",
+                                     "redetect",
+                                     "line_search",
+                                     "cr_precision",
+                                     "newton_jacobian",
+                                     "creases",
+                                     "end_newton_steps",
+                                     "end_tolerance"};
   int ncp = (int)d->ncp, pre = (int)d->preconditioner, del = (int)d->delassus;
   int form = (int)d->formulation, crpc = (int)d->cr_preconditioner;
   int crprec = (int)d->cr_precision, fjac = (int)d->newton_jacobian;
-  if (scene_keys(c, o, keys, 24, NULL) || scene_rd_num(c, o, "margin", &d->margin) ||
+  if (scene_keys(c, o, keys, 25, NULL) || scene_rd_num(c, o, "margin", &d->margin) ||
       scene_rd_num(c, o, "min_separation", &d->min_separation) ||
       scene_rd_enum(c, o, "ncp", scene_ncp_names, SIM_SCENE_NCP_COUNT, &ncp) ||
       scene_rd_enum(c, o, "preconditioner", scene_precond_names, SIM_SCENE_PRECOND_COUNT, &pre) ||
@@ -29,6 +46,7 @@ static int load_contact_def(scene_ctx *c, const cJSON *o, sim_contact_def *d) {
       scene_rd_bool(c, o, "bodies", &d->bodies) ||
       scene_rd_bool(c, o, "self_collision", &d->self_collision) ||
       scene_rd_bool(c, o, "edge_edge", &d->edge_edge) ||
+      scene_rd_bool(c, o, "obstacle_edges", &d->obstacle_edges) ||
       scene_rd_bool(c, o, "creases", &d->creases) || scene_rd_num(c, o, "mu", &d->mu) ||
       scene_rd_enum(c, o, "delassus", scene_delassus_names, SIM_SCENE_DELASSUS_COUNT, &del) ||
       scene_rd_enum(c, o, "formulation", scene_form_names, SIM_SCENE_FORM_COUNT, &form) ||

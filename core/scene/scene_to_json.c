@@ -223,6 +223,7 @@ static void put_contact(jw *w, cJSON *o, const sim_contact_def *d) {
   bool_(w, o, "bodies", d->bodies);
   bool_(w, o, "self_collision", d->self_collision);
   bool_(w, o, "edge_edge", d->edge_edge);
+  bool_(w, o, "obstacle_edges", d->obstacle_edges);
   bool_(w, o, "creases", d->creases);
   num(w, o, "mu", d->mu);
   str(w, o, "delassus", name_of(scene_delassus_names, SIM_SCENE_DELASSUS_COUNT, (int)d->delassus));

@@ -30,6 +30,7 @@ static int validate_contact_def(scene_ctx *c, const sim_contact_def *d) {
   if (!rc) rc = scene_chk_int(c, "bodies", d->bodies, 0, 1);
   if (!rc) rc = scene_chk_int(c, "self_collision", d->self_collision, 0, 1);
   if (!rc) rc = scene_chk_int(c, "edge_edge", d->edge_edge, 0, 1);
+  if (!rc) rc = scene_chk_int(c, "obstacle_edges", d->obstacle_edges, 0, 1);
   if (!rc) rc = scene_chk_int(c, "creases", d->creases, 0, 1);
   if (!rc) rc = scene_chk_num(c, "mu", d->mu, SCENE_GE, 0, SCENE_NONE, 0);
   if (!rc)

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* Edges against analytic obstacles (kind SIM_CONTACT_OBSTACLE_EDGE, contact.h), SIM_HD: the
+   CPU's detect.c and the CUDA detector run this same code through sim_detect_vertex
+   (detect_vertex.h).
+
+   A vertex contact holds a body's vertices out of an obstacle, not the edges between them: an
+   edge of length e whose two ends rest on a cylinder or sphere of radius R cuts a chord
+   e^2 / (8 R) deep into it (squeezing_ball's 31.6 cm edges, 12 mm into its 1 m rollers:
+   scripts/obstacle_depths.py, docs/results.md). With sim_detect_params.obstacle_edges each of
+   the bodies' surface edges is tested against each analytic obstacle:
+
+   - Ownership: vertex v tests the edges it owns (bvh_query.h sim_bvh_edges_owned, as edge
+     pairs do: detect_edge.h), e an edge's place among them; a vertex of no body has none. Not
+     an edge of two pinned vertices; an obstacle tests the edges of the bodies it touches.
+   - The edge's deepest point: phi along the segment a + s (b - a), s in [0, 1], is convex for
+     every obstacle but the torus (the distance to a convex set is). Where its slope,
+     n . (b - a), is < 0 at a and > 0 at b, its minimum lies inside the edge and the slope's
+     change of sign is bisected SIM_DETECT_EDGE_BISECTIONS times (s to 2^-40: deterministic,
+     the same steps on both backends); on the torus that finds a local minimum. Elsewhere the
+     minimum is at an end, which the vertex's own contact holds.
+   - Two contacts where phi there is within the obstacle's margin and the ends' gaps exceed it
+     by more than SIM_DETECT_EDGE_DIP margins (both: a row there is then not almost the sum of
+     its ends'): at the points a reach before and after it along the edge (side 0 and 1), the
+     reach the larger of the margin and the ends' moves from x_prev, at most a quarter of the
+     edge; not one beyond an end (the vertex holds it), nor one outside the margin. p, n and gap
+     are the obstacle's at that point, u its velocity there. One row at the deepest point holds
+     that point, but the edge can turn about it, and its deepest point then lies elsewhere: a
+     coarse ball resting on a cylinder rocked from one side of it to the other step after step,
+     its edges 1.1 mm in, against 2.9 mm with no edge rows. With a row either side it cannot
+     turn without pressing one in, and between them dips at most reach^2 / (2 R) on a radius R
+     (docs/results.md). Edges whose ends' distances show they cannot come within the margin,
+     (phi_a + phi_b - |b - a|) / 2 > margin (phi is 1-Lipschitz), are not bisected.
+   - Passes: at_start queries both ends where they are relative to the obstacle at the step's
+     start (detect_vertex.h sim_detect_query_at), the margin widened by the larger of their
+     moves. Not swept, nor taken again at x_prev (face_prev): an edge whose ends are held
+     cannot pass through an obstacle thicker than its chord within a step.
+   - Order: the vertex's obstacle-edge contacts by source (obstacle, edge, side:
+     sim_detect_obstacle_edge_source), after all its other contacts. */
+#ifndef SIM_CONTACT_DETECT_OBSTACLE_EDGE_H
+#define SIM_CONTACT_DETECT_OBSTACLE_EDGE_H
+
+#include "contact/detect.h"
+#include "contact/detect_edge.h"
+#include "contact/detect_form.h"
+
+#define SIM_DETECT_EDGE_BISECTIONS 40
+#define SIM_DETECT_EDGE_DIP 1e-2 /* margins */
+
+/* An OBSTACLE_EDGE contact's source: obstacle o, the edge's place e among those its vertex v
+   owns, the side of the deepest point (0 before, 1 after); and the obstacle of a source. */
+SIM_HD int sim_detect_obstacle_edge_source(int o, int e, int side) {
+  return 2 * (o * SIM_CONTACT_EDGE_SLOTS + e) + side;
+}
+SIM_HD int sim_detect_obstacle_edge_obstacle(int source) {
+  return source / (2 * SIM_CONTACT_EDGE_SLOTS);
+}
+
+/* The parameter s of segment a + s d's point deepest in obstacle o, where phi's slope is < 0
+   at a (normal na) and > 0 at the other end (nb); -1 where it is not (the minimum at an end). */
+SIM_HD double sim_detect_edge_deepest(const sim_obstacle *o, const double a[3], const double d[3],
+                                      const double na[3], const double nb[3]) {
+  if (!(sim_dot3(na, d) < 0.0 && sim_dot3(nb, d) > 0.0)) return -1.0;
+  double lo = 0.0, hi = 1.0;
+  for (int i = 0; i < SIM_DETECT_EDGE_BISECTIONS; i++) {
+    const double s = 0.5 * (lo + hi), p[3] = {a[0] + s * d[0], a[1] + s * d[1], a[2] + s * d[2]};
+    double c[3], n[3];
+    sim_obstacle_query(o, p, c, n);
+    if (sim_dot3(n, d) < 0.0)
+      lo = s;
+    else
+      hi = s;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/* Edge (v, u)'s contact with obstacle o (its step map, margin own) on side `side` of its
+   deepest point into *k, its gap as found into *found_gap: 1 where it has one, else 0. */
+SIM_HD int sim_detect_obstacle_edge_form(const sim_detect_view *s, int v, int u, int o, double own,
+                                         int side, int source, sim_contact *k, double *found_gap) {
+  const sim_detect_obstacle *ob = &s->obs[o];
+  const double *xa = s->x + 3 * (size_t)v, *xb = s->x + 3 * (size_t)u;
+  double ya[3], yb[3], ma, mb, ca[3], cb[3], na[3], nb[3];
+  const double *qa = sim_detect_query_at(s, &ob->step, own, xa, ya, &ma);
+  const double *qb = sim_detect_query_at(s, &ob->step, own, xb, yb, &mb);
+  const double mo = fmax(ma, mb), d[3] = {qb[0] - qa[0], qb[1] - qa[1], qb[2] - qa[2]};
+  const double pa = sim_obstacle_query(&ob->shape, qa, ca, na);
+  const double pb = sim_obstacle_query(&ob->shape, qb, cb, nb);
+  if (!(0.5 * (pa + pb - sim_norm3(d)) <= mo)) return 0;
+  const double deep = sim_detect_edge_deepest(&ob->shape, qa, d, na, nb);
+  if (!(deep > 0.0)) return 0;
+  const double q[3] = {qa[0] + deep * d[0], qa[1] + deep * d[1], qa[2] + deep * d[2]};
+  double c[3], n[3], vel[3];
+  double phi = sim_obstacle_query(&ob->shape, q, c, n);
+  const double dip = SIM_DETECT_EDGE_DIP * s->margin;
+  if (!(phi <= mo) || !(pa - phi > dip && pb - phi > dip)) return 0;
+  double reach = own; /* the points' distance from the deepest: the margin, or more */
+  for (int j = 0; s->x_prev && j < 2; j++) {
+    const double *x1 = s->x + 3 * (size_t)(j ? u : v), *x0 = s->x_prev + 3 * (size_t)(j ? u : v);
+    const double m[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+    reach = fmax(reach, sim_norm3(m));
+  }
+  const double half = fmin(0.25, reach / sim_norm3(d)), t = side ? deep + half : deep - half;
+  if (!(t > 0.0 && t < 1.0)) return 0;
+  const double qs[3] = {qa[0] + t * d[0], qa[1] + t * d[1], qa[2] + t * d[2]};
+  phi = sim_obstacle_query(&ob->shape, qs, c, n);
+  if (!(phi <= mo)) return 0;
+  *found_gap = phi;
+  sim_obstacle_velocity(&ob->shape, c, vel);
+  sim_detect_put(k, SIM_CONTACT_OBSTACLE_EDGE, v, source, n, c, phi, ob->mu, vel);
+  k->tri[0] = u, k->w[0] = t;
+  return 1;
+}
+
+/* Vertex v's edges' contacts with the analytic obstacles (above; v's skipped keys [lo, hi))
+   into out (NULL: counted), at most 2 s->nobs SIM_CONTACT_EDGE_SLOTS; returns how many. */
+SIM_HD int sim_detect_obstacle_edges(const sim_detect_view *s, int v, int lo, int hi,
+                                     sim_contact *out) {
+  const int bv = s->body_of[v];
+  if (bv < 0 || s->nobs == 0) return 0;
+  int u[SIM_CONTACT_EDGE_SLOTS];
+  const int ne = sim_detect_edges_of(&s->body[bv].bvh, v, u);
+  const int m = ne < SIM_CONTACT_EDGE_SLOTS ? ne : SIM_CONTACT_EDGE_SLOTS;
+  const int fixed = s->pinned && s->pinned[v];
+  sim_contact tmp;
+  int found = 0;
+  for (int o = 0; m > 0 && o < s->nobs; o++) {
+    const sim_detect_obstacle *ob = &s->obs[o];
+    if (!sim_detect_touches(ob->bodies, bv)) continue;
+    const double own = sim_detect_margin(ob->margin, s->margin);
+    for (int i = 0; i < 2 * m; i++) {
+      const int e = i / 2, source = sim_detect_obstacle_edge_source(o, e, i % 2);
+      if ((fixed && s->pinned[u[e]]) ||
+          sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE_EDGE, source))
+        continue;
+      sim_contact *k = out && !s->inside_only ? &out[found] : &tmp;
+      double gap;
+      if (!sim_detect_obstacle_edge_form(s, v, u[e], o, own, i % 2, source, k, &gap)) continue;
+      found += out || s->inside_only ? sim_detect_keep(s, gap, k, out, found) : 1;
+    }
+  }
+  return found;
+}
+
+#endif
