@@ -19,17 +19,10 @@ scene_args obstacle_edges.sh out/obstacle_edges "$@"
 default_scenes squeezing_ball pulling_wooper gingerbread_man
 echo "| scene | edge contacts | deepest vertex (mm) | deepest edge point (mm) | its frame | min gap (mm) | contacts max | edge contacts max | re-detected | L-G iterations | cd (ms) | frame (ms) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-for scene in "${SCENES[@]}"; do
-  name=$(basename "$scene" .json)
-  run_frames "$scene" # about 100 OBJ frames a run
-  for on in false true; do
-    dir="$OUT/$name-$on"
-    rm -rf "$dir"
-    "$SIMCTL" run "$scene" --out "$dir" --quiet --threads 1 --device cpu --frames "$RUN_FRAMES" \
-      --set "contact.obstacle_edges=$on" --set "output.every=$RUN_EVERY" \
-      --set 'output.formats=["obj","csv"]'
-    python3 "$ROOT/scripts/obstacle_depths.py" "$dir" > "$dir/depths.txt"
-    python3 - "$ROOT/scripts" "$dir" "$name" "$on" <<'PY'
+# DIR NAME ON: the run's row
+row() {
+  python3 "$ROOT/scripts/obstacle_depths.py" "$1" > "$1/depths.txt"
+  python3 - "$ROOT/scripts" "$1" "$2" "$3" <<'PY'
 import re
 import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
@@ -53,5 +46,5 @@ print(f"| {name} | {'on' if on == 'true' else 'off'} | {vertex[0]} | {edge[0]} |
       f"{s.get('redetected', 0):,} | {rf.mean(rows, 'lg_iterations'):.2f} | "
       f"{rf.mean(rows, 'cd'):.3f} | {rf.mean(rows, 'frame_ms'):.2f} |")
 PY
-  done
-done
+}
+both_ways obstacle_edges row

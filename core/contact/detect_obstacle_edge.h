@@ -73,41 +73,36 @@ SIM_HD double sim_detect_edge_deepest(const sim_obstacle *o, const double a[3], 
   return 0.5 * (lo + hi);
 }
 
-/* Edge (v, u)'s contact with obstacle o (its step map, margin own) on side `side` of its
-   deepest point into *k, its gap as found into *found_gap: 1 where it has one, else 0. */
-SIM_HD int sim_detect_obstacle_edge_form(const sim_detect_view *s, int v, int u, int o, double own,
-                                         int side, int source, sim_contact *k, double *found_gap) {
+/* Where edge (v, u) dips into obstacle o (its step map, margin own): its ends as queried into
+   qa, its vector into d, the pass's margin for it into *mo, and its points' parameters into
+   t[0], t[1] (either outside (0, 1) where it has none on that side); 0 where it has no
+   contact. */
+SIM_HD int sim_detect_obstacle_edge_dips(const sim_detect_view *s, int v, int u, int o, double own,
+                                         double qa[3], double d[3], double *mo, double t[2]) {
   const sim_detect_obstacle *ob = &s->obs[o];
   const double *xa = s->x + 3 * (size_t)v, *xb = s->x + 3 * (size_t)u;
   double ya[3], yb[3], ma, mb, ca[3], cb[3], na[3], nb[3];
-  const double *qa = sim_detect_query_at(s, &ob->step, own, xa, ya, &ma);
+  const double *qa0 = sim_detect_query_at(s, &ob->step, own, xa, ya, &ma);
   const double *qb = sim_detect_query_at(s, &ob->step, own, xb, yb, &mb);
-  const double mo = fmax(ma, mb), d[3] = {qb[0] - qa[0], qb[1] - qa[1], qb[2] - qa[2]};
+  *mo = fmax(ma, mb);
+  for (int k = 0; k < 3; k++) qa[k] = qa0[k], d[k] = qb[k] - qa0[k];
   const double pa = sim_obstacle_query(&ob->shape, qa, ca, na);
   const double pb = sim_obstacle_query(&ob->shape, qb, cb, nb);
-  if (!(0.5 * (pa + pb - sim_norm3(d)) <= mo)) return 0;
+  const double len = sim_norm3(d);
+  if (!(0.5 * (pa + pb - len) <= *mo)) return 0;
   const double deep = sim_detect_edge_deepest(&ob->shape, qa, d, na, nb);
   if (!(deep > 0.0)) return 0;
   const double q[3] = {qa[0] + deep * d[0], qa[1] + deep * d[1], qa[2] + deep * d[2]};
-  double c[3], n[3], vel[3];
-  double phi = sim_obstacle_query(&ob->shape, q, c, n);
-  const double dip = SIM_DETECT_EDGE_DIP * s->margin;
-  if (!(phi <= mo) || !(pa - phi > dip && pb - phi > dip)) return 0;
+  const double phi = sim_obstacle_phi(&ob->shape, q), dip = SIM_DETECT_EDGE_DIP * own;
+  if (!(phi <= *mo) || !(pa - phi > dip && pb - phi > dip)) return 0;
   double reach = own; /* the points' distance from the deepest: the margin, or more */
   for (int j = 0; s->x_prev && j < 2; j++) {
     const double *x1 = s->x + 3 * (size_t)(j ? u : v), *x0 = s->x_prev + 3 * (size_t)(j ? u : v);
     const double m[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
     reach = fmax(reach, sim_norm3(m));
   }
-  const double half = fmin(0.25, reach / sim_norm3(d)), t = side ? deep + half : deep - half;
-  if (!(t > 0.0 && t < 1.0)) return 0;
-  const double qs[3] = {qa[0] + t * d[0], qa[1] + t * d[1], qa[2] + t * d[2]};
-  phi = sim_obstacle_query(&ob->shape, qs, c, n);
-  if (!(phi <= mo)) return 0;
-  *found_gap = phi;
-  sim_obstacle_velocity(&ob->shape, c, vel);
-  sim_detect_put(k, SIM_CONTACT_OBSTACLE_EDGE, v, source, n, c, phi, ob->mu, vel);
-  k->tri[0] = u, k->w[0] = t;
+  const double half = fmin(0.25, reach / len);
+  t[0] = deep - half, t[1] = deep + half;
   return 1;
 }
 
@@ -127,15 +122,27 @@ SIM_HD int sim_detect_obstacle_edges(const sim_detect_view *s, int v, int lo, in
     const sim_detect_obstacle *ob = &s->obs[o];
     if (!sim_detect_touches(ob->bodies, bv)) continue;
     const double own = sim_detect_margin(ob->margin, s->margin);
-    for (int i = 0; i < 2 * m; i++) {
-      const int e = i / 2, source = sim_detect_obstacle_edge_source(o, e, i % 2);
+    for (int e = 0; e < m; e++) {
+      double qa[3], d[3], mo, t[2];
       if ((fixed && s->pinned[u[e]]) ||
-          sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE_EDGE, source))
+          !sim_detect_obstacle_edge_dips(s, v, u[e], o, own, qa, d, &mo, t))
         continue;
-      sim_contact *k = out && !s->inside_only ? &out[found] : &tmp;
-      double gap;
-      if (!sim_detect_obstacle_edge_form(s, v, u[e], o, own, i % 2, source, k, &gap)) continue;
-      found += out || s->inside_only ? sim_detect_keep(s, gap, k, out, found) : 1;
+      for (int side = 0; side < 2; side++) {
+        const int source = sim_detect_obstacle_edge_source(o, e, side);
+        if (!(t[side] > 0.0 && t[side] < 1.0) ||
+            sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE_EDGE, source))
+          continue;
+        const double q[3] = {qa[0] + t[side] * d[0], qa[1] + t[side] * d[1],
+                             qa[2] + t[side] * d[2]};
+        double c[3], n[3], vel[3];
+        const double phi = sim_obstacle_query(&ob->shape, q, c, n);
+        if (!(phi <= mo)) continue;
+        sim_contact *k = out && !s->inside_only ? &out[found] : &tmp;
+        sim_obstacle_velocity(&ob->shape, c, vel);
+        sim_detect_put(k, SIM_CONTACT_OBSTACLE_EDGE, v, source, n, c, phi, ob->mu, vel);
+        k->tri[0] = u[e], k->w[0] = t[side];
+        found += out || s->inside_only ? sim_detect_keep(s, phi, k, out, found) : 1;
+      }
     }
   }
   return found;
