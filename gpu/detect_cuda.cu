@@ -86,9 +86,9 @@ struct sim_cuda_detect {
 
 // Vertex i's contacts (sim_detect_vertex) with edge pairs and edges against obstacles where
 // `edges` and v asks for them. Each kernel below comes in two: without edges (edges 0, a
-// constant the compiler removes their code for) and with them, so that a pass without them does not
-// carry their registers (scripts/kernel_regs.sh, sm_90: 216-218 without, 254 with; 242 for one
-// kernel holding both).
+// constant the compiler removes their code for) and with them, so that a pass without them
+// does not carry their registers (scripts/kernel_regs.sh, sm_90: 216-218 without, 254 with;
+// 242 for one kernel holding both).
 static __device__ __forceinline__ int vertex_contacts(const sim_detect_view &v, int edges, int i,
                                                       sim_contact *out) {
   sim_detect_view w = v;

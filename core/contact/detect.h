@@ -43,9 +43,11 @@
      come closest inside both within the margin, of two bodies or (self_collision) of one,
      held by the edge with the lower first vertex: detect_edge.h.
    - with obstacle_edges, a body's surface edge against an analytic obstacle (kind
-     SIM_CONTACT_OBSTACLE_EDGE) at the edge's point deepest in it, where that lies inside the
-     edge within the margin, held by the edge's lower vertex: detect_obstacle_edge.h.
-   For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY and EDGE.
+     SIM_CONTACT_OBSTACLE_EDGE), two either side of the edge's point deepest in it, where that
+     lies inside the edge within the margin, held by the edge's lower vertex:
+     detect_obstacle_edge.h.
+   For every kind: (t1, t2) = sim_tangent_basis(n); tri = -1, w = 0 except for BODY, EDGE and
+   OBSTACLE_EDGE.
 
    Filters: a pinned vertex (pinned[v] != 0) meets the bodies alone, not their triangles of
    pinned vertices alone, nor obstacles (its triangles still count, and its edges' pairs
@@ -316,7 +318,7 @@ typedef struct sim_detect_view {
 
 /* The most contacts one vertex can have as a point (sim_detect_vertex_point): one per obstacle,
    mesh obstacle and body, two per mesh and body with creases; and its edges' against the
-   obstacles (obstacle_edges): one per obstacle and edge it owns. Its edges' against edges
+   obstacles (obstacle_edges): two per obstacle and edge it owns. Its edges' against edges
    (edge_edge) have no such bound. */
 SIM_HD int sim_detect_most(const sim_detect_view *v) {
   return v->nobs * (v->obstacle_edges ? 1 + 2 * SIM_CONTACT_EDGE_SLOTS : 1) +

@@ -119,11 +119,6 @@ SIM_HD int sim_detect_touches(uint64_t mask, int body) {
   return mask == SIM_DETECT_ALL;
 }
 
-/* Whether xs is behind the plane through p with normal n by more than `by`. */
-SIM_HD int sim_detect_behind_by(const double *xs, const double p[3], const double n[3], double by) {
-  return (xs[0] - p[0]) * n[0] + (xs[1] - p[1]) * n[1] + (xs[2] - p[2]) * n[2] < -by;
-}
-
 /* Where a vertex at x meets an obstacle with step map m and margin `own` (sim_detect_margin):
    x itself, or in an at_start pass its place relative to the obstacle at the step's start (y,
    detect.h sim_detect_step), the margin widened by how far the obstacle moves there over the
@@ -136,22 +131,6 @@ SIM_HD const double *sim_detect_query_at(const sim_detect_view *s, const sim_det
   const double d[3] = {y[0] - x[0], y[1] - x[1], y[2] - x[2]};
   *margin += sim_norm3(d);
   return y;
-}
-
-/* face_prev: where x_prev is relative to an obstacle with step map m (ys: room for it), x_prev
-   carried by the map (the step's start against the obstacle where it ends), else x_prev; and
-   whether that place is behind the plane of a contact found at p with normal n by more than
-   the margin. The passes with face_prev find only vertices without a contact at q_t, farther
-   than the margin then (the prediction pass skips the q_t pass's, re-detection the step's), so
-   one that crossed a thin part started more than the margin behind the far side's plane; one
-   nearer that plane has not crossed it. Behind by any amount, vertices of sharp_corner's cloth
-   falling past the cube's edges were taken again at q_t, and the CPU's and the device's steps
-   then differed by 1e-5 of the scene's size where they agree to 1e-10 otherwise. */
-SIM_HD const double *sim_detect_start_of(const sim_detect_step *m, const double *xprev,
-                                         double ys[3]) {
-  if (!m->on) return xprev;
-  sim_detect_step_apply(m, xprev, ys);
-  return ys;
 }
 
 #endif

@@ -151,10 +151,32 @@ SIM_HD int sim_detect_mesh_crossed(const sim_bvh_view *b, const double *mx, cons
   return 0;
 }
 
+/* Whether xs is behind the plane through p with normal n by more than `by`. */
+SIM_HD int sim_detect_behind_by(const double *xs, const double p[3], const double n[3],
+                                double by) {
+  return (xs[0] - p[0]) * n[0] + (xs[1] - p[1]) * n[1] + (xs[2] - p[2]) * n[2] < -by;
+}
+
 /* face_prev (detect.h): n and the gap turned towards x_prev's side of the contact point p. */
 SIM_HD void sim_detect_face_prev(const double xprev[3], const double p[3], double n[3],
                                  double *gap) {
   if (sim_detect_behind_by(xprev, p, n, 0.0)) sim_detect_turn(n, gap);
+}
+
+/* face_prev: where x_prev is relative to an obstacle with step map m (ys: room for it), x_prev
+   carried by the map (the step's start against the obstacle where it ends), else x_prev; and
+   whether that place is behind the plane of a contact found at p with normal n by more than
+   the margin. The passes with face_prev find only vertices without a contact at q_t, farther
+   than the margin then (the prediction pass skips the q_t pass's, re-detection the step's), so
+   one that crossed a thin part started more than the margin behind the far side's plane; one
+   nearer that plane has not crossed it. Behind by any amount, vertices of sharp_corner's cloth
+   falling past the cube's edges were taken again at q_t, and the CPU's and the device's steps
+   then differed by 1e-5 of the scene's size where they agree to 1e-10 otherwise. */
+SIM_HD const double *sim_detect_start_of(const sim_detect_step *m, const double *xprev,
+                                         double ys[3]) {
+  if (!m->on) return xprev;
+  sim_detect_step_apply(m, xprev, ys);
+  return ys;
 }
 
 /* The distance from p to analytic obstacle o (its SDF), or with o NULL to the mesh of tree b
