@@ -6,7 +6,8 @@
    pins (hanging_bar_compliant_pin), a cable with pins (cable_finger), a cloth on open blades,
    their points against its triangles (cloth_on_knives), a cloth against itself
    (folding_towel), two ribbons crossed, held edge to edge (crossed_ribbons; and the upper
-   thrown across the lower at 8 m/s, where re-detection renews stale edge pairs), spinning rollers
+   thrown across the lower at 8 m/s, where re-detection renews stale edge pairs), a coarse ball's
+   edges held out of a cylinder (ball_on_roller, contact.obstacle_edges), spinning rollers
    (squeezing_ball) and
    the matrix-free W at 7,542 rows (sharp_corner).
    1. Step by step: the GPU run is reset to the CPU's state (q, q_t, v) after every step, so each
@@ -414,6 +415,17 @@ static void all_scenes(void) {
               "contact.margin=0.005|bodies.1.transform.translate=[3.1,0.6,0]|"
               "bodies.1.velocity=[-8,0,0]",
               44, 1e-6, 1e-3);
+  /* a coarse ball dropped on a cylinder with its edges' rows against it
+     (contact.obstacle_edges, two per edge that dips in: core/contact/detect_obstacle_edge.h),
+     first contact at step 13. The edges' rows make its steps sensitive: the CPU alone moves
+     its 17 steps with contact by a median 5.1e-8 of the size from a start one ulp off, 2.7e-6
+     from 1e-14, and its Cholesky solve's by 2.7e-6 from its sparse inverse's (largest
+     4.1-4.4e-4; scripts/sensitivity.sh --scene tests/data/scenes/ball_on_roller.json --steps 30
+     --set contact.obstacle_edges=true; without the option all within 1.2e-14). The emulation's
+     median was 1.6e-6 (host solve) and 5.7e-6 (device solve), largest 6.1e-4: hence the
+     median's bound 2e-5 */
+  step_within("data/scenes/ball_on_roller.json", "contact.obstacle_edges=true", GPU_OR_EMU(40, 30),
+              2e-5, 1e-3);
   /* the solver's other branches, on the box sliding down its slope and the soft box */
   /* bounds per option: the paper's form and plain CR (10 iterations, far from converged)
      amplify a rounding difference of W x more; with the GPU kernels' summation order emulated
