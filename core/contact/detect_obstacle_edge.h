@@ -73,34 +73,49 @@ SIM_HD double sim_detect_edge_deepest(const sim_obstacle *o, const double a[3], 
   return 0.5 * (lo + hi);
 }
 
-/* Where edge (v, u) dips into obstacle o (its step map, margin own): its ends as queried into
-   qa, its vector into d, the pass's margin for it into *mo, and its points' parameters into
-   t[0], t[1] (either outside (0, 1) where it has none on that side); 0 where it has no
-   contact. */
-SIM_HD int sim_detect_obstacle_edge_dips(const sim_detect_view *s, int v, int u, int o, double own,
-                                         double qa[3], double d[3], double *mo, double t[2]) {
-  const sim_detect_obstacle *ob = &s->obs[o];
-  const double *xa = s->x + 3 * (size_t)v, *xb = s->x + 3 * (size_t)u;
-  double ya[3], yb[3], ma, mb, ca[3], cb[3], na[3], nb[3];
-  const double *qa0 = sim_detect_query_at(s, &ob->step, own, xa, ya, &ma);
-  const double *qb = sim_detect_query_at(s, &ob->step, own, xb, yb, &mb);
-  *mo = fmax(ma, mb);
-  for (int k = 0; k < 3; k++) qa[k] = qa0[k], d[k] = qb[k] - qa0[k];
-  const double pa = sim_obstacle_query(&ob->shape, qa, ca, na);
-  const double pb = sim_obstacle_query(&ob->shape, qb, cb, nb);
+/* An edge's end queried against an obstacle (sim_detect_query_at): where it is, the pass's
+   margin there, its distance and normal. */
+typedef struct sim_detect_edge_end {
+  double q[3], margin, phi, n[3];
+} sim_detect_edge_end;
+
+SIM_HD void sim_detect_edge_end_at(const sim_detect_view *s, const sim_detect_obstacle *ob,
+                                   double own, int v, sim_detect_edge_end *e) {
+  double y[3], c[3];
+  const double *q = sim_detect_query_at(s, &ob->step, own, s->x + 3 * (size_t)v, y, &e->margin);
+  for (int k = 0; k < 3; k++) e->q[k] = q[k];
+  e->phi = sim_obstacle_query(&ob->shape, e->q, c, e->n);
+}
+
+/* How far vertex v moved from x_prev (0 without). */
+SIM_HD double sim_detect_moved(const sim_detect_view *s, int v) {
+  if (!s->x_prev) return 0.0;
+  const double *x1 = s->x + 3 * (size_t)v, *x0 = s->x_prev + 3 * (size_t)v;
+  const double m[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+  return sim_norm3(m);
+}
+
+/* Where edge (v, u) dips into obstacle ob (margin own), its end v queried as a (moved `moved`
+   from x_prev): its vector into d, the pass's margin for it into *mo, and its points'
+   parameters into t[0], t[1] (either outside (0, 1) where it has none on that side); 0 where
+   it has no contact. */
+SIM_HD int sim_detect_obstacle_edge_dips(const sim_detect_view *s, int u,
+                                         const sim_detect_obstacle *ob, double own,
+                                         const sim_detect_edge_end *a, double moved, double d[3],
+                                         double *mo, double t[2]) {
+  sim_detect_edge_end b;
+  sim_detect_edge_end_at(s, ob, own, u, &b);
+  *mo = fmax(a->margin, b.margin);
+  for (int k = 0; k < 3; k++) d[k] = b.q[k] - a->q[k];
   const double len = sim_norm3(d);
-  if (!(0.5 * (pa + pb - len) <= *mo)) return 0;
-  const double deep = sim_detect_edge_deepest(&ob->shape, qa, d, na, nb);
+  if (!(0.5 * (a->phi + b.phi - len) <= *mo)) return 0;
+  const double deep = sim_detect_edge_deepest(&ob->shape, a->q, d, a->n, b.n);
   if (!(deep > 0.0)) return 0;
-  const double q[3] = {qa[0] + deep * d[0], qa[1] + deep * d[1], qa[2] + deep * d[2]};
+  const double q[3] = {a->q[0] + deep * d[0], a->q[1] + deep * d[1], a->q[2] + deep * d[2]};
   const double phi = sim_obstacle_phi(&ob->shape, q), dip = SIM_DETECT_EDGE_DIP * own;
-  if (!(phi <= *mo) || !(pa - phi > dip && pb - phi > dip)) return 0;
-  double reach = own; /* the points' distance from the deepest: the margin, or more */
-  for (int j = 0; s->x_prev && j < 2; j++) {
-    const double *x1 = s->x + 3 * (size_t)(j ? u : v), *x0 = s->x_prev + 3 * (size_t)(j ? u : v);
-    const double m[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
-    reach = fmax(reach, sim_norm3(m));
-  }
+  if (!(phi <= *mo) || !(a->phi - phi > dip && b.phi - phi > dip)) return 0;
+  /* the points' distance from the deepest: the margin, or the ends' moves where larger */
+  const double reach = fmax(own, fmax(moved, sim_detect_moved(s, u)));
   const double half = fmin(0.25, reach / len);
   t[0] = deep - half, t[1] = deep + half;
   return 1;
@@ -116,32 +131,40 @@ SIM_HD int sim_detect_obstacle_edges(const sim_detect_view *s, int v, int lo, in
   const int ne = sim_detect_edges_of(&s->body[bv].bvh, v, u);
   const int m = ne < SIM_CONTACT_EDGE_SLOTS ? ne : SIM_CONTACT_EDGE_SLOTS;
   const int fixed = s->pinned && s->pinned[v];
+  const int form = out || s->inside_only; /* the contacts formed, not only counted */
+  const double moved = m > 0 ? sim_detect_moved(s, v) : 0.0;
   sim_contact tmp;
   int found = 0;
   for (int o = 0; m > 0 && o < s->nobs; o++) {
     const sim_detect_obstacle *ob = &s->obs[o];
     if (!sim_detect_touches(ob->bodies, bv)) continue;
     const double own = sim_detect_margin(ob->margin, s->margin);
+    sim_detect_edge_end a; /* v's end, the same for all its edges */
+    sim_detect_edge_end_at(s, ob, own, v, &a);
     for (int e = 0; e < m; e++) {
-      double qa[3], d[3], mo, t[2];
+      double d[3], mo, t[2];
       if ((fixed && s->pinned[u[e]]) ||
-          !sim_detect_obstacle_edge_dips(s, v, u[e], o, own, qa, d, &mo, t))
+          !sim_detect_obstacle_edge_dips(s, u[e], ob, own, &a, moved, d, &mo, t))
         continue;
       for (int side = 0; side < 2; side++) {
         const int source = sim_detect_obstacle_edge_source(o, e, side);
         if (!(t[side] > 0.0 && t[side] < 1.0) ||
             sim_detect_skipped(s, lo, hi, SIM_CONTACT_OBSTACLE_EDGE, source))
           continue;
-        const double q[3] = {qa[0] + t[side] * d[0], qa[1] + t[side] * d[1],
-                             qa[2] + t[side] * d[2]};
+        const double q[3] = {a.q[0] + t[side] * d[0], a.q[1] + t[side] * d[1],
+                             a.q[2] + t[side] * d[2]};
         double c[3], n[3], vel[3];
         const double phi = sim_obstacle_query(&ob->shape, q, c, n);
         if (!(phi <= mo)) continue;
+        if (!form) {
+          found++;
+          continue;
+        }
         sim_contact *k = out && !s->inside_only ? &out[found] : &tmp;
         sim_obstacle_velocity(&ob->shape, c, vel);
         sim_detect_put(k, SIM_CONTACT_OBSTACLE_EDGE, v, source, n, c, phi, ob->mu, vel);
         k->tri[0] = u[e], k->w[0] = t[side];
-        found += out || s->inside_only ? sim_detect_keep(s, phi, k, out, found) : 1;
+        found += sim_detect_keep(s, phi, k, out, found);
       }
     }
   }

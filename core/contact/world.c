@@ -174,13 +174,6 @@ static sim_detect_scene detect_scene(const sim_world *w, const double *x, const 
   return s;
 }
 
-/* Whether scene sc has an analytic obstacle (one not a mesh). */
-static int analytic_obstacles(const sim_scene *sc) {
-  for (int i = 0; i < sc->nobstacles; i++)
-    if (sc->obstacles[i].type != SIM_OBST_MESH) return 1;
-  return 0;
-}
-
 /* contact.edge_edge's and contact.obstacle_edges' limits on the meshes (detect.h
    sim_detect_check), named by body. */
 static int check_edges(const sim_world *w, sim_status *st) {
@@ -215,8 +208,6 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   w->par.self_collision = sc->contact.self_collision;
   w->par.no_others = !sc->contact.bodies; /* self-collision alone: no other body a target */
   w->par.edge_edge = sc->contact.edge_edge;
-  /* only where there are analytic obstacles: else it would build the bodies' trees for none */
-  w->par.obstacle_edges = sc->contact.obstacle_edges && analytic_obstacles(sc);
   w->par.creases = sc->contact.creases;
   w->obs = SIM_NEW0(sim_detect_obstacle, no + 1);
   w->obs_frame0 = SIM_NEW0(sim_frame, no + 1);
@@ -253,6 +244,8 @@ int sim_world_init(sim_world *w, const sim_model *m, sim_status *st) {
   }
   for (int v = 0; v < m->n; v++) w->pinned[v] = m->pin_of[v] >= 0;
   if (!rc) {
+    /* only with analytic obstacles: else it would build the bodies' trees for none */
+    w->par.obstacle_edges = sc->contact.obstacle_edges && w->nobs > 0;
     setup_bodies(w);
     if (w->nobs + w->nmesh > 0) w->collide = 1;
     w->active = w->collide || m->ncpin > 0 || m->ncable > 0;
