@@ -8,10 +8,13 @@
 # folder (for example `git worktree add /tmp/before HEAD~1`, then `cmake -S /tmp/before -B
 # /tmp/before/build -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/before/build --target
 # simctl`) and compare.
-# usage: scripts/bench_cd.sh --a PATH --b PATH [--runs N] [--frames N] [--out DIR] SCENE.json...
+# --set PATH=VALUE (repeatable) is passed to every run, as to simctl run: for example
+# --set contact.obstacle_edges=true.
+# usage: scripts/bench_cd.sh --a PATH --b PATH [--runs N] [--frames N] [--out DIR]
+#        [--set PATH=VALUE]... SCENE.json...
 set -euo pipefail
 A= B= RUNS=5 FRAMES= OUT=out/bench_cd
-SCENES=()
+SCENES=() SETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --a) A=${2:?--a needs a value}; shift 2 ;;
@@ -19,6 +22,7 @@ while [ $# -gt 0 ]; do
     --runs) RUNS=${2:?--runs needs a value}; shift 2 ;;
     --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
     --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    --set) SETS+=(--set "${2:?--set needs a value}"); shift 2 ;;
     -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench_cd.sh: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
     *) SCENES+=("$1"); shift ;;
@@ -51,7 +55,7 @@ for scene in "${SCENES[@]}"; do
       bin=$A && [ $which = b ] && bin=$B
       "$bin" run "$scene" -q --threads 1 --device cpu --out "$OUT/$name-$which" \
         ${FRAMES:+--frames "$FRAMES"} --set 'output.formats=["csv"]' --set output.every=1000000 \
-        >/dev/null
+        ${SETS[@]+"${SETS[@]}"} >/dev/null
       means "$OUT/$name-$which/timing.csv" >>"$OUT/$name.$which"
     done
   done

@@ -4,13 +4,25 @@
    exact depths, points, normals and rows; none on a plane or along the axis; the margin, the
    dip below the ends, pinned vertices, the bodies mask, inside_only and the step map. Against
    a dense scan of each edge of a crumpled strip over a sphere, a box's ridge, a capsule and a
-   torus: the same gaps and points, and every edge that dips has its contact. */
+   torus: the same gaps and points, and every edge that dips has its contact. The deepest
+   point's search against random segments through and beside a sphere, cylinder, capsule and
+   box: the slope's zero to 2^-36 of the edge, none on a plane, at most 2 SIM_DETECT_EDGE_HALVINGS
+   of the obstacle's queries a search. SIMCTL_BENCH_EDGE_SEARCH=1 prints the searches' mean and
+   largest counts of queries over 20,000 segments an obstacle. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/contact/detect.h"
+#include "../core/contact/detect_edge.h"
+#include "../core/contact/detect_form.h"
+/* the obstacle's queries that detect_obstacle_edge.h's functions make, counted (this file's
+   copies of them: SIM_HD is static inline) */
+static long queries;
+#define sim_obstacle_query(o, p, c, n) (queries++, sim_obstacle_query(o, p, c, n))
 #include "../core/contact/detect_obstacle_edge.h"
+#undef sim_obstacle_query
 #include "../core/contact/rows.h"
 #include "check.h"
 #include "detect_once.h"
@@ -305,7 +317,66 @@ static void test_shapes(void) {
   }
 }
 
+/* sim_detect_edge_deepest against `count` random segments through and beside each convex
+   obstacle (its slope, n . d, then rises along the segment): where the slope is < 0 at the
+   start and > 0 at the end, s in (0, 1) with the slope <= 0 at s - 2^-36 and >= 0 at s + 2^-36,
+   in at most 2 SIM_DETECT_EDGE_HALVINGS queries; elsewhere -1; on a plane always -1 (phi is
+   linear along a segment). With `print`, the mean and largest counts of queries, of all the
+   searches and of those whose least point is outside the obstacle (a contact's case). */
+static void test_deepest(int count, int print) {
+  const sim_obstacle_kind kinds[5] = {SIM_OBS_SPHERE, SIM_OBS_CAPSULE, SIM_OBS_CYLINDER,
+                                      SIM_OBS_BOX, SIM_OBS_PLANE};
+  const char *names[5] = {"sphere", "capsule", "cylinder", "box", "plane"};
+  unsigned r = 12345u;
+  for (int k = 0; k < 5; k++) {
+    sim_detect_obstacle ob = sim_default_detect_obstacle(kinds[k]);
+    const double pos[3] = {0.1, -0.2, 0.05}, axis[3] = {0.3, 1.0, -0.2};
+    ob.shape.frame = sim_frame_from_axis(pos, axis);
+    ob.shape.radius = 0.6, ob.shape.half_height = 0.4;
+    ob.shape.half[0] = 0.5, ob.shape.half[1] = 0.3, ob.shape.half[2] = 0.7;
+    int bad = 0, n[2] = {0, 0}; /* all the searches, those outside */
+    long sum[2] = {0, 0}, most[2] = {0, 0};
+    for (int t = 0; t < count; t++) {
+      double a[3], d[3], c[3], na[3], nb[3];
+      for (int i = 0; i < 3; i++) {
+        r = r * 1664525u + 1013904223u;
+        a[i] = pos[i] + 2.4 * ((r >> 8) / 16777216.0 - 0.5);
+        r = r * 1664525u + 1013904223u;
+        d[i] = pos[i] + 2.4 * ((r >> 8) / 16777216.0 - 0.5) - a[i];
+      }
+      const double b[3] = {a[0] + d[0], a[1] + d[1], a[2] + d[2]};
+      sim_obstacle_query(&ob.shape, a, c, na);
+      sim_obstacle_query(&ob.shape, b, c, nb);
+      const long before = queries;
+      const double s = sim_detect_edge_deepest(&ob.shape, a, d, na, nb);
+      const long used = queries - before;
+      if (!(sim_dot3(na, d) < 0.0 && sim_dot3(nb, d) > 0.0)) {
+        bad += s != -1.0 || used != 0;
+        continue;
+      }
+      const double h = 0x1p-36, q[3] = {a[0] + s * d[0], a[1] + s * d[1], a[2] + s * d[2]};
+      bad += !(s > 0.0 && s < 1.0) || !(sim_detect_edge_slope(&ob.shape, a, d, s - h) <= 0.0) ||
+             !(sim_detect_edge_slope(&ob.shape, a, d, s + h) >= 0.0) ||
+             used > 2 * SIM_DETECT_EDGE_HALVINGS;
+      for (int w = 0; w < 1 + (sim_obstacle_phi(&ob.shape, q) > 0.0); w++) {
+        n[w]++, sum[w] += used;
+        most[w] = used > most[w] ? used : most[w];
+      }
+    }
+    if (print)
+      printf(
+          "# %s: %d of %d segments bracket a least point, %.1f queries a search (at most %ld);"
+          " %d outside the obstacle, %.1f (at most %ld)\n",
+          names[k], n[0], count, n[0] ? (double)sum[0] / n[0] : 0.0, most[0], n[1],
+          n[1] ? (double)sum[1] / n[1] : 0.0, most[1]);
+    CHECK_INT(bad, 0);
+    CHECK(kinds[k] == SIM_OBS_PLANE ? n[0] == 0 : n[0] > count / 10 && n[1] > count / 20);
+  }
+}
+
 int main(void) {
+  const int bench = getenv("SIMCTL_BENCH_EDGE_SEARCH") != NULL;
+  test_deepest(bench ? 20000 : 2000, 1);
   test_chords();
   test_shapes();
   return check_summary("test_detect_obstacle_edge");
