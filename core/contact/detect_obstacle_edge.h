@@ -18,7 +18,7 @@
      zero is found in that bracket by safeguarded false position (sim_detect_edge_deepest: s to
      2^-40, in 6-10 of the obstacle's queries where 40 halvings of the bracket took 40;
      deterministic, the same steps on both backends); on the torus that finds a local minimum.
-   Elsewhere the minimum is at an end, which the vertex's own contact holds.
+     Elsewhere the minimum is at an end, which the vertex's own contact holds.
    - Two contacts where phi there is within the obstacle's margin and the ends' gaps exceed it
      by more than SIM_DETECT_EDGE_DIP margins (both: a row there is then not almost the sum of
      its ends'): at the points a reach before and after it along the edge (side 0 and 1), the
@@ -86,7 +86,7 @@ SIM_HD double sim_detect_edge_deepest(const sim_obstacle *o, const double a[3], 
   double glo = sim_dot3(na, d), ghi = sim_dot3(nb, d);
   if (!(glo < 0.0 && ghi > 0.0)) return -1.0;
   const double tol = 0.5 * SIM_DETECT_EDGE_WIDTH;
-  /* the bracket's widths 1 and 2 steps before (at first 2: the first two steps need halve it) */
+  /* the bracket's widths 1 and 2 steps before (2 at first: the first step need only halve it) */
   double lo = 0.0, hi = 1.0, w1 = 2.0, w2 = 2.0;
   int kept = 0; /* the end the step before kept: -1 hi (lo moved), +1 lo, 0 none */
   for (int i = 0; i < 2 * SIM_DETECT_EDGE_HALVINGS && hi - lo > SIM_DETECT_EDGE_WIDTH; i++) {
