@@ -42,7 +42,7 @@ static __global__ void k_gm_prepare(const int *dnc, sim_ncp_kind kind, double h,
   double *J = jac + SIM_NSN_JAC * (size_t)j;
   sim_nsn_exact_contact(kind, h, comp[j], mu[j], d + i, hq + i, hqt + i, w + i, lam + i, om + i,
                         e + i, J);
-  sim_nsn_exact_prepare(J, h * h, wd + i, jacobi, phi + i, rhs + i, pc + i, x0 + i);
+  sim_nsn_exact_prepare(J, h * h, wd + i, comp[j] < 0.0, jacobi, phi + i, rhs + i, pc + i, x0 + i);
   if (x0[i] != 0.0 || x0[i + 1] != 0.0 || x0[i + 2] != 0.0) *moved = 1;
 }
 

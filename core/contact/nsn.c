@@ -336,8 +336,8 @@ static int exact_step(sim_nsn *s, const double *hq) {
     double *jac = s->jac + SIM_NSN_JAC * (size_t)j;
     sim_nsn_exact_contact(s->opt.ncp, h, s->comp[j], s->mu[j], s->d + i, hq + i, s->hqt + i,
                           s->w + i, s->lambda + i, s->omega + i, s->e + i, jac);
-    sim_nsn_exact_prepare(jac, h2, s->wd + i, s->opt.cr_jacobi, s->dlam + i, s->rhs + i, s->pc + i,
-                          s->dlam + i);
+    sim_nsn_exact_prepare(jac, h2, s->wd + i, s->comp[j] < 0.0, s->opt.cr_jacobi, s->dlam + i,
+                          s->rhs + i, s->pc + i, s->dlam + i);
   }
   return sim_gmres_solve(m, exact_apply, s, s->opt.cr_jacobi ? s->pc : NULL, s->rhs, s->dlam,
                          s->opt.cr_iters, s->opt.cr_iters, s->opt.cr_tol, s->gwork, NULL);

@@ -13,7 +13,12 @@
      frictional, normal row: A = (omega_n, 0, 0), L = (e_n, 0, 0) (ncp.h sim_ncp_normal_capped:
        d phi_n / d delta, d phi_n / d lambda_n);
      friction rows, active: A = d phi_f / d u on the two tangent rows, L = (d phi_f / d lambda_n,
-       d phi_f / d lambda_f);
+       d phi_f / d lambda_f); where those partials overflow, the lagged rows A = I, L = e I.
+       e = |u| / |lambda_f| grows as 1 / lambda_n, and Newton steps that take a separating
+       contact's lambda_n to 0 leave it there only to rounding, a factor near 1e-16 a step:
+       squeezing_ball with contact.obstacle_edges reached lambda_n 2.8e-160 (e 5.1e159), whose
+       partials, about e / lambda_n, are beyond the doubles (NaN in GMRES, which then took no
+       step);
      friction rows, inactive (lambda_n <= 0 or mu = 0): A = 0, L = h^2 w I, as the lagged
        system's decoupled rows (phi = h^2 w lambda_f, nsn_row.h).
    J is not symmetric; GMRES (gmres.h) solves J dl = -phi. Host and device code (SIM_HD: the CUDA
@@ -46,6 +51,13 @@ SIM_HD void sim_nsn_exact_contact(sim_ncp_kind kind, double h, double comp, doub
   const double r_f = sim_ncp_precond_normal(h, 0.5 * (w[1] + w[2]));
   for (int a = 0; a < 2; a++) u[a] = hq[1 + a] - hqt[1 + a] - h * d[1 + a];
   sim_ncp_friction_jac(kind, u, lam + 1, lam[0], mu, r_f, du, dlf, dln);
+  int finite = 1;
+  for (int k = 0; k < 4; k++) finite &= isfinite(du[k]) && isfinite(dlf[k]);
+  if (!(finite && isfinite(dln[0]) && isfinite(dln[1]))) { /* the lagged rows (above) */
+    du[0] = du[3] = 1.0, du[1] = du[2] = 0.0;
+    dlf[0] = dlf[3] = h2 * ee[1], dlf[1] = dlf[2] = 0.0;
+    dln[0] = dln[1] = 0.0;
+  }
   for (int a = 0; a < 2; a++) {
     const int row = 3 * (1 + a);
     A[row + 1] = du[2 * a], A[row + 2] = du[2 * a + 1];
@@ -68,7 +80,15 @@ SIM_HD void sim_nsn_exact_row_scale(double *jac, int r, double f) {
      (nsn_row.h sim_nsn_row_rhs);
    - with jacobi, by q_r = |J_rr|^(-1/2) (J_rr = h^2 A_rr W_rr + L_rr), q_r also the right
      preconditioner: GMRES then works on Q J Q, as Conjugate Residual with the Jacobi
-     preconditioner on the lagged system.
+     preconditioner on the lagged system. Except a frictional contact's (frictional) coupled
+     friction rows: their columns take the normal row's q_0 (the three multipliers are forces
+     alike) and the rows 1 / (|J_rr| q_0), so the scaled diagonal is 1 all the same. At a
+     sliding contact whose lambda_n is nearly 0, e = |u| / |lambda_f| and d phi_f / d lambda_n =
+     e_n lambda_f grow as 1 / lambda_n; scaled by q_r on both sides the friction row's entry in
+     the normal column grew as lambda_n^(-1/2) (1.2e8 at lambda_n 2e-14 on squeezing_ball with
+     contact.obstacle_edges: GMRES's residual stayed where it started and the line search
+     refused every step after), scaled so it is d phi_f / d lambda_n / J_rr, about
+     lambda_f / lambda_n, at most mu (tests/test_nsn_exact_scaling.c).
    x0 is a row's own solution where it is decoupled (A's row within sim_nsn_coupled of 0, L's
    row only its diagonal, > 0: an inactive friction row, a separating contact's normal row), as
    the lagged solve starts there, else 0; the decoupled rows then see no Krylov vector. Where
@@ -76,19 +96,27 @@ SIM_HD void sim_nsn_exact_row_scale(double *jac, int r, double f) {
    same residual norm); without these scalings ten GMRES iterations let the gingerbread man
    0.8 mm into a cylinder where ten CR iterations let it 0.2 mm. phi and x0 may be the same
    array (row r's phi is read before its x0 is written). */
-SIM_HD void sim_nsn_exact_prepare(double *jac, double h2, const double wd[3], int jacobi,
-                                  const double phi[3], double rhs[3], double pc[3], double x0[3]) {
+SIM_HD void sim_nsn_exact_prepare(double *jac, double h2, const double wd[3], int frictional,
+                                  int jacobi, const double phi[3], double rhs[3], double pc[3],
+                                  double x0[3]) {
+  double dg[3];
   for (int r = 0; r < 3; r++) {
     const double a = jac[4 * r];
     const double s = sim_nsn_coupled(fabs(a)) ? 1.0 / a : 1.0;
     sim_nsn_exact_row_scale(jac, r, s);
     rhs[r] = -s * phi[r];
-    pc[r] = 1.0;
+    dg[r] = fabs(h2 * jac[4 * r] * wd[r] + jac[9 + 4 * r]);
+    pc[r] = jacobi && dg[r] > 0.0 ? 1.0 / sqrt(dg[r]) : 1.0;
+  }
+  for (int r = 0; r < 3; r++) {
+    double q = pc[r]; /* the row's second factor */
+    if (jacobi && frictional && r > 0 && sim_nsn_coupled(fabs(jac[4 * r])) && dg[r] > 0.0) {
+      pc[r] = pc[0];
+      q = 1.0 / (dg[r] * pc[0]);
+    }
     if (jacobi) {
-      const double dg = fabs(h2 * jac[4 * r] * wd[r] + jac[9 + 4 * r]);
-      pc[r] = dg > 0.0 ? 1.0 / sqrt(dg) : 1.0;
-      sim_nsn_exact_row_scale(jac, r, pc[r]);
-      rhs[r] *= pc[r];
+      sim_nsn_exact_row_scale(jac, r, q);
+      rhs[r] *= q;
     }
     const double *A = jac + 3 * r, *L = jac + 9 + 3 * r;
     int own = L[r] > 0.0;
