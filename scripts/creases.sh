@@ -7,7 +7,8 @@
 # contacts_max_by_kind.crease), the L-G iterations, and the mean detection and frame times
 # (ms a frame, timing.csv's cd and frame_ms; one run each: compare them with
 # scripts/bench_cd.sh for a figure that holds).
-# usage: scripts/creases.sh [--simctl BIN] [--frames N] [--out DIR] [SCENE.json...]
+# usage: scripts/creases.sh [--simctl BIN] [--frames N] [--out DIR] [--set PATH=VALUE]...
+#        [SCENE.json...]
 #        (defaults: build/simctl, each scene's frames, out/creases, the scenes whose bodies meet)
 set -euo pipefail
 # shellcheck source=scene_args.sh
@@ -24,7 +25,7 @@ for scene in "${SCENES[@]}"; do
     args=(run "$scene" --out "$dir" --quiet --threads 1 --device cpu --set "contact.creases=$on"
       --set 'output.formats=["csv"]')
     [ -n "$FRAMES" ] && args+=(--frames "$FRAMES")
-    "$SIMCTL" "${args[@]}"
+    "$SIMCTL" "${args[@]}" "${SETS[@]}"
     python3 - "$ROOT/scripts" "$dir" "$name" "$on" <<'PY'
 import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts

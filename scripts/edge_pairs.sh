@@ -10,7 +10,8 @@
 # the most contacts in a step and the most of them edge pairs (summary.json's
 # contacts_max_by_kind.edge), and the mean detection and frame times (ms a frame, timing.csv's
 # cd and frame_ms; one run each: compare them with scripts/bench_cd.sh for a figure that holds).
-# usage: scripts/edge_pairs.sh [--simctl BIN] [--frames N] [--out DIR] [SCENE.json...]
+# usage: scripts/edge_pairs.sh [--simctl BIN] [--frames N] [--out DIR] [--set PATH=VALUE]...
+#        [SCENE.json...]
 #        (defaults: build/simctl, each scene's frames, out/edge_pairs, the scenes whose solids
 #        meet: box_on_trampoline, pushing_wall, soft_box_on_slab, grabbing_raptor)
 set -euo pipefail

@@ -9,7 +9,8 @@
 # and its frame, the Newton steps in all and those of the end pass, the steps that ended above
 # the tolerance, the largest NCP value a step ended with (mm; "-" with no pass), and the mean
 # frame time (ms, timing.csv's frame_ms; one run each: rerun it for a figure that holds).
-# usage: scripts/end_pass.sh [--simctl BIN] [--frames N] [--out DIR] [SCENE.json...]
+# usage: scripts/end_pass.sh [--simctl BIN] [--frames N] [--out DIR] [--set PATH=VALUE]...
+#        [SCENE.json...]
 #        (defaults: build/simctl, each scene's frames, out/end_pass, the shipped contact scenes
 #        but the three longest: squeezing_ball, pulling_wooper, gingerbread_man)
 set -euo pipefail
@@ -28,7 +29,7 @@ for scene in "${SCENES[@]}"; do
     [ "$mode" = measure ] && args+=(--set contact.end_newton_steps=0)
     [ "$mode" = off ] && args+=(--set contact.end_tolerance=0)
     [ -n "$FRAMES" ] && args+=(--frames "$FRAMES")
-    "$SIMCTL" "${args[@]}"
+    "$SIMCTL" "${args[@]}" "${SETS[@]}"
     python3 - "$ROOT/scripts" "$dir" "$name" "$mode" <<'PY'
 import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts

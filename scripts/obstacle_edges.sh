@@ -9,7 +9,8 @@
 # (summary.json's contacts_max_by_kind.obstacle_edge), the contacts re-detection added, the
 # L-G iterations a step, and the mean detection and frame times (ms a frame, timing.csv's cd
 # and frame_ms; one run each: compare them with scripts/bench_cd.sh for a figure that holds).
-# usage: scripts/obstacle_edges.sh [--simctl BIN] [--frames N] [--out DIR] [SCENE.json...]
+# usage: scripts/obstacle_edges.sh [--simctl BIN] [--frames N] [--out DIR] [--set PATH=VALUE]...
+#        [SCENE.json...]
 #        (defaults: build/simctl, each scene's frames, out/obstacle_edges, the scenes that
 #        press bodies on cylinders: squeezing_ball, pulling_wooper, gingerbread_man)
 set -euo pipefail

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Sourced by the scripts that run a list of scenes with a simctl and print a table per run
-# (creases.sh, end_pass.sh, edge_pairs.sh): their options, checked, into SIMCTL, FRAMES, OUT
-# and SCENES.
+# (creases.sh, end_pass.sh, edge_pairs.sh, obstacle_edges.sh): their options, checked, into
+# SIMCTL, FRAMES, OUT, SCENES and SETS (each --set PATH=VALUE, repeatable: a scene override that
+# both_ways passes to every run, for example --set contact.newton_jacobian=exact).
 # usage (from the script): scene_args NAME DEFAULT_OUT "$@"; SCENES stays empty where no scene
 # was given, and default_scenes SCENE_NAME... then fills in the script's own (scenes/NAME.json).
 # -h/--help prints the script's usage comment.
@@ -9,13 +10,16 @@ scene_args() {
   local name=$1
   ROOT="$(cd "$(dirname "$0")/.." && pwd)"
   SIMCTL="$ROOT/build/simctl" FRAMES= OUT=$2
-  SCENES=()
+  SCENES=() SETS=()
   shift 2
   while [ $# -gt 0 ]; do
     case "$1" in
       --simctl) SIMCTL=${2:?--simctl needs a value}; shift 2 ;;
       --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
       --out) OUT=${2:?--out needs a value}; shift 2 ;;
+      --set)
+        [[ "${2:-}" == *=* ]] || { echo "$name: --set: expected PATH=VALUE, got '${2:-}'" >&2; exit 2; }
+        SETS+=(--set "$2"); shift 2 ;;
       -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
       -*) echo "$name: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
       *) SCENES+=("$1"); shift ;;
@@ -43,9 +47,9 @@ run_frames() {
 print(json.load(open(sys.argv[1])).get("solver", {}).get("frames", 100))' "$1")}
   RUN_EVERY=$(((RUN_FRAMES + 99) / 100))
 }
-# KEY ROW: each scene run with contact.KEY false, then true, on the CPU with one thread, its
-# frames (run_frames) written as OBJ and CSV into OUT/NAME-ON, then `ROW DIR NAME ON` (the
-# script's table row for it)
+# KEY ROW: each scene run with contact.KEY false, then true (and SETS), on the CPU with one
+# thread, its frames (run_frames) written as OBJ and CSV into OUT/NAME-ON, then
+# `ROW DIR NAME ON` (the script's table row for it)
 both_ways() {
   local key=$1 row=$2 scene name on dir
   for scene in "${SCENES[@]}"; do
@@ -56,7 +60,7 @@ both_ways() {
       rm -rf "$dir"
       "$SIMCTL" run "$scene" --out "$dir" --quiet --threads 1 --device cpu \
         --frames "$RUN_FRAMES" --set "contact.$key=$on" --set "output.every=$RUN_EVERY" \
-        --set 'output.formats=["obj","csv"]'
+        --set 'output.formats=["obj","csv"]' "${SETS[@]}"
       "$row" "$dir" "$name" "$on"
     done
   done

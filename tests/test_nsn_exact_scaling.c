@@ -7,13 +7,14 @@
    as lambda_n^(-1/2): 1.2e8 at lambda_n 2e-14 on squeezing_ball with
    contact.obstacle_edges, whose GMRES then left the residual where it started (relative
    residual 1.000) and the line search refused every step after (the ball went through a
-   roller, docs/results.md *Edges against analytic obstacles*). A frictional contact's friction
-   columns now take its normal column's scale and their rows are divided by |J_rr| times it:
-   that entry is then about lambda_f / lambda_n, at most mu.
+   roller, docs/results.md *Edges against analytic obstacles*). Where Jacobi's scale would leave
+   that entry above the diagonal's 1, the friction row's column now takes the scale that puts it
+   at 1, and the row 1 / (|J_rr| times it).
    Checks, for lambda_n from 1 down to 1e-14 (mu 0.5, slip 1e-4 m in a step, lambda_f just
    inside the cone against the slip):
    - the contact's scaled 3 x 3 block (J's rows as GMRES sees them, times the right
      preconditioner) has a condition number (infinity norm) below 100;
+   - the other contacts (lambda_n 1 to 1.5, lambda_f half the cone's) keep Jacobi's scale;
    - GMRES with as many iterations as rows solves J dlambda = -phi of 8 contacts coupled through
      a random W to a componentwise backward error below 1e-9: each row's residual
      |(J dlambda + phi)_i| at most 1e-9 of (|J| |dlambda| + |phi|)_i, a measure the rows' own
@@ -128,6 +129,11 @@ static double run(double ln, double *rel) {
                           w + i, lam + i, om, ee, J);
     memcpy(jac0 + SIM_NSN_JAC * j, J, sizeof(double) * SIM_NSN_JAC);
     sim_nsn_exact_prepare(J, h * h, w + i, comp[j] < 0.0, 1, phi + i, rhs + i, pc + i, x + i);
+    for (int r = 0; j > 0 && r < 3; r++) { /* the others keep Jacobi's scale, |J_rr|^(-1/2) */
+      const double *J0 = jac0 + SIM_NSN_JAC * j, a = J0[4 * r];
+      const double dg = fabs(h * h * w[i + r] + J0[9 + 4 * r] / a); /* each row over A_rr */
+      CHECK_NEAR(pc[i + r] * sqrt(dg), 1.0, 1e-12);
+    }
     if (j == 0) { /* the block GMRES works on: (h^2 A W_jj + L) diag(pc) */
       double a[9];
       for (int r = 0; r < 3; r++)

@@ -80,15 +80,18 @@ SIM_HD void sim_nsn_exact_row_scale(double *jac, int r, double f) {
      (nsn_row.h sim_nsn_row_rhs);
    - with jacobi, by q_r = |J_rr|^(-1/2) (J_rr = h^2 A_rr W_rr + L_rr), q_r also the right
      preconditioner: GMRES then works on Q J Q, as Conjugate Residual with the Jacobi
-     preconditioner on the lagged system. Except a frictional contact's (frictional) coupled
-     friction rows: their columns take the normal row's q_0 (the three multipliers are forces
-     alike) and the rows 1 / (|J_rr| q_0), so the scaled diagonal is 1 all the same. At a
-     sliding contact whose lambda_n is nearly 0, e = |u| / |lambda_f| and d phi_f / d lambda_n =
-     e_n lambda_f grow as 1 / lambda_n; scaled by q_r on both sides the friction row's entry in
-     the normal column grew as lambda_n^(-1/2) (1.2e8 at lambda_n 2e-14 on squeezing_ball with
-     contact.obstacle_edges: GMRES's residual stayed where it started and the line search
-     refused every step after), scaled so it is d phi_f / d lambda_n / J_rr, about
-     lambda_f / lambda_n, at most mu (tests/test_nsn_exact_scaling.c).
+     preconditioner on the lagged system. Except where that leaves a frictional contact's
+     (frictional) coupled friction row's entry in its normal column, d phi_f / d lambda_n, above
+     the diagonal's 1: that row's column then takes the scale that puts the entry at 1 and the
+     row 1 / (|J_rr| times it), so the diagonal stays 1. At a sliding contact whose lambda_n is
+     nearly 0, e = |u| / |lambda_f| and d phi_f / d lambda_n = e_n lambda_f grow as
+     1 / lambda_n, and scaled by q_r on both sides the entry grew as lambda_n^(-1/2): 1.2e8 at
+     lambda_n 2e-14 on squeezing_ball with contact.obstacle_edges, whose GMRES then left the
+     residual where it started and whose line search refused every step after
+     (tests/test_nsn_exact_scaling.c). Every other row keeps Jacobi's scale: the normal
+     column's scale for all three, tried first, scales a friction row of a cloth, whose W is
+     far smaller in its plane than across it, out of proportion with its neighbours'
+     (box_on_trampoline's box 3.8 mm into the cloth, against 0.7).
    x0 is a row's own solution where it is decoupled (A's row within sim_nsn_coupled of 0, L's
    row only its diagonal, > 0: an inactive friction row, a separating contact's normal row), as
    the lagged solve starts there, else 0; the decoupled rows then see no Krylov vector. Where
@@ -111,8 +114,8 @@ SIM_HD void sim_nsn_exact_prepare(double *jac, double h2, const double wd[3], in
   for (int r = 0; r < 3; r++) {
     double q = pc[r]; /* the row's second factor */
     if (jacobi && frictional && r > 0 && sim_nsn_coupled(fabs(jac[4 * r])) && dg[r] > 0.0) {
-      pc[r] = pc[0];
-      q = 1.0 / (dg[r] * pc[0]);
+      const double c = fabs(jac[9 + 3 * r]) * pc[0] / dg[r]; /* d phi_f / d lambda_n at 1 */
+      if (c > pc[r]) pc[r] = c, q = 1.0 / (dg[r] * c);
     }
     if (jacobi) {
       sim_nsn_exact_row_scale(jac, r, q);
