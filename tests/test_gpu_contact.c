@@ -426,9 +426,10 @@ static void all_scenes(void) {
      medians of so few steps move from build to build: 5.1e-8 to 2.7e-6 over 30 before the
      deepest point's search changed, 2026-12-07; without the option all within 1.2e-14). The
      emulation's median was 1.7e-6 (host solve) and 1.2e-5 (device solve), largest 2.5e-4:
-     hence the median's bound 1e-4. With the exact Jacobian the same steps are not sensitive
-     (the CPU's medians within 2.4e-13, largest 5.4e-11 over 40 steps; the emulation's 4.4e-15
-     and 4.7e-15, largest 1.1e-11), so that run checks the edges' rows on the device to the
+     hence the median's bound 1e-4. With the exact Jacobian the same steps are far less
+     sensitive (the CPU's medians within 1.9e-12 over 30 steps and 1.5e-10 over 40, largest
+     5.4e-9, since the exact system's scaling was bounded, 2026-12-07; the emulation's 3.9e-14
+     and 1.8e-13, largest 3.9e-10), so that run checks the edges' rows on the device to the
      default bound and a largest step of 1e-6. */
   step_within("data/scenes/ball_on_roller.json", "contact.obstacle_edges=true", GPU_OR_EMU(40, 30),
               1e-4, 1e-3);
@@ -451,9 +452,9 @@ static void all_scenes(void) {
               {"contact.line_search=0", 1e-9, 1e-3},
               /* the friction rows' exact Jacobian (GMRES on the device, whose sums are not
                  the host's: its operations' pass differs from the CPU's by 1.2e-6 on an H200,
-                 test_gpu_contact_ops exact); on the emulation median 8.1e-14 (stick_slip) and
-                 9.4e-16 (soft_box_on_slab), largest 7.2e-12, where the CPU alone moves a step by
-                 a median 6.5e-14 and 5.6e-16 from a start one ulp off (scripts/sensitivity.sh
+                 test_gpu_contact_ops exact); on the emulation median 6.7e-14 (stick_slip) and
+                 9.7e-16 (soft_box_on_slab), largest 7.1e-12, where the CPU alone moves a step by
+                 a median 5.7e-14 and 4.7e-16 from a start one ulp off (scripts/sensitivity.sh
                  --steps 40 --set contact.newton_jacobian=exact; 8.9e-14 and 5.6e-16 lagged).
                  Before a friction row's entry in its normal column was bounded (nsn_exact.h
                  sim_nsn_exact_prepare, 2026-12-07) stick_slip's median on the emulation was
