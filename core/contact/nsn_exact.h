@@ -14,8 +14,9 @@
        d phi_n / d delta, d phi_n / d lambda_n);
      friction rows, active: A = d phi_f / d u on the two tangent rows, L = (d phi_f / d lambda_n,
        d phi_f / d lambda_f); where those partials overflow, the lagged rows A = I, L = e I.
-       e = |u| / |lambda_f| grows as 1 / lambda_n, and Newton steps that take a separating
-       contact's lambda_n to 0 leave it there only to rounding, a factor near 1e-16 a step:
+       e = |u| / |lambda_f| grows as 1 / lambda_n, and a separating contact's lambda_n goes to
+       0 from above without reaching it: its row is decoupled and Fischer-Burmeister's Newton
+       step leaves about r lambda_n^2 / (2 delta) (9.2e-13, 2.7e-24, 3.7e-40 in three steps).
        squeezing_ball with contact.obstacle_edges reached lambda_n 2.8e-160 (e 5.1e159), whose
        partials, about e / lambda_n, are beyond the doubles (NaN in GMRES, which then took no
        step);
