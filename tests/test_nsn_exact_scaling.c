@@ -70,17 +70,11 @@ static void apply_abs(const system_t *s, const double *x, double *y) {
 /* infinity-norm condition number of a 3 x 3 matrix (0 if singular) */
 static double cond3(const double a[9]) {
   double inv[9];
-  inv[0] = a[4] * a[8] - a[5] * a[7], inv[1] = a[2] * a[7] - a[1] * a[8];
-  inv[2] = a[1] * a[5] - a[2] * a[4], inv[3] = a[5] * a[6] - a[3] * a[8];
-  inv[4] = a[0] * a[8] - a[2] * a[6], inv[5] = a[2] * a[3] - a[0] * a[5];
-  inv[6] = a[3] * a[7] - a[4] * a[6], inv[7] = a[1] * a[6] - a[0] * a[7];
-  inv[8] = a[0] * a[4] - a[1] * a[3];
-  const double det = a[0] * inv[0] + a[1] * inv[3] + a[2] * inv[6];
-  if (det == 0.0) return 0.0;
+  if (sim_inv3(a, inv) == 0.0) return 0.0; /* base/mathx.h */
   double na = 0.0, ni = 0.0;
   for (int r = 0; r < 3; r++) {
     double sa = 0.0, si = 0.0;
-    for (int c = 0; c < 3; c++) sa += fabs(a[3 * r + c]), si += fabs(inv[3 * r + c] / det);
+    for (int c = 0; c < 3; c++) sa += fabs(a[3 * r + c]), si += fabs(inv[3 * r + c]);
     na = fmax(na, sa), ni = fmax(ni, si);
   }
   return na * ni;
