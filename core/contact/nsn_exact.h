@@ -14,12 +14,11 @@
        d phi_n / d delta, d phi_n / d lambda_n);
      friction rows, active: A = d phi_f / d u on the two tangent rows, L = (d phi_f / d lambda_n,
        d phi_f / d lambda_f); where those partials overflow, the lagged rows A = I, L = e I.
-       e = |u| / |lambda_f| grows as 1 / lambda_n, and a separating contact's lambda_n goes to
-       0 from above without reaching it: its row is decoupled and Fischer-Burmeister's Newton
-       step leaves about r lambda_n^2 / (2 delta) (9.2e-13, 2.7e-24, 3.7e-40 in three steps).
-       squeezing_ball with contact.obstacle_edges reached lambda_n 2.8e-160 (e 5.1e159), whose
-       partials, about e / lambda_n, are beyond the doubles (NaN in GMRES, which then took no
-       step);
+       e = |u| / |lambda_f| grows as 1 / lambda_n: squeezing_ball with
+       contact.obstacle_edges reached lambda_n 2.8e-160 (e 5.1e159), whose partials, about
+       e / lambda_n, are beyond the doubles (NaN in GMRES, which then took no step). Such
+       lambda_n came from GMRES moving separating contacts' decoupled normal rows, which it no
+       longer does (sim_nsn_exact_prepare); the guard stays;
      friction rows, inactive (lambda_n <= 0 or mu = 0): A = 0, L = h^2 w I, as the lagged
        system's decoupled rows (phi = h^2 w lambda_f, nsn_row.h).
    J is not symmetric; GMRES (gmres.h) solves J dl = -phi. Host and device code (SIM_HD: the CUDA
@@ -95,11 +94,20 @@ SIM_HD void sim_nsn_exact_row_scale(double *jac, int r, double f) {
      (box_on_trampoline's box 3.8 mm into the cloth, against 0.7).
    x0 is a row's own solution where it is decoupled (A's row within sim_nsn_coupled of 0, L's
    row only its diagonal, > 0: an inactive friction row, a separating contact's normal row), as
-   the lagged solve starts there, else 0; the decoupled rows then see no Krylov vector. Where
-   mu is 0 the two systems are the same and GMRES takes CR's steps (the same Krylov spaces, the
-   same residual norm); without these scalings ten GMRES iterations let the gingerbread man
-   0.8 mm into a cylinder where ten CR iterations let it 0.2 mm. phi and x0 may be the same
-   array (row r's phi is read before its x0 is written). */
+   the lagged solve starts there, else 0. A decoupled row's A entries are set to 0, as the
+   lagged system drops them (nsn.c system_apply), and its rhs to L_rr x0 (a rounding's change):
+   its residual is then exactly 0 at x0 and every Krylov vector is 0 there, so GMRES leaves it
+   at x0, bit for bit. Omega_n there is Fischer-Burmeister's b^2 / (2 a^2) at a > 0 (b = r
+   lambda_n), whose root in b is 0 for every a: the term only moved the step off it. With them kept
+   (up to 1e-9), GMRES moved 985 of 1,000 separating contacts' normal rows off x0, where lambda_n +
+   x0 <= 0 (Fischer-Burmeister's step from a separating contact's lambda_n lands about -r lambda_n^2
+   / (2 delta) below 0, which the cone takes to 0), and 107 of them to a lambda_n above 0: tiny
+   forces (31 below 1e-20 of the largest in 70 frames of squeezing_ball with contact.obstacle_edges,
+   down to 2.8e-160) that warm start carried on, each a sliding contact with e = |u| / |lambda_f|
+   about 1 / lambda_n (above). Where mu is 0 the two systems are the same and GMRES takes CR's steps
+   (the same Krylov spaces, the same residual norm); without these scalings ten GMRES iterations let
+   the gingerbread man 0.8 mm into a cylinder where ten CR iterations let it 0.2 mm. phi and x0 may
+   be the same array (row r's phi is read before its x0 is written). */
 SIM_HD void sim_nsn_exact_prepare(double *jac, double h2, const double wd[3], int frictional,
                                   int jacobi, const double phi[3], double rhs[3], double pc[3],
                                   double x0[3]) {
@@ -122,10 +130,14 @@ SIM_HD void sim_nsn_exact_prepare(double *jac, double h2, const double wd[3], in
       sim_nsn_exact_row_scale(jac, r, q);
       rhs[r] *= q;
     }
-    const double *A = jac + 3 * r, *L = jac + 9 + 3 * r;
+    double *A = jac + 3 * r, *L = jac + 9 + 3 * r;
     int own = L[r] > 0.0;
     for (int c = 0; c < 3; c++) own &= !sim_nsn_coupled(fabs(A[c])) && (c == r || L[c] == 0.0);
     x0[r] = own ? rhs[r] / L[r] : 0.0;
+    if (own) { /* decoupled: its residual 0 at x0, exactly, so GMRES leaves it there */
+      A[0] = A[1] = A[2] = 0.0;
+      rhs[r] = L[r] * x0[r];
+    }
   }
 }
 
