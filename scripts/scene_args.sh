@@ -18,7 +18,10 @@ scene_args() {
       --frames) FRAMES=${2:?--frames needs a value}; shift 2 ;;
       --out) OUT=${2:?--out needs a value}; shift 2 ;;
       --set)
-        [[ "${2:-}" == *=* ]] || { echo "$name: --set: expected PATH=VALUE, got '${2:-}'" >&2; exit 2; }
+        if [[ "${2:-}" != *=* ]]; then
+          echo "$name: --set: expected PATH=VALUE, got '${2:-}'" >&2
+          exit 2
+        fi
         SETS+=(--set "$2"); shift 2 ;;
       -h | --help) sed -n '3,/^set -/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
       -*) echo "$name: unknown option '$1' (see the usage at the top of the script)" >&2; exit 2 ;;
