@@ -409,30 +409,19 @@ static int fused_cols(const cuda_contact *k) {
 
 // y = the Newton system times x (nsn.c system_apply), nothing where *gate is 0. x_zero: the
 // host knows that what W multiplies (k_sys_pre's vector) is zero, so W's part of each row is
-// the +0.0 that the product's sums of +-0.0 terms give, and W is not read: fused with a dense
-// W, k_sys_gemv without W; else the memset and the row kernel after the product (matrix-free,
-// one product with H A^-1 H^T, two passes over S, fewer). y has the same bits either way.
+// the +0.0 that the product's sums of +-0.0 terms give, and W is not read: the memset and the row
+// kernel after the product (matrix-free, one product with H A^-1 H^T, two passes over S, fewer).
+// y has the same bits either way. Fused with a dense W, sys_apply_dot takes the product and its
+// sum in one launch (k_sys_gemv_dot) where the rows the arrays hold fit its reduction (under
+// 21,846 contacts) and comes here above that: the separate launches, whose bits the fused
+// kernels' are (test_gpu_contact_ops). (A fused kernel for that case alone, k_sys_gemv, ran in
+// no test: scripts/emu_coverage.sh.)
 static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gate, int x_zero,
                      sim_status *st) {
   cuda_nsn *s = k->dn;
   const int m = 3 * s->cap, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER; /* grids */
   const float *wf = x_zero ? NULL : cr_wf(k);
   cudaStream_t sm = stream(k);
-  if (s->fuse && k->w_dense) {
-    const unsigned g = blocks_for(32LL * m);
-    const double *W = x_zero ? NULL : sim_cuda_w_of(k), *om = s->om, *e = s->e;
-    const int *n = k->dnc; /* the count: the rows are 3 *n */
-    int rc = SIM_OK;
-    if (k->blk.on && !x_zero) /* k_sys_pre's vector, prepared */
-      rc = sim_cuda_blk_cols(k, x, 1, 0, paper ? om : NULL, paper ? NULL : om, gate, st);
-    if (rc) return rc;
-    if (wf)
-      k_sys_gemv<float><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, wf, k->blk, om, e, x, y, gate);
-    else
-      k_sys_gemv<double><<<g, SIM_CUDA_BLOCK, 0, sm>>>(n, paper, W, k->blk, om, e, x, y, gate);
-    SIM_CU(cudaGetLastError(), st);
-    return SIM_OK;
-  }
   if (fused_cols(k) && !x_zero) { /* k_sys_pre and k_sys_post in the product's launches */
     const cuda_sys_rows r = {paper ? s->om : NULL, paper ? NULL : s->om, 1, paper, s->om, s->e, x};
     return sim_cuda_w_apply_sys(k, x, y, gate, r, st);

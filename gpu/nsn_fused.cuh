@@ -176,35 +176,22 @@ static __device__ double sys_row(int m, int paper, const T *W, const cuda_wblk &
   return xi;
 }
 
-// y = the Newton system times x, a warp per row; nothing where *gate is 0; W NULL: W's part
-// zero (sys_row).
-template <typename T>
-static __global__ void k_sys_gemv(const int *nc, int paper, const T *W, cuda_wblk b,
-                                  const double *om, const double *e, const double *x, double *y,
-                                  const int *gate) {
-  SIM_PDL_WAIT();
-  int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-  const int m = 3 * *nc;
-  if (i >= m || !*gate) return; /* whole warps: i and *gate are the warp's */
-  sys_row(m, paper, W, b, om, e, col_of{x}, y, i, lane);
-}
-
-// k_sys_gemv, then the sum of x y over the m rows with its decision `then` (reduce_to's
-// k_reduce_last, on its partition: reduction block b adds rows SIM_CUDA_BLOCK b .. + 255 by
-// block_sum_max's tree, nb >= the grid's reduction blocks), in one launch. The blocks of a
-// warp per row that hold reduction block b's rows count themselves in gcount[b]; the last of
-// them adds those rows into part[b]; the last of those (gcount[SIM_RED_BLOCKS]) adds the parts
-// and decides. Every block with a row below m counts, also where *gate is 0 (the separate
-// reduction runs ungated, over what x and y hold then); the blocks past m (the grid follows the
-// arrays' capacity) leave at once, and the reduction blocks they would have made get +0.0 in
-// the last sum, the partials that the separate reduction's blocks past m leave, so the sum has
-// the same bits (until 2026-12-03 they counted too: on the emulation, where each barrier
-// switches every thread, some 400 million of `test_emu_contact_ops device`'s 1.13 billion
-// switches were these blocks' two barriers).
-// With first (Conjugate Residual's first direction, k_cr_dir_mpd's first launch, in this
-// one): each row's warp also sets p = x and Mp = y where *gate is open, the sum of Mp dinv Mp
-// (dinv optional) goes to first->mpd on the same partition and trees (its partials at part +
-// 2 SIM_RED_BLOCKS), and after `then` the last thread takes the step length (cr_alpha).
+// y = the Newton system times x, a warp per row (sys_row), then the sum of x y over the m rows with
+// its decision `then` (reduce_to's k_reduce_last, on its partition: reduction block b adds rows
+// SIM_CUDA_BLOCK b .. + 255 by block_sum_max's tree, nb >= the grid's reduction blocks), in one
+// launch. The blocks of a warp per row that hold reduction block b's rows count themselves in
+// gcount[b]; the last of them adds those rows into part[b]; the last of those
+// (gcount[SIM_RED_BLOCKS]) adds the parts and decides. Every block with a row below m counts, also
+// where *gate is 0 (the separate reduction runs ungated, over what x and y hold then); the blocks
+// past m (the grid follows the arrays' capacity) leave at once, and the reduction blocks they would
+// have made get +0.0 in the last sum, the partials that the separate reduction's blocks past m
+// leave, so the sum has the same bits (until 2026-12-03 they counted too: on the emulation, where
+// each barrier switches every thread, some 400 million of `test_emu_contact_ops device`'s 1.13
+// billion switches were these blocks' two barriers). With first (Conjugate Residual's first
+// direction, k_cr_dir_mpd's first launch, in this one): each row's warp also sets p = x and Mp = y
+// where *gate is open, the sum of Mp dinv Mp (dinv optional) goes to first->mpd on the same
+// partition and trees (its partials at part + 2 SIM_RED_BLOCKS), and after `then` the last thread
+// takes the step length (cr_alpha).
 typedef struct cr_first {
   cr_dev *c;
   double *p, *Mp, *mpd;

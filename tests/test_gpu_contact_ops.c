@@ -421,8 +421,7 @@ static void fused_pass(const char *what, const char *delassus, const char *cr_pr
    (SIMCTL_CUDA_MF_QUEUE=off: a wait each, no graph) against the kept record of the same pass
    queued on (the default: the gates skip what was decided against, the L-G iterations a graph,
    the line search's trials in batches through S's contact columns): the same bits. */
-static void reads_pass(void) {
-  const char *what = "device Newton solve, W matrix-free, the host reading the decisions";
+static void reads_pass(const char *what) {
   CHECK(g_kept != NULL);
   g_rec = g_kept, g_rec_n = g_kept_n, g_kept = NULL, g_kept_n = 0;
   g_rec_mode = 2, g_rec_at = 0, g_rec_diff = 0;
@@ -450,7 +449,7 @@ static void reads_pass(void) {
    compare with the dense one's record), device-float (W dense with CR in float, and CR's step
    apart), device-operator (W matrix-free, queued on and read by the host), exact-frictionless
    (the host's GMRES, then the device's with W dense and in blocks) and exact-tolerance (with
-   cr_tolerance, then with friction). */
+   cr_tolerance, W dense, then matrix-free queued on and read by the host; then with friction). */
 enum {
   P_ROWS = 1,
   P_HOST = 2,
@@ -524,7 +523,7 @@ int main(int argc, char **argv) {
   }
   if (p & P_DOPER) {
     fused_pass("device Newton solve, W matrix-free", "operator", "double", 1, 1);
-    reads_pass();
+    reads_pass("device Newton solve, W matrix-free, the host reading the decisions");
   }
   if (p & P_XFREE) { /* the friction rows' exact Jacobian: GMRES on the device
                         (gpu/gmres_cuda.cu) against the host's (nsn.c) */
@@ -552,7 +551,13 @@ int main(int argc, char **argv) {
                "dense", "double", 1, 0);
     fused_pass(
         "device Newton solve, exact Jacobian, no friction, W matrix-free, cr_tolerance 1e-10",
-        "operator", "double", 2, 0);
+        "operator", "double", 2, 1);
+    /* GMRES with the host reading whether a row starts away from 0 and, each iteration,
+       whether it goes on (gpu/gmres_cuda.cu; until 2026-12-07 no test ran it:
+       scripts/emu_coverage.sh) */
+    reads_pass(
+        "device Newton solve, exact Jacobian, no friction, W matrix-free, cr_tolerance "
+        "1e-10, the host reading the decisions");
     g_tol = "0", g_frictionless = 0;
     /* with friction the exact Jacobian changes branch at the cone's edge and where a contact
        starts to slip, so a last-bit difference can send an intermediate Newton step another way:

@@ -32,6 +32,17 @@ if(SIMCTL_CUDA_EMU)
     list(APPEND SIM_EMU_SOURCES ${out})
   endforeach()
   add_library(simcore_emu STATIC ${SIM_EMU_SOURCES})
+  # scripts/emu_coverage.sh: gcc's line counts of the CUDA sources alone (the rewritten gpu/*.cu,
+  # with the core headers their kernels include), not of the emulation's runtime or the CPU's
+  # reference code, which would slow the tests further (under coverage they take 2-3 times as
+  # long; their time limits are raised in tests/gpu.cmake)
+  option(SIMCTL_EMU_COVERAGE "Count the lines of gpu/ the emulated GPU tests run (gcov)" OFF)
+  if(SIMCTL_EMU_COVERAGE)
+    set_source_files_properties(${SIM_EMU_SOURCES} PROPERTIES COMPILE_OPTIONS "--coverage")
+    set_source_files_properties(tests/emu/emu_runtime.cpp tests/emu/emu_cusparse.cpp
+      PROPERTIES COMPILE_OPTIONS "")
+    target_link_libraries(simcore_emu PUBLIC gcov)
+  endif()
   find_package(OpenMP REQUIRED COMPONENTS CXX)
   target_link_libraries(simcore_emu PUBLIC simcore_obj PRIVATE OpenMP::OpenMP_CXX)
   target_include_directories(simcore_emu PRIVATE ${CMAKE_SOURCE_DIR}/tests/emu
