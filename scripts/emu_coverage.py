@@ -198,7 +198,13 @@ def main():
     cr = sum(1 for _, d in core for c in d.values() if c > 0)
     md += ["", "## Core headers compiled into the emulation's device code", "",
            "%d files, %d of %d lines with code run (%.1f %%): the SIM_HD code the kernels call, "
-           "which the CPU's own tests also run." % (len(core), cr, cl, 100.0 * cr / max(cl, 1))]
+           "which the CPU's own tests also run; the device's copy of a line listed here has run "
+           "in no GPU test:" % (len(core), cr, cl, 100.0 * cr / max(cl, 1)), ""]
+    for rel, d in sorted(core):
+        spans = unrun_spans(d)
+        if spans:
+            md.append("- %s (%d of %d run): %s" % (rel, sum(1 for c in d.values() if c > 0), len(d),
+                      ", ".join("%d" % lo if lo == hi else "%d-%d" % (lo, hi) for lo, hi in spans)))
     with open(os.path.join(a.out, "coverage.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print(md[2])

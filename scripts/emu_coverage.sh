@@ -8,7 +8,7 @@
 # with code and those run, its functions and kernels and those never run, and the list of every
 # kernel and function never run (OUT/coverage.md, OUT/coverage.csv). A kernel no test runs is
 # one whose first run would be on a GPU, with its result compared with nothing.
-# It takes about 14 minutes on 2 cores (the build 1, the tests 12; 2026-12-07).
+# It takes about 25 minutes on 2 cores (the build 1, the tests 23-24; 2026-12-07).
 # usage: scripts/emu_coverage.sh [--build DIR] [--out DIR] [--jobs N] [--tests REGEX]
 #                                [--no-build] [--keep]
 #   --build DIR   the coverage build (default build-cov)

@@ -100,7 +100,7 @@ if(TARGET simcore_emu)
       ENVIRONMENT SIMCTL_CUDA_SPMV=cusparse COST 10000)
   endforeach()
 endif()
-# under scripts/emu_coverage.sh (SIMCTL_EMU_COVERAGE) the emulated tests take 2-3 times as long:
+# under scripts/emu_coverage.sh (SIMCTL_EMU_COVERAGE) the emulated tests take 4-5 times as long:
 # a test stopped at its limit writes no counts, so none has one
 if(SIMCTL_EMU_COVERAGE)
   get_property(sim_all_tests DIRECTORY PROPERTY TESTS)

@@ -80,6 +80,27 @@ static void check_operations(sim_precision p, double tol_local, double tol) {
     pair_compare(&g, 1, SIM_BUF_BEND, tol_local, "bending");
     pair_compare(&g, 1, SIM_BUF_RHS, tol_local, "rhs");
   }
+  /* Degenerate elements, with zero duals, which no GPU test reached until 2026-12-07
+     (scripts/emu_coverage.sh): every element turned inside out through the origin and
+     stretched (q = -2.5 x_rest: a free tetrahedron's F = -2.5 I), where the Neo-Hookean ADMM-PD
+     singular-value solve reaches the symmetric saddle s = (a, a, -a) and leaves it along a
+     direction of negative curvature (material.h sim_admm_sv; at this bar's Poisson ratio, 0.4,
+     from -2 I on, not from -I); then every vertex at the origin (F = 0), whose SVDs take their
+     rank-deficient branches (svd3.h, material.h's thin SVD of a cloth triangle). */
+  for (int state = 0; state < 2; state++) {
+    const size_t n3 = 3 * (size_t)g.m.n, nd = sim_buffer_len(&g.m, SIM_BUF_DUAL);
+    double *x = SIM_NEW(double, n3 + 1), *u = SIM_NEW0(double, nd + 1);
+    for (size_t i = 0; i < n3; i++) x[i] = state == 0 ? -2.5 * g.m.x_rest[i] : 0.0;
+    upload_both(&g, SIM_VEC_Q, x);
+    sim_status su = {0};
+    CHECK_INT(g.cpu->write_buffer(g.cpu, SIM_BUF_DUAL, u, &su), SIM_OK);
+    CHECK_INT(g.gpu->write_buffer(g.gpu, SIM_BUF_DUAL, u, &su), SIM_OK);
+    BOTH(&g, local_step, );
+    pair_compare(&g, 1, SIM_BUF_PROJ, tol_local, state == 0 ? "inverted proj" : "collapsed proj");
+    pair_compare(&g, 1, SIM_BUF_DUAL, tol_local, state == 0 ? "inverted duals" : "collapsed duals");
+    sim_free(x);
+    sim_free(u);
+  }
   /* the global step on a random right-hand side */
   size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS);
   double *b = SIM_NEW(double, nr + 1);

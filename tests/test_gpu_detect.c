@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Collision detection on the device (gpu/detect_cuda.cu) against the host's (core/contact/
    detect.c), label gpu, SKIPPED without a CUDA device. A random scene with every kind of
-   target: the six analytic obstacles, rotated and moving, some limited to one body, three with
+   target: the six analytic obstacles (the cylinder infinite, and finite at odd steps),
+   rotated and moving, some limited to one body, three with
    a step map (a random small rigid motion: detect.h sim_detect_step, read by the passes with
    at_start, every step but every third); a closed mesh obstacle that moves (its tree refit
    each step) and an open blade, both with step maps; two closed bodies (a bumpy sphere and a
@@ -133,7 +134,7 @@ static void world_build(world *w, unsigned long long seed, int ncloud, int nloos
     }
     ob->shape.radius = 0.2 + 0.05 * rnd(&seed);
     ob->shape.major = 0.45;
-    ob->shape.half_height = o == SIM_OBS_CYLINDER ? 0.0 : 0.25; /* an infinite cylinder */
+    ob->shape.half_height = o == SIM_OBS_CYLINDER ? 0.0 : 0.25; /* infinite (world_move) */
     ob->shape.omega = 2 * rnd(&seed);
     ob->mu = 0.3 + 0.1 * o;
     if (o == SIM_OBS_PLANE) ob->shape.frame.pos[1] = -0.9;
@@ -166,6 +167,9 @@ static void world_build(world *w, unsigned long long seed, int ncloud, int nloos
 
 /* One step of motion: every vertex jitters, the mobile mesh turns and slides. */
 static void world_move(world *w, int step, unsigned long long *seed) {
+  /* the cylinder finite at odd steps, so its caps and their rims are queried too (no GPU test
+     had until 2026-12-07: scripts/emu_coverage.sh) */
+  w->obs[SIM_OBS_CYLINDER].shape.half_height = step % 2 ? 0.12 : 0.0;
   memcpy(w->x_prev, w->x, sizeof(double) * 3 * (size_t)w->nv);
   for (int i = 0; i < 3 * w->nv; i++) w->x[i] += 0.02 * rnd(seed);
   const double a[3] = {0.0, 0.3 * step, 0.0};

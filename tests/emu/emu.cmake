@@ -34,8 +34,8 @@ if(SIMCTL_CUDA_EMU)
   add_library(simcore_emu STATIC ${SIM_EMU_SOURCES})
   # scripts/emu_coverage.sh: gcc's line counts of the CUDA sources alone (the rewritten gpu/*.cu,
   # with the core headers their kernels include), not of the emulation's runtime or the CPU's
-  # reference code, which would slow the tests further (under coverage they take 2-3 times as
-  # long; their time limits are raised in tests/gpu.cmake)
+  # reference code, which would slow the tests further (under coverage they take 4-5 times as
+  # long; their time limits are lifted in tests/gpu.cmake)
   option(SIMCTL_EMU_COVERAGE "Count the lines of gpu/ the emulated GPU tests run (gcov)" OFF)
   if(SIMCTL_EMU_COVERAGE)
     set_source_files_properties(${SIM_EMU_SOURCES} PROPERTIES COMPILE_OPTIONS "--coverage")
