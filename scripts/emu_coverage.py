@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-KERNEL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?(\w+)\s*\(")
+KERNEL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?"
+                    r"(?:void\s+)?(\w+)\s*\(")
 
 
 def die(msg):
@@ -66,11 +67,9 @@ def gcov_json(gcov, gcda, tmp):
 
 
 def relative(path, src, build):
+    """A source file's path relative to src (gcov's may be relative to the build), else None."""
     path = os.path.normpath(path if os.path.isabs(path) else os.path.join(build, path))
-    for root in (src,):
-        if path.startswith(root + os.sep):
-            return path[len(root) + 1:]
-    return None
+    return path[len(src) + 1:] if path.startswith(src + os.sep) else None
 
 
 def base_name(demangled):
@@ -178,7 +177,8 @@ def main():
             p["functions"], p["functions_not_run"], p["kernels"], p["kernels_not_run"]))
     md += ["", "## Kernels never run", ""]
     never = sorted((kernels[k][0], kernels[k][1], k) for k in kernels if kruns.get(k, 0) == 0)
-    md += ["- `%s` (%s:%d)%s" % (k, f, l, "" if k in kseen else ": no code of it in the emulation's objects")
+    absent = ": no code of it in the emulation's objects"
+    md += ["- `%s` (%s:%d)%s" % (k, f, l, "" if k in kseen else absent)
            for f, l, k in never] or ["(none)"]
     md += ["", "## Other functions never run", ""]
     other = {}
@@ -186,7 +186,8 @@ def main():
         if rel.startswith("gpu/") and base not in kernels:
             e = other.setdefault((rel, line, base), 0)
             other[(rel, line, base)] = e + count
-    md += ["- `%s` (%s:%d)" % (b, r, l) for (r, l, b), c in sorted(other.items()) if c == 0] or ["(none)"]
+    md += ["- `%s` (%s:%d)" % (b, r, l)
+           for (r, l, b), c in sorted(other.items()) if c == 0] or ["(none)"]
     md += ["", "## Lines never run", "",
            "Runs of lines with code that no test ran (no line between them ran), per file:", ""]
     for p in per_file:
