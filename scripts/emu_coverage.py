@@ -85,8 +85,8 @@ def base_name(demangled):
 
 
 def unrun_spans(d):
-    """[(first, last)] of the runs of d's lines (line -> count) with count 0, no line with code
-    that ran between a run's lines."""
+    """The runs of d's lines (line -> count) with count 0, no line with code that ran between a
+    run's lines, as "12, 30-34" ("" where none)."""
     spans, open_span = [], False
     for line in sorted(d):
         if d[line] > 0:
@@ -96,7 +96,7 @@ def unrun_spans(d):
         else:
             spans.append([line, line])
             open_span = True
-    return [tuple(x) for x in spans]
+    return ", ".join("%d" % lo if lo == hi else "%d-%d" % (lo, hi) for lo, hi in spans)
 
 
 def main():
@@ -115,7 +115,7 @@ def main():
         die("no .gcda files under %s: a build with --coverage whose emu tests ran "
             "(scripts/emu_coverage.sh)" % objdir)
     lines = collections.defaultdict(dict)  # file -> line -> count (summed over units)
-    funcs = {}  # (file, start line, demangled) -> [count, base name]
+    funcs = collections.defaultdict(int)  # (file, start line, base name) -> runs
     with tempfile.TemporaryDirectory() as tmp:
         for gcda in sorted(gcdas):
             for doc in gcov_json(a.gcov, gcda, tmp):
@@ -126,15 +126,16 @@ def main():
                     for ln in f.get("lines", []):
                         d = lines[rel]
                         d[ln["line_number"]] = d.get(ln["line_number"], 0) + ln["count"]
-                    for fn in f.get("functions", []):
-                        key = (rel, fn["start_line"], fn["demangled_name"])
-                        e = funcs.setdefault(key, [0, base_name(fn["demangled_name"])])
-                        e[0] += fn["execution_count"]
+                    for fn in f.get("functions", []):  # a template's instances as one
+                        key = (rel, fn["start_line"], base_name(fn["demangled_name"]))
+                        funcs[key] += fn["execution_count"]
     kernels = kernels_in(src)
     # kernels: runs summed over instantiations and translation units
     kruns = collections.defaultdict(int)
     kseen = set()
-    for (rel, _, _), (count, base) in funcs.items():
+    by_file = collections.defaultdict(list)  # gpu/ file -> its functions' runs
+    for (rel, _, base), count in funcs.items():
+        by_file[rel].append(count)
         if base in kernels and rel == kernels[base][0]:
             kruns[base] += count
             kseen.add(base)
@@ -142,16 +143,11 @@ def main():
     for rel in sorted(lines):
         if not rel.startswith("gpu/"):
             continue
-        d = lines[rel]
-        fl = {}
-        for (frel, line, dem), (count, base) in funcs.items():
-            if frel == rel:
-                fl.setdefault((line, base), 0)
-                fl[(line, base)] += count
+        d, fl = lines[rel], by_file[rel]
         ks = [k for k, (kf, _) in kernels.items() if kf == rel]
         per_file.append({
             "file": rel, "lines": len(d), "run": sum(1 for c in d.values() if c > 0),
-            "functions": len(fl), "functions_not_run": sum(1 for c in fl.values() if c == 0),
+            "functions": len(fl), "functions_not_run": sum(1 for c in fl if c == 0),
             "kernels": len(ks), "kernels_not_run": sum(1 for k in ks if kruns.get(k, 0) == 0)})
     core = [(rel, d) for rel, d in lines.items() if rel.startswith("core/")]
     os.makedirs(a.out, exist_ok=True)
@@ -181,20 +177,14 @@ def main():
     md += ["- `%s` (%s:%d)%s" % (k, f, l, "" if k in kseen else absent)
            for f, l, k in never] or ["(none)"]
     md += ["", "## Other functions never run", ""]
-    other = {}
-    for (rel, line, dem), (count, base) in funcs.items():
-        if rel.startswith("gpu/") and base not in kernels:
-            e = other.setdefault((rel, line, base), 0)
-            other[(rel, line, base)] = e + count
-    md += ["- `%s` (%s:%d)" % (b, r, l)
-           for (r, l, b), c in sorted(other.items()) if c == 0] or ["(none)"]
+    md += ["- `%s` (%s:%d)" % (b, r, l) for (r, l, b), c in sorted(funcs.items())
+           if c == 0 and r.startswith("gpu/") and b not in kernels] or ["(none)"]
     md += ["", "## Lines never run", "",
            "Runs of lines with code that no test ran (no line between them ran), per file:", ""]
     for p in per_file:
         spans = unrun_spans(lines[p["file"]])
         if spans:
-            md.append("- %s: %s" % (p["file"], ", ".join(
-                "%d" % lo if lo == hi else "%d-%d" % (lo, hi) for lo, hi in spans)))
+            md.append("- %s: %s" % (p["file"], spans))
     cl = sum(len(d) for _, d in core)
     cr = sum(1 for _, d in core for c in d.values() if c > 0)
     md += ["", "## Core headers compiled into the emulation's device code", "",
@@ -204,8 +194,8 @@ def main():
     for rel, d in sorted(core):
         spans = unrun_spans(d)
         if spans:
-            md.append("- %s (%d of %d run): %s" % (rel, sum(1 for c in d.values() if c > 0), len(d),
-                      ", ".join("%d" % lo if lo == hi else "%d-%d" % (lo, hi) for lo, hi in spans)))
+            md.append("- %s (%d of %d run): %s"
+                      % (rel, sum(1 for c in d.values() if c > 0), len(d), spans))
     with open(os.path.join(a.out, "coverage.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print(md[2])

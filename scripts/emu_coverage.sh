@@ -15,7 +15,8 @@
 #   --out DIR     where coverage.md and coverage.csv go (default out/emu_coverage)
 #   --tests REGEX only the emu tests whose names match (ctest -R; default all of label emu)
 #   --no-build    the build is there: no configure or build, its .gcda files cleared
-#   --keep        keep the .gcda files of the runs before (add this run's counts to theirs)
+#   --keep        keep the .gcda files of the runs before (add this run's counts to theirs;
+#                 those of a file compiled again since are dropped)
 # A test that fails is named and makes the exit status 1; the figures are written all the same.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -54,7 +55,13 @@ if [ ! -d "$BUILD/CMakeFiles/simcore_emu.dir" ]; then
   echo "emu_coverage.sh: $BUILD: no emulation library (SIMCTL_CUDA_EMU needs x86-64)" >&2
   exit 2
 fi
-[ "$KEEP" = 1 ] || find "$BUILD" -name '*.gcda' -delete
+if [ "$KEEP" = 1 ]; then # counts of an object compiled again since are gcov's stamp mismatch
+  find "$BUILD" -name '*.gcda' | while read -r g; do
+    [ "${g%.gcda}.gcno" -nt "$g" ] && rm -f "$g"
+  done
+else
+  find "$BUILD" -name '*.gcda' -delete
+fi
 STATUS=0
 SELECT=(-L emu)
 [ -n "$TESTS" ] && SELECT+=(-R "$TESTS")

@@ -29,18 +29,16 @@ if(SIMCTL_CUDA_EMU)
   endfunction()
   foreach(cu ${SIM_EMU_CU})
     sim_emu_cu2cpp(${cu} out)
-    list(APPEND SIM_EMU_SOURCES ${out})
+    list(APPEND SIM_EMU_CU_CPP ${out})
   endforeach()
-  add_library(simcore_emu STATIC ${SIM_EMU_SOURCES})
+  add_library(simcore_emu STATIC ${SIM_EMU_SOURCES} ${SIM_EMU_CU_CPP})
   # scripts/emu_coverage.sh: gcc's line counts of the CUDA sources alone (the rewritten gpu/*.cu,
   # with the core headers their kernels include), not of the emulation's runtime or the CPU's
   # reference code, which would slow the tests further (under coverage they take 4-5 times as
   # long; their time limits are lifted in tests/gpu.cmake)
   option(SIMCTL_EMU_COVERAGE "Count the lines of gpu/ the emulated GPU tests run (gcov)" OFF)
   if(SIMCTL_EMU_COVERAGE)
-    set_source_files_properties(${SIM_EMU_SOURCES} PROPERTIES COMPILE_OPTIONS "--coverage")
-    set_source_files_properties(tests/emu/emu_runtime.cpp tests/emu/emu_cusparse.cpp
-      PROPERTIES COMPILE_OPTIONS "")
+    set_source_files_properties(${SIM_EMU_CU_CPP} PROPERTIES COMPILE_OPTIONS "--coverage")
     target_link_libraries(simcore_emu PUBLIC gcov)
   endif()
   find_package(OpenMP REQUIRED COMPONENTS CXX)
