@@ -57,7 +57,8 @@ if [ ! -d "$BUILD/CMakeFiles/simcore_emu.dir" ]; then
 fi
 if [ "$KEEP" = 1 ]; then # counts of an object compiled again since are gcov's stamp mismatch
   find "$BUILD" -name '*.gcda' | while read -r g; do
-    [ "${g%.gcda}.gcno" -nt "$g" ] && rm -f "$g"
+    # an if, not an && list: a last test that is false would end the script under set -e
+    if [ "${g%.gcda}.gcno" -nt "$g" ]; then rm -f "$g"; fi
   done
 else
   find "$BUILD" -name '*.gcda' -delete

@@ -35,17 +35,25 @@ typedef struct gpu_pair {
   int ok;
 } gpu_pair;
 
-/* Both backends with options o; prints failures. */
-static inline int gpu_pair_open_with(gpu_pair *g, const sim_scene *sc, const sim_backend_opts *o) {
+/* Both backends with options o, from the scene's model changed by `edit` (NULL: as built)
+   before either backend reads it; prints failures. */
+static inline int gpu_pair_open_edited(gpu_pair *g, const sim_scene *sc, const sim_backend_opts *o,
+                                       void (*edit)(sim_model *m)) {
   sim_status st = {0};
   memset(g, 0, sizeof *g);
   int rc = sim_model_build(sc, NULL, &g->m, &st);
+  if (!rc && edit) edit(&g->m);
   if (!rc) rc = sim_backend_cpu_create(&g->m, o, &g->cpu, &st);
   if (!rc) rc = sim_backend_cuda_create(&g->m, o, &g->gpu, &st);
   if (rc) fprintf(stderr, "gpu_pair_open (%s): %s\n", sc->name, st.msg);
   CHECK_INT(rc, SIM_OK);
   g->ok = rc == SIM_OK;
   return rc;
+}
+
+/* Both backends with options o; prints failures. */
+static inline int gpu_pair_open_with(gpu_pair *g, const sim_scene *sc, const sim_backend_opts *o) {
+  return gpu_pair_open_edited(g, sc, o, NULL);
 }
 
 /* Both backends on the sparse inverse in precision p, METIS ordering; prints failures. */

@@ -3,7 +3,8 @@
    SKIPPED without a CUDA device): predict, the local step's projections, duals, bending
    projections and right-hand side, the global step on a random right-hand side, integrate and
    the energy, for ARAP, co-rotational and Neo-Hookean tetrahedra, Neo-Hookean cloth with
-   isometric bending and ARAP cloth with Laplace-Beltrami bending, with pinned vertices; a bar
+   isometric bending and ARAP cloth with Laplace-Beltrami bending, with pinned vertices, and a
+   model of three materials (an ARAP and a Neo-Hookean bar, a co-rotational cloth); a bar
    large enough for S's long rows (a thread block each), and the same with cuSPARSE's products
    and with S kept as its rows alone (SIMCTL_CUDA_S=rows: S^T y by a scatter; refused with
    cuSPARSE, and with contact unless W is built on the host), and the projections' kernel with
@@ -12,9 +13,13 @@
    relative (the Neo-Hookean cloth's local step and energy to 1e-11: log1p differs by 1-2 ulp
    between the device and glibc; the cloth's SVD has used only +, -, *, / and sqrt, which both
    round alike, since 2026-12-02, when it dropped atan2, sin and cos); with S in float the GPU
-   agrees with the CPU's float S to 1e-12 and with double to 1e-6. A NaN fails every check.
+   agrees with the CPU's float S to 1e-12 and with double to 1e-6. A NaN fails every check but
+   the local step's from a state with a NaN and an infinite coordinate, where both sides must
+   give the same entries not finite (check_operations). The Laplace-Beltrami cloth runs again
+   with stencils curved at rest (curve_rest), which no scene's flat cloth has.
    The timing spans (mark, settle) on both backends: time in the marked buckets only. */
 #include "../core/base/alloc.h"
+#include "../core/model/bending.h"
 #include "gpu_pair.h"
 #include "json_fmt.h"
 
@@ -54,6 +59,69 @@ static int cloth(const char *model, const char *bend) {
            model, bend, model, bend));
 }
 
+/* Three materials in one model: an ARAP bar, a Neo-Hookean bar and a co-rotational cloth with
+   Laplace-Beltrami bending, each pinned at one end, so that the projections' kernels meet ARAP
+   elements among those that take the singular-value solve (local_elem.h's ARAP branches, which
+   a model of ARAP alone skips for its own kernel) and each element its own body's material. */
+static int mixed(void) {
+  return load_scene(
+      json("{'name': 'mixed', 'solver': {'dt': 0.01, 'lg_iterations': 3}, 'bodies': ["
+           "{'name': 'arap', 'mesh': {'type': 'bar', 'lo': [-0.2, -1, -0.2], 'hi': [0.2, 1, 0.2],"
+           " 'vertices': [4, 13, 4]}, 'material': {'model': 'arap', 'mass': 10,"
+           " 'youngs_modulus': 1e6, 'poisson_ratio': 0.4}},"
+           "{'name': 'nh', 'mesh': {'type': 'bar', 'lo': [-0.2, -1, -0.2], 'hi': [0.2, 1, 0.2],"
+           " 'vertices': [4, 13, 4]}, 'transform': {'translate': [1, 0, 0]}, 'material': {"
+           "'model': 'neo_hookean', 'mass': 10, 'youngs_modulus': 2e6, 'poisson_ratio': 0.3}},"
+           "{'name': 'cloth', 'mesh': {'type': 'cloth', 'size': [1, 1], 'vertices': [9, 9]},"
+           " 'transform': {'translate': [0, 0, 2]}, 'material': {'model': 'corotational',"
+           " 'mass': 1, 'thickness': 0.01, 'youngs_modulus': 1e5, 'poisson_ratio': 0.3},"
+           " 'bending': {'type': 'laplace_beltrami', 'stiffness': 0.01}}],"
+           " 'pins': [{'body': 0, 'box': [-1, 0.95, -1, 1, 1.1, 1]},"
+           " {'body': 1, 'box': [0, 0.95, -1, 2, 1.1, 1]},"
+           " {'body': 2, 'box': [0.45, -1, 1, 1, 1, 3]}]}"));
+}
+
+/* Laplace-Beltrami stencils curved at rest, which no scene gives (a cloth is flat at rest, so
+   every stencil's r_s is 0 and its projection is 0): r_s = 1 + (s mod 5) / 4 per metre on two
+   stencils of three, so that the bending projection's sphere (bending.h sim_bending_project)
+   runs on the device; check_operations' model edit where set. */
+static void curve_rest(sim_model *m) {
+  for (int s = 0; s < m->bend->nst; s++)
+    if (m->bend->rest[s] >= 0.0) m->bend->rest[s] = s % 3 ? 1.0 + 0.25 * (s % 5) : 0.0;
+}
+static void (*g_edit)(sim_model *m);
+
+/* A buffer of both backends where some entries may not be finite: the same entries finite on
+   both, at least one finite and, with `some`, at least one not, and the finite ones within tol
+   (relative to their largest), as pair_compare. An empty buffer (ARAP's duals) passes. */
+static void pair_compare_nonfinite(gpu_pair *g, sim_buf_id id, int some, double tol,
+                                   const char *what) {
+  sim_status st = {0};
+  size_t n = sim_buffer_len(&g->m, id), bad = 0, nonfinite = 0;
+  if (n == 0) return;
+  double *a = SIM_NEW(double, n + 1), *b = SIM_NEW(double, n + 1), d = 0.0, s = 0.0;
+  CHECK_INT(g->gpu->read_buffer(g->gpu, id, a, &st), SIM_OK);
+  CHECK_INT(g->cpu->read_buffer(g->cpu, id, b, &st), SIM_OK);
+  for (size_t i = 0; i < n; i++) {
+    if (isfinite(a[i]) != isfinite(b[i])) bad++;
+    if (!isfinite(b[i])) {
+      nonfinite++;
+      continue;
+    }
+    if (isfinite(a[i])) d = fmax(d, fabs(a[i] - b[i]));
+    s = fmax(s, fabs(b[i]));
+  }
+  d = s > 0.0 ? d / s : d;
+  printf("  %-28s %-16s n %8zu  not finite %zu, on one side only %zu, rel diff %.2e\n",
+         g->m.scene->name, what, n, nonfinite, bad, d);
+  check_report(bad == 0 && nonfinite >= (size_t)(some != 0) && nonfinite < n && d <= tol, __FILE__,
+               __LINE__,
+               "%s %s: %zu of %zu not finite (%s n), %zu on one side only (0), rel diff %.3g <= %g",
+               g->m.scene->name, what, nonfinite, n, some ? "0 < it <" : "<", bad, d, tol);
+  sim_free(a);
+  sim_free(b);
+}
+
 /* One operation on both backends. */
 #define BOTH(g, op, ...)                                         \
   do {                                                           \
@@ -65,7 +133,9 @@ static int cloth(const char *model, const char *bend) {
 /* Every operation in the order of a frame, each from the same inputs on both backends. */
 static void check_operations(sim_precision p, double tol_local, double tol) {
   gpu_pair g;
-  if (gpu_pair_open(&g, &g_sc, p)) return;
+  sim_backend_opts o = {
+      .global = SIM_GLOBAL_SPARSE_INVERSE, .precision = p, .ordering = SIM_ORDER_METIS};
+  if (gpu_pair_open_edited(&g, &g_sc, &o, g_edit)) return;
   unsigned long long seed = 12345;
   double grav[3] = {0.3, -9.81, 0.1};
   random_state(&g, &seed);
@@ -86,21 +156,50 @@ static void check_operations(sim_precision p, double tol_local, double tol) {
      singular-value solve reaches the symmetric saddle s = (a, a, -a) and leaves it along a
      direction of negative curvature (material.h sim_admm_sv; at this bar's Poisson ratio, 0.4,
      from -2 I on, not from -I); then every vertex at the origin (F = 0), whose SVDs take their
-     rank-deficient branches (svd3.h, material.h's thin SVD of a cloth triangle). */
-  for (int state = 0; state < 2; state++) {
+     rank-deficient branches (svd3.h, material.h's thin SVD of a cloth triangle). Then a
+     deformed state with a NaN coordinate at one vertex and an infinite one at another, as a
+     run that has blown up hands the local step: the step must end on both sides (the SVD's
+     and the ADMM-PD solve's tests stop on NaN) with the same entries not finite, those of the
+     elements and stencils on the two vertices, and the others as from finite inputs. */
+  for (int state = 0; state < 3; state++) {
+    static const char *const what[3][3] = {
+        {"inverted proj", "inverted duals", "inverted bending"},
+        {"collapsed proj", "collapsed duals", "collapsed bending"},
+        {"non-finite proj", "non-finite duals", "non-finite bending"}};
     const size_t n3 = 3 * (size_t)g.m.n, nd = sim_buffer_len(&g.m, SIM_BUF_DUAL);
     double *x = SIM_NEW(double, n3 + 1), *u = SIM_NEW0(double, nd + 1);
-    for (size_t i = 0; i < n3; i++) x[i] = state == 0 ? -2.5 * g.m.x_rest[i] : 0.0;
+    for (size_t i = 0; i < n3; i++)
+      x[i] = state == 0   ? -2.5 * g.m.x_rest[i]
+             : state == 1 ? 0.0
+                          : g.m.x_rest[i] + 0.05 * rnd(&seed);
+    if (state == 2) {
+      x[3 * (size_t)(g.m.n / 3)] = NAN;
+      x[3 * (size_t)(2 * g.m.n / 3) + 1] = INFINITY;
+    }
     upload_both(&g, SIM_VEC_Q, x);
     sim_status su = {0};
     CHECK_INT(g.cpu->write_buffer(g.cpu, SIM_BUF_DUAL, u, &su), SIM_OK);
     CHECK_INT(g.gpu->write_buffer(g.gpu, SIM_BUF_DUAL, u, &su), SIM_OK);
     BOTH(&g, local_step, );
-    pair_compare(&g, 1, SIM_BUF_PROJ, tol_local, state == 0 ? "inverted proj" : "collapsed proj");
-    pair_compare(&g, 1, SIM_BUF_DUAL, tol_local, state == 0 ? "inverted duals" : "collapsed duals");
+    const int nbend = g.m.bend && g.m.bend->nst > 0;
+    if (state < 2) {
+      pair_compare(&g, 1, SIM_BUF_PROJ, tol_local, what[state][0]);
+      pair_compare(&g, 1, SIM_BUF_DUAL, tol_local, what[state][1]);
+      if (nbend) pair_compare(&g, 1, SIM_BUF_BEND, tol_local, what[state][2]);
+    } else {
+      /* ARAP's rotation of a non-finite F is finite: the SVD's unit columns fall back to
+         axes where their norms are NaN (svd3.h), and ARAP has no duals */
+      const int arap = strstr(g.m.scene->name, "arap") != NULL;
+      pair_compare_nonfinite(&g, SIM_BUF_PROJ, !arap, tol_local, what[state][0]);
+      pair_compare_nonfinite(&g, SIM_BUF_DUAL, !arap, tol_local, what[state][1]);
+      /* a bending projection is 0 but where the stencil is curved at rest and meets the
+         infinite coordinate (a NaN makes |L_s q| NaN, which projects on 0) */
+      if (nbend) pair_compare_nonfinite(&g, SIM_BUF_BEND, 0, tol_local, what[state][2]);
+    }
     sim_free(x);
     sim_free(u);
   }
+  random_state(&g, &seed); /* finite again: a pinned vertex's q is the global step's too */
   /* the global step on a random right-hand side */
   size_t nr = sim_buffer_len(&g.m, SIM_BUF_RHS);
   double *b = SIM_NEW(double, nr + 1);
@@ -651,14 +750,16 @@ static void local_twice(const char *name, const char *value, double *out[2], siz
    local memory, the arithmetic unchanged), and the projections split in two kernels
    (SIMCTL_CUDA_LOCAL_SPLIT=on): against the CPU in check_operations' bounds, and the same bits
    as the one kernel unbounded (the defaults), on the tetrahedra of the two materials that take
-   the singular-value solve and on the Neo-Hookean cloth; other values refused in one line. */
+   the singular-value solve, on the Neo-Hookean cloth and on the three materials in one model
+   (mixed); other values refused in one line. */
 static void check_local_blocks(void) {
   static const char *const name[] = {"SIMCTL_CUDA_LOCAL_BLOCKS", "SIMCTL_CUDA_LOCAL_BLOCKS",
                                      "SIMCTL_CUDA_LOCAL_BLOCKS", "SIMCTL_CUDA_LOCAL_SPLIT"};
   static const char *const value[] = {"2", "3", "4", "on"}, *const bad[] = {"0", "5", "2x"};
-  for (int shape = 0; shape < 3; shape++) {
-    int rc = shape == 2 ? cloth("neo_hookean", "isometric")
-                        : bar(shape ? "neo_hookean" : "corotational");
+  for (int shape = 0; shape < 4; shape++) {
+    int rc = shape == 3   ? mixed()
+             : shape == 2 ? cloth("neo_hookean", "isometric")
+                          : bar(shape ? "neo_hookean" : "corotational");
     if (rc) continue;
     double *ref[2], *got[2];
     size_t nr[2], ng[2];
@@ -762,6 +863,10 @@ int main(void) {
      both (until 2026-12-02 its atan2, sin and cos did not, and it had 1e-11 too) */
   if (!cloth("neo_hookean", "isometric")) check_operations(SIM_PREC_DOUBLE, 1e-11, 1e-12);
   if (!cloth("arap", "laplace_beltrami")) check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
+  g_edit = curve_rest; /* the bending projection onto its sphere */
+  if (!cloth("arap", "laplace_beltrami")) check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
+  if (!mixed()) check_operations(SIM_PREC_DOUBLE, 1e-12, 1e-12);
+  g_edit = NULL;
   if (!bar("neo_hookean")) check_operations(SIM_PREC_FLOAT, 1e-12, 1e-12);
   check_local_blocks();
   check_float();
