@@ -27,7 +27,8 @@
    Both with the Newton solve on the host (SIMCTL_CUDA_NSN=host) and on the device (the default,
    gpu/nsn_cuda.cu), and step by step again with each of the solver's other options (the paper's
    formulation, plain CR, a CR tolerance, the mass preconditioner, the minimum map, no line search,
-   W's block form in both formulations (contact.delassus blocks: G on the device);
+   W's block form in both formulations (contact.delassus blocks: G on the device), the paper's
+   formulation with W matrix-free;
    on a GPU also CR's W in float, contact.cr_precision, which the emulation checks in
    test_gpu_contact_ops) on stick_slip and soft_box_on_slab. Collision detection and the Delassus
    operator run on the device in those passes (the backend's default); a last pass runs both on the
@@ -39,21 +40,24 @@
    in both formulations, with and without Jacobi, the line search and a CR tolerance (on a GPU also
    with CR's W in float, and gpu_report's `fastest` settings), and collision detection the same bits
    with its positions read from device twins and uploaded from the host (SIMCTL_CUDA_TWINS, on
-   stick_slip and a coarse cloth_on_knives). A fourth pass steps four scenes side by side with the
-   other exact global solvers, cholesky and dense_inverse, with the Newton solve on the host and on
-   the device, and with W on the host (pass_solvers). The squeezing ball has a pass of its own
-   (ball), in which one CPU run serves both checks: step by step (1.) beside a shadowed CUDA backend
-   per Newton solve for its first 104 steps, free-running (2.) beside a second per Newton solve for
-   all 154. The argument picks a pass: scenes, ball, paths, solvers (what `all`, the default, runs:
-   CTest's entries on a GPU, side by side, since the CPU's steps, the squeezing ball's 7.5k vertices
-   above all, take most of the time there). In each, the CPU steps once beside a CUDA backend per
-   Newton solve (with_both), so its steps are made once for both. host, device, ball_host and
-   ball_device run one Newton solve alone (with_nsn): the emulation's CTest entries are host and
-   device, where the emulated device, not the CPU, takes most of the time. Built as test_emu_contact
-   (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is far slower than a GPU, it
-   makes the same checks on shorter runs: the squeezing ball is meshed coarser, the other runs stop
-   some steps after their first contact (sharp_corner 8 steps after, not 19), and sharp_corner runs
-   only where a backend has the Newton solve on the device (the device pass, or scenes). */
+   stick_slip and a coarse cloth_on_knives), and the positions the same bits with the global
+   step's other layouts of S (SIMCTL_CUDA_S_ROWS=interval, S_COLS=runs, GATHER_BATCH=8) as with
+   the defaults, W dense and matrix-free (layouts_vs_default). A fourth pass steps four scenes side
+   by side with the other exact global solvers, cholesky and dense_inverse, with the Newton solve on
+   the host and on the device, and with W on the host (pass_solvers). The squeezing ball has a pass
+   of its own (ball), in which one CPU run serves both checks: step by step (1.) beside a shadowed
+   CUDA backend per Newton solve for its first 104 steps, free-running (2.) beside a second per
+   Newton solve for all 154. The argument picks a pass: scenes, ball, paths, solvers (what `all`,
+   the default, runs: CTest's entries on a GPU, side by side, since the CPU's steps, the squeezing
+   ball's 7.5k vertices above all, take most of the time there). In each, the CPU steps once beside
+   a CUDA backend per Newton solve (with_both), so its steps are made once for both. host, device,
+   ball_host and ball_device run one Newton solve alone (with_nsn): the emulation's CTest entries
+   are host and device, where the emulated device, not the CPU, takes most of the time. Built as
+   test_emu_contact (SIM_TEST_EMU) for the host emulation of CUDA (tests/emu), which is far slower
+   than a GPU, it makes the same checks on shorter runs: the squeezing ball is meshed coarser, the
+   other runs stop some steps after their first contact (sharp_corner 8 steps after, not 19), and
+   sharp_corner runs only where a backend has the Newton solve on the device (the device pass, or
+   scenes). */
 #include <stdlib.h>
 
 #include "../core/base/alloc.h"
@@ -463,7 +467,13 @@ static void all_scenes(void) {
               {"contact.newton_jacobian=exact", 1e-9, 1e-3},
               /* W's block form at every size (auto: above SIM_CUDA_BLOCK_ROWS), both forms */
               {"contact.delassus=blocks", 1e-9, 1e-3},
-              {"contact.delassus=blocks|contact.formulation=paper", 1e-9, 1e-2}};
+              {"contact.delassus=blocks|contact.formulation=paper", 1e-9, 1e-2},
+              /* the paper's form with W matrix-free: W Omega lambda through the contacts'
+                 columns of S, Omega lambda formed as H^T's gather reads it (gpu/nsn_cuda.cu
+                 iterate), which no test ran until 2026-12-07 (scripts/emu_coverage.sh); on
+                 the emulation stick_slip's median 5.3e-11 and largest 5.7e-7 with the device
+                 solve (W dense: 9.3e-12 and 5.1e-9), the soft box's as W dense's */
+              {"contact.delassus=operator|contact.formulation=paper", 1e-9, 1e-2}};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
     step_within("../scenes/stick_slip.json", opts[i].set, GPU_OR_EMU(40, 10), opts[i].med,
                 opts[i].worst);
@@ -641,6 +651,38 @@ static int same_positions(const gpu_alone *a, const gpu_alone *b) {
   return a->q && b->q && a->n3 == b->n3 && memcmp(a->q, b->q, sizeof(double) * a->n3) == 0;
 }
 
+/* The global step's other layouts of S with contact: its rows read as intervals of P b
+   (SIMCTL_CUDA_S_ROWS=interval), its columns as runs of rows (SIMCTL_CUDA_S_COLS=runs), 8
+   entries' loads at a time (SIMCTL_CUDA_GATHER_BATCH=8), against the defaults (indexed, 1): the
+   same positions bit for bit after `steps` steps of the CUDA backend alone (the same sums in the
+   same order: test_gpu_backend check_index_layouts), and no backend note. The contact stage
+   multiplies by S vectors that are not the local step's right-hand side, whose P b only the
+   local step writes (the correction A^-1 H^T f, H A^-1 b): the interval rows permute those first
+   (gpu/global_step.cu launch_rows), which no test ran until 2026-12-07 (scripts/emu_coverage.sh);
+   SIMCTL_CUDA_TUNE=on may pick these layouts for any scene. */
+static void layouts_vs_default(const char *file, const char *set, int steps) {
+  gpu_alone on, off;
+  setenv("SIMCTL_CUDA_S_COLS", "runs", 1);
+  setenv("SIMCTL_CUDA_GATHER_BATCH", "8", 1);
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_S_ROWS", "interval", &on);
+  unsetenv("SIMCTL_CUDA_S_COLS");
+  unsetenv("SIMCTL_CUDA_GATHER_BATCH");
+  run_gpu_alone(file, set, steps, "SIMCTL_CUDA_S_ROWS", "indexed", &off);
+  const int same = same_positions(&on, &off);
+  printf(
+      "  %-26s %d steps (%d with contact)%s%s: S as intervals and runs, 8 loads at a time, "
+      "against the defaults %s; %lld and %lld CR iterations\n",
+      g_sc.name, steps, on.contact_steps, set ? ", " : "", set ? set : "",
+      same ? "bit-identical" : "DIFFER", on.cr, off.cr);
+  check_report(on.contact_steps > 0 && same && on.cr == off.cr && on.notes == 0 && off.notes == 0,
+               __FILE__, __LINE__,
+               "%s: steps with contact %d > 0, positions bit-identical with S's other layouts, CR "
+               "iterations %lld and %lld equal, backend notes %d and %d (0)",
+               g_sc.name, on.contact_steps, on.cr, off.cr, on.notes, off.notes);
+  sim_free(on.q);
+  sim_free(off.q);
+}
+
 /* The device Newton solve's L-G iterations as CUDA graphs (SIMCTL_CUDA_GRAPH=on, the default,
    with a dense W) against its kernels launched one by one (off): the same positions, bit for
    bit, after `steps` steps of the CUDA backend alone, and no backend note. `refuse` (emulation
@@ -723,10 +765,10 @@ static void graphs_vs_launches(const char *file, const char *set, int steps, con
 }
 
 /* The device Newton solve's reductions fused into one launch each, with Conjugate Residual's
-   updates and the Newton system's dense product (SIMCTL_CUDA_FUSE=on), against the separate
-   launches (off, the default): the same positions bit for bit after `steps` steps of the CUDA
-   backend alone, the same Newton steps and CR iterations, no backend note; on the emulation,
-   fewer kernels. */
+   updates and the Newton system's dense product (SIMCTL_CUDA_FUSE=on, the default since
+   2026-12-04), against the separate launches (off): the same positions bit for bit after `steps`
+   steps of the CUDA backend alone, the same Newton steps and CR iterations, no backend note; on the
+   emulation, fewer kernels. */
 static void fused_vs_separate(const char *file, const char *set, int steps) {
   gpu_alone on, off;
   setenv("SIMCTL_CUDA_NSN", "device", 1);
@@ -865,6 +907,9 @@ static void pass_paths(void) {
      CR's stepped z) */
   fused_vs_separate("../scenes/stick_slip.json",
                     "contact.formulation=paper|contact.delassus=blocks", GPU_OR_EMU(40, 4));
+  /* and matrix-free: Omega lambda formed inside the product's gather, or by k_mul before it */
+  fused_vs_separate("../scenes/soft_box_on_slab.json",
+                    "contact.formulation=paper|contact.delassus=operator", GPU_OR_EMU(60, 2));
   fused_vs_separate("../scenes/soft_box_on_slab.json", "contact.delassus=blocks",
                     GPU_OR_EMU(60, 3));
   /* the full step with its force in one launch, and CR's start read by the host */
@@ -892,6 +937,11 @@ static void pass_paths(void) {
   pdl_vs_graphs("../scenes/stick_slip.json",
                 "contact.formulation=paper|contact.newton_steps=1|contact.line_search=0",
                 GPU_OR_EMU(40, 2));
+  printf("the global step's other layouts of S (SIMCTL_CUDA_S_ROWS, _S_COLS, _GATHER_BATCH):\n");
+  layouts_vs_default("../scenes/soft_box_on_slab.json", NULL, GPU_OR_EMU(60, 3));
+  /* W matrix-free: its products read S's columns themselves (the contacts' columns of S) */
+  layouts_vs_default("../scenes/soft_box_on_slab.json", "contact.delassus=operator",
+                     GPU_OR_EMU(60, 2));
   printf("collision detection's positions from device twins against uploads "
          "(SIMCTL_CUDA_TWINS):\n");
   twins_vs_uploads("../scenes/stick_slip.json", NULL, GPU_OR_EMU(40, 6));
