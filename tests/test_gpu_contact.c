@@ -471,8 +471,9 @@ static void all_scenes(void) {
               /* the paper's form with W matrix-free: W Omega lambda through the contacts'
                  columns of S, Omega lambda formed as H^T's gather reads it (gpu/nsn_cuda.cu
                  iterate), which no test ran until 2026-12-07 (scripts/emu_coverage.sh); on
-                 the emulation stick_slip's median 5.3e-11 and largest 5.7e-7 with the device
-                 solve (W dense: 9.3e-12 and 5.1e-9), the soft box's as W dense's */
+                 the emulation stick_slip's median 3.7e-11 to 7.3e-11 and largest 6.0e-7 to
+                 6.2e-7 with either solve and either product of S (W dense, the device solve:
+                 9.3e-12 and 5.1e-9), the soft box's within 2.1e-12 */
               {"contact.delassus=operator|contact.formulation=paper", 1e-9, 1e-2}};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
     step_within("../scenes/stick_slip.json", opts[i].set, GPU_OR_EMU(40, 10), opts[i].med,
@@ -662,12 +663,22 @@ static int same_positions(const gpu_alone *a, const gpu_alone *b) {
    SIMCTL_CUDA_TUNE=on may pick these layouts for any scene. */
 static void layouts_vs_default(const char *file, const char *set, int steps) {
   gpu_alone on, off;
+  /* simctl's own products, which the layouts are of (the emulation's CTest entries set
+     cuSPARSE's: tests/gpu.cmake) */
+  const char *spmv = getenv("SIMCTL_CUDA_SPMV");
+  char was[32] = "";
+  if (spmv) snprintf(was, sizeof was, "%s", spmv);
+  setenv("SIMCTL_CUDA_SPMV", "kernel", 1);
   setenv("SIMCTL_CUDA_S_COLS", "runs", 1);
   setenv("SIMCTL_CUDA_GATHER_BATCH", "8", 1);
   run_gpu_alone(file, set, steps, "SIMCTL_CUDA_S_ROWS", "interval", &on);
   unsetenv("SIMCTL_CUDA_S_COLS");
   unsetenv("SIMCTL_CUDA_GATHER_BATCH");
   run_gpu_alone(file, set, steps, "SIMCTL_CUDA_S_ROWS", "indexed", &off);
+  if (spmv)
+    setenv("SIMCTL_CUDA_SPMV", was, 1);
+  else
+    unsetenv("SIMCTL_CUDA_SPMV");
   const int same = same_positions(&on, &off);
   printf(
       "  %-26s %d steps (%d with contact)%s%s: S as intervals and runs, 8 loads at a time, "
