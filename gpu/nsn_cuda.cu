@@ -420,7 +420,7 @@ static int sys_apply(cuda_contact *k, const double *x, double *y, const int *gat
                      sim_status *st) {
   cuda_nsn *s = k->dn;
   const int m = 3 * s->cap, paper = k->stage.nsn.opt.form == SIM_NSN_FORM_PAPER; /* grids */
-  const float *wf = x_zero ? NULL : cr_wf(k);
+  const float *wf = cr_wf(k);
   cudaStream_t sm = stream(k);
   if (fused_cols(k) && !x_zero) { /* k_sys_pre and k_sys_post in the product's launches */
     const cuda_sys_rows r = {paper ? s->om : NULL, paper ? NULL : s->om, 1, paper, s->om, s->e, x};

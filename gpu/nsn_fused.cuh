@@ -150,21 +150,19 @@ struct col_stepped_at {
 // Row i of the Newton system times x with a dense W (k_sys_pre, k_gemv<1> and k_sys_post in
 // one pass) into y[i], by the warp of lane `lane`: each lane forms its strided part of
 // k_sys_pre's vector as it reads the row. T: W's values (float: contact.cr_precision's copy,
-// each widened to double). W NULL: the caller knows that what W multiplies is zero, and W's
-// part of the row is the +0.0 that the sum of its terms, each +-0.0, would give. Returns x(i).
-// With b.on and W given, W is G of W's block form, and k_sys_pre's vector has been prepared
-// into b (k_blk_cols).
+// each widened to double). Returns x(i). With b.on, W is G of W's block form, and k_sys_pre's
+// vector has been prepared into b (k_blk_cols).
 template <typename T, class X>
 static __device__ double sys_row(int m, int paper, const T *W, const cuda_wblk &b, const double *om,
                                  const double *e, X x, double *y, int i, int lane) {
   double a = 0.0;
-  if (W && b.on) {
+  if (b.on) {
     double q[1];
     sim_blk_row_dots<1, T>(m / 3, W, b, i, 1, lane, q);
     a = q[0];
   } else {
-    const T *row = W ? W + (size_t)i * (size_t)m : NULL;
-    for (int j = lane; row && j < m; j += 32) {
+    const T *row = W + (size_t)i * (size_t)m;
+    for (int j = lane; j < m; j += 32) {
       const double xj = x(j);
       const double t = paper ? om[j] * xj : (sim_nsn_coupled(om[j]) ? xj : 0.0);
       a += (double)row[j] * t;
