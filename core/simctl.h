@@ -75,6 +75,11 @@ typedef struct sim_run_result {
   /* tetrahedra with det F <= 0, counted at the checked frames (every 10th and every output
      frame): the most at one frame, that frame, and the first checked frame with any (0: none) */
   int inverted_max, inverted_max_frame, inverted_first_frame;
+  /* the global step solved again at the run's end on its last right-hand side (after a run
+     that simulated a frame and did not fail; core/app/solve_check.h): the largest relative
+     residual |A_s x - b| / |b| of x, y and z, and the check's milliseconds */
+  int solve_checked;
+  double solve_residual, solve_check_ms;
 } sim_run_result;
 
 /* Runs the scene end to end and writes DIR/frames/, timing.csv, memory.csv, summary.json

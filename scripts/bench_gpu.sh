@@ -57,8 +57,8 @@ mkdir -p "$OUT"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 if [ "$GLOBAL_ONLY" = 0 ]; then
 echo
-echo "| scene | material | vertices | precision | products | graphs | nnz(S) | local ms | global ms | global limit ms | global / limit | frame ms | gaps ms | paper local | paper global | paper frame | frame / paper |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| scene | material | vertices | precision | products | graphs | nnz(S) | local ms | global ms | global limit ms | global / limit | frame ms | gaps ms | paper local | paper global | paper frame | frame / paper | solve residual |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 # example|paper vertices|scene|material override
 ROWS="twisting_bar|5300|twisting_bar|arap
 twisting_bar|11300|twisting_bar_11k|arap
@@ -86,12 +86,15 @@ while IFS='|' read -r ex nv scene mat; do
       --frames "$FRAMES" --set solver.global=sparse_inverse \
       --out "$dir" --set "bodies.0.material.model=$mat" --set "solver.precision=$prec" \
       --set 'output.formats=["csv"]' --set "output.every=$FRAMES" >&2
-    read -r n nnz < <(awk -F'[:,]' '/"nnz_S"/ { gsub(/[^0-9]/, "", $2); s = $2 }
-      /"free_vertices"/ { gsub(/[^0-9]/, "", $2); f = $2 } END { print f, s }' "$dir/summary.json")
+    # (res: summary.json's system.solve_check, the global step's relative residual at the end)
+    read -r n nnz res < <(awk -F'[:,]' '/"nnz_S"/ { gsub(/[^0-9]/, "", $2); s = $2 }
+      /"free_vertices"/ { gsub(/[^0-9]/, "", $2); f = $2 }
+      /"relative_residual"/ { gsub(/[ \t]/, "", $2); r = $2 }
+      END { print f, s, (r == "" ? "-" : r) }' "$dir/summary.json")
     paper=$(awk -F, -v ex="$ex" -v nv="$nv" -v mat="$mat" '$1 == ex && $2 == nv && $4 == mat {
       printf "%s %s %s", $11, $12, $17; exit }' "$PAPER")
     awk -F, -v sc="$scene" -v mat="$mat" -v p="$prec" -v sp="$spmv" -v gr="$graphs" \
-      -v n="$n" -v nnz="$nnz" \
+      -v n="$n" -v nnz="$nnz" -v res="$res" \
       -v bw="$BW" -v paper="$paper" '
       NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
       NR > 6 { l += $c["local"]; g += $c["global"]; f += $c["frame_ms"]; it += $c["lg_iterations"]; k++
@@ -102,9 +105,10 @@ while IFS='|' read -r ex nv scene mat; do
         lim = bytes / (bw * 1e9) * 1e3
         split(paper, pp, " ")
         gl = g / it
-        printf "| %s | %s | %d | %s | %s | %s | %d | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %s | %s | %s | %s |\n",
+        printf "| %s | %s | %d | %s | %s | %s | %d | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %s | %s | %s | %s | %s |\n",
           sc, mat, n, p, sp, gr, nnz, l / it, gl, lim, gl / lim, f / k, (f - cov) / k, pp[1], pp[2], pp[3],
-          (pp[3] > 0 ? sprintf("%.2f", (f / k) / pp[3]) : "") }' "$dir/timing.csv"
+          (pp[3] > 0 ? sprintf("%.2f", (f / k) / pp[3]) : ""),
+          (res == "-" ? "-" : sprintf("%.1e", res)) }' "$dir/timing.csv"
   done
 done <<<"$ROWS"
 fi

@@ -17,6 +17,7 @@ if [ ! -x "$SIMCTL" ]; then
   exit 2
 fi
 DATA=$(cd "$(dirname "$0")" && pwd)/data/cli
+SCRIPTS=$(cd "$(dirname "$0")/../scripts" && pwd)
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/simctl-cli.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT
@@ -87,6 +88,9 @@ absent() { [ ! -e "$1" ]; }
 json_has() { grep -Eq "^[[:space:]]*\"$2\":[[:space:]]*$3,?\$" "$1"; }
 # csv_value FILE NAME: column 2 of the row whose column 1 is NAME (memory.csv)
 csv_value() { awk -F, -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+# residual_below FILE BOUND: summary.json's system.solve_check.relative_residual is a number < BOUND
+residual_below() { awk -v b="$2" '/"relative_residual":/ { v = $2; sub(/,$/, "", v); f = 1 }
+  END { exit !(f && v ~ /^[0-9.e+-]+$/ && v + 0 < b + 0) }' "$1"; }
 no_tmp_files() { [ -z "$(find "$1" -name '*.tmp.*' 2>/dev/null)" ]; }
 snapshot() { (cd "$1" && find . -print0 | sort -z | xargs -0 cksum 2>/dev/null; find . | sort); }
 
@@ -405,7 +409,8 @@ rm -rf "$T/int" # a kill may leave a file being written as *.tmp.*, which later 
 )
 RC=$? CMD="simctl run (ulimit -f 16, PNGs of some 22 kB)"
 check "a file-size limit: exit 6, one line, summary failed, no temporary file" eval 'fails_one_line 6 && err_has "write failed: File too large" &&
-  json_has "$T/fsz/summary.json" status "\"failed\"" && no_tmp_files "$T/fsz"'
+  json_has "$T/fsz/summary.json" status "\"failed\"" && no_tmp_files "$T/fsz" &&
+  json_has "$T/fsz/summary.json" solve_check null'
 
 # ---------------------------------------------------------------------------------------------
 # 4. --set and --frames reach the run
@@ -416,6 +421,25 @@ check "--set solver.global=sparse_inverse: summary and nnz_S > 0" eval 'rc_is 0 
 sc run $TINY --out "$T/ch" --frames 3 --set solver.global=cholesky --quiet
 check "--set solver.global=cholesky: summary and nnz_S = 0" eval 'rc_is 0 &&
   json_has "$T/ch/summary.json" global_solver "\"cholesky\"" && [ "$(csv_value "$T/ch/memory.csv" nnz_S)" = 0 ]'
+# system.solve_check: the global step solved again on its last right-hand side, the residual
+# against A_s on the host (core/app/solve_check.c): at rounding for the exact solvers, S in float
+# at float's, one Jacobi sweep well above both; a failed run has none
+check "solve_check: sparse_inverse's and cholesky's residuals under 1e-12" eval \
+  'residual_below "$T/si/summary.json" 1e-12 && residual_below "$T/ch/summary.json" 1e-12'
+sc run $TINY --out "$T/sif" --frames 3 --set solver.global=sparse_inverse --set solver.precision=float --quiet
+check "solve_check: S in float, residual under 1e-5 but not at double's rounding" eval 'rc_is 0 &&
+  residual_below "$T/sif/summary.json" 1e-5 && ! residual_below "$T/sif/summary.json" 1e-12'
+sc run $TINY --out "$T/jac" --frames 3 --set solver.global=jacobi --quiet
+check "solve_check: one Jacobi sweep leaves a residual above 1e-8" eval 'rc_is 0 &&
+  ! residual_below "$T/jac/summary.json" 1e-8 && residual_below "$T/jac/summary.json" 1'
+# scripts/solve_check.sh: a row per solver from those summaries
+CMD="scripts/solve_check.sh --frames 1 tiny.json"
+bash "$SCRIPTS/solve_check.sh" --simctl "$SIMCTL" --frames 1 --out "$T/scheck" \
+  --set solver.device=cpu $TINY >"$T/out.txt" 2>"$T/err.txt"
+RC=$?
+check "scripts/solve_check.sh: exit 0, a row per solver, each residual a number" eval 'rc_is 0 &&
+  stderr_empty && [ "$(grep -c "^| tiny | 80 | cpu | [a-z_]* | [a-z]* | [0-9.]*e[-+][0-9]* | [0-9.]* |\$" "$T/out.txt")" = 4 ] &&
+  out_has "| cpu | sparse_inverse | float |" && out_has "| cpu | jacobi | double |"'
 check "--frames 3: 3 timing rows, 3 frames in summary" eval '[ "$(wc -l <"$T/ch/timing.csv")" -eq 4 ] &&
   json_has "$T/ch/summary.json" frames 3 && nonempty "$T/ch/frames/00003.vtk" && absent "$T/ch/frames/00004.vtk"'
 sc run $TINY --out="$T/dt" --frames=2 --set=solver.dt=0.005 --quiet

@@ -11,6 +11,7 @@
 #include "../simctl.h"
 #include "../solve/backend.h"
 #include "../solve/stepper.h"
+#include "solve_check.h"
 #include "summary.h"
 #include "writer.h"
 #include "writer_async.h"
@@ -296,6 +297,12 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   res->setup_ms = sim_now_ms() - t0;
   if (!rc && o->stop && *o->stop) res->interrupted = 1; /* during set-up: no frame */
   if (!rc && !res->interrupted) rc = run_frames(sc, o, &r, res, st);
+  if (!rc && res->frames > 0) { /* the global step's residual on its last right-hand side */
+    sim_solve_check chk;
+    rc = sim_solve_check_run(&r.m, r.be, &chk, st);
+    res->solve_checked = rc == SIM_OK;
+    res->solve_residual = chk.residual, res->solve_check_ms = chk.ms;
+  }
   res->wall_ms = sim_now_ms() - t0;
   if (r.be) r.be->global_stats(r.be, &gs); /* the device memory held at the end */
   if (r.writer_open) {

@@ -161,6 +161,13 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   if (gs->device_bytes > 0) /* at the end: with the contact buffers grown during the run */
     cJSON_AddNumberToObject(so, "device_MiB", gs->device_bytes / 1048576.0);
   add_gathers(so, gs);
+  if (final && res->solve_checked) {
+    cJSON *ck = cJSON_AddObjectToObject(so, "solve_check");
+    cJSON_AddNumberToObject(ck, "relative_residual", res->solve_residual);
+    cJSON_AddNumberToObject(ck, "ms", res->solve_check_ms);
+  } else if (!running) {
+    cJSON_AddNullToObject(so, "solve_check");
+  }
   char *scene_text = NULL;
   if (sim_scene_to_json(sc, &scene_text) == SIM_OK && scene_text) {
     cJSON *sj = cJSON_Parse(scene_text);

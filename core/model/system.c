@@ -152,3 +152,16 @@ int sim_system_assemble(sim_model *m, sim_status *st) {
   sim_free(tc);
   return rc;
 }
+
+void sim_system_apply(const sim_model *m, const double *x, double *y) {
+  memset(y, 0, sizeof(double) * 3 * (size_t)m->nfree);
+  for (int j = 0; j < m->nfree; j++)
+    for (int p = m->A_colptr[j]; p < m->A_colptr[j + 1]; p++) {
+      const int i = m->A_rowidx[p];
+      const double a = m->A_val[p];
+      for (int k = 0; k < 3; k++) {
+        y[3 * (size_t)i + k] += a * x[3 * (size_t)j + k];
+        if (i != j) y[3 * (size_t)j + k] += a * x[3 * (size_t)i + k];
+      }
+    }
+}
