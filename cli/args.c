@@ -116,6 +116,8 @@ int cli_parse_scene_args(int argc, char **argv, int first, const char *usage, in
     } else if (allow_run_opts && cli_take_value(argc, argv, &i, "--gpu", &v)) {
       if (!v) return cli_error(SIM_ERR_USAGE, "--gpu needs a CUDA device's index");
       a->gpu = v;
+    } else if (allow_run_opts && !strcmp(arg, "--resume")) {
+      a->resume = 1;
     } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
       a->quiet = 1;
     } else if (arg[0] == '-' && arg[1] != '\0') {

@@ -15,6 +15,7 @@ typedef struct cli_scene_args {
   int nsets;
   const char *out, *frames, *device, *threads, *gpu;
   int quiet;
+  int resume;                        /* run --resume */
   char owned[5][CLI_OWNED_MAX + 16]; /* storage for the override strings built from options */
   char label[5][1100];  /* the option as typed ("--frames 0"), for error messages */
   int nowned;

@@ -12,7 +12,7 @@
 
 static const char *RUN_USAGE =
     "usage: simctl run SCENE [--out DIR] [--frames N] [--set PATH=VALUE]... [--device D]\n"
-    "                  [--threads N] [--gpu N] [--quiet]\n"
+    "                  [--threads N] [--gpu N] [--resume] [--quiet]\n"
     "\n"
     "Simulates SCENE (JSON) and writes DIR/frames/NNNNN.{vtk,obj,png} and frames.vtk.series,\n"
     "DIR/timing.csv and DIR/memory.csv, as output.formats selects (vtk, obj, png, csv), and\n"
@@ -27,6 +27,10 @@ static const char *RUN_USAGE =
     "  --threads N        CPU threads (solver.threads; 0 = all cores)\n"
     "  --gpu N            the CUDA device to run on, by CUDA's index (solver.gpu; default 0;\n"
     "                     CUDA_DEVICE_ORDER=PCI_BUS_ID: nvidia-smi's order)\n"
+    "  --resume           go on from the last VTK frame of the earlier run in DIR (its\n"
+    "                     positions and velocities, to the bit) up to the scene's frames,\n"
+    "                     keeping that run's frames and timing rows up to it (--frames N\n"
+    "                     runs it further); contact multipliers start cold there\n"
     "  --quiet            no progress bar, notes or summary line; errors only\n";
 
 static const char *VALIDATE_USAGE =
@@ -112,7 +116,7 @@ int cmd_run(int argc, char **argv) {
   if (rc >= 0) return rc;
   static sim_scene sc;
   if ((rc = load(&a, &sc))) return rc;
-  sim_run_opts o = {a.quiet, a.quiet ? NULL : cli_progress, NULL, NULL, &stop_signal};
+  sim_run_opts o = {a.quiet, a.quiet ? NULL : cli_progress, NULL, NULL, &stop_signal, a.resume};
   sim_run_result res;
   sim_status st = {0};
   catch_stops();
@@ -142,11 +146,20 @@ int cmd_run(int argc, char **argv) {
                        res.frames_written == 1 ? "" : "s", res.out_dir);
     return cli_error(rc, "%s", st.msg);
   }
+  char span[96];
+  if (res.resumed && res.frames == res.resumed_from + 1)
+    snprintf(span, sizeof span, "frame %d (resumed from frame %d)", res.frames, res.resumed_from);
+  else if (res.resumed)
+    snprintf(span, sizeof span, "frames %d-%d (resumed from frame %d)", res.resumed_from + 1,
+             res.frames, res.resumed_from);
+  else
+    snprintf(span, sizeof span, "%d frames", res.frames);
   if (!a.quiet)
-    printf("simctl: %s: %d frames in %.2f s (set-up %.2f s, %.2f ms/frame, %s, %s); output in %s "
-           "(ParaView: %s/frames/frames.vtk.series)\n",
-           sc.name, res.frames, res.wall_ms / 1e3, res.setup_ms / 1e3, res.mean_frame_ms,
-           res.backend, res.global, res.out_dir, res.out_dir);
+    printf(
+        "simctl: %s: %s in %.2f s (set-up %.2f s, %.2f ms/frame, %s, %s); output in %s "
+        "(ParaView: %s/frames/frames.vtk.series)\n",
+        sc.name, span, res.wall_ms / 1e3, res.setup_ms / 1e3, res.mean_frame_ms, res.backend,
+        res.global, res.out_dir, res.out_dir);
   if (!a.quiet && res.inverted_max > 0)
     fprintf(stderr,
             "simctl: note: %d tetrahedr%s inside out at frame %d (first seen at frame %d; checked "

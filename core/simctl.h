@@ -24,12 +24,18 @@ typedef struct sim_run_opts {
   /* NULL, or a flag a signal handler sets: once it is nonzero the run ends after the frame
      being simulated, which is written as an output frame (sim_run_result.interrupted) */
   const volatile sig_atomic_t *stop;
+  /* 1: go on from the last VTK frame of the earlier run in the output folder (its positions
+     and velocities, to the bit), keeping its frames and timing rows up to that frame
+     (core/app/resume.h); 0: a new run, which clears the folder of an earlier run's files */
+  int resume;
 } sim_run_opts;
 
 #define SIM_RUN_CONTACT_KINDS 11 /* sim_run_result.kinds_max */
 
 typedef struct sim_run_result {
-  int frames;            /* frames simulated */
+  int frames;  /* the last frame simulated (frames simulated, but after a resume) */
+  int resumed; /* 1: the run went on from frame resumed_from of an earlier one */
+  int resumed_from;
   int interrupted;       /* 1: the run ended early on sim_run_opts.stop, after `frames` */
   int frames_written;    /* output frames written */
   int output_async;      /* 1: frame files were written by a background thread */

@@ -3,6 +3,10 @@
 add_test(NAME test_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh $<TARGET_FILE:simctl>
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(test_cli PROPERTIES LABELS scene TIMEOUT 600)
+# simctl run --resume: a run gone on from its last VTK frame writes the frames of one run
+add_test(NAME test_resume COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_resume.sh
+         $<TARGET_FILE:simctl>)
+set_tests_properties(test_resume PROPERTIES LABELS scene TIMEOUT 120)
 # Mutated scenes and mesh files (scripts/fuzz_scenes.py): each accepted, or refused with exit
 # 3-5 and one `simctl: error:` line, never a crash or a hang; where python3 is installed
 find_package(Python3 COMPONENTS Interpreter QUIET)

@@ -67,16 +67,40 @@ static int converge_file(const char *name, size_t len) {
          !strncmp(name + len - 4, ".csv", 4);
 }
 
-/* Removes the plain files in folder `dir` whose names `mine` accepts: all it can, the first
-   failure reported. */
-static int clear_folder(const char *dir, int (*mine)(const char *, size_t), sim_status *st) {
+/* What a resumed run removes (sim_outputs_clear_after): frame files past `frame`, tables but
+   timing.csv where keep_timing, and every temporary file of either. */
+typedef struct after_ctx {
+  int frame, keep_timing;
+} after_ctx;
+
+/* The frame number of a frame file NNNNN.EXT of NAME's length len (not the series), else -1. */
+static long frame_number(const char *name, size_t len) {
+  if (!frame_file(name, len)) return -1;
+  long f = 0;
+  for (size_t i = 0; i < len && name[i] >= '0' && name[i] <= '9'; i++)
+    f = f > 100000000 ? f : 10 * f + (name[i] - '0');
+  return name[0] >= '0' && name[0] <= '9' ? f : -1;
+}
+
+static int after_frame(const char *name, size_t len, int tmp, const void *ctx) {
+  const after_ctx *a = ctx;
+  if (tmp) return frame_file(name, len) || table_file(name, len);
+  if (table_file(name, len))
+    return !(a->keep_timing && len == strlen("timing.csv") && !strncmp(name, "timing.csv", len));
+  return frame_number(name, len) > a->frame;
+}
+
+/* Removes the plain files in folder `dir` whose names `mine` accepts (an entry NAME.tmp.PID
+   given as NAME's length and tmp 1): all it can, the first failure reported. */
+static int clear_folder_if(const char *dir, int (*mine)(const char *, size_t, int, const void *),
+                           const void *ctx, sim_status *st) {
   DIR *d = opendir(dir);
   if (!d) return sim_fail(st, SIM_ERR_IO, "%s: cannot read: %s", dir, strerror(errno));
   char path[SIM_PATH_MAX + 300];
   int rc = SIM_OK;
   for (struct dirent *e; (e = readdir(d));) {
     size_t base = tmp_base(e->d_name);
-    if (!mine(e->d_name, base ? base : strlen(e->d_name))) continue;
+    if (!mine(e->d_name, base ? base : strlen(e->d_name), base > 0, ctx)) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     struct stat sb;
     if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue; /* a folder or link: not ours */
@@ -88,6 +112,15 @@ static int clear_folder(const char *dir, int (*mine)(const char *, size_t), sim_
   return rc;
 }
 
+/* clear_folder_if with a test of the name alone */
+static int by_name(const char *name, size_t len, int tmp, const void *ctx) {
+  (void)tmp;
+  return (*(int (*const *)(const char *, size_t))ctx)(name, len);
+}
+static int clear_folder(const char *dir, int (*mine)(const char *, size_t), sim_status *st) {
+  return clear_folder_if(dir, by_name, &mine, st);
+}
+
 int sim_outputs_clear_converge(const char *dir, sim_status *st) {
   return clear_folder(dir, converge_file, st);
 }
@@ -95,6 +128,14 @@ int sim_outputs_clear_converge(const char *dir, sim_status *st) {
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st) {
   int rc = clear_folder(dir, table_file, st);
   int rf = clear_folder(frames_dir, frame_file, rc ? &(sim_status){0} : st);
+  return rc ? rc : rf;
+}
+
+int sim_outputs_clear_after(const char *dir, const char *frames_dir, int frame, int keep_timing,
+                            sim_status *st) {
+  const after_ctx a = {frame, keep_timing};
+  int rc = clear_folder_if(dir, after_frame, &a, st);
+  int rf = clear_folder_if(frames_dir, after_frame, &a, rc ? &(sim_status){0} : st);
   return rc ? rc : rf;
 }
 

@@ -11,6 +11,7 @@
 #include "../simctl.h"
 #include "../solve/backend.h"
 #include "../solve/stepper.h"
+#include "resume.h"
 #include "solve_check.h"
 #include "summary.h"
 #include "writer.h"
@@ -186,11 +187,13 @@ static void take_notes(const sim_backend *be, int quiet, int f, sim_run_result *
    frame whose state failed it, before that next frame's timing row. */
 static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, sim_run_result *res,
                       sim_status *st) {
-  int rc = take_snapshot(r, 0, 1, st);
+  /* frame 0's snapshot, or after a resume none: its last frame is written already */
+  const int first = res->resumed ? res->resumed_from + 1 : 1;
+  int rc = res->resumed ? SIM_OK : take_snapshot(r, 0, 1, st);
   double t_start = sim_now_ms(), frame_sum = 0, contact_sum = 0;
   long cr_sum = 0, cst_iters = 0;
   res->min_gap = HUGE_VAL;
-  for (int f = 1; !rc && f <= sc->solver.frames; f++) {
+  for (int f = first; !rc && f <= sc->solver.frames; f++) {
     sim_profile prof;
     rc = sim_stepper_step(&r->step, &prof, NULL, st);
     take_notes(r->be, o->quiet, f, res);
@@ -242,14 +245,32 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
   sim_status ignore = {0};
   int fin = finish_snapshot(r, res, rc ? &ignore : st);
   rc = rc ? rc : fin;
-  res->mean_frame_ms = res->frames ? frame_sum / res->frames : 0;
-  res->contacts_mean = res->frames ? contact_sum / res->frames : 0;
+  const int ran = res->frames - first + 1; /* frames simulated by this run */
+  res->mean_frame_ms = ran > 0 ? frame_sum / ran : 0;
+  res->contacts_mean = ran > 0 ? contact_sum / ran : 0;
   res->cr_per_iteration = cst_iters ? (double)cr_sum / (double)cst_iters : 0;
   if (!rc) { /* the final frame is always written: r->q holds it */
     res->measure_final = sim_model_measure(&r->m, r->q);
     body_centres(&r->m, r->q, res->com_final);
   }
   return rc;
+}
+
+/* A resumed run's state: the earlier run's frame rs->frame (positions, velocities, time) in
+   the backend and the stepper, the writer's view as its frame 0 set it. */
+static int resume_state(run_ctx *r, const sim_resume *rs, sim_run_result *res, sim_status *st) {
+  sim_backend *be = r->be;
+  int rc = sim_writer_first_view(&r->w, r->m.x_rest, st);
+  const sim_vec_id pos[] = {SIM_VEC_Q, SIM_VEC_QT, SIM_VEC_QTILDE};
+  for (int k = 0; !rc && k < 3; k++) rc = be->upload(be, pos[k], rs->q, st);
+  if (!rc) rc = be->upload(be, SIM_VEC_V, rs->v, st);
+  if (rc) return rc;
+  r->step.step = rs->frame;
+  r->step.t = rs->t;
+  memcpy(r->q, rs->q, sizeof(double) * 3 * (size_t)r->m.n);
+  res->resumed = 1;
+  res->resumed_from = res->frames = rs->frame;
+  return SIM_OK;
 }
 
 int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim_status *st) {
@@ -280,11 +301,15 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     r.q = SIM_NEW(double, 3 * (size_t)r.m.n);
     if (!r.q) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (run)");
   }
+  sim_resume rs = {0};
   if (!rc) {
-    rc = sim_writer_open(&r.w, &r.m, sc->output.dir, st);
+    rc = o->resume ? sim_writer_open_resume(&r.w, &r.m, sc->output.dir, &rs, st)
+                   : sim_writer_open(&r.w, &r.m, sc->output.dir, st);
     r.writer_open = rc == SIM_OK;
     sim_writer_set_world(&r.w, r.step.contact ? &r.step.world : NULL);
   }
+  if (!rc && o->resume) rc = resume_state(&r, &rs, res, st);
+  sim_resume_free(&rs);
   if (!rc && use_async(sc, r.be)) {
     rc = sim_async_open(&r.aw, &r.w, st);
     r.async = rc == SIM_OK;
@@ -297,7 +322,8 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   res->setup_ms = sim_now_ms() - t0;
   if (!rc && o->stop && *o->stop) res->interrupted = 1; /* during set-up: no frame */
   if (!rc && !res->interrupted) rc = run_frames(sc, o, &r, res, st);
-  if (!rc && res->frames > 0) { /* the global step's residual on its last right-hand side */
+  if (!rc && res->frames > (res->resumed ? res->resumed_from : 0)) { /* a frame simulated: the
+      global step's residual on its last right-hand side */
     sim_solve_check chk;
     rc = sim_solve_check_run(&r.m, r.be, &chk, st);
     res->solve_checked = rc == SIM_OK;

@@ -8,6 +8,7 @@
 
 #include "../base/alloc.h"
 #include "../model/bending.h"
+#include "resume.h"
 
 #define MIB 1048576.0 /* the paper's unit */
 
@@ -15,7 +16,9 @@ static const char *TIMING_HEADER =
     "frame,time,cd,schur,local,global,assemble,cst_solve,corr,cst_global,frame_ms,predict,"
     "integrate,output,lg_iterations,contacts,rows,newton_steps,cr_iterations,min_gap,redetected";
 
-int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st) {
+/* The writer's fields and the folders, then DIR claimed: what both opens do first. */
+static int open_claim(sim_writer *w, const sim_model *m, const char *dir, int make,
+                      sim_status *st) {
   memset(w, 0, sizeof *w);
   w->m = m;
   w->formats = m->scene->output.formats;
@@ -25,9 +28,14 @@ int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_stat
   snprintf(w->frames_dir, sizeof w->frames_dir, "%s/frames", dir);
   for (int b = 0; b < m->nbodies; b++) w->body_names[b] = m->scene->bodies[b].name;
   w->lock_fd = -1;
-  if (sim_mkdirs(w->frames_dir, st)) return st->code;
+  if (make && sim_mkdirs(w->frames_dir, st)) return st->code;
   w->lock_fd = sim_outputs_claim(dir, st);
-  int rc = w->lock_fd == -2 ? st->code : sim_outputs_clear(dir, w->frames_dir, st);
+  return w->lock_fd == -2 ? st->code : SIM_OK;
+}
+
+/* The connectivity and the timing table: what both opens do last (closing on a failure). */
+static int open_tables(sim_writer *w, int rc, sim_status *st) {
+  const sim_model *m = w->m;
   if (!rc) {
     w->tet = SIM_NEW(int, 4 * (size_t)m->nelem + 4);
     if (!w->tet) rc = sim_fail(st, SIM_ERR_MEMORY, "out of memory (frame output)");
@@ -40,6 +48,12 @@ int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_stat
   }
   if (rc) sim_writer_close(w); /* the lock too */
   return rc;
+}
+
+int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st) {
+  int rc = open_claim(w, m, dir, 1, st);
+  if (!rc) rc = sim_outputs_clear(dir, w->frames_dir, st);
+  return open_tables(w, rc, st);
 }
 
 static int add_series(sim_writer *w, const char *file, double t, sim_status *st) {
@@ -284,4 +298,53 @@ void sim_writer_close(sim_writer *w) {
   sim_outputs_release(w->lock_fd);
   memset(w, 0, sizeof *w);
   w->lock_fd = -1;
+}
+
+/* A row of timing.csv as read back: its fields split at the commas (none is quoted). */
+static int add_timing_text(sim_writer *w, const char *row, sim_status *st) {
+  enum { COLS = 32 };
+  char buf[1024];
+  const char *f[COLS];
+  int n = 0;
+  if (strlen(row) >= sizeof buf)
+    return sim_fail(st, SIM_ERR_IO, "%s/timing.csv: a row of %zu bytes", w->dir, strlen(row));
+  strcpy(buf, row);
+  for (char *p = buf, *c; n < COLS; p = c + 1) {
+    f[n++] = p;
+    if (!(c = strchr(p, ','))) break;
+    *c = '\0';
+  }
+  if (n != sim_csv_cols(w->timing))
+    return sim_fail(st, SIM_ERR_IO, "%s/timing.csv: a row of %d fields, expected %d: %.40s", w->dir,
+                    n, sim_csv_cols(w->timing), row);
+  return sim_csv_add_text_row(w->timing, f, n, st);
+}
+
+int sim_writer_open_resume(sim_writer *w, const sim_model *m, const char *dir, sim_resume *r,
+                           sim_status *st) {
+  /* an earlier run's folder: made by it, not by this run (a wrong --out makes nothing) */
+  int rc = sim_resume_present(dir, st) ? st->code : open_claim(w, m, dir, 0, st);
+  if (!rc) rc = sim_resume_read(m, dir, TIMING_HEADER, r, st);
+  if (!rc) rc = sim_outputs_clear_after(dir, w->frames_dir, r->frame, r->nrows > 0, st);
+  rc = open_tables(w, rc, st);
+  for (int i = 0; !rc && i < r->nseries; i++) rc = add_series(w, r->names[i], r->times[i], st);
+  for (int i = 0; !rc && i < r->nrows; i++) rc = add_timing_text(w, r->rows[i], st);
+  if (!rc && r->nrows > 0 && !(w->formats & SIM_OUT_CSV)) { /* the earlier rows, cut at the
+      frame, where this run adds none */
+    char path[SIM_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/timing.csv", w->dir);
+    rc = sim_csv_write(w->timing, path, st);
+  }
+  if (rc && w->m) sim_writer_close(w);
+  return rc;
+}
+
+int sim_writer_first_view(sim_writer *w, const double *q0, sim_status *st) {
+  int rc = sim_writer_frame_prepare(w, 0.0, q0, st);
+  if (rc || !(w->formats & SIM_OUT_PNG) || w->have_cam) return rc;
+  const sim_model *m = w->m;
+  sim_frame_view fv = {0,      0.0,  m->n,    q0,     NULL,        m->vert_body, m->nelem,
+                       w->tet, NULL, m->ntri, m->tri, m->tri_body, m->nbodies,   w->body_names};
+  fit_camera(w, &fv, &w->sv);
+  return SIM_OK;
 }

@@ -34,12 +34,30 @@ typedef struct sim_writer {
 /* Creates DIR/frames, claims DIR (sim_outputs_claim) and removes what an earlier run left there
    (sim_outputs_clear). */
 int sim_writer_open(sim_writer *w, const sim_model *m, const char *dir, sim_status *st);
+struct sim_resume;
+/* sim_writer_open for a run that goes on from an earlier one in DIR (core/app/resume.h): DIR
+   claimed, then read back into *r (the series, the last VTK frame, timing.csv), and only then
+   what comes after that frame removed (sim_outputs_clear_after); the series and timing rows up
+   to it are the writer's first. A failure to read leaves the folder as it was. The caller
+   frees *r. */
+int sim_writer_open_resume(sim_writer *w, const sim_model *m, const char *dir, struct sim_resume *r,
+                           sim_status *st);
+/* The obstacles' cut and the PNG camera as the run's first frame set them (rest positions q0
+   at time 0), for a resumed run whose frame 0 is not written again. */
+int sim_writer_first_view(sim_writer *w, const double *q0, sim_status *st);
 /* Removes an earlier run's files from output folder DIR: summary.json (first: a clearing that
    fails leaves no earlier "ok"), timing.csv, memory.csv and, in FRAMES_DIR, every NNNNN.vtk,
    .obj, .obstacles.obj and .png (five digits or more) and the series file, with the temporary
    files (NAME.tmp.PID) of those that a run killed outright leaves; plain files only, nothing
    else; all it can, the first failure reported (core/app/out_folder.c). */
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st);
+/* What a run resumed from frame `frame` (simctl run --resume) removes there first:
+   summary.json, memory.csv, ranges.csv and timing.csv (but where keep_timing: its rows up to
+   the frame are written again, by this run or at once where it writes no CSV), in FRAMES_DIR every
+   frame file of a later frame, and every temporary file of these; all it can, the first failure
+   reported. */
+int sim_outputs_clear_after(const char *dir, const char *frames_dir, int frame, int keep_timing,
+                            sim_status *st);
 /* The same for `simctl converge`'s folder: every converge_NAME.csv (and its temporary files). */
 int sim_outputs_clear_converge(const char *dir, sim_status *st);
 /* An exclusive lock on folder DIR for the run's time (flock on the folder; where the file

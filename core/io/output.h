@@ -50,6 +50,11 @@ int sim_mkdirs(const char *dir, sim_status *st);
 /* Legacy VTK, BINARY (big-endian), UNSTRUCTURED_GRID of tets (cell type 10): POINT_DATA
    velocity (vectors) and body_id (int); CELL_DATA energy_density (double). */
 int sim_write_vtk(const char *path, const sim_frame_view *f, sim_status *st);
+/* A frame sim_write_vtk wrote, read back (simctl run --resume, core/io/vtk_read.c): its nv
+   positions into x and velocities into v (3 nv each) and each vertex's body id into body (nv),
+   to the bit; SIM_ERR_IO naming the file where it is not such a frame, is cut short or holds
+   another number of points. */
+int sim_read_vtk_frame(const char *path, int nv, double *x, double *v, int *body, sim_status *st);
 /* ParaView ".vtk.series" JSON listing file names (relative) and times. */
 int sim_write_vtk_series(const char *path, int n, const char *const *files, const double *times,
                          sim_status *st);

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The checks' eval strings are single-quoted on purpose.
+# shellcheck disable=SC2016
+# SPDX-License-Identifier: MIT
+# simctl run --resume (core/app/resume.c): a run of 3 frames gone on to 6 writes the frames of
+# one run of 6, byte for byte (VTK, OBJ, PNG: the camera as frame 0 fitted it), with the same
+# series and timing rows; a run killed after a frame it had not written yet goes on from its
+# last VTK frame, its later timing rows, frame files and temporary files gone; with contact
+# (multipliers starting cold) the positions stay within 1e-5 m of the run's without a break;
+# and a folder that holds no such run, a run already at the scene's end, another scene's frames
+# and another time step are refused with one line and leave the folder as it was.
+# usage: test_resume.sh PATH/TO/simctl   (fixture tests/data/cli/tiny_bar.json)
+set -u
+SIMCTL=$1
+case $SIMCTL in /*) ;; *) SIMCTL=$PWD/$SIMCTL ;; esac
+TINY=$(cd "$(dirname "$0")" && pwd)/data/cli/tiny_bar.json
+. "$(dirname "$0")/check_lib.sh"
+export SIMCTL_CACHE_DIR=$TMP/cache
+cd "$TMP" || exit 2
+ALL='output.formats=["vtk","obj","png","csv"]'
+# run DIR [simctl run options...]: tiny_bar into DIR, quiet; its exit code in RC, stderr in DIR.err
+run() {
+  local dir=$1
+  shift
+  "$SIMCTL" run "$TINY" --out "$dir" --quiet "$@" 2>"$dir.err"
+  RC=$?
+}
+one_line() { [ "$(wc -l <"$1.err")" = 1 ] && grep -q '^simctl: error: ' "$1.err"; }
+tree() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 cksum); }
+# the timing rows without their clocks: frame, time and the counts (columns 1, 2, 15-19, 21)
+rows() { cut -d, -f1,2,15-19,21 "$1/timing.csv"; }
+
+run whole --frames 6 --set "$ALL"
+run part --frames 3 --set "$ALL"
+run part --frames 6 --set "$ALL" --resume
+check "3 frames, then --resume to 6: exit 0" [ "$RC" = 0 ]
+same=1
+for f in 00004.vtk 00005.obj 00006.vtk 00006.obj 00006.png; do
+  cmp -s "whole/frames/$f" "part/frames/$f" || { echo "differs: $f"; same=0; }
+done
+check "the resumed frames are the whole run's, byte for byte (VTK, OBJ, PNG)" [ "$same" = 1 ]
+check "the series and the timing rows are the whole run's" eval \
+  'cmp -s whole/frames/frames.vtk.series part/frames/frames.vtk.series && [ "$(rows whole)" = "$(rows part)" ]'
+check "summary.json: frames 6, resumed_from 3; a new run's resumed_from null" eval \
+  'grep -q "\"frames\":[[:space:]]*6," part/summary.json &&
+   grep -q "\"resumed_from\":[[:space:]]*3," part/summary.json &&
+   grep -q "\"resumed_from\":[[:space:]]*null," whole/summary.json'
+
+# killed after frame 5 was simulated but before it was written (every 2nd frame is): the series
+# ends at 4, timing.csv has row 5, a later frame's file and a temporary file lie about
+run every2 --frames 5 --set output.every=2
+run killed --frames 5 --set output.every=2
+rm killed/frames/00005.vtk
+python3 - killed/frames/frames.vtk.series <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["files"] = d["files"][:-1]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+touch killed/frames/00007.vtk killed/frames/00006.vtk.tmp.99 killed/summary.json.tmp.98
+run killed --frames 5 --set output.every=2 --resume
+check "killed before writing frame 5: --resume goes on from frame 4, exit 0" eval \
+  '[ "$RC" = 0 ] && grep -q "\"resumed_from\":[[:space:]]*4," killed/summary.json'
+check "... frame 5 as the whole run's, the timing rows and series too" eval \
+  'cmp -s every2/frames/00005.vtk killed/frames/00005.vtk && [ "$(rows every2)" = "$(rows killed)" ] &&
+   cmp -s every2/frames/frames.vtk.series killed/frames/frames.vtk.series'
+check "... the later frame's file and the temporary files gone" eval \
+  '[ ! -e killed/frames/00007.vtk ] && [ -z "$(find killed -name "*.tmp.*")" ]'
+
+# with contact (the bar on a box from the start): multipliers start cold at the resumed step
+BOX='obstacles=[{"type": "box", "center": [0, -1.3, 0], "half_extents": [2, 0.3, 2]}]'
+run cwhole --frames 12 --set "$BOX"
+run cpart --frames 6 --set "$BOX"
+run cpart --frames 12 --set "$BOX" --resume
+points() { # the largest coordinate difference of two frames' points
+  python3 - "$1" "$2" <<'PY'
+import struct, sys
+def pts(p):
+    b = open(p, "rb").read()
+    i = b.index(b"POINTS "); j = b.index(b"\n", i); n = int(b[i:j].split()[1])
+    return struct.unpack(">%dd" % (3 * n), b[j + 1:j + 1 + 24 * n])
+print(max(abs(x - y) for x, y in zip(pts(sys.argv[1]), pts(sys.argv[2]))))
+PY
+}
+dq=$(points cwhole/frames/00012.vtk cpart/frames/00012.vtk)
+echo "contact: frame 12 within $dq m of the run without a break"
+check "with contact: exit 0, frame 12 within 1e-5 m of the run without a break" \
+  awk -v rc="$RC" -v d="$dq" 'BEGIN { exit !(rc == 0 && d != "" && d + 0 < 1e-5) }'
+
+# refusals: one line, the folder as it was
+before=$(tree part)
+run part --frames 6 --resume
+check "at the scene's end already: exit 2, one line naming the frames" eval \
+  '[ "$RC" = 2 ] && one_line part && grep -q "reached frame 6, and the scene runs to frame 6" part.err'
+run part --frames 8 --resume --set solver.dt=0.02
+check "another time step: exit 2, one line" eval '[ "$RC" = 2 ] && one_line part &&
+  grep -q "not 6 x solver.dt" part.err'
+run part --frames 8 --resume --set 'bodies.0.mesh.vertices=[4, 7, 4]'
+check "another scene's frames: exit 6, one line naming the VTK file" eval '[ "$RC" = 6 ] &&
+  one_line part && grep -q "part/frames/00006.vtk: 96 points, but the scene.s model has 112" part.err'
+check "... and the folder as it was after each" [ "$(tree part)" = "$before" ]
+run none --frames 6 --resume
+check "no earlier run: exit 6, one line naming the series, nothing made" eval '[ "$RC" = 6 ] &&
+  one_line none && grep -q "none/frames/frames.vtk.series: not found" none.err && [ ! -e none ]'
+"$SIMCTL" run --help | grep -q -- "--resume" 
+check "run --help lists --resume" [ $? = 0 ]
+finish test_resume
