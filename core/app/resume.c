@@ -93,11 +93,12 @@ static int read_series(const char *path, sim_resume *r, sim_status *st) {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
     const cJSON *time = cJSON_GetObjectItemCaseSensitive(e, "time");
     int f = cJSON_IsString(name) ? vtk_frame(name->valuestring) : -1;
+    char after[48] = ""; /* the frames in order */
+    if (i) snprintf(after, sizeof after, " of a frame after %d", last);
     if (f <= last || !cJSON_IsNumber(time))
       rc = sim_fail(st, SIM_ERR_IO,
-                    "%s: files[%d]: expected {\"name\": \"NNNNN.vtk\", \"time\": T} after frame "
-                    "%d",
-                    path, i, last);
+                    "%s: files[%d]: expected {\"name\": \"NNNNN.vtk\", \"time\": T}%s", path, i,
+                    after);
     else
       rc = add_entry(r, name->valuestring, time->valuedouble, st);
     last = f;
