@@ -132,7 +132,10 @@ int cmd_run(int argc, char **argv) {
     else
       fprintf(stderr, "simctl: interrupted by signal %d (%s) after frame %d of %d", sig,
               strsignal(sig), res.frames, sc.solver.frames);
-    if (res.frames_written > 0)
+    if (res.frames_written > 0 && res.resumed) /* the earlier run's frames stay too */
+      fprintf(stderr, "; %d frame%s written after frame %d kept in %s", res.frames_written,
+              res.frames_written == 1 ? "" : "s", res.resumed_from, res.out_dir);
+    else if (res.frames_written > 0)
       fprintf(stderr, "; %d frame%s kept in %s", res.frames_written,
               res.frames_written == 1 ? "" : "s", res.out_dir);
     fputc('\n', stderr);
