@@ -14,8 +14,11 @@ of radius R dips e^2 / (8 R) into it, unless contact.obstacle_edges holds the ed
 (scripts/obstacle_edges.sh runs scenes with it off and on). scripts/self_intersections.py
 --obstacles cannot show this on analytic obstacles: their drawings (NNNNN.obstacles.obj) are
 polygons inside them.
-Obstacles that move (a script) are not checked, nor mesh obstacles (self_intersections.py
---obstacles --deep measures those); a line names each.
+An obstacle that moves (a script) is taken where the frame drew it: its frame's
+NNNNN.obstacles.obj gives its local frame as drawn and at rest (`# frame` and `# rest` after its
+`o` line), and a point x is measured at rest(frame^-1(x)) in the scene's obstacle; a run
+without those drawings (no "obj" among its formats) leaves it out. Mesh obstacles are not
+checked (self_intersections.py --obstacles --deep measures those); a line names each left out.
 
   scripts/obstacle_depths.py DIR [--every K]
 
@@ -118,6 +121,35 @@ def sdf(o):
     return torus
 
 
+def poses(path):
+    """{obstacle name: (frame, rest)} from an obstacles.obj file's `# frame` and `# rest`
+    comments, each (origin, rotation rows); {} where the file is missing."""
+    out, name = {}, None
+    try:
+        with open(path) as f:
+            for line in f:
+                s = line.split()
+                if s[:1] == ["o"]:
+                    name = s[1] if len(s) > 1 else "object"
+                elif len(s) == 14 and s[0] == "#" and s[1] in ("frame", "rest") and name:
+                    v = [float(t) for t in s[2:]]
+                    out.setdefault(name, {})[s[1]] = (v[:3], (v[3:6], v[6:9], v[9:12]))
+    except OSError:
+        return {}
+    return {k: (p["frame"], p["rest"]) for k, p in out.items() if len(p) == 2}
+
+
+def moved(phi, pose):
+    """phi of the obstacle drawn at pose (frame, rest): x taken back to rest(frame^-1(x))."""
+    (p, R), (p0, R0) = pose
+
+    def at(x):
+        d = sub(x, p)
+        local = [R[0][j] * d[0] + R[1][j] * d[1] + R[2][j] * d[2] for j in range(3)]
+        return phi(tuple(dot(R0[i], local) + p0[i] for i in range(3)))
+    return at
+
+
 def least_along(phi, p, q, convex, ends):
     """The least phi on segment pq, ends the lesser of phi(p) and phi(q)."""
     def at(u):
@@ -181,22 +213,31 @@ def main(argv):
         if o["type"] not in ANALYTIC:
             print("not checked: %s, a mesh obstacle (scripts/self_intersections.py "
                   "--obstacles --deep)" % o["name"])
-        elif o.get("script"):
-            print("not checked: %s, it moves (a script)" % o["name"])
         else:
-            checked.append((o["name"], sdf(o), o["type"] != "torus", o.get("touches")))
+            checked.append((o["name"], sdf(o), o["type"] != "torus", o.get("touches"),
+                            bool(o.get("script"))))
     worst = {"vertex": None, "edge": None}  # (depth, frame, pair)
+    unposed = set()  # scripted obstacles a frame did not draw (named once)
     pairs = 0
     for k, path in enumerate(paths):
         if k % opts["--every"] and k != len(paths) - 1:
             continue
         V, objs = obj_frames.read(path, PROG)
         frame = os.path.basename(path)[:-4]
+        drawn = poses(path[:-4] + ".obstacles.obj")
         parts = []
         for body, tris in objs.items():
-            for name, phi, convex, touches in checked:
+            for name, phi, convex, touches, scripted in checked:
                 if touches is not None and body not in touches:
                     continue
+                if scripted:
+                    if name not in drawn:
+                        if name not in unposed:
+                            print("not checked: %s, it moves (a script) and %s draws it nowhere"
+                                  % (name, os.path.basename(path)[:-4] + ".obstacles.obj"))
+                            unposed.add(name)
+                        continue
+                    phi = moved(phi, drawn[name])
                 vd, ed, el = depths(V, tris, phi, convex)
                 pair = body + "/" + name
                 pairs += 1

@@ -116,7 +116,10 @@ static void put_obj_name(FILE *out, const char *name, int k) {
   fputc('\n', out);
 }
 
-/* frames/NNNNN.obstacles.obj: one object per obstacle, 1-based indices local to the file. */
+/* frames/NNNNN.obstacles.obj: one object per obstacle, 1-based indices local to the file; an
+   analytic obstacle's `o` line followed by two comments, `# frame` and `# rest`, each its local
+   frame's origin and rotation (row-major, the columns its axes) as drawn and as the scene
+   placed it before its script (scripts/obstacle_depths.py maps a frame's points back by them). */
 static int write_obstacles_obj(const char *path, int frame, double t, const sim_scenery *s,
                                sim_status *st) {
   sim_atomic_file af;
@@ -125,6 +128,12 @@ static int write_obstacles_obj(const char *path, int frame, double t, const sim_
   fprintf(af.f, "# simctl obstacles frame %d time %.9g\n", frame, t);
   for (int k = 0; k < s->nobj; k++) {
     put_obj_name(af.f, s->names[k], k);
+    for (int r = 0; s->posed[k] && r < 2; r++) { /* comments: readers skip them */
+      const sim_frame *f = r ? &s->rests[k] : &s->frames[k];
+      fprintf(af.f, "# %s", r ? "rest" : "frame");
+      for (int i = 0; i < 12; i++) fprintf(af.f, " %.17g", i < 3 ? f->pos[i] : f->rot[i - 3]);
+      fputc('\n', af.f);
+    }
     for (int i = s->obj_v[k]; i < s->obj_v[k + 1]; i++)
       fprintf(af.f, "v %.9g %.9g %.9g\n", s->x[3 * i], s->x[3 * i + 1], s->x[3 * i + 2]);
     for (int tr = s->obj_t[k]; tr < s->obj_t[k + 1]; tr++) {

@@ -19,6 +19,9 @@ void sim_scenery_free(sim_scenery *s) {
   sim_free(s->obj_v);
   sim_free(s->obj_t);
   sim_free(s->names);
+  sim_free(s->frames);
+  sim_free(s->rests);
+  sim_free(s->posed);
   memset(s, 0, sizeof *s);
 }
 
@@ -42,12 +45,14 @@ static int grow_group(int *cap, long need, void **p[], const size_t bytes[], int
 static int reserve(sim_scenery *s, long nv, long nt, sim_status *st) {
   void **pv[1] = {(void **)&s->x};
   void **pt[2] = {(void **)&s->tri, (void **)&s->tri_obj};
-  void **po[3] = {(void **)&s->obj_v, (void **)&s->obj_t, (void **)&s->names};
+  void **po[6] = {(void **)&s->obj_v,  (void **)&s->obj_t, (void **)&s->names,
+                  (void **)&s->frames, (void **)&s->rests, (void **)&s->posed};
   const size_t bv[1] = {3 * sizeof(double)}, bt[2] = {3 * sizeof(int), sizeof(int)};
-  const size_t bo[3] = {sizeof(int), sizeof(int), sizeof(char *)};
+  const size_t bo[6] = {sizeof(int),       sizeof(int),       sizeof(char *),
+                        sizeof(sim_frame), sizeof(sim_frame), sizeof(int)};
   if (grow_group(&s->cap_v, s->nv + nv, pv, bv, 1) ||
       grow_group(&s->cap_t, s->nt + nt, pt, bt, 2) ||
-      grow_group(&s->cap_obj, s->nobj + 2L, po, bo, 3))
+      grow_group(&s->cap_obj, s->nobj + 2L, po, bo, 6))
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (obstacle scenery)");
   return SIM_OK;
 }
@@ -56,6 +61,7 @@ static void begin_object(sim_scenery *s, const char *name) {
   s->obj_v[s->nobj] = s->nv;
   s->obj_t[s->nobj] = s->nt;
   s->names[s->nobj] = name;
+  s->posed[s->nobj] = 0;
 }
 
 static void end_object(sim_scenery *s) {
@@ -232,6 +238,8 @@ int sim_scenery_add_obstacle(sim_scenery *s, const sim_obstacle *o, const double
   double c[3], r[PROFILE_MAX], y[PROFILE_MAX];
   const double L = region(lo, hi, c);
   begin_object(s, name);
+  s->frames[s->nobj] = s->rests[s->nobj] = o->frame; /* rest: sim_world_scenery's to say */
+  s->posed[s->nobj] = 1;
   if (o->kind == SIM_OBS_PLANE) {
     add_plane(s, o, c, plane_half_side(o, lo, hi));
   } else if (o->kind == SIM_OBS_BOX) {
@@ -281,6 +289,7 @@ int sim_world_scenery(const sim_world *w, double t, const double lo[3], const do
     const sim_obstacle o = sim_world_obstacle_at(w, k, t);
     rc = sim_scenery_add_obstacle(out, &o, lo, hi,
                                   obstacle_name(w, w->obs_def ? w->obs_def[k] : -1), st);
+    if (!rc && w->obs_frame0) out->rests[out->nobj - 1] = w->obs_frame0[k]; /* before its script */
   }
   for (int k = 0; !rc && k < w->nmesh; k++) {
     const sim_detect_mesh *me = &w->mesh[k];

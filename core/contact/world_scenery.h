@@ -26,6 +26,11 @@ typedef struct sim_scenery {
   int *tri_obj;       /* nt: the obstacle (object) each triangle belongs to */
   int *obj_v, *obj_t; /* nobj + 1: each object's first vertex and first triangle */
   const char **names; /* nobj object names (borrowed; may be NULL entries) */
+  /* nobj: an analytic obstacle's local frame as drawn (posed) and at rest (the scene's
+     placement, before its script: sim_world_scenery), posed[k] 1; a mesh's posed[k] 0. A point
+     x of the drawn obstacle is rest(frame^-1(x)) in the scene's obstacle */
+  sim_frame *frames, *rests;
+  int *posed;
   int cap_v, cap_t, cap_obj;
 } sim_scenery;
 
