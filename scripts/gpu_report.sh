@@ -246,6 +246,8 @@ if want tests; then
   fi
   JOBS_T+=("${PRE}runs|$BUILD/tests/${PRE}runs")
   JOBS_T+=("${PRE}contact_paths|$CONTACT paths")
+  # the simctl program on the device (seconds): solve_check's bounds, run --resume
+  JOBS_T+=("${PRE}program|bash '$ROOT/tests/test_gpu_program.sh' '$SIMCTL'")
   run_all tests $((SECONDS + $(left) - 20)) "${JOBS_T[@]}"
   if grep -q "exit  77" "$OUT/tests.txt"; then # SKIPPED: no usable device (an old driver, no GPU)
     grep -m1 SKIPPED "$OUT/tests.log" >&2

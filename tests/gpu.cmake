@@ -8,6 +8,11 @@ sim_labelled_test(test_gpu_points gpu test_gpu_points.c)
 sim_labelled_test(test_gpu_delassus gpu test_gpu_delassus.c)
 sim_labelled_test(test_gpu_solvers gpu test_gpu_solvers.c)
 sim_labelled_test(test_gpu_contact_ops gpu test_gpu_contact_ops.c)
+# the simctl program on the device: summary.json's solve_check bounds and run --resume byte for
+# byte (SKIPPED, 77, where simctl --device cuda cannot run: a build without CUDA, no GPU)
+add_test(NAME test_gpu_program COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_program.sh
+         $<TARGET_FILE:simctl>)
+set_tests_properties(test_gpu_program PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
 # every kernel of gpu/ begins with SIM_PDL_WAIT() (gpu/pdl.cuh: a kernel launched behind a
 # programmatic edge, SIMCTL_CUDA_PDL=on, must wait before it reads): over the sources, no GPU
 find_package(Python3 COMPONENTS Interpreter QUIET)
@@ -92,6 +97,9 @@ if(TARGET simcore_emu)
            $<TARGET_FILE:simctl-emu> "${SIM_CUDA_ARCHS_TEXT}"
            WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
   set_tests_properties(test_emu_cli PROPERTIES LABELS emu TIMEOUT 300)
+  add_test(NAME test_emu_program COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_program.sh
+           $<TARGET_FILE:simctl-emu>)
+  set_tests_properties(test_emu_program PROPERTIES LABELS emu SKIP_RETURN_CODE 77 TIMEOUT 300)
   # the longest tests of the suite (the host and device passes, minutes each on 2 cores):
   # started first under ctest -j
   foreach(p ${SIM_EMU_CONTACT_PASSES})

@@ -99,30 +99,6 @@ check "SIMCTL_CUDA_TUNE=on: summary.json says what was timed and kept, the defau
 check "SIMCTL_CUDA_TUNE=on: the same frames as the default, bit for bit" \
   cmp -s "$T/tuned/frames/00004.vtk" "$T/graphs/frames/00004.vtk"
 
-# summary.json's system.solve_check (core/app/solve_check.c): the device's global step solved
-# again on its last right-hand side, its residual against A_s on the host: at double's rounding
-# with S in double (in the default layouts and the tuned ones), at float's with S in float
-residual_below() { awk -v b="$2" '/"relative_residual":/ { v = $2; sub(/,$/, "", v); f = 1 }
-  END { exit !(f && v ~ /^[0-9.e+-]+$/ && v + 0 < b + 0) }' "$T/$1/summary.json"; }
-check "solve_check: the device's sparse inverse, residual under 1e-12 (default and tuned)" \
-  eval 'residual_below graphs 1e-12 && residual_below tuned 1e-12'
-run float -- --set solver.precision=float
-check "solve_check: S in float on the device, residual under 1e-5, above 1e-12" \
-  eval '[ "$(cat "$T/float.rc")" = 0 ] && residual_below float 1e-5 && ! residual_below float 1e-12'
-
-# simctl run --resume on the device: the positions and velocities uploaded from the last VTK
-# frame give the frames of one run, byte for byte (core/app/resume.c; tests/test_resume.sh on
-# the CPU)
-for part in "rs_whole 6" "rs_part 3" "rs_part 6 --resume"; do
-  read -r name frames resume <<<"$part"
-  "$SIMCTL" run "$DATA/tiny_bar.json" --device cuda --out "$T/$name" --frames "$frames" \
-    --quiet ${resume:+"$resume"} 2>"$T/$name.err"
-  echo $? >"$T/$name.rc"
-done
-check "--resume on the device: exit 0, frames 4-6 as the whole run's, byte for byte" \
-  eval '[ "$(cat "$T/rs_part.rc")" = 0 ] && cmp -s "$T/rs_whole/frames/00004.vtk" "$T/rs_part/frames/00004.vtk" &&
-    cmp -s "$T/rs_whole/frames/00006.vtk" "$T/rs_part/frames/00006.vtk"'
-
 # a bad value of a contact stage's switch (the contact scene's stage reads them): exit 2, one
 # line naming it, nothing written
 SCENES=$(cd "$(dirname "$0")/.." && pwd)/scenes
