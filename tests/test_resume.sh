@@ -102,6 +102,33 @@ check "... and the folder as it was after each" [ "$(tree part)" = "$before" ]
 run none --frames 6 --resume
 check "no earlier run: exit 6, one line naming the series, nothing made" eval '[ "$RC" = 6 ] &&
   one_line none && grep -q "none/frames/frames.vtk.series: not found" none.err && [ ! -e none ]'
+# mutated folders: a run of 3 frames, then one of its series, last VTK frame or timing.csv cut
+# short or with a byte changed (seeded): each resume goes on (exit 0) or is refused with one
+# line (exit 2 or 6), never a crash
+run base --frames 3
+bad=0
+for k in $(seq 0 59); do
+  rm -rf "mut$k" && cp -r base "mut$k"
+  python3 - "mut$k" "$k" <<'PY'
+import random, sys
+d, k = sys.argv[1], int(sys.argv[2])
+rng = random.Random(k)
+path = d + ["/frames/frames.vtk.series", "/frames/00003.vtk", "/timing.csv"][k % 3]
+b = bytearray(open(path, "rb").read())
+if k % 2:
+    b = b[:rng.randrange(len(b))]
+else:
+    b[rng.randrange(len(b))] = rng.randrange(256)
+open(path, "wb").write(bytes(b))
+PY
+  run "mut$k" --frames 5 --resume
+  if ! { [ "$RC" = 0 ] || { { [ "$RC" = 2 ] || [ "$RC" = 6 ]; } && one_line "mut$k"; }; }; then
+    echo "mutation $k: exit $RC: $(head -c 300 "mut$k.err")"
+    bad=1
+  fi
+done
+check "60 mutated folders: each resumed or refused with one line (exit 2 or 6), none crashed" \
+  [ "$bad" = 0 ]
 "$SIMCTL" run --help | grep -q -- "--resume" 
 check "run --help lists --resume" [ $? = 0 ]
 finish test_resume
