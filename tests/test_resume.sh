@@ -7,8 +7,11 @@
 # series and timing rows; a run killed after a frame it had not written yet goes on from its
 # last VTK frame, its later timing rows, frame files and temporary files gone; with contact
 # (multipliers starting cold) the positions stay within 1e-5 m of the run's without a break;
-# and a folder that holds no such run, a run already at the scene's end, another scene's frames
-# and another time step are refused with one line and leave the folder as it was.
+# a run resumed without CSV output keeps the earlier timing rows up to its frame; and a folder
+# that holds no such run, a run already at the scene's end, another scene's frames, another time
+# step, an ASCII VTK frame, a vertex in another body and a timing row without its frame number
+# are refused with one line and leave the folder as it was, as are 60 seeded mutations of the
+# series, the VTK frame and timing.csv where they do not resume; none crashes.
 # usage: test_resume.sh PATH/TO/simctl   (fixture tests/data/cli/tiny_bar.json)
 set -u
 SIMCTL=$1
@@ -50,13 +53,16 @@ check "summary.json: frames 6, resumed_from 3; a new run's resumed_from null" ev
 # ends at 4, timing.csv has row 5, a later frame's file and a temporary file lie about
 run every2 --frames 5 --set output.every=2
 run killed --frames 5 --set output.every=2
-rm killed/frames/00005.vtk
-python3 - killed/frames/frames.vtk.series <<'PY'
+unwrite() { # DIR: its last frame (5) as a kill before its writing leaves it: no file, no entry
+  rm "$1/frames/00005.vtk"
+  python3 - "$1/frames/frames.vtk.series" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["files"] = d["files"][:-1]
 json.dump(d, open(sys.argv[1], "w"))
 PY
+}
+unwrite killed
 touch killed/frames/00007.vtk killed/frames/00006.vtk.tmp.99 killed/summary.json.tmp.98
 run killed --frames 5 --set output.every=2 --resume
 check "killed before writing frame 5: --resume goes on from frame 4, exit 0" eval \
@@ -66,6 +72,13 @@ check "... frame 5 as the whole run's, the timing rows and series too" eval \
    cmp -s every2/frames/frames.vtk.series killed/frames/frames.vtk.series'
 check "... the later frame's file and the temporary files gone" eval \
   '[ ! -e killed/frames/00007.vtk ] && [ -z "$(find killed -name "*.tmp.*")" ]'
+
+# the same killed run resumed without CSV output: its timing rows cut at frame 4 all the same
+rm -rf nocsv && cp -r every2 nocsv && unwrite nocsv
+run nocsv --frames 5 --set output.every=2 --set 'output.formats=["vtk"]' --resume
+check "resumed without CSV output: timing.csv's rows up to frame 4, as written before" eval \
+  '[ "$RC" = 0 ] && [ "$(cut -d, -f1 nocsv/timing.csv | tr "\n" " ")" = "frame 1 2 3 4 " ] &&
+   [ "$(head -n 5 every2/timing.csv)" = "$(cat nocsv/timing.csv)" ]'
 
 # with contact (the bar on a box from the start): multipliers start cold at the resumed step
 BOX='obstacles=[{"type": "box", "center": [0, -1.3, 0], "half_extents": [2, 0.3, 2]}]'
@@ -99,6 +112,31 @@ run part --frames 8 --resume --set 'bodies.0.mesh.vertices=[4, 7, 4]'
 check "another scene's frames: exit 6, one line naming the VTK file" eval '[ "$RC" = 6 ] &&
   one_line part && grep -q "part/frames/00006.vtk: 96 points, but the scene.s model has 112" part.err'
 check "... and the folder as it was after each" [ "$(tree part)" = "$before" ]
+# base2: a run of 3 frames edited three ways, each refused with one line naming the file and what
+# it expected, the folder as it was: its VTK frame made ASCII, a vertex moved to another body,
+# a timing row without its frame number
+run base2 --frames 3
+edit() { # NAME PYTHON: a copy of base2 as NAME, then PYTHON run on it (the folder as argv[1])
+  rm -rf "$1" && cp -r base2 "$1" && python3 - "$1" <<<"$2"
+}
+edit ascii 'import sys
+p = sys.argv[1] + "/frames/00003.vtk"; b = open(p, "rb").read()
+open(p, "wb").write(b.replace(b"BINARY", b"ASCII\n", 1))'
+edit bodyid 'import sys
+p = sys.argv[1] + "/frames/00003.vtk"; b = bytearray(open(p, "rb").read())
+i = b.index(b"LOOKUP_TABLE default\n") + len("LOOKUP_TABLE default\n")
+b[i:i + 4] = (1).to_bytes(4, "big"); open(p, "wb").write(bytes(b))'
+edit nofield 'import sys
+p = sys.argv[1] + "/timing.csv"; t = open(p).read().split("\n")
+t[2] = "x" + t[2]; open(p, "w").write("\n".join(t))'
+for what in "ascii:expected .BINARY., found .ASCII." "bodyid:vertex 0 is in body 1, but in the scene.s body 0" \
+  "nofield:timing.csv: line 3: expected a frame number first"; do
+  name=${what%%:*} msg=${what#*:}
+  before=$(tree "$name")
+  run "$name" --frames 6 --resume
+  check "$name: exit 6, one line ($msg), the folder as it was" eval \
+    '[ "$RC" = 6 ] && one_line "$name" && grep -q "$msg" "$name.err" && [ "$(tree "$name")" = "$before" ]'
+done
 run none --frames 6 --resume
 check "no earlier run: exit 6, one line naming the series, nothing made" eval '[ "$RC" = 6 ] &&
   one_line none && grep -q "none/frames/frames.vtk.series: not found" none.err && [ ! -e none ]'
