@@ -331,6 +331,8 @@ static int add_timing_text(sim_writer *w, const char *row, sim_status *st) {
 
 int sim_writer_open_resume(sim_writer *w, const sim_model *m, const char *dir, sim_resume *r,
                            sim_status *st) {
+  memset(w, 0, sizeof *w);
+  w->lock_fd = -1; /* none held where the folder has no run to go on from */
   /* an earlier run's folder: made by it, not by this run (a wrong --out makes nothing) */
   int rc = sim_resume_present(dir, st) ? st->code : open_claim(w, m, dir, 0, st);
   if (!rc) rc = sim_resume_read(m, dir, TIMING_HEADER, r, st);
