@@ -9,7 +9,7 @@
 # (multipliers starting cold) the positions stay within 1e-5 m of the run's without a break;
 # a run resumed without CSV output keeps the earlier timing rows up to its frame; and a folder
 # that holds no such run, a run already at the scene's end, another scene's frames, another time
-# step, an ASCII VTK frame, a vertex in another body and a timing row without its frame number
+# step, a VTK frame of another title or in ASCII, a vertex in another body and a timing row without its frame number
 # are refused with one line and leave the folder as it was, as are 60 seeded mutations of the
 # series, the VTK frame and timing.csv where they do not resume; none crashes.
 # usage: test_resume.sh PATH/TO/simctl   (fixture tests/data/cli/tiny_bar.json)
@@ -112,9 +112,9 @@ run part --frames 8 --resume --set 'bodies.0.mesh.vertices=[4, 7, 4]'
 check "another scene's frames: exit 6, one line naming the VTK file" eval '[ "$RC" = 6 ] &&
   one_line part && grep -q "part/frames/00006.vtk: 96 points, but the scene.s model has 112" part.err'
 check "... and the folder as it was after each" [ "$(tree part)" = "$before" ]
-# base2: a run of 3 frames edited three ways, each refused with one line naming the file and what
-# it expected, the folder as it was: its VTK frame made ASCII, a vertex moved to another body,
-# a timing row without its frame number
+# base2: a run of 3 frames edited four ways, each refused with one line naming the file and what
+# it expected, the folder as it was: its VTK frame with another title or made ASCII, a vertex
+# moved to another body, a timing row without its frame number
 run base2 --frames 3
 edit() { # NAME PYTHON: a copy of base2 as NAME, then PYTHON run on it (the folder as argv[1])
   rm -rf "$1" && cp -r base2 "$1" && python3 - "$1" <<<"$2"
@@ -126,10 +126,13 @@ edit bodyid 'import sys
 p = sys.argv[1] + "/frames/00003.vtk"; b = bytearray(open(p, "rb").read())
 i = b.index(b"LOOKUP_TABLE default\n") + len("LOOKUP_TABLE default\n")
 b[i:i + 4] = (1).to_bytes(4, "big"); open(p, "wb").write(bytes(b))'
+edit title 'import sys
+p = sys.argv[1] + "/frames/00003.vtk"; b = open(p, "rb").read()
+open(p, "wb").write(b.replace(b"simctl frame 3", b"paraview out", 1))'
 edit nofield 'import sys
 p = sys.argv[1] + "/timing.csv"; t = open(p).read().split("\n")
 t[2] = "x" + t[2]; open(p, "w").write("\n".join(t))'
-for what in "ascii:expected .BINARY., found .ASCII." "bodyid:vertex 0 is in body 1, but in the scene.s body 0" \
+for what in "title:not a frame simctl wrote (title .paraview out" "ascii:expected .BINARY., found .ASCII." "bodyid:vertex 0 is in body 1, but in the scene.s body 0" \
   "nofield:timing.csv: line 3: expected a frame number first"; do
   name=${what%%:*} msg=${what#*:}
   before=$(tree "$name")
