@@ -88,6 +88,11 @@ typedef struct sim_run_result {
   double solve_residual, solve_check_ms;
 } sim_run_result;
 
+/* The frames the run itself simulated (after a resume, those past resumed_from). */
+static inline int sim_run_simulated(const sim_run_result *res) {
+  return res->frames - (res->resumed ? res->resumed_from : 0);
+}
+
 /* Runs the scene end to end and writes DIR/frames/, timing.csv, memory.csv, summary.json
    (status "running" once the output folder is open, then "ok", "interrupted" or "failed"). On
    a failure during the run, what was written stays and summary.json records the error. */

@@ -112,13 +112,17 @@ static int clear_folder_if(const char *dir, int (*mine)(const char *, size_t, in
   return rc;
 }
 
-/* clear_folder_if with a test of the name alone */
+/* clear_folder_if with a test of the name alone (ctx: a name_test) */
+typedef struct name_test {
+  int (*mine)(const char *, size_t);
+} name_test;
 static int by_name(const char *name, size_t len, int tmp, const void *ctx) {
   (void)tmp;
-  return (*(int (*const *)(const char *, size_t))ctx)(name, len);
+  return ((const name_test *)ctx)->mine(name, len);
 }
 static int clear_folder(const char *dir, int (*mine)(const char *, size_t), sim_status *st) {
-  return clear_folder_if(dir, by_name, &mine, st);
+  const name_test t = {mine};
+  return clear_folder_if(dir, by_name, &t, st);
 }
 
 int sim_outputs_clear_converge(const char *dir, sim_status *st) {

@@ -245,7 +245,7 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
   sim_status ignore = {0};
   int fin = finish_snapshot(r, res, rc ? &ignore : st);
   rc = rc ? rc : fin;
-  const int ran = res->frames - first + 1; /* frames simulated by this run */
+  const int ran = sim_run_simulated(res);
   res->mean_frame_ms = ran > 0 ? frame_sum / ran : 0;
   res->contacts_mean = ran > 0 ? contact_sum / ran : 0;
   res->cr_per_iteration = cst_iters ? (double)cr_sum / (double)cst_iters : 0;
@@ -322,8 +322,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   res->setup_ms = sim_now_ms() - t0;
   if (!rc && o->stop && *o->stop) res->interrupted = 1; /* during set-up: no frame */
   if (!rc && !res->interrupted) rc = run_frames(sc, o, &r, res, st);
-  if (!rc && res->frames > (res->resumed ? res->resumed_from : 0)) { /* a frame simulated: the
-      global step's residual on its last right-hand side */
+  if (!rc && sim_run_simulated(res) > 0) { /* the global step's residual on its last b */
     sim_solve_check chk;
     rc = sim_solve_check_run(&r.m, r.be, &chk, st);
     res->solve_checked = rc == SIM_OK;

@@ -45,8 +45,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
                        : res->interrupted ? "interrupted"
                                           : "ok";
   /* the state the run ended in is known (an interruption during set-up simulated no frame) */
-  const int final =
-      !failure && !running && res->frames > (res->resumed ? res->resumed_from : 0);
+  const int final = !failure && !running && sim_run_simulated(res) > 0;
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "simctl", sim_version());
   cJSON_AddStringToObject(root, "scene", sc->name);
