@@ -30,7 +30,8 @@ static const char *RUN_USAGE =
     "  --resume           go on from the last VTK frame of the earlier run in DIR (its\n"
     "                     positions and velocities, to the bit) up to the scene's frames,\n"
     "                     keeping that run's frames and timing rows up to it (--frames N\n"
-    "                     runs it further); contact multipliers start cold there\n"
+    "                     runs it further); with contact, from its state file too\n"
+    "                     (frames/NNNNN.state: the same frames as one run, byte for byte)\n"
     "  --quiet            no progress bar, notes or summary line; errors only\n";
 
 static const char *VALIDATE_USAGE =

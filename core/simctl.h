@@ -36,6 +36,9 @@ typedef struct sim_run_result {
   int frames;  /* the last frame simulated (frames simulated, but after a resume) */
   int resumed; /* 1: the run went on from frame resumed_from of an earlier one */
   int resumed_from;
+  int resumed_cold; /* 1: resumed with contact from a frame without its state file (state_file.h):
+                       the contact solve started cold, the run goes on close to, not exactly as,
+                       the earlier run would have */
   int interrupted;       /* 1: the run ended early on sim_run_opts.stop, after `frames` */
   int frames_written;    /* output frames written */
   int output_async;      /* 1: frame files were written by a background thread */

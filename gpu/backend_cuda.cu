@@ -276,6 +276,7 @@ extern "C" int sim_backend_cuda_create(const sim_model *m, const sim_backend_opt
   be->upload = cuda_upload;
   be->download = cuda_download;
   be->detect_download = sim_cuda_detect_download;
+  be->detect_complete = sim_cuda_detect_complete;
   be->read_buffer = cuda_read_buffer;
   be->write_buffer = cuda_write_buffer;
   be->set_pins = cuda_set_pins;

@@ -431,6 +431,13 @@ static int cuda_contact_lambda(sim_backend *be, double *out, sim_status *st) {
   return rc;
 }
 
+static int cuda_contact_resume(sim_backend *be, const sim_contact *c, int nc, const double *lam,
+                               sim_status *st) {
+  cuda_contact *k = CCTX(be)->cst;
+  return k->dn ? sim_cuda_nsn_resume(k, c, nc, lam, st)
+               : sim_contact_stage_resume(&k->stage, c, nc, lam, st);
+}
+
 int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_status *st) {
   cuda_ctx *c = CCTX(be);
   const sim_model *m = c->m;
@@ -482,6 +489,7 @@ int sim_cuda_contact_create(sim_backend *be, const sim_backend_opts *o, sim_stat
   be->contact_global = cuda_contact_global;
   be->contact_finish = cuda_contact_finish;
   be->contact_lambda = cuda_contact_lambda;
+  be->contact_resume = cuda_contact_resume;
   return SIM_OK;
 }
 

@@ -278,6 +278,10 @@ int sim_cuda_blk_cols(const cuda_contact *k, const double *x, int K, size_t xs, 
 int sim_cuda_nsn_create(cuda_contact *k, int graphs, int fuse, int cr_step, int mf_queue,
                         sim_status *st);
 int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st);
+// A resumed run (backend.h contact_resume): the previous step's keys, tangents and multipliers
+// from host contacts c[0..nc) and lam (3 nc), uploaded; the next keep leaves them.
+int sim_cuda_nsn_resume(cuda_contact *k, const sim_contact *c, int nc, const double *lam,
+                        sim_status *st);
 int sim_cuda_nsn_hqt(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_begin(cuda_contact *k, sim_status *st);
 int sim_cuda_nsn_global(cuda_contact *k, sim_cst_times *t, sim_status *st);

@@ -391,10 +391,11 @@ int sim_cuda_settle(sim_backend *be, double ms[SIM_SPAN_COUNT], sim_status *st);
 // gpu/contact_cuda.cu: the settle's part for the device Newton solve's pending L-G iterations:
 // before its wait (after = 0) their results' copies to the host queued, after it (1) taken.
 int sim_cuda_contact_settle(cuda_ctx *c, int after, sim_status *st);
-// gpu/reads_cuda.cu: the backend table's detect_download; its buffers freed.
+// gpu/reads_cuda.cu: the backend table's detect_download and detect_complete; its buffers freed.
 int sim_cuda_detect_download(sim_backend *be, int nvec, const sim_vec_id *ids,
                              double *const *hosts, const int *read, const int *verts,
                              int nverts, sim_status *st);
+int sim_cuda_detect_complete(sim_backend *be, double *host, sim_status *st);
 void sim_cuda_reads_free(cuda_ctx *c, cuda_reads *r);
 // gpu/snapshot_cuda.cu: the backend table's snapshot and snapshot_get; its buffers freed.
 int sim_cuda_snapshot(sim_backend *be, int q_only, sim_status *st);

@@ -603,6 +603,10 @@ extern "C" int sim_cuda_detect_keep(sim_cuda_detect *k, const double *host, cons
   return sim_cuda_twins_keep(&k->mem, &k->twins, host, dev, n, st);
 }
 
+extern "C" int sim_cuda_detect_fetch(sim_cuda_detect *k, double *host, size_t n, sim_status *st) {
+  return sim_cuda_twins_fetch(&k->mem, &k->twins, host, n, st);
+}
+
 extern "C" void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits,
                                             long long *misses) {
   *hits = k ? k->twins.hits : 0;

@@ -58,6 +58,9 @@ int sim_cuda_detect_points(void *ctx, sim_point_scene *s, sim_detect_contacts *o
    recent are kept). The caller must not write `host` before it is handed over. */
 int sim_cuda_detect_keep(sim_cuda_detect *k, const double *host, const double *dev, size_t n,
                          sim_status *st);
+/* Host array `host` (n doubles) made whole from its twin, the device copy a keep left (a
+   wait); SIM_ERR_DEVICE where it has none. */
+int sim_cuda_detect_fetch(sim_cuda_detect *k, double *host, size_t n, sim_status *st);
 /* Position arrays read from twins and uploaded by the runs so far (0 and 0 for NULL). */
 void sim_cuda_detect_twin_counts(const sim_cuda_detect *k, long long *hits, long long *misses);
 /* Runs so far that waited a second time for the device: more contacts than the landing

@@ -243,6 +243,10 @@ static int prev_parts(void *arg, size_t cap, cuda_part *p) {
 int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st) {
   cuda_nsn *s = k->dn;
   const int nc = k->stage.nc;
+  if (s->resumed) { /* sim_cuda_nsn_resume's are the previous step's */
+    s->resumed = 0;
+    return SIM_OK;
+  }
   s->pnc = 0;
   if (!k->stage.warm || nc == 0) return SIM_OK;
   cuda_ctx *c = k->cx;
@@ -253,6 +257,39 @@ int sim_cuda_nsn_keep(cuda_contact *k, sim_status *st) {
   SIM_CU(cudaGetLastError(), st);
   s->pnc = nc;
   return SIM_OK;
+}
+
+// The previous step's arrays from the host's (pageable memory: staged before each copy
+// returns, so the caller's arrays may go).
+static int upload_prev(cuda_nsn *s, cudaStream_t sm, int nc, const sim_contact_key *key,
+                       const double *tan, const double *lam, sim_status *st) {
+  SIM_CU(cudaMemcpyAsync(s->pkey, key, sizeof *key * nc, cudaMemcpyHostToDevice, sm), st);
+  SIM_CU(cudaMemcpyAsync(s->ptan, tan, sizeof *tan * 6 * nc, cudaMemcpyHostToDevice, sm), st);
+  SIM_CU(cudaMemcpyAsync(s->plam, lam, sizeof *lam * 3 * nc, cudaMemcpyHostToDevice, sm), st);
+  return SIM_OK;
+}
+
+int sim_cuda_nsn_resume(cuda_contact *k, const sim_contact *c, int nc, const double *lam,
+                        sim_status *st) {
+  cuda_nsn *s = k->dn;
+  cuda_ctx *cx = k->cx;
+  s->pnc = 0;
+  s->resumed = 1;
+  if (!k->stage.warm || nc == 0) return SIM_OK;
+  sim_contact_key *key = SIM_NEW(sim_contact_key, nc);
+  double *tan = SIM_NEW(double, 6 * (size_t)nc);
+  int rc = key && tan ? SIM_OK : sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", nc);
+  if (!rc) rc = sim_cuda_group_grow(cx, &s->prev, (size_t)nc, 16, prev_parts, s, st);
+  for (int j = 0; !rc && j < nc; j++) { /* k_keep's layout */
+    key[j] = sim_contact_key_of(&c[j]);
+    for (int r = 0; r < 3; r++)
+      tan[6 * (size_t)j + r] = c[j].t1[r], tan[6 * (size_t)j + 3 + r] = c[j].t2[r];
+  }
+  if (!rc) rc = upload_prev(s, cx->stream, nc, key, tan, lam, st);
+  if (!rc) s->pnc = nc;
+  sim_free(key);
+  sim_free(tan);
+  return rc;
 }
 
 // A contact's warm start (stage.c warm_start): the multipliers of the previous step's contact

@@ -105,6 +105,7 @@ typedef struct cuda_nsn {
   double *ptan, *plam;
   cuda_group prev;
   int pnc;
+  int resumed;  // prev set by sim_cuda_nsn_resume: the next keep leaves it
   // what comes back at the settle (acc, the count and the stamps), in page-locked memory, so
   // the copies queue and the host waits once, with the settle (a copy to pageable memory
   // returns only when done: a wait each); ordinary memory where that is refused

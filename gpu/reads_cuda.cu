@@ -102,6 +102,12 @@ int sim_cuda_detect_download(sim_backend *be, int nvec, const sim_vec_id *ids,
   return SIM_OK;
 }
 
+int sim_cuda_detect_complete(sim_backend *be, double *host, sim_status *st) {
+  cuda_ctx *c = CCTX(be);
+  if (!c->det || !c->twins) return SIM_OK; /* detect_download gave whole vectors */
+  return sim_cuda_detect_fetch(c->det, host, 3 * (size_t)c->m->n, st);
+}
+
 void sim_cuda_reads_free(cuda_ctx *c, cuda_reads *r) {
   sim_cuda_release(c, r->vert, sizeof(int) * (size_t)r->n);
   sim_cuda_release(c, r->dev, sizeof(double) * 3 * (size_t)r->n * (size_t)r->cap);

@@ -49,6 +49,17 @@ int sim_cuda_twins_get(cuda_ctx *mem, cuda_twins *t, const double *host, size_t 
   return SIM_OK;
 }
 
+int sim_cuda_twins_fetch(cuda_ctx *mem, cuda_twins *t, double *host, size_t n, sim_status *st) {
+  int s = slot_of(t, host);
+  if (s < 0 || t->len[s] != n)
+    return sim_fail(st, SIM_ERR_DEVICE, "no device copy of the positions asked for (%zu doubles)",
+                    n);
+  SIM_CU(cudaMemcpyAsync(host, t->dev[s], sizeof(double) * n, cudaMemcpyDeviceToHost, mem->stream),
+         st);
+  SIM_CU(cudaStreamSynchronize(mem->stream), st);
+  return SIM_OK;
+}
+
 void sim_cuda_twins_free(cuda_ctx *mem, cuda_twins *t) {
   for (int i = 0; i < SIM_CUDA_TWINS; i++)
     sim_cuda_release(mem, t->dev[i], sizeof(double) * t->cap[i]);

@@ -32,6 +32,9 @@ int sim_cuda_twins_keep(cuda_ctx *mem, cuda_twins *t, const double *host, const 
 // staged before it returns). t may be NULL: an upload.
 int sim_cuda_twins_get(cuda_ctx *mem, cuda_twins *t, const double *host, size_t n, double *scratch,
                        const double **out, sim_status *st);
+// Host array `host` (n doubles) made whole from its twin (queued on mem's stream after the work
+// before it, then waited for); SIM_ERR_DEVICE where it has none of n doubles.
+int sim_cuda_twins_fetch(cuda_ctx *mem, cuda_twins *t, double *host, size_t n, sim_status *st);
 void sim_cuda_twins_free(cuda_ctx *mem, cuda_twins *t);
 
 #endif

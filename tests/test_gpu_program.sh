@@ -6,7 +6,8 @@
 # system.solve_check, the device's global step solved again on its last right-hand side and
 # measured on the host against A_s (core/app/solve_check.c), under 1e-12 with S in double (the
 # default layouts and SIMCTL_CUDA_TUNE=on's) and under 1e-5 but over 1e-12 with S in float; and
-# run --resume on the device, whose frames are those of one run, byte for byte. SKIPPED (exit
+# run --resume on the device, whose frames are those of one run, byte for byte, without contact
+# and with it (the bar on a box, from frame 6's state file). SKIPPED (exit
 # 77) where no CUDA device can run simctl. scripts/gpu_report.sh runs it in its tests part.
 # usage: test_gpu_program.sh PATH/TO/simctl   (fixture tests/data/cli/tiny_bar.json)
 set -u
@@ -47,5 +48,15 @@ run part 6 --resume
 check "run --resume on the device: exit 0, frames 4-6 as the whole run's, byte for byte" \
   eval 'ok part && cmp -s "$TMP/whole/frames/00004.vtk" "$TMP/part/frames/00004.vtk" &&
     cmp -s "$TMP/whole/frames/00006.vtk" "$TMP/part/frames/00006.vtk"'
+# with contact (the bar on a box): the state file beside frame 6 (the previous positions from the
+# detector's device copy, the multipliers from the device solve) and back into them on resume
+BOX='obstacles=[{"type": "box", "center": [0, -1.3, 0], "half_extents": [2, 0.3, 2]}]'
+run cwhole 12 --set "$BOX"
+run cpart 6 --set "$BOX"
+run cpart 12 --set "$BOX" --resume
+check "run --resume with contact on the device: frames 7-12 as the whole run's, byte for byte" \
+  eval 'ok cwhole && ok cpart && cmp -s "$TMP/cwhole/frames/00007.vtk" "$TMP/cpart/frames/00007.vtk" &&
+    cmp -s "$TMP/cwhole/frames/00012.vtk" "$TMP/cpart/frames/00012.vtk" &&
+    grep -q "\"resumed_exactly\":[[:space:]]*true," "$TMP/cpart/summary.json"'
 if [ "$fails" = 0 ]; then echo "test_gpu_program: all checks passed"; else echo "test_gpu_program: $fails check failed"; fi
 finish test_gpu_program

@@ -5,8 +5,10 @@
 # simctl run --resume (core/app/resume.c): a run of 3 frames gone on to 6 writes the frames of
 # one run of 6, byte for byte (VTK, OBJ, PNG: the camera as frame 0 fitted it), with the same
 # series and timing rows; a run killed after a frame it had not written yet goes on from its
-# last VTK frame, its later timing rows, frame files and temporary files gone; with contact
-# (multipliers starting cold) the positions stay within 1e-5 m of the run's without a break;
+# last VTK frame, its later timing rows, frame files and temporary files gone; with contact the
+# resumed frames are the run's byte for byte from the state file beside the VTK frame, and
+# without it (multipliers starting cold) within 1e-5 m of them, with a note; a state file cut
+# short, changed (24 seeded mutations too) or another frame's is refused with one line;
 # a run resumed without CSV output keeps the earlier timing rows up to its frame; and a folder
 # that holds no such run, a run already at the scene's end, another scene's frames, another time
 # step, a VTK frame of another title or in ASCII, a vertex in another body and a timing row without its frame number
@@ -80,11 +82,25 @@ check "resumed without CSV output: timing.csv's rows up to frame 4, as written b
   '[ "$RC" = 0 ] && [ "$(cut -d, -f1 nocsv/timing.csv | tr "\n" " ")" = "frame 1 2 3 4 " ] &&
    [ "$(head -n 5 every2/timing.csv)" = "$(cat nocsv/timing.csv)" ]'
 
-# with contact (the bar on a box from the start): multipliers start cold at the resumed step
+# with contact (the bar on a box from the start): the state file beside each VTK frame
+# (frames/NNNNN.state: previous positions, contacts, multipliers) makes the resumed frames the
+# run's own, byte for byte; without it the multipliers start cold and the frames stay close
 BOX='obstacles=[{"type": "box", "center": [0, -1.3, 0], "half_extents": [2, 0.3, 2]}]'
 run cwhole --frames 12 --set "$BOX"
 run cpart --frames 6 --set "$BOX"
+check "with contact: a run keeps its last frame's state file alone" eval \
+  '[ "$(cd cpart/frames && ls -- *.state)" = 00006.state ] &&
+   [ "$(cd cwhole/frames && ls -- *.state)" = 00012.state ]'
+rm -rf ccold && cp -r cpart ccold && rm ccold/frames/00006.state
+cp -r cpart cbad # for the refusals below
 run cpart --frames 12 --set "$BOX" --resume
+check "with contact: --resume from frame 6's state file gives frames 7-12 byte for byte" eval \
+  '[ "$RC" = 0 ] && cmp -s cwhole/frames/00007.vtk cpart/frames/00007.vtk &&
+   cmp -s cwhole/frames/00012.vtk cpart/frames/00012.vtk &&
+   cmp -s cwhole/frames/00012.state cpart/frames/00012.state &&
+   grep -q "\"resumed_exactly\":[[:space:]]*true," cpart/summary.json'
+"$SIMCTL" run "$TINY" --out ccold --frames 12 --set "$BOX" --resume >/dev/null 2>ccold.err
+RC=$?
 points() { # the largest coordinate difference of two frames' points
   python3 - "$1" "$2" <<'PY'
 import struct, sys
@@ -95,10 +111,50 @@ def pts(p):
 print(max(abs(x - y) for x, y in zip(pts(sys.argv[1]), pts(sys.argv[2]))))
 PY
 }
-dq=$(points cwhole/frames/00012.vtk cpart/frames/00012.vtk)
-echo "contact: frame 12 within $dq m of the run without a break"
-check "with contact: exit 0, frame 12 within 1e-5 m of the run without a break" \
-  awk -v rc="$RC" -v d="$dq" 'BEGIN { exit !(rc == 0 && d != "" && d + 0 < 1e-5) }'
+dq=$(points cwhole/frames/00012.vtk ccold/frames/00012.vtk)
+echo "contact without the state file: frame 12 within $dq m of the run without a break"
+check "without the state file: exit 0, a note, resumed_exactly false, frame 12 other than the run's but within 1e-5 m" \
+  eval '[ "$RC" = 0 ] && grep -q "frame 6 has no state file" ccold.err &&
+    grep -q "\"resumed_exactly\":[[:space:]]*false," ccold/summary.json &&
+    grep -q "\"resumed_exactly\":[[:space:]]*null," cwhole/summary.json &&
+    ! cmp -s cwhole/frames/00012.vtk ccold/frames/00012.vtk &&
+    awk -v d="$dq" "BEGIN { exit !(d != \"\" && d + 0 > 0 && d + 0 < 1e-5) }"'
+# a state file cut short, changed, or another frame's: refused with one line, the folder as it
+# was; 24 seeded mutations of it each refused so (its length and checksum)
+statefile() { # NAME PYTHON: a copy of cbad as NAME, then PYTHON on its frame 6 state file (argv[1])
+  rm -rf "$1" && cp -r cbad "$1" && python3 - "$1/frames/00006.state" <<<"$2"
+}
+statefile scut 'import sys
+p = sys.argv[1]; b = open(p, "rb").read(); open(p, "wb").write(b[:-9])'
+statefile sbyte 'import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[200] ^= 1; open(p, "wb").write(bytes(b))'
+rm -rf sother && cp -r cbad sother && "$SIMCTL" run "$TINY" --out sother5 --quiet --frames 5 --set "$BOX" &&
+  cp sother5/frames/00005.state sother/frames/00006.state
+for what in "scut:cut short or lengthened" "sbyte:changed since it was written" \
+  "sother:the state of frame 5 at"; do
+  name=${what%%:*} msg=${what#*:}
+  before=$(tree "$name")
+  run "$name" --frames 12 --set "$BOX" --resume
+  check "state file $name: exit 6, one line ($msg), the folder as it was" eval \
+    '[ "$RC" = 6 ] && one_line "$name" && grep -q "00006.state: $msg" "$name.err" &&
+     [ "$(tree "$name")" = "$before" ]'
+done
+bad=0
+for k in $(seq 0 23); do
+  statefile "smut$k" "import random, sys
+p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); rng = random.Random($k)
+if $k % 2:
+    b = b[:rng.randrange(len(b))]
+else:
+    i = rng.randrange(len(b)); b[i] = (b[i] + 1 + rng.randrange(255)) % 256
+open(p, 'wb').write(bytes(b))"
+  run "smut$k" --frames 12 --set "$BOX" --resume
+  if ! { [ "$RC" = 6 ] && one_line "smut$k"; }; then
+    echo "state mutation $k: exit $RC: $(head -c 300 "smut$k.err")"
+    bad=1
+  fi
+done
+check "24 mutated state files: each refused with one line (exit 6)" [ "$bad" = 0 ]
 
 # refusals: one line, the folder as it was
 before=$(tree part)

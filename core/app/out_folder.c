@@ -37,12 +37,12 @@ static size_t tmp_base(const char *name) {
 /* The names below are NAME's length len of an entry (a temporary file's NAME.tmp.PID
    stripped to its NAME by clear_folder). */
 
-/* A frame's file: NNNNN.vtk, .obj, .obstacles.obj or .png (five digits or more), or the
-   series file. */
+/* A frame's file: NNNNN.vtk, .obj, .obstacles.obj, .png or .state (five digits or more), or
+   the series file. */
 static int frame_file(const char *name, size_t len) {
   static const char series[] = "frames.vtk.series";
   if (len == sizeof series - 1 && !strncmp(name, series, len)) return 1;
-  static const char *const ext[] = {".obstacles.obj", ".vtk", ".obj", ".png"};
+  static const char *const ext[] = {".obstacles.obj", ".vtk", ".obj", ".png", ".state"};
   for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
     size_t el = strlen(ext[k]);
     if (len >= el + 5 && !strncmp(name + len - el, ext[k], el) && all_digits(name, len - el))
@@ -141,6 +141,16 @@ int sim_outputs_clear_after(const char *dir, const char *frames_dir, int frame, 
   int rc = clear_folder_if(dir, after_frame, &a, st);
   int rf = clear_folder_if(frames_dir, after_frame, &a, rc ? &(sim_status){0} : st);
   return rc ? rc : rf;
+}
+
+/* A state file NNNNN.state but frame `keep`'s (ctx: that frame). */
+static int other_state(const char *name, size_t len, int tmp, const void *ctx) {
+  return !tmp && len > 6 && !strncmp(name + len - 6, ".state", 6) &&
+         frame_number(name, len) != *(const int *)ctx;
+}
+
+int sim_outputs_clear_states(const char *frames_dir, int keep, sim_status *st) {
+  return clear_folder_if(frames_dir, other_state, &keep, st);
 }
 
 static int busy(const char *dir, sim_status *st) {

@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 
 #include "../base/alloc.h"
+#include "../contact/world.h"
 #include "../io/output.h"
+#include "state_file.h"
 
 /* Whole text file into a NUL-terminated buffer; *buf NULL (and SIM_OK) where it does not
    exist and `optional`. */
@@ -147,6 +149,18 @@ static int read_timing(const char *path, const char *header, sim_resume *r, sim_
   return rc;
 }
 
+/* The last frame's state file, frames/NNNNN.state beside its NNNNN.vtk, where there is one. */
+static int read_state(const sim_model *m, const char *dir, sim_resume *r, sim_status *st) {
+  char path[SIM_PATH_MAX + 64];
+  const char *vtk = r->names[r->nseries - 1];
+  snprintf(path, sizeof path, "%s/frames/%.*s.state", dir, (int)strlen(vtk) - 4, vtk);
+  struct stat sb;
+  if (stat(path, &sb) != 0 && errno == ENOENT) return SIM_OK;
+  int rc = sim_state_file_read(path, m, r->frame, r->t, &r->state, st);
+  r->have_state = rc == SIM_OK;
+  return rc;
+}
+
 int sim_resume_read(const sim_model *m, const char *dir, const char *timing_header, sim_resume *r,
                     sim_status *st) {
   memset(r, 0, sizeof *r);
@@ -182,6 +196,7 @@ int sim_resume_read(const sim_model *m, const char *dir, const char *timing_head
                     "scene",
                     path, i, body[i], m->vert_body[i]);
   sim_free(body);
+  if (!rc && sim_world_needed(m)) rc = read_state(m, dir, r, st);
   if (!rc) {
     snprintf(path, sizeof path, "%s/timing.csv", dir);
     rc = read_timing(path, timing_header, r, st);
@@ -198,5 +213,6 @@ void sim_resume_free(sim_resume *r) {
   sim_free(r->rows);
   sim_free(r->q);
   sim_free(r->v);
+  sim_step_state_free(&r->state);
   memset(r, 0, sizeof *r);
 }

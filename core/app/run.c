@@ -13,6 +13,7 @@
 #include "../solve/stepper.h"
 #include "resume.h"
 #include "solve_check.h"
+#include "state_file.h"
 #include "summary.h"
 #include "writer.h"
 #include "writer_async.h"
@@ -96,6 +97,11 @@ static void body_centres(const sim_model *m, const double *q, double com[][3]) {
   }
 }
 
+/* State files kept (write_state): the series may list a frame two output frames behind the
+   stepper's (its snapshot is handed on after the next frame, then written on the writer
+   thread), and a resume goes on from the last frame it lists. */
+#define SIM_STATE_KEEP 4
+
 typedef struct run_ctx {
   sim_model m;
   sim_backend *be;
@@ -111,6 +117,8 @@ typedef struct run_ctx {
   /* the snapshot taken at an earlier frame and not yet handed on (take_snapshot) */
   int pending, pend_frame, pend_output;
   double pend_t;
+  /* the frames whose state files this run wrote and keeps (write_state), oldest first */
+  int states[SIM_STATE_KEEP], nstates;
 } run_ctx;
 
 /* The checks on a state the host has: finite, not exploded; inverted tetrahedra counted. */
@@ -161,6 +169,32 @@ static int finish_snapshot(run_ctx *r, sim_run_result *res, sim_status *st) {
   if (!rc) res->frames_written += frame_files(r);
   if (!rc) rc = r->async ? sim_writer_flush_timing(&r->w, st) : sim_writer_flush(&r->w, st);
   return rc;
+}
+
+static void state_path(const run_ctx *r, int frame, char *path, size_t len) {
+  snprintf(path, len, "%s/%05d.state", r->w.frames_dir, frame);
+}
+
+/* Frame f's state file (state_file.h), where the scene has contact and the frame a VTK file:
+   the stepper's state now, right after its step; the oldest the run kept removed past
+   SIM_STATE_KEEP. */
+static int write_state(run_ctx *r, int f, sim_status *st) {
+  if (!r->step.contact || !(r->m.scene->output.formats & SIM_OUT_VTK)) return SIM_OK;
+  char path[sizeof r->w.frames_dir + 32];
+  sim_step_state s;
+  int rc = sim_stepper_state_get(&r->step, &s, st);
+  state_path(r, f, path, sizeof path);
+  if (!rc) rc = sim_state_file_write(path, &r->m, f, r->step.t, &s, st);
+  sim_step_state_free(&s);
+  if (rc) return rc;
+  if (r->nstates == SIM_STATE_KEEP) {
+    state_path(r, r->states[0], path, sizeof path);
+    remove(path);
+    memmove(r->states, r->states + 1, sizeof(int) * (SIM_STATE_KEEP - 1));
+    r->nstates--;
+  }
+  r->states[r->nstates++] = f;
+  return SIM_OK;
 }
 
 /* Whether frame files go to the writer thread: output.async, auto = on the CUDA backend, and
@@ -231,6 +265,7 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     int output = f % sc->output.every == 0 || f == sc->solver.frames || stop;
     a = sim_now_ms();
     if (output || f % 10 == 0) rc = take_snapshot(r, f, output, st);
+    if (!rc && output) rc = write_state(r, f, st);
     if (output) out_ms += sim_now_ms() - a;
     sim_status ignore = {0};
     sim_writer_timing_row(&r->w, f, r->step.t, &prof, out_ms, rc ? &ignore : st);
@@ -265,8 +300,11 @@ static int resume_state(run_ctx *r, const sim_resume *rs, sim_run_result *res, s
   for (int k = 0; !rc && k < 3; k++) rc = be->upload(be, pos[k], rs->q, st);
   if (!rc) rc = be->upload(be, SIM_VEC_V, rs->v, st);
   if (rc) return rc;
+  if (rs->have_state && (rc = sim_stepper_state_set(&r->step, &rs->state, st))) return rc;
   r->step.step = rs->frame;
   r->step.t = rs->t;
+  res->resumed_cold = r->step.contact && !rs->have_state;
+  if (rs->have_state) r->states[r->nstates++] = rs->frame;
   memcpy(r->q, rs->q, sizeof(double) * 3 * (size_t)r->m.n);
   res->resumed = 1;
   res->resumed_from = res->frames = rs->frame;
@@ -309,6 +347,12 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     sim_writer_set_world(&r.w, r.step.contact ? &r.step.world : NULL);
   }
   if (!rc && o->resume) rc = resume_state(&r, &rs, res, st);
+  if (!rc && res->resumed_cold && !o->quiet)
+    fprintf(stderr,
+            "simctl: note: frame %d has no state file (frames/%05d.state; simctl writes one "
+            "beside each VTK frame of a scene with contact since 2026-12-07): the contact solve "
+            "starts cold, and the run goes on close to, not exactly as, one without a break\n",
+            rs.frame, rs.frame);
   sim_resume_free(&rs);
   if (!rc && use_async(sc, r.be)) {
     rc = sim_async_open(&r.aw, &r.w, st);
@@ -340,6 +384,9 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
     }
     sim_writer_flush(&r.w, rc ? &ignore : st);
     if (!rc) rc = st->code;
+    /* a run whose frames are all written keeps its last frame's state file alone */
+    if (!rc && r.nstates > 0 && r.states[r.nstates - 1] == res->frames)
+      rc = sim_outputs_clear_states(r.w.frames_dir, res->frames, st);
     if (r.be && r.be->report) { /* the backend's tables (ranges.csv), after a failure too */
       r.be->report(r.be, sc->output.dir, rc ? &ignore : st);
       if (!rc) rc = st->code;

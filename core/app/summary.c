@@ -65,10 +65,13 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
   cJSON_AddStringToObject(root, "precision", s_float ? "float" : "double");
   cJSON_AddNumberToObject(root, "threads", sc->solver.threads);
   cJSON_AddNumberToObject(root, "frames", res->frames);
-  if (res->resumed)
+  if (res->resumed) {
     cJSON_AddNumberToObject(root, "resumed_from", res->resumed_from);
-  else
+    cJSON_AddBoolToObject(root, "resumed_exactly", !res->resumed_cold);
+  } else {
     cJSON_AddNullToObject(root, "resumed_from");
+    cJSON_AddNullToObject(root, "resumed_exactly");
+  }
   cJSON_AddNumberToObject(root, "frames_written", res->frames_written);
   cJSON_AddBoolToObject(root, "output_async", res->output_async);
   cJSON_AddNumberToObject(root, "wall_ms", res->wall_ms);

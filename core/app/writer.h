@@ -47,9 +47,9 @@ int sim_writer_open_resume(sim_writer *w, const sim_model *m, const char *dir, s
 int sim_writer_first_view(sim_writer *w, const double *q0, sim_status *st);
 /* Removes an earlier run's files from output folder DIR: summary.json (first: a clearing that
    fails leaves no earlier "ok"), timing.csv, memory.csv and, in FRAMES_DIR, every NNNNN.vtk,
-   .obj, .obstacles.obj and .png (five digits or more) and the series file, with the temporary
-   files (NAME.tmp.PID) of those that a run killed outright leaves; plain files only, nothing
-   else; all it can, the first failure reported (core/app/out_folder.c). */
+   .obj, .obstacles.obj, .png and .state (five digits or more) and the series file, with the
+   temporary files (NAME.tmp.PID) of those that a run killed outright leaves; plain files only,
+   nothing else; all it can, the first failure reported (core/app/out_folder.c). */
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st);
 /* What a run resumed from frame `frame` (simctl run --resume) removes there first:
    summary.json, memory.csv, ranges.csv and timing.csv (but where keep_timing: its rows up to
@@ -58,6 +58,9 @@ int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st);
    reported. */
 int sim_outputs_clear_after(const char *dir, const char *frames_dir, int frame, int keep_timing,
                             sim_status *st);
+/* Removes every state file NNNNN.state in FRAMES_DIR but frame `keep`'s (core/app/state_file.h:
+   a run that ended keeps its last frame's); all it can, the first failure reported. */
+int sim_outputs_clear_states(const char *frames_dir, int keep, sim_status *st);
 /* The same for `simctl converge`'s folder: every converge_NAME.csv (and its temporary files). */
 int sim_outputs_clear_converge(const char *dir, sim_status *st);
 /* An exclusive lock on folder DIR for the run's time (flock on the folder; where the file

@@ -61,6 +61,24 @@ static int keep_previous(sim_contact_stage *k) {
   return 0;
 }
 
+int sim_contact_stage_resume(sim_contact_stage *k, const sim_contact *c, int nc, const double *lam,
+                             sim_status *st) {
+  if (nc > k->pcap) {
+    sim_free(k->pc), sim_free(k->plam);
+    k->pc = SIM_NEW(sim_contact, nc);
+    k->plam = SIM_NEW(double, 3 * (size_t)nc);
+    k->pcap = k->pc && k->plam ? nc : 0;
+    if (!k->pcap) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", nc);
+  }
+  k->pnc = nc;
+  if (nc > 0) {
+    memcpy(k->pc, c, sizeof(sim_contact) * (size_t)nc);
+    memcpy(k->plam, lam, sizeof(double) * 3 * (size_t)nc);
+  }
+  k->resumed = 1;
+  return SIM_OK;
+}
+
 /* Warm start: a contact with the same (vertex, kind, source) as one of the previous step
    takes its multipliers, the friction part re-expressed in the new tangents. Both lists are
    sorted by that key (core/contact/detect.h). */
@@ -117,7 +135,10 @@ static int use_dense(const sim_contact_stage *k, int nc, long long entries) {
 
 int sim_contact_stage_begin(sim_contact_stage *k, const sim_contact *c, int nc, sim_cst_times *t,
                             sim_status *st) {
-  if (k->warm && !k->backend_prepares && keep_previous(k))
+  /* after sim_contact_stage_resume the previous step's are in place already */
+  const int resumed = k->resumed;
+  k->resumed = 0;
+  if (k->warm && !k->backend_prepares && !resumed && keep_previous(k))
     return sim_fail(st, SIM_ERR_MEMORY, "out of memory (contacts)");
   if (grow(k, nc)) return sim_fail(st, SIM_ERR_MEMORY, "out of memory (%d contacts)", nc);
   k->nc = nc;

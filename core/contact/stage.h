@@ -70,6 +70,7 @@ typedef struct sim_contact_stage {
   int nc, pnc, cap, pcap;
   int first; /* the step's first L-G iteration is next */
   double *plam; /* previous step's multipliers (3 pnc) */
+  int resumed;  /* pc and plam set by sim_contact_stage_resume for the next begin */
   double *W;    /* W formed here for the backend to apply (set_w), or from its get_w */
   size_t W_cap;
   sim_wblocks wb; /* W formed and applied here: its block form */
@@ -114,5 +115,9 @@ int sim_contact_stage_global(sim_contact_stage *k, sim_cst_times *t, sim_status 
    t->newton_steps, and 1 to t->end_unmet where it stayed above end_tol. */
 int sim_contact_stage_finish(sim_contact_stage *k, sim_cst_times *t, sim_status *st);
 void sim_contact_stage_lambda(sim_contact_stage *k, double *out);
+/* A resumed run (backend.h contact_resume): the next begin warm-starts from contacts c[0..nc)
+   (sorted by key) and their multipliers lam (3 nc), as if the step before had ended with them. */
+int sim_contact_stage_resume(sim_contact_stage *k, const sim_contact *c, int nc, const double *lam,
+                             sim_status *st);
 
 #endif

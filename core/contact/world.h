@@ -148,6 +148,17 @@ int sim_world_redetect(sim_world *w, double h, const double *x_t, const double *
    pictures are taken after the next step: core/app/writer.h). */
 sim_obstacle sim_world_obstacle_at(const sim_world *w, int k, double t);
 void sim_world_mesh_at(const sim_world *w, int k, double t, double *x);
+/* The world's memory of its last step, for a resumed run (core/app/state_file.h): what the
+   next step's detection reads of it besides the positions, i.e. the last step's contacts
+   (w->out, which the backend's warm start holds too) and which of them that step's q_t pass
+   found (at_start, w->out.n flags: the side memory's "behind"), and stray_creases. get fills
+   at_start; set makes a fresh world's as get saw them (cables' rows its own, no device
+   copies), or fails as check does. check: SIM_ERR_IO naming the first of c[0..nc) whose
+   vertices, surface or cable model m lacks or that is out of key order. */
+int sim_world_memory_check(const sim_model *m, const sim_contact *c, int nc, sim_status *st);
+void sim_world_memory_get(const sim_world *w, unsigned char *at_start);
+int sim_world_memory_set(sim_world *w, const sim_contact *c, int nc, const unsigned char *at_start,
+                         long long stray_creases, sim_status *st);
 void sim_world_free(sim_world *w);
 
 #endif

@@ -132,6 +132,11 @@ struct sim_backend {
      complete when it returns. NULL: the caller downloads the whole vectors. */
   int (*detect_download)(sim_backend *be, int nvec, const sim_vec_id *ids, double *const *hosts,
                          const int *read, const int *verts, int nverts, sim_status *st);
+  /* Host array `host` (3n doubles), handed to detect_download since: every entry of the vector
+     the detector read for it, the ones detect_download left unwritten too (CUDA: from the
+     device copy it kept), for a resumed run's state (core/app/state_file.h). SIM_ERR_DEVICE
+     where the backend holds no such copy; NULL where detect_download is. */
+  int (*detect_complete)(sim_backend *be, double *host, sim_status *st);
   /* Internal buffer `id` (sim_buffer_len doubles) to and from the host. */
   int (*read_buffer)(sim_backend *be, sim_buf_id id, double *host, sim_status *st);
   int (*write_buffer)(sim_backend *be, sim_buf_id id, const double *host, sim_status *st);
@@ -173,6 +178,11 @@ struct sim_backend {
   /* The step's contact multipliers lambda (3 nc: normal force, then the two tangents, N) into
      host `out`, in the order of the contacts given to contact_begin. */
   int (*contact_lambda)(sim_backend *be, double *out, sim_status *st);
+  /* A resumed run (core/app/state_file.h): the next contact_begin warm-starts from contacts
+     c[0..nc) (sorted by key) and their multipliers lam (3 nc), which an earlier run's
+     contact_lambda gave at the end of the step resumed from, as if that step had just ended. */
+  int (*contact_resume)(sim_backend *be, const sim_contact *c, int nc, const double *lam,
+                        sim_status *st);
   /* Where the frame's collision detection runs (run NULL: on the host, sim_detect_run); the
      CUDA backend's device detector finds the same contacts (gpu/detect_cuda.h). */
   sim_detect_runner detect;

@@ -124,6 +124,11 @@ static int cpu_contact_lambda(sim_backend *be, double *out, sim_status *st) {
   return SIM_OK;
 }
 
+static int cpu_contact_resume(sim_backend *be, const sim_contact *c, int nc, const double *lam,
+                              sim_status *st) {
+  return sim_contact_stage_resume(&CTX(be)->cst->stage, c, nc, lam, st);
+}
+
 /* W and diag(W) come from S (K_ab are path dot products, delassus.h: several times faster than
    CHOLMOD solves). When the global solver keeps no S (cholesky, dense_inverse), build one from
    a simplicial factor of A_s for the contact stage alone; the global solver keeps its own. */
@@ -164,6 +169,7 @@ int sim_cpu_contact_create(sim_backend *be, sim_status *st) {
   be->contact_global = cpu_contact_global;
   be->contact_finish = cpu_contact_finish;
   be->contact_lambda = cpu_contact_lambda;
+  be->contact_resume = cpu_contact_resume;
   return SIM_OK;
 }
 

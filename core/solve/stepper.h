@@ -55,4 +55,26 @@ void sim_stepper_free(sim_stepper *s);
    slower: for tests and convergence studies). */
 int sim_stepper_step(sim_stepper *s, sim_profile *prof, double *energies, sim_status *st);
 
+/* What a step leaves for the next besides q_t, v and the time, where the scene has contact: a
+   resumed run's state (core/app/state_file.h), so that it goes on as the run it resumes would
+   have. */
+typedef struct sim_step_state {
+  int n;          /* vertices */
+  double *x_prev; /* 3n: q_t of the step taken, the next step's positions before */
+  int nc; /* that step's contacts (the world's out, as the backend's warm start took them) */
+  sim_contact *c;
+  unsigned char *at_start; /* nc: found by that step's q_t pass (world.h sim_world_memory_get) */
+  double *lam;             /* 3 nc: their multipliers at the step's end (contact_lambda) */
+  long long stray_creases; /* the world's count so far */
+} sim_step_state;
+/* Room for n vertices and nc contacts, zeroed fields but those. */
+int sim_step_state_alloc(sim_step_state *ss, int n, int nc, sim_status *st);
+void sim_step_state_free(sim_step_state *ss);
+/* After a step, where the scene has contact: its state into `out` (allocated here). Waits for
+   the backend (CUDA: the previous positions and the multipliers come down). */
+int sim_stepper_state_get(sim_stepper *s, sim_step_state *out, sim_status *st);
+/* A fresh stepper (set to the resumed frame's q, v and time) takes state `in`: the next step
+   detects and warm-starts as the step after the one `in` was taken from did. */
+int sim_stepper_state_set(sim_stepper *s, const sim_step_state *in, sim_status *st);
+
 #endif
