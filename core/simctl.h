@@ -39,6 +39,8 @@ typedef struct sim_run_result {
   int resumed_cold; /* 1: resumed with contact from a frame without its state file (state_file.h):
                        the contact solve started cold, the run goes on close to, not exactly as,
                        the earlier run would have */
+  int figures_from; /* the first frame the contact, inversion and mean figures below cover: 1,
+                       or after a resume from a frame without a state file, the first resumed */
   int interrupted;       /* 1: the run ended early on sim_run_opts.stop, after `frames` */
   int frames_written;    /* output frames written */
   int output_async;      /* 1: frame files were written by a background thread */

@@ -50,6 +50,29 @@ check "summary.json: frames 6, resumed_from 3; a new run's resumed_from null" ev
   'grep -q "\"frames\":[[:space:]]*6," part/summary.json &&
    grep -q "\"resumed_from\":[[:space:]]*3," part/summary.json &&
    grep -q "\"resumed_from\":[[:space:]]*null," whole/summary.json'
+# same_state A B: two state files hold the same bytes but their first figure (the frame times'
+# sum: state_file.h) and so their checksums
+same_state() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+a, b = (bytearray(open(p, "rb").read()) for p in sys.argv[1:])
+at = len(b"simctl state 1\n") + 4 + 16 + 16
+for x in (a, b):
+    x[at:at + 8] = bytes(8)
+sys.exit(a[:-8] != b[:-8])
+PY
+}
+# same_figures A B: the two runs' summary.json have the same contact and inversion figures,
+# from frame 1 both
+same_figures() {
+  python3 - "$1/summary.json" "$2/summary.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+keys = ("contact", "inverted_tets", "figures_from_frame")
+sys.exit(not all(a.get(k) == b.get(k) for k in keys) or b["figures_from_frame"] != 1)
+PY
+}
+check "... its figures the whole run's, from frame 1 (the state file's)" same_figures whole part
 
 # killed after frame 5 was simulated but before it was written (every 2nd frame is): the series
 # ends at 4, timing.csv has row 5, a later frame's file and a temporary file lie about
@@ -72,6 +95,8 @@ check "killed before writing frame 5: --resume goes on from frame 4, exit 0" eva
 check "... frame 5 as the whole run's, the timing rows and series too" eval \
   'cmp -s every2/frames/00005.vtk killed/frames/00005.vtk && [ "$(rows every2)" = "$(rows killed)" ] &&
    cmp -s every2/frames/frames.vtk.series killed/frames/frames.vtk.series'
+check "... its figures from frame 5 (frame 4 kept no state file: the run's last frame's alone)" \
+  grep -q "\"figures_from_frame\":[[:space:]]*5," killed/summary.json
 check "... the later frame's file and the temporary files gone" eval \
   '[ ! -e killed/frames/00007.vtk ] && [ -z "$(find killed -name "*.tmp.*")" ]'
 
@@ -88,17 +113,18 @@ check "resumed without CSV output: timing.csv's rows up to frame 4, as written b
 BOX='obstacles=[{"type": "box", "center": [0, -1.3, 0], "half_extents": [2, 0.3, 2]}]'
 run cwhole --frames 12 --set "$BOX"
 run cpart --frames 6 --set "$BOX"
-check "with contact: a run keeps its last frame's state file alone" eval \
+check "a run keeps its last frame's state file alone (with contact, and without)" eval \
   '[ "$(cd cpart/frames && ls -- *.state)" = 00006.state ] &&
-   [ "$(cd cwhole/frames && ls -- *.state)" = 00012.state ]'
+   [ "$(cd cwhole/frames && ls -- *.state)" = 00012.state ] &&
+   [ "$(cd whole/frames && ls -- *.state)" = 00006.state ]'
 rm -rf ccold && cp -r cpart ccold && rm ccold/frames/00006.state
 cp -r cpart cbad # for the refusals below
 run cpart --frames 12 --set "$BOX" --resume
-check "with contact: --resume from frame 6's state file gives frames 7-12 byte for byte" eval \
+check "with contact: --resume from frame 6's state file gives frames 7-12 byte for byte, the whole run's figures" eval \
   '[ "$RC" = 0 ] && cmp -s cwhole/frames/00007.vtk cpart/frames/00007.vtk &&
    cmp -s cwhole/frames/00012.vtk cpart/frames/00012.vtk &&
-   cmp -s cwhole/frames/00012.state cpart/frames/00012.state &&
-   grep -q "\"resumed_exactly\":[[:space:]]*true," cpart/summary.json'
+   same_state cwhole/frames/00012.state cpart/frames/00012.state &&
+   grep -q "\"resumed_exactly\":[[:space:]]*true," cpart/summary.json && same_figures cwhole cpart'
 "$SIMCTL" run "$TINY" --out ccold --frames 12 --set "$BOX" --resume >/dev/null 2>ccold.err
 RC=$?
 points() { # the largest coordinate difference of two frames' points

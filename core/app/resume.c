@@ -12,7 +12,6 @@
 #include "../base/alloc.h"
 #include "../contact/world.h"
 #include "../io/output.h"
-#include "state_file.h"
 
 /* Whole text file into a NUL-terminated buffer; *buf NULL (and SIM_OK) where it does not
    exist and `optional`. */
@@ -156,7 +155,8 @@ static int read_state(const sim_model *m, const char *dir, sim_resume *r, sim_st
   snprintf(path, sizeof path, "%s/frames/%.*s.state", dir, (int)strlen(vtk) - 4, vtk);
   struct stat sb;
   if (stat(path, &sb) != 0 && errno == ENOENT) return SIM_OK;
-  int rc = sim_state_file_read(path, m, r->frame, r->t, &r->state, st);
+  int rc =
+      sim_state_file_read(path, m, r->frame, r->t, sim_world_needed(m), &r->state, r->figures, st);
   r->have_state = rc == SIM_OK;
   return rc;
 }
@@ -196,7 +196,7 @@ int sim_resume_read(const sim_model *m, const char *dir, const char *timing_head
                     "scene",
                     path, i, body[i], m->vert_body[i]);
   sim_free(body);
-  if (!rc && sim_world_needed(m)) rc = read_state(m, dir, r, st);
+  if (!rc) rc = read_state(m, dir, r, st);
   if (!rc) {
     snprintf(path, sizeof path, "%s/timing.csv", dir);
     rc = read_timing(path, timing_header, r, st);

@@ -119,7 +119,80 @@ typedef struct run_ctx {
   double pend_t;
   /* the frames whose state files this run wrote and keeps (write_state), oldest first */
   int states[SIM_STATE_KEEP], nstates;
+  /* sums over the frames since res->figures_from: frame times (ms), contacts, and CR
+     iterations and L-G iterations of the steps with contact */
+  double frame_sum, contact_sum;
+  long cr_sum, cst_iters;
 } run_ctx;
+
+/* The run's figures so far in a state file's order (state_file.h SIM_STATE_FIGURES): run_ctx's
+   sums, then sim_run_result's counts, most and least, the most contacts of each kind last. */
+enum {
+  FIG_FRAME_SUM,
+  FIG_CONTACT_SUM,
+  FIG_CR_SUM,
+  FIG_CST_ITERS,
+  FIG_CONTACTS_MAX,
+  FIG_MIN_GAP,
+  FIG_CONTACT_STEPS,
+  FIG_REDETECTED,
+  FIG_REDETECT_STEPS,
+  FIG_END_NEWTON,
+  FIG_END_UNMET,
+  FIG_END_PHI,
+  FIG_LS_FULL,
+  FIG_LS_SHORTER,
+  FIG_LS_NONE,
+  FIG_INV_MAX,
+  FIG_INV_MAX_FRAME,
+  FIG_INV_FIRST,
+  FIG_KINDS
+};
+_Static_assert(FIG_KINDS + SIM_RUN_CONTACT_KINDS == SIM_STATE_FIGURES, "state file figures");
+
+/* A figure between the run and fig[]: taken (way 0) or given back (way 1). */
+static void fig_d(double *v, double *f, int way) {
+  if (way)
+    *v = *f;
+  else
+    *f = *v;
+}
+static void fig_l(long *v, double *f, int way) {
+  if (way)
+    *v = (long)*f;
+  else
+    *f = (double)*v;
+}
+static void fig_i(int *v, double *f, int way) {
+  if (way)
+    *v = (int)*f;
+  else
+    *f = *v;
+}
+
+/* fig[] from the run so far (way 0), or the run from fig[] (way 1: a resumed run's start). */
+static void figures(run_ctx *r, sim_run_result *res, double *fig, int way) {
+  fig_d(&r->frame_sum, &fig[FIG_FRAME_SUM], way);
+  fig_d(&r->contact_sum, &fig[FIG_CONTACT_SUM], way);
+  fig_l(&r->cr_sum, &fig[FIG_CR_SUM], way);
+  fig_l(&r->cst_iters, &fig[FIG_CST_ITERS], way);
+  fig_i(&res->contacts_max, &fig[FIG_CONTACTS_MAX], way);
+  fig_d(&res->min_gap, &fig[FIG_MIN_GAP], way);
+  fig_i(&res->contact_steps, &fig[FIG_CONTACT_STEPS], way);
+  fig_l(&res->redetected, &fig[FIG_REDETECTED], way);
+  fig_i(&res->redetect_steps, &fig[FIG_REDETECT_STEPS], way);
+  fig_l(&res->end_newton_steps, &fig[FIG_END_NEWTON], way);
+  fig_i(&res->end_unmet_steps, &fig[FIG_END_UNMET], way);
+  fig_d(&res->end_phi_max, &fig[FIG_END_PHI], way);
+  fig_l(&res->ls_full, &fig[FIG_LS_FULL], way);
+  fig_l(&res->ls_shorter, &fig[FIG_LS_SHORTER], way);
+  fig_l(&res->ls_none, &fig[FIG_LS_NONE], way);
+  fig_i(&res->inverted_max, &fig[FIG_INV_MAX], way);
+  fig_i(&res->inverted_max_frame, &fig[FIG_INV_MAX_FRAME], way);
+  fig_i(&res->inverted_first_frame, &fig[FIG_INV_FIRST], way);
+  for (int k = 0; k < SIM_RUN_CONTACT_KINDS; k++)
+    fig_i(&res->kinds_max[k], &fig[FIG_KINDS + k], way);
+}
 
 /* The checks on a state the host has: finite, not exploded; inverted tetrahedra counted. */
 static int check_frame(run_ctx *r, int frame, const double *q, sim_run_result *res,
@@ -175,16 +248,19 @@ static void state_path(const run_ctx *r, int frame, char *path, size_t len) {
   snprintf(path, len, "%s/%05d.state", r->w.frames_dir, frame);
 }
 
-/* Frame f's state file (state_file.h), where the scene has contact and the frame a VTK file:
-   the stepper's state now, right after its step; the oldest the run kept removed past
-   SIM_STATE_KEEP. */
-static int write_state(run_ctx *r, int f, sim_status *st) {
-  if (!r->step.contact || !(r->m.scene->output.formats & SIM_OUT_VTK)) return SIM_OK;
+/* Frame f's state file (state_file.h) where the frame has a VTK file: the run's figures and,
+   where the scene has contact, the stepper's state, right after its step; the oldest the run
+   kept removed past SIM_STATE_KEEP. */
+static int write_state(run_ctx *r, int f, sim_run_result *res, sim_status *st) {
+  if (!(r->m.scene->output.formats & SIM_OUT_VTK)) return SIM_OK;
   char path[sizeof r->w.frames_dir + 32];
-  sim_step_state s;
-  int rc = sim_stepper_state_get(&r->step, &s, st);
+  double fig[SIM_STATE_FIGURES];
+  figures(r, res, fig, 0);
+  sim_step_state s = {0};
+  int rc = r->step.contact ? sim_stepper_state_get(&r->step, &s, st) : SIM_OK;
   state_path(r, f, path, sizeof path);
-  if (!rc) rc = sim_state_file_write(path, &r->m, f, r->step.t, &s, st);
+  if (!rc)
+    rc = sim_state_file_write(path, &r->m, f, r->step.t, r->step.contact ? &s : NULL, fig, st);
   sim_step_state_free(&s);
   if (rc) return rc;
   if (r->nstates == SIM_STATE_KEEP) {
@@ -224,9 +300,7 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
   /* frame 0's snapshot, or after a resume none: its last frame is written already */
   const int first = res->resumed ? res->resumed_from + 1 : 1;
   int rc = res->resumed ? SIM_OK : take_snapshot(r, 0, 1, st);
-  double t_start = sim_now_ms(), frame_sum = 0, contact_sum = 0;
-  long cr_sum = 0, cst_iters = 0;
-  res->min_gap = HUGE_VAL;
+  double t_start = sim_now_ms();
   for (int f = first; !rc && f <= sc->solver.frames; f++) {
     sim_profile prof;
     rc = sim_stepper_step(&r->step, &prof, NULL, st);
@@ -237,8 +311,8 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     rc = finish_snapshot(r, res, st);
     if (rc) break;
     if (was_output) out_ms = sim_now_ms() - a;
-    frame_sum += prof.frame_ms;
-    contact_sum += prof.contacts;
+    r->frame_sum += prof.frame_ms;
+    r->contact_sum += prof.contacts;
     if (prof.contacts > res->contacts_max) res->contacts_max = prof.contacts;
     _Static_assert(SIM_RUN_CONTACT_KINDS == SIM_WORLD_KINDS, "sim_run_result.kinds_max");
     int kinds[SIM_WORLD_KINDS];
@@ -257,15 +331,15 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
     res->ls_none += prof.ls.none;
     if (prof.contacts > 0) {
       res->contact_steps++;
-      cr_sum += prof.cr_iterations;
-      cst_iters += prof.lg_iterations;
+      r->cr_sum += prof.cr_iterations;
+      r->cst_iters += prof.lg_iterations;
     }
     res->frames = f;
     const int stop = o->stop && *o->stop; /* interrupted: this frame is the run's last */
     int output = f % sc->output.every == 0 || f == sc->solver.frames || stop;
     a = sim_now_ms();
     if (output || f % 10 == 0) rc = take_snapshot(r, f, output, st);
-    if (!rc && output) rc = write_state(r, f, st);
+    if (!rc && output) rc = write_state(r, f, res, st);
     if (output) out_ms += sim_now_ms() - a;
     sim_status ignore = {0};
     sim_writer_timing_row(&r->w, f, r->step.t, &prof, out_ms, rc ? &ignore : st);
@@ -280,10 +354,10 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
   sim_status ignore = {0};
   int fin = finish_snapshot(r, res, rc ? &ignore : st);
   rc = rc ? rc : fin;
-  const int ran = sim_run_simulated(res);
-  res->mean_frame_ms = ran > 0 ? frame_sum / ran : 0;
-  res->contacts_mean = ran > 0 ? contact_sum / ran : 0;
-  res->cr_per_iteration = cst_iters ? (double)cr_sum / (double)cst_iters : 0;
+  const int ran = res->frames - res->figures_from + 1; /* the frames the figures cover */
+  res->mean_frame_ms = ran > 0 ? r->frame_sum / ran : 0;
+  res->contacts_mean = ran > 0 ? r->contact_sum / ran : 0;
+  res->cr_per_iteration = r->cst_iters ? (double)r->cr_sum / (double)r->cst_iters : 0;
   if (!rc) { /* the final frame is always written: r->q holds it */
     res->measure_final = sim_model_measure(&r->m, r->q);
     body_centres(&r->m, r->q, res->com_final);
@@ -293,27 +367,36 @@ static int run_frames(const sim_scene *sc, const sim_run_opts *o, run_ctx *r, si
 
 /* A resumed run's state: the earlier run's frame rs->frame (positions, velocities, time) in
    the backend and the stepper, the writer's view as its frame 0 set it. */
-static int resume_state(run_ctx *r, const sim_resume *rs, sim_run_result *res, sim_status *st) {
+static int resume_state(run_ctx *r, sim_resume *rs, sim_run_result *res, sim_status *st) {
   sim_backend *be = r->be;
   int rc = sim_writer_first_view(&r->w, r->m.x_rest, st);
   const sim_vec_id pos[] = {SIM_VEC_Q, SIM_VEC_QT, SIM_VEC_QTILDE};
   for (int k = 0; !rc && k < 3; k++) rc = be->upload(be, pos[k], rs->q, st);
   if (!rc) rc = be->upload(be, SIM_VEC_V, rs->v, st);
+  if (!rc && rs->have_state && r->step.contact)
+    rc = sim_stepper_state_set(&r->step, &rs->state, st);
   if (rc) return rc;
-  if (rs->have_state && (rc = sim_stepper_state_set(&r->step, &rs->state, st))) return rc;
   r->step.step = rs->frame;
   r->step.t = rs->t;
-  res->resumed_cold = r->step.contact && !rs->have_state;
-  if (rs->have_state) r->states[r->nstates++] = rs->frame;
   memcpy(r->q, rs->q, sizeof(double) * 3 * (size_t)r->m.n);
   res->resumed = 1;
   res->resumed_from = res->frames = rs->frame;
-  return SIM_OK;
+  res->resumed_cold = r->step.contact && !rs->have_state;
+  if (!rs->have_state) { /* the figures start with the resumed frames */
+    res->figures_from = rs->frame + 1;
+    return SIM_OK;
+  }
+  /* the earlier run's figures, then its frame's checks, which it made after the state file */
+  figures(r, res, rs->figures, 1);
+  r->states[r->nstates++] = rs->frame;
+  return check_frame(r, rs->frame, rs->q, res, st);
 }
 
 int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim_status *st) {
   double t0 = sim_now_ms();
   memset(res, 0, sizeof *res);
+  res->min_gap = HUGE_VAL;
+  res->figures_from = 1;
   snprintf(res->out_dir, sizeof res->out_dir, "%s", sc->output.dir);
   if (sc->solver.threads > 0) omp_set_num_threads(sc->solver.threads);
   run_ctx r;

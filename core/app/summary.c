@@ -72,6 +72,7 @@ int sim_summary_write(const sim_scene *sc, const sim_model *m, const sim_global_
     cJSON_AddNullToObject(root, "resumed_from");
     cJSON_AddNullToObject(root, "resumed_exactly");
   }
+  cJSON_AddNumberToObject(root, "figures_from_frame", res->figures_from);
   cJSON_AddNumberToObject(root, "frames_written", res->frames_written);
   cJSON_AddBoolToObject(root, "output_async", res->output_async);
   cJSON_AddNumberToObject(root, "wall_ms", res->wall_ms);
