@@ -11,16 +11,18 @@
 # solver.device=cuda or cpu to choose it.
 # usage: scripts/resume_check.sh [--simctl BIN] [--frames N] [--out DIR] [--set PATH=VALUE]...
 #        [SCENE.json...]
-#        (defaults: build/simctl, 20 frames, out/resume_check, and the scenes with contact
-#        stick_slip, pushing_wall, box_on_trampoline, cable_finger, hanging_bar_compliant_pin,
-#        cloth_on_knives, cloth_pile, folding_towel and squeezing_ball)
+#        (defaults: build/simctl, 60 frames, out/resume_check, and the scenes with contact by
+#        frame 30: stick_slip, pushing_wall, box_on_trampoline, cable_finger,
+#        hanging_bar_compliant_pin, cloth_pile, folding_towel, grabbing_raptor and
+#        soft_box_on_slab; cloth_on_knives, squeezing_ball and sharp_corner touch after frame 57:
+#        --frames 160 with them)
 set -euo pipefail
 # shellcheck source=scene_args.sh
 . "$(dirname "$0")/scene_args.sh"
 scene_args resume_check.sh out/resume_check "$@"
 default_scenes stick_slip pushing_wall box_on_trampoline cable_finger hanging_bar_compliant_pin \
-  cloth_on_knives cloth_pile folding_towel squeezing_ball
-N=${FRAMES:-20}
+  cloth_pile folding_towel grabbing_raptor soft_box_on_slab
+N=${FRAMES:-60}
 if [ "$N" -lt 2 ]; then
   echo "resume_check.sh: --frames: at least 2, to resume from half of them" >&2
   exit 2

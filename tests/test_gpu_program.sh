@@ -7,7 +7,8 @@
 # measured on the host against A_s (core/app/solve_check.c), under 1e-12 with S in double (the
 # default layouts and SIMCTL_CUDA_TUNE=on's) and under 1e-5 but over 1e-12 with S in float; and
 # run --resume on the device, whose frames are those of one run, byte for byte, without contact
-# and with it (the bar on a box, from frame 6's state file). SKIPPED (exit
+# and with it (the bar on a box, from frame 6's state file; the Newton solve on the device and on
+# the host). SKIPPED (exit
 # 77) where no CUDA device can run simctl. scripts/gpu_report.sh runs it in its tests part.
 # usage: test_gpu_program.sh PATH/TO/simctl   (fixture tests/data/cli/tiny_bar.json)
 set -u
@@ -58,5 +59,10 @@ check "run --resume with contact on the device: frames 7-12 as the whole run's, 
   eval 'ok cwhole && ok cpart && cmp -s "$TMP/cwhole/frames/00007.vtk" "$TMP/cpart/frames/00007.vtk" &&
     cmp -s "$TMP/cwhole/frames/00012.vtk" "$TMP/cpart/frames/00012.vtk" &&
     grep -q "\"resumed_exactly\":[[:space:]]*true," "$TMP/cpart/summary.json"'
+SIMCTL_CUDA_NSN=host run hwhole 12 --set "$BOX"
+SIMCTL_CUDA_NSN=host run hpart 6 --set "$BOX"
+SIMCTL_CUDA_NSN=host run hpart 12 --set "$BOX" --resume
+check "... and with the Newton solve on the host (SIMCTL_CUDA_NSN=host): frame 12 byte for byte" \
+  eval 'ok hwhole && ok hpart && cmp -s "$TMP/hwhole/frames/00012.vtk" "$TMP/hpart/frames/00012.vtk"'
 if [ "$fails" = 0 ]; then echo "test_gpu_program: all checks passed"; else echo "test_gpu_program: $fails check failed"; fi
 finish test_gpu_program

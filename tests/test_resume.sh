@@ -165,6 +165,12 @@ for what in "scut:cut short or lengthened" "sbyte:changed since it was written" 
     '[ "$RC" = 6 ] && one_line "$name" && grep -q "00006.state: $msg" "$name.err" &&
      [ "$(tree "$name")" = "$before" ]'
 done
+rm -rf snobox && cp -r cbad snobox
+before=$(tree snobox)
+run snobox --frames 12 --resume # the scene without its box: no contact now
+check "a contact run's folder resumed by the scene without contact: exit 6, one line, the folder as it was" \
+  eval '[ "$RC" = 6 ] && one_line snobox && grep -q "vertices with contact, .*without, .*remove it" snobox.err &&
+    [ "$(tree snobox)" = "$before" ]'
 bad=0
 for k in $(seq 0 23); do
   statefile "smut$k" "import random, sys

@@ -128,7 +128,8 @@ static int parse(const char *path, cursor *c, const sim_model *m, int frame, dou
   if (head[0] != frame || tf != t || h != m->h || head[1] != m->n || head[3] != contact)
     return sim_fail(st, SIM_ERR_IO,
                     "%s: the state of frame %d at %.17g s of %d vertices %s contact, time step "
-                    "%.17g; expected frame %d at %.17g s of %d %s, time step %.17g",
+                    "%.17g; expected frame %d at %.17g s of %d %s, time step %.17g (remove it to "
+                    "go on from the VTK frame alone, not exactly)",
                     path, head[0], tf, head[1], head[3] ? "with" : "without", h, frame, t, m->n,
                     contact ? "with" : "without", m->h);
   get(c, fig, 8 * SIM_STATE_FIGURES);
