@@ -8,8 +8,7 @@
 # default layouts and SIMCTL_CUDA_TUNE=on's) and under 1e-5 but over 1e-12 with S in float; and
 # run --resume on the device, whose frames are those of one run, byte for byte, without contact
 # and with it (the bar on a box, from frame 6's state file; the Newton solve on the device and on
-# the host). SKIPPED (exit
-# 77) where no CUDA device can run simctl. scripts/gpu_report.sh runs it in its tests part.
+# the host). SKIPPED (exit 77) where no CUDA device can run simctl. scripts/gpu_report.sh runs it in its tests part.
 # usage: test_gpu_program.sh PATH/TO/simctl   (fixture tests/data/cli/tiny_bar.json)
 set -u
 . "$(dirname "$0")/check_lib.sh"
