@@ -130,8 +130,9 @@ int sim_outputs_clear_converge(const char *dir, sim_status *st) {
 }
 
 int sim_outputs_clear(const char *dir, const char *frames_dir, sim_status *st) {
+  sim_status ignore = {0}; /* after a failure, the first is the one reported */
   int rc = clear_folder(dir, table_file, st);
-  int rf = clear_folder(frames_dir, frame_file, rc ? &(sim_status){0} : st);
+  int rf = clear_folder(frames_dir, frame_file, rc ? &ignore : st);
   return rc ? rc : rf;
 }
 
@@ -139,7 +140,8 @@ int sim_outputs_clear_after(const char *dir, const char *frames_dir, int frame, 
                             sim_status *st) {
   const after_ctx a = {frame, keep_timing};
   int rc = clear_folder_if(dir, after_frame, &a, st);
-  int rf = clear_folder_if(frames_dir, after_frame, &a, rc ? &(sim_status){0} : st);
+  sim_status ignore = {0};
+  int rf = clear_folder_if(frames_dir, after_frame, &a, rc ? &ignore : st);
   return rc ? rc : rf;
 }
 

@@ -123,6 +123,8 @@ typedef struct run_ctx {
      iterations and L-G iterations of the steps with contact */
   double frame_sum, contact_sum;
   long cr_sum, cst_iters;
+  int quiet;      /* sim_run_opts.quiet */
+  int state_lost; /* a frame's contact state could not be taken (write_state's note given) */
 } run_ctx;
 
 /* The run's figures so far in a state file's order (state_file.h SIM_STATE_FIGURES): run_ctx's
@@ -250,17 +252,28 @@ static void state_path(const run_ctx *r, int frame, char *path, size_t len) {
 
 /* Frame f's state file (state_file.h) where the frame has a VTK file: the run's figures and,
    where the scene has contact, the stepper's state, right after its step; the oldest the run
-   kept removed past SIM_STATE_KEEP. */
+   kept removed past SIM_STATE_KEEP. Where the stepper cannot give its state (a backend's
+   failure to copy it), no file and a note, once: the run goes on. */
 static int write_state(run_ctx *r, int f, sim_run_result *res, sim_status *st) {
   if (!(r->m.scene->output.formats & SIM_OUT_VTK)) return SIM_OK;
   char path[sizeof r->w.frames_dir + 32];
   double fig[SIM_STATE_FIGURES];
   figures(r, res, fig, 0);
   sim_step_state s = {0};
-  int rc = r->step.contact ? sim_stepper_state_get(&r->step, &s, st) : SIM_OK;
+  sim_status got = {0};
+  if (r->step.contact && sim_stepper_state_get(&r->step, &s, &got)) {
+    /* the run goes on: a resume from this frame goes on cold, as from an older run's */
+    if (!r->quiet && !r->state_lost)
+      fprintf(stderr,
+              "%ssimctl: note: frame %d: no state file (%s); a --resume from it goes on "
+              "close to, not exactly as, this run\n",
+              isatty(STDERR_FILENO) ? "\n" : "", f, got.msg);
+    r->state_lost = 1;
+    sim_step_state_free(&s);
+    return SIM_OK;
+  }
   state_path(r, f, path, sizeof path);
-  if (!rc)
-    rc = sim_state_file_write(path, &r->m, f, r->step.t, r->step.contact ? &s : NULL, fig, st);
+  int rc = sim_state_file_write(path, &r->m, f, r->step.t, r->step.contact ? &s : NULL, fig, st);
   sim_step_state_free(&s);
   if (rc) return rc;
   if (r->nstates == SIM_STATE_KEEP) {
@@ -401,6 +414,7 @@ int sim_run(const sim_scene *sc, const sim_run_opts *o, sim_run_result *res, sim
   if (sc->solver.threads > 0) omp_set_num_threads(sc->solver.threads);
   run_ctx r;
   memset(&r, 0, sizeof r);
+  r.quiet = o->quiet;
   const char *cache = o->cache_dir ? o->cache_dir : sim_cache_dir();
   int rc = sim_model_build(sc, cache, &r.m, st);
   if (!rc) {
