@@ -13,27 +13,6 @@
 #include "../contact/world.h"
 #include "../io/output.h"
 
-/* Whole text file into a NUL-terminated buffer; *buf NULL (and SIM_OK) where it does not
-   exist and `optional`. */
-static int read_text(const char *path, int optional, char **buf, sim_status *st) {
-  *buf = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f && optional && errno == ENOENT) return SIM_OK;
-  if (!f) return sim_fail(st, SIM_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  char *b = size >= 0 && fseek(f, 0, SEEK_SET) == 0 ? sim_malloc((size_t)size + 1) : NULL;
-  size_t got = b ? fread(b, 1, (size_t)size, f) : 0;
-  int bad = !b || got != (size_t)size || ferror(f);
-  fclose(f);
-  if (bad) {
-    sim_free(b);
-    return sim_fail(st, size < 0 ? SIM_ERR_IO : SIM_ERR_MEMORY, "%s: cannot read it whole", path);
-  }
-  b[size] = '\0';
-  *buf = b;
-  return SIM_OK;
-}
-
 /* The frame number of a series entry's name NNNNN.vtk (five digits or more), else -1. */
 static int vtk_frame(const char *name) {
   size_t len = strlen(name), d = 0;
@@ -76,7 +55,7 @@ int sim_resume_present(const char *dir, sim_status *st) {
 /* The series' entries: the last one's frame and time, and every entry up to it. */
 static int read_series(const char *path, sim_resume *r, sim_status *st) {
   char *text;
-  int rc = read_text(path, 1, &text, st);
+  int rc = sim_read_file(path, 1, &text, NULL, st);
   if (!rc && !text) rc = no_series(path, st);
   if (rc) return rc;
   cJSON *root = cJSON_Parse(text);
@@ -112,7 +91,7 @@ static int read_series(const char *path, sim_resume *r, sim_status *st) {
 /* timing.csv's rows up to r->frame (none where there is no timing.csv). */
 static int read_timing(const char *path, const char *header, sim_resume *r, sim_status *st) {
   char *text;
-  int rc = read_text(path, 1, &text, st);
+  int rc = sim_read_file(path, 1, &text, NULL, st);
   if (rc || !text) return rc;
   size_t hl = strlen(header);
   if (strncmp(text, header, hl) != 0 || text[hl] != '\n') {

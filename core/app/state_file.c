@@ -2,7 +2,6 @@
 /* Frames' state files (state_file.h): written and read back field by field. */
 #include "state_file.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,21 +90,6 @@ int sim_state_file_write(const char *path, const sim_model *m, int frame, double
   return rc;
 }
 
-/* The whole file into *c (its length in c->len). */
-static int read_all(const char *path, cursor *c, sim_status *st) {
-  memset(c, 0, sizeof *c);
-  FILE *f = fopen(path, "rb");
-  if (!f) return sim_fail(st, SIM_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  c->b = size >= 0 && fseek(f, 0, SEEK_SET) == 0 ? sim_malloc((size_t)size + 1) : NULL;
-  c->len = c->b ? fread(c->b, 1, (size_t)size, f) : 0;
-  int bad = !c->b || c->len != (size_t)size || ferror(f);
-  fclose(f);
-  if (!bad) return SIM_OK;
-  sim_free(c->b);
-  return sim_fail(st, SIM_ERR_IO, "%s: cannot read it whole", path);
-}
-
 /* The header's checks, then the body into fig and *s. */
 static int parse(const char *path, cursor *c, const sim_model *m, int frame, double t, int contact,
                  sim_step_state *s, double *fig, sim_status *st) {
@@ -158,8 +142,10 @@ static int parse(const char *path, cursor *c, const sim_model *m, int frame, dou
 int sim_state_file_read(const char *path, const sim_model *m, int frame, double t, int contact,
                         sim_step_state *s, double *figures, sim_status *st) {
   memset(s, 0, sizeof *s);
-  cursor c;
-  int rc = read_all(path, &c, st);
+  char *b;
+  size_t len = 0;
+  int rc = sim_read_file(path, 0, &b, &len, st);
+  cursor c = {(unsigned char *)b, 0, len};
   if (!rc) rc = parse(path, &c, m, frame, t, contact, s, figures, st);
   sim_free(c.b);
   if (rc) sim_step_state_free(s);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Atomic file writes (temporary file in the same directory, then rename) and mkdir -p. */
+/* Atomic file writes (temporary file in the same directory, then rename), mkdir -p, and whole
+   files read. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/alloc.h"
 #include "output.h"
 
 int sim_atomic_open(sim_atomic_file *af, const char *path, const char *mode, sim_status *st) {
@@ -70,5 +72,25 @@ int sim_mkdirs(const char *dir, sim_status *st) {
   struct stat sb;
   if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
     return sim_fail(st, SIM_ERR_IO, "%s: not a directory", dir);
+  return SIM_OK;
+}
+
+int sim_read_file(const char *path, int optional, char **buf, size_t *len, sim_status *st) {
+  *buf = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f && optional && errno == ENOENT) return SIM_OK;
+  if (!f) return sim_fail(st, SIM_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  char *b = size >= 0 && fseek(f, 0, SEEK_SET) == 0 ? sim_malloc((size_t)size + 1) : NULL;
+  size_t got = b ? fread(b, 1, (size_t)size, f) : 0;
+  int bad = !b || got != (size_t)size || ferror(f);
+  fclose(f);
+  if (bad) {
+    sim_free(b);
+    return sim_fail(st, size < 0 ? SIM_ERR_IO : SIM_ERR_MEMORY, "%s: cannot read it whole", path);
+  }
+  b[size] = '\0';
+  *buf = b;
+  if (len) *len = (size_t)size;
   return SIM_OK;
 }

@@ -44,6 +44,9 @@ int sim_atomic_commit(sim_atomic_file *af, sim_status *st); /* fclose + fsync-fr
 void sim_atomic_abort(sim_atomic_file *af);
 /* Whole-buffer convenience. */
 int sim_write_file_atomic(const char *path, const void *data, size_t bytes, sim_status *st);
+/* Whole file `path` into *buf (NUL-terminated, *len bytes before the NUL; len may be NULL);
+ *buf NULL (and SIM_OK) where it does not exist and `optional`; the caller frees *buf. */
+int sim_read_file(const char *path, int optional, char **buf, size_t *len, sim_status *st);
 /* mkdir -p */
 int sim_mkdirs(const char *dir, sim_status *st);
 

@@ -15,8 +15,8 @@ void sim_step_state_free(sim_step_state *ss) {
   memset(ss, 0, sizeof *ss);
 }
 
-/* Room for n vertices and nc contacts. */
-static int state_alloc(sim_step_state *ss, int n, int nc, sim_status *st) {
+int sim_step_state_alloc(sim_step_state *ss, int n, int nc, sim_status *st) {
+  memset(ss, 0, sizeof *ss);
   ss->n = n, ss->nc = nc;
   ss->x_prev = SIM_NEW(double, 3 * (size_t)n + 3);
   ss->c = SIM_NEW(sim_contact, (size_t)nc + 1);
@@ -27,18 +27,13 @@ static int state_alloc(sim_step_state *ss, int n, int nc, sim_status *st) {
   return sim_fail(st, SIM_ERR_MEMORY, "out of memory (the state of %d contacts)", nc);
 }
 
-int sim_step_state_alloc(sim_step_state *ss, int n, int nc, sim_status *st) {
-  memset(ss, 0, sizeof *ss);
-  return state_alloc(ss, n, nc, st);
-}
-
 int sim_stepper_state_get(sim_stepper *s, sim_step_state *out, sim_status *st) {
   memset(out, 0, sizeof *out);
   if (!s->contact || !s->have_prev)
     return sim_fail(st, SIM_ERR_USAGE, "no step with contact to take the state of");
   sim_backend *be = s->be;
   const sim_detect_contacts *c = &s->world.out;
-  int rc = state_alloc(out, s->m->n, c->n, st);
+  int rc = sim_step_state_alloc(out, s->m->n, c->n, st);
   /* where detection read the backend's own copies, the host's array has the listed vertices
      alone (stepper.h x_t): the whole vector from the backend */
   if (!rc && be->detect_download) {
